@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything Samsa's build and tests need on Debian 12, from
+# Debian's packages (and kafkajs from npm for the client tests).  Quick and
+# silent when everything is already there; safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(
+  build-essential cmake pkg-config python3      # toolchain, codec generator
+  clang libclang-rt-14-dev                      # libFuzzer targets
+  libcmocka-dev                                 # unit tests
+  python3-pytest python3-psutil                 # integration harness
+  python3-confluent-kafka python3-kafka kcat    # real clients under test
+  librdkafka-dev                                # librdkafka from C
+  nodejs npm                                    # kafkajs
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    # npm may come from elsewhere on a developer machine; accept any npm.
+    if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
+    if [ "$p" = nodejs ] && command -v node >/dev/null 2>&1; then continue; fi
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+JS=tests/integration/js
+if [ ! -f "$JS/node_modules/kafkajs/package.json" ]; then
+  echo "deps: installing kafkajs (npm ci in $JS)"
+  (cd "$JS" && npm ci --no-audit --no-fund --loglevel=error)
+fi

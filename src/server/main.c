@@ -1,0 +1,7 @@
+/* placeholder until the server lands */
+int main(void);
+int
+main(void)
+{
+    return 0;
+}
