@@ -1,7 +1,324 @@
-/* placeholder until the server lands */
-int main(void);
-int
-main(void)
+/*
+ * server/main.c - samsa-server: read the configuration, format or check the
+ * log dirs, open the broker's and the controller's socket servers (a
+ * combined node runs both, as Kafka's BrokerServer and ControllerServer),
+ * start them, and wait for SIGTERM/SIGINT to shut down cleanly: stop
+ * accepting, let in-flight requests finish, close.
+ * Threads: main.  Every other thread is started from here.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <pthread.h>
+
+#include "broker/api_table.h"
+#include "broker/node.h"
+#include "meta/metaprops.h"
+#include "net/sockserver.h"
+#include "server/config.h"
+#include "server/reqlog.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+
+#define SAMSA_VERSION          "0.1.0"
+#define SHUTDOWN_DRAIN_MS      10000    /* in-flight requests get this long */
+
+/* One socket server and what it serves. */
+typedef struct server_side {
+    const char            *kind;
+    samsa_netlistener_t   *listeners;
+    size_t                 nlisteners;
+    size_t                *cfg_index;  /* listener i is cfg->listeners[j] */
+    samsa_apis_t           apis;
+    samsa_sockserver_t    *ss;
+} server_side_t;
+
+typedef struct server {
+    samsa_config_t               cfg;
+    samsa_node_t                 node;
+    samsa_reqlog_t               reqlog;
+    samsa_connquota_override_t  *overrides;
+    server_side_t                broker;
+    server_side_t                controller;
+} server_t;
+
+static samsa_err_t
+server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
 {
-    return 0;
+    samsa_err_t  err;
+    bool         formatted;
+    size_t       i;
+
+    srv->node.cluster_id[0] = '\0';
+    for (i = 0; i < srv->cfg.nlog_dirs; i++) {
+        err = samsa_metaprops_ensure(srv->cfg.log_dirs[i], srv->cfg.node_id,
+                                     srv->node.cluster_id, &formatted,
+                                     errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        if (formatted) {
+            samsa_info("formatted log dir %s (cluster.id %s, node.id %d)",
+                       srv->cfg.log_dirs[i], srv->node.cluster_id,
+                       (int) srv->cfg.node_id);
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* The listeners of one side: controller listeners or all the others. */
+static void
+server_side_listeners(server_t *srv, server_side_t *side, bool controller)
+{
+    size_t  i;
+
+    side->listeners = samsa_calloc(srv->cfg.nlisteners,
+                                   sizeof(*side->listeners));
+    side->cfg_index = samsa_calloc(srv->cfg.nlisteners,
+                                   sizeof(*side->cfg_index));
+    side->nlisteners = 0;
+    for (i = 0; i < srv->cfg.nlisteners; i++) {
+        const samsa_listener_t  *l = &srv->cfg.listeners[i];
+
+        if (l->is_controller != controller) {
+            continue;
+        }
+        side->listeners[side->nlisteners] = (samsa_netlistener_t) {
+            l->name, l->host, l->port, l->security_protocol
+        };
+        side->cfg_index[side->nlisteners++] = i;
+    }
+}
+
+static samsa_err_t
+server_side_open(server_t *srv, server_side_t *side, const char *kind,
+                 bool controller, char *errstr, size_t errstr_size)
+{
+    const samsa_config_t     *cfg = &srv->cfg;
+    samsa_sockserver_conf_t   conf;
+
+    side->kind = kind;
+    server_side_listeners(srv, side, controller);
+    if (side->nlisteners == 0) {
+        return SAMSA_ERR_NONE;
+    }
+    samsa_apis_init(&side->apis, kind, &srv->node,
+                    controller ? SAMSA_API_F_CONTROLLER : SAMSA_API_F_BROKER);
+    memset(&conf, 0, sizeof(conf));
+    conf.kind = kind;
+    conf.listeners = side->listeners;
+    conf.nlisteners = side->nlisteners;
+    conf.num_network_threads = cfg->num_network_threads;
+    conf.num_io_threads = cfg->num_io_threads;
+    conf.queued_max_requests = cfg->queued_max_requests;
+    conf.queued_max_request_bytes = cfg->queued_max_request_bytes;
+    conf.socket_request_max_bytes = cfg->socket_request_max_bytes;
+    conf.socket_send_buffer_bytes = cfg->socket_send_buffer_bytes;
+    conf.socket_receive_buffer_bytes = cfg->socket_receive_buffer_bytes;
+    conf.socket_listen_backlog_size = cfg->socket_listen_backlog_size;
+    conf.connections_max_idle_ms = cfg->connections_max_idle_ms;
+    conf.max_connections = cfg->max_connections;
+    conf.max_connections_per_ip = cfg->max_connections_per_ip;
+    conf.overrides = srv->overrides;
+    conf.noverrides = cfg->nmax_connections_per_ip_overrides;
+    conf.gate = samsa_apis_gate;
+    conf.handle = samsa_apis_handle;
+    conf.ctx = &side->apis;
+    conf.done = cfg->request_log_enable ? samsa_reqlog_done : NULL;
+    conf.done_ctx = &srv->reqlog;
+    return samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
+}
+
+/* Advertised endpoints; a port of 0 (listener bound to any free port)
+ * becomes the port the listener of that name actually got. */
+static void
+server_fill_endpoints(server_t *srv)
+{
+    const samsa_config_t  *cfg = &srv->cfg;
+    server_side_t         *side = &srv->broker;
+    size_t                 i, j;
+
+    srv->node.node_id = cfg->node_id;
+    srv->node.controller_id = cfg->node_id;
+    srv->node.nendpoints = cfg->nadvertised_listeners;
+    srv->node.endpoints = samsa_calloc(cfg->nadvertised_listeners + 1,
+                                       sizeof(*srv->node.endpoints));
+    for (i = 0; i < cfg->nadvertised_listeners; i++) {
+        const samsa_listener_t  *a = &cfg->advertised_listeners[i];
+        samsa_endpoint_t        *ep = &srv->node.endpoints[i];
+
+        ep->listener = a->name;
+        ep->host = a->host;
+        ep->port = a->port;
+        for (j = 0; ep->port == 0 && j < side->nlisteners; j++) {
+            if (strcasecmp(side->listeners[j].name, a->name) == 0) {
+                ep->port = samsa_sockserver_port(side->ss, j);
+            }
+        }
+    }
+}
+
+static samsa_err_t
+server_open(server_t *srv, char *errstr, size_t errstr_size)
+{
+    const samsa_config_t  *cfg = &srv->cfg;
+    samsa_err_t            err;
+    size_t                 i;
+
+    err = server_format_dirs(srv, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    if (cfg->request_log_enable) {
+        err = samsa_reqlog_open(&srv->reqlog, cfg->request_log_file, errstr,
+                                errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+    }
+    srv->overrides = samsa_calloc(cfg->nmax_connections_per_ip_overrides + 1,
+                                  sizeof(*srv->overrides));
+    for (i = 0; i < cfg->nmax_connections_per_ip_overrides; i++) {
+        snprintf(srv->overrides[i].ip, sizeof(srv->overrides[i].ip), "%s",
+                 cfg->max_connections_per_ip_overrides[i].ip);
+        srv->overrides[i].max = cfg->max_connections_per_ip_overrides[i].max;
+    }
+    if (cfg->role_controller) {
+        err = server_side_open(srv, &srv->controller, "controller", true,
+                               errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+    }
+    if (cfg->role_broker) {
+        err = server_side_open(srv, &srv->broker, "broker", false, errstr,
+                               errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+    }
+    server_fill_endpoints(srv);
+    return SAMSA_ERR_NONE;
+}
+
+/* Controller first, as Kafka starts its ControllerServer before the
+ * BrokerServer in combined mode. */
+static samsa_err_t
+server_start(server_t *srv)
+{
+    samsa_err_t  err = SAMSA_ERR_NONE;
+
+    if (srv->controller.ss != NULL) {
+        err = samsa_sockserver_start(srv->controller.ss);
+    }
+    if (err == SAMSA_ERR_NONE && srv->broker.ss != NULL) {
+        err = samsa_sockserver_start(srv->broker.ss);
+    }
+    return err;
+}
+
+static void
+server_stop(server_t *srv)
+{
+    server_side_t  *sides[2] = { &srv->broker, &srv->controller };
+    size_t          i;
+
+    for (i = 0; i < 2; i++) {
+        if (sides[i]->ss != NULL) {
+            samsa_sockserver_stop_accepting(sides[i]->ss);
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        if (sides[i]->ss != NULL) {
+            samsa_sockserver_drain(sides[i]->ss, SHUTDOWN_DRAIN_MS);
+        }
+    }
+    for (i = 0; i < 2; i++) {
+        if (sides[i]->ss != NULL) {
+            samsa_sockserver_stop_handlers(sides[i]->ss);
+        }
+    }
+}
+
+static void
+server_free(server_t *srv)
+{
+    server_side_t  *sides[2] = { &srv->broker, &srv->controller };
+    size_t          i;
+
+    for (i = 0; i < 2; i++) {
+        samsa_sockserver_free(sides[i]->ss);
+        samsa_free(sides[i]->listeners);
+        samsa_free(sides[i]->cfg_index);
+    }
+    samsa_free(srv->node.endpoints);
+    samsa_free(srv->overrides);
+    samsa_reqlog_close(&srv->reqlog);
+    samsa_config_fini(&srv->cfg);
+}
+
+/* Block the signals every thread should leave to main (threads inherit
+ * the mask), then wait for one of them. */
+static void
+server_block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int
+main(int argc, char **argv)
+{
+    server_t   srv;
+    sigset_t   set;
+    char       errstr[1024] = "";
+    int        sig = 0, rc = 1;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.reqlog.fd = -1;
+    prctl(PR_SET_NAME, "samsa-server", 0, 0, 0);
+    server_block_signals(&set);
+    if (samsa_config_from_args(&srv.cfg, argc, argv, errstr, sizeof(errstr))
+        != SAMSA_ERR_NONE) {
+        fprintf(stderr, "samsa-server: %s\n", errstr);
+        goto out;
+    }
+    if (srv.cfg.show_help || srv.cfg.show_version) {
+        if (srv.cfg.show_help) {
+            samsa_config_usage(stdout);
+        } else {
+            printf("samsa-server %s\n", SAMSA_VERSION);
+        }
+        rc = 0;
+        goto out;
+    }
+    samsa_config_log_values(&srv.cfg);
+    if (server_open(&srv, errstr, sizeof(errstr)) != SAMSA_ERR_NONE) {
+        fprintf(stderr, "samsa-server: %s\n", errstr);
+        goto out;
+    }
+    if (server_start(&srv) != SAMSA_ERR_NONE) {
+        fprintf(stderr, "samsa-server: cannot start threads\n");
+        goto out;
+    }
+    samsa_info("samsa-server %s started: node.id=%d cluster.id=%s "
+               "process.roles=%s%s%s", SAMSA_VERSION, (int) srv.cfg.node_id,
+               srv.node.cluster_id, srv.cfg.role_broker ? "broker" : "",
+               srv.cfg.role_broker && srv.cfg.role_controller ? "," : "",
+               srv.cfg.role_controller ? "controller" : "");
+    while (sigwait(&set, &sig) != 0) {
+    }
+    samsa_info("received %s: shutting down", strsignal(sig));
+    server_stop(&srv);
+    samsa_info("shut down cleanly");
+    rc = 0;
+out:
+    server_free(&srv);
+    return rc;
 }

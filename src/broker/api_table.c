@@ -1,0 +1,88 @@
+/*
+ * broker/api_table.c - the table of implemented APIs and the dispatch over
+ * it (Kafka's KafkaApis.handle / ControllerApis.handle match).
+ * Threads: const table; gate on network threads, dispatch on handlers.
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+
+#include "net/reqchan.h"
+#include "proto/proto.h"
+#include "util/diag.h"
+
+#define B SAMSA_API_F_BROKER
+#define C SAMSA_API_F_CONTROLLER
+
+static const samsa_api_def_t  api_defs[] = {
+    { 3, 0, 12, samsa_h_Metadata, B },
+    { 18, 0, 4, samsa_h_ApiVersions, B | C },
+    { 60, 0, 1, samsa_h_DescribeCluster, B },
+};
+
+void
+samsa_apis_init(samsa_apis_t *apis, const char *kind, const samsa_node_t *node,
+                unsigned flag)
+{
+    size_t  i;
+
+    memset(apis, 0, sizeof(*apis));
+    apis->kind = kind;
+    apis->node = node;
+    for (i = 0; i < sizeof(api_defs) / sizeof(api_defs[0]); i++) {
+        samsa_assert(api_defs[i].key >= 0
+                     && api_defs[i].key < SAMSA_API_KEY_LIMIT);
+        /* a codec must exist for every advertised version */
+        samsa_assert(samsa_proto_api_find(api_defs[i].key) != NULL);
+        if (api_defs[i].flags & flag) {
+            apis->defs[api_defs[i].key] = &api_defs[i];
+        }
+    }
+}
+
+const samsa_api_def_t *
+samsa_apis_find(const samsa_apis_t *apis, int16_t key)
+{
+    if (key < 0 || key >= SAMSA_API_KEY_LIMIT) {
+        return NULL;
+    }
+    return apis->defs[key];
+}
+
+samsa_api_gate_t
+samsa_apis_gate(void *ctx, int16_t key, int16_t version)
+{
+    const samsa_api_def_t  *def = samsa_apis_find(ctx, key);
+
+    if (def == NULL) {
+        return SAMSA_API_GATE_UNKNOWN_API;
+    }
+    if (version < def->min_version || version > def->max_version) {
+        return SAMSA_API_GATE_UNSUPPORTED_VERSION;
+    }
+    return SAMSA_API_GATE_OK;
+}
+
+void
+samsa_apis_handle(void *ctx, samsa_req_t *req)
+{
+    samsa_apis_t           *apis = ctx;
+    const samsa_api_def_t  *def = samsa_apis_find(apis, req->hdr.ApiKey);
+
+    /* The network thread let only known APIs through (and ApiVersions of
+     * any version, which its handler answers). */
+    samsa_assert(def != NULL);
+    def->fn(apis, req);
+}
+
+void
+samsa_apis_close(samsa_req_t *req, const char *why)
+{
+    samsa_info("closing connection %s: %s request v%d (correlation id %d) "
+               "from client '%s': %s",
+               req->connection,
+               samsa_proto_api_find(req->hdr.ApiKey)->name,
+               req->hdr.ApiVersion, req->hdr.CorrelationId,
+               req->client_id != NULL ? req->client_id : "", why);
+    samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
+}

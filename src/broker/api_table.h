@@ -1,0 +1,62 @@
+/*
+ * broker/api_table.h - the one table of implemented Kafka APIs: key,
+ * version range, handler, and which socket servers serve it.  It drives
+ * both dispatch and the ApiVersions answer, so nothing is advertised that
+ * is not implemented.
+ * Threads: the table is const; a samsa_apis_t is built by main and then
+ * read by the network threads (gate) and handler threads (dispatch).
+ */
+#ifndef SAMSA_BROKER_API_TABLE_H
+#define SAMSA_BROKER_API_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "broker/node.h"
+#include "net/req.h"
+#include "net/sockserver.h"
+
+#define SAMSA_API_F_BROKER      0x1     /* served on broker listeners */
+#define SAMSA_API_F_CONTROLLER  0x2     /* served on controller listeners */
+
+#define SAMSA_API_KEY_LIMIT     128     /* keys are below this */
+
+typedef struct samsa_apis samsa_apis_t;
+
+/* Handle req and respond exactly once (samsa_reqchan_respond). */
+typedef void (*samsa_api_fn)(samsa_apis_t *apis, samsa_req_t *req);
+
+typedef struct samsa_api_def {
+    int16_t        key;
+    int16_t        min_version;     /* implemented and advertised */
+    int16_t        max_version;
+    samsa_api_fn   fn;
+    unsigned       flags;           /* SAMSA_API_F_* */
+} samsa_api_def_t;
+
+/* One socket server's view of the table. */
+struct samsa_apis {
+    const char              *kind;          /* "broker" / "controller" */
+    const samsa_node_t      *node;
+    const samsa_api_def_t   *defs[SAMSA_API_KEY_LIMIT];
+};
+
+/* Select the APIs carrying flag (SAMSA_API_F_BROKER or _CONTROLLER). */
+void samsa_apis_init(samsa_apis_t *apis, const char *kind,
+                     const samsa_node_t *node, unsigned flag);
+
+const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
+
+/* samsa_api_gate_fn and samsa_req_handle_fn for the socket server. */
+samsa_api_gate_t samsa_apis_gate(void *ctx, int16_t key, int16_t version);
+void samsa_apis_handle(void *ctx, samsa_req_t *req);
+
+/* Answer req by closing its connection (a request we cannot decode). */
+void samsa_apis_close(samsa_req_t *req, const char *why);
+
+/* Handlers, one file each (h_<Api>.c). */
+void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req);
+
+#endif /* SAMSA_BROKER_API_TABLE_H */

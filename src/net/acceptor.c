@@ -1,0 +1,276 @@
+/*
+ * net/acceptor.c - an acceptor thread per listener (Kafka's Acceptor): its
+ * own epoll over the listening socket, woken at least every 500 ms to see
+ * whether it should stop.  Each accepted socket gets its connection-quota
+ * slot, non-blocking mode, TCP_NODELAY, keep-alive and the send buffer size,
+ * and goes to the next network thread round robin: offered to each without
+ * blocking, waiting only on the last try.  It never touches a network
+ * thread's epoll.
+ * Threads: open/close on main; the loop on the acceptor thread.
+ */
+#include "net/sockserver_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/diag.h"
+
+static samsa_err_t
+acceptor_resolve(const samsa_netlistener_t *l, struct addrinfo **res,
+                 char *errstr, size_t errstr_size)
+{
+    struct addrinfo  hints;
+    char             port[16];
+    int              rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(port, sizeof(port), "%d", l->port);
+    rc = getaddrinfo(l->host[0] != '\0' ? l->host : NULL, port, &hints, res);
+    if (rc != 0) {
+        snprintf(errstr, errstr_size, "listener %s: cannot resolve host '%s': %s",
+                 l->name, l->host, gai_strerror(rc));
+        return SAMSA_ERR__RESOLVE;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+static int
+acceptor_bound_port(int fd)
+{
+    struct sockaddr_storage  sa;
+    socklen_t                len = sizeof(sa);
+
+    if (getsockname(fd, (struct sockaddr *) &sa, &len) != 0) {
+        return -1;
+    }
+    if (sa.ss_family == AF_INET6) {
+        return ntohs(((struct sockaddr_in6 *) &sa)->sin6_port);
+    }
+    return ntohs(((struct sockaddr_in *) &sa)->sin_port);
+}
+
+/* Open and bind the listening socket (Kafka: SO_REUSEADDR, receive buffer
+ * size set before bind, socket.listen.backlog.size). */
+static samsa_err_t
+acceptor_listen(samsa_acceptor_t *acc, const samsa_netlistener_t *l,
+                char *errstr, size_t errstr_size)
+{
+    const samsa_sockserver_conf_t  *conf = &acc->ss->conf;
+    struct addrinfo                *res = NULL, *ai;
+    samsa_err_t                     err;
+    int                             fd = -1, one = 1, rcvbuf, e = 0;
+
+    err = acceptor_resolve(l, &res, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    /* Prefer IPv6 "any" (dual stack) when the host is empty. */
+    for (ai = res; ai != NULL; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK
+                                       | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        rcvbuf = conf->socket_receive_buffer_bytes;
+        if (rcvbuf > 0) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+        }
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0
+            && listen(fd, conf->socket_listen_backlog_size) == 0) {
+            break;
+        }
+        e = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(errstr, errstr_size,
+                 "listener %s: cannot listen on %s:%d: %s", l->name,
+                 l->host[0] != '\0' ? l->host : "*", l->port, strerror(e));
+        return SAMSA_ERR__IO;
+    }
+    acc->fd = fd;
+    acc->port = acceptor_bound_port(fd);
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_acceptor_open(samsa_acceptor_t *acc, samsa_sockserver_t *ss,
+                    size_t listener, char *errstr, size_t errstr_size)
+{
+    struct epoll_event  ev = { .events = EPOLLIN };
+    samsa_err_t         err;
+
+    memset(acc, 0, sizeof(*acc));
+    acc->ss = ss;
+    acc->listener = listener;
+    acc->fd = -1;
+    acc->epfd = -1;
+    atomic_init(&acc->running, true);
+    err = acceptor_listen(acc, &ss->conf.listeners[listener], errstr,
+                          errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    acc->epfd = epoll_create1(EPOLL_CLOEXEC);
+    samsa_assert(acc->epfd >= 0);
+    ev.data.fd = acc->fd;
+    samsa_assert(epoll_ctl(acc->epfd, EPOLL_CTL_ADD, acc->fd, &ev) == 0);
+    return SAMSA_ERR_NONE;
+}
+
+static void
+acceptor_configure(samsa_acceptor_t *acc, int fd)
+{
+    int  one = 1, sndbuf = acc->ss->conf.socket_send_buffer_bytes;
+
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    if (sndbuf > 0) {
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+    }
+}
+
+static void
+acceptor_peer_ip(const struct sockaddr_storage *sa, char *out, size_t size)
+{
+    snprintf(out, size, "?");
+    if (sa->ss_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, out,
+                  (socklen_t) size);
+    } else if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6  *in6 = (const struct sockaddr_in6 *) sa;
+
+        if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+            inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], out,
+                      (socklen_t) size);
+        } else {
+            inet_ntop(AF_INET6, &in6->sin6_addr, out, (socklen_t) size);
+        }
+    }
+}
+
+/* Round robin: offer to each network thread, block only on the last. */
+static void
+acceptor_assign(samsa_acceptor_t *acc, samsa_newconn_t *nc)
+{
+    size_t         retries = acc->nprocs;
+    samsa_proc_t  *proc;
+
+    do {
+        retries--;
+        proc = acc->procs[acc->next_proc % acc->nprocs];
+        acc->next_proc++;
+    } while (!samsa_proc_accept(proc, nc, retries == 0));
+}
+
+static void
+acceptor_accept_one(samsa_acceptor_t *acc)
+{
+    struct sockaddr_storage  sa;
+    socklen_t                len = sizeof(sa);
+    samsa_newconn_t         *nc;
+    samsa_err_t              err;
+    char                     ip[64];
+    int                      fd;
+
+    fd = accept4(acc->fd, (struct sockaddr *) &sa, &len,
+                 SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            samsa_warn("accept on port %d failed: %s", acc->port,
+                       strerror(errno));
+            if (errno == EMFILE || errno == ENFILE) {
+                usleep(100000);         /* let descriptors come back */
+            }
+        }
+        return;
+    }
+    acceptor_peer_ip(&sa, ip, sizeof(ip));
+    err = samsa_connquota_take(&acc->ss->quota, ip, &acc->running,
+                               SAMSA_ACCEPTOR_POLL_MS);
+    if (err != SAMSA_ERR_NONE) {
+        if (err == SAMSA_ERR__FULL) {
+            samsa_info("rejected connection from %s on port %d: "
+                       "max.connections.per.ip reached", ip, acc->port);
+        }
+        close(fd);
+        return;
+    }
+    acceptor_configure(acc, fd);
+    nc = samsa_malloc(sizeof(*nc));
+    nc->fd = fd;
+    snprintf(nc->remote_ip, sizeof(nc->remote_ip), "%s", ip);
+    acceptor_assign(acc, nc);
+}
+
+static void *
+acceptor_main(void *arg)
+{
+    samsa_acceptor_t    *acc = arg;
+    struct epoll_event   ev;
+    char                 name[16];
+    int                  n;
+
+    snprintf(name, sizeof(name), "acceptor-%d", acc->port);
+    samsa_thread_name_set(name);
+    while (atomic_load_explicit(&acc->running, memory_order_acquire)) {
+        n = epoll_wait(acc->epfd, &ev, 1, SAMSA_ACCEPTOR_POLL_MS);
+        if (n > 0) {
+            acceptor_accept_one(acc);
+        } else if (n < 0 && errno != EINTR) {
+            samsa_error("acceptor epoll_wait failed: %s", strerror(errno));
+        }
+    }
+    return NULL;
+}
+
+samsa_err_t
+samsa_acceptor_start(samsa_acceptor_t *acc)
+{
+    if (pthread_create(&acc->thread, NULL, acceptor_main, acc) != 0) {
+        samsa_error("cannot start the acceptor for port %d", acc->port);
+        return SAMSA_ERR__IO;
+    }
+    acc->started = true;
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_acceptor_stop(samsa_acceptor_t *acc)
+{
+    atomic_store_explicit(&acc->running, false, memory_order_release);
+    if (acc->started) {
+        pthread_join(acc->thread, NULL);
+        acc->started = false;
+    }
+    samsa_acceptor_close(acc);
+}
+
+void
+samsa_acceptor_close(samsa_acceptor_t *acc)
+{
+    if (acc->fd >= 0) {
+        close(acc->fd);
+        acc->fd = -1;
+    }
+    if (acc->epfd >= 0) {
+        close(acc->epfd);
+        acc->epfd = -1;
+    }
+}

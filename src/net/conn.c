@@ -1,0 +1,134 @@
+/*
+ * net/conn.c - framing on one connection: size-prefixed receives and
+ * whole-response writes.  Threads: the connection's network thread.
+ */
+#include "net/conn.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+
+#include "util/alloc.h"
+#include "util/endian.h"
+
+/* recv once; NONE with *n = 0 means "nothing more now". */
+static samsa_err_t
+conn_recv(samsa_conn_t *conn, void *p, size_t len, size_t *n)
+{
+    ssize_t  r;
+
+    *n = 0;
+    for (;;) {
+        r = recv(conn->fd, p, len, 0);
+        if (r > 0) {
+            *n = (size_t) r;
+            return SAMSA_ERR_NONE;
+        }
+        if (r == 0) {
+            return SAMSA_ERR__CLOSED;
+        }
+        if (errno == EINTR) {
+            continue;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            return SAMSA_ERR_NONE;
+        }
+        return errno == ECONNRESET ? SAMSA_ERR__CLOSED : SAMSA_ERR__IO;
+    }
+}
+
+static samsa_err_t
+conn_read_size(samsa_conn_t *conn, int32_t max_size)
+{
+    samsa_err_t  err;
+    size_t       n;
+
+    while (conn->size_got < 4) {
+        err = conn_recv(conn, conn->size_buf + conn->size_got,
+                        4 - conn->size_got, &n);
+        if (err != SAMSA_ERR_NONE || n == 0) {
+            return err;
+        }
+        conn->size_got += (uint32_t) n;
+    }
+    conn->size = (int32_t) samsa_load_be32(conn->size_buf);
+    if (conn->size < 0 || conn->size > max_size) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_conn_read(samsa_conn_t *conn, int32_t max_size, samsa_mempool_t *pool)
+{
+    samsa_err_t  err;
+    size_t       n;
+
+    if (conn->recv_complete) {
+        return SAMSA_ERR_NONE;
+    }
+    if (conn->size_got < 4) {
+        err = conn_read_size(conn, max_size);
+        if (err != SAMSA_ERR_NONE || conn->size_got < 4) {
+            return err;
+        }
+    }
+    if (conn->payload == NULL) {
+        if (!samsa_mempool_try_take(pool, conn->size)) {
+            return SAMSA_ERR__FULL;
+        }
+        conn->payload = samsa_malloc((size_t) conn->size);
+        conn->payload_got = 0;
+    }
+    while (conn->payload_got < conn->size) {
+        err = conn_recv(conn, conn->payload + conn->payload_got,
+                        (size_t) (conn->size - conn->payload_got), &n);
+        if (err != SAMSA_ERR_NONE || n == 0) {
+            return err;
+        }
+        conn->payload_got += (int32_t) n;
+    }
+    conn->recv_complete = true;
+    return SAMSA_ERR_NONE;
+}
+
+uint8_t *
+samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size)
+{
+    uint8_t  *p = conn->payload;
+
+    *size = conn->size;
+    conn->payload = NULL;
+    conn->payload_got = 0;
+    conn->size = 0;
+    conn->size_got = 0;
+    conn->recv_complete = false;
+    return p;
+}
+
+samsa_err_t
+samsa_conn_write(samsa_conn_t *conn, bool *done)
+{
+    samsa_buf_t  *frame = &conn->sending->frame;
+    ssize_t       r;
+
+    *done = false;
+    while (conn->send_off < frame->len) {
+        r = send(conn->fd, frame->data + conn->send_off,
+                 frame->len - conn->send_off, MSG_NOSIGNAL);
+        if (r > 0) {
+            conn->send_off += (size_t) r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return SAMSA_ERR_NONE;
+        }
+        return (r < 0 && errno != EPIPE && errno != ECONNRESET)
+                   ? SAMSA_ERR__IO
+                   : SAMSA_ERR__CLOSED;
+    }
+    *done = true;
+    return SAMSA_ERR_NONE;
+}

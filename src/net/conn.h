@@ -1,0 +1,72 @@
+/*
+ * net/conn.h - one client connection as its network thread sees it:
+ * the socket, the size-prefixed receive in progress, the response being
+ * written, the mute state, and its place in the idle (LRU) list.
+ * Threads: created, used and freed only on the network thread that adopted
+ * the socket; other threads name it by samsa_conn_id_t, never by pointer.
+ * Ownership: the processor's connection table owns every samsa_conn_t.
+ */
+#ifndef SAMSA_NET_CONN_H
+#define SAMSA_NET_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "net/conn_id.h"
+#include "net/mempool.h"
+#include "net/mute.h"
+#include "net/req.h"
+
+typedef struct samsa_conn {
+    int                  fd;
+    samsa_conn_id_t      id;
+    char                 idstr[112];    /* local:port-remote:port-proc-seq */
+    char                 remote_ip[64];
+    samsa_mute_state_t   mute;
+    uint32_t             events;        /* epoll interest now registered */
+    bool                 mem_muted;     /* muted while the pool is empty */
+    bool                 closing;       /* close requested, not yet done */
+    bool                 recv_complete; /* a whole request awaits handling */
+    /* receive in progress */
+    uint8_t              size_buf[4];
+    uint32_t             size_got;
+    int32_t              size;
+    uint8_t             *payload;       /* size bytes, charged to the pool */
+    int32_t              payload_got;
+    int64_t              recv_done_ns;
+    /* response being written */
+    samsa_resp_t        *sending;
+    size_t               send_off;
+    /* clientInformation (KIP-511), from ApiVersions v3+ */
+    char                 sw_name[64];
+    char                 sw_version[64];
+    /* idle list, least recently active first */
+    int64_t              active_ns;
+    struct samsa_conn   *lru_prev;
+    struct samsa_conn   *lru_next;
+    /* membership in the processor's per-turn lists */
+    struct samsa_conn   *next_recv;     /* completed receives */
+    struct samsa_conn   *next_send;     /* completed sends */
+    struct samsa_conn   *next_dis;      /* to close at the turn's step 6 */
+} samsa_conn_t;
+
+/* Read toward one complete request (size prefix, then exactly that many
+ * bytes, so nothing of the next request leaves the kernel's buffer).
+ * Returns NONE (check conn->recv_complete), _CLOSED at EOF, _IO on a socket
+ * error, _BAD_MSG if the size is negative or above max_size, _FULL if the
+ * memory pool is exhausted (the caller mutes the connection). */
+SAMSA_MUST_CHECK samsa_err_t samsa_conn_read(samsa_conn_t *conn,
+                                             int32_t max_size,
+                                             samsa_mempool_t *pool);
+
+/* Take the completed receive's payload (ownership to the caller) and reset
+ * the receive state. */
+uint8_t *samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size);
+
+/* Write as much of conn->sending as the socket takes.  NONE with *done set
+ * when all of it went out; _IO/_CLOSED on error. */
+SAMSA_MUST_CHECK samsa_err_t samsa_conn_write(samsa_conn_t *conn, bool *done);
+
+#endif /* SAMSA_NET_CONN_H */

@@ -1,0 +1,89 @@
+/*
+ * net/req.h - one request on its way through the broker, and its response.
+ *
+ * Life: a network thread builds the samsa_req_t when a receive completes
+ * and puts it on the request channel; from then on it belongs to the
+ * handler that takes it, then to whoever completes it (a handler, later the
+ * purgatory).  Completing it means creating exactly one samsa_resp_t for it
+ * (send, no-op or close) and passing that to samsa_reqchan_respond(): the
+ * response owns the request from then on and travels back to the network
+ * thread that read it, which writes it, logs it and frees both.  After
+ * respond, the completing thread touches neither.
+ */
+#ifndef SAMSA_NET_REQ_H
+#define SAMSA_NET_REQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/conn_id.h"
+#include "proto/rd.h"
+#include "proto/reqhdr.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+typedef struct samsa_reqchan samsa_reqchan_t;
+
+typedef struct samsa_req {
+    samsa_reqchan_t  *chan;             /* [const] where the answer goes */
+    samsa_conn_id_t   conn_id;          /* names the connection */
+    samsa_reqhdr_t    hdr;              /* ClientId points into client_id */
+    char             *client_id;        /* NUL-terminated copy, or NULL */
+    char              connection[112];  /* Kafka's connection id string */
+    const char       *listener;         /* [const] listener name */
+    const char       *security_protocol; /* [const] */
+    char              sw_name[64];      /* clientInformation at arrival */
+    char              sw_version[64];
+    uint8_t          *payload;          /* the whole receive (header+body) */
+    int64_t           payload_size;     /* bytes charged to the mempool */
+    samsa_rd_t        body;             /* what follows the header */
+    samsa_arena_t     arena;            /* decode output and scratch */
+    /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:
+     * start: receive completed on the network thread; dequeue: taken by a
+     * handler; local_done: the handler's own work ended; resp_done: the
+     * response was handed to the channel; resp_dequeue: the network thread
+     * took it; end: its last byte was written (or it was dropped). */
+    int64_t           start_ns;
+    int64_t           dequeue_ns;
+    int64_t           local_done_ns;
+    int64_t           resp_done_ns;
+    int64_t           resp_dequeue_ns;
+    int64_t           end_ns;
+} samsa_req_t;
+
+typedef enum samsa_resp_kind {
+    SAMSA_RESP_SEND,            /* write frame, then unmute */
+    SAMSA_RESP_NOOP,            /* nothing to write (acks=0 ok): unmute */
+    SAMSA_RESP_CLOSE,           /* close the connection (acks=0 failure) */
+} samsa_resp_kind_t;
+
+typedef struct samsa_resp {
+    struct samsa_resp  *next;           /* response queue link */
+    samsa_resp_kind_t   kind;
+    samsa_req_t        *req;            /* owned */
+    samsa_buf_t         frame;          /* size + response header + body */
+} samsa_resp_t;
+
+/* A response that will be written: frame holds the 4-byte size (patched at
+ * respond time) and the response header for req's API and version; encode
+ * the body after it.  @owns req */
+samsa_resp_t *samsa_resp_new_send(samsa_req_t *req);
+
+/* As samsa_resp_new_send but with the header of another version (an
+ * ApiVersions error answer is always written as v0). */
+samsa_resp_t *samsa_resp_new_send_version(samsa_req_t *req, int16_t version);
+
+samsa_resp_t *samsa_resp_new(samsa_req_t *req, samsa_resp_kind_t kind);
+
+/* Free resp and the request it owns (releasing the request's memory-pool
+ * bytes if still held). */
+void samsa_resp_free(samsa_resp_t *resp);
+
+/* Free the request's payload (returning its memory-pool bytes) and arena;
+ * its header copy and timings stay. */
+void samsa_req_release_payload(samsa_req_t *req);
+
+/* Free a request that never got a response (shutdown paths). */
+void samsa_req_free(samsa_req_t *req);
+
+#endif /* SAMSA_NET_REQ_H */

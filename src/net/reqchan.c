@@ -1,0 +1,80 @@
+/*
+ * net/reqchan.c - see reqchan.h.
+ */
+#include "net/reqchan.h"
+
+#include "net/sockserver_int.h"
+#include "util/diag.h"
+#include "util/endian.h"
+#include "util/time.h"
+
+void
+samsa_reqchan_init(samsa_reqchan_t *chan, int32_t queued_max_requests,
+                   samsa_mempool_t *pool)
+{
+    samsa_queue_init(&chan->requests, (size_t) queued_max_requests);
+    chan->procs = NULL;
+    chan->nprocs = 0;
+    chan->pool = pool;
+}
+
+void
+samsa_reqchan_fini(samsa_reqchan_t *chan)
+{
+    samsa_req_t  *req;
+
+    while ((req = samsa_queue_take(&chan->requests, 0)) != NULL) {
+        samsa_req_free(req);
+    }
+    samsa_queue_fini(&chan->requests);
+}
+
+void
+samsa_reqchan_put(samsa_reqchan_t *chan, samsa_req_t *req)
+{
+    samsa_queue_put(&chan->requests, req);
+}
+
+samsa_req_t *
+samsa_reqchan_take(samsa_reqchan_t *chan, int64_t timeout_ms)
+{
+    return samsa_queue_take(&chan->requests, timeout_ms);
+}
+
+void
+samsa_reqchan_pool_returned(samsa_reqchan_t *chan)
+{
+    size_t  i;
+
+    for (i = 0; i < chan->nprocs; i++) {
+        samsa_proc_wakeup(chan->procs[i]);
+    }
+}
+
+void
+samsa_req_mark_local_done(samsa_req_t *req)
+{
+    if (req->local_done_ns == 0) {
+        req->local_done_ns = samsa_now_ns();
+    }
+}
+
+void
+samsa_reqchan_respond(samsa_resp_t *resp)
+{
+    samsa_req_t      *req = resp->req;
+    samsa_reqchan_t  *chan = req->chan;
+    int64_t           now = samsa_now_ns();
+
+    samsa_assert(req->conn_id.proc < chan->nprocs);
+    if (req->local_done_ns == 0) {
+        req->local_done_ns = now;
+    }
+    req->resp_done_ns = now;
+    if (resp->kind == SAMSA_RESP_SEND) {
+        samsa_assert(resp->frame.len >= 4);
+        samsa_store_be32(resp->frame.data, (uint32_t) (resp->frame.len - 4));
+    }
+    samsa_req_release_payload(req);
+    samsa_proc_enqueue_response(chan->procs[req->conn_id.proc], resp);
+}

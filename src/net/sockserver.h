@@ -1,0 +1,100 @@
+/*
+ * net/sockserver.h - one socket server (Kafka's SocketServer plus its
+ * request-handler pool): an acceptor thread per listener, num.network.threads
+ * network threads per listener, one bounded request queue, and a pool of
+ * num.io.threads handler threads.  A combined broker+controller process runs
+ * two: the broker's and the controller's, as Kafka does.
+ *
+ * The server knows nothing of Kafka APIs beyond the request header: the
+ * owner supplies a gate (is this API and version served here?), a handler
+ * (run on a handler thread for each request) and a completion hook (run on
+ * the network thread when a request's response was written: the request
+ * log).
+ * Threads: open/start/stop/free from the main thread only.
+ */
+#ifndef SAMSA_NET_SOCKSERVER_H
+#define SAMSA_NET_SOCKSERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "net/connquota.h"
+#include "net/req.h"
+
+typedef struct samsa_sockserver samsa_sockserver_t;
+
+typedef struct samsa_netlistener {
+    const char  *name;                  /* "PLAINTEXT" */
+    const char  *host;                  /* "" = every interface */
+    int          port;                  /* 0 = pick one */
+    const char  *security_protocol;     /* "PLAINTEXT" */
+} samsa_netlistener_t;
+
+typedef enum samsa_api_gate {
+    SAMSA_API_GATE_OK = 0,
+    SAMSA_API_GATE_UNKNOWN_API,
+    SAMSA_API_GATE_UNSUPPORTED_VERSION,
+} samsa_api_gate_t;
+
+/* Is (key, version) served?  Called on network threads: must not block. */
+typedef samsa_api_gate_t (*samsa_api_gate_fn)(void *ctx, int16_t key,
+                                              int16_t version);
+/* Handle req on a handler thread; must end with exactly one
+ * samsa_reqchan_respond() for it (now, or later from another thread). */
+typedef void (*samsa_req_handle_fn)(void *ctx, samsa_req_t *req);
+/* req's response was written (or dropped): req->end_ns is set.  Called on
+ * the network thread; must not block for long. */
+typedef void (*samsa_req_done_fn)(void *ctx, const samsa_req_t *req);
+
+typedef struct samsa_sockserver_conf {
+    const char                        *kind;    /* "broker" / "controller" */
+    const samsa_netlistener_t         *listeners;
+    size_t                             nlisteners;
+    int32_t                            num_network_threads;
+    int32_t                            num_io_threads;
+    int32_t                            queued_max_requests;
+    int64_t                            queued_max_request_bytes;
+    int32_t                            socket_request_max_bytes;
+    int32_t                            socket_send_buffer_bytes;    /* -1 */
+    int32_t                            socket_receive_buffer_bytes; /* -1 */
+    int32_t                            socket_listen_backlog_size;
+    int64_t                            connections_max_idle_ms;
+    int32_t                            max_connections;
+    int32_t                            max_connections_per_ip;
+    const samsa_connquota_override_t  *overrides;
+    size_t                             noverrides;
+    samsa_api_gate_fn                  gate;
+    samsa_req_handle_fn                handle;
+    void                              *ctx;     /* for gate and handle */
+    samsa_req_done_fn                  done;    /* may be NULL */
+    void                              *done_ctx;
+} samsa_sockserver_conf_t;
+
+/* Bind every listener (so a taken port fails here, naming it) and build the
+ * threads' state; nothing runs yet.  conf's strings must outlive the
+ * server. */
+SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_open(
+    samsa_sockserver_t **out, const samsa_sockserver_conf_t *conf,
+    char *errstr, size_t errstr_size);
+
+/* The port listener i is bound to (useful with port 0). */
+int samsa_sockserver_port(const samsa_sockserver_t *ss, size_t i);
+
+/* Start the handlers, then the network threads, then the acceptors. */
+SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_start(samsa_sockserver_t *ss);
+
+/* Shutdown, in three steps so that a process with two servers can do each
+ * step for both: stop accepting (acceptors exit, listening sockets close);
+ * drain (network threads stop reading requests, write the responses of
+ * those in flight for up to timeout_ms, then close every connection and
+ * exit); stop the handlers. */
+void samsa_sockserver_stop_accepting(samsa_sockserver_t *ss);
+void samsa_sockserver_drain(samsa_sockserver_t *ss, int64_t timeout_ms);
+void samsa_sockserver_stop_handlers(samsa_sockserver_t *ss);
+
+void samsa_sockserver_free(samsa_sockserver_t *ss);
+
+#endif /* SAMSA_NET_SOCKSERVER_H */

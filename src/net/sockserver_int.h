@@ -1,0 +1,156 @@
+/*
+ * net/sockserver_int.h - the socket server's parts as its own modules see
+ * them (acceptor.c, proc.c, reqchan.c, hpool.c, sockserver.c).  Each struct
+ * names its owning thread; shared fields name their guard.
+ */
+#ifndef SAMSA_NET_SOCKSERVER_INT_H
+#define SAMSA_NET_SOCKSERVER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "net/conn.h"
+#include "net/connquota.h"
+#include "net/mempool.h"
+#include "net/reqchan.h"
+#include "net/sockserver.h"
+#include "util/queue.h"
+
+#define SAMSA_PROC_NEWCONN_QUEUE   20   /* Kafka's CONNECTION_QUEUE_SIZE */
+#define SAMSA_PROC_NEWCONN_PER_TURN 20
+#define SAMSA_PROC_POLL_MS         300
+#define SAMSA_ACCEPTOR_POLL_MS     500
+#define SAMSA_HANDLER_POLL_MS      300
+
+typedef struct samsa_proc samsa_proc_t;
+
+struct samsa_reqchan {
+    samsa_queue_t        requests;  /* queued.max.requests */
+    samsa_proc_t       **procs;     /* [const] after start */
+    size_t               nprocs;    /* [const] after start */
+    samsa_mempool_t     *pool;      /* [const] */
+};
+
+/* A socket accepted and waiting for its network thread. */
+typedef struct samsa_newconn {
+    int   fd;
+    char  remote_ip[64];
+} samsa_newconn_t;
+
+typedef enum samsa_proc_run {
+    SAMSA_PROC_RUNNING = 0,
+    SAMSA_PROC_DRAINING,            /* no new requests; finish in-flight */
+    SAMSA_PROC_STOPPING,            /* close everything and exit */
+} samsa_proc_run_t;
+
+/* One network thread.  Owned by the socket server; the thread itself owns
+ * everything not marked otherwise. */
+struct samsa_proc {
+    uint16_t                    id;         /* [const] per socket server */
+    size_t                      listener;   /* [const] index */
+    samsa_sockserver_t         *ss;         /* [const] */
+    pthread_t                   thread;
+    bool                        started;
+    int                         epfd;       /* [const] */
+    int                         wakefd;     /* [const] eventfd */
+    samsa_queue_t               newconns;   /* [thread-safe] from acceptor */
+    pthread_mutex_t             resp_lock;  /* guards the two below */
+    samsa_resp_t               *resp_head;  /* [resp_lock] */
+    samsa_resp_t               *resp_tail;  /* [resp_lock] */
+    _Atomic int                 run;        /* [atomic] samsa_proc_run_t */
+    _Atomic int64_t             drain_deadline_ns;  /* [atomic] */
+    /* network thread only: */
+    samsa_conn_t              **slots;
+    uint32_t                   *gens;
+    size_t                      nslots;
+    uint32_t                   *free_slots;
+    size_t                      nfree;
+    size_t                      nconns;
+    uint64_t                    conn_seq;
+    samsa_conn_t               *lru_head;   /* least recently active */
+    samsa_conn_t               *lru_tail;
+    samsa_conn_t               *recv_done;  /* this turn's receives */
+    samsa_conn_t               *send_done;  /* this turn's sends */
+    samsa_conn_t               *dis_done;   /* this turn's closes */
+    size_t                      nmem_muted; /* muted for memory */
+    size_t                      inflight;   /* requests put, not finished */
+};
+
+/* One acceptor thread per listener. */
+typedef struct samsa_acceptor {
+    samsa_sockserver_t  *ss;            /* [const] */
+    size_t               listener;      /* [const] index */
+    int                  fd;            /* [const] listening socket */
+    int                  epfd;          /* [const] */
+    int                  port;          /* [const] bound port */
+    pthread_t            thread;
+    bool                 started;
+    _Atomic bool         running;       /* [atomic] cleared to stop */
+    size_t               next_proc;     /* acceptor thread: round robin */
+    samsa_proc_t       **procs;         /* [const] this listener's */
+    size_t               nprocs;        /* [const] */
+} samsa_acceptor_t;
+
+typedef struct samsa_hpool {
+    samsa_sockserver_t  *ss;            /* [const] */
+    pthread_t           *threads;
+    size_t               nthreads;
+    size_t               nstarted;
+    int64_t              test_delay_ms;     /* [const] test-only hook */
+    int                  test_delay_api;    /* [const] -1 = every API */
+} samsa_hpool_t;
+
+struct samsa_sockserver {
+    samsa_sockserver_conf_t   conf;         /* [const] */
+    samsa_reqchan_t           chan;
+    samsa_mempool_t           pool;
+    samsa_connquota_t         quota;
+    samsa_acceptor_t         *acceptors;    /* one per listener */
+    samsa_proc_t             *procs;        /* nlisteners * threads */
+    size_t                    nprocs;
+    samsa_hpool_t             hpool;
+};
+
+/* proc.c */
+void samsa_proc_init(samsa_proc_t *proc, samsa_sockserver_t *ss, uint16_t id,
+                     size_t listener);
+void samsa_proc_fini(samsa_proc_t *proc);
+SAMSA_MUST_CHECK samsa_err_t samsa_proc_start(samsa_proc_t *proc);
+void samsa_proc_join(samsa_proc_t *proc);
+/* @thread acceptor: offer (or, if may_block, put) a new socket. */
+bool samsa_proc_accept(samsa_proc_t *proc, samsa_newconn_t *nc,
+                       bool may_block);
+/* @thread any */
+void samsa_proc_enqueue_response(samsa_proc_t *proc, samsa_resp_t *resp);
+void samsa_proc_wakeup(samsa_proc_t *proc);
+void samsa_proc_set_run(samsa_proc_t *proc, samsa_proc_run_t run,
+                        int64_t deadline_ns);
+
+/* acceptor.c */
+SAMSA_MUST_CHECK samsa_err_t samsa_acceptor_open(samsa_acceptor_t *acc,
+                                                 samsa_sockserver_t *ss,
+                                                 size_t listener,
+                                                 char *errstr,
+                                                 size_t errstr_size);
+SAMSA_MUST_CHECK samsa_err_t samsa_acceptor_start(samsa_acceptor_t *acc);
+void samsa_acceptor_stop(samsa_acceptor_t *acc);      /* and join */
+void samsa_acceptor_close(samsa_acceptor_t *acc);
+
+/* reqchan.c */
+void samsa_reqchan_init(samsa_reqchan_t *chan, int32_t queued_max_requests,
+                        samsa_mempool_t *pool);
+void samsa_reqchan_fini(samsa_reqchan_t *chan);
+void samsa_reqchan_put(samsa_reqchan_t *chan, samsa_req_t *req);
+samsa_req_t *samsa_reqchan_take(samsa_reqchan_t *chan, int64_t timeout_ms);
+/* Bytes went back to the pool and it was exhausted: wake every network
+ * thread so that connections muted for memory resume. */
+void samsa_reqchan_pool_returned(samsa_reqchan_t *chan);
+
+/* hpool.c */
+void samsa_hpool_init(samsa_hpool_t *hp, samsa_sockserver_t *ss);
+SAMSA_MUST_CHECK samsa_err_t samsa_hpool_start(samsa_hpool_t *hp);
+void samsa_hpool_stop(samsa_hpool_t *hp);             /* and join */
+void samsa_hpool_fini(samsa_hpool_t *hp);
+
+#endif /* SAMSA_NET_SOCKSERVER_INT_H */

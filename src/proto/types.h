@@ -1,0 +1,33 @@
+/*
+ * proto/types.h - small value types the Kafka protocol shares between the
+ * reader, the writer and the generated codecs.
+ * Threads: plain values; any thread.
+ */
+#ifndef SAMSA_PROTO_TYPES_H
+#define SAMSA_PROTO_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Kafka's uuid (topic ids): 16 bytes as sent, most significant first.
+ * The all-zero uuid is Kafka's Uuid.ZERO_UUID ("no id"). */
+typedef struct samsa_uuid {
+    uint8_t  b[16];
+} samsa_uuid_t;
+
+static inline bool
+samsa_uuid_eq(samsa_uuid_t a, samsa_uuid_t b)
+{
+    return memcmp(a.b, b.b, sizeof(a.b)) == 0;
+}
+
+static inline bool
+samsa_uuid_is_zero(samsa_uuid_t u)
+{
+    static const samsa_uuid_t  zero;
+
+    return samsa_uuid_eq(u, zero);
+}
+
+#endif /* SAMSA_PROTO_TYPES_H */

@@ -1,0 +1,84 @@
+/*
+ * proto/wr.h - the writer: appends Kafka primitives to a samsa_buf_t.
+ * Writing never fails: the buffer grows and aborts on OOM (util/alloc.h).
+ * Every write returns the offset it wrote at, so sizes and CRCs can be
+ * back-patched (samsa_wr_patch_i32).
+ * Strings: a null slice given to a non-nullable writer is written as the
+ * empty string (callers should not do that; it keeps output well-formed).
+ * Threads: a writer belongs to whoever owns its buffer.
+ */
+#ifndef SAMSA_PROTO_WR_H
+#define SAMSA_PROTO_WR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/types.h"
+#include "util/buf.h"
+#include "util/slice.h"
+
+typedef struct samsa_wr {
+    samsa_buf_t  *buf;              /* borrowed; the writer owns nothing */
+} samsa_wr_t;
+
+static inline void
+samsa_wr_init(samsa_wr_t *wr, samsa_buf_t *buf)
+{
+    wr->buf = buf;
+}
+
+/* Offset the next write goes to (bytes written so far). */
+static inline size_t
+samsa_wr_offset(const samsa_wr_t *wr)
+{
+    return wr->buf->len;
+}
+
+size_t samsa_wr_raw(samsa_wr_t *wr, const void *p, size_t n);
+size_t samsa_wr_i8(samsa_wr_t *wr, int8_t v);
+size_t samsa_wr_i16(samsa_wr_t *wr, int16_t v);
+size_t samsa_wr_u16(samsa_wr_t *wr, uint16_t v);
+size_t samsa_wr_i32(samsa_wr_t *wr, int32_t v);
+size_t samsa_wr_u32(samsa_wr_t *wr, uint32_t v);
+size_t samsa_wr_i64(samsa_wr_t *wr, int64_t v);
+size_t samsa_wr_f64(samsa_wr_t *wr, double v);
+size_t samsa_wr_bool(samsa_wr_t *wr, bool v);
+size_t samsa_wr_uuid(samsa_wr_t *wr, samsa_uuid_t v);
+
+/* Protocol varints (unsigned base-128) and record varints (zigzag). */
+size_t samsa_wr_uvarint(samsa_wr_t *wr, uint32_t v);
+size_t samsa_wr_uvarlong(samsa_wr_t *wr, uint64_t v);
+size_t samsa_wr_varint(samsa_wr_t *wr, int32_t v);
+size_t samsa_wr_varlong(samsa_wr_t *wr, int64_t v);
+
+/* Strings; s.len must fit the length prefix (int16 for the non-compact
+ * forms), which samsa_assert()s. */
+size_t samsa_wr_str(samsa_wr_t *wr, samsa_slice_t s);
+size_t samsa_wr_nullable_str(samsa_wr_t *wr, samsa_slice_t s);
+size_t samsa_wr_compact_str(samsa_wr_t *wr, samsa_slice_t s);
+size_t samsa_wr_compact_nullable_str(samsa_wr_t *wr, samsa_slice_t s);
+size_t samsa_wr_str_any(samsa_wr_t *wr, bool compact, bool nullable,
+                        samsa_slice_t s);
+
+/* Bytes (and records). */
+size_t samsa_wr_bytes(samsa_wr_t *wr, samsa_slice_t b);
+size_t samsa_wr_nullable_bytes(samsa_wr_t *wr, samsa_slice_t b);
+size_t samsa_wr_compact_bytes(samsa_wr_t *wr, samsa_slice_t b);
+size_t samsa_wr_compact_nullable_bytes(samsa_wr_t *wr, samsa_slice_t b);
+size_t samsa_wr_bytes_any(samsa_wr_t *wr, bool compact, bool nullable,
+                          samsa_slice_t b);
+
+/* An array's count; cnt < 0 is null, written as empty unless nullable. */
+size_t samsa_wr_array_cnt(samsa_wr_t *wr, bool compact, bool nullable,
+                          int32_t cnt);
+
+/* Overwrite 4 bytes at off (written earlier) with v. */
+void samsa_wr_patch_i32(samsa_wr_t *wr, size_t off, int32_t v);
+
+/* One tagged field: tag_begin writes the tag and returns where the field's
+ * data starts; write the data; tag_end then inserts its size before it. */
+size_t samsa_wr_tag_begin(samsa_wr_t *wr, uint32_t tag);
+void   samsa_wr_tag_end(samsa_wr_t *wr, size_t data_off);
+
+#endif /* SAMSA_PROTO_WR_H */

@@ -1,0 +1,125 @@
+"""Configuration: bad values stop the start, unknown keys warn, a
+properties file as first argument, --override beats the file, a first
+start formats ./samsa-data, and restarts keep the cluster id."""
+
+import os
+import re
+
+import pytest
+
+import samsa_harness
+from samsa_harness import T
+
+CLUSTER_ID_RE = r"[A-Za-z0-9_-]{22}"
+
+
+@pytest.mark.parametrize("key,value", [
+    ("num.io.threads", "abc"),
+    ("num.network.threads", "0"),
+    ("listeners", "garbage"),
+    ("socket.request.max.bytes", "-1x"),
+    ("node.id", "one"),
+])
+def test_bad_value_stops_the_start(samsa, key, value):
+    overrides = {key: value}
+    use_ports = key != "listeners"
+    if not use_ports:
+        overrides["log.dirs"] = "./samsa-data"
+    rc, err, srv = samsa.run_to_exit(overrides, use_ports=use_ports, timeout=T(5))
+    assert rc is not None, "still running %.0f s after a bad %s=%s" % (T(5), key, value)
+    assert rc != 0, "exited 0 on a bad %s=%s" % (key, value)
+    assert key in err and value in err, \
+        "stderr does not name %s and %r:\n%s" % (key, value, err[-2000:])
+    assert not samsa_harness.sanitizer_reports(err), err[-4000:]
+
+
+def test_bad_value_in_properties_file(samsa, tmp_path):
+    props = tmp_path / "server.properties"
+    props.write_text("num.io.threads=lots\n")
+    rc, err, _ = samsa.run_to_exit(props_file=str(props), timeout=T(5))
+    assert rc not in (None, 0)
+    assert "num.io.threads" in err and "lots" in err, err[-2000:]
+
+
+def test_unknown_key_warns(samsa):
+    srv = samsa.start({"foo.bar": "1"})
+    assert samsa_harness.wait_until(lambda: "foo.bar" in srv.stderr_text(), T(5)), \
+        "no warning naming foo.bar:\n" + srv.stderr_tail()
+    with srv.connect() as c:
+        assert c.api_versions(0)["error_code"] == 0
+
+
+def node_ids(srv):
+    with srv.connect() as c:
+        r = c.metadata(1, None)
+    return [b["node_id"] for b in r["brokers"]], r["controller_id"]
+
+
+def test_properties_file(samsa, tmp_path):
+    props = tmp_path / "server.properties"
+    props.write_text("# a comment\n\nnode.id=7\nnum.io.threads=2\n")
+    srv = samsa.start(props_file=str(props))
+    assert node_ids(srv) == ([7], 7)
+    assert srv.meta_properties()["node.id"] == "7"
+    handlers = [n for n in srv.thread_names() if n.startswith("handler-")]
+    assert samsa_harness.wait_until(
+        lambda: len([n for n in srv.thread_names() if n.startswith("handler-")]) == 4, T(5)), \
+        "num.io.threads=2 from the file: handler threads %s" % handlers
+
+
+def test_override_beats_the_file(samsa, tmp_path):
+    props = tmp_path / "server.properties"
+    props.write_text("node.id=7\n")
+    srv = samsa.start({"node.id": "9"}, props_file=str(props))
+    assert node_ids(srv) == ([9], 9)
+    assert srv.meta_properties()["node.id"] == "9"
+
+
+def check_meta(path, node_id="1"):
+    assert os.path.isfile(path), "%s was not created" % path
+    meta = samsa_harness.read_meta_properties(path)
+    assert meta.get("version") == "1", meta
+    assert re.fullmatch(CLUSTER_ID_RE, meta.get("cluster.id", "")), meta
+    assert meta.get("node.id") == node_id, meta
+    assert re.fullmatch(CLUSTER_ID_RE, meta.get("directory.id", "")), meta
+    return meta
+
+
+def test_no_arguments_uses_defaults(samsa):
+    busy = [p for p in (9092, 9093) if samsa_harness.port_in_use(p)]
+    if busy:
+        pytest.skip("default port(s) %s in use on this machine" % busy)
+    srv = samsa.start(use_ports=False, ports=(9092, 9093), retries=1)
+    assert srv.command() == [samsa_harness.server_binary()]
+    meta = check_meta(os.path.join(srv.workdir, "samsa-data", "meta.properties"))
+    with srv.connect() as c:
+        r = c.metadata(2, None)
+    # default listener PLAINTEXT://localhost:9092 is advertised as is
+    assert [(b["node_id"], b["port"]) for b in r["brokers"]] == [(1, 9092)]
+    assert r["brokers"][0]["host"] in ("localhost", "127.0.0.1"), r["brokers"]
+    assert r["cluster_id"] == meta["cluster.id"]
+
+
+def test_restart_keeps_cluster_id(samsa):
+    srv = samsa.start()
+    meta = check_meta(os.path.join(srv.data_dir, "meta.properties"))
+    with srv.connect() as c:
+        assert c.metadata(2, None)["cluster_id"] == meta["cluster.id"]
+    assert srv.stop() == []
+    srv2 = samsa.start(workdir=srv.workdir, overrides={"log.dirs": srv.data_dir})
+    meta2 = check_meta(os.path.join(srv2.data_dir, "meta.properties"))
+    assert meta2["cluster.id"] == meta["cluster.id"]
+    assert meta2["directory.id"] == meta["directory.id"]
+    with srv2.connect() as c:
+        assert c.metadata(2, None)["cluster_id"] == meta["cluster.id"]
+
+
+def test_several_log_dirs_share_the_cluster_id(samsa):
+    d = samsa.new_dir()
+    dirs = [os.path.join(d, "a"), os.path.join(d, "b")]
+    srv = samsa.start({"log.dirs": ",".join(dirs)})
+    metas = [check_meta(os.path.join(x, "meta.properties")) for x in dirs]
+    assert metas[0]["cluster.id"] == metas[1]["cluster.id"]
+    assert metas[0]["directory.id"] != metas[1]["directory.id"]
+    with srv.connect() as c:
+        assert c.metadata(2, None)["cluster_id"] == metas[0]["cluster.id"]

@@ -1,0 +1,160 @@
+"""The request log (request.log.enable=true): one JSON line per completed
+request, with Kafka's request-logger fields and the seed's timings."""
+
+import json
+import os
+import re
+import subprocess
+
+import kwire
+import samsa_harness
+from samsa_harness import HOST, T
+
+TIMES = ("totalTimeMs", "requestQueueTimeMs", "localTimeMs", "remoteTimeMs",
+         "throttleTimeMs", "responseQueueTimeMs", "sendTimeMs")
+PARTS = ("requestQueueTimeMs", "localTimeMs", "remoteTimeMs", "responseQueueTimeMs",
+         "sendTimeMs")
+
+
+def read_log(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        text = f.read()
+    lines = text.split("\n")
+    if lines and lines[-1] != "":
+        lines = lines[:-1]          # a line still being written
+    out = []
+    for line in lines:
+        if line.strip():
+            out.append(json.loads(line))
+    return out
+
+
+def wait_lines(path, pred, timeout):
+    ok = samsa_harness.wait_until(lambda: pred(read_log(path)), timeout, 0.05)
+    lines = read_log(path)
+    assert ok, "request log %s never matched; it has:\n%s" % (
+        path, "\n".join(json.dumps(x) for x in lines[-20:]))
+    return lines
+
+
+def check_line(line, server):
+    h = line["requestHeader"]
+    for k in ("requestApiKey", "requestApiVersion", "correlationId", "clientId",
+              "requestApiKeyName"):
+        assert k in h, "requestHeader lacks %s: %s" % (k, line)
+    assert h["requestApiKeyName"] == kwire.API_NAMES.get(h["requestApiKey"], h["requestApiKeyName"])
+    m = re.fullmatch(r"(\d+\.\d+\.\d+\.\d+):(\d+)-(\d+\.\d+\.\d+\.\d+):(\d+)-(\d+)-(\d+)",
+                     line["connection"])
+    assert m, "connection id %r" % line["connection"]
+    assert (m.group(1), int(m.group(2))) == (HOST, server.port), line["connection"]
+    assert m.group(3) == HOST
+    assert line["listener"] == "PLAINTEXT"
+    assert line["securityProtocol"] == "PLAINTEXT"
+    assert line["principal"] == "User:ANONYMOUS"
+    ci = line["clientInformation"]
+    assert set(ci) >= {"softwareName", "softwareVersion"}
+    for k in TIMES:
+        assert isinstance(line[k], (int, float)) and not isinstance(line[k], bool), (k, line)
+        assert line[k] >= 0, (k, line)
+    total = line["totalTimeMs"]
+    parts = sum(line[k] for k in PARTS)
+    assert abs(total - parts) <= 0.5 + 0.05 * total, \
+        "totalTimeMs %.3f but the parts sum to %.3f: %s" % (total, parts, line)
+    return m
+
+
+def test_request_log_after_kcat(samsa, tmp_path):
+    path = str(tmp_path / "req.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": path})
+    r = subprocess.run(["kcat", "-b", srv.bootstrap(), "-L", "-m", str(int(T(10)))],
+                       capture_output=True, text=True, timeout=T(30))
+    assert r.returncode == 0, r.stderr
+
+    def kcat_lines(lines):
+        return [x for x in lines if x["requestHeader"]["clientId"] == "rdkafka"]
+
+    def complete(lines):
+        names = [x["requestHeader"]["requestApiKeyName"] for x in kcat_lines(lines)]
+        return "API_VERSIONS" in names and "METADATA" in names
+    lines = kcat_lines(wait_lines(path, complete, T(5)))
+    for line in lines:
+        check_line(line, srv)
+    av = [x for x in lines if x["requestHeader"]["requestApiKeyName"] == "API_VERSIONS"]
+    md = [x for x in lines if x["requestHeader"]["requestApiKeyName"] == "METADATA"]
+    # librdkafka 2.0.2 opens with ApiVersions v3 naming itself
+    assert av[0]["requestHeader"]["requestApiKey"] == 18
+    assert av[0]["requestHeader"]["requestApiVersion"] == 3
+    # the ApiVersions request itself is logged before its names are known
+    assert av[0]["clientInformation"] == {"softwareName": "unknown", "softwareVersion": "unknown"}
+    same = [x for x in md if x["connection"] == av[0]["connection"]]
+    assert same, "no METADATA on ApiVersions' connection %s: %s" % (
+        av[0]["connection"], [x["connection"] for x in md])
+    assert same[0]["requestHeader"]["requestApiKey"] == 3
+    assert same[0]["clientInformation"]["softwareName"] == "librdkafka"
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", same[0]["clientInformation"]["softwareVersion"]), \
+        same[0]["clientInformation"]
+    # correlation ids increase on the connection
+    corrs = [x["requestHeader"]["correlationId"] for x in lines
+             if x["connection"] == av[0]["connection"]]
+    assert corrs == sorted(corrs)
+
+
+def test_request_log_raw_requests(samsa, tmp_path):
+    path = str(tmp_path / "raw.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": path})
+    with srv.connect(client_id="raw-client") as c:
+        c.api_versions(0)
+        c.metadata(9, None)
+        c.api_versions(4, software_name="samsa-it", software_version="9.9")
+        c.metadata(12, None)
+
+    def mine(lines):
+        return [x for x in lines if x["requestHeader"]["clientId"] == "raw-client"]
+    lines = mine(wait_lines(path, lambda ls: len(mine(ls)) >= 4, T(5)))
+    assert [(x["requestHeader"]["requestApiKeyName"], x["requestHeader"]["requestApiVersion"])
+            for x in lines] == [("API_VERSIONS", 0), ("METADATA", 9),
+                                ("API_VERSIONS", 4), ("METADATA", 12)]
+    assert len({x["connection"] for x in lines}) == 1
+    for x in lines:
+        check_line(x, srv)
+    info = [x["clientInformation"]["softwareName"] for x in lines]
+    assert info == ["unknown", "unknown", "unknown", "samsa-it"]
+    assert lines[3]["clientInformation"]["softwareVersion"] == "9.9"
+    assert [x["requestHeader"]["correlationId"] for x in lines] == [1, 2, 3, 4]
+
+
+def test_request_log_local_time_counts_handler_delay(samsa, tmp_path):
+    path = str(tmp_path / "delay.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": path},
+                      env={"SAMSA_TEST_HANDLER_DELAY_MS": 200,
+                           "SAMSA_TEST_HANDLER_DELAY_API": kwire.API_METADATA})
+    with srv.connect(client_id="slow-client") as c:
+        c.metadata(1, None, timeout=T(5))
+
+    def mine(lines):
+        return [x for x in lines if x["requestHeader"]["clientId"] == "slow-client"]
+    line = mine(wait_lines(path, lambda ls: mine(ls), T(5)))[0]
+    check_line(line, srv)
+    assert line["localTimeMs"] >= 199.0, line
+    assert line["totalTimeMs"] >= line["localTimeMs"], line
+
+
+def test_request_log_default_file(samsa):
+    srv = samsa.start({"request.log.enable": "true"})
+    with srv.connect(client_id="default-file") as c:
+        c.api_versions(0)
+    path = os.path.join(srv.data_dir, "samsa-request.log")
+    wait_lines(path, lambda ls: any(x["requestHeader"]["clientId"] == "default-file"
+                                    for x in ls), T(5))
+
+
+def test_request_log_off_by_default(samsa):
+    srv = samsa.start()
+    with srv.connect(client_id="quiet") as c:
+        c.api_versions(0)
+        c.metadata(1, None)
+    assert srv.stop() == []
+    assert not os.path.exists(os.path.join(srv.data_dir, "samsa-request.log"))
+    assert '"requestHeader"' not in srv.stderr_text()

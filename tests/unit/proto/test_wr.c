@@ -1,0 +1,274 @@
+/* Unit tests for proto/wr.c: the writer, checked byte-wise and against
+ * the reader. */
+#include "unit.h"
+
+#include <stdlib.h>
+
+#include "proto/rd.h"
+#include "proto/wr.h"
+
+typedef struct fixture {
+    samsa_buf_t  buf;
+    samsa_wr_t   wr;
+} fixture_t;
+
+static int
+setup(void **state)
+{
+    fixture_t  *fx = calloc(1, sizeof(*fx));
+
+    samsa_buf_init(&fx->buf, 0);
+    samsa_wr_init(&fx->wr, &fx->buf);
+    *state = fx;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    fixture_t  *fx = *state;
+
+    samsa_buf_fini(&fx->buf);
+    free(fx);
+    return 0;
+}
+
+static void
+expect_bytes(const fixture_t *fx, const uint8_t *want, size_t n)
+{
+    assert_int_equal(fx->buf.len, n);
+    assert_memory_equal(fx->buf.data, want, n);
+}
+
+/* Fixed-size writes are big-endian and return their offsets. */
+static void
+test_wr_fixed_sizes(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = {
+        0xff, 0x12, 0x34, 0x80, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04,
+        0x05, 0x06, 0x07, 0x08, 0x01, 0x00, 0xfe, 0xdc, 0xde, 0xad, 0xbe,
+        0xef,
+    };
+
+    assert_int_equal(samsa_wr_i8(&fx->wr, -1), 0);
+    assert_int_equal(samsa_wr_i16(&fx->wr, 0x1234), 1);
+    assert_int_equal(samsa_wr_i32(&fx->wr, INT32_MIN), 3);
+    assert_int_equal(samsa_wr_i64(&fx->wr, 0x0102030405060708LL), 7);
+    assert_int_equal(samsa_wr_bool(&fx->wr, true), 15);
+    assert_int_equal(samsa_wr_bool(&fx->wr, false), 16);
+    assert_int_equal(samsa_wr_u16(&fx->wr, 0xfedc), 17);
+    assert_int_equal(samsa_wr_u32(&fx->wr, 0xdeadbeef), 19);
+    expect_bytes(fx, want, sizeof(want));
+}
+
+static void
+test_wr_f64_uuid_round_trip(void **state)
+{
+    fixture_t     *fx = *state;
+    samsa_uuid_t   u, back;
+    samsa_rd_t     rd;
+    int            i;
+
+    for (i = 0; i < 16; i++) {
+        u.b[i] = (uint8_t) (i * 17);
+    }
+    samsa_wr_f64(&fx->wr, -0.125);
+    samsa_wr_uuid(&fx->wr, u);
+    samsa_rd_init(&rd, fx->buf.data, fx->buf.len);
+    assert_true(samsa_rd_f64(&rd) == -0.125);
+    back = samsa_rd_uuid(&rd);
+    assert_true(samsa_uuid_eq(u, back));
+    assert_int_equal(samsa_rd_remain(&rd), 0);
+}
+
+static void
+test_wr_uvarint_bytes(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = {
+        0x00, 0x7f, 0x80, 0x01, 0xac, 0x02, 0xff, 0xff, 0xff, 0xff, 0x0f,
+    };
+
+    samsa_wr_uvarint(&fx->wr, 0);
+    samsa_wr_uvarint(&fx->wr, 127);
+    samsa_wr_uvarint(&fx->wr, 128);
+    samsa_wr_uvarint(&fx->wr, 300);
+    samsa_wr_uvarint(&fx->wr, UINT32_MAX);
+    expect_bytes(fx, want, sizeof(want));
+}
+
+/* Every varint flavour reads back as written, extremes included. */
+static void
+test_wr_varints_round_trip(void **state)
+{
+    fixture_t      *fx = *state;
+    static const int64_t  v[] = {
+        0, 1, -1, 63, -64, 64, 127, 128, -129, 300, INT32_MAX, INT32_MIN,
+        (int64_t) INT32_MAX + 1, INT64_MAX, INT64_MIN,
+    };
+    samsa_rd_t      rd;
+    size_t          i;
+
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        samsa_wr_varlong(&fx->wr, v[i]);
+        samsa_wr_uvarlong(&fx->wr, (uint64_t) v[i]);
+        if (v[i] >= INT32_MIN && v[i] <= INT32_MAX) {
+            samsa_wr_varint(&fx->wr, (int32_t) v[i]);
+            samsa_wr_uvarint(&fx->wr, (uint32_t) v[i]);
+        }
+    }
+    samsa_rd_init(&rd, fx->buf.data, fx->buf.len);
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        assert_true(samsa_rd_varlong(&rd) == v[i]);
+        assert_true(samsa_rd_uvarlong(&rd) == (uint64_t) v[i]);
+        if (v[i] >= INT32_MIN && v[i] <= INT32_MAX) {
+            assert_int_equal(samsa_rd_varint(&rd), v[i]);
+            assert_true(samsa_rd_uvarint(&rd) == (uint32_t) v[i]);
+        }
+    }
+    assert_int_equal(rd.err, SAMSA_ERR_NONE);
+    assert_int_equal(samsa_rd_remain(&rd), 0);
+}
+
+/* Zigzag bytes as Kafka's records carry them. */
+static void
+test_wr_zigzag_bytes(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = { 0x00, 0x01, 0x02, 0x03, 0x80, 0x01 };
+
+    samsa_wr_varint(&fx->wr, 0);
+    samsa_wr_varint(&fx->wr, -1);
+    samsa_wr_varint(&fx->wr, 1);
+    samsa_wr_varint(&fx->wr, -2);
+    samsa_wr_varint(&fx->wr, 64);
+    expect_bytes(fx, want, sizeof(want));
+}
+
+static void
+test_wr_strings(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = {
+        0x00, 0x02, 'h', 'i', 0xff, 0xff, 0x00, 0x00, 0x03, 'h', 'i', 0x00,
+        0x01, 0x01,
+    };
+    samsa_slice_t         hi = samsa_slice_cstr("hi");
+
+    samsa_wr_str(&fx->wr, hi);
+    samsa_wr_nullable_str(&fx->wr, SAMSA_SLICE_NULL);
+    samsa_wr_str(&fx->wr, SAMSA_SLICE_NULL);        /* null -> empty */
+    samsa_wr_compact_str(&fx->wr, hi);
+    samsa_wr_compact_nullable_str(&fx->wr, SAMSA_SLICE_NULL);
+    samsa_wr_compact_nullable_str(&fx->wr, samsa_slice_cstr(""));
+    samsa_wr_compact_str(&fx->wr, SAMSA_SLICE_NULL);
+    expect_bytes(fx, want, sizeof(want));
+}
+
+static void
+test_wr_bytes(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = {
+        0x00, 0x00, 0x00, 0x01, 0x7a, 0xff, 0xff, 0xff, 0xff, 0x02, 0x7a,
+        0x00, 0x01,
+    };
+    samsa_slice_t         z = samsa_slice_cstr("z");
+
+    samsa_wr_bytes(&fx->wr, z);
+    samsa_wr_nullable_bytes(&fx->wr, SAMSA_SLICE_NULL);
+    samsa_wr_compact_bytes(&fx->wr, z);
+    samsa_wr_compact_nullable_bytes(&fx->wr, SAMSA_SLICE_NULL);
+    samsa_wr_compact_bytes(&fx->wr, SAMSA_SLICE_NULL);
+    expect_bytes(fx, want, sizeof(want));
+}
+
+static void
+test_wr_array_cnt(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = {
+        0x00, 0x00, 0x00, 0x03, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00,
+        0x00, 0x04, 0x00, 0x01,
+    };
+
+    samsa_wr_array_cnt(&fx->wr, false, false, 3);
+    samsa_wr_array_cnt(&fx->wr, false, true, -1);
+    samsa_wr_array_cnt(&fx->wr, false, false, -1);  /* null -> empty */
+    samsa_wr_array_cnt(&fx->wr, true, false, 3);
+    samsa_wr_array_cnt(&fx->wr, true, true, -1);
+    samsa_wr_array_cnt(&fx->wr, true, false, -1);
+    expect_bytes(fx, want, sizeof(want));
+}
+
+static void
+test_wr_patch_i32(void **state)
+{
+    fixture_t            *fx = *state;
+    static const uint8_t  want[] = { 0x00, 0x00, 0x00, 0x02, 0xab, 0xcd };
+    size_t                off;
+
+    off = samsa_wr_i32(&fx->wr, 0);
+    samsa_wr_i16(&fx->wr, (int16_t) 0xabcd);
+    samsa_wr_patch_i32(&fx->wr, off, (int32_t) (fx->buf.len - off - 4));
+    expect_bytes(fx, want, sizeof(want));
+}
+
+/* tag_end inserts the field's size, however many bytes the size takes. */
+static void
+test_wr_tag_sizes(void **state)
+{
+    fixture_t     *fx = *state;
+    uint8_t        blob[300];
+    samsa_rd_t     rd, sub;
+    size_t         off;
+
+    memset(blob, 0x5a, sizeof(blob));
+    samsa_wr_uvarint(&fx->wr, 2);
+    off = samsa_wr_tag_begin(&fx->wr, 1);
+    samsa_wr_i16(&fx->wr, 7);
+    samsa_wr_tag_end(&fx->wr, off);
+    off = samsa_wr_tag_begin(&fx->wr, 200);
+    samsa_wr_raw(&fx->wr, blob, sizeof(blob));
+    samsa_wr_tag_end(&fx->wr, off);
+
+    assert_int_equal(fx->buf.data[1], 1);           /* tag */
+    assert_int_equal(fx->buf.data[2], 2);           /* size */
+    samsa_rd_init(&rd, fx->buf.data, fx->buf.len);
+    assert_int_equal(samsa_rd_uvarint(&rd), 2);
+    assert_int_equal(samsa_rd_uvarint(&rd), 1);
+    assert_int_equal(samsa_rd_uvarint(&rd), 2);
+    assert_int_equal(samsa_rd_i16(&rd), 7);
+    assert_int_equal(samsa_rd_uvarint(&rd), 200);
+    assert_int_equal(samsa_rd_uvarint(&rd), sizeof(blob));  /* 2 bytes */
+    samsa_rd_sub(&rd, sizeof(blob), &sub);
+    assert_memory_equal(sub.p, blob, sizeof(blob));
+    assert_int_equal(samsa_rd_remain(&rd), 0);
+    samsa_rd_init(&rd, fx->buf.data, fx->buf.len);
+    samsa_rd_tags_skip(&rd);
+    assert_int_equal(rd.err, SAMSA_ERR_NONE);
+    assert_int_equal(samsa_rd_remain(&rd), 0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest  tests[] = {
+        cmocka_unit_test_setup_teardown(test_wr_fixed_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wr_f64_uuid_round_trip, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_wr_uvarint_bytes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_wr_varints_round_trip, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_wr_zigzag_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wr_strings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wr_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wr_array_cnt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wr_patch_i32, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wr_tag_sizes, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
