@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -121,6 +122,7 @@ samsa_acceptor_open(samsa_acceptor_t *acc, samsa_sockserver_t *ss,
     acc->listener = listener;
     acc->fd = -1;
     acc->epfd = -1;
+    acc->wakefd = -1;
     atomic_init(&acc->running, true);
     err = acceptor_listen(acc, &ss->conf.listeners[listener], errstr,
                           errstr_size);
@@ -131,6 +133,10 @@ samsa_acceptor_open(samsa_acceptor_t *acc, samsa_sockserver_t *ss,
     samsa_assert(acc->epfd >= 0);
     ev.data.fd = acc->fd;
     samsa_assert(epoll_ctl(acc->epfd, EPOLL_CTL_ADD, acc->fd, &ev) == 0);
+    acc->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    samsa_assert(acc->wakefd >= 0);
+    ev.data.fd = acc->wakefd;
+    samsa_assert(epoll_ctl(acc->epfd, EPOLL_CTL_ADD, acc->wakefd, &ev) == 0);
     return SAMSA_ERR_NONE;
 }
 
@@ -231,6 +237,9 @@ acceptor_main(void *arg)
     samsa_thread_name_set(name);
     while (atomic_load_explicit(&acc->running, memory_order_acquire)) {
         n = epoll_wait(acc->epfd, &ev, 1, SAMSA_ACCEPTOR_POLL_MS);
+        if (n > 0 && ev.data.fd == acc->wakefd) {
+            continue;                   /* stop asked: loop test exits */
+        }
         if (n > 0) {
             acceptor_accept_one(acc);
         } else if (n < 0 && errno != EINTR) {
@@ -254,7 +263,12 @@ samsa_acceptor_start(samsa_acceptor_t *acc)
 void
 samsa_acceptor_stop(samsa_acceptor_t *acc)
 {
+    uint64_t  one = 1;
+
     atomic_store_explicit(&acc->running, false, memory_order_release);
+    if (acc->wakefd >= 0 && write(acc->wakefd, &one, sizeof(one)) < 0) {
+        /* the 500 ms poll notices the stop anyway */
+    }
     if (acc->started) {
         pthread_join(acc->thread, NULL);
         acc->started = false;
@@ -272,5 +286,9 @@ samsa_acceptor_close(samsa_acceptor_t *acc)
     if (acc->epfd >= 0) {
         close(acc->epfd);
         acc->epfd = -1;
+    }
+    if (acc->wakefd >= 0) {
+        close(acc->wakefd);
+        acc->wakefd = -1;
     }
 }

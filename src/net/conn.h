@@ -22,7 +22,7 @@
 typedef struct samsa_conn {
     int                  fd;
     samsa_conn_id_t      id;
-    char                 idstr[112];    /* local:port-remote:port-proc-seq */
+    char                 idstr[192];    /* local:port-remote:port-proc-seq */
     char                 remote_ip[64];
     samsa_mute_state_t   mute;
     uint32_t             events;        /* epoll interest now registered */

@@ -115,6 +115,8 @@ proc_mute_event(samsa_proc_t *proc, samsa_conn_t *conn, samsa_mute_event_t ev)
 }
 
 static void proc_conn_schedule_close(samsa_proc_t *proc, samsa_conn_t *conn);
+static void proc_write_now(samsa_proc_t *proc, samsa_conn_t *conn,
+                           int64_t now);
 
 static void
 proc_conn_mute(samsa_proc_t *proc, samsa_conn_t *conn)
@@ -352,7 +354,9 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
         samsa_assert(conn->sending == NULL);
         conn->sending = resp;
         conn->send_off = 0;
-        proc_epoll_set(proc, conn, conn->events | EPOLLOUT);
+        /* Most responses fit the socket buffer: write now rather than after
+         * another epoll round; what is left waits for EPOLLOUT. */
+        proc_write_now(proc, conn, now);
         return;
     case SAMSA_RESP_NOOP:
         proc_request_done(proc, resp, now);
@@ -442,6 +446,26 @@ proc_on_readable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     proc_conn_schedule_close(proc, conn);
 }
 
+/* Write conn->sending now; if the socket takes only part, wait for
+ * EPOLLOUT for the rest. */
+static void
+proc_write_now(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
+{
+    bool  done;
+
+    if (samsa_conn_write(conn, &done) != SAMSA_ERR_NONE) {
+        proc_conn_schedule_close(proc, conn);
+        return;
+    }
+    proc_lru_touch(proc, conn, now);
+    if (done) {
+        conn->next_send = proc->send_done;
+        proc->send_done = conn;
+    } else {
+        proc_epoll_set(proc, conn, conn->events | EPOLLOUT);
+    }
+}
+
 static void
 proc_on_writable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
 {
@@ -511,7 +535,11 @@ proc_poll(samsa_proc_t *proc)
     int64_t             now;
 
     proc_resume_mem_muted(proc);
-    timeout = samsa_queue_size(&proc->newconns) > 0 ? 0 : SAMSA_PROC_POLL_MS;
+    /* Don't wait when connections are queued for us, or when step 2
+     * already finished sends that step 5 must unmute. */
+    timeout = samsa_queue_size(&proc->newconns) > 0 || proc->send_done != NULL
+                  ? 0
+                  : SAMSA_PROC_POLL_MS;
     if (atomic_load_explicit(&proc->run, memory_order_acquire)
         != SAMSA_PROC_RUNNING) {
         timeout = timeout > 20 ? 20 : timeout;

@@ -29,7 +29,7 @@ typedef struct samsa_req {
     samsa_conn_id_t   conn_id;          /* names the connection */
     samsa_reqhdr_t    hdr;              /* ClientId points into client_id */
     char             *client_id;        /* NUL-terminated copy, or NULL */
-    char              connection[112];  /* Kafka's connection id string */
+    char              connection[192];  /* Kafka's connection id string */
     const char       *listener;         /* [const] listener name */
     const char       *security_protocol; /* [const] */
     char              sw_name[64];      /* clientInformation at arrival */

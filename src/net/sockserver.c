@@ -33,6 +33,7 @@ samsa_sockserver_open(samsa_sockserver_t **out,
     ss->acceptors = samsa_calloc(conf->nlisteners, sizeof(*ss->acceptors));
     for (i = 0; i < conf->nlisteners; i++) {
         ss->acceptors[i].fd = ss->acceptors[i].epfd = -1;
+        ss->acceptors[i].wakefd = -1;
     }
     ss->nprocs = conf->nlisteners * nthreads;
     ss->procs = samsa_calloc(ss->nprocs, sizeof(*ss->procs));

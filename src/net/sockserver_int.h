@@ -83,6 +83,7 @@ typedef struct samsa_acceptor {
     size_t               listener;      /* [const] index */
     int                  fd;            /* [const] listening socket */
     int                  epfd;          /* [const] */
+    int                  wakefd;        /* [const] eventfd: stop now */
     int                  port;          /* [const] bound port */
     pthread_t            thread;
     bool                 started;

@@ -137,6 +137,9 @@ def parse_args(argv):
     conf = {}
     for k, (conv, default) in CONFIG.items():
         conf[k] = conv(k, raw.get(k, default))
+    if 0 < conf["queued.max.request.bytes"] < conf["socket.request.max.bytes"]:
+        raise ConfigError("invalid value '%s' for queued.max.request.bytes: must be -1 "
+                          "or >= socket.request.max.bytes" % conf["queued.max.request.bytes"])
     for k in raw:
         if k not in CONFIG:
             warn("unknown configuration key '%s' ignored" % k)

@@ -58,6 +58,36 @@ def api_versions_response(corr, version):
     return struct.pack('>i', len(msg)) + msg
 
 
+def kstr(s, flexible):
+    b = s.encode()
+    return (uvarint(len(b) + 1) if flexible else struct.pack('>h', len(b))) + b
+
+
+def karray_len(n, flexible):
+    return uvarint(n + 1) if flexible else struct.pack('>i', n)
+
+
+def metadata_response(corr, version, port):
+    """Metadata response: this impostor as broker 1, controller, no topics."""
+    flex = version >= 9
+    body = struct.pack('>i', 0) if version >= 3 else b''
+    body += karray_len(1, flex) + struct.pack('>i', 1)
+    body += kstr('127.0.0.1', flex) + struct.pack('>i', port)
+    if version >= 1:
+        body += b'\x00' if flex else struct.pack('>h', -1)     # rack null
+    body += b'\x00' if flex else b''
+    if version >= 2:
+        body += kstr('samsa-golden', flex)
+    if version >= 1:
+        body += struct.pack('>i', 1)
+    body += karray_len(0, flex)
+    if 8 <= version <= 10:
+        body += struct.pack('>i', -2**31)
+    body += b'\x00' if flex else b''
+    hdr = struct.pack('>i', corr) + (b'\x00' if flex else b'')
+    return struct.pack('>i', len(hdr + body)) + hdr + body
+
+
 class Impostor:
     """Accepts connections, records request frames, answers ApiVersions."""
 
@@ -100,6 +130,8 @@ class Impostor:
                     self.frames.append(frame)
                 if key == 18:
                     conn.sendall(api_versions_response(corr, ver))
+                elif key == 3:
+                    conn.sendall(metadata_response(corr, ver, self.port))
         except (EOFError, OSError):
             pass
         finally:
@@ -115,8 +147,10 @@ KAFKA_PYTHON = '''
 import sys
 from kafka import KafkaAdminClient
 try:
-    KafkaAdminClient(bootstrap_servers=sys.argv[1], client_id="samsa-golden",
-                     request_timeout_ms=3000, api_version_auto_timeout_ms=3000)
+    a = KafkaAdminClient(bootstrap_servers=sys.argv[1],
+                         client_id="samsa-golden", request_timeout_ms=3000,
+                         api_version_auto_timeout_ms=3000)
+    a.describe_topics(["samsa-golden"])
 except Exception as e:
     print(e)
 '''
@@ -126,7 +160,8 @@ import sys
 from confluent_kafka.admin import AdminClient
 try:
     AdminClient({"bootstrap.servers": sys.argv[1],
-                 "client.id": "samsa-golden"}).list_topics(timeout=3)
+                 "client.id": "samsa-golden"}).list_topics(
+        topic="samsa-golden", timeout=3)
 except Exception as e:
     print(e)
 '''
@@ -137,7 +172,8 @@ const kafka = new Kafka({ brokers: [process.argv[1]], clientId: 'samsa-golden',
                           logLevel: logLevel.NOTHING, retry: { retries: 0 },
                           requestTimeout: 3000 });
 const admin = kafka.admin();
-admin.connect().then(() => admin.fetchTopicMetadata())
+admin.connect()
+  .then(() => admin.fetchTopicMetadata({ topics: ['samsa-golden'] }))
   .catch(e => console.log(String(e))).finally(() => process.exit(0));
 '''
 
@@ -145,7 +181,8 @@ admin.connect().then(() => admin.fetchTopicMetadata())
 def clients(addr):
     js = os.path.join(ROOT, 'tests', 'integration', 'js')
     return [
-        ('kcat', ['kcat', '-b', addr, '-L', '-m', '3'], None),
+        ('kcat', ['kcat', '-b', addr, '-L', '-m', '3', '-t', 'samsa-golden'],
+         None),
         ('kafka_python', ['/usr/bin/python3', '-c', KAFKA_PYTHON, addr],
          None),
         ('confluent', ['/usr/bin/python3', '-c', CONFLUENT, addr], None),
@@ -171,12 +208,12 @@ def capture():
 
 
 def unique_requests(frames):
-    """The first frame of each (ApiKey, ApiVersion), in arrival order."""
+    """Frames with distinct (ApiKey, ApiVersion, body), in arrival order."""
     seen, keep = set(), []
     for f in frames:
-        kv = struct.unpack('>hh', f[:4])
-        if kv not in seen:
-            seen.add(kv)
+        kvb = (f[:4], f[header_len(f):])
+        if kvb not in seen:
+            seen.add(kvb)
             keep.append(f)
     return keep
 
@@ -225,12 +262,18 @@ def write_outputs(captured):
     ]
     corpus = os.path.join(ROOT, 'tests', 'fuzz', 'corpus')
     for client, frames in captured.items():
+        names = set()
         for f in frames:
             key, ver = struct.unpack('>hh', f[:4])
             api = API_NAMES.get(key)
             if api is None:
                 continue
             name = 'GOLDEN_%s_%s_v%d' % (client, api, ver)
+            k = 1
+            while name in names:
+                k += 1
+                name = 'GOLDEN_%s_%s_v%d_%d' % (client, api, ver, k)
+            names.add(name)
             hl = header_len(f)
             hdr += c_array(name, f, '%s: %s' % (client, describe(f)))
             hdr += ['#define %s_HDR_LEN %d' % (name, hl), '']
@@ -249,5 +292,18 @@ def save(path, data):
         fh.write(data)
 
 
+def handmade():
+    """Requests no client here sends, assembled from Kafka's definitions:
+    DescribeCluster v0 (IncludeClusterAuthorizedOperations) and v1 (plus
+    EndpointType 1), header v2."""
+    frames = []
+    for ver, body in ((0, b'\x01\x00'), (1, b'\x00\x01\x00')):
+        hdr = struct.pack('>hhi', 60, ver, 1) + kstr('samsa-golden', False)
+        frames.append(hdr + b'\x00' + body)
+    return frames
+
+
 if __name__ == '__main__':
-    write_outputs(capture())
+    captured = capture()
+    captured['handmade'] = handmade()
+    write_outputs(captured)
