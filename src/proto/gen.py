@@ -796,9 +796,8 @@ def emit_decode(api, st):
     if tags:
         out += emit_decode_tags(api, st, em, tags) + ['']
     out += ['static void',
-            '%s_decode(samsa_rd_t *rd, int16_t version, samsa_arena_t *arena,'
-            % st.name,
-            '    samsa_%s_t *m)' % st.name, '{']
+            '%s_decode(samsa_rd_t *rd, int16_t version, samsa_arena_t *arena, '
+            'samsa_%s_t *m)' % (st.name, st.name), '{']
     out += render(head + ([(0, '')] if head else []) + pre + body) + ['}']
     return out
 
@@ -834,8 +833,8 @@ def emit_decode_tags(api, st, em, tags):
     return (['/* The tagged fields of %s (KIP-482). */' % st.name,
              'static void',
              '%s_decode_tags(samsa_rd_t *rd, int16_t version, '
-             'samsa_arena_t *arena,' % st.name,
-             '    samsa_%s_t *m)' % st.name, '{']
+             'samsa_arena_t *arena, samsa_%s_t *m)' % (st.name, st.name),
+             '{']
             + render(decls + [(0, '')] + pre + body) + ['}'])
 
 
@@ -874,14 +873,15 @@ def emit_encode_tags(api, st, em, tags):
         nd = em.not_default(f, 'm->%s' % f.name)
         decls.append((1, 'const bool  %s = %s;'
                       % (has, nd if c == 'true' else '%s && %s' % (c, nd))))
-        count.append('(uint32_t) %s' % has)
+        count.append(has)
         stmts = render(em.enc_value(f, f.tagged.intersect(ctx),
                                     'm->%s' % f.name))
         writes += [(0, 'if (%s) {' % has),
                    (1, 'off = samsa_wr_tag_begin(wr, %d);' % f.tag)]
         writes += [(1, s) for s in stmts]
         writes += [(1, 'samsa_wr_tag_end(wr, off);'), (0, '}')]
-    body = [(0, 'samsa_wr_uvarint(wr, %s);' % ' + '.join(count))] + writes
+    body = [(0, 'samsa_wr_uvarint(wr, (uint32_t) (%s));' % ' + '.join(count))]
+    body += writes
     body = nest(body, 1)
     decls += [(1, 'size_t      off;')]
     decls += finish_body(body, [('int32_t', 'i')], 11)
@@ -900,8 +900,7 @@ def emit_public(api, st):
     return [
         'samsa_err_t',
         'samsa_%s_decode(samsa_rd_t *rd, int16_t version, '
-        'samsa_arena_t *arena,' % name,
-        '    samsa_%s_t *m)' % name,
+        'samsa_arena_t *arena, samsa_%s_t *m)' % (name, name),
         '{',
         '    if (version < %d || version > %d) {' % (v0, v1),
         '        samsa_%s_init(m);' % name,
@@ -1070,9 +1069,53 @@ def gen_table_source(apis, prefix):
     return out
 
 
+def split_args(text):
+    """Split text at the commas outside any parentheses or braces."""
+    parts, depth, cur = [], 0, ''
+    for c in text:
+        if c in '({':
+            depth += 1
+        elif c in ')}':
+            depth -= 1
+        if c == ',' and depth == 0:
+            parts.append(cur.strip())
+            cur = ''
+        else:
+            cur += c
+    parts.append(cur.strip())
+    return parts
+
+
+def wrap(line, width=80):
+    """A statement over width split after the commas of its first call,
+    continuation lines aligned under that call's first argument."""
+    body = line.lstrip(' ')
+    if (len(line) <= width or '"' in line or body.startswith(('/*', '*'))
+            or body.startswith(('for ', 'if ', 'while ')) or '(' not in line):
+        return [line]
+    i = line.index('(')
+    depth = 0
+    for j in range(i, len(line)):
+        depth += {'(': 1, ')': -1}.get(line[j], 0)
+        if depth == 0:
+            break
+    args = split_args(line[i + 1:j])
+    if len(args) < 2:
+        return [line]
+    out, cur = [], line[:i + 1]
+    for k, a in enumerate(args):
+        piece = a + (', ' if k < len(args) - 1 else '')
+        if len(cur) + len(piece.rstrip()) > width and cur != line[:i + 1]:
+            out.append(cur.rstrip())
+            cur = ' ' * (i + 1)
+        cur += piece
+    out.append(cur + line[j:])
+    return out
+
+
 def write(path, lines):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    text = '\n'.join(lines) + '\n'
+    text = '\n'.join(w for line in lines for w in wrap(line)) + '\n'
     tmp = path + '.tmp'
     with open(tmp, 'w', encoding='utf-8') as f:
         f.write(text)
