@@ -5,6 +5,7 @@
 #include "net/conn.h"
 
 #include <errno.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 
 #include "util/alloc.h"
@@ -105,30 +106,86 @@ samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size)
     return p;
 }
 
-samsa_err_t
-samsa_conn_write(samsa_conn_t *conn, bool *done)
+static samsa_err_t
+conn_send_errno(void)
+{
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return SAMSA_ERR_NONE;
+    }
+    return (errno != EPIPE && errno != ECONNRESET) ? SAMSA_ERR__IO
+                                                   : SAMSA_ERR__CLOSED;
+}
+
+/* Frame bytes up to stop.  NONE with *blocked when the socket is full. */
+static samsa_err_t
+conn_send_frame(samsa_conn_t *conn, size_t stop, bool *blocked)
 {
     samsa_buf_t  *frame = &conn->sending->frame;
     ssize_t       r;
 
-    *done = false;
-    while (conn->send_off < frame->len) {
+    while (conn->send_off < stop) {
         r = send(conn->fd, frame->data + conn->send_off,
-                 frame->len - conn->send_off, MSG_NOSIGNAL);
+                 stop - conn->send_off, MSG_NOSIGNAL);
         if (r > 0) {
             conn->send_off += (size_t) r;
+        } else if (r < 0 && errno == EINTR) {
             continue;
+        } else {
+            *blocked = true;
+            return r < 0 ? conn_send_errno() : SAMSA_ERR__CLOSED;
         }
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            return SAMSA_ERR_NONE;
-        }
-        return (r < 0 && errno != EPIPE && errno != ECONNRESET)
-                   ? SAMSA_ERR__IO
-                   : SAMSA_ERR__CLOSED;
     }
-    *done = true;
     return SAMSA_ERR_NONE;
+}
+
+/* The current file region, with sendfile(2).  A file shorter than the
+ * region promised is an I/O error: the frame can no longer be completed. */
+static samsa_err_t
+conn_send_region(samsa_conn_t *conn, bool *blocked)
+{
+    samsa_resp_region_t  *rg = &conn->sending->regions[conn->send_region];
+    off_t                 off;
+    ssize_t               r;
+
+    while (conn->region_off < rg->len) {
+        off = (off_t) (rg->offset + conn->region_off);
+        r = sendfile(conn->fd, rg->fd, &off,
+                     (size_t) (rg->len - conn->region_off));
+        if (r > 0) {
+            conn->region_off += r;
+        } else if (r < 0 && errno == EINTR) {
+            continue;
+        } else {
+            *blocked = true;
+            return r < 0 ? conn_send_errno() : SAMSA_ERR__IO;
+        }
+    }
+    conn->send_region++;
+    conn->region_off = 0;
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_conn_write(samsa_conn_t *conn, bool *done)
+{
+    samsa_resp_t  *resp = conn->sending;
+    samsa_err_t    err = SAMSA_ERR_NONE;
+    bool           blocked = false;
+    size_t         stop;
+
+    *done = false;
+    while (!blocked && err == SAMSA_ERR_NONE) {
+        stop = conn->send_region < resp->nregions
+                   ? resp->regions[conn->send_region].at
+                   : resp->frame.len;
+        if (conn->send_off < stop) {
+            err = conn_send_frame(conn, stop, &blocked);
+        } else if (conn->send_region < resp->nregions) {
+            err = conn_send_region(conn, &blocked);
+        } else {
+            *done = true;
+            break;
+        }
+    }
+    return err;
 }

@@ -38,7 +38,9 @@ typedef struct samsa_conn {
     int64_t              recv_done_ns;
     /* response being written */
     samsa_resp_t        *sending;
-    size_t               send_off;
+    size_t               send_off;      /* frame bytes written */
+    size_t               send_region;   /* next region to send */
+    int64_t              region_off;    /* bytes of it already sent */
     /* clientInformation (KIP-511), from ApiVersions v3+ */
     char                 sw_name[64];
     char                 sw_version[64];

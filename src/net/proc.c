@@ -354,6 +354,8 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
         samsa_assert(conn->sending == NULL);
         conn->sending = resp;
         conn->send_off = 0;
+        conn->send_region = 0;
+        conn->region_off = 0;
         /* Most responses fit the socket buffer: write now rather than after
          * another epoll round; what is left waits for EPOLLOUT. */
         proc_write_now(proc, conn, now);

@@ -9,6 +9,8 @@
 #include "proto/wr.h"
 #include "util/alloc.h"
 
+#include <unistd.h>
+
 samsa_resp_t *
 samsa_resp_new(samsa_req_t *req, samsa_resp_kind_t kind)
 {
@@ -68,11 +70,35 @@ samsa_req_free(samsa_req_t *req)
 }
 
 void
+samsa_resp_add_region(samsa_resp_t *resp, int fd, int64_t offset, int64_t len)
+{
+    samsa_resp_region_t  *r;
+
+    if (resp->nregions == resp->regions_cap) {
+        resp->regions_cap = resp->regions_cap == 0 ? 4 : resp->regions_cap * 2;
+        resp->regions = samsa_realloc(resp->regions,
+                                      resp->regions_cap * sizeof(*r));
+    }
+    r = &resp->regions[resp->nregions++];
+    r->at = resp->frame.len;
+    r->fd = fd;
+    r->offset = offset;
+    r->len = len;
+    resp->regions_len += len;
+}
+
+void
 samsa_resp_free(samsa_resp_t *resp)
 {
+    size_t  i;
+
     if (resp == NULL) {
         return;
     }
+    for (i = 0; i < resp->nregions; i++) {
+        close(resp->regions[i].fd);
+    }
+    samsa_free(resp->regions);
     samsa_req_free(resp->req);
     samsa_buf_fini(&resp->frame);
     samsa_free(resp);

@@ -57,11 +57,24 @@ typedef enum samsa_resp_kind {
     SAMSA_RESP_CLOSE,           /* close the connection (acks=0 failure) */
 } samsa_resp_kind_t;
 
+/* Bytes of a file sent with sendfile(2) in the middle of a response (a
+ * Fetch's records, straight from a log segment). */
+typedef struct samsa_resp_region {
+    size_t   at;                /* frame offset the region goes before */
+    int      fd;                /* owned: closed when the response is freed */
+    int64_t  offset;            /* file position */
+    int64_t  len;
+} samsa_resp_region_t;
+
 typedef struct samsa_resp {
-    struct samsa_resp  *next;           /* response queue link */
-    samsa_resp_kind_t   kind;
-    samsa_req_t        *req;            /* owned */
-    samsa_buf_t         frame;          /* size + response header + body */
+    struct samsa_resp    *next;         /* response queue link */
+    samsa_resp_kind_t     kind;
+    samsa_req_t          *req;          /* owned */
+    samsa_buf_t           frame;        /* size + response header + body */
+    samsa_resp_region_t  *regions;      /* in frame order; may be NULL */
+    size_t                nregions;
+    size_t                regions_cap;
+    int64_t               regions_len;  /* sum of the regions' lengths */
 } samsa_resp_t;
 
 /* A response that will be written: frame holds the 4-byte size (patched at
@@ -74,6 +87,12 @@ samsa_resp_t *samsa_resp_new_send(samsa_req_t *req);
 samsa_resp_t *samsa_resp_new_send_version(samsa_req_t *req, int16_t version);
 
 samsa_resp_t *samsa_resp_new(samsa_req_t *req, samsa_resp_kind_t kind);
+
+/* Splice len bytes of fd at offset into the response at the current end of
+ * its frame (what is encoded next follows them).  The caller encodes the
+ * length prefix itself.  @owns fd (closed with the response, errors too) */
+void samsa_resp_add_region(samsa_resp_t *resp, int fd, int64_t offset,
+                           int64_t len);
 
 /* Free resp and the request it owns (releasing the request's memory-pool
  * bytes if still held). */

@@ -73,7 +73,8 @@ samsa_reqchan_respond(samsa_resp_t *resp)
     req->resp_done_ns = now;
     if (resp->kind == SAMSA_RESP_SEND) {
         samsa_assert(resp->frame.len >= 4);
-        samsa_store_be32(resp->frame.data, (uint32_t) (resp->frame.len - 4));
+        samsa_store_be32(resp->frame.data,
+                         (uint32_t) (resp->frame.len - 4 + resp->regions_len));
     }
     samsa_req_release_payload(req);
     samsa_proc_enqueue_response(chan->procs[req->conn_id.proc], resp);

@@ -40,6 +40,14 @@ Schema format (one file per API; '#' starts a comment, blank lines ignored):
                                   an older version); recorded for readers
   about       text after '#' becomes the C member's comment.
 
+Adding an API: write src/proto/schema/<Name>.schema (the file name must be
+the api name) from Kafka's <Name>Request.json/<Name>Response.json (the
+build picks it up: CONFIGURE_DEPENDS glob), add tests/unit/proto/test_<Name>.c
+(round trip per version, golden bytes) plus tests/fuzz/fuzz_<Name>Request.c.
+Struct names are global C names: rename one (any name; it is not on the
+wire) if two APIs define the same.  Not supported yet (gen.py says so):
+nullable structs and tagged struct fields.
+
 Generated C (for message M and each nested struct S, named as in the schema):
     typedef struct samsa_M { ... } samsa_M_t;    arrays are `T *X; int32_t
         X_cnt;` with X_cnt == -1 for null; strings/bytes/records are
@@ -432,8 +440,9 @@ def walk_struct(api, st, ctx, refs, stack):
 def check_field(api, f, tags):
     w = f.where
     if not f.nullable.empty() and not f.type.nullable_ok():
-        raise SchemaError('%s: %s cannot be nullable (nullable structs are '
-                          'not supported yet)' % (w, f.name))
+        raise SchemaError('%s: %s cannot be nullable%s' % (
+            w, f.name, ' (nullable structs are not supported yet)'
+            if f.type.kind == 'struct' else ''))
     if f.tag is not None:
         if f.tag in tags:
             raise SchemaError('%s: tag %d used twice' % (w, f.tag))

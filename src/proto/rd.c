@@ -10,8 +10,8 @@
 uint32_t
 samsa_rd_uvarint(samsa_rd_t *rd)
 {
-    uint32_t   v = 0;
-    unsigned   shift;
+    uint32_t        v = 0;
+    unsigned        shift;
     const uint8_t  *p;
 
     if (rd->err != SAMSA_ERR_NONE) {
@@ -35,8 +35,8 @@ samsa_rd_uvarint(samsa_rd_t *rd)
 uint64_t
 samsa_rd_uvarlong(samsa_rd_t *rd)
 {
-    uint64_t   v = 0;
-    unsigned   shift;
+    uint64_t        v = 0;
+    unsigned        shift;
     const uint8_t  *p;
 
     if (rd->err != SAMSA_ERR_NONE) {

@@ -2,6 +2,7 @@
 request memory pool (queued.max.request.bytes) must slow clients down, not
 lose, reorder or pile up their requests."""
 
+import os
 import selectors
 import socket
 import struct
@@ -9,7 +10,7 @@ import threading
 import time
 
 import kwire
-from samsa_harness import HOST, T, timeout_scale
+from samsa_harness import HOST, T
 
 # RSS bound for the 200-connection run. Measured on the 2-core dev machine
 # (RelWithDebInfo, commit f450cab): samsa-server idle 2.0 MB, peak 2.2 MB
@@ -45,7 +46,6 @@ class RssSampler(threading.Thread):
 
 
 def rss_limit():
-    import os
     return RSS_LIMIT_SANITIZED if os.environ.get("SAMSA_SANITIZE") else RSS_LIMIT
 
 
@@ -159,7 +159,7 @@ def test_tiny_request_queue_200_connections(samsa):
     print("200x5 requests in %.2f s; RSS idle %.1f MB, peak %.1f MB"
           % (elapsed, idle_rss / 2 ** 20, peak / 2 ** 20))
     assert peak < rss_limit(), "peak RSS %.1f MB" % (peak / 2 ** 20)
-    if not __import__("os").environ.get("SAMSA_SANITIZE"):
+    if not os.environ.get("SAMSA_SANITIZE"):
         assert peak - idle_rss < RSS_GROWTH_LIMIT, "RSS grew by %.1f MB" % (
             (peak - idle_rss) / 2 ** 20)
     # still serving

@@ -91,3 +91,18 @@ def test_slow_request_blocks_only_its_connection(samsa):
         assert t_a2 - t0 >= delay * 0.95, \
             "A's ApiVersions answered after %.3f s, before its Metadata finished" % (t_a2 - t0)
         assert t_b < t_a1
+
+
+def test_client_closes_with_requests_in_flight(samsa):
+    """Requests in flight (and more pipelined behind them) when the client
+    goes away: the responses are dropped and nothing else is disturbed."""
+    srv = samsa.start(env={"SAMSA_TEST_HANDLER_DELAY_MS": 200,
+                           "SAMSA_TEST_HANDLER_DELAY_API": kwire.API_METADATA})
+    for _ in range(5):
+        c = srv.connect()
+        c.send(b"".join(kwire.metadata_request(1, i, None, "leaver") for i in range(1, 4)))
+        c.close()
+    with srv.connect() as other:
+        assert other.api_versions(0)["error_code"] == 0
+        assert other.metadata(1, None, timeout=T(5))["brokers"][0]["node_id"] == 1
+    assert srv.alive()

@@ -134,6 +134,9 @@ def bad_inputs():
         # client id length runs past the end of the frame
         "truncated_client_id": kwire.frame(b"\x00\x12\x00\x00\x00\x00\x00\x01\x00\x40ab"),
         "unknown_api_key": kwire.encode_request(9999, 0, 1, b""),
+        # a valid header, then a body that says 5 topics and ends
+        "truncated_metadata_body": kwire.encode_request(kwire.API_METADATA, 1, 1,
+                                                        b"\x00\x00\x00\x05"),
         "unsupported_metadata_version": kwire.encode_request(kwire.API_METADATA, 99, 1, b""),
     }
 

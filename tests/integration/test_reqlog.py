@@ -158,3 +158,31 @@ def test_request_log_off_by_default(samsa):
     assert srv.stop() == []
     assert not os.path.exists(os.path.join(srv.data_dir, "samsa-request.log"))
     assert '"requestHeader"' not in srv.stderr_text()
+
+
+def test_request_log_to_stderr(samsa):
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": "stderr"})
+    with srv.connect(client_id="to-stderr") as c:
+        c.api_versions(0)
+    assert samsa_harness.wait_until(lambda: "to-stderr" in srv.stderr_text(), T(5)), \
+        srv.stderr_tail()
+    lines = [ln for ln in srv.stderr_text().splitlines() if "to-stderr" in ln]
+    # one JSON object on the line (a log prefix before it is allowed)
+    obj = json.loads(lines[0][lines[0].index("{"):])
+    check_line(obj, srv)
+
+
+def test_connections_spread_over_processors(samsa, tmp_path):
+    # The acceptor hands connections round-robin to the listener's
+    # num.network.threads processors; the connection id names the processor.
+    path = str(tmp_path / "spread.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": path})
+    for i in range(3):
+        with srv.connect(client_id="spread-%d" % i) as c:
+            c.api_versions(0)
+
+    def mine(lines):
+        return [x for x in lines if x["requestHeader"]["clientId"].startswith("spread-")]
+    lines = mine(wait_lines(path, lambda ls: len(mine(ls)) >= 3, T(5)))
+    procs = [int(check_line(x, srv).group(5)) for x in lines]
+    assert sorted(procs) == [0, 1, 2], "processors of 3 successive connections: %s" % procs

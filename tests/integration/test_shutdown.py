@@ -84,3 +84,35 @@ def test_sigterm_finishes_in_flight_request(samsa):
     rc = srv.wait_exit(T(10))
     assert rc == 0, "exit status %s after SIGTERM" % rc
     assert still_up, "the server exited before its in-flight request was answered"
+
+
+def test_sigterm_under_back_pressure(samsa):
+    """SIGTERM while the request queue is full and network threads are
+    blocked on it: the server still exits 0 in bounded time, and every
+    connection sees a prefix of its answers, in order, then a close."""
+    srv = samsa.start({"queued.max.requests": 1, "num.io.threads": 1},
+                      env={"SAMSA_TEST_HANDLER_DELAY_MS": 30})
+    conns = [srv.connect(client_id="bp-%d" % i) for i in range(20)]
+    try:
+        for c in conns:
+            c.send(b"".join(kwire.api_versions_request(0, j, "bp") for j in range(1, 6)))
+        time.sleep(0.5)
+        srv.signal(signal.SIGTERM)
+        rc = srv.wait_exit(T(15))
+        assert rc is not None, "still running %.0f s after SIGTERM" % T(15)
+        assert rc == 0, "exit status %d" % rc
+        answered = 0
+        for c in conns:
+            want = 1
+            while True:
+                try:
+                    payload = c.recv_frame(T(2))
+                except (kwire.ConnectionClosed, kwire.FrameTimeout):
+                    break
+                assert kwire.peek_correlation_id(payload) == want
+                want += 1
+            answered += want - 1
+        assert answered >= 1
+    finally:
+        for c in conns:
+            c.close()
