@@ -143,7 +143,7 @@ PRIMS = {
     'uuid':    ('samsa_uuid_t', 'uuid', 16),
     'string':  ('samsa_slice_t', 'str', None),
     'bytes':   ('samsa_slice_t', 'bytes', None),
-    'records': ('samsa_slice_t', 'bytes', None),
+    'records': ('samsa_records_t', 'records', None),
 }
 INT_RANGES = {
     'int8': (-2**7, 2**7 - 1), 'int16': (-2**15, 2**15 - 1),
@@ -470,8 +470,12 @@ def default_value(f):
         if d == 'null' and t.kind == 'array':
             return -1
         raise SchemaError('%s: bad default for %s' % (w, f.name))
+    if t.is_prim('records'):
+        if d in (None, 'null'):
+            return 'SAMSA_RECORDS_NULL'
+        raise SchemaError('%s: bad default %r' % (w, d))
     if t.is_prim(*BLOBS):
-        if d == 'null' or (d is None and t.is_prim('records')):
+        if d == 'null':
             return 'SAMSA_SLICE_NULL'
         if d is None:
             return '(samsa_slice_t) { "", 0 }'
@@ -607,8 +611,11 @@ class Emitter:
         if t.is_prim('string'):
             return 'samsa_rd_str_any(%s, %s, %s)' % (
                 rd, self.flex(ctx), cond(nullable, ctx))
-        if t.is_prim('bytes', 'records'):
+        if t.is_prim('bytes'):
             return 'samsa_rd_bytes_any(%s, %s, %s)' % (
+                rd, self.flex(ctx), cond(nullable, ctx))
+        if t.is_prim('records'):
+            return 'samsa_rd_records_any(%s, %s, %s)' % (
                 rd, self.flex(ctx), cond(nullable, ctx))
         return 'samsa_rd_%s(%s)' % (PRIMS[t.name][1], rd)
 
@@ -648,8 +655,11 @@ class Emitter:
         if t.is_prim('string'):
             return 'samsa_wr_str_any(wr, %s, %s, %s);' % (
                 self.flex(ctx), cond(nullable, ctx), val)
-        if t.is_prim('bytes', 'records'):
+        if t.is_prim('bytes'):
             return 'samsa_wr_bytes_any(wr, %s, %s, %s);' % (
+                self.flex(ctx), cond(nullable, ctx), val)
+        if t.is_prim('records'):
+            return 'samsa_wr_records_any(wr, %s, %s, %s);' % (
                 self.flex(ctx), cond(nullable, ctx), val)
         return 'samsa_wr_%s(wr, %s);' % (PRIMS[t.name][1], val)
 

@@ -189,6 +189,14 @@ samsa_slice_t samsa_rd_compact_bytes(samsa_rd_t *rd);
 samsa_slice_t samsa_rd_compact_nullable_bytes(samsa_rd_t *rd);
 samsa_slice_t samsa_rd_bytes_any(samsa_rd_t *rd, bool compact, bool nullable);
 
+/* A records field: its bytes, borrowed from the input. */
+static inline samsa_records_t
+samsa_rd_records_any(samsa_rd_t *rd, bool compact, bool nullable)
+{
+    return (samsa_records_t) { samsa_rd_bytes_any(rd, compact, nullable),
+                               NULL };
+}
+
 /* An array's element count: -1 for null (only if nullable, else
  * SAMSA_ERR__BAD_MSG), else 0..INT32_MAX.  Fails with SAMSA_ERR__UNDERFLOW
  * unless count * elem_min bytes (elem_min >= 1 assumed) still remain, so a

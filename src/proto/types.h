@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/slice.h"
+
 /* Kafka's uuid (topic ids): 16 bytes as sent, most significant first.
  * The all-zero uuid is Kafka's Uuid.ZERO_UUID ("no id"). */
 typedef struct samsa_uuid {
@@ -29,5 +31,23 @@ samsa_uuid_is_zero(samsa_uuid_t u)
 
     return samsa_uuid_eq(u, zero);
 }
+
+/* A stretch of an open file, sent as is (Fetch's records, read with
+ * sendfile(2) from a log segment).  The fd is borrowed. */
+typedef struct samsa_file_region {
+    int      fd;
+    int64_t  offset;
+    int64_t  len;
+} samsa_file_region_t;
+
+/* A records field: bytes in memory, or, when encoding, a file region
+ * instead (file != NULL).  Decoding always gives bytes.  Null is bytes.ptr
+ * NULL with no file. */
+typedef struct samsa_records {
+    samsa_slice_t                bytes;
+    const samsa_file_region_t   *file;
+} samsa_records_t;
+
+#define SAMSA_RECORDS_NULL ((samsa_records_t) { SAMSA_SLICE_NULL, NULL })
 
 #endif /* SAMSA_PROTO_TYPES_H */

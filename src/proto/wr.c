@@ -3,6 +3,10 @@
  */
 #include "proto/wr.h"
 
+#include <unistd.h>
+
+#include <errno.h>
+
 #include <string.h>
 
 #include "util/diag.h"
@@ -266,4 +270,55 @@ samsa_wr_tag_end(samsa_wr_t *wr, size_t data_off)
     memmove(buf->data + data_off + k, buf->data + data_off, len);
     memcpy(buf->data + data_off, tmp, k);
     buf->len += k;
+}
+
+/* The length prefix of a blob of len bytes (never null). */
+static void
+wr_blob_len(samsa_wr_t *wr, bool compact, int64_t len)
+{
+    samsa_assert(len >= 0 && len < INT32_MAX);
+    if (compact) {
+        samsa_wr_uvarint(wr, (uint32_t) len + 1);
+    } else {
+        samsa_wr_i32(wr, (int32_t) len);
+    }
+}
+
+static void
+wr_region_read(samsa_wr_t *wr, const samsa_file_region_t *r)
+{
+    uint8_t  *p = samsa_buf_reserve(wr->buf, (size_t) r->len);
+    int64_t   got = 0;
+    ssize_t   n;
+
+    while (got < r->len) {
+        n = pread(r->fd, p + got, (size_t) (r->len - got), r->offset + got);
+        if (n <= 0) {
+            samsa_error("reading %lld bytes of records at %lld: %s",
+                        (long long) r->len, (long long) r->offset,
+                        n == 0 ? "end of file" : strerror(errno));
+            memset(p + got, 0, (size_t) (r->len - got));
+            break;
+        }
+        got += n;
+    }
+    wr->buf->len += (size_t) r->len;
+}
+
+size_t
+samsa_wr_records_any(samsa_wr_t *wr, bool compact, bool nullable,
+                     samsa_records_t r)
+{
+    size_t  off = samsa_wr_offset(wr);
+
+    if (r.file == NULL) {
+        return samsa_wr_bytes_any(wr, compact, nullable, r.bytes);
+    }
+    wr_blob_len(wr, compact, r.file->len);
+    if (wr->region != NULL) {
+        wr->region(wr->region_ctx, r.file);
+    } else {
+        wr_region_read(wr, r.file);
+    }
+    return off;
 }

@@ -18,8 +18,15 @@
 #include "util/buf.h"
 #include "util/slice.h"
 
+/* Called when a records field refers to a file region: the sink splices
+ * the region in at the buffer's current end (a response's sendfile part),
+ * after the length prefix was written. */
+typedef void (*samsa_wr_region_fn)(void *ctx, const samsa_file_region_t *r);
+
 typedef struct samsa_wr {
-    samsa_buf_t  *buf;              /* borrowed; the writer owns nothing */
+    samsa_buf_t         *buf;       /* borrowed; the writer owns nothing */
+    samsa_wr_region_fn   region;    /* NULL: regions are read into buf */
+    void                *region_ctx;
 } samsa_wr_t;
 
 static inline void
@@ -74,6 +81,12 @@ size_t samsa_wr_array_cnt(samsa_wr_t *wr, bool compact, bool nullable,
                           int32_t cnt);
 
 /* Overwrite 4 bytes at off (written earlier) with v. */
+/* A records field: its bytes, or its file region (handed to wr->region, or
+ * read into the buffer with pread when there is no region sink).  A failed
+ * read writes zeros and is logged: the frame keeps its announced length. */
+size_t samsa_wr_records_any(samsa_wr_t *wr, bool compact, bool nullable,
+                            samsa_records_t r);
+
 void samsa_wr_patch_i32(samsa_wr_t *wr, size_t off, int32_t v);
 
 /* One tagged field: tag_begin writes the tag and returns where the field's

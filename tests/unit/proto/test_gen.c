@@ -45,7 +45,7 @@ test_gen_init_defaults(void **state)
     assert_non_null(m.Blob.ptr);
     assert_int_equal(m.Blob.len, 0);
     assert_null(m.NBlob.ptr);
-    assert_null(m.Recs.ptr);
+    assert_null(m.Recs.bytes.ptr);
     assert_int_equal(m.Ints_cnt, 0);
     assert_null(m.Ints);
     assert_int_equal(m.Inner.A, 7);                 /* nested default */
@@ -89,7 +89,7 @@ populate(samsa_KitchenRequest_t *m, samsa_arena_t *arena)
     m->NStr = S("nstr");
     m->Blob = S("blob");
     m->NBlob = S("nb");
-    m->Recs = S("recs");
+    m->Recs.bytes = S("recs");
     m->Ints_cnt = 3;
     m->Ints = samsa_arena_calloc(arena, 3, sizeof(*m->Ints));
     m->Ints[0] = 1;
@@ -149,7 +149,7 @@ check_common(const samsa_KitchenRequest_t *m)
     assert_true(samsa_slice_eq_cstr(m->NStr, "nstr"));
     assert_true(samsa_slice_eq_cstr(m->Blob, "blob"));
     assert_true(samsa_slice_eq_cstr(m->NBlob, "nb"));
-    assert_true(samsa_slice_eq_cstr(m->Recs, "recs"));
+    assert_true(samsa_slice_eq_cstr(m->Recs.bytes, "recs"));
     assert_int_equal(m->Ints_cnt, 3);
     assert_true(m->Ints[2] == INT64_MAX);
     assert_int_equal(m->Inner.A, 70);
@@ -258,7 +258,7 @@ test_gen_nulls(void **state)
         rt_KitchenRequest(v, &in, &out, &arena, &buf);
         assert_null(out.NStr.ptr);
         assert_null(out.NBlob.ptr);
-        assert_null(out.Recs.ptr);
+        assert_null(out.Recs.bytes.ptr);
         assert_int_equal(out.Strs_cnt, v >= 2 ? -1 : 0);
         assert_int_equal(out.Items_cnt, v >= 1 ? -1 : 0);
         assert_non_null(out.Str.ptr);

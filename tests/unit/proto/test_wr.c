@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "proto/rd.h"
 #include "proto/wr.h"
@@ -251,6 +252,63 @@ test_wr_tag_sizes(void **state)
     assert_int_equal(samsa_rd_remain(&rd), 0);
 }
 
+typedef struct region_sink {
+    samsa_file_region_t  got;
+    size_t               at;
+    int                  calls;
+} region_sink_t;
+
+static void
+region_sink_fn(void *ctx, const samsa_file_region_t *r)
+{
+    region_sink_t  *sink = ctx;
+
+    sink->got = *r;
+    sink->calls++;
+}
+
+/* A records field given as a file region: the length prefix, then either
+ * the region handed to the sink (sendfile later) or its bytes read in. */
+static void
+test_wr_records_file_region(void **state)
+{
+    samsa_buf_t           buf = SAMSA_BUF_INIT;
+    samsa_wr_t            wr = { .buf = &buf };
+    char                  path[] = "/tmp/samsa-test-wr-XXXXXX";
+    samsa_file_region_t   fr;
+    samsa_records_t       r;
+    region_sink_t         sink = { 0 };
+    int                   fd;
+
+    (void) state;
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_int_equal(write(fd, "xxBATCHyy", 9), 9);
+    fr = (samsa_file_region_t) { fd, 2, 5 };
+    r = (samsa_records_t) { SAMSA_SLICE_NULL, &fr };
+    samsa_wr_records_any(&wr, false, true, r);          /* no sink: pread */
+    assert_int_equal(buf.len, 9);
+    assert_memory_equal(buf.data, "\0\0\0\5BATCH", 9);
+    buf.len = 0;
+    samsa_wr_records_any(&wr, true, true, r);           /* compact */
+    assert_int_equal(buf.len, 6);
+    assert_memory_equal(buf.data, "\6BATCH", 6);
+    buf.len = 0;
+    wr.region = region_sink_fn;
+    wr.region_ctx = &sink;
+    samsa_wr_records_any(&wr, false, true, r);
+    assert_int_equal(buf.len, 4);                       /* prefix only */
+    assert_int_equal(sink.calls, 1);
+    assert_int_equal(sink.got.offset, 2);
+    assert_int_equal(sink.got.len, 5);
+    buf.len = 0;
+    samsa_wr_records_any(&wr, false, true, SAMSA_RECORDS_NULL);
+    assert_memory_equal(buf.data, "\xff\xff\xff\xff", 4);
+    samsa_buf_fini(&buf);
+    close(fd);
+}
+
 int
 main(void)
 {
@@ -268,6 +326,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_wr_array_cnt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wr_patch_i32, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wr_tag_sizes, setup, teardown),
+        cmocka_unit_test(test_wr_records_file_region),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
