@@ -18,7 +18,7 @@
 #include "broker/node.h"
 #include "meta/metaprops.h"
 #include "net/sockserver.h"
-#include "server/config.h"
+#include "util/config.h"
 #include "server/reqlog.h"
 #include "util/alloc.h"
 #include "util/diag.h"

@@ -88,7 +88,7 @@ INTMAX = 2 ** 31 - 1
 
 # Deliberate bugs, to check that the tests catch them:
 # FAKE_SAMSA_BUGS=nomute,noidle,noquota,sigterm_rc,drop_inflight,keep_bad,
-#                 noinfo,onepool
+#                 noinfo,onepool,asan_report
 BUGS = set(filter(None, os.environ.get("FAKE_SAMSA_BUGS", "").split(",")))
 CONFIG = {
     "process.roles": (_str, "broker,controller"),
@@ -693,6 +693,8 @@ def main(argv):
             p.thread.join(max(0.1, deadline - time.monotonic()))
     broker.handlers_may_exit = True
     sys.stderr.write("INFO samsa-server (fake) stopped\n")
+    if "asan_report" in BUGS:
+        sys.stderr.write("==1==ERROR: AddressSanitizer: heap-use-after-free (fake)\n")
     return 1 if "sigterm_rc" in BUGS else 0
 
 

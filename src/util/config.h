@@ -1,5 +1,5 @@
 /*
- * server/config.h - the broker's configuration: server.properties plus
+ * util/config.h - the broker's configuration: server.properties plus
  * --override key=value, checked against the definitions in config_defs.c
  * (Kafka's names and defaults) and turned into typed fields.
  * Threads: the main thread builds the samsa_config_t before any other thread
@@ -7,8 +7,8 @@
  * Ownership: the caller owns the samsa_config_t storage; everything it
  * points to belongs to it and is freed by samsa_config_fini().
  */
-#ifndef SAMSA_SERVER_CONFIG_H
-#define SAMSA_SERVER_CONFIG_H
+#ifndef SAMSA_UTIL_CONFIG_H
+#define SAMSA_UTIL_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include <samsa/errors.h>
-#include "server/config_defs.h"
+#include "util/config_defs.h"
 #include "util/props.h"
 
 /* One entry of listeners or advertised.listeners: NAME://host:port. */
@@ -154,4 +154,4 @@ bool samsa_config_is_set(const samsa_config_t *cfg, const char *key);
  * "--override" (as the props origin said). */
 const char *samsa_config_source(const samsa_config_t *cfg, const char *key);
 
-#endif /* SAMSA_SERVER_CONFIG_H */
+#endif /* SAMSA_UTIL_CONFIG_H */

@@ -1,18 +1,18 @@
 /*
- * server/config_int.h - what config.c and config_net.c share while a
+ * util/config_int.h - what config.c and config_net.c share while a
  * configuration loads: each key's value, the loader's state, and the small
- * parsing helpers both use.  Private to src/server/config*.c.
+ * parsing helpers both use.  Private to src/util/config*.c.
  * Threads: main, during samsa_config_load().
  */
-#ifndef SAMSA_SERVER_CONFIG_INT_H
-#define SAMSA_SERVER_CONFIG_INT_H
+#ifndef SAMSA_UTIL_CONFIG_INT_H
+#define SAMSA_UTIL_CONFIG_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <samsa/errors.h>
-#include "server/config.h"
+#include "util/config.h"
 
 #define SAMSA_CONFIG_HOST_MAX  256  /* host name or literal, with its NUL */
 
@@ -79,4 +79,4 @@ SAMSA_MUST_CHECK samsa_err_t samsa_config_net_load(samsa_config_loader_t *ld);
 /* Free what samsa_config_net_load() put in cfg. */
 void samsa_config_net_fini(samsa_config_t *cfg);
 
-#endif /* SAMSA_SERVER_CONFIG_INT_H */
+#endif /* SAMSA_UTIL_CONFIG_INT_H */

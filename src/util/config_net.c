@@ -1,12 +1,12 @@
 /*
- * server/config_net.c - the network side of loading a configuration:
+ * util/config_net.c - the network side of loading a configuration:
  * listener.security.protocol.map, controller.listener.names, listeners and
  * their fit with process.roles, advertised.listeners, the controller quorum
  * keys (single node only) and max.connections.per.ip.overrides (host names
  * resolved with getaddrinfo).  See config_int.h.
  * Threads: main, during samsa_config_load().
  */
-#include "server/config_int.h"
+#include "util/config_int.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

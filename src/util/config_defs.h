@@ -1,12 +1,12 @@
 /*
- * server/config_defs.h - the broker's configuration definitions, one row
+ * util/config_defs.h - the broker's configuration definitions, one row
  * per key in the manner of Kafka's ConfigDef: name, type, default, validator,
  * doc line, and whether Samsa uses the key yet.  config.c parses and checks
  * values against these rows; docs/CONFIG.md is generated from them.
  * Threads: const data and pure functions; any thread.
  */
-#ifndef SAMSA_SERVER_CONFIG_DEFS_H
-#define SAMSA_SERVER_CONFIG_DEFS_H
+#ifndef SAMSA_UTIL_CONFIG_DEFS_H
+#define SAMSA_UTIL_CONFIG_DEFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,4 +69,4 @@ const char *samsa_config_defs_type_name(samsa_config_type_t type);
  * of docs/CONFIG.md): name, type, default, valid values, used, doc. */
 void samsa_config_defs_markdown(FILE *out);
 
-#endif /* SAMSA_SERVER_CONFIG_DEFS_H */
+#endif /* SAMSA_UTIL_CONFIG_DEFS_H */

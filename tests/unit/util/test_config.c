@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "server/config.h"
-#include "server/config_defs.h"
+#include "util/config.h"
+#include "util/config_defs.h"
 #include "util/props.h"
 
 #define ORIGIN "server.properties:3"

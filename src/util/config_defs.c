@@ -1,5 +1,5 @@
 /*
- * server/config_defs.c - the table of every broker configuration key: Kafka's
+ * util/config_defs.c - the table of every broker configuration key: Kafka's
  * names and defaults (Kafka 4.x ConfigDefs: SocketServerConfigs,
  * ServerConfigs, ServerLogConfigs, KRaftConfigs, ReplicationConfigs,
  * GroupCoordinatorConfig, TransactionLogConfig...), except where a row's doc
@@ -8,7 +8,7 @@
  * fails when it is stale.
  * Threads: const data; any thread.
  */
-#include "server/config_defs.h"
+#include "util/config_defs.h"
 
 #include <stdint.h>
 #include <stdio.h>

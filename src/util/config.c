@@ -1,5 +1,5 @@
 /*
- * server/config.c - see config.h.  Loading runs in three steps: every key
+ * util/config.c - see config.h.  Loading runs in three steps: every key
  * gets its text (from props, else its default), each text is parsed and
  * checked on its own against its config_defs.c row, then the keys that
  * depend on each other are checked together and the typed fields of
@@ -7,7 +7,7 @@
  * line is parsed here too.
  * Threads: main, before any other thread starts; read-only afterwards.
  */
-#include "server/config.h"
+#include "util/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/config_int.h"
+#include "util/config_int.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
