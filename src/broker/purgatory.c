@@ -66,8 +66,6 @@ typedef struct purg_opvec {
     samsa_delayed_op_t   *inline_ops[PURG_OPVEC_INLINE];
 } purg_opvec_t;
 
-/* ---- op vectors ----------------------------------------------------------- */
-
 static void
 purg_opvec_init(purg_opvec_t *v)
 {
@@ -106,8 +104,6 @@ purg_opvec_release(purg_opvec_t *v)
     }
     purg_opvec_init(v);
 }
-
-/* ---- delayed ops ---------------------------------------------------------- */
 
 static samsa_delayed_op_t *
 purg_op_of_timer(samsa_timer_t *timer)
@@ -240,8 +236,6 @@ purg_op_on_timer(samsa_timer_t *timer)
     purg_op_expire(op);
     samsa_delayed_op_unref(op);
 }
-
-/* ---- watch lists ---------------------------------------------------------- */
 
 /* FNV-1a, 64 bits. */
 static uint64_t
@@ -392,27 +386,32 @@ purg_watch(samsa_purgatory_t *purg, samsa_delayed_op_t *op, const char *key)
 
     pthread_mutex_lock(&shard->lock);
     purg_watchers_add(purg_watchers_get(shard, key, hash), op);
-    pthread_mutex_unlock(&shard->lock);
     atomic_fetch_add_explicit(&purg->watched, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&shard->lock);
 }
 
-/* Snapshot, with refs, the pending ops watched under key. */
-static void
+/* Snapshot, with refs, the pending ops watched under key.  Returns true if
+ * the list has entries to sweep (completed ones, or any in the snapshot). */
+static bool
 purg_snapshot(purg_shard_t *shard, const char *key, uint64_t hash,
               purg_opvec_t *snap)
 {
     purg_watchers_t  *w;
     size_t            i;
+    bool              sweep = false;
 
     pthread_mutex_lock(&shard->lock);
     w = purg_watchers_find(shard, key, hash);
     for (i = 0; w != NULL && i < w->nops; i++) {
-        if (!samsa_delayed_op_is_completed(w->ops[i])) {
+        if (samsa_delayed_op_is_completed(w->ops[i])) {
+            sweep = true;
+        } else {
             samsa_delayed_op_ref(w->ops[i]);
             purg_opvec_push(snap, w->ops[i]);
         }
     }
     pthread_mutex_unlock(&shard->lock);
+    return sweep || snap->n > 0;
 }
 
 /* Sweep key's list, dropping the key once its list is empty. */
@@ -457,7 +456,13 @@ purg_shard_purge(samsa_purgatory_t *purg, purg_shard_t *shard)
     return purged;
 }
 
-/* ---- the purgatory -------------------------------------------------------- */
+/* Now plus the op's timeout, rounding now up to the next millisecond so
+ * the op never expires before its full timeout. */
+static int64_t
+purg_deadline_ms(const samsa_delayed_op_t *op)
+{
+    return (samsa_now_ns() + 999999) / 1000000 + op->timeout_ms;
+}
 
 bool
 samsa_purgatory_try_complete_else_watch(samsa_purgatory_t *purg,
@@ -483,8 +488,7 @@ samsa_purgatory_try_complete_else_watch(samsa_purgatory_t *purg,
     }
     if (!done) {
         samsa_delayed_op_ref(op);                   /* the timer's */
-        samsa_timerwheel_add(purg->tw, &op->timer,
-                             samsa_now_ms() + op->timeout_ms);
+        samsa_timerwheel_add(purg->tw, &op->timer, purg_deadline_ms(op));
     }
     pthread_mutex_unlock(op->lock);
     return done;
@@ -500,8 +504,7 @@ samsa_purgatory_check_and_complete(samsa_purgatory_t *purg, const char *key)
 
     purg_opvec_init(&snap);
     purg_opvec_init(&dead);
-    purg_snapshot(shard, key, hash, &snap);
-    if (snap.n == 0) {
+    if (!purg_snapshot(shard, key, hash, &snap)) {
         return 0;
     }
     for (i = 0; i < snap.n; i++) {
@@ -543,7 +546,8 @@ purg_reaper_main(void *arg)
     samsa_purgatory_t  *purg = arg;
     char                tname[16];
 
-    snprintf(tname, sizeof(tname), "reaper-%s", purg->name);
+    /* Linux keeps 15 characters: "reaper-fetch", "reaper-produce" */
+    snprintf(tname, sizeof(tname), "reaper-%.8s", purg->name);
     samsa_thread_name_set(tname);
     while (!atomic_load_explicit(&purg->stopping, memory_order_acquire)) {
         samsa_timerwheel_advance(purg->tw, PURG_REAPER_POLL_MS);

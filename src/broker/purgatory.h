@@ -102,7 +102,8 @@ void samsa_purgatory_free(samsa_purgatory_t *purg);
 /* Try to complete op; if it cannot be yet, watch it under every key, try
  * once more (an event may have come between the first try and the
  * watches), and if still pending start its timer.  True if op is complete
- * on return.  The caller keeps its own ref and may drop it at once.
+ * on return.  Once per op.  The caller keeps its own ref and may drop it
+ * at once.
  * @thread any, holding a ref  @locks op->lock taken */
 bool samsa_purgatory_try_complete_else_watch(samsa_purgatory_t *purg,
                                              samsa_delayed_op_t *op,

@@ -75,8 +75,6 @@ struct samsa_timerwheel {
                                            under lock, read relaxed */
 };
 
-/* ---- bucket lists -------------------------------------------------------- */
-
 static void
 tw_bucket_init(samsa_twbucket_t *b)
 {
@@ -111,8 +109,6 @@ tw_timer_unlink(samsa_timer_t *timer)
     timer->next = NULL;
     timer->bucket = NULL;
 }
-
-/* ---- delay queue: a binary min-heap of buckets ---------------------------- */
 
 static void
 tw_heap_set(samsa_timerwheel_t *tw, size_t i, samsa_twbucket_t *b)
@@ -185,8 +181,6 @@ tw_heap_remove(samsa_timerwheel_t *tw, samsa_twbucket_t *b)
     tw_heap_up(tw, i);
     tw_heap_down(tw, last->heap_idx);
 }
-
-/* ---- placing timers ------------------------------------------------------- */
 
 static void
 tw_level_init(tw_level_t *lvl, int64_t tick_ms, int64_t start_ms)
@@ -261,8 +255,6 @@ tw_place(samsa_timerwheel_t *tw, samsa_timer_t *timer)
     tw_bucket_place(tw, &lvl->buckets[vid % TW_WHEEL_SIZE], timer,
                     vid * lvl->tick_ms);
 }
-
-/* ---- expiring ------------------------------------------------------------- */
 
 /* Move every level's clock to time_ms (Kafka's advanceClock).  @locks held */
 static void
@@ -381,8 +373,6 @@ tw_wait(samsa_timerwheel_t *tw, int64_t timeout_ms)
     }
     tw->wakeup = false;
 }
-
-/* ---- public --------------------------------------------------------------- */
 
 samsa_timerwheel_t *
 samsa_timerwheel_new(samsa_timerwheel_clock_t *clock)
