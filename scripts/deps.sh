@@ -9,6 +9,8 @@ PKGS=(
   build-essential cmake pkg-config python3      # toolchain, codec generator
   clang libclang-rt-14-dev                      # libFuzzer targets
   libcmocka-dev                                 # unit tests
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record-batch codecs
+  libisal-dev                                   # CRC-32C
   python3-pytest python3-psutil                 # integration harness
   python3-confluent-kafka python3-kafka kcat    # real clients under test
   librdkafka-dev                                # librdkafka from C

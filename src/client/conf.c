@@ -1,0 +1,348 @@
+/*
+ * client/conf.c - samsa_conf_t (samsa/conf.h): the Java producer's property
+ * names, their defaults and per-value checks, in one table.  The typed,
+ * cross-checked form the producer runs on is built by pconf.c.
+ * Threads: a samsa_conf_t has one owner at a time; the table is const.
+ */
+#include <samsa/conf.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "client/conf_defs.h"
+#include "proto/compress.h"
+#include "util/alloc.h"
+#include "util/props.h"
+
+struct samsa_conf {
+    char   **keys;
+    char   **values;
+    size_t   n;
+    size_t   cap;
+};
+
+/* Kafka's producer defaults (ProducerConfig, Kafka 4.0: linger.ms 5). */
+const samsa_conf_def_t  samsa_conf_defs[] = {
+    { "bootstrap.servers", SAMSA_CONF_LIST, "", 0, 0 },
+    { "client.id", SAMSA_CONF_STRING, "", 0, 0 },
+    { "acks", SAMSA_CONF_ACKS, "all", 0, 0 },
+    { "linger.ms", SAMSA_CONF_LONG, "5", 0, INT32_MAX },
+    { "batch.size", SAMSA_CONF_INT, "16384", 0, INT32_MAX },
+    { "buffer.memory", SAMSA_CONF_LONG, "33554432", 0, INT64_MAX },
+    { "max.block.ms", SAMSA_CONF_LONG, "60000", 0, INT64_MAX },
+    { "compression.type", SAMSA_CONF_CODEC, "none", 0, 0 },
+    { "compression.gzip.level", SAMSA_CONF_LEVEL, "-1", SAMSA_CODEC_GZIP, 0 },
+    { "compression.lz4.level", SAMSA_CONF_LEVEL, "9", SAMSA_CODEC_LZ4, 0 },
+    { "compression.zstd.level", SAMSA_CONF_LEVEL, "3", SAMSA_CODEC_ZSTD, 0 },
+    { "enable.idempotence", SAMSA_CONF_BOOL, "true", 0, 0 },
+    { "max.in.flight.requests.per.connection", SAMSA_CONF_INT, "5", 1,
+      INT32_MAX },
+    { "retries", SAMSA_CONF_INT, "2147483647", 0, INT32_MAX },
+    { "retry.backoff.ms", SAMSA_CONF_LONG, "100", 0, INT64_MAX },
+    { "retry.backoff.max.ms", SAMSA_CONF_LONG, "1000", 0, INT64_MAX },
+    { "delivery.timeout.ms", SAMSA_CONF_INT, "120000", 0, INT32_MAX },
+    { "request.timeout.ms", SAMSA_CONF_INT, "30000", 0, INT32_MAX },
+    { "max.request.size", SAMSA_CONF_INT, "1048576", 0, INT32_MAX },
+    { "partitioner.adaptive.partitioning.enable", SAMSA_CONF_BOOL, "true",
+      0, 0 },
+    { "partitioner.availability.timeout.ms", SAMSA_CONF_LONG, "0", 0,
+      INT64_MAX },
+    { "partitioner.ignore.keys", SAMSA_CONF_BOOL, "false", 0, 0 },
+    { "metadata.max.age.ms", SAMSA_CONF_LONG, "300000", 0, INT64_MAX },
+    { "metadata.max.idle.ms", SAMSA_CONF_LONG, "300000", 5000, INT64_MAX },
+    { "transactional.id", SAMSA_CONF_STRING, NULL, 0, 0 },
+    { "transaction.timeout.ms", SAMSA_CONF_INT, "60000", 0, INT32_MAX },
+    { "reconnect.backoff.ms", SAMSA_CONF_LONG, "50", 0, INT64_MAX },
+    { "reconnect.backoff.max.ms", SAMSA_CONF_LONG, "1000", 0, INT64_MAX },
+    { "socket.connection.setup.timeout.ms", SAMSA_CONF_LONG, "10000", 0,
+      INT64_MAX },
+    { "connections.max.idle.ms", SAMSA_CONF_LONG, "540000", -1,
+      INT64_MAX },
+    { "send.buffer.bytes", SAMSA_CONF_INT, "131072", -1, INT32_MAX },
+    { "receive.buffer.bytes", SAMSA_CONF_INT, "32768", -1, INT32_MAX },
+    { "security.protocol", SAMSA_CONF_PLAINTEXT, "PLAINTEXT", 0, 0 },
+    /* Java-only keys: accepted and ignored (bytes in, bytes out). */
+    { "key.serializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
+    { "value.serializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
+    { "partitioner.class", SAMSA_CONF_IGNORED, NULL, 0, 0 },
+    { "interceptor.classes", SAMSA_CONF_IGNORED, NULL, 0, 0 },
+    { "metric.reporters", SAMSA_CONF_IGNORED, NULL, 0, 0 },
+    { NULL, SAMSA_CONF_IGNORED, NULL, 0, 0 },
+};
+
+static void
+conf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+conf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
+{
+    va_list  ap;
+
+    if (errstr == NULL || errstr_size == 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(errstr, errstr_size, fmt, ap);
+    va_end(ap);
+}
+
+const samsa_conf_def_t *
+samsa_conf_def_find(const char *key)
+{
+    const samsa_conf_def_t  *d;
+
+    for (d = samsa_conf_defs; d->name != NULL; d++) {
+        if (strcmp(d->name, key) == 0) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+bool
+samsa_conf_parse_long(const char *s, int64_t *v)
+{
+    char       *end;
+    long long   x;
+
+    while (*s == ' ' || *s == '\t') {
+        s++;
+    }
+    errno = 0;
+    x = strtoll(s, &end, 10);
+    if (end == s || errno != 0) {
+        return false;
+    }
+    while (*end == ' ' || *end == '\t') {
+        end++;
+    }
+    if (*end != '\0') {
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+bool
+samsa_conf_parse_bool(const char *s, bool *v)
+{
+    if (strcasecmp(s, "true") == 0) {
+        *v = true;
+    } else if (strcasecmp(s, "false") == 0) {
+        *v = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Check value against d; errstr names the key. */
+static samsa_err_t
+conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
+           size_t errstr_size)
+{
+    const char     *why = NULL;
+    int64_t         v;
+    bool            b;
+    samsa_codec_t   c;
+
+    switch (d->type) {
+    case SAMSA_CONF_INT:
+    case SAMSA_CONF_LONG:
+        if (!samsa_conf_parse_long(value, &v)) {
+            why = "not a number";
+        } else if (v < d->min || v > d->max) {
+            conf_err(errstr, errstr_size,
+                     "invalid value '%s' for configuration '%s': must be "
+                     "between %lld and %lld", value, d->name,
+                     (long long) d->min, (long long) d->max);
+            return SAMSA_ERR__CONFIG;
+        }
+        break;
+    case SAMSA_CONF_BOOL:
+        if (!samsa_conf_parse_bool(value, &b)) {
+            why = "expected true or false";
+        }
+        break;
+    case SAMSA_CONF_ACKS:
+        if (strcmp(value, "all") != 0 && strcmp(value, "-1") != 0
+            && strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+            why = "expected all, -1, 0 or 1";
+        }
+        break;
+    case SAMSA_CONF_CODEC:
+        if (!samsa_codec_parse(value, &c)) {
+            why = "expected none, gzip, snappy, lz4 or zstd";
+        }
+        break;
+    case SAMSA_CONF_LEVEL:
+        if (!samsa_conf_parse_long(value, &v) || v < INT32_MIN
+            || v > INT32_MAX) {
+            why = "not a number";
+        } else if (!samsa_codec_level_valid((samsa_codec_t) d->min,
+                                            (int) v)) {
+            why = "not a valid level for this codec";
+        }
+        break;
+    case SAMSA_CONF_PLAINTEXT:
+        if (strcmp(value, "PLAINTEXT") != 0) {
+            why = "only PLAINTEXT is supported";
+        }
+        break;
+    default:
+        break;
+    }
+    if (why != NULL) {
+        conf_err(errstr, errstr_size,
+                 "invalid value '%s' for configuration '%s': %s", value,
+                 d->name, why);
+        return SAMSA_ERR__CONFIG;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_conf_t *
+samsa_conf_new(void)
+{
+    return samsa_calloc(1, sizeof(samsa_conf_t));
+}
+
+samsa_conf_t *
+samsa_conf_dup(const samsa_conf_t *conf)
+{
+    samsa_conf_t  *c = samsa_conf_new();
+    size_t         i;
+
+    c->cap = conf->n;
+    c->n = conf->n;
+    c->keys = samsa_calloc(c->cap + 1, sizeof(char *));
+    c->values = samsa_calloc(c->cap + 1, sizeof(char *));
+    for (i = 0; i < conf->n; i++) {
+        c->keys[i] = samsa_strdup(conf->keys[i]);
+        c->values[i] = samsa_strdup(conf->values[i]);
+    }
+    return c;
+}
+
+void
+samsa_conf_free(samsa_conf_t *conf)
+{
+    size_t  i;
+
+    if (conf == NULL) {
+        return;
+    }
+    for (i = 0; i < conf->n; i++) {
+        samsa_free(conf->keys[i]);
+        samsa_free(conf->values[i]);
+    }
+    samsa_free(conf->keys);
+    samsa_free(conf->values);
+    samsa_free(conf);
+}
+
+samsa_err_t
+samsa_conf_set(samsa_conf_t *conf, const char *key, const char *value,
+               char *errstr, size_t errstr_size)
+{
+    const samsa_conf_def_t  *d;
+    samsa_err_t              err;
+    size_t                   i;
+
+    if (key == NULL || value == NULL) {
+        conf_err(errstr, errstr_size, "configuration key and value must "
+                 "not be NULL");
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    d = samsa_conf_def_find(key);
+    if (d == NULL) {
+        conf_err(errstr, errstr_size, "unknown configuration '%s'", key);
+        return SAMSA_ERR__NOENT;
+    }
+    err = conf_check(d, value, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    for (i = 0; i < conf->n; i++) {
+        if (strcmp(conf->keys[i], key) == 0) {
+            samsa_free(conf->values[i]);
+            conf->values[i] = samsa_strdup(value);
+            return SAMSA_ERR_NONE;
+        }
+    }
+    if (conf->n == conf->cap) {
+        conf->cap = conf->cap ? conf->cap * 2 : 16;
+        conf->keys = samsa_realloc(conf->keys, conf->cap * sizeof(char *));
+        conf->values = samsa_realloc(conf->values,
+                                     conf->cap * sizeof(char *));
+    }
+    conf->keys[conf->n] = samsa_strdup(key);
+    conf->values[conf->n++] = samsa_strdup(value);
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_conf_set_kv(samsa_conf_t *conf, const char *kv, char *errstr,
+                  size_t errstr_size)
+{
+    const char  *eq = strchr(kv, '=');
+    char        *key;
+    samsa_err_t  err;
+
+    if (eq == NULL || eq == kv) {
+        conf_err(errstr, errstr_size, "expected key=value, got '%s'", kv);
+        return SAMSA_ERR__CONFIG;
+    }
+    key = samsa_strndup(kv, (size_t) (eq - kv));
+    err = samsa_conf_set(conf, key, eq + 1, errstr, errstr_size);
+    samsa_free(key);
+    return err;
+}
+
+samsa_err_t
+samsa_conf_load_file(samsa_conf_t *conf, const char *path, char *errstr,
+                     size_t errstr_size)
+{
+    samsa_props_t  *props = samsa_props_new();
+    samsa_err_t     err;
+    char            why[256];
+    size_t          i;
+
+    err = samsa_props_load_file(props, path, errstr, errstr_size);
+    for (i = 0; err == SAMSA_ERR_NONE && i < samsa_props_count(props); i++) {
+        err = samsa_conf_set(conf, samsa_props_key(props, i),
+                             samsa_props_value(props, i), why, sizeof(why));
+        if (err != SAMSA_ERR_NONE) {
+            conf_err(errstr, errstr_size, "%s (%s)", why,
+                     samsa_props_origin(props, i));
+        }
+    }
+    samsa_props_free(props);
+    return err;
+}
+
+const char *
+samsa_conf_get(const samsa_conf_t *conf, const char *key)
+{
+    size_t  i;
+
+    for (i = 0; i < conf->n; i++) {
+        if (strcmp(conf->keys[i], key) == 0) {
+            return conf->values[i];
+        }
+    }
+    return NULL;
+}
+
+const char *
+samsa_conf_default(const char *key)
+{
+    const samsa_conf_def_t  *d = samsa_conf_def_find(key);
+
+    return d != NULL ? d->dflt : NULL;
+}

@@ -1,0 +1,44 @@
+/*
+ * client/conf_defs.h - the table of client configuration keys behind
+ * samsa/conf.h (conf.c) and the value parsers pconf.c shares with it.
+ * Threads: const data and pure functions.
+ */
+#ifndef SAMSA_CLIENT_CONF_DEFS_H
+#define SAMSA_CLIENT_CONF_DEFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum samsa_conf_type {
+    SAMSA_CONF_STRING,
+    SAMSA_CONF_LIST,            /* comma-separated */
+    SAMSA_CONF_INT,             /* [min, max] */
+    SAMSA_CONF_LONG,            /* [min, max] */
+    SAMSA_CONF_BOOL,
+    SAMSA_CONF_ACKS,            /* all, -1, 0, 1 */
+    SAMSA_CONF_CODEC,           /* compression.type */
+    SAMSA_CONF_LEVEL,           /* compression.<codec>.level; min = codec */
+    SAMSA_CONF_PLAINTEXT,       /* security.protocol: PLAINTEXT only */
+    SAMSA_CONF_IGNORED,         /* Java-only key, accepted */
+} samsa_conf_type_t;
+
+typedef struct samsa_conf_def {
+    const char         *name;
+    samsa_conf_type_t   type;
+    const char         *dflt;       /* NULL: null */
+    int64_t             min;
+    int64_t             max;
+} samsa_conf_def_t;
+
+/* Every key, ending with a NULL name. */
+extern const samsa_conf_def_t  samsa_conf_defs[];
+
+const samsa_conf_def_t *samsa_conf_def_find(const char *key);
+
+/* A whole decimal number (blanks around allowed). */
+bool samsa_conf_parse_long(const char *s, int64_t *v);
+
+/* "true" / "false", any case. */
+bool samsa_conf_parse_bool(const char *s, bool *v);
+
+#endif /* SAMSA_CLIENT_CONF_DEFS_H */

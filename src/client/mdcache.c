@@ -1,0 +1,343 @@
+/*
+ * client/mdcache.c - producer metadata (see mdcache.h).
+ * Threads: [lock] fields under mdc->lock; snapshots are immutable.
+ */
+#include "client/mdcache.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/alloc.h"
+#include "util/slice.h"
+#include "util/time.h"
+
+typedef struct md_entry {
+    char             *name;
+    samsa_mdtopic_t  *md;           /* NULL until the first answer */
+} md_entry_t;
+
+struct samsa_mdcache {
+    pthread_mutex_t   lock;
+    pthread_cond_t    cond;         /* an update came */
+    int64_t           max_age_ms;   /* [const] */
+    void            (*wake)(void *ctx);     /* [const] */
+    void             *wake_ctx;     /* [const] */
+    md_entry_t       *topics;       /* [lock] */
+    int32_t           ntopics;      /* [lock] */
+    bool              need_update;  /* [lock] */
+    bool              closed;       /* [lock] */
+    int64_t           last_update_ms;   /* [lock] */
+    uint64_t          gen;          /* [lock] */
+};
+
+samsa_mdcache_t *
+samsa_mdcache_new(int64_t max_age_ms, void (*wake)(void *ctx),
+                  void *wake_ctx)
+{
+    samsa_mdcache_t     *mdc = samsa_calloc(1, sizeof(*mdc));
+    pthread_condattr_t   attr;
+
+    pthread_mutex_init(&mdc->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&mdc->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    mdc->max_age_ms = max_age_ms;
+    mdc->wake = wake;
+    mdc->wake_ctx = wake_ctx;
+    mdc->need_update = true;
+    return mdc;
+}
+
+void
+samsa_mdtopic_unref(samsa_mdtopic_t *t)
+{
+    if (t == NULL
+        || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) > 1) {
+        return;
+    }
+    samsa_free(t->name);
+    samsa_free(t->leaders);
+    samsa_free(t->avail);
+    samsa_free(t);
+}
+
+void
+samsa_mdcache_free(samsa_mdcache_t *mdc)
+{
+    int32_t  i;
+
+    if (mdc == NULL) {
+        return;
+    }
+    for (i = 0; i < mdc->ntopics; i++) {
+        samsa_free(mdc->topics[i].name);
+        samsa_mdtopic_unref(mdc->topics[i].md);
+    }
+    samsa_free(mdc->topics);
+    pthread_cond_destroy(&mdc->cond);
+    pthread_mutex_destroy(&mdc->lock);
+    samsa_free(mdc);
+}
+
+/* @locks mdc->lock held */
+static md_entry_t *
+md_find(samsa_mdcache_t *mdc, const char *name, size_t len)
+{
+    int32_t  i;
+
+    for (i = 0; i < mdc->ntopics; i++) {
+        if (strlen(mdc->topics[i].name) == len
+            && memcmp(mdc->topics[i].name, name, len) == 0) {
+            return &mdc->topics[i];
+        }
+    }
+    return NULL;
+}
+
+/* Errors worth waiting out (the topic may be being created). */
+static bool
+md_retriable(samsa_err_t err)
+{
+    return err == SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION
+           || err == SAMSA_ERR_LEADER_NOT_AVAILABLE
+           || err == SAMSA_ERR_NONE;
+}
+
+static void
+md_deadline(struct timespec *ts, int64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+samsa_err_t
+samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
+                   int32_t partition, int64_t max_wait_ms,
+                   samsa_mdtopic_t **out)
+{
+    struct timespec   deadline;
+    md_entry_t       *e;
+    samsa_mdtopic_t  *md;
+    samsa_err_t       err = SAMSA_ERR__TIMED_OUT;
+    bool              woke = false;
+
+    *out = NULL;
+    md_deadline(&deadline, max_wait_ms);
+    pthread_mutex_lock(&mdc->lock);
+    for (;;) {
+        if (mdc->closed) {
+            err = SAMSA_ERR__SHUTDOWN;
+            break;
+        }
+        e = md_find(mdc, topic, strlen(topic));
+        md = e != NULL ? e->md : NULL;
+        if (md != NULL && md->err == SAMSA_ERR_NONE && md->npartitions > 0
+            && partition < md->npartitions) {
+            atomic_fetch_add_explicit(&md->refs, 1, memory_order_relaxed);
+            *out = md;
+            err = SAMSA_ERR_NONE;
+            break;
+        }
+        if (md != NULL && !md_retriable(md->err)) {
+            err = md->err;
+            break;
+        }
+        if (e == NULL) {
+            mdc->topics = samsa_realloc(mdc->topics,
+                                        (size_t) (mdc->ntopics + 1)
+                                            * sizeof(*mdc->topics));
+            mdc->topics[mdc->ntopics++] = (md_entry_t) {
+                samsa_strdup(topic), NULL };
+        }
+        if (!woke) {
+            mdc->need_update = true;
+            pthread_mutex_unlock(&mdc->lock);
+            mdc->wake(mdc->wake_ctx);
+            pthread_mutex_lock(&mdc->lock);
+            woke = true;
+            continue;
+        }
+        if (pthread_cond_timedwait(&mdc->cond, &mdc->lock, &deadline) != 0) {
+            break;
+        }
+        woke = false;                   /* an update came; ask again */
+    }
+    pthread_mutex_unlock(&mdc->lock);
+    if (err == SAMSA_ERR__TIMED_OUT && partition >= 0 && md != NULL
+        && md->npartitions > 0) {
+        err = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    return err;
+}
+
+void
+samsa_mdcache_close(samsa_mdcache_t *mdc)
+{
+    pthread_mutex_lock(&mdc->lock);
+    mdc->closed = true;
+    pthread_cond_broadcast(&mdc->cond);
+    pthread_mutex_unlock(&mdc->lock);
+}
+
+void
+samsa_mdcache_request_update(samsa_mdcache_t *mdc)
+{
+    pthread_mutex_lock(&mdc->lock);
+    mdc->need_update = true;
+    pthread_mutex_unlock(&mdc->lock);
+}
+
+bool
+samsa_mdcache_update_due(samsa_mdcache_t *mdc, int64_t now_ms,
+                         int64_t *next_ms)
+{
+    bool     due;
+    int64_t  age;
+
+    pthread_mutex_lock(&mdc->lock);
+    age = now_ms - mdc->last_update_ms;
+    due = (mdc->need_update || age >= mdc->max_age_ms) && mdc->ntopics > 0;
+    *next_ms = due ? 0 : mdc->max_age_ms - age;
+    if (mdc->ntopics == 0) {
+        *next_ms = INT64_MAX;
+    }
+    pthread_mutex_unlock(&mdc->lock);
+    return due;
+}
+
+char **
+samsa_mdcache_topics(samsa_mdcache_t *mdc, int32_t *n)
+{
+    char    **out;
+    int32_t   i;
+
+    pthread_mutex_lock(&mdc->lock);
+    out = samsa_calloc((size_t) mdc->ntopics + 1, sizeof(char *));
+    for (i = 0; i < mdc->ntopics; i++) {
+        out[i] = samsa_strdup(mdc->topics[i].name);
+    }
+    *n = mdc->ntopics;
+    mdc->need_update = false;
+    pthread_mutex_unlock(&mdc->lock);
+    return out;
+}
+
+void
+samsa_mdcache_topics_free(char **topics)
+{
+    char  **p;
+
+    for (p = topics; p != NULL && *p != NULL; p++) {
+        samsa_free(*p);
+    }
+    samsa_free(topics);
+}
+
+static samsa_mdtopic_t *
+md_snapshot(const samsa_MetadataResponseTopic_t *t)
+{
+    samsa_mdtopic_t  *md = samsa_calloc(1, sizeof(*md));
+    int32_t           i, p, max = -1;
+
+    atomic_init(&md->refs, 1);
+    md->name = samsa_slice_dup(t->Name);
+    md->err = (samsa_err_t) t->ErrorCode;
+    for (i = 0; i < t->Partitions_cnt; i++) {
+        if (t->Partitions[i].PartitionIndex > max) {
+            max = t->Partitions[i].PartitionIndex;
+        }
+    }
+    md->npartitions = max + 1;
+    md->leaders = samsa_calloc((size_t) md->npartitions + 1, sizeof(int32_t));
+    md->avail = samsa_calloc((size_t) md->npartitions + 1, sizeof(int32_t));
+    for (p = 0; p < md->npartitions; p++) {
+        md->leaders[p] = -1;
+    }
+    for (i = 0; i < t->Partitions_cnt; i++) {
+        p = t->Partitions[i].PartitionIndex;
+        if (p >= 0) {
+            md->leaders[p] = t->Partitions[i].LeaderId;
+        }
+    }
+    for (p = 0; p < md->npartitions; p++) {
+        if (md->leaders[p] >= 0) {
+            md->avail[md->navail++] = p;
+        }
+    }
+    return md;
+}
+
+void
+samsa_mdcache_update(samsa_mdcache_t *mdc,
+                     const samsa_MetadataResponse_t *resp, int64_t now_ms)
+{
+    const samsa_MetadataResponseTopic_t  *t;
+    md_entry_t                           *e;
+    int32_t                               i;
+
+    pthread_mutex_lock(&mdc->lock);
+    for (i = 0; i < resp->Topics_cnt; i++) {
+        t = &resp->Topics[i];
+        if (t->Name.ptr == NULL) {
+            continue;
+        }
+        e = md_find(mdc, t->Name.ptr, t->Name.len);
+        if (e == NULL) {
+            continue;
+        }
+        if (t->ErrorCode != 0) {
+            mdc->need_update = true;    /* keep asking while it is not
+                                           there (auto-creation) */
+        }
+        samsa_mdtopic_unref(e->md);
+        e->md = md_snapshot(t);
+        if (e->md->navail < e->md->npartitions) {
+            mdc->need_update = true;
+        }
+    }
+    mdc->last_update_ms = now_ms;
+    mdc->gen++;
+    pthread_cond_broadcast(&mdc->cond);
+    pthread_mutex_unlock(&mdc->lock);
+}
+
+void
+samsa_mdcache_update_failed(samsa_mdcache_t *mdc)
+{
+    samsa_mdcache_request_update(mdc);
+}
+
+uint64_t
+samsa_mdcache_gen(samsa_mdcache_t *mdc)
+{
+    uint64_t  gen;
+
+    pthread_mutex_lock(&mdc->lock);
+    gen = mdc->gen;
+    pthread_mutex_unlock(&mdc->lock);
+    return gen;
+}
+
+int32_t
+samsa_mdcache_leader(void *ctx, const char *topic, int32_t partition)
+{
+    samsa_mdcache_t  *mdc = ctx;
+    md_entry_t       *e;
+    int32_t           leader = -1;
+
+    pthread_mutex_lock(&mdc->lock);
+    e = md_find(mdc, topic, strlen(topic));
+    if (e != NULL && e->md != NULL && partition >= 0
+        && partition < e->md->npartitions) {
+        leader = e->md->leaders[partition];
+    }
+    pthread_mutex_unlock(&mdc->lock);
+    return leader;
+}

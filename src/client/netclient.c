@@ -1,0 +1,754 @@
+/*
+ * client/netclient.c - connections to brokers for the sender thread (see
+ * netclient.h).  Framing and socket writes are net/conn.c's; this file
+ * adds connecting, the ApiVersions handshake, request/response matching
+ * by correlation id, timeouts and backoff.
+ * Threads: the sender thread owns everything here; wake_fd is the only
+ * thing other threads touch (write(2) on an eventfd).
+ */
+#include "client/netclient.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/conn.h"
+#include "net/mempool.h"
+#include "net/req.h"
+#include "proto/gen/ApiVersions.h"
+#include "proto/gen/apis.h"
+#include "proto/proto.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/time.h"
+
+#define NC_MAX_API      128
+#define NC_MAX_EVENTS   64
+
+typedef enum nc_state {
+    NC_DISCONNECTED = 0,
+    NC_CONNECTING,              /* TCP connect in progress */
+    NC_HANDSHAKE,               /* ApiVersions sent */
+    NC_READY,
+} nc_state_t;
+
+typedef struct nc_req {
+    struct nc_req      *next;
+    int32_t             corr;
+    int16_t             api;
+    int16_t             version;
+    bool                expect_response;
+    bool                internal;       /* the ApiVersions handshake */
+    samsa_nc_resp_fn   *cb;
+    void               *ctx;
+    void               *opaque;
+    int64_t             sent_ms;
+    samsa_resp_t       *frame;          /* until written */
+} nc_req_t;
+
+typedef struct nc_node {
+    int32_t         id;
+    char            host[256];
+    int32_t         port;
+    nc_state_t      state;
+    samsa_conn_t    conn;               /* net/conn.c's channel state */
+    nc_req_t       *outq;               /* to write, oldest first */
+    nc_req_t       *outq_tail;
+    nc_req_t       *inflight;           /* written, awaiting responses */
+    nc_req_t       *inflight_tail;
+    int32_t         nreqs;              /* outq + inflight, not internal */
+    bool            want_write;         /* last write blocked */
+    int64_t         connect_deadline_ms;
+    int64_t         backoff_ms;
+    int64_t         backoff_until_ms;
+    int16_t         apiv_version;       /* ApiVersions version tried */
+    int16_t         api_min[NC_MAX_API];
+    int16_t         api_max[NC_MAX_API];    /* -1: unsupported */
+} nc_node_t;
+
+struct samsa_netclient {
+    samsa_nc_conf_t   conf;
+    char             *client_id;
+    int               epfd;
+    int               wake_fd;
+    nc_node_t       **nodes;
+    int32_t           nnodes;
+    int32_t           corr;
+    samsa_mempool_t   mempool;          /* unlimited: receive accounting */
+};
+
+static void nc_disconnect(samsa_netclient_t *nc, nc_node_t *n,
+                          samsa_err_t err);
+
+samsa_netclient_t *
+samsa_netclient_new(const samsa_nc_conf_t *conf)
+{
+    samsa_netclient_t   *nc = samsa_calloc(1, sizeof(*nc));
+    struct epoll_event   ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+    nc->conf = *conf;
+    nc->client_id = samsa_strdup(conf->client_id != NULL ? conf->client_id
+                                                         : "");
+    nc->conf.client_id = nc->client_id;
+    nc->epfd = epoll_create1(EPOLL_CLOEXEC);
+    nc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    samsa_assert(nc->epfd >= 0 && nc->wake_fd >= 0);
+    samsa_assert(epoll_ctl(nc->epfd, EPOLL_CTL_ADD, nc->wake_fd, &ev) == 0);
+    samsa_mempool_init(&nc->mempool, 0);
+    return nc;
+}
+
+void
+samsa_netclient_free(samsa_netclient_t *nc)
+{
+    int32_t  i;
+
+    if (nc == NULL) {
+        return;
+    }
+    for (i = 0; i < nc->nnodes; i++) {
+        nc_disconnect(nc, nc->nodes[i], SAMSA_ERR__SHUTDOWN);
+        samsa_free(nc->nodes[i]);
+    }
+    samsa_free(nc->nodes);
+    close(nc->wake_fd);
+    close(nc->epfd);
+    samsa_free(nc->client_id);
+    samsa_free(nc);
+}
+
+static nc_node_t *
+nc_node_find(samsa_netclient_t *nc, int32_t id)
+{
+    int32_t  i;
+
+    for (i = 0; i < nc->nnodes; i++) {
+        if (nc->nodes[i]->id == id) {
+            return nc->nodes[i];
+        }
+    }
+    return NULL;
+}
+
+void
+samsa_netclient_node_set(samsa_netclient_t *nc, int32_t id,
+                         const char *host, int32_t port)
+{
+    nc_node_t  *n = nc_node_find(nc, id);
+
+    if (n != NULL) {
+        if (strcmp(n->host, host) == 0 && n->port == port) {
+            return;
+        }
+        nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
+    } else {
+        n = samsa_calloc(1, sizeof(*n));
+        n->id = id;
+        n->conn.fd = -1;
+        nc->nodes = samsa_realloc(nc->nodes, (size_t) (nc->nnodes + 1)
+                                                 * sizeof(*nc->nodes));
+        nc->nodes[nc->nnodes++] = n;
+    }
+    snprintf(n->host, sizeof(n->host), "%s", host);
+    n->port = port;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+int32_t
+samsa_netclient_frame_begin(samsa_netclient_t *nc, int16_t api,
+                            int16_t version, samsa_buf_t *frame,
+                            samsa_wr_t *wr)
+{
+    int32_t  corr = nc->corr++;
+
+    if (nc->corr < 0) {
+        nc->corr = 0;
+    }
+    frame->len = 0;
+    samsa_wr_init(wr, frame);
+    wr->region = NULL;
+    samsa_wr_i32(wr, 0);                        /* size, patched at send */
+    samsa_wr_i16(wr, api);
+    samsa_wr_i16(wr, version);
+    samsa_wr_i32(wr, corr);
+    samsa_wr_nullable_str(wr, samsa_slice_cstr(nc->client_id));
+    if (samsa_proto_req_is_flexible(api, version)) {
+        samsa_wr_uvarint(wr, 0);                /* header tagged fields */
+    }
+    return corr;
+}
+
+static void
+nc_events(samsa_netclient_t *nc, nc_node_t *n)
+{
+    struct epoll_event  ev;
+    uint32_t            want;
+
+    if (n->conn.fd < 0) {
+        return;
+    }
+    want = n->state == NC_CONNECTING ? EPOLLOUT
+                                     : EPOLLIN | (n->want_write ? EPOLLOUT
+                                                                : 0);
+    if (want == n->conn.events) {
+        return;
+    }
+    ev.events = want;
+    ev.data.ptr = n;
+    samsa_assert(epoll_ctl(nc->epfd, EPOLL_CTL_MOD, n->conn.fd, &ev) == 0);
+    n->conn.events = want;
+}
+
+/* Fail and free every request of n.  @thread sender */
+static void
+nc_fail_all(nc_node_t *n, samsa_err_t err)
+{
+    nc_req_t  *lists[2] = { n->inflight, n->outq };
+    nc_req_t  *r, *next;
+    int        i;
+
+    n->inflight = n->inflight_tail = NULL;
+    n->outq = n->outq_tail = NULL;
+    n->nreqs = 0;
+    for (i = 0; i < 2; i++) {
+        for (r = lists[i]; r != NULL; r = next) {
+            next = r->next;
+            if (!r->internal && r->cb != NULL) {
+                r->cb(r->ctx, n->id, err, NULL, r->opaque);
+            }
+            samsa_resp_free(r->frame);
+            samsa_free(r);
+        }
+    }
+}
+
+static void
+nc_disconnect(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err)
+{
+    int64_t  now = samsa_now_ms();
+    int32_t  size;
+
+    if (n->state == NC_DISCONNECTED) {
+        return;
+    }
+    if (err != SAMSA_ERR__SHUTDOWN) {
+        samsa_info("producer: connection to node %d (%s:%d) closed: %s",
+                   n->id, n->host, n->port, samsa_err_name(err));
+    }
+    if (n->conn.fd >= 0) {
+        close(n->conn.fd);              /* also leaves the epoll set */
+    }
+    samsa_free(samsa_conn_take_payload(&n->conn, &size));
+    if (n->conn.sending != NULL) {
+        n->conn.sending = NULL;         /* owned by the outq head */
+    }
+    memset(&n->conn, 0, sizeof(n->conn));
+    n->conn.fd = -1;
+    n->state = NC_DISCONNECTED;
+    n->want_write = false;
+    n->backoff_ms = n->backoff_ms == 0
+                        ? nc->conf.reconnect_backoff_ms
+                        : n->backoff_ms * 2;
+    if (n->backoff_ms > nc->conf.reconnect_backoff_max_ms) {
+        n->backoff_ms = nc->conf.reconnect_backoff_max_ms;
+    }
+    n->backoff_until_ms = now + n->backoff_ms;
+    nc_fail_all(n, err);
+}
+
+void
+samsa_netclient_close_all(samsa_netclient_t *nc, samsa_err_t err)
+{
+    int32_t  i;
+
+    for (i = 0; i < nc->nnodes; i++) {
+        nc_disconnect(nc, nc->nodes[i], err);
+    }
+}
+
+void
+samsa_netclient_disconnect(samsa_netclient_t *nc, int32_t node,
+                           samsa_err_t err)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    if (n != NULL) {
+        nc_disconnect(nc, n, err);
+    }
+}
+
+/* Write queued frames until the socket is full.  @thread sender */
+static samsa_err_t
+nc_flush(samsa_netclient_t *nc, nc_node_t *n)
+{
+    nc_req_t     *r;
+    samsa_err_t   err;
+    bool          done;
+
+    while ((r = n->outq) != NULL) {
+        if (n->conn.sending != r->frame) {
+            n->conn.sending = r->frame;
+            n->conn.send_off = 0;
+            n->conn.send_region = 0;
+            n->conn.region_off = 0;
+        }
+        err = samsa_conn_write(&n->conn, &done);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        if (!done) {
+            n->want_write = true;
+            nc_events(nc, n);
+            return SAMSA_ERR_NONE;
+        }
+        n->conn.sending = NULL;
+        samsa_resp_free(r->frame);
+        r->frame = NULL;
+        n->outq = r->next;
+        if (n->outq == NULL) {
+            n->outq_tail = NULL;
+        }
+        r->next = NULL;
+        if (r->expect_response) {
+            if (n->inflight_tail != NULL) {
+                n->inflight_tail->next = r;
+            } else {
+                n->inflight = r;
+            }
+            n->inflight_tail = r;
+        } else {
+            n->nreqs--;
+            if (r->cb != NULL) {
+                r->cb(r->ctx, n->id, SAMSA_ERR_NONE, NULL, r->opaque);
+            }
+            samsa_free(r);
+        }
+    }
+    n->want_write = false;
+    nc_events(nc, n);
+    return SAMSA_ERR_NONE;
+}
+
+static void
+nc_enqueue(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
+           samsa_buf_t *frame)
+{
+    samsa_err_t  err;
+
+    r->frame = samsa_calloc(1, sizeof(*r->frame));
+    r->frame->kind = SAMSA_RESP_SEND;
+    r->frame->frame = *frame;
+    *frame = SAMSA_BUF_INIT;
+    samsa_store_be32(r->frame->frame.data,
+                     (uint32_t) (r->frame->frame.len - 4));
+    if (n->outq_tail != NULL) {
+        n->outq_tail->next = r;
+    } else {
+        n->outq = r;
+    }
+    n->outq_tail = r;
+    if (!r->internal) {
+        n->nreqs++;
+    }
+    err = nc_flush(nc, n);
+    if (err != SAMSA_ERR_NONE) {
+        nc_disconnect(nc, n, err);
+    }
+}
+
+samsa_err_t
+samsa_netclient_send(samsa_netclient_t *nc, int32_t node, samsa_buf_t *frame,
+                     int16_t api, int16_t version, bool expect_response,
+                     samsa_nc_resp_fn *cb, void *ctx, void *opaque,
+                     int64_t now_ms)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+    nc_req_t   *r;
+
+    if (n == NULL || n->state != NC_READY) {
+        return SAMSA_ERR__STATE;
+    }
+    r = samsa_calloc(1, sizeof(*r));
+    r->corr = (int32_t) samsa_load_be32(frame->data + 8);
+    r->api = api;
+    r->version = version;
+    r->expect_response = expect_response;
+    r->cb = cb;
+    r->ctx = ctx;
+    r->opaque = opaque;
+    r->sent_ms = now_ms;
+    nc_enqueue(nc, n, r, frame);
+    return SAMSA_ERR_NONE;
+}
+
+/* ---- connecting and the ApiVersions handshake --------------------------- */
+
+static void
+nc_send_apiversions(samsa_netclient_t *nc, nc_node_t *n)
+{
+    samsa_ApiVersionsRequest_t  req;
+    samsa_buf_t                 frame = SAMSA_BUF_INIT;
+    samsa_wr_t                  wr;
+    nc_req_t                   *r = samsa_calloc(1, sizeof(*r));
+
+    samsa_ApiVersionsRequest_init(&req);
+    req.ClientSoftwareName = samsa_slice_cstr("samsa");
+    req.ClientSoftwareVersion = samsa_slice_cstr("0.1");
+    r->corr = samsa_netclient_frame_begin(nc, SAMSA_API_ApiVersions,
+                                          n->apiv_version, &frame, &wr);
+    samsa_ApiVersionsRequest_encode(&wr, n->apiv_version, &req);
+    r->api = SAMSA_API_ApiVersions;
+    r->version = n->apiv_version;
+    r->expect_response = true;
+    r->internal = true;
+    r->sent_ms = samsa_now_ms();
+    n->state = NC_HANDSHAKE;
+    nc_enqueue(nc, n, r, &frame);
+}
+
+static void
+nc_handle_apiversions(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
+                      samsa_rd_t *body)
+{
+    samsa_ApiVersionsResponse_t  resp;
+    samsa_arena_t                arena = SAMSA_ARENA_INIT;
+    samsa_err_t                  err;
+    int32_t                      i;
+    int16_t                      k;
+
+    /* An unsupported version is answered as v0 with the broker's list. */
+    err = samsa_ApiVersionsResponse_decode(body, r->version, &arena, &resp);
+    if (err != SAMSA_ERR_NONE && r->version > 0) {
+        samsa_arena_fini(&arena);
+        n->apiv_version = 0;
+        nc_send_apiversions(nc, n);
+        return;
+    }
+    if (err == SAMSA_ERR_NONE
+        && resp.ErrorCode == SAMSA_ERR_UNSUPPORTED_VERSION
+        && r->version > 0) {
+        n->apiv_version = 0;
+        samsa_arena_fini(&arena);
+        nc_send_apiversions(nc, n);
+        return;
+    }
+    if (err != SAMSA_ERR_NONE || resp.ErrorCode != 0) {
+        samsa_arena_fini(&arena);
+        nc_disconnect(nc, n, err != SAMSA_ERR_NONE
+                                 ? err : (samsa_err_t) resp.ErrorCode);
+        return;
+    }
+    for (k = 0; k < NC_MAX_API; k++) {
+        n->api_min[k] = n->api_max[k] = -1;
+    }
+    for (i = 0; i < resp.ApiKeys_cnt; i++) {
+        k = resp.ApiKeys[i].ApiKey;
+        if (k >= 0 && k < NC_MAX_API) {
+            n->api_min[k] = resp.ApiKeys[i].MinVersion;
+            n->api_max[k] = resp.ApiKeys[i].MaxVersion;
+        }
+    }
+    samsa_arena_fini(&arena);
+    n->state = NC_READY;
+    n->backoff_ms = 0;
+    samsa_debug("producer: node %d (%s:%d) ready", n->id, n->host, n->port);
+}
+
+static void
+nc_sockopts(samsa_netclient_t *nc, int fd)
+{
+    int  one = 1;
+
+    (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    (void) setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    if (nc->conf.send_buffer_bytes > 0) {
+        (void) setsockopt(fd, SOL_SOCKET, SO_SNDBUF,
+                          &nc->conf.send_buffer_bytes, sizeof(int32_t));
+    }
+    if (nc->conf.receive_buffer_bytes > 0) {
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF,
+                          &nc->conf.receive_buffer_bytes, sizeof(int32_t));
+    }
+}
+
+static void
+nc_connect(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
+{
+    struct addrinfo     hints, *ai = NULL;
+    struct epoll_event  ev;
+    char                port[16];
+    int                 fd, r;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(port, sizeof(port), "%d", n->port);
+    n->state = NC_CONNECTING;           /* so that disconnect backs off */
+    if (getaddrinfo(n->host, port, &hints, &ai) != 0 || ai == NULL) {
+        samsa_warn("producer: cannot resolve %s", n->host);
+        nc_disconnect(nc, n, SAMSA_ERR__RESOLVE);
+        return;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                0);
+    if (fd < 0) {
+        freeaddrinfo(ai);
+        nc_disconnect(nc, n, SAMSA_ERR__IO);
+        return;
+    }
+    nc_sockopts(nc, fd);
+    r = connect(fd, ai->ai_addr, ai->ai_addrlen);
+    freeaddrinfo(ai);
+    n->conn.fd = fd;
+    if (r < 0 && errno != EINPROGRESS) {
+        nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
+        return;
+    }
+    ev.events = EPOLLOUT;
+    ev.data.ptr = n;
+    samsa_assert(epoll_ctl(nc->epfd, EPOLL_CTL_ADD, fd, &ev) == 0);
+    n->conn.events = EPOLLOUT;
+    n->connect_deadline_ms = now_ms + nc->conf.connection_setup_timeout_ms;
+    n->apiv_version = 3;
+}
+
+static void
+nc_connected(samsa_netclient_t *nc, nc_node_t *n)
+{
+    int        soerr = 0;
+    socklen_t  len = sizeof(soerr);
+
+    if (getsockopt(n->conn.fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0
+        || soerr != 0) {
+        nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
+        return;
+    }
+    nc_send_apiversions(nc, n);
+    nc_events(nc, n);
+}
+
+bool
+samsa_netclient_ready(samsa_netclient_t *nc, int32_t node, int64_t now_ms)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    if (n == NULL) {
+        return false;
+    }
+    if (n->state == NC_DISCONNECTED && now_ms >= n->backoff_until_ms) {
+        nc_connect(nc, n, now_ms);
+    }
+    return n->state == NC_READY && n->nreqs < nc->conf.max_in_flight;
+}
+
+bool
+samsa_netclient_connected(samsa_netclient_t *nc, int32_t node)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    return n != NULL && n->state != NC_DISCONNECTED;
+}
+
+int16_t
+samsa_netclient_version(samsa_netclient_t *nc, int32_t node, int16_t api,
+                        int16_t lo, int16_t hi)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+    int16_t     v;
+
+    if (n == NULL || n->state != NC_READY || api < 0 || api >= NC_MAX_API
+        || n->api_max[api] < 0) {
+        return -1;
+    }
+    v = n->api_max[api] < hi ? n->api_max[api] : hi;
+    return v >= lo && v >= n->api_min[api] ? v : -1;
+}
+
+int32_t
+samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms)
+{
+    nc_node_t  *n, *best = NULL;
+    int32_t     i, start;
+
+    if (nc->nnodes == 0) {
+        return SAMSA_NC_NO_NODE;
+    }
+    start = (int32_t) (now_ms % nc->nnodes);
+    for (i = 0; i < nc->nnodes; i++) {
+        n = nc->nodes[(start + i) % nc->nnodes];
+        if (n->state == NC_READY && n->nreqs < nc->conf.max_in_flight
+            && (best == NULL || best->state != NC_READY
+                || n->nreqs < best->nreqs)) {
+            best = n;
+        } else if (best == NULL && n->state != NC_DISCONNECTED) {
+            best = n;
+        }
+    }
+    for (i = 0; best == NULL && i < nc->nnodes; i++) {
+        n = nc->nodes[(start + i) % nc->nnodes];
+        if (now_ms >= n->backoff_until_ms) {
+            best = n;
+        }
+    }
+    return best != NULL ? best->id : SAMSA_NC_NO_NODE;
+}
+
+int32_t
+samsa_netclient_inflight(samsa_netclient_t *nc, int32_t node)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    return n != NULL ? n->nreqs : 0;
+}
+
+/* ---- receiving ---------------------------------------------------------- */
+
+/* One complete response: match it to the oldest request in flight. */
+static void
+nc_handle_response(samsa_netclient_t *nc, nc_node_t *n, uint8_t *payload,
+                   int32_t size)
+{
+    nc_req_t    *r = n->inflight;
+    samsa_rd_t   rd;
+    int32_t      corr;
+
+    samsa_rd_init(&rd, payload, (size_t) size);
+    corr = samsa_rd_i32(&rd);
+    if (r == NULL || rd.err != SAMSA_ERR_NONE || corr != r->corr) {
+        samsa_warn("producer: node %d sent correlation id %d, expected %d",
+                   n->id, corr, r != NULL ? r->corr : -1);
+        nc_disconnect(nc, n, SAMSA_ERR__BAD_MSG);
+        return;
+    }
+    n->inflight = r->next;
+    if (n->inflight == NULL) {
+        n->inflight_tail = NULL;
+    }
+    if (r->api != SAMSA_API_ApiVersions
+        && samsa_proto_req_is_flexible(r->api, r->version)) {
+        samsa_rd_tags_skip(&rd);
+    }
+    if (r->internal) {
+        nc_handle_apiversions(nc, n, r, &rd);
+    } else {
+        n->nreqs--;
+        if (r->cb != NULL) {
+            r->cb(r->ctx, n->id, rd.err, rd.err == SAMSA_ERR_NONE ? &rd
+                                                                : NULL,
+                  r->opaque);
+        }
+    }
+    samsa_free(r);
+}
+
+static void
+nc_readable(samsa_netclient_t *nc, nc_node_t *n)
+{
+    samsa_err_t  err;
+    uint8_t     *payload;
+    int32_t      size;
+
+    while (n->state == NC_READY || n->state == NC_HANDSHAKE) {
+        err = samsa_conn_read(&n->conn, INT32_MAX, &nc->mempool);
+        if (err != SAMSA_ERR_NONE) {
+            nc_disconnect(nc, n, err);
+            return;
+        }
+        if (!n->conn.recv_complete) {
+            return;
+        }
+        payload = samsa_conn_take_payload(&n->conn, &size);
+        (void) samsa_mempool_give(&nc->mempool, size);
+        nc_handle_response(nc, n, payload, size);
+        samsa_free(payload);
+    }
+}
+
+static void
+nc_event(samsa_netclient_t *nc, nc_node_t *n, uint32_t events)
+{
+    samsa_err_t  err;
+
+    if (n->state == NC_CONNECTING) {
+        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+            nc_connected(nc, n);
+        }
+        return;
+    }
+    if (events & EPOLLIN) {
+        nc_readable(nc, n);
+    }
+    if (n->state != NC_DISCONNECTED && (events & (EPOLLOUT | EPOLLERR))) {
+        err = nc_flush(nc, n);
+        if (err != SAMSA_ERR_NONE) {
+            nc_disconnect(nc, n, err);
+        }
+    }
+    if (n->state != NC_DISCONNECTED && (events & (EPOLLHUP | EPOLLERR))
+        && !(events & EPOLLIN)) {
+        nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
+    }
+}
+
+static void
+nc_expire(samsa_netclient_t *nc, int64_t now_ms)
+{
+    nc_node_t  *n;
+    nc_req_t   *r;
+    int32_t     i;
+
+    for (i = 0; i < nc->nnodes; i++) {
+        n = nc->nodes[i];
+        if ((n->state == NC_CONNECTING || n->state == NC_HANDSHAKE)
+            && now_ms >= n->connect_deadline_ms) {
+            nc_disconnect(nc, n, SAMSA_ERR__TIMED_OUT);
+            continue;
+        }
+        r = n->inflight != NULL ? n->inflight : n->outq;
+        if (r != NULL && now_ms - r->sent_ms > nc->conf.request_timeout_ms) {
+            samsa_warn("producer: request to node %d timed out after "
+                       "%lld ms", n->id,
+                       (long long) nc->conf.request_timeout_ms);
+            nc_disconnect(nc, n, SAMSA_ERR__TIMED_OUT);
+        }
+    }
+}
+
+void
+samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
+{
+    struct epoll_event  evs[NC_MAX_EVENTS];
+    uint64_t            v;
+    int                 i, n;
+
+    if (timeout_ms > INT32_MAX) {
+        timeout_ms = INT32_MAX;
+    }
+    n = epoll_wait(nc->epfd, evs, NC_MAX_EVENTS,
+                   (int) (timeout_ms < 0 ? 0 : timeout_ms));
+    for (i = 0; i < n; i++) {
+        if (evs[i].data.ptr == NULL) {
+            (void) !read(nc->wake_fd, &v, sizeof(v));
+            continue;
+        }
+        nc_event(nc, evs[i].data.ptr, evs[i].events);
+    }
+    nc_expire(nc, samsa_now_ms());
+}
+
+void
+samsa_netclient_wakeup(samsa_netclient_t *nc)
+{
+    uint64_t  one = 1;
+
+    (void) !write(nc->wake_fd, &one, sizeof(one));
+}

@@ -1,0 +1,113 @@
+/*
+ * client/netclient.h - the producer's network client (Kafka's
+ * NetworkClient): one connection per broker, each framed and written by
+ * net/conn.c (the channel code the broker's network threads use), driven
+ * by one epoll loop.  A connection is usable once its ApiVersions
+ * exchange is done (v3, falling back to v0); requests go out in order, at
+ * most max.in.flight per connection, and their responses come back to
+ * the caller's callback in order.  A request past request.timeout.ms, a
+ * connection that does not complete within
+ * socket.connection.setup.timeout.ms, or any socket error closes the
+ * connection and fails everything in flight on it; reconnects back off
+ * exponentially (reconnect.backoff.ms .. reconnect.backoff.max.ms).
+ * Threads: everything on the sender thread, except
+ * samsa_netclient_wakeup() (any thread).
+ */
+#ifndef SAMSA_CLIENT_NETCLIENT_H
+#define SAMSA_CLIENT_NETCLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "proto/rd.h"
+#include "proto/wr.h"
+#include "util/buf.h"
+
+typedef struct samsa_netclient samsa_netclient_t;
+
+typedef struct samsa_nc_conf {
+    const char  *client_id;
+    int32_t      max_in_flight;
+    int64_t      request_timeout_ms;
+    int64_t      reconnect_backoff_ms;
+    int64_t      reconnect_backoff_max_ms;
+    int64_t      connection_setup_timeout_ms;
+    int32_t      send_buffer_bytes;        /* -1: OS default */
+    int32_t      receive_buffer_bytes;     /* -1: OS default */
+} samsa_nc_conf_t;
+
+/* A response (err NONE, body at the response body) or the reason there is
+ * none (_CLOSED, _TIMED_OUT, _SHUTDOWN, _IO, _RESOLVE; body NULL).
+ * @thread sender */
+typedef void samsa_nc_resp_fn(void *ctx, int32_t node, samsa_err_t err,
+                              samsa_rd_t *body, void *opaque);
+
+samsa_netclient_t *samsa_netclient_new(const samsa_nc_conf_t *conf);
+
+/* Close every connection, failing requests in flight with _SHUTDOWN. */
+void samsa_netclient_free(samsa_netclient_t *nc);
+
+/* Add node (or change its address: an open connection to the old one is
+ * closed). */
+void samsa_netclient_node_set(samsa_netclient_t *nc, int32_t node,
+                              const char *host, int32_t port);
+
+/* True if a request can go to node now (connected, ApiVersions known,
+ * fewer than max.in.flight outstanding).  Otherwise starts connecting if
+ * it is not connected and not backing off. */
+bool samsa_netclient_ready(samsa_netclient_t *nc, int32_t node,
+                           int64_t now_ms);
+
+/* True while node's connection exists (connecting or up). */
+bool samsa_netclient_connected(samsa_netclient_t *nc, int32_t node);
+
+/* The highest version of api in [lo, hi] that node supports, or -1. */
+int16_t samsa_netclient_version(samsa_netclient_t *nc, int32_t node,
+                                int16_t api, int16_t lo, int16_t hi);
+
+#define SAMSA_NC_NO_NODE INT32_MIN    /* bootstrap nodes have ids -1, -2.. */
+
+/* A node to send a cluster-wide request (Metadata, InitProducerId) to:
+ * a ready one with the fewest requests in flight, else one connecting,
+ * else one to start connecting to; SAMSA_NC_NO_NODE if all are backing
+ * off. */
+int32_t samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms);
+
+/* Requests in flight to node. */
+int32_t samsa_netclient_inflight(samsa_netclient_t *nc, int32_t node);
+
+/* Start a request frame in frame (reset): size placeholder and request
+ * header for (api, version); encode the body after it with wr (set up over
+ * frame) and pass frame to samsa_netclient_send().  Returns the
+ * correlation id. */
+int32_t samsa_netclient_frame_begin(samsa_netclient_t *nc, int16_t api,
+                                    int16_t version, samsa_buf_t *frame,
+                                    samsa_wr_t *wr);
+
+/* Queue frame for node.  With expect_response, cb gets the response or
+ * the failure; without (Produce acks=0), cb is called with NONE and a NULL
+ * body once the frame is written.  Fails (cb not called) with
+ * SAMSA_ERR__STATE if node is not ready.  @owns frame's storage (taken;
+ * frame is reset) */
+SAMSA_MUST_CHECK samsa_err_t samsa_netclient_send(
+    samsa_netclient_t *nc, int32_t node, samsa_buf_t *frame, int16_t api,
+    int16_t version, bool expect_response, samsa_nc_resp_fn *cb, void *ctx,
+    void *opaque, int64_t now_ms);
+
+/* Wait up to timeout_ms for I/O (or a wakeup), do it, run callbacks,
+ * expire requests and connection attempts. */
+void samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms);
+
+/* Make a poll in progress (or the next) return at once.  @thread any */
+void samsa_netclient_wakeup(samsa_netclient_t *nc);
+
+/* Close every connection, failing what is in flight with err. */
+void samsa_netclient_close_all(samsa_netclient_t *nc, samsa_err_t err);
+
+/* Close node's connection (failing what is in flight with err). */
+void samsa_netclient_disconnect(samsa_netclient_t *nc, int32_t node,
+                                samsa_err_t err);
+
+#endif /* SAMSA_CLIENT_NETCLIENT_H */
