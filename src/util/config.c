@@ -458,6 +458,12 @@ samsa_config_source(const samsa_config_t *cfg, const char *key)
     return samsa_config_val_find(cfg, key)->source;
 }
 
+const char *
+samsa_config_text(const samsa_config_t *cfg, const char *key)
+{
+    return samsa_config_val_find(cfg, key)->text;
+}
+
 /* Copy the plain numeric and boolean keys into their fields. */
 static void
 config_fill_scalars(samsa_config_t *cfg)

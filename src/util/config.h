@@ -150,6 +150,10 @@ char *const *samsa_config_list(const samsa_config_t *cfg, const char *key,
 /* False if the key has no value: default null and not set. */
 bool samsa_config_is_set(const samsa_config_t *cfg, const char *key);
 
+/* Any key's value as text (trimmed; a password as given), or NULL for
+ * Kafka's null: what DescribeConfigs shows. */
+const char *samsa_config_text(const samsa_config_t *cfg, const char *key);
+
 /* Where the key's value came from: "default", "server.properties:12",
  * "--override" (as the props origin said). */
 const char *samsa_config_source(const samsa_config_t *cfg, const char *key);

@@ -1,0 +1,123 @@
+/*
+ * log/epochs.c - the leader epoch cache (see epochs.h), after Kafka's
+ * LeaderEpochFileCache.
+ */
+#include "log/epochs.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+void
+samsa_epochs_init(samsa_epochs_t *ep, const char *dir)
+{
+    char  path[PATH_MAX];
+
+    memset(ep, 0, sizeof(*ep));
+    snprintf(path, sizeof(path), "%s/leader-epoch-checkpoint", dir);
+    ep->path = samsa_strdup(path);
+    if (samsa_ckpt_epoch_read(path, &ep->e, &ep->n) != SAMSA_ERR_NONE) {
+        ep->e = NULL;               /* reported by the reader */
+        ep->n = 0;
+    }
+    ep->cap = ep->n;
+}
+
+void
+samsa_epochs_fini(samsa_epochs_t *ep)
+{
+    samsa_free(ep->e);
+    samsa_free(ep->path);
+    memset(ep, 0, sizeof(*ep));
+}
+
+static samsa_err_t
+epochs_save(samsa_epochs_t *ep)
+{
+    return samsa_ckpt_epoch_write(ep->path, ep->e, ep->n);
+}
+
+samsa_err_t
+samsa_epochs_assign(samsa_epochs_t *ep, int32_t epoch, int64_t start_offset)
+{
+    if (epoch < 0 || (ep->n > 0 && epoch <= ep->e[ep->n - 1].epoch)) {
+        return SAMSA_ERR_NONE;
+    }
+    while (ep->n > 0 && ep->e[ep->n - 1].start_offset >= start_offset) {
+        ep->n--;                    /* an epoch that wrote nothing */
+    }
+    if (ep->n == ep->cap) {
+        ep->cap = ep->cap > 0 ? ep->cap * 2 : 4;
+        ep->e = samsa_realloc(ep->e, ep->cap * sizeof(*ep->e));
+    }
+    ep->e[ep->n++] = (samsa_ckpt_epoch_t) { epoch, start_offset };
+    return epochs_save(ep);
+}
+
+samsa_err_t
+samsa_epochs_truncate_end(samsa_epochs_t *ep, int64_t end_offset)
+{
+    size_t  n = ep->n;
+
+    while (ep->n > 0 && ep->e[ep->n - 1].start_offset >= end_offset) {
+        ep->n--;
+    }
+    return n == ep->n ? SAMSA_ERR_NONE : epochs_save(ep);
+}
+
+samsa_err_t
+samsa_epochs_truncate_start(samsa_epochs_t *ep, int64_t start_offset)
+{
+    size_t  drop = 0;
+
+    while (drop + 1 < ep->n && ep->e[drop + 1].start_offset <= start_offset) {
+        drop++;
+    }
+    if (ep->n == 0 || (drop == 0 && ep->e[0].start_offset >= start_offset)) {
+        return SAMSA_ERR_NONE;
+    }
+    memmove(ep->e, ep->e + drop, (ep->n - drop) * sizeof(*ep->e));
+    ep->n -= drop;
+    if (ep->e[0].start_offset < start_offset) {
+        ep->e[0].start_offset = start_offset;
+    }
+    return epochs_save(ep);
+}
+
+int32_t
+samsa_epochs_for_offset(const samsa_epochs_t *ep, int64_t offset)
+{
+    size_t  i;
+
+    for (i = ep->n; i > 0; i--) {
+        if (ep->e[i - 1].start_offset <= offset) {
+            return ep->e[i - 1].epoch;
+        }
+    }
+    return -1;
+}
+
+int32_t
+samsa_epochs_latest(const samsa_epochs_t *ep)
+{
+    return ep->n > 0 ? ep->e[ep->n - 1].epoch : -1;
+}
+
+void
+samsa_epochs_end_offset(const samsa_epochs_t *ep, int32_t epoch, int64_t leo,
+                        int32_t *found_epoch, int64_t *end_offset)
+{
+    size_t  i;
+
+    *found_epoch = -1;
+    *end_offset = -1;
+    for (i = ep->n; i > 0; i--) {
+        if (ep->e[i - 1].epoch <= epoch) {
+            *found_epoch = ep->e[i - 1].epoch;
+            *end_offset = i == ep->n ? leo : ep->e[i].start_offset;
+            return;
+        }
+    }
+}

@@ -1,0 +1,201 @@
+/*
+ * log/ixfile.c - mapped fixed-entry index files (see ixfile.h).
+ * The mapping is never shrunk while the file is: after a trim, pages past
+ * the end of the file stay mapped but are never read (readers stay below
+ * the entry count), so a trim needs no remap and no exclusive lock.
+ */
+#include "log/ixfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/diag.h"
+
+static samsa_err_t
+ixfile_io_error(const samsa_ixfile_t *ix, const char *what, int err)
+{
+    samsa_error("log: %s %s: %s", what, ix->path, strerror(err));
+    return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+}
+
+/* Map bytes of the file (bytes > 0), replacing any mapping.
+ * @locks ix->lock held for writing, or ix not shared yet */
+static samsa_err_t
+ixfile_map(samsa_ixfile_t *ix, size_t bytes)
+{
+    void  *m;
+
+    m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ix->fd, 0);
+    if (m == MAP_FAILED) {
+        return ixfile_io_error(ix, "cannot map", errno);
+    }
+    if (ix->map != NULL) {
+        munmap(ix->map, ix->map_bytes);
+    }
+    ix->map = m;
+    ix->map_bytes = bytes;
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_ixfile_open(samsa_ixfile_t *ix, const char *path, size_t entry_size,
+                  bool *created)
+{
+    struct stat  st;
+    samsa_err_t  err;
+
+    memset(ix, 0, sizeof(*ix));
+    ix->path = samsa_strdup(path);
+    ix->entry_size = entry_size;
+    ix->fd = open(path, O_RDWR | O_CLOEXEC);
+    *created = false;
+    if (ix->fd < 0 && errno == ENOENT) {
+        ix->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        *created = true;
+    }
+    if (ix->fd < 0) {
+        err = ixfile_io_error(ix, "cannot open", errno);
+        goto out_free;
+    }
+    if (fstat(ix->fd, &st) != 0) {
+        err = ixfile_io_error(ix, "cannot stat", errno);
+        goto out_close;
+    }
+    ix->misaligned = (size_t) st.st_size % entry_size != 0;
+    ix->max_entries = (size_t) st.st_size / entry_size;
+    atomic_init(&ix->n, ix->max_entries);
+    if (st.st_size > 0) {
+        err = ixfile_map(ix, (size_t) st.st_size);
+        if (err != SAMSA_ERR_NONE) {
+            goto out_close;
+        }
+    }
+    pthread_rwlock_init(&ix->lock, NULL);
+    return SAMSA_ERR_NONE;
+out_close:
+    close(ix->fd);
+out_free:
+    samsa_free(ix->path);
+    ix->path = NULL;
+    ix->fd = -1;
+    return err;
+}
+
+void
+samsa_ixfile_close(samsa_ixfile_t *ix)
+{
+    if (ix->path == NULL) {
+        return;
+    }
+    if (ix->map != NULL) {
+        munmap(ix->map, ix->map_bytes);
+    }
+    close(ix->fd);
+    pthread_rwlock_destroy(&ix->lock);
+    samsa_free(ix->path);
+    ix->path = NULL;
+}
+
+samsa_err_t
+samsa_ixfile_resize(samsa_ixfile_t *ix, size_t max_bytes)
+{
+    size_t       n = samsa_ixfile_count(ix);
+    size_t       entries = max_bytes / ix->entry_size;
+    size_t       bytes;
+    samsa_err_t  err = SAMSA_ERR_NONE;
+
+    if (entries < n) {
+        entries = n;
+    }
+    bytes = entries * ix->entry_size;
+    if (ftruncate(ix->fd, (off_t) bytes) != 0) {
+        return ixfile_io_error(ix, "cannot resize", errno);
+    }
+    if (bytes > ix->map_bytes) {
+        pthread_rwlock_wrlock(&ix->lock);
+        err = ixfile_map(ix, bytes);
+        pthread_rwlock_unlock(&ix->lock);
+    }
+    if (err == SAMSA_ERR_NONE) {
+        ix->max_entries = entries;
+        ix->misaligned = false;
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_ixfile_trim(samsa_ixfile_t *ix)
+{
+    size_t  n = samsa_ixfile_count(ix);
+
+    if (ftruncate(ix->fd, (off_t) (n * ix->entry_size)) != 0) {
+        return ixfile_io_error(ix, "cannot trim", errno);
+    }
+    ix->max_entries = n;
+    return SAMSA_ERR_NONE;
+}
+
+bool
+samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry)
+{
+    size_t  n = atomic_load_explicit(&ix->n, memory_order_relaxed);
+
+    if (n >= ix->max_entries) {
+        return false;
+    }
+    memcpy(ix->map + n * ix->entry_size, entry, ix->entry_size);
+    /* pairs with the acquire in samsa_ixfile_count() */
+    atomic_store_explicit(&ix->n, n + 1, memory_order_release);
+    return true;
+}
+
+void
+samsa_ixfile_truncate(samsa_ixfile_t *ix, size_t n)
+{
+    pthread_rwlock_wrlock(&ix->lock);
+    if (n < atomic_load_explicit(&ix->n, memory_order_relaxed)) {
+        atomic_store_explicit(&ix->n, n, memory_order_release);
+    }
+    pthread_rwlock_unlock(&ix->lock);
+}
+
+bool
+samsa_ixfile_full(const samsa_ixfile_t *ix)
+{
+    return atomic_load_explicit(&ix->n, memory_order_relaxed)
+           >= ix->max_entries;
+}
+
+size_t
+samsa_ixfile_count(samsa_ixfile_t *ix)
+{
+    return atomic_load_explicit(&ix->n, memory_order_acquire);
+}
+
+const uint8_t *
+samsa_ixfile_read_begin(samsa_ixfile_t *ix, size_t *n)
+{
+    pthread_rwlock_rdlock(&ix->lock);
+    *n = samsa_ixfile_count(ix);
+    return ix->map;
+}
+
+void
+samsa_ixfile_read_end(samsa_ixfile_t *ix)
+{
+    pthread_rwlock_unlock(&ix->lock);
+}
+
+samsa_err_t
+samsa_ixfile_flush(samsa_ixfile_t *ix)
+{
+    if (fdatasync(ix->fd) != 0) {
+        return ixfile_io_error(ix, "cannot fdatasync", errno);
+    }
+    return SAMSA_ERR_NONE;
+}

@@ -1,0 +1,1308 @@
+/*
+ * log/logmgr.c - the log manager (see logmgr.h): the registry of partition
+ * logs, loading at start with recovery threads, checkpoints, the
+ * clean-shutdown marker, and the logmaint and logflush threads.
+ */
+#include "log/logmgr.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log/ckpt.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+#include "util/time.h"
+
+#define LOGMGR_TICK_MS          1000    /* logmaint's longest sleep */
+#define LOGMGR_INITIAL_DELAY_MS 30000   /* Kafka's InitialTaskDelayMs */
+
+typedef struct logmgr_entry {
+    struct logmgr_entry  *next;
+    samsa_plog_t         *plog;         /* the registry's reference */
+} logmgr_entry_t;
+
+typedef struct logmgr_dir {
+    char    *path;                      /* [const] */
+    bool     online;                    /* [const] after open */
+    size_t   nplogs;                    /* [map_lock] for placement */
+} logmgr_dir_t;
+
+typedef struct logmgr_doomed_dir {
+    char     *path;
+    int64_t   due_ms;                   /* monotonic */
+} logmgr_doomed_dir_t;
+
+/*
+ * samsa_logmgr_t - see logmgr.h.  Shared by every thread; each field names
+ * its guard.  Lock order: create_lock -> map_lock; the others are leaves
+ * (fq_lock, maint_lock) and no plog lock is held with any of them.
+ */
+struct samsa_logmgr {
+    samsa_logmgr_config_t   cfg;            /* [const] dirs cleared */
+    logmgr_dir_t           *dirs;           /* [const] (nplogs: map_lock) */
+    size_t                  ndirs;          /* [const] */
+
+    pthread_mutex_t         create_lock;    /* serialises create/delete */
+    pthread_mutex_t         map_lock;       /* guards the registry */
+    logmgr_entry_t        **buckets;        /* [map_lock] */
+    size_t                  nbuckets;       /* [map_lock] power of two */
+    size_t                  count;          /* [map_lock] */
+
+    pthread_mutex_t         fq_lock;        /* guards the flush queue */
+    pthread_cond_t          fq_cond;        /* queue not empty, or stop */
+    samsa_plog_t          **fq;             /* [fq_lock] one ref each */
+    size_t                  nfq;            /* [fq_lock] */
+    size_t                  fq_cap;         /* [fq_lock] */
+    bool                    fq_stop;        /* [fq_lock] */
+    samsa_logmgr_flushed_cb_t  *on_flushed; /* [fq_lock] */
+    void                   *on_flushed_ctx; /* [fq_lock] */
+
+    pthread_mutex_t         maint_lock;     /* guards the maint fields */
+    pthread_cond_t          maint_cond;     /* stop */
+    bool                    maint_stop;     /* [maint_lock] */
+    logmgr_doomed_dir_t    *doomed;         /* [maint_lock] */
+    size_t                  ndoomed;        /* [maint_lock] */
+
+    pthread_t               flush_thread;   /* [const] */
+    pthread_t               maint_thread;   /* [const] */
+    bool                    flush_started;  /* [main] open/close only */
+    bool                    maint_started;  /* [main] */
+
+    _Atomic uint64_t        n_rounds;       /* [atomic] stats */
+    _Atomic uint64_t        n_flushes;
+    uint64_t                n_loaded;       /* [const] after open */
+    uint64_t                n_load_failed;  /* [const] after open */
+};
+
+static int64_t
+logmgr_add_sat(int64_t a, int64_t b)
+{
+    int64_t  r;
+
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+void
+samsa_logmgr_config_defaults(samsa_logmgr_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->retention_check_interval_ms = 300000;
+    cfg->flush_scheduler_interval_ms = INT64_MAX;
+    cfg->flush_offset_checkpoint_interval_ms = 60000;
+    cfg->flush_start_offset_checkpoint_interval_ms = 60000;
+    cfg->recovery_threads_per_dir = 1;
+    samsa_log_config_defaults(&cfg->defaults);
+}
+
+/* ---- registry ------------------------------------------------------------ */
+
+static size_t
+logmgr_hash(const char *topic, int32_t partition)
+{
+    uint64_t  h = 1469598103934665603ULL;       /* FNV-1a */
+
+    for (; *topic != '\0'; topic++) {
+        h = (h ^ (uint8_t) *topic) * 1099511628211ULL;
+    }
+    h = (h ^ (uint32_t) partition) * 1099511628211ULL;
+    return (size_t) (h ^ h >> 32);
+}
+
+static bool
+logmgr_entry_is(const logmgr_entry_t *e, const char *topic, int32_t partition)
+{
+    return samsa_plog_partition(e->plog) == partition
+           && strcmp(samsa_plog_topic(e->plog), topic) == 0;
+}
+
+/* The slot pointing at topic-partition's entry (or at the NULL ending its
+ * bucket).  @locks map_lock held */
+static logmgr_entry_t **
+logmgr_slot(samsa_logmgr_t *mgr, const char *topic, int32_t partition)
+{
+    logmgr_entry_t  **slot;
+
+    slot = &mgr->buckets[logmgr_hash(topic, partition) & (mgr->nbuckets - 1)];
+    while (*slot != NULL && !logmgr_entry_is(*slot, topic, partition)) {
+        slot = &(*slot)->next;
+    }
+    return slot;
+}
+
+/* Double the buckets once there are more entries than buckets.
+ * @locks map_lock held */
+static void
+logmgr_grow(samsa_logmgr_t *mgr)
+{
+    logmgr_entry_t  **old = mgr->buckets, *e, *next;
+    size_t            n = mgr->nbuckets, i, h;
+
+    mgr->nbuckets = n * 2;
+    mgr->buckets = samsa_calloc(mgr->nbuckets, sizeof(*mgr->buckets));
+    for (i = 0; i < n; i++) {
+        for (e = old[i]; e != NULL; e = next) {
+            next = e->next;
+            h = logmgr_hash(samsa_plog_topic(e->plog),
+                            samsa_plog_partition(e->plog))
+                & (mgr->nbuckets - 1);
+            e->next = mgr->buckets[h];
+            mgr->buckets[h] = e;
+        }
+    }
+    samsa_free(old);
+}
+
+static logmgr_dir_t *
+logmgr_dir_of(samsa_logmgr_t *mgr, samsa_plog_t *plog)
+{
+    size_t  i;
+
+    for (i = 0; i < mgr->ndirs; i++) {
+        if (strcmp(mgr->dirs[i].path, samsa_plog_parent_dir(plog)) == 0) {
+            return &mgr->dirs[i];
+        }
+    }
+    return NULL;
+}
+
+/* Add plog (taking the caller's reference) unless its partition is there.
+ * @returns false if it was.  @locks map_lock taken */
+static bool
+logmgr_insert(samsa_logmgr_t *mgr, samsa_plog_t *plog)
+{
+    logmgr_entry_t  **slot, *e;
+    logmgr_dir_t     *dir;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    slot = logmgr_slot(mgr, samsa_plog_topic(plog), samsa_plog_partition(plog));
+    if (*slot != NULL) {
+        pthread_mutex_unlock(&mgr->map_lock);
+        return false;
+    }
+    e = samsa_calloc(1, sizeof(*e));
+    e->plog = plog;
+    *slot = e;
+    if ((dir = logmgr_dir_of(mgr, plog)) != NULL) {
+        dir->nplogs++;
+    }
+    if (++mgr->count > mgr->nbuckets) {
+        logmgr_grow(mgr);
+    }
+    pthread_mutex_unlock(&mgr->map_lock);
+    return true;
+}
+
+/* Take topic-partition out of the registry; its reference goes to the
+ * caller (NULL if absent).  @locks map_lock taken */
+static samsa_plog_t *
+logmgr_remove(samsa_logmgr_t *mgr, const char *topic, int32_t partition)
+{
+    logmgr_entry_t  **slot, *e;
+    samsa_plog_t     *plog = NULL;
+    logmgr_dir_t     *dir;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    slot = logmgr_slot(mgr, topic, partition);
+    if ((e = *slot) != NULL) {
+        *slot = e->next;
+        plog = e->plog;
+        samsa_free(e);
+        mgr->count--;
+        if ((dir = logmgr_dir_of(mgr, plog)) != NULL) {
+            dir->nplogs--;
+        }
+    }
+    pthread_mutex_unlock(&mgr->map_lock);
+    return plog;
+}
+
+samsa_plog_t *
+samsa_logmgr_plog_ref(samsa_logmgr_t *mgr, const char *topic,
+                      int32_t partition)
+{
+    logmgr_entry_t  *e;
+    samsa_plog_t    *plog = NULL;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    e = *logmgr_slot(mgr, topic, partition);
+    if (e != NULL) {
+        plog = samsa_plog_ref(e->plog);
+    }
+    pthread_mutex_unlock(&mgr->map_lock);
+    return plog;
+}
+
+/* Every log, one new reference each (*n of them).  @locks map_lock taken */
+static samsa_plog_t **
+logmgr_snapshot(samsa_logmgr_t *mgr, size_t *n)
+{
+    samsa_plog_t    **all;
+    logmgr_entry_t   *e;
+    size_t            i;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    all = samsa_calloc(mgr->count + 1, sizeof(*all));
+    *n = 0;
+    for (i = 0; i < mgr->nbuckets; i++) {
+        for (e = mgr->buckets[i]; e != NULL; e = e->next) {
+            all[(*n)++] = samsa_plog_ref(e->plog);
+        }
+    }
+    pthread_mutex_unlock(&mgr->map_lock);
+    return all;
+}
+
+static void
+logmgr_snapshot_free(samsa_plog_t **all, size_t n)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        samsa_plog_unref(all[i]);
+    }
+    samsa_free(all);
+}
+
+void
+samsa_logmgr_foreach(samsa_logmgr_t *mgr, samsa_logmgr_plog_fn_t *fn,
+                     void *ctx)
+{
+    samsa_plog_t  **all;
+    size_t          n, i;
+
+    all = logmgr_snapshot(mgr, &n);
+    for (i = 0; i < n; i++) {
+        fn(ctx, all[i]);
+    }
+    logmgr_snapshot_free(all, n);
+}
+
+size_t
+samsa_logmgr_plog_count(samsa_logmgr_t *mgr)
+{
+    size_t  n;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    n = mgr->count;
+    pthread_mutex_unlock(&mgr->map_lock);
+    return n;
+}
+
+/* ---- group commit: logflush ---------------------------------------------- */
+
+/* A plog asks for a flush: queue it once.  @thread any (an appender) */
+static void
+logmgr_flush_want(void *ctx, samsa_plog_t *plog)
+{
+    samsa_logmgr_t  *mgr = ctx;
+
+    if (!samsa_plog_flush_claim(plog)) {
+        return;                             /* queued already */
+    }
+    samsa_plog_ref(plog);
+    pthread_mutex_lock(&mgr->fq_lock);
+    if (mgr->nfq == mgr->fq_cap) {
+        mgr->fq_cap = mgr->fq_cap ? mgr->fq_cap * 2 : 64;
+        mgr->fq = samsa_realloc(mgr->fq, mgr->fq_cap * sizeof(*mgr->fq));
+    }
+    mgr->fq[mgr->nfq++] = plog;
+    pthread_cond_signal(&mgr->fq_cond);
+    pthread_mutex_unlock(&mgr->fq_lock);
+}
+
+/* Flush each queued plog once and report; drops the queue's refs.  A
+ * failed flush is reported with flushed_offset -1 (the log is offline). */
+static void
+logmgr_flush_all(samsa_logmgr_t *mgr, samsa_plog_t **q, size_t n,
+                 samsa_logmgr_flushed_cb_t *cb, void *cb_ctx)
+{
+    size_t       i;
+    int64_t      flushed;
+    samsa_err_t  err;
+
+    for (i = 0; i < n; i++) {
+        samsa_plog_flush_unclaim(q[i]);
+        err = samsa_plog_flush(q[i], SAMSA_PLOG_FLUSH_REQUESTED, &flushed);
+        if (cb != NULL) {
+            cb(cb_ctx, samsa_plog_topic(q[i]), samsa_plog_partition(q[i]),
+               err == SAMSA_ERR_NONE ? flushed : -1);
+        }
+        samsa_plog_unref(q[i]);
+    }
+    atomic_fetch_add_explicit(&mgr->n_flushes, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&mgr->n_rounds, 1, memory_order_relaxed);
+}
+
+/* Take the whole queue; false when it is empty.  @locks fq_lock held */
+static bool
+logmgr_flush_take(samsa_logmgr_t *mgr, samsa_plog_t ***q, size_t *n,
+                  samsa_logmgr_flushed_cb_t **cb, void **cb_ctx)
+{
+    *q = mgr->fq;
+    *n = mgr->nfq;
+    *cb = mgr->on_flushed;
+    *cb_ctx = mgr->on_flushed_ctx;
+    mgr->fq = NULL;
+    mgr->nfq = mgr->fq_cap = 0;
+    return *n > 0;
+}
+
+static void *
+logmgr_flush_main(void *arg)
+{
+    samsa_logmgr_t             *mgr = arg;
+    samsa_plog_t              **q;
+    size_t                      n;
+    samsa_logmgr_flushed_cb_t  *cb;
+    void                       *cb_ctx;
+    bool                        stop;
+
+    samsa_thread_name_set("logflush");
+    for (;;) {
+        pthread_mutex_lock(&mgr->fq_lock);
+        while (mgr->nfq == 0 && !mgr->fq_stop) {
+            pthread_cond_wait(&mgr->fq_cond, &mgr->fq_lock);
+        }
+        stop = !logmgr_flush_take(mgr, &q, &n, &cb, &cb_ctx)
+               && mgr->fq_stop;
+        pthread_mutex_unlock(&mgr->fq_lock);
+        if (stop) {
+            break;
+        }
+        logmgr_flush_all(mgr, q, n, cb, cb_ctx);
+        samsa_free(q);
+    }
+    return NULL;
+}
+
+void
+samsa_logmgr_set_flushed_cb(samsa_logmgr_t *mgr,
+                            samsa_logmgr_flushed_cb_t *cb, void *ctx)
+{
+    pthread_mutex_lock(&mgr->fq_lock);
+    mgr->on_flushed = cb;
+    mgr->on_flushed_ctx = ctx;
+    pthread_mutex_unlock(&mgr->fq_lock);
+}
+
+/* ---- checkpoints --------------------------------------------------------- */
+
+/* Write one checkpoint file of dir from the logs in all[] that live there:
+ * the recovery points (rp) or the log start offsets. */
+static samsa_err_t
+logmgr_write_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all, size_t n,
+                  bool rp)
+{
+    samsa_ckpt_tp_t  *e;
+    char              path[PATH_MAX];
+    size_t            i, m = 0;
+    samsa_err_t       err;
+
+    e = samsa_calloc(n + 1, sizeof(*e));
+    for (i = 0; i < n; i++) {
+        if (strcmp(samsa_plog_parent_dir(all[i]), dir->path) != 0) {
+            continue;
+        }
+        e[m].topic = (char *) samsa_plog_topic(all[i]);
+        e[m].partition = samsa_plog_partition(all[i]);
+        e[m++].offset = rp ? samsa_plog_recovery_point(all[i])
+                           : samsa_plog_log_start_offset(all[i]);
+    }
+    snprintf(path, sizeof(path), "%s/%s", dir->path,
+             rp ? SAMSA_LOGMGR_RECOVERY_POINT_FILE
+                : SAMSA_LOGMGR_LOG_START_FILE);
+    err = samsa_ckpt_tp_write(path, e, m);
+    samsa_free(e);                  /* the topics are borrowed */
+    return err;
+}
+
+/* Both kinds (rp, ls) for every online dir from the logs in all[]. */
+static samsa_err_t
+logmgr_write_ckpts(samsa_logmgr_t *mgr, samsa_plog_t **all, size_t n,
+                   bool rp, bool ls)
+{
+    samsa_err_t  err = SAMSA_ERR_NONE, e2;
+    size_t       i;
+
+    for (i = 0; i < mgr->ndirs; i++) {
+        if (!mgr->dirs[i].online) {
+            continue;
+        }
+        if (rp && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n, true))
+                      != SAMSA_ERR_NONE) {
+            err = e2;
+        }
+        if (ls && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n, false))
+                      != SAMSA_ERR_NONE) {
+            err = e2;
+        }
+    }
+    return err;
+}
+
+static samsa_err_t
+logmgr_checkpoint_some(samsa_logmgr_t *mgr, bool rp, bool ls)
+{
+    samsa_plog_t  **all;
+    size_t          n;
+    samsa_err_t     err;
+
+    all = logmgr_snapshot(mgr, &n);
+    err = logmgr_write_ckpts(mgr, all, n, rp, ls);
+    logmgr_snapshot_free(all, n);
+    return err;
+}
+
+samsa_err_t
+samsa_logmgr_checkpoint(samsa_logmgr_t *mgr)
+{
+    return logmgr_checkpoint_some(mgr, true, true);
+}
+
+/* ---- logmaint ------------------------------------------------------------ */
+
+static void
+logmgr_retain_one(void *ctx, samsa_plog_t *plog)
+{
+    int64_t  now_ms = *(const int64_t *) ctx;
+    int      deleted;
+
+    if (samsa_plog_retain(plog, now_ms, &deleted) != SAMSA_ERR_NONE) {
+        samsa_warn("log: retention of %s failed", samsa_plog_dir(plog));
+    }
+}
+
+void
+samsa_logmgr_retain(samsa_logmgr_t *mgr, int64_t now_ms)
+{
+    samsa_logmgr_foreach(mgr, logmgr_retain_one, &now_ms);
+}
+
+/* Time-based flush (flush.ms): ask logflush for the due ones. */
+static void
+logmgr_flush_due_one(void *ctx, samsa_plog_t *plog)
+{
+    int64_t  now_ms = *(const int64_t *) ctx;
+
+    if (samsa_plog_flush_due(plog, now_ms)) {
+        samsa_plog_request_flush(plog, true);
+    }
+}
+
+/* Before a recovery-point checkpoint: logs whose data is synced but whose
+ * indexes are not (group commit) get a full flush for the next one. */
+static void
+logmgr_catch_up_one(void *ctx, samsa_plog_t *plog)
+{
+    (void) ctx;
+    if (samsa_plog_durable_offset(plog) > samsa_plog_recovery_point(plog)) {
+        samsa_plog_request_flush(plog, true);
+    }
+}
+
+static void
+logmgr_purge_one(void *ctx, samsa_plog_t *plog)
+{
+    samsa_plog_purge(plog, *(const int64_t *) ctx, false);
+}
+
+/* Remove the deleted partition directories that are due (all: every
+ * one).  @locks maint_lock taken */
+static void
+logmgr_purge_dirs(samsa_logmgr_t *mgr, int64_t now_ms, bool all)
+{
+    logmgr_doomed_dir_t  *due;
+    size_t                i, j = 0, n = 0;
+
+    pthread_mutex_lock(&mgr->maint_lock);
+    due = samsa_calloc(mgr->ndoomed + 1, sizeof(*due));
+    for (i = 0; i < mgr->ndoomed; i++) {
+        if (all || mgr->doomed[i].due_ms <= now_ms) {
+            due[n++] = mgr->doomed[i];
+        } else {
+            mgr->doomed[j++] = mgr->doomed[i];
+        }
+    }
+    mgr->ndoomed = j;
+    pthread_mutex_unlock(&mgr->maint_lock);
+    for (i = 0; i < n; i++) {
+        if (samsa_plog_remove_dir(due[i].path) == SAMSA_ERR_NONE) {
+            samsa_info("log: removed %s", due[i].path);
+        }
+        samsa_free(due[i].path);
+    }
+    samsa_free(due);
+}
+
+/* logmaint's schedule (monotonic ms). */
+typedef struct logmgr_sched {
+    int64_t  retention;
+    int64_t  flush;
+    int64_t  rp_ckpt;
+    int64_t  ls_ckpt;
+} logmgr_sched_t;
+
+/* Run what is due at now (monotonic) and set the next times. */
+static void
+logmgr_maint_run(samsa_logmgr_t *mgr, logmgr_sched_t *s, int64_t now)
+{
+    const samsa_logmgr_config_t  *cfg = &mgr->cfg;
+    int64_t                       wall = samsa_wall_ms();
+    bool                          rp, ls;
+
+    if (now >= s->retention) {
+        samsa_logmgr_retain(mgr, wall);
+        s->retention = logmgr_add_sat(now, cfg->retention_check_interval_ms);
+    }
+    if (now >= s->flush) {
+        samsa_logmgr_foreach(mgr, logmgr_flush_due_one, &now);
+        s->flush = logmgr_add_sat(now, cfg->flush_scheduler_interval_ms);
+    }
+    rp = now >= s->rp_ckpt;
+    ls = now >= s->ls_ckpt;
+    if (rp || ls) {
+        if (rp) {
+            samsa_logmgr_foreach(mgr, logmgr_catch_up_one, NULL);
+            s->rp_ckpt = logmgr_add_sat(
+                now, cfg->flush_offset_checkpoint_interval_ms);
+        }
+        if (ls) {
+            s->ls_ckpt = logmgr_add_sat(
+                now, cfg->flush_start_offset_checkpoint_interval_ms);
+        }
+        if (logmgr_checkpoint_some(mgr, rp, ls) != SAMSA_ERR_NONE) {
+            samsa_warn("log: writing checkpoints failed");
+        }
+    }
+    samsa_logmgr_foreach(mgr, logmgr_purge_one, &wall);
+    logmgr_purge_dirs(mgr, now, false);
+}
+
+/* Sleep until the next due time (at most a tick); false on stop. */
+static bool
+logmgr_maint_wait(samsa_logmgr_t *mgr, const logmgr_sched_t *s)
+{
+    struct timespec  ts;
+    int64_t          next = samsa_now_ms() + LOGMGR_TICK_MS;
+    bool             stop;
+
+    next = s->retention < next ? s->retention : next;
+    next = s->flush < next ? s->flush : next;
+    next = s->rp_ckpt < next ? s->rp_ckpt : next;
+    next = s->ls_ckpt < next ? s->ls_ckpt : next;
+    ts.tv_sec = next / 1000;
+    ts.tv_nsec = next % 1000 * 1000000;
+    pthread_mutex_lock(&mgr->maint_lock);
+    while (!mgr->maint_stop && samsa_now_ms() < next) {
+        pthread_cond_timedwait(&mgr->maint_cond, &mgr->maint_lock, &ts);
+    }
+    stop = mgr->maint_stop;
+    pthread_mutex_unlock(&mgr->maint_lock);
+    return !stop;
+}
+
+static void *
+logmgr_maint_main(void *arg)
+{
+    samsa_logmgr_t  *mgr = arg;
+    logmgr_sched_t   s;
+    int64_t          now = samsa_now_ms();
+    int64_t          delay = mgr->cfg.retention_check_interval_ms;
+
+    samsa_thread_name_set("logmaint");
+    s.retention = logmgr_add_sat(now, delay < LOGMGR_INITIAL_DELAY_MS
+                                          ? delay : LOGMGR_INITIAL_DELAY_MS);
+    s.flush = logmgr_add_sat(now, mgr->cfg.flush_scheduler_interval_ms);
+    s.rp_ckpt = logmgr_add_sat(now,
+                               mgr->cfg.flush_offset_checkpoint_interval_ms);
+    s.ls_ckpt = logmgr_add_sat(
+        now, mgr->cfg.flush_start_offset_checkpoint_interval_ms);
+    while (logmgr_maint_wait(mgr, &s)) {
+        logmgr_maint_run(mgr, &s, samsa_now_ms());
+    }
+    return NULL;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+/* One partition directory to load. */
+typedef struct logmgr_job {
+    char          *topic;
+    int32_t        partition;
+    int64_t        recovery_point;
+    int64_t        log_start;
+    samsa_plog_t  *plog;            /* the result, or NULL */
+} logmgr_job_t;
+
+/* One log dir's loading, shared by its recovery threads. */
+typedef struct logmgr_loader {
+    samsa_logmgr_t     *mgr;
+    const char         *dir;
+    bool                clean;
+    logmgr_job_t       *jobs;
+    size_t              njobs;
+    _Atomic size_t      next;       /* [atomic] next job to take */
+    samsa_ckpt_tp_t    *rp;         /* recovery points, sorted */
+    size_t              nrp;
+    samsa_ckpt_tp_t    *ls;         /* log start offsets, sorted */
+    size_t              nls;
+} logmgr_loader_t;
+
+static int
+logmgr_tp_cmp(const void *a, const void *b)
+{
+    const samsa_ckpt_tp_t  *x = a, *y = b;
+    int                     c = strcmp(x->topic, y->topic);
+
+    return c != 0 ? c : (x->partition > y->partition)
+                            - (x->partition < y->partition);
+}
+
+/* The checkpointed offset of topic-partition, or -1. */
+static int64_t
+logmgr_tp_find(const samsa_ckpt_tp_t *e, size_t n, const char *topic,
+               int32_t partition)
+{
+    samsa_ckpt_tp_t         key = { (char *) topic, partition, 0 };
+    const samsa_ckpt_tp_t  *hit;
+
+    hit = n > 0 ? bsearch(&key, e, n, sizeof(*e), logmgr_tp_cmp) : NULL;
+    return hit != NULL ? hit->offset : -1;
+}
+
+/* "<topic>-<partition>": split it; false for anything else. */
+static bool
+logmgr_parse_dir(const char *name, char **topic, int32_t *partition)
+{
+    const char  *dash = strrchr(name, '-');
+    char        *end;
+    long         p;
+
+    if (dash == NULL || dash == name || dash[1] < '0' || dash[1] > '9') {
+        return false;
+    }
+    errno = 0;
+    p = strtol(dash + 1, &end, 10);
+    if (errno != 0 || *end != '\0' || p > INT32_MAX) {
+        return false;
+    }
+    *topic = samsa_strndup(name, (size_t) (dash - name));
+    *partition = (int32_t) p;
+    return true;
+}
+
+/* Sort one entry of a log dir: a partition to load (added to ld), a
+ * deleted partition to remove, or something to leave alone. */
+static void
+logmgr_dir_entry(logmgr_loader_t *ld, const char *name, size_t *cap)
+{
+    char          path[PATH_MAX];
+    struct stat   st;
+    logmgr_job_t  job = { 0 };
+
+    snprintf(path, sizeof(path), "%s/%s", ld->dir, name);
+    if (name[0] == '.' || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return;
+    }
+    if (strlen(name) > 7 && strcmp(name + strlen(name) - 7, "-delete") == 0) {
+        samsa_info("log: removing deleted partition directory %s", path);
+        if (samsa_plog_remove_dir(path) != SAMSA_ERR_NONE) {
+            samsa_warn("log: could not remove %s", path);
+        }
+        return;
+    }
+    if (strcmp(name, "__cluster_metadata-0") == 0
+        || !logmgr_parse_dir(name, &job.topic, &job.partition)) {
+        return;                     /* the metadata log, -future, -stray */
+    }
+    job.recovery_point = logmgr_tp_find(ld->rp, ld->nrp, job.topic,
+                                        job.partition);
+    job.log_start = logmgr_tp_find(ld->ls, ld->nls, job.topic,
+                                   job.partition);
+    if (ld->njobs == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        ld->jobs = samsa_realloc(ld->jobs, *cap * sizeof(*ld->jobs));
+    }
+    ld->jobs[ld->njobs++] = job;
+}
+
+/* Read a dir's checkpoints and marker and list its partitions. */
+static samsa_err_t
+logmgr_scan_dir(logmgr_loader_t *ld)
+{
+    char            path[PATH_MAX];
+    DIR            *d;
+    struct dirent  *de;
+    size_t          cap = 0;
+
+    snprintf(path, sizeof(path), "%s/%s", ld->dir,
+             SAMSA_LOGMGR_CLEAN_SHUTDOWN_FILE);
+    ld->clean = access(path, F_OK) == 0;
+    snprintf(path, sizeof(path), "%s/%s", ld->dir,
+             SAMSA_LOGMGR_RECOVERY_POINT_FILE);
+    if (samsa_ckpt_tp_read(path, &ld->rp, &ld->nrp) != SAMSA_ERR_NONE) {
+        ld->clean = false;          /* trust nothing: scan everything */
+    }
+    snprintf(path, sizeof(path), "%s/%s", ld->dir,
+             SAMSA_LOGMGR_LOG_START_FILE);
+    if (samsa_ckpt_tp_read(path, &ld->ls, &ld->nls) != SAMSA_ERR_NONE) {
+        ld->ls = NULL;
+        ld->nls = 0;
+    }
+    if (ld->nrp > 1) {
+        qsort(ld->rp, ld->nrp, sizeof(*ld->rp), logmgr_tp_cmp);
+    }
+    if (ld->nls > 1) {
+        qsort(ld->ls, ld->nls, sizeof(*ld->ls), logmgr_tp_cmp);
+    }
+    d = opendir(ld->dir);
+    if (d == NULL) {
+        samsa_error("log: cannot open log dir %s: %s", ld->dir,
+                    strerror(errno));
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    while ((de = readdir(d)) != NULL) {
+        logmgr_dir_entry(ld, de->d_name, &cap);
+    }
+    closedir(d);
+    return SAMSA_ERR_NONE;
+}
+
+/* A recovery thread: load jobs until none is left. */
+static void *
+logmgr_load_main(void *arg)
+{
+    logmgr_loader_t     *ld = arg;
+    logmgr_job_t        *job;
+    samsa_log_config_t   cfg;
+    samsa_plog_load_t    load;
+    size_t               i;
+
+    samsa_thread_name_set("logrecovery");
+    while ((i = atomic_fetch_add(&ld->next, 1)) < ld->njobs) {
+        job = &ld->jobs[i];
+        cfg = ld->mgr->cfg.defaults;
+        if (ld->mgr->cfg.topic_config != NULL) {
+            ld->mgr->cfg.topic_config(ld->mgr->cfg.topic_config_ctx,
+                                      job->topic, &cfg);
+        }
+        load = (samsa_plog_load_t) {
+            .recovery_point = job->recovery_point,
+            .log_start_offset = job->log_start,
+            .clean = ld->clean,
+            .now_ms = samsa_wall_ms(),
+        };
+        if (samsa_plog_open(ld->dir, job->topic, job->partition, &cfg, &load,
+                            &job->plog) != SAMSA_ERR_NONE) {
+            samsa_error("log: could not load %s/%s-%" PRId32 "; skipping it",
+                        ld->dir, job->topic, job->partition);
+            job->plog = NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Load every partition of one dir with its recovery threads. */
+static void
+logmgr_load_jobs(logmgr_loader_t *ld, int32_t nthreads)
+{
+    pthread_t  *tids;
+    int32_t     i, started = 0;
+
+    if (nthreads < 1) {
+        nthreads = 1;
+    }
+    if ((size_t) nthreads > ld->njobs) {
+        nthreads = (int32_t) ld->njobs;
+    }
+    tids = samsa_calloc((size_t) nthreads + 1, sizeof(*tids));
+    for (i = 0; i < nthreads; i++) {
+        if (pthread_create(&tids[i], NULL, logmgr_load_main, ld) == 0) {
+            started++;
+        }
+    }
+    if (started == 0) {
+        logmgr_load_main(ld);       /* no threads: do it here */
+    }
+    for (i = 0; i < started; i++) {
+        pthread_join(tids[i], NULL);
+    }
+    samsa_free(tids);
+}
+
+/* Register what a dir's loading produced, then free the loader. */
+static void
+logmgr_load_finish(samsa_logmgr_t *mgr, logmgr_loader_t *ld)
+{
+    size_t  i;
+
+    for (i = 0; i < ld->njobs; i++) {
+        if (ld->jobs[i].plog == NULL) {
+            mgr->n_load_failed++;
+        } else if (!logmgr_insert(mgr, ld->jobs[i].plog)) {
+            samsa_error("log: %s-%" PRId32 " is in two log dirs; ignoring "
+                        "the copy in %s", ld->jobs[i].topic,
+                        ld->jobs[i].partition, ld->dir);
+            samsa_plog_unref(ld->jobs[i].plog);
+            mgr->n_load_failed++;
+        } else {
+            samsa_plog_set_flusher(ld->jobs[i].plog, logmgr_flush_want, mgr);
+            mgr->n_loaded++;
+        }
+        samsa_free(ld->jobs[i].topic);
+    }
+    samsa_free(ld->jobs);
+    samsa_ckpt_tp_free(ld->rp, ld->nrp);
+    samsa_ckpt_tp_free(ld->ls, ld->nls);
+}
+
+/* Remove a dir's clean-shutdown marker: from now on a crash is unclean. */
+static samsa_err_t
+logmgr_unmark(const char *dir)
+{
+    char  path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", dir,
+             SAMSA_LOGMGR_CLEAN_SHUTDOWN_FILE);
+    if (unlink(path) != 0) {
+        if (errno == ENOENT) {
+            return SAMSA_ERR_NONE;
+        }
+        samsa_error("log: cannot delete %s: %s", path, strerror(errno));
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    return samsa_ckpt_fsync_dir(dir);
+}
+
+/* Create (if needed), scan and load one log dir. */
+static void
+logmgr_load_dir(samsa_logmgr_t *mgr, logmgr_dir_t *dir)
+{
+    logmgr_loader_t  ld;
+
+    memset(&ld, 0, sizeof(ld));
+    ld.mgr = mgr;
+    ld.dir = dir->path;
+    if (mkdir(dir->path, 0755) != 0 && errno != EEXIST) {
+        samsa_error("log: cannot create log dir %s: %s", dir->path,
+                    strerror(errno));
+        return;
+    }
+    if (logmgr_scan_dir(&ld) != SAMSA_ERR_NONE) {
+        logmgr_load_finish(mgr, &ld);
+        return;
+    }
+    samsa_info("log: loading %zu partition(s) from %s (%s shutdown)",
+               ld.njobs, dir->path, ld.clean ? "clean" : "unclean");
+    logmgr_load_jobs(&ld, mgr->cfg.recovery_threads_per_dir);
+    logmgr_load_finish(mgr, &ld);
+    dir->online = logmgr_unmark(dir->path) == SAMSA_ERR_NONE;
+}
+
+/* ---- open and close ------------------------------------------------------ */
+
+static samsa_logmgr_t *
+logmgr_new(const samsa_logmgr_config_t *cfg)
+{
+    samsa_logmgr_t      *mgr;
+    pthread_condattr_t   ca;
+    size_t               i;
+
+    mgr = samsa_calloc(1, sizeof(*mgr));
+    mgr->cfg = *cfg;
+    mgr->cfg.dirs = NULL;
+    mgr->ndirs = cfg->ndirs;
+    mgr->dirs = samsa_calloc(cfg->ndirs + 1, sizeof(*mgr->dirs));
+    for (i = 0; i < cfg->ndirs; i++) {
+        mgr->dirs[i].path = samsa_strdup(cfg->dirs[i]);
+    }
+    mgr->nbuckets = 64;
+    mgr->buckets = samsa_calloc(mgr->nbuckets, sizeof(*mgr->buckets));
+    mgr->on_flushed = cfg->on_flushed;
+    mgr->on_flushed_ctx = cfg->on_flushed_ctx;
+    pthread_mutex_init(&mgr->create_lock, NULL);
+    pthread_mutex_init(&mgr->map_lock, NULL);
+    pthread_mutex_init(&mgr->fq_lock, NULL);
+    pthread_cond_init(&mgr->fq_cond, NULL);
+    pthread_mutex_init(&mgr->maint_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&mgr->maint_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    return mgr;
+}
+
+static void
+logmgr_free(samsa_logmgr_t *mgr)
+{
+    size_t  i;
+
+    for (i = 0; i < mgr->ndirs; i++) {
+        samsa_free(mgr->dirs[i].path);
+    }
+    for (i = 0; i < mgr->ndoomed; i++) {
+        samsa_free(mgr->doomed[i].path);
+    }
+    samsa_free(mgr->doomed);
+    samsa_free(mgr->dirs);
+    samsa_free(mgr->buckets);
+    samsa_free(mgr->fq);
+    pthread_mutex_destroy(&mgr->create_lock);
+    pthread_mutex_destroy(&mgr->map_lock);
+    pthread_mutex_destroy(&mgr->fq_lock);
+    pthread_cond_destroy(&mgr->fq_cond);
+    pthread_mutex_destroy(&mgr->maint_lock);
+    pthread_cond_destroy(&mgr->maint_cond);
+    samsa_free(mgr);
+}
+
+/* Empty the registry; its references go to the caller (*n of them). */
+static samsa_plog_t **
+logmgr_take_all(samsa_logmgr_t *mgr, size_t *n)
+{
+    samsa_plog_t    **all;
+    logmgr_entry_t   *e, *next;
+    size_t            i;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    all = samsa_calloc(mgr->count + 1, sizeof(*all));
+    *n = 0;
+    for (i = 0; i < mgr->nbuckets; i++) {
+        for (e = mgr->buckets[i]; e != NULL; e = next) {
+            next = e->next;
+            all[(*n)++] = e->plog;
+            samsa_free(e);
+        }
+        mgr->buckets[i] = NULL;
+    }
+    mgr->count = 0;
+    for (i = 0; i < mgr->ndirs; i++) {
+        mgr->dirs[i].nplogs = 0;
+    }
+    pthread_mutex_unlock(&mgr->map_lock);
+    return all;
+}
+
+/* Stop logflush, then answer whatever was still queued. */
+static void
+logmgr_stop_flusher(samsa_logmgr_t *mgr)
+{
+    samsa_plog_t              **q;
+    size_t                      n;
+    samsa_logmgr_flushed_cb_t  *cb;
+    void                       *cb_ctx;
+
+    pthread_mutex_lock(&mgr->fq_lock);
+    mgr->fq_stop = true;
+    pthread_cond_signal(&mgr->fq_cond);
+    pthread_mutex_unlock(&mgr->fq_lock);
+    if (mgr->flush_started) {
+        pthread_join(mgr->flush_thread, NULL);
+        mgr->flush_started = false;
+    }
+    pthread_mutex_lock(&mgr->fq_lock);
+    logmgr_flush_take(mgr, &q, &n, &cb, &cb_ctx);
+    pthread_mutex_unlock(&mgr->fq_lock);
+    logmgr_flush_all(mgr, q, n, cb, cb_ctx);
+    samsa_free(q);
+}
+
+static void
+logmgr_stop_maint(samsa_logmgr_t *mgr)
+{
+    pthread_mutex_lock(&mgr->maint_lock);
+    mgr->maint_stop = true;
+    pthread_cond_signal(&mgr->maint_cond);
+    pthread_mutex_unlock(&mgr->maint_lock);
+    if (mgr->maint_started) {
+        pthread_join(mgr->maint_thread, NULL);
+        mgr->maint_started = false;
+    }
+}
+
+/* Write an empty clean-shutdown marker in dir (Kafka <= 3.6 writes it
+ * empty; newer ones accept that). */
+static samsa_err_t
+logmgr_mark(const char *dir)
+{
+    char  path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", dir,
+             SAMSA_LOGMGR_CLEAN_SHUTDOWN_FILE);
+    return samsa_ckpt_write_atomic(path, "", 0);
+}
+
+/* Close every log; when clean, checkpoint and mark each dir where every
+ * log closed well.  Frees mgr. */
+static void
+logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
+{
+    samsa_plog_t   **all;
+    logmgr_dir_t    *dir;
+    bool            *ok;
+    size_t           n, i;
+
+    logmgr_stop_maint(mgr);
+    all = logmgr_take_all(mgr, &n);
+    ok = samsa_calloc(mgr->ndirs + 1, sizeof(*ok));
+    for (i = 0; i < mgr->ndirs; i++) {
+        ok[i] = mgr->dirs[i].online;
+    }
+    for (i = 0; i < n; i++) {
+        dir = logmgr_dir_of(mgr, all[i]);
+        if (samsa_plog_close(samsa_plog_ref(all[i])) != SAMSA_ERR_NONE
+            && dir != NULL) {
+            ok[dir - mgr->dirs] = false;
+        }
+    }
+    logmgr_stop_flusher(mgr);
+    for (i = 0; clean && i < mgr->ndirs; i++) {
+        if (ok[i] && (logmgr_write_ckpt(&mgr->dirs[i], all, n, true)
+                          != SAMSA_ERR_NONE
+                      || logmgr_write_ckpt(&mgr->dirs[i], all, n, false)
+                             != SAMSA_ERR_NONE
+                      || logmgr_mark(mgr->dirs[i].path) != SAMSA_ERR_NONE)) {
+            samsa_error("log: %s not marked as cleanly shut down",
+                        mgr->dirs[i].path);
+        }
+    }
+    logmgr_snapshot_free(all, n);
+    samsa_free(ok);
+    logmgr_free(mgr);
+}
+
+/* ---- create, delete, config ---------------------------------------------- */
+
+/* The online log dir holding the fewest logs.  @locks map_lock taken */
+static const char *
+logmgr_pick_dir(samsa_logmgr_t *mgr)
+{
+    logmgr_dir_t  *best = NULL;
+    size_t         i;
+
+    pthread_mutex_lock(&mgr->map_lock);
+    for (i = 0; i < mgr->ndirs; i++) {
+        if (mgr->dirs[i].online
+            && (best == NULL || mgr->dirs[i].nplogs < best->nplogs)) {
+            best = &mgr->dirs[i];
+        }
+    }
+    pthread_mutex_unlock(&mgr->map_lock);
+    return best != NULL ? best->path : NULL;
+}
+
+/* An existing log for a create: same topic id (or either is zero). */
+static samsa_err_t
+logmgr_existing(samsa_plog_t *plog, samsa_uuid_t topic_id, samsa_plog_t **out)
+{
+    samsa_uuid_t  id = samsa_plog_topic_id(plog);
+
+    if (!samsa_uuid_is_zero(id) && !samsa_uuid_is_zero(topic_id)
+        && !samsa_uuid_eq(id, topic_id)) {
+        samsa_plog_unref(plog);
+        return SAMSA_ERR_INCONSISTENT_TOPIC_ID;
+    }
+    if (out != NULL) {
+        *out = plog;
+    } else {
+        samsa_plog_unref(plog);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_logmgr_plog_create(samsa_logmgr_t *mgr, const char *topic,
+                         int32_t partition, samsa_uuid_t topic_id,
+                         const samsa_log_config_t *cfg, samsa_plog_t **out)
+{
+    samsa_plog_t  *plog;
+    const char    *dir;
+    char           errstr[128];
+    samsa_err_t    err;
+
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (!samsa_log_config_check(cfg, errstr, sizeof(errstr))) {
+        samsa_warn("log: %s-%" PRId32 ": %s", topic, partition, errstr);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    pthread_mutex_lock(&mgr->create_lock);
+    plog = samsa_logmgr_plog_ref(mgr, topic, partition);
+    if (plog != NULL) {
+        pthread_mutex_unlock(&mgr->create_lock);
+        return logmgr_existing(plog, topic_id, out);
+    }
+    dir = logmgr_pick_dir(mgr);
+    err = dir == NULL ? SAMSA_ERR_KAFKA_STORAGE_ERROR
+                      : samsa_plog_create(dir, topic, partition, topic_id,
+                                          cfg, &plog);
+    if (err == SAMSA_ERR_NONE) {
+        samsa_plog_set_flusher(plog, logmgr_flush_want, mgr);
+        if (out != NULL) {
+            *out = samsa_plog_ref(plog);
+        }
+        samsa_assert(logmgr_insert(mgr, plog));     /* create_lock held */
+    }
+    pthread_mutex_unlock(&mgr->create_lock);
+    return err;
+}
+
+samsa_err_t
+samsa_logmgr_plog_delete(samsa_logmgr_t *mgr, const char *topic,
+                         int32_t partition)
+{
+    samsa_plog_t        *plog;
+    samsa_log_config_t   cfg;
+    char                 renamed[PATH_MAX];
+    samsa_err_t          err;
+
+    renamed[0] = '\0';
+    pthread_mutex_lock(&mgr->create_lock);
+    plog = logmgr_remove(mgr, topic, partition);
+    if (plog == NULL) {
+        pthread_mutex_unlock(&mgr->create_lock);
+        return SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    samsa_plog_config_get(plog, &cfg);
+    err = samsa_plog_delete(plog, renamed, sizeof(renamed));
+    pthread_mutex_unlock(&mgr->create_lock);
+    if (renamed[0] != '\0') {
+        pthread_mutex_lock(&mgr->maint_lock);
+        mgr->doomed = samsa_realloc(mgr->doomed, (mgr->ndoomed + 1)
+                                                     * sizeof(*mgr->doomed));
+        mgr->doomed[mgr->ndoomed++] = (logmgr_doomed_dir_t) {
+            samsa_strdup(renamed),
+            logmgr_add_sat(samsa_now_ms(), cfg.file_delete_delay_ms),
+        };
+        pthread_mutex_unlock(&mgr->maint_lock);
+    }
+    samsa_plog_unref(plog);
+    return err;
+}
+
+void
+samsa_logmgr_topic_config_set(samsa_logmgr_t *mgr, const char *topic,
+                              const samsa_log_config_t *cfg)
+{
+    samsa_plog_t  **all;
+    size_t          n, i;
+
+    all = logmgr_snapshot(mgr, &n);
+    for (i = 0; i < n; i++) {
+        if (strcmp(samsa_plog_topic(all[i]), topic) == 0) {
+            samsa_plog_config_set(all[i], cfg);
+        }
+    }
+    logmgr_snapshot_free(all, n);
+}
+
+/* ---- dirs and stats ------------------------------------------------------ */
+
+size_t
+samsa_logmgr_dir_count(const samsa_logmgr_t *mgr)
+{
+    return mgr->ndirs;
+}
+
+const char *
+samsa_logmgr_dir(const samsa_logmgr_t *mgr, size_t i)
+{
+    return i < mgr->ndirs ? mgr->dirs[i].path : NULL;
+}
+
+bool
+samsa_logmgr_dir_online(const samsa_logmgr_t *mgr, size_t i)
+{
+    return i < mgr->ndirs && mgr->dirs[i].online;
+}
+
+samsa_err_t
+samsa_logmgr_dir_usage(const samsa_logmgr_t *mgr, size_t i,
+                       int64_t *total_bytes, int64_t *usable_bytes)
+{
+    struct statvfs  sv;
+
+    *total_bytes = *usable_bytes = -1;
+    if (i >= mgr->ndirs) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    if (statvfs(mgr->dirs[i].path, &sv) != 0) {
+        samsa_error("log: cannot statvfs %s: %s", mgr->dirs[i].path,
+                    strerror(errno));
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    *total_bytes = (int64_t) sv.f_blocks * (int64_t) sv.f_frsize;
+    *usable_bytes = (int64_t) sv.f_bavail * (int64_t) sv.f_frsize;
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_logmgr_stats(samsa_logmgr_t *mgr, samsa_logmgr_stats_t *stats)
+{
+    stats->flush_rounds = atomic_load(&mgr->n_rounds);
+    stats->plog_flushes = atomic_load(&mgr->n_flushes);
+    stats->loaded = mgr->n_loaded;
+    stats->load_failed = mgr->n_load_failed;
+}
+
+samsa_err_t
+samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
+                  char *errstr, size_t errstr_size)
+{
+    samsa_logmgr_t  *mgr;
+    size_t           i, online = 0;
+
+    *out = NULL;
+    if (cfg->ndirs == 0) {
+        snprintf(errstr, errstr_size, "log.dirs is empty");
+        return SAMSA_ERR__CONFIG;
+    }
+    if (!samsa_log_config_check(&cfg->defaults, errstr, errstr_size)) {
+        return SAMSA_ERR__CONFIG;
+    }
+    mgr = logmgr_new(cfg);
+    for (i = 0; i < mgr->ndirs; i++) {
+        logmgr_load_dir(mgr, &mgr->dirs[i]);
+        online += mgr->dirs[i].online;
+    }
+    if (online == 0) {
+        snprintf(errstr, errstr_size, "no usable log dir (first: %s)",
+                 mgr->dirs[0].path);
+        logmgr_shutdown(mgr, false);
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    mgr->flush_started = pthread_create(&mgr->flush_thread, NULL,
+                                        logmgr_flush_main, mgr) == 0;
+    mgr->maint_started = mgr->flush_started
+                         && pthread_create(&mgr->maint_thread, NULL,
+                                           logmgr_maint_main, mgr) == 0;
+    if (!mgr->maint_started) {
+        snprintf(errstr, errstr_size, "cannot start the log threads");
+        logmgr_shutdown(mgr, false);
+        return SAMSA_ERR__IO;
+    }
+    samsa_info("log: %" PRIu64 " log(s) loaded from %zu dir(s), %" PRIu64
+               " failed", mgr->n_loaded, mgr->ndirs, mgr->n_load_failed);
+    *out = mgr;
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_logmgr_close(samsa_logmgr_t *mgr)
+{
+    if (mgr != NULL) {
+        logmgr_shutdown(mgr, true);
+    }
+}

@@ -1,0 +1,312 @@
+/*
+ * log/plog.h - one partition's log, Kafka's UnifiedLog/LocalLog for one
+ * node: <log dir>/<topic>-<partition>/ with its segments, the log start
+ * offset, log end offset (LEO), high watermark (= LEO on one node),
+ * recovery point, leader-epoch-checkpoint and partition.metadata.
+ *
+ * Threads: shared by handler threads (append, read, ListOffsets,
+ * DeleteRecords), network threads (sendfile of read regions only), the
+ * flusher (logflush) and log maintenance (logmaint).  One mutex per plog
+ * is held only while appending, rolling, truncating, moving the log start
+ * or changing the config, never during an fdatasync.  Reads take no part
+ * of it: they load the high watermark (acquire) and take a reference on
+ * the current segment list, so an append never blocks a fetch and a
+ * retention never pulls a segment from under a region being sent.
+ * Flushes are serialised among themselves by a second lock.
+ * Lock order: flush lock -> plog lock -> segment-list lock.
+ * Ownership: refcounted.  The log manager's registry holds one reference;
+ * whoever looks a plog up gets another (samsa_plog_unref() when done).
+ * Regions returned by samsa_plog_read() hold a segment reference each.
+ */
+#ifndef SAMSA_LOG_PLOG_H
+#define SAMSA_LOG_PLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "log/log_config.h"
+#include "log/seg.h"
+#include "proto/batch.h"
+#include "proto/types.h"
+
+typedef struct samsa_plog samsa_plog_t;
+
+/* What samsa_plog_open() knows from the log dir's checkpoints. */
+typedef struct samsa_plog_load {
+    int64_t  recovery_point;        /* -1: unknown, recover everything */
+    int64_t  log_start_offset;      /* -1: unknown */
+    bool     clean;                 /* the clean-shutdown marker was there */
+    int64_t  now_ms;
+} samsa_plog_load_t;
+
+/* Create <parent_dir>/<topic>-<partition>/ with partition.metadata (unless
+ * topic_id is zero) and an empty first segment at offset 0; the directory
+ * and its parent are fsynced.  _EXISTS if the directory exists.
+ * @returns KAFKA_STORAGE_ERROR (samsa_error names the file) on I/O errors.
+ * @thread handler (CreateTopics), main */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_create(const char *parent_dir,
+                                               const char *topic,
+                                               int32_t partition,
+                                               samsa_uuid_t topic_id,
+                                               const samsa_log_config_t *cfg,
+                                               samsa_plog_t **out);
+
+/* Load the existing <parent_dir>/<topic>-<partition>/, recovering it as
+ * log/recover.h describes.  @thread main or a recovery thread */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_open(const char *parent_dir,
+                                             const char *topic,
+                                             int32_t partition,
+                                             const samsa_log_config_t *cfg,
+                                             const samsa_plog_load_t *load,
+                                             samsa_plog_t **out);
+
+samsa_plog_t *samsa_plog_ref(samsa_plog_t *plog);
+void samsa_plog_unref(samsa_plog_t *plog);          /* NULL: no-op */
+
+/* Clean close: refuse further appends, write the active segment's closing
+ * time-index entry, trim its indexes, fdatasync everything and remove
+ * segment files whose deletion was pending; then drop the caller's
+ * reference.  Readers holding references keep working.
+ * @returns the flush's error (the reference is dropped anyway).
+ * @thread main (shutdown) */
+samsa_err_t samsa_plog_close(samsa_plog_t *plog);
+
+/* Delete the partition's log: refuse further operations, then rename the
+ * directory to "<topic>-<partition>.<32 hex>-delete" (Kafka's name) and
+ * fsync its parent.  The files stay readable through open references; the
+ * renamed directory is removed later with samsa_plog_remove_dir(), whose
+ * argument is copied into renamed (PATH_MAX bytes).
+ * @thread handler (DeleteTopics) */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_delete(samsa_plog_t *plog,
+                                               char *renamed,
+                                               size_t renamed_size);
+
+/* Remove a directory and the files in it (no subdirectories). */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_remove_dir(const char *path);
+
+/* ---- identity and state (any thread, no lock) ---------------------------- */
+
+const char *samsa_plog_topic(const samsa_plog_t *plog);
+int32_t samsa_plog_partition(const samsa_plog_t *plog);
+samsa_uuid_t samsa_plog_topic_id(const samsa_plog_t *plog);
+const char *samsa_plog_dir(const samsa_plog_t *plog);        /* the
+                                                               partition's */
+const char *samsa_plog_parent_dir(const samsa_plog_t *plog); /* log dir */
+
+int64_t samsa_plog_log_start_offset(samsa_plog_t *plog);
+int64_t samsa_plog_log_end_offset(samsa_plog_t *plog);
+int64_t samsa_plog_high_watermark(samsa_plog_t *plog);   /* acquire */
+int64_t samsa_plog_recovery_point(samsa_plog_t *plog);   /* flushed with
+                                                            indexes */
+int64_t samsa_plog_durable_offset(samsa_plog_t *plog);   /* .log data
+                                                            fdatasynced
+                                                            below this */
+int64_t samsa_plog_size_bytes(samsa_plog_t *plog);       /* all segments */
+size_t samsa_plog_segment_count(samsa_plog_t *plog);
+bool samsa_plog_is_offline(samsa_plog_t *plog);          /* after an I/O
+                                                            error */
+
+/* ---- config -------------------------------------------------------------- */
+
+/* Replace the topic config (DescribeConfigs/AlterConfigs at run time);
+ * segment sizes apply from the next roll.  @thread any @locks plog taken */
+void samsa_plog_config_set(samsa_plog_t *plog, const samsa_log_config_t *cfg);
+void samsa_plog_config_get(samsa_plog_t *plog, samsa_log_config_t *cfg);
+
+/* ---- append -------------------------------------------------------------- */
+
+typedef struct samsa_plog_append_result samsa_plog_append_result_t;
+
+/* Called with the plog lock held after validation and before offsets are
+ * assigned, for the broker's producer state (KIP-98 sequence checks): it
+ * sees the next offset and may refuse the append (its error is returned)
+ * or mark it a duplicate (res->duplicate, with res->base_offset and
+ * last_offset set to the original ones: nothing is written).  It must not
+ * block or take locks ordered before the plog lock. */
+typedef samsa_err_t samsa_plog_append_hook_t(void *ctx, samsa_plog_t *plog,
+                                             const uint8_t *records,
+                                             size_t len, int64_t next_offset,
+                                             samsa_plog_append_result_t *res);
+
+typedef struct samsa_plog_append_opts {
+    int32_t                    leader_epoch;    /* written into each batch's
+                                                   PartitionLeaderEpoch */
+    bool                       from_client;     /* Produce (not a
+                                                   coordinator's markers) */
+    samsa_plog_append_hook_t  *hook;            /* NULL: none */
+    void                      *hook_ctx;
+} samsa_plog_append_opts_t;
+
+struct samsa_plog_append_result {
+    int64_t                base_offset;         /* first offset assigned */
+    int64_t                last_offset;
+    int64_t                log_append_time_ms;  /* -1 unless LogAppendTime */
+    int64_t                log_start_offset;
+    int64_t                durable_wanted;      /* >= 0: answer only once
+                                                   samsa_plog_durable_offset()
+                                                   (or the log manager's
+                                                   flushed callback) reaches
+                                                   this; -1: nothing to
+                                                   wait for */
+    bool                   duplicate;           /* set by the hook */
+    samsa_batch_summary_t  summary;             /* validation details (batch
+                                                   and record of an error,
+                                                   message) */
+};
+
+/* Append a Produce records blob (rewritten in place: offsets, leader
+ * epoch, timestamps and CRCs).  Validates as samsa_batch_validate() with
+ * the topic's rules (outside the lock), rejects a blob larger than
+ * segment.bytes (RECORD_LIST_TOO_LARGE), rolls the active segment when
+ * Kafka would, assigns offsets from the LEO, writes, indexes, and moves
+ * LEO and high watermark.  When flush.messages is reached (1: every
+ * append, group commit) the append asks for a flush and returns the
+ * offset to wait for in res->durable_wanted.
+ * Errors: validation errors as samsa_batch_validate(); NOT_LEADER_OR_
+ * FOLLOWER after close; UNKNOWN_TOPIC_OR_PARTITION after delete;
+ * KAFKA_STORAGE_ERROR on I/O errors (the log goes offline).
+ * @thread handler @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_append(
+    samsa_plog_t *plog, uint8_t *records, size_t len,
+    const samsa_plog_append_opts_t *opts, samsa_plog_append_result_t *res);
+
+/* ---- read (Fetch) -------------------------------------------------------- */
+
+/* A byte range of one segment's .log to send as is (sendfile).  It holds
+ * a segment reference, so the fd stays valid even if retention deletes
+ * the segment meanwhile; release it once sent, on any thread. */
+typedef struct samsa_plog_region {
+    samsa_seg_t  *seg;              /* reference; NULL when empty */
+    int           fd;               /* the segment's .log; don't close */
+    int64_t       pos;              /* file position of the first byte */
+    size_t        len;              /* bytes, 0 when empty */
+    int64_t       first_offset;     /* base offset of the first batch */
+} samsa_plog_region_t;
+
+void samsa_plog_region_release(samsa_plog_region_t *region);
+
+/* The batches from the one holding offset, up to max_bytes (with
+ * min_one_batch the whole first batch even if larger; without it the last
+ * batch may be cut, as Kafka sends it), from one segment, below max_offset
+ * (the high watermark or last stable offset the fetch may see).  offset
+ * == LEO or >= max_offset gives an empty region.
+ * @returns OFFSET_OUT_OF_RANGE outside [log start offset, LEO];
+ * KAFKA_STORAGE_ERROR on a read error.
+ * @thread handler (no plog lock: never waits for appends) */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_read(samsa_plog_t *plog,
+                                             int64_t offset,
+                                             int32_t max_bytes,
+                                             bool min_one_batch,
+                                             int64_t max_offset,
+                                             samsa_plog_region_t *out);
+
+/* ---- ListOffsets --------------------------------------------------------- */
+
+#define SAMSA_PLOG_TS_LATEST          (-1)
+#define SAMSA_PLOG_TS_EARLIEST        (-2)
+#define SAMSA_PLOG_TS_MAX_TIMESTAMP   (-3)  /* KIP-734 */
+#define SAMSA_PLOG_TS_EARLIEST_LOCAL  (-4)  /* KIP-405: same as earliest */
+
+typedef struct samsa_plog_ts_offset {
+    int64_t  timestamp;             /* -1 when not by time */
+    int64_t  offset;                /* -1 when nothing matches */
+    int32_t  leader_epoch;          /* -1 when unknown */
+} samsa_plog_ts_offset_t;
+
+/* Kafka's fetchOffsetByTimestamp: the special values above, or the first
+ * offset whose record timestamp is >= timestamp (records of compressed
+ * batches are not looked at: the batch's first offset is returned),
+ * limited to offsets below the high watermark.
+ * @thread handler (no plog lock) */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_offset_for_time(
+    samsa_plog_t *plog, int64_t timestamp, samsa_plog_ts_offset_t *out);
+
+/* Kafka's OffsetForLeaderEpoch answer for epoch. */
+void samsa_plog_end_offset_for_epoch(samsa_plog_t *plog, int32_t epoch,
+                                     int32_t *found_epoch,
+                                     int64_t *end_offset);
+
+/* ---- DeleteRecords, retention, truncation -------------------------------- */
+
+/* Move the log start offset up to offset (-1: the high watermark) and
+ * delete the segments wholly below it; *low_watermark gets the new log
+ * start.  OFFSET_OUT_OF_RANGE above the high watermark.
+ * @thread handler @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_delete_records(samsa_plog_t *plog,
+                                                       int64_t offset,
+                                                       int64_t *low_watermark);
+
+/* Apply retention.ms and retention.bytes (cleanup.policy=delete) and the
+ * log start offset: delete whole segments from the oldest, never the
+ * active one (a non-empty active segment that is due is rolled first, as
+ * Kafka does); then remove segment files whose file.delete.delay.ms has
+ * passed.  *deleted (may be NULL) gets the number of segments deleted.
+ * @thread logmaint @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_retain(samsa_plog_t *plog,
+                                               int64_t now_ms, int *deleted);
+
+/* Unlink the segment files renamed to .deleted whose file.delete.delay.ms
+ * has passed (all: every one).  @thread logmaint, main */
+void samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all);
+
+/* Remove everything at or after offset (replication, later): whole
+ * segments, then the batches of the segment holding offset from the one
+ * holding it on (so the LEO may end below offset).
+ * @thread handler @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_truncate_to(samsa_plog_t *plog,
+                                                    int64_t offset);
+
+/* ---- flush --------------------------------------------------------------- */
+
+typedef enum samsa_plog_flush_mode {
+    SAMSA_PLOG_FLUSH_DATA,          /* the .log files: durable offset */
+    SAMSA_PLOG_FLUSH_FULL,          /* .log and indexes: recovery point */
+    SAMSA_PLOG_FLUSH_REQUESTED,     /* what the last request asked for */
+} samsa_plog_flush_mode_t;
+
+/* fdatasync every segment holding data not yet flushed (one fdatasync per
+ * file covers every append made before it started), fsync the directory
+ * if segments were created, then move the durable offset (and, FULL, the
+ * recovery point) to the LEO seen at the start.  *flushed (may be NULL)
+ * gets the durable offset.  An fdatasync error takes the log offline
+ * (KAFKA_STORAGE_ERROR): data may be lost and must not be acknowledged.
+ * @thread logflush, logmaint, main (never network) @locks flush taken,
+ * then plog briefly */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_flush(samsa_plog_t *plog,
+                                              samsa_plog_flush_mode_t mode,
+                                              int64_t *flushed);
+
+/* Whether flush.ms has passed since the last flush with data unflushed
+ * (logmaint's time-based flush). */
+bool samsa_plog_flush_due(samsa_plog_t *plog, int64_t now_ms);
+
+/* Called (outside the plog lock) when an append or a roll wants a flush;
+ * the log manager queues the plog for its flusher.  Set once, before the
+ * plog is shared. */
+typedef void samsa_plog_flush_want_t(void *ctx, samsa_plog_t *plog);
+void samsa_plog_set_flusher(samsa_plog_t *plog, samsa_plog_flush_want_t *fn,
+                            void *ctx);
+
+/* Ask for a flush (FULL or DATA) through the flusher, as an append does. */
+void samsa_plog_request_flush(samsa_plog_t *plog, bool full);
+
+/* The flusher's queue mark: claim returns true if the plog was not queued
+ * yet (the caller queues it); the flusher unclaims it before flushing, so
+ * an append arriving during that flush queues it again. */
+bool samsa_plog_flush_claim(samsa_plog_t *plog);
+void samsa_plog_flush_unclaim(samsa_plog_t *plog);
+
+/* Counters for tests and metrics. */
+typedef struct samsa_plog_stats {
+    uint64_t  appends;
+    uint64_t  flushes;              /* samsa_plog_flush() calls that synced */
+    uint64_t  fdatasyncs;           /* files synced */
+    uint64_t  rolls;
+} samsa_plog_stats_t;
+
+void samsa_plog_stats(samsa_plog_t *plog, samsa_plog_stats_t *stats);
+
+#endif /* SAMSA_LOG_PLOG_H */

@@ -1,0 +1,137 @@
+/*
+ * log/plog_int.h - the inside of samsa_plog_t, shared by plog.c (life
+ * cycle, append, flush) and plog_ends.c (reads, ListOffsets, retention,
+ * DeleteRecords, truncation).  Nothing outside log/plog*.c includes it.
+ */
+#ifndef SAMSA_LOG_PLOG_INT_H
+#define SAMSA_LOG_PLOG_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "log/epochs.h"
+#include "log/plog.h"
+
+/* An immutable snapshot of the segment list: oldest first, the last one
+ * active, one segment reference per slot.  Replaced whole (copy on write)
+ * by the writer; readers take a reference on the snapshot under
+ * segs_lock and use it without any lock. */
+typedef struct samsa_plog_segs {
+    _Atomic int    refcnt;          /* [atomic] last put frees */
+    size_t         n;               /* [const] >= 1 */
+    samsa_seg_t   *seg[];           /* [const] */
+} samsa_plog_segs_t;
+
+/* Segment files renamed to .deleted, unlinked once due. */
+typedef struct samsa_plog_doomed {
+    int64_t  base;
+    int64_t  due_ms;
+} samsa_plog_doomed_t;
+
+typedef enum samsa_plog_state {
+    SAMSA_PLOG_OPEN,
+    SAMSA_PLOG_CLOSED,              /* samsa_plog_close() ran */
+    SAMSA_PLOG_DELETED,             /* samsa_plog_delete() ran */
+} samsa_plog_state_t;
+
+/*
+ * samsa_plog_t - see plog.h.  [lock] fields are read and written with
+ * `lock` held; [atomic] ones are written with `lock` (or, for the flush
+ * offsets, flush_lock) held and read anywhere.
+ */
+struct samsa_plog {
+    _Atomic int               refcnt;       /* [atomic] */
+    char                     *topic;        /* [const] */
+    int32_t                   partition;    /* [const] */
+    samsa_uuid_t              topic_id;     /* [const] */
+    char                     *parent;       /* [const] the log dir */
+    char                     *dir;          /* [const] <parent>/<t>-<p> */
+
+    pthread_mutex_t           lock;         /* append, roll, truncate,
+                                               retention, config */
+    samsa_log_config_t        cfg;          /* [lock] */
+    samsa_plog_state_t        state;        /* [lock] */
+    int64_t                   leo;          /* [lock] next offset */
+    int64_t                   roll_jitter_ms; /* [lock] for the active seg */
+    int64_t                   flush_requested; /* [lock] highest offset a
+                                                  flush was asked for */
+    bool                      flush_full;   /* [lock] a FULL flush asked */
+    bool                      dir_dirty;    /* [lock] files were created:
+                                               fsync the dir next flush */
+    uint64_t                  trunc_gen;    /* [lock] bumped by truncation,
+                                               so a flush started before
+                                               one does not move offsets */
+    samsa_plog_doomed_t      *doomed;       /* [lock] */
+    size_t                    ndoomed;      /* [lock] */
+    size_t                    doomed_cap;   /* [lock] */
+
+    pthread_mutex_t           segs_lock;    /* guards the segs pointer;
+                                               held only to swap it or take
+                                               a reference (after lock) */
+    samsa_plog_segs_t        *segs;         /* [segs_lock] written with lock
+                                               held as well, so the writer
+                                               reads it under lock alone */
+
+    pthread_mutex_t           epochs_lock;  /* guards epochs (after lock) */
+    samsa_epochs_t            epochs;       /* [epochs_lock] */
+
+    _Atomic int64_t           leo_pub;      /* [atomic] leo, release after
+                                               an append; readers acquire */
+    _Atomic int64_t           hwm;          /* [atomic] high watermark, as
+                                               leo_pub */
+    _Atomic int64_t           log_start;    /* [atomic] */
+    _Atomic bool              offline;      /* [atomic] an I/O error hit */
+
+    pthread_mutex_t           flush_lock;   /* serialises flushes; held
+                                               across fdatasync; before
+                                               lock */
+    _Atomic int64_t           durable;      /* [atomic] .log synced below */
+    _Atomic int64_t           recovery_point; /* [atomic] all synced below */
+    _Atomic int64_t           last_flush_ms;  /* [atomic] */
+
+    _Atomic bool              flush_queued; /* [atomic] see
+                                               samsa_plog_flush_claim() */
+    samsa_plog_flush_want_t  *flusher;      /* [const] once shared */
+    void                     *flusher_ctx;  /* [const] */
+
+    _Atomic uint64_t          n_appends;    /* [atomic] stats */
+    _Atomic uint64_t          n_flushes;
+    _Atomic uint64_t          n_fdatasyncs;
+    _Atomic uint64_t          n_rolls;
+};
+
+/* A reference on the current segment list.  @locks segs_lock taken */
+samsa_plog_segs_t *samsa_plog_segs_get(samsa_plog_t *plog);
+void samsa_plog_segs_put(samsa_plog_segs_t *segs);
+
+/* The index of the last segment whose base is <= offset (0 if none). */
+size_t samsa_plog_segs_find(const samsa_plog_segs_t *segs, int64_t offset);
+
+/* Publish segs[from, to) plus extra (may be NULL) as the new list; the
+ * new list takes its own references.  @locks lock held, segs_lock taken */
+void samsa_plog_segs_replace(samsa_plog_t *plog, size_t from, size_t to,
+                             samsa_seg_t *extra);
+
+/* Roll to a new active segment at the LEO.  @locks lock held */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_roll(samsa_plog_t *plog,
+                                             int64_t now_ms);
+
+/* Delete the k oldest segments (rename to .deleted, unlink later) and
+ * move the log start to the first one left.  @locks lock held */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_drop_oldest(samsa_plog_t *plog,
+                                                    size_t k,
+                                                    int64_t now_ms);
+
+/* Move the log start offset up (never down) and trim the epoch cache.
+ * @locks lock held */
+void samsa_plog_set_log_start(samsa_plog_t *plog, int64_t offset);
+
+/* Take the log offline after an I/O error (reported by the caller). */
+void samsa_plog_go_offline(samsa_plog_t *plog);
+
+/* SAMSA_ERR_NONE if appends and deletions may run.  @locks lock held */
+samsa_err_t samsa_plog_check_writable(samsa_plog_t *plog);
+
+#endif /* SAMSA_LOG_PLOG_INT_H */

@@ -1,0 +1,751 @@
+/*
+ * log/seg.c - log segments (see seg.h): the .log file and its two
+ * indexes, appends with Kafka's index cadence, lookups by offset and
+ * timestamp, the batch scan that recovery uses, truncation and deletion.
+ */
+#include "log/seg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log/idx.h"
+#include "log/tidx.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+#include "util/endian.h"
+
+/*
+ * samsa_seg_t - one segment; see seg.h for who touches it.  Fields marked
+ * [writer] are used only by the segment's writer (plog lock held).
+ */
+struct samsa_seg {
+    _Atomic int        refcnt;          /* [atomic] last unref frees */
+    int64_t            base_offset;     /* [const] */
+    char              *dir;             /* [const] */
+    char              *log_path;        /* [const] */
+    int                fd;              /* [const] the .log, O_RDWR */
+    samsa_idx_t        idx;             /* see idx.h */
+    samsa_tidx_t       tidx;            /* see tidx.h */
+    bool               idx_created;     /* [const] an index was missing */
+    _Atomic uint64_t   end;             /* [atomic] (next_offset - base)
+                                           << 32 | size; written with
+                                           release by the writer, loaded
+                                           with acquire by readers */
+    pthread_mutex_t    ts_lock;         /* guards max_ts, max_ts_offset */
+    int64_t            max_ts;          /* [ts_lock] largest MaxTimestamp */
+    int64_t            max_ts_offset;   /* [ts_lock] last offset of its
+                                           batch */
+    int64_t            roll_ts;         /* [writer] first batch's
+                                           MaxTimestamp (Kafka's
+                                           rollingBasedTimestamp), -2 not
+                                           looked up yet */
+    int64_t            created_ms;      /* [writer] when opened */
+    uint32_t           since_index;     /* [writer] bytes since the last
+                                           offset-index entry */
+};
+
+static samsa_err_t
+seg_io_error(const char *what, const char *path, int err)
+{
+    samsa_error("log: %s %s: %s", what, path, strerror(err));
+    return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+}
+
+void
+samsa_seg_path(char *buf, size_t size, const char *dir, int64_t base_offset,
+               const char *suffix)
+{
+    snprintf(buf, size, "%s/%020" PRId64 "%s", dir, base_offset, suffix);
+}
+
+static void
+seg_publish_end(samsa_seg_t *seg, int64_t next_offset, uint32_t size)
+{
+    uint64_t  v = (uint64_t) (next_offset - seg->base_offset) << 32 | size;
+
+    /* pairs with the acquire in samsa_seg_end() */
+    atomic_store_explicit(&seg->end, v, memory_order_release);
+}
+
+samsa_seg_end_t
+samsa_seg_end(samsa_seg_t *seg)
+{
+    uint64_t  v = atomic_load_explicit(&seg->end, memory_order_acquire);
+
+    return (samsa_seg_end_t) {
+        .next_offset = seg->base_offset + (int64_t) (v >> 32),
+        .size = (uint32_t) v,
+    };
+}
+
+/* Open (or with create, create empty) the .log. */
+static samsa_err_t
+seg_open_log(samsa_seg_t *seg, bool create)
+{
+    int  flags = O_RDWR | O_CLOEXEC;
+
+    if (create) {
+        seg->fd = open(seg->log_path, flags | O_CREAT | O_EXCL, 0644);
+        if (seg->fd < 0 && errno == EEXIST) {
+            samsa_warn("log: replacing leftover segment file %s",
+                       seg->log_path);
+            seg->fd = open(seg->log_path, flags | O_TRUNC);
+        }
+    } else {
+        seg->fd = open(seg->log_path, flags);
+        if (seg->fd < 0 && errno == ENOENT) {
+            return SAMSA_ERR__NOENT;
+        }
+    }
+    if (seg->fd < 0) {
+        return seg_io_error("cannot open", seg->log_path, errno);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* Open both indexes; with create they start empty. */
+static samsa_err_t
+seg_open_indexes(samsa_seg_t *seg, bool create)
+{
+    char         path[PATH_MAX];
+    bool         c1, c2;
+    samsa_err_t  err;
+
+    samsa_seg_path(path, sizeof(path), seg->dir, seg->base_offset, ".index");
+    if (create) {
+        unlink(path);
+    }
+    err = samsa_idx_open(&seg->idx, path, seg->base_offset, &c1);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    samsa_seg_path(path, sizeof(path), seg->dir, seg->base_offset,
+                   ".timeindex");
+    if (create) {
+        unlink(path);
+    }
+    err = samsa_tidx_open(&seg->tidx, path, seg->base_offset, &c2);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_idx_close(&seg->idx);
+        return err;
+    }
+    seg->idx_created = !create && (c1 || c2);
+    return SAMSA_ERR_NONE;
+}
+
+static void
+seg_free(samsa_seg_t *seg)
+{
+    pthread_mutex_destroy(&seg->ts_lock);
+    samsa_free(seg->log_path);
+    samsa_free(seg->dir);
+    samsa_free(seg);
+}
+
+samsa_err_t
+samsa_seg_open(const char *dir, int64_t base_offset, int flags,
+               int32_t index_max_bytes, int64_t now_ms, samsa_seg_t **out)
+{
+    samsa_seg_t  *seg;
+    char          path[PATH_MAX];
+    samsa_err_t   err;
+    bool          create = (flags & SAMSA_SEG_F_CREATE) != 0;
+
+    *out = NULL;
+    seg = samsa_calloc(1, sizeof(*seg));
+    atomic_init(&seg->refcnt, 1);
+    seg->base_offset = base_offset;
+    seg->dir = samsa_strdup(dir);
+    samsa_seg_path(path, sizeof(path), dir, base_offset, ".log");
+    seg->log_path = samsa_strdup(path);
+    seg->max_ts = SAMSA_BATCH_NO_TIMESTAMP;
+    seg->max_ts_offset = base_offset;
+    seg->roll_ts = create ? SAMSA_BATCH_NO_TIMESTAMP : -2;
+    seg->created_ms = now_ms;
+    pthread_mutex_init(&seg->ts_lock, NULL);
+    atomic_init(&seg->end, 0);
+    err = seg_open_log(seg, create);
+    if (err != SAMSA_ERR_NONE) {
+        seg_free(seg);
+        return err;
+    }
+    err = seg_open_indexes(seg, create);
+    if (err == SAMSA_ERR_NONE && (flags & SAMSA_SEG_F_ACTIVE)) {
+        err = samsa_seg_activate(seg, index_max_bytes);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_idx_close(&seg->idx);
+            samsa_tidx_close(&seg->tidx);
+        }
+    }
+    if (err != SAMSA_ERR_NONE) {
+        close(seg->fd);
+        seg_free(seg);
+        return err;
+    }
+    *out = seg;
+    return SAMSA_ERR_NONE;
+}
+
+samsa_seg_t *
+samsa_seg_ref(samsa_seg_t *seg)
+{
+    atomic_fetch_add_explicit(&seg->refcnt, 1, memory_order_relaxed);
+    return seg;
+}
+
+void
+samsa_seg_unref(samsa_seg_t *seg)
+{
+    if (seg == NULL
+        || atomic_fetch_sub_explicit(&seg->refcnt, 1, memory_order_acq_rel)
+               != 1) {
+        return;
+    }
+    samsa_idx_close(&seg->idx);
+    samsa_tidx_close(&seg->tidx);
+    close(seg->fd);
+    seg_free(seg);
+}
+
+int64_t
+samsa_seg_base(const samsa_seg_t *seg)
+{
+    return seg->base_offset;
+}
+
+int
+samsa_seg_fd(const samsa_seg_t *seg)
+{
+    return seg->fd;
+}
+
+const char *
+samsa_seg_log_path(const samsa_seg_t *seg)
+{
+    return seg->log_path;
+}
+
+bool
+samsa_seg_indexes_created(const samsa_seg_t *seg)
+{
+    return seg->idx_created;
+}
+
+int64_t
+samsa_seg_max_timestamp(samsa_seg_t *seg, int64_t *offset)
+{
+    int64_t  ts;
+
+    pthread_mutex_lock(&seg->ts_lock);
+    ts = seg->max_ts;
+    if (offset != NULL) {
+        *offset = seg->max_ts_offset;
+    }
+    pthread_mutex_unlock(&seg->ts_lock);
+    return ts;
+}
+
+/* A batch's largest timestamp may raise the segment's.  @thread writer */
+static void
+seg_note_max_ts(samsa_seg_t *seg, int64_t ts, int64_t last_offset)
+{
+    if (ts <= seg->max_ts) {        /* the writer's own field: no lock */
+        return;
+    }
+    pthread_mutex_lock(&seg->ts_lock);
+    seg->max_ts = ts;
+    seg->max_ts_offset = last_offset;
+    pthread_mutex_unlock(&seg->ts_lock);
+}
+
+/* Kafka's per-batch index cadence (LogSegment.append): an offset-index
+ * entry (and a time-index one) once more than interval bytes went by
+ * since the last entry.  @thread writer */
+static void
+seg_index_batch(samsa_seg_t *seg, const samsa_batch_hdr_t *hdr, uint32_t pos,
+                int32_t interval)
+{
+    int64_t  last = samsa_batch_last_offset(hdr);
+
+    if (seg->roll_ts == SAMSA_BATCH_NO_TIMESTAMP && pos == 0) {
+        seg->roll_ts = hdr->MaxTimestamp;
+    }
+    seg_note_max_ts(seg, hdr->MaxTimestamp, last);
+    if (seg->since_index > (uint32_t) interval) {
+        samsa_idx_append(&seg->idx, last, pos);
+        samsa_tidx_maybe_append(&seg->tidx, seg->max_ts, seg->max_ts_offset,
+                                false);
+        seg->since_index = 0;
+    }
+    seg->since_index += (uint32_t) samsa_batch_size(hdr);
+}
+
+/* pwrite all of p at pos. */
+static int
+seg_pwrite_all(int fd, const uint8_t *p, size_t len, off_t pos)
+{
+    ssize_t  n;
+
+    while (len > 0) {
+        n = pwrite(fd, p, len, pos);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return n < 0 ? errno : ENOSPC;
+        }
+        p += n;
+        len -= (size_t) n;
+        pos += n;
+    }
+    return 0;
+}
+
+samsa_err_t
+samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
+                 int32_t index_interval_bytes)
+{
+    samsa_seg_end_t    end = samsa_seg_end(seg);
+    samsa_batch_hdr_t  hdr;
+    size_t             off;
+    int64_t            next = end.next_offset;
+    int                err;
+
+    if ((uint64_t) end.size + len > UINT32_MAX) {
+        return seg_io_error("segment would exceed 4 GiB:", seg->log_path,
+                            EFBIG);
+    }
+    err = seg_pwrite_all(seg->fd, p, len, (off_t) end.size);
+    if (err != 0) {
+        if (ftruncate(seg->fd, (off_t) end.size) != 0) {
+            samsa_error("log: cannot cut %s back to %" PRIu32 " bytes: %s",
+                        seg->log_path, end.size, strerror(errno));
+        }
+        return seg_io_error("cannot write", seg->log_path, err);
+    }
+    for (off = 0; off + SAMSA_BATCH_HDR_SIZE <= len;
+         off += (size_t) samsa_batch_size(&hdr)) {
+        if (samsa_batch_parse(p + off, len - off, &hdr) != SAMSA_ERR_NONE) {
+            break;                  /* validated by the caller: not here */
+        }
+        seg_index_batch(seg, &hdr, end.size + (uint32_t) off,
+                        index_interval_bytes);
+        next = samsa_batch_last_offset(&hdr) + 1;
+    }
+    seg_publish_end(seg, next, end.size + (uint32_t) len);
+    return SAMSA_ERR_NONE;
+}
+
+/* Kafka's rollingBasedTimestamp: the first batch's MaxTimestamp, read once
+ * from the file for a segment opened from disk.  @thread writer */
+static int64_t
+seg_roll_ts(samsa_seg_t *seg)
+{
+    uint8_t            b[SAMSA_BATCH_HDR_SIZE];
+    samsa_batch_hdr_t  hdr;
+
+    if (seg->roll_ts == -2) {
+        seg->roll_ts = SAMSA_BATCH_NO_TIMESTAMP;
+        if (samsa_seg_end(seg).size >= SAMSA_BATCH_HDR_SIZE
+            && samsa_seg_read(seg, 0, b, sizeof(b)) == SAMSA_ERR_NONE
+            && samsa_batch_parse(b, sizeof(b), &hdr) == SAMSA_ERR_NONE) {
+            seg->roll_ts = hdr.MaxTimestamp;
+        }
+    }
+    return seg->roll_ts;
+}
+
+bool
+samsa_seg_should_roll(samsa_seg_t *seg, size_t len, int64_t max_ts,
+                      int64_t last_offset, int32_t segment_bytes,
+                      int64_t roll_ms, int64_t now_ms)
+{
+    samsa_seg_end_t  end = samsa_seg_end(seg);
+    int64_t          first_ts, waited;
+    int64_t          rel = last_offset - seg->base_offset;
+
+    if ((int64_t) end.size > (int64_t) segment_bytes - (int64_t) len
+        || samsa_ixfile_full(&seg->idx.file) || samsa_tidx_full(&seg->tidx)
+        || rel < 0 || rel > INT32_MAX) {
+        return true;
+    }
+    if (end.size == 0) {
+        return false;
+    }
+    first_ts = seg_roll_ts(seg);
+    waited = first_ts >= 0 ? max_ts - first_ts : now_ms - seg->created_ms;
+    return waited > roll_ms;
+}
+
+samsa_err_t
+samsa_seg_seal(samsa_seg_t *seg)
+{
+    samsa_err_t  err;
+
+    samsa_tidx_maybe_append(&seg->tidx, seg->max_ts, seg->max_ts_offset,
+                            true);
+    err = samsa_ixfile_trim(&seg->idx.file);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_ixfile_trim(&seg->tidx.file);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_activate(samsa_seg_t *seg, int32_t index_max_bytes)
+{
+    samsa_err_t  err;
+
+    err = samsa_ixfile_resize(&seg->idx.file, (size_t) index_max_bytes);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_ixfile_resize(&seg->tidx.file, (size_t) index_max_bytes);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_read(samsa_seg_t *seg, uint32_t pos, void *buf, size_t size)
+{
+    uint8_t  *p = buf;
+    ssize_t   n;
+
+    while (size > 0) {
+        n = pread(seg->fd, p, size, (off_t) pos);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return seg_io_error("cannot read", seg->log_path,
+                                n < 0 ? errno : EIO);
+        }
+        p += n;
+        size -= (size_t) n;
+        pos += (uint32_t) n;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* The header of the batch at pos, which must end by limit.  A header that
+ * does not parse is reported as corrupt (the caller stops). */
+static samsa_err_t
+seg_read_hdr(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
+             samsa_batch_hdr_t *hdr)
+{
+    uint8_t      b[SAMSA_BATCH_HDR_SIZE];
+    samsa_err_t  err;
+
+    if ((uint64_t) pos + SAMSA_BATCH_HDR_SIZE > limit) {
+        return SAMSA_ERR__NOENT;
+    }
+    err = samsa_seg_read(seg, pos, b, sizeof(b));
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    if (samsa_batch_parse(b, sizeof(b), hdr) != SAMSA_ERR_NONE
+        || (uint64_t) pos + (uint64_t) samsa_batch_size(hdr) > limit) {
+        samsa_error("log: bad batch header at position %" PRIu32 " of %s",
+                    pos, seg->log_path);
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* Walk batch headers from pos until match() accepts one. */
+static samsa_err_t
+seg_walk(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
+         bool (*match)(const samsa_batch_hdr_t *hdr, const int64_t *key),
+         const int64_t *key, samsa_seg_pos_t *out)
+{
+    samsa_err_t  err;
+
+    for (;;) {
+        err = seg_read_hdr(seg, pos, limit, &out->hdr);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        if (match(&out->hdr, key)) {
+            out->pos = pos;
+            return SAMSA_ERR_NONE;
+        }
+        pos += (uint32_t) samsa_batch_size(&out->hdr);
+    }
+}
+
+static bool
+seg_match_offset(const samsa_batch_hdr_t *hdr, const int64_t *key)
+{
+    return samsa_batch_last_offset(hdr) >= key[0];
+}
+
+samsa_err_t
+samsa_seg_find_offset(samsa_seg_t *seg, int64_t offset, uint32_t limit,
+                      samsa_seg_pos_t *out)
+{
+    samsa_idx_entry_t  e = samsa_idx_lookup(&seg->idx, offset);
+    int64_t            key[1] = { offset };
+
+    if (e.pos >= limit) {
+        e.pos = 0;                  /* past a truncation: start over */
+    }
+    return seg_walk(seg, e.pos, limit, seg_match_offset, key, out);
+}
+
+static bool
+seg_match_ts(const samsa_batch_hdr_t *hdr, const int64_t *key)
+{
+    return hdr->MaxTimestamp >= key[0]
+           && samsa_batch_last_offset(hdr) >= key[1];
+}
+
+samsa_err_t
+samsa_seg_find_timestamp(samsa_seg_t *seg, int64_t timestamp,
+                         int64_t min_offset, uint32_t limit,
+                         samsa_seg_pos_t *out)
+{
+    samsa_tidx_entry_t  te = samsa_tidx_lookup(&seg->tidx, timestamp);
+    samsa_idx_entry_t   e;
+    int64_t             key[2] = { timestamp, min_offset };
+
+    /* Batches before te.offset's all have smaller timestamps (entries are
+     * added when the largest timestamp grows): start at the index entry
+     * at or below the larger of te.offset and min_offset, as Kafka does. */
+    e = samsa_idx_lookup(&seg->idx, te.offset > min_offset ? te.offset
+                                                           : min_offset);
+    if (e.pos >= limit) {
+        e.pos = 0;
+    }
+    return seg_walk(seg, e.pos, limit, seg_match_ts, key, out);
+}
+
+/* ---- scan (recovery) ----------------------------------------------------- */
+
+/* One batch of the scan at pos: read it whole into *buf and check it.
+ * @returns NULL if good, else why not. */
+static const char *
+seg_scan_batch(samsa_seg_t *seg, uint32_t pos, uint64_t file_bytes,
+               int64_t prev_next, samsa_batch_hdr_t *hdr, uint8_t **buf,
+               size_t *cap)
+{
+    int64_t  size;
+
+    if (file_bytes - pos < SAMSA_BATCH_LOG_OVERHEAD) {
+        return "torn batch (partial size field)";
+    }
+    if (samsa_seg_read(seg, pos, *buf,
+                       file_bytes - pos < SAMSA_BATCH_HDR_SIZE
+                           ? file_bytes - pos : SAMSA_BATCH_HDR_SIZE)
+            != SAMSA_ERR_NONE) {
+        return "read error";
+    }
+    size = (int64_t) (int32_t) samsa_load_be32(*buf + 8) + 12;
+    if (size < SAMSA_BATCH_HDR_SIZE) {
+        return "batch size below the header size";
+    }
+    if ((uint64_t) size > file_bytes - pos) {
+        return "torn batch (extends past the end of the file)";
+    }
+    if (samsa_batch_parse(*buf, SAMSA_BATCH_HDR_SIZE, hdr) != SAMSA_ERR_NONE) {
+        return "bad batch header (magic)";
+    }
+    if ((size_t) size > *cap) {
+        *cap = (size_t) size;
+        *buf = samsa_realloc(*buf, *cap);
+    }
+    if (samsa_seg_read(seg, pos, *buf, (size_t) size) != SAMSA_ERR_NONE) {
+        return "read error";
+    }
+    if (!samsa_batch_crc_ok(*buf, (size_t) size)) {
+        return "CRC mismatch";
+    }
+    if (hdr->LastOffsetDelta < 0 || hdr->BaseOffset < prev_next
+        || samsa_batch_last_offset(hdr) - seg->base_offset > INT32_MAX) {
+        return "offsets out of order or outside the segment";
+    }
+    return NULL;
+}
+
+/* Empty both indexes and the segment's timestamps, for a rebuild. */
+static void
+seg_index_reset(samsa_seg_t *seg)
+{
+    samsa_ixfile_truncate(&seg->idx.file, 0);
+    samsa_ixfile_truncate(&seg->tidx.file, 0);
+    pthread_mutex_lock(&seg->ts_lock);
+    seg->max_ts = SAMSA_BATCH_NO_TIMESTAMP;
+    seg->max_ts_offset = seg->base_offset;
+    pthread_mutex_unlock(&seg->ts_lock);
+    seg->since_index = 0;
+    seg->roll_ts = SAMSA_BATCH_NO_TIMESTAMP;
+}
+
+/* Take the largest timestamp from the time index's last entry. */
+static void
+seg_max_ts_from_index(samsa_seg_t *seg)
+{
+    samsa_tidx_entry_t  te = samsa_tidx_last(&seg->tidx);
+
+    pthread_mutex_lock(&seg->ts_lock);
+    seg->max_ts = te.timestamp;
+    seg->max_ts_offset = te.offset;
+    pthread_mutex_unlock(&seg->ts_lock);
+}
+
+samsa_err_t
+samsa_seg_scan(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
+               bool rebuild, int32_t index_interval_bytes,
+               samsa_seg_scan_t *res)
+{
+    struct stat        st;
+    samsa_batch_hdr_t  hdr;
+    size_t             cap = 64 * 1024;
+    uint8_t           *buf;
+    uint64_t           limit;
+
+    memset(res, 0, sizeof(*res));
+    if (fstat(seg->fd, &st) != 0) {
+        return seg_io_error("cannot stat", seg->log_path, errno);
+    }
+    res->file_bytes = (uint64_t) st.st_size;
+    if (rebuild) {
+        seg_index_reset(seg);
+        pos = 0;
+        from_offset = seg->base_offset;
+    } else {
+        seg_max_ts_from_index(seg);
+    }
+    res->next_offset = from_offset;
+    limit = res->file_bytes > INT32_MAX ? INT32_MAX : res->file_bytes;
+    buf = samsa_malloc(cap);
+    while (pos < limit) {
+        res->stop = seg_scan_batch(seg, pos, limit, res->next_offset, &hdr,
+                                   &buf, &cap);
+        if (res->stop != NULL) {
+            break;
+        }
+        if (rebuild) {
+            seg_index_batch(seg, &hdr, pos, index_interval_bytes);
+        } else {
+            seg_note_max_ts(seg, hdr.MaxTimestamp,
+                            samsa_batch_last_offset(&hdr));
+        }
+        res->next_offset = samsa_batch_last_offset(&hdr) + 1;
+        res->nbatches++;
+        pos += (uint32_t) samsa_batch_size(&hdr);
+    }
+    samsa_free(buf);
+    if (res->stop == NULL && pos < res->file_bytes) {
+        res->stop = "segment larger than 2 GiB";
+    }
+    res->valid_bytes = pos;
+    seg_publish_end(seg, res->next_offset, res->valid_bytes);
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_seg_set_end(samsa_seg_t *seg, int64_t next_offset, uint32_t size)
+{
+    seg_max_ts_from_index(seg);
+    seg_publish_end(seg, next_offset, size);
+}
+
+bool
+samsa_seg_indexes_sane(samsa_seg_t *seg, int64_t next_offset, uint32_t size,
+                       bool full)
+{
+    return samsa_idx_sane(&seg->idx, next_offset, size, full)
+           && samsa_tidx_sane(&seg->tidx, next_offset, full);
+}
+
+samsa_idx_entry_t
+samsa_seg_last_index_entry(samsa_seg_t *seg)
+{
+    return samsa_idx_last(&seg->idx);
+}
+
+samsa_err_t
+samsa_seg_truncate(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
+{
+    samsa_idx_entry_t  last;
+
+    if (ftruncate(seg->fd, (off_t) pos) != 0) {
+        return seg_io_error("cannot truncate", seg->log_path, errno);
+    }
+    samsa_idx_truncate_to(&seg->idx, next_offset);
+    samsa_tidx_truncate_to(&seg->tidx, next_offset);
+    seg_max_ts_from_index(seg);
+    last = samsa_idx_last(&seg->idx);
+    seg->since_index = pos - last.pos;
+    if (pos == 0) {
+        seg->roll_ts = SAMSA_BATCH_NO_TIMESTAMP;
+    }
+    seg_publish_end(seg, next_offset, pos);
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_seg_flush_data(samsa_seg_t *seg)
+{
+    if (fdatasync(seg->fd) != 0) {
+        return seg_io_error("cannot fdatasync", seg->log_path, errno);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_seg_flush(samsa_seg_t *seg)
+{
+    samsa_err_t  err;
+
+    err = samsa_seg_flush_data(seg);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    err = samsa_ixfile_flush(&seg->idx.file);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_ixfile_flush(&seg->tidx.file);
+    }
+    return err;
+}
+
+static const char *const seg_suffixes[] = { ".log", ".index", ".timeindex" };
+
+samsa_err_t
+samsa_seg_mark_deleted(samsa_seg_t *seg)
+{
+    char    from[PATH_MAX], to[PATH_MAX + 8];
+    size_t  i;
+
+    for (i = 0; i < sizeof(seg_suffixes) / sizeof(seg_suffixes[0]); i++) {
+        samsa_seg_path(from, sizeof(from), seg->dir, seg->base_offset,
+                       seg_suffixes[i]);
+        snprintf(to, sizeof(to), "%s.deleted", from);
+        if (rename(from, to) != 0 && errno != ENOENT) {
+            return seg_io_error("cannot rename", from, errno);
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_seg_unlink_files(const char *dir, int64_t base_offset,
+                       const char *suffix)
+{
+    char    name[32], path[PATH_MAX];
+    size_t  i;
+
+    for (i = 0; i < sizeof(seg_suffixes) / sizeof(seg_suffixes[0]); i++) {
+        snprintf(name, sizeof(name), "%s%s", seg_suffixes[i], suffix);
+        samsa_seg_path(path, sizeof(path), dir, base_offset, name);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            samsa_warn("log: cannot delete %s: %s", path, strerror(errno));
+        }
+    }
+}

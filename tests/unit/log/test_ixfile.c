@@ -1,0 +1,72 @@
+/* Unit tests for log/ixfile.c: mapped fixed-entry index files. */
+#include "unit.h"
+
+#include "log/batchgen.h"
+#include "log/ixfile.h"
+
+static void
+test_ixfile_prealloc_append_trim_reopen(void **state)
+{
+    char            *dir = bg_tmpdir(), path[512];
+    samsa_ixfile_t   ix;
+    const uint8_t   *e;
+    uint8_t          entry[8];
+    bool             created;
+    size_t           n, i;
+
+    (void) state;
+    snprintf(path, sizeof(path), "%s/x.index", dir);
+    assert_int_equal(samsa_ixfile_open(&ix, path, 8, &created),
+                     SAMSA_ERR_NONE);
+    assert_true(created);
+    assert_int_equal(samsa_ixfile_count(&ix), 0);
+    assert_true(samsa_ixfile_full(&ix));        /* nothing preallocated */
+    assert_int_equal(samsa_ixfile_resize(&ix, 8 * 4 + 7), SAMSA_ERR_NONE);
+    assert_int_equal(bg_file_size(path), 32);   /* rounded to entries */
+    for (i = 0; i < 4; i++) {
+        memset(entry, (int) i + 1, sizeof(entry));
+        assert_true(samsa_ixfile_append(&ix, entry));
+    }
+    assert_false(samsa_ixfile_append(&ix, entry));
+    samsa_ixfile_truncate(&ix, 3);
+    assert_int_equal(samsa_ixfile_count(&ix), 3);
+    assert_int_equal(samsa_ixfile_trim(&ix), SAMSA_ERR_NONE);
+    assert_int_equal(bg_file_size(path), 24);
+    e = samsa_ixfile_read_begin(&ix, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(e[16], 3);
+    samsa_ixfile_read_end(&ix);
+    assert_int_equal(samsa_ixfile_flush(&ix), SAMSA_ERR_NONE);
+    samsa_ixfile_close(&ix);
+    assert_int_equal(samsa_ixfile_open(&ix, path, 8, &created),
+                     SAMSA_ERR_NONE);
+    assert_false(created);
+    assert_false(ix.misaligned);
+    assert_int_equal(samsa_ixfile_count(&ix), 3);
+    assert_int_equal(samsa_ixfile_resize(&ix, 1 << 20), SAMSA_ERR_NONE);
+    assert_true(samsa_ixfile_append(&ix, entry));
+    e = samsa_ixfile_read_begin(&ix, &n);
+    assert_int_equal(n, 4);
+    assert_int_equal(e[0], 1);
+    assert_int_equal(e[31], 4);
+    samsa_ixfile_read_end(&ix);
+    samsa_ixfile_close(&ix);
+    /* a size that is not a multiple of the entry size is flagged */
+    assert_int_equal(truncate(path, 13), 0);
+    assert_int_equal(samsa_ixfile_open(&ix, path, 8, &created),
+                     SAMSA_ERR_NONE);
+    assert_true(ix.misaligned);
+    assert_int_equal(samsa_ixfile_count(&ix), 1);
+    samsa_ixfile_close(&ix);
+    bg_rmrf(dir);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ixfile_prealloc_append_trim_reopen),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
