@@ -14,21 +14,36 @@
 #define B SAMSA_API_F_BROKER
 #define C SAMSA_API_F_CONTROLLER
 
+/* Version ranges: CLIENTS.md.  Produce v0-v2 are listed but answered by
+ * closing (librdkafka compresses only if Produce v0 is listed; Kafka 4
+ * does the same); the other APIs start where Kafka 4 starts (KIP-896). */
 static const samsa_api_def_t  api_defs[] = {
+    { 0, 0, 11, samsa_h_Produce, B },
+    { 1, 4, 16, samsa_h_Fetch, B },
+    { 2, 1, 9, samsa_h_ListOffsets, B },
     { 3, 0, 12, samsa_h_Metadata, B },
     { 18, 0, 4, samsa_h_ApiVersions, B | C },
+    { 19, 2, 7, samsa_h_CreateTopics, B },
+    { 20, 1, 6, samsa_h_DeleteTopics, B },
+    { 21, 0, 2, samsa_h_DeleteRecords, B },
+    { 32, 0, 4, samsa_h_DescribeConfigs, B },
+    { 33, 0, 2, samsa_h_AlterConfigs, B },
+    { 35, 0, 4, samsa_h_DescribeLogDirs, B },
+    { 37, 0, 3, samsa_h_CreatePartitions, B },
+    { 44, 0, 1, samsa_h_IncrementalAlterConfigs, B },
     { 60, 0, 1, samsa_h_DescribeCluster, B },
 };
 
 void
 samsa_apis_init(samsa_apis_t *apis, const char *kind, const samsa_node_t *node,
-                unsigned flag)
+                samsa_broker_t *broker, unsigned flag)
 {
     size_t  i;
 
     memset(apis, 0, sizeof(*apis));
     apis->kind = kind;
     apis->node = node;
+    apis->broker = broker;
     for (i = 0; i < sizeof(api_defs) / sizeof(api_defs[0]); i++) {
         samsa_assert(api_defs[i].key >= 0
                      && api_defs[i].key < SAMSA_API_KEY_LIMIT);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "broker/broker.h"
 #include "broker/node.h"
 #include "net/req.h"
 #include "net/sockserver.h"
@@ -38,12 +39,15 @@ typedef struct samsa_api_def {
 struct samsa_apis {
     const char              *kind;          /* "broker" / "controller" */
     const samsa_node_t      *node;
+    samsa_broker_t          *broker;        /* NULL on a controller-only
+                                               socket server */
     const samsa_api_def_t   *defs[SAMSA_API_KEY_LIMIT];
 };
 
 /* Select the APIs carrying flag (SAMSA_API_F_BROKER or _CONTROLLER). */
 void samsa_apis_init(samsa_apis_t *apis, const char *kind,
-                     const samsa_node_t *node, unsigned flag);
+                     const samsa_node_t *node, samsa_broker_t *broker,
+                     unsigned flag);
 
 const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
 
@@ -58,5 +62,16 @@ void samsa_apis_close(samsa_req_t *req, const char *why);
 void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

@@ -779,17 +779,15 @@ logmgr_scan_dir(logmgr_loader_t *ld)
     return SAMSA_ERR_NONE;
 }
 
-/* A recovery thread: load jobs until none is left. */
-static void *
-logmgr_load_main(void *arg)
+/* Load jobs until none is left (on a recovery thread, or the caller's). */
+static void
+logmgr_load_work(logmgr_loader_t *ld)
 {
-    logmgr_loader_t     *ld = arg;
     logmgr_job_t        *job;
     samsa_log_config_t   cfg;
     samsa_plog_load_t    load;
     size_t               i;
 
-    samsa_thread_name_set("logrecovery");
     while ((i = atomic_fetch_add(&ld->next, 1)) < ld->njobs) {
         job = &ld->jobs[i];
         cfg = ld->mgr->cfg.defaults;
@@ -810,6 +808,14 @@ logmgr_load_main(void *arg)
             job->plog = NULL;
         }
     }
+}
+
+/* A recovery thread. */
+static void *
+logmgr_load_main(void *arg)
+{
+    samsa_thread_name_set("logrecovery");
+    logmgr_load_work(arg);
     return NULL;
 }
 
@@ -833,7 +839,7 @@ logmgr_load_jobs(logmgr_loader_t *ld, int32_t nthreads)
         }
     }
     if (started == 0) {
-        logmgr_load_main(ld);       /* no threads: do it here */
+        logmgr_load_work(ld);       /* no threads: do it here */
     }
     for (i = 0; i < started; i++) {
         pthread_join(tids[i], NULL);

@@ -40,6 +40,29 @@ Schema format (one file per API; '#' starts a comment, blank lines ignored):
                                   an older version); recorded for readers
   about       text after '#' becomes the C member's comment.
 
+Record files (non-API messages, e.g. Kafka's KRaft metadata records): a
+schema file whose first line is a `record` line holds a group of records,
+named after the file (src/proto/schema/MetadataRecords.schema -> group
+MetadataRecords, proto/gen/MetadataRecords.{h,c}):
+
+    record <Name> type=<n> versions=<a-b> flexible=<f+|none>
+        <Field> <type> <versions> [attributes] [# about]
+    struct <Name>                       # belongs to the record above it
+        ...
+    record <Name> ...
+
+  Each record is one message (no request/response) with the same types and
+  attributes as an API message; type is Kafka's record type ("apiKey" in
+  its JSON), unique within the file.  No API table entry; instead the group
+  gets its own table and a decoder for any of its records:
+    samsa_<Group>_info_t samsa_<Group>_infos[] (type, name, versions, first
+        flexible version), samsa_<Group>_find(type);
+    samsa_<Group>_any_t {type, version, union u}, samsa_<Group>_decode(rd,
+        type, version, arena, any) / _encode(wr, any): the body only;
+    samsa_<Group>_decode_framed / _encode_framed: Kafka's metadata log
+        framing (AbstractApiMessageSerde): unsigned varints frame version
+        (1), type and version, then the body.
+
 Adding an API: write src/proto/schema/<Name>.schema (the file name must be
 the api name) from Kafka's <Name>Request.json/<Name>Response.json (the
 build picks it up: CONFIGURE_DEPENDS glob), add tests/unit/proto/test_<Name>.c
@@ -203,15 +226,29 @@ class Struct:
 
 
 class Api:
-    def __init__(self, name, key, enum, versions, flexible, path):
+    """An API (request + response) or, kind 'record', one record (a single
+    message; key is its record type, enum None)."""
+
+    def __init__(self, name, key, enum, versions, flexible, path,
+                 kind='api'):
         self.name, self.key, self.enum = name, key, enum
         self.versions, self.flexible, self.path = versions, flexible, path
-        self.messages = []              # request, response
+        self.kind = kind
+        self.messages = []              # request, response (api); the
+                                        # record's message (record)
         self.structs = {}               # name -> Struct (non-message)
         self.order = []                 # structs in emission order
 
     def flex_min(self):
         return -1 if self.flexible.empty() else self.flexible.lo
+
+
+class Group:
+    """The records of one record file, named after the file."""
+
+    def __init__(self, name, path):
+        self.name, self.path = name, path
+        self.records = []               # Api objects of kind 'record'
 
 
 # ---------------------------------------------------------------------------
@@ -266,8 +303,13 @@ class Parser:
         self.api = None
 
     def parse(self):
-        if not self.lines or self.lines[0][2][0] != 'api':
-            raise SchemaError('%s: must start with an api line' % self.path)
+        """The Api of an API file, or the Group of a record file."""
+        first = self.lines[0][2][0] if self.lines else None
+        if first == 'record':
+            return self.parse_records()
+        if first != 'api':
+            raise SchemaError('%s: must start with an api or a record line'
+                              % self.path)
         self.api = self.parse_api(*self.lines[0])
         self.i = 1
         while self.i < len(self.lines):
@@ -296,6 +338,61 @@ class Parser:
             raise SchemaError('%s: flexible must be f+ or none' % where)
         return Api(toks[1], int(a['key']), a['enum'], vers, flex, self.path)
 
+    def parse_records(self):
+        base = os.path.splitext(os.path.basename(self.path))[0]
+        if not re.fullmatch(r'[A-Z][A-Za-z0-9]*', base):
+            raise SchemaError('%s: a record file is named <Group>.schema'
+                              % self.path)
+        group = Group(base, self.path)
+        self.i = 0
+        while self.i < len(self.lines):
+            where, indent, toks, _ = self.lines[self.i]
+            self.i += 1
+            if indent != 0:
+                raise SchemaError('%s: expected a section' % where)
+            if toks[0] == 'record':
+                self.api = self.parse_record(where, toks)
+                group.records.append(self.api)
+                st = Struct(self.api.name, where, is_message=True)
+                self.api.messages.append(st)
+            elif toks[0] == 'struct' and len(toks) == 2 and self.api:
+                st = self.struct_section(where, toks[1])
+            else:
+                raise SchemaError('%s: expected record or struct' % where)
+            st.defined = True
+            self.parse_fields(st, 0)
+            if not st.fields and not st.is_message:
+                raise SchemaError('%s: struct %s has no fields'
+                                  % (where, st.name))
+        return group
+
+    def parse_record(self, where, toks):
+        if len(toks) < 2 or not re.fullmatch(r'[A-Z][A-Za-z0-9]*', toks[1]):
+            raise SchemaError('%s: record <Name> type=...' % where)
+        a = parse_attrs(toks[2:], where)
+        for k in ('type', 'versions', 'flexible'):
+            if k not in a:
+                raise SchemaError('%s: record line lacks %s=' % (where, k))
+        unknown = set(a) - {'type', 'versions', 'flexible'}
+        if unknown:
+            raise SchemaError('%s: unknown %s' % (where, sorted(unknown)))
+        vers = Versions.parse(a['versions'], where)
+        flex = Versions.parse(a['flexible'], where)
+        if vers.empty() or vers.hi is None:
+            raise SchemaError('%s: versions must be a-b' % where)
+        if not flex.empty() and flex.hi is not None:
+            raise SchemaError('%s: flexible must be f+ or none' % where)
+        if not re.fullmatch(r'\d+', a['type']) or int(a['type']) > 32767:
+            raise SchemaError('%s: bad type %r' % (where, a['type']))
+        return Api(toks[1], int(a['type']), None, vers, flex, self.path,
+                   kind='record')
+
+    def struct_section(self, where, name):
+        st = self.struct_named(name, where)
+        if st.defined:
+            raise SchemaError('%s: struct %s defined twice' % (where, name))
+        return st
+
     def parse_section(self, where, toks):
         api = self.api
         if toks[0] in ('request', 'response') and len(toks) == 1:
@@ -305,10 +402,7 @@ class Parser:
             st = Struct(name, where, is_message=True)
             api.messages.append(st)
         elif toks[0] == 'struct' and len(toks) == 2:
-            st = self.struct_named(toks[1], where)
-            if st.defined:
-                raise SchemaError('%s: struct %s defined twice'
-                                  % (where, toks[1]))
+            st = self.struct_section(where, toks[1])
         else:
             raise SchemaError('%s: expected request, response or struct'
                               % where)
@@ -399,7 +493,7 @@ def check_api(api):
         if not st.defined:
             raise SchemaError('%s: struct %s has no definition'
                               % (st.where, st.name))
-    if len(api.messages) != 2:
+    if api.kind == 'api' and len(api.messages) != 2:
         raise SchemaError('%s: needs a request and a response' % api.path)
     refs = {}
     for st in list(api.structs.values()) + api.messages:
@@ -961,17 +1055,29 @@ HDR_NOTE = ('Decode: strings borrow the input buffer, arrays come from the '
             'arena.\n * Threads: whoever owns the message; no shared state.')
 
 
+HDR_INCLUDES = [
+    '#include <stdbool.h>', '#include <stdint.h>', '',
+    '#include <samsa/errors.h>', '',
+    '#include "proto/rd.h"', '#include "proto/types.h"',
+    '#include "proto/wr.h"', '#include "util/arena.h"',
+    '#include "util/slice.h"', '',
+]
+
+
 def gen_header(api, prefix):
     path = '%s/%s.h' % (prefix, api.name)
     guard_name = 'SAMSA_%s_%s_H' % (prefix.upper().replace('/', '_'),
                                      api.name.upper())
     out = banner(path, api, HDR_NOTE) + [
         '#ifndef ' + guard_name, '#define ' + guard_name, '',
-        '#include <stdbool.h>', '#include <stdint.h>', '',
-        '#include <samsa/errors.h>', '',
-        '#include "proto/rd.h"', '#include "proto/types.h"',
-        '#include "proto/wr.h"', '#include "util/arena.h"',
-        '#include "util/slice.h"', '',
+    ] + HDR_INCLUDES + header_body(api)
+    out += ['', '#endif /* %s */' % guard_name]
+    return out
+
+
+def header_body(api):
+    """Version macros, typedefs and prototypes of one API or record."""
+    out = [
         '#define SAMSA_%s_VERSION_MIN %d' % (api.name, api.versions.lo),
         '#define SAMSA_%s_VERSION_MAX %d' % (api.name, api.versions.hi), '',
     ]
@@ -997,7 +1103,6 @@ def gen_header(api, prefix):
             'void samsa_%s_encode(samsa_wr_t *wr, int16_t version,' % n,
             '    const samsa_%s_t *m);' % n,
         ]
-    out += ['', '#endif /* %s */' % guard_name]
     return out
 
 
@@ -1009,6 +1114,12 @@ def gen_source(api, prefix):
         '#include <string.h>', '',
         '#include "util/diag.h"',
     ]
+    return out + source_body(api)
+
+
+def source_body(api):
+    """init/decode/encode of every struct of one API or record."""
+    out = []
     for st in api.order + api.messages:
         out += ['', '/* ---- %s */' % st.name, '']
         out += emit_init(st) + ['']
@@ -1018,6 +1129,192 @@ def gen_source(api, prefix):
         out += emit_encode(api, st)
         if st.is_message:
             out += [''] + emit_public(api, st)
+    return out
+
+
+def group_banner(path, group, what):
+    rel = os.path.relpath(group.path, os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), '..', '..'))
+    out = [
+        '/*',
+        ' * %s - generated by src/proto/gen.py from' % path,
+        ' * %s; do not edit.' % rel,
+        ' * The %s records:' % group.name,
+    ]
+    for r in group.records:
+        out.append(' *   %s (type %d): versions %s, flexible %s.'
+                   % (r.name, r.key, r.versions, r.flexible))
+    return out + [' * %s' % what, ' */']
+
+
+def gen_group_header(group, prefix):
+    g = group.name
+    path = '%s/%s.h' % (prefix, g)
+    guard_name = 'SAMSA_%s_%s_H' % (prefix.upper().replace('/', '_'),
+                                     g.upper())
+    out = group_banner(path, group, HDR_NOTE) + [
+        '#ifndef ' + guard_name, '#define ' + guard_name, '',
+        '#include <stdbool.h>', '#include <stddef.h>',
+    ] + HDR_INCLUDES[1:]
+    for r in group.records:
+        out += ['/* ==== %s (type %d) */' % (r.name, r.key), '']
+        out += header_body(r) + ['']
+    out += [
+        '/* ==== The group */',
+        '',
+        '/* Record types, spelled as the records are named. */',
+        'typedef enum samsa_%s_type {' % g,
+    ]
+    for r in group.records:
+        out.append('    SAMSA_%s_%s = %d,' % (g, r.name, r.key))
+    out += [
+        '} samsa_%s_type_t;' % g, '',
+        'typedef struct samsa_%s_info {' % g,
+        '    int16_t      type;',
+        '    const char  *name;            /* "%s" */' % group.records[0].name,
+        '    int16_t      min_version;     /* versions the schema describes */',
+        '    int16_t      max_version;',
+        '    int16_t      flexible_min;    /* first flexible version or -1 */',
+        '} samsa_%s_info_t;' % g, '',
+        '/* Every record type, by ascending type. */',
+        'extern const samsa_%s_info_t  samsa_%s_infos[];' % (g, g),
+        'extern const size_t  samsa_%s_infos_cnt;' % g, '',
+        '/* The record type with this number, or NULL if there is no schema',
+        ' * for it. */',
+        'const samsa_%s_info_t *samsa_%s_find(int16_t type);' % (g, g), '',
+        '/* Any one record: its type and version pick the member of u. */',
+        'typedef struct samsa_%s_any {' % g,
+        '    int16_t  type;',
+        '    int16_t  version;',
+        '    union {',
+    ]
+    w = max(len('samsa_%s_t' % r.name) for r in group.records)
+    for r in group.records:
+        out.append('        %s  %s;' % (('samsa_%s_t' % r.name).ljust(w),
+                                         r.name))
+    out += [
+        '    } u;',
+        '} samsa_%s_any_t;' % g, '',
+        '/* Decode the body of a record of that type and version into any.',
+        ' * @returns rd->err, SAMSA_ERR__BAD_MSG for an unknown type, or',
+        ' * SAMSA_ERR_UNSUPPORTED_VERSION for a version outside its',
+        ' * schema\'s */',
+        'SAMSA_MUST_CHECK samsa_err_t samsa_%s_decode(samsa_rd_t *rd,' % g,
+        '    int16_t type, int16_t version, samsa_arena_t *arena,',
+        '    samsa_%s_any_t *any);' % g,
+        '/* Encode any\'s body (its type and version must be known). */',
+        'void samsa_%s_encode(samsa_wr_t *wr, const samsa_%s_any_t *any);'
+        % (g, g), '',
+        '/* Kafka\'s framing of one record as a metadata log value',
+        ' * (AbstractApiMessageSerde): unsigned varints frame version (1),',
+        ' * type and version, then the body.  Decoding does not require the',
+        ' * input to end with the record; SAMSA_ERR__BAD_MSG for another',
+        ' * frame version or a type or version past int16. */',
+        '#define SAMSA_%s_FRAME_VERSION 1' % g.upper(),
+        'SAMSA_MUST_CHECK samsa_err_t samsa_%s_decode_framed(samsa_rd_t *rd,'
+        % g,
+        '    samsa_arena_t *arena, samsa_%s_any_t *any);' % g,
+        'void samsa_%s_encode_framed(samsa_wr_t *wr,' % g,
+        '    const samsa_%s_any_t *any);' % g,
+        '',
+        '#endif /* %s */' % guard_name,
+    ]
+    return out
+
+
+def gen_group_source(group, prefix):
+    g = group.name
+    path = '%s/%s.c' % (prefix, g)
+    out = group_banner(path, group, 'See %s.h.  Threads: any; no shared '
+                       'state.' % g) + [
+        '#include "%s/%s.h"' % (prefix, g), '',
+        '#include <string.h>', '',
+        '#include "util/diag.h"',
+    ]
+    for r in group.records:
+        out += ['', '/* ==== %s (type %d) */' % (r.name, r.key)]
+        out += source_body(r)
+    out += ['', '/* ==== The group */', '',
+            'const samsa_%s_info_t  samsa_%s_infos[] = {' % (g, g)]
+    for r in group.records:
+        out.append('    { %d, "%s", %d, %d, %d },' % (
+            r.key, r.name, r.versions.lo, r.versions.hi, r.flex_min()))
+    out += [
+        '};', '',
+        'const size_t  samsa_%s_infos_cnt = %d;' % (g, len(group.records)),
+        '',
+        'const samsa_%s_info_t *' % g,
+        'samsa_%s_find(int16_t type)' % g,
+        '{',
+        '    switch (type) {',
+    ]
+    for i, r in enumerate(group.records):
+        out.append('    case SAMSA_%s_%s: return &samsa_%s_infos[%d];'
+                   % (g, r.name, g, i))
+    out += ['    default: return NULL;', '    }', '}', '',
+            'samsa_err_t',
+            'samsa_%s_decode(samsa_rd_t *rd, int16_t type, int16_t version,'
+            % g,
+            '    samsa_arena_t *arena, samsa_%s_any_t *any)' % g,
+            '{',
+            '    memset(any, 0, sizeof(*any));',
+            '    any->type = type;',
+            '    any->version = version;',
+            '    switch (type) {']
+    for r in group.records:
+        out += ['    case SAMSA_%s_%s:' % (g, r.name),
+                '        return samsa_%s_decode(rd, version, arena, '
+                '&any->u.%s);' % (r.name, r.name)]
+    out += ['    default:',
+            '        samsa_rd_fail(rd, SAMSA_ERR__BAD_MSG);',
+            '        return rd->err;',
+            '    }', '}', '',
+            'void',
+            'samsa_%s_encode(samsa_wr_t *wr, const samsa_%s_any_t *any)'
+            % (g, g),
+            '{',
+            '    switch (any->type) {']
+    for r in group.records:
+        out += ['    case SAMSA_%s_%s:' % (g, r.name),
+                '        samsa_%s_encode(wr, any->version, &any->u.%s);'
+                % (r.name, r.name),
+                '        break;']
+    out += ['    default:',
+            '        samsa_assert(!"unknown record type");',
+            '    }', '}', '',
+            'samsa_err_t',
+            'samsa_%s_decode_framed(samsa_rd_t *rd, samsa_arena_t *arena,'
+            % g,
+            '    samsa_%s_any_t *any)' % g,
+            '{',
+            '    uint32_t  frame, type, version;',
+            '',
+            '    memset(any, 0, sizeof(*any));',
+            '    frame = samsa_rd_uvarint(rd);',
+            '    type = samsa_rd_uvarint(rd);',
+            '    version = samsa_rd_uvarint(rd);',
+            '    if (rd->err != SAMSA_ERR_NONE) {',
+            '        return rd->err;',
+            '    }',
+            '    if (frame != SAMSA_%s_FRAME_VERSION || type > INT16_MAX'
+            % g.upper(),
+            '        || version > INT16_MAX) {',
+            '        samsa_rd_fail(rd, SAMSA_ERR__BAD_MSG);',
+            '        return rd->err;',
+            '    }',
+            '    return samsa_%s_decode(rd, (int16_t) type, (int16_t) version,'
+            % g,
+            '                           arena, any);',
+            '}', '',
+            'void',
+            'samsa_%s_encode_framed(samsa_wr_t *wr, const samsa_%s_any_t *any)'
+            % (g, g),
+            '{',
+            '    samsa_wr_uvarint(wr, SAMSA_%s_FRAME_VERSION);' % g.upper(),
+            '    samsa_wr_uvarint(wr, (uint32_t) any->type);',
+            '    samsa_wr_uvarint(wr, (uint32_t) any->version);',
+            '    samsa_%s_encode(wr, any);' % g,
+            '}']
     return out
 
 
@@ -1141,10 +1438,34 @@ def write(path, lines):
     os.replace(tmp, path)
 
 
+def load_group(group, structs):
+    types = {}
+    if not group.records:
+        raise SchemaError('%s: no records' % group.path)
+    for r in group.records:
+        check_api(r)
+        if r.key in types:
+            raise SchemaError('%s: records %s and %s share type %d'
+                              % (group.path, types[r.key], r.name, r.key))
+        types[r.key] = r.name
+        for st in r.order + r.messages:
+            if st.name in structs:
+                raise SchemaError('%s: struct name %s already used in %s; '
+                                  'C names are global, rename one'
+                                  % (st.where, st.name, structs[st.name]))
+            structs[st.name] = st.where
+    group.records.sort(key=lambda r: r.key)
+
+
 def load(paths):
-    apis, structs = [], {}
+    """(apis by key, record groups) of the schema files."""
+    apis, groups, structs = [], [], {}
     for path in paths:
         api = Parser(path).parse()
+        if isinstance(api, Group):
+            load_group(api, structs)
+            groups.append(api)
+            continue
         base = os.path.splitext(os.path.basename(path))[0]
         if base != api.name:
             raise SchemaError('%s: file must be named %s.schema'
@@ -1162,7 +1483,7 @@ def load(paths):
         if a.key == b.key:
             raise SchemaError('%s and %s share key %d' % (a.path, b.path,
                                                           a.key))
-    return apis
+    return apis, groups
 
 
 def main(argv):
@@ -1176,10 +1497,15 @@ def main(argv):
     ap.add_argument('schemas', nargs='+')
     args = ap.parse_args(argv)
     try:
-        apis = load(args.schemas)
+        apis, groups = load(args.schemas)
     except (SchemaError, OSError) as e:
         print('gen.py: error: %s' % e, file=sys.stderr)
         return 1
+    for group in groups:
+        write(os.path.join(args.out, group.name + '.h'),
+              gen_group_header(group, args.prefix))
+        write(os.path.join(args.out, group.name + '.c'),
+              gen_group_source(group, args.prefix))
     for api in apis:
         write(os.path.join(args.out, api.name + '.h'),
               gen_header(api, args.prefix))

@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#include <isa-l/crc.h>
 
+#include "util/crc32c.h"
 #include "util/diag.h"
 #include "util/endian.h"
 
@@ -27,14 +27,6 @@
 #define OFF_EPOCH       51
 #define OFF_SEQ         53
 #define OFF_COUNT       57
-
-/* CRC-32C (Castagnoli).  TODO(#6): use util/crc32c.h once it lands. */
-static uint32_t
-recbuild_crc32c(const uint8_t *p, size_t len)
-{
-    return ~crc32_iscsi((unsigned char *) (uintptr_t) p, (int) len,
-                        0xFFFFFFFF);
-}
 
 static size_t
 uvarlong_size(uint64_t v)
@@ -207,7 +199,7 @@ samsa_recbuild_finish_header(samsa_recbuild_t *rb)
     samsa_store_be32(b + OFF_SEQ, (uint32_t) rb->base_seq);
     samsa_store_be32(b + OFF_COUNT, (uint32_t) rb->count);
     samsa_store_be32(b + OFF_CRC,
-                     recbuild_crc32c(b + OFF_ATTR, rb->len - OFF_ATTR));
+                     samsa_crc32c(0, b + OFF_ATTR, rb->len - OFF_ATTR));
 }
 
 samsa_err_t

@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include "broker/api_table.h"
+#include "broker/broker.h"
 #include "broker/node.h"
 #include "meta/metaprops.h"
 #include "net/sockserver.h"
@@ -40,6 +41,8 @@ typedef struct server {
     samsa_config_t               cfg;
     samsa_node_t                 node;
     samsa_reqlog_t               reqlog;
+    samsa_broker_t               brk;       /* logs, metadata, purgatories */
+    bool                         brk_open;
     samsa_connquota_override_t  *overrides;
     server_side_t                broker;
     server_side_t                controller;
@@ -106,6 +109,7 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
         return SAMSA_ERR_NONE;
     }
     samsa_apis_init(&side->apis, kind, &srv->node,
+                    controller ? NULL : &srv->brk,
                     controller ? SAMSA_API_F_CONTROLLER : SAMSA_API_F_BROKER);
     memset(&conf, 0, sizeof(conf));
     conf.kind = kind;
@@ -169,6 +173,13 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     size_t                 i;
 
     err = server_format_dirs(srv, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    srv->node.node_id = cfg->node_id;
+    srv->node.controller_id = cfg->node_id;
+    srv->brk_open = true;
+    err = samsa_broker_open(&srv->brk, cfg, &srv->node, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -251,6 +262,13 @@ server_free(server_t *srv)
 
     for (i = 0; i < 2; i++) {
         samsa_sockserver_free(sides[i]->ss);
+        sides[i]->ss = NULL;
+    }
+    /* Every handler has stopped: the broker's state can go. */
+    if (srv->brk_open) {
+        samsa_broker_close(&srv->brk);
+    }
+    for (i = 0; i < 2; i++) {
         samsa_free(sides[i]->listeners);
         samsa_free(sides[i]->cfg_index);
     }

@@ -1,0 +1,286 @@
+/*
+ * broker/broker.c - the broker's shared state: opening the metadata
+ * (controller), the partition logs and the purgatories in the right order,
+ * keeping the logs in step with the metadata image (create the logs of new
+ * topics and partitions, delete those of deleted topics and strays, apply
+ * topic config changes), and waking delayed Produce answers when the log
+ * manager's group commit has synced their data.
+ * Threads: open/close on main; the image listener runs on the controller
+ * thread; the flushed callback on the log flusher.
+ */
+#include "broker/broker.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "meta/controller.h"
+#include "meta/topic_config.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+
+#define METADATA_TOPIC "__cluster_metadata"
+
+void
+samsa_tp_key(char out[SAMSA_TP_KEY_MAX], const char *topic, size_t topic_len,
+             int32_t partition)
+{
+    snprintf(out, SAMSA_TP_KEY_MAX, "%.*s-%d", (int) topic_len, topic,
+             (int) partition);
+}
+
+/* ---- log configs from topic configs ------------------------------------ */
+
+void
+samsa_broker_log_config(const samsa_broker_t *b, const samsa_image_t *img,
+                        const samsa_image_topic_t *t, samsa_log_config_t *lc)
+{
+    samsa_topic_config_to_log(b->cfg, img, t != NULL ? t->configs : NULL,
+                              t != NULL ? t->nconfigs : 0, lc);
+}
+
+/* The log manager asks for a topic's config when it loads its logs. */
+static void
+broker_topic_config_cb(void *ctx, const char *topic, samsa_log_config_t *cfg)
+{
+    samsa_broker_t  *b = ctx;
+    samsa_image_t   *img = samsa_meta_image_get(b->meta);
+
+    samsa_broker_log_config(b, img,
+                            samsa_image_topic_find(img, topic, strlen(topic)),
+                            cfg);
+    samsa_image_put(img);
+}
+
+/* ---- keeping logs in step with the image ------------------------------- */
+
+static void
+broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
+                   const samsa_image_topic_t *t)
+{
+    samsa_log_config_t  lc;
+    samsa_plog_t       *plog;
+    samsa_err_t         err;
+    int32_t             p;
+
+    samsa_broker_log_config(b, img, t, &lc);
+    samsa_logmgr_topic_config_set(b->logs, t->name, &lc);
+    for (p = 0; p < t->npartitions; p++) {
+        plog = samsa_logmgr_plog_ref(b->logs, t->name, p);
+        if (plog != NULL
+            && !samsa_uuid_eq(samsa_plog_topic_id(plog), t->id)) {
+            /* a log left by an older topic of the same name */
+            samsa_plog_unref(plog);
+            plog = NULL;
+            if (samsa_logmgr_plog_delete(b->logs, t->name, p)
+                != SAMSA_ERR_NONE) {
+                samsa_error("cannot delete the stale log of %s-%d", t->name,
+                            (int) p);
+            }
+        }
+        if (plog != NULL) {
+            samsa_plog_unref(plog);
+            continue;
+        }
+        err = samsa_logmgr_plog_create(b->logs, t->name, p, t->id, &lc,
+                                       &plog);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_error("cannot create the log of %s-%d: %s", t->name, (int) p,
+                        samsa_err_name(err));
+            continue;
+        }
+        samsa_plog_unref(plog);
+    }
+}
+
+typedef struct broker_stray {
+    samsa_broker_t       *b;
+    const samsa_image_t  *img;
+    char                **names;
+    int32_t              *parts;
+    size_t                n;
+    size_t                cap;
+} broker_stray_t;
+
+/* A log whose topic, partition or topic id the image does not know. */
+static void
+broker_stray_cb(void *ctx, samsa_plog_t *plog)
+{
+    broker_stray_t             *s = ctx;
+    const char                 *name = samsa_plog_topic(plog);
+    int32_t                     p = samsa_plog_partition(plog);
+    const samsa_image_topic_t  *t;
+
+    if (strcmp(name, METADATA_TOPIC) == 0) {
+        return;
+    }
+    t = samsa_image_topic_find(s->img, name, strlen(name));
+    if (t != NULL && p < t->npartitions
+        && samsa_uuid_eq(t->id, samsa_plog_topic_id(plog))) {
+        return;
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap == 0 ? 16 : s->cap * 2;
+        s->names = samsa_realloc(s->names, s->cap * sizeof(*s->names));
+        s->parts = samsa_realloc(s->parts, s->cap * sizeof(*s->parts));
+    }
+    s->names[s->n] = samsa_strdup(name);
+    s->parts[s->n++] = p;
+}
+
+static void
+broker_delete_strays(samsa_broker_t *b, const samsa_image_t *img)
+{
+    broker_stray_t  s = { .b = b, .img = img };
+    size_t          i;
+
+    samsa_logmgr_foreach(b->logs, broker_stray_cb, &s);
+    for (i = 0; i < s.n; i++) {
+        samsa_info("deleting the log of %s-%d: its topic or partition no "
+                   "longer exists", s.names[i], (int) s.parts[i]);
+        if (samsa_logmgr_plog_delete(b->logs, s.names[i], s.parts[i])
+            != SAMSA_ERR_NONE) {
+            samsa_error("cannot delete the log of %s-%d", s.names[i],
+                        (int) s.parts[i]);
+        }
+        samsa_free(s.names[i]);
+    }
+    samsa_free(s.names);
+    samsa_free(s.parts);
+}
+
+static bool
+broker_topic_changed(const samsa_image_topic_t *a, const samsa_image_topic_t *b)
+{
+    size_t  i;
+
+    if (a == NULL || !samsa_uuid_eq(a->id, b->id)
+        || a->npartitions != b->npartitions || a->nconfigs != b->nconfigs) {
+        return true;
+    }
+    for (i = 0; i < a->nconfigs; i++) {
+        if (strcmp(a->configs[i].name, b->configs[i].name) != 0
+            || strcmp(a->configs[i].value, b->configs[i].value) != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Image listener: runs on the controller thread after each change. */
+static void
+broker_on_image(void *ctx, const samsa_image_t *old_img,
+                const samsa_image_t *new_img)
+{
+    samsa_broker_t             *b = ctx;
+    const samsa_image_topic_t  *t, *was;
+    size_t                      i, n = samsa_image_topic_count(new_img);
+    bool                        gone = false;
+
+    for (i = 0; i < n; i++) {
+        t = samsa_image_topic_at(new_img, i);
+        was = samsa_image_topic_find(old_img, t->name, t->name_len);
+        if (broker_topic_changed(was, t)) {
+            broker_ensure_logs(b, new_img, t);
+        }
+    }
+    n = samsa_image_topic_count(old_img);
+    for (i = 0; i < n && !gone; i++) {
+        t = samsa_image_topic_at(old_img, i);
+        was = samsa_image_topic_find(new_img, t->name, t->name_len);
+        gone = was == NULL || !samsa_uuid_eq(was->id, t->id);
+    }
+    if (gone || samsa_image_topic_count(old_img) == 0) {
+        broker_delete_strays(b, new_img);
+    }
+}
+
+/* ---- group commit ------------------------------------------------------ */
+
+static void
+broker_on_flushed(void *ctx, const char *topic, int32_t partition,
+                  int64_t flushed_offset)
+{
+    samsa_broker_t  *b = ctx;
+    char             key[SAMSA_TP_KEY_MAX];
+
+    (void) flushed_offset;
+    samsa_tp_key(key, topic, strlen(topic), partition);
+    samsa_purgatory_check_and_complete(b->produce, key);
+}
+
+/* ---- life --------------------------------------------------------------- */
+
+static samsa_err_t
+broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
+{
+    const samsa_config_t   *cfg = b->cfg;
+    samsa_logmgr_config_t   lcfg;
+
+    samsa_logmgr_config_defaults(&lcfg);
+    lcfg.dirs = (const char *const *) cfg->log_dirs;
+    lcfg.ndirs = cfg->nlog_dirs;
+    lcfg.retention_check_interval_ms =
+        samsa_config_long(cfg, "log.retention.check.interval.ms");
+    lcfg.flush_scheduler_interval_ms =
+        samsa_config_long(cfg, "log.flush.scheduler.interval.ms");
+    lcfg.flush_offset_checkpoint_interval_ms =
+        samsa_config_int(cfg, "log.flush.offset.checkpoint.interval.ms");
+    lcfg.flush_start_offset_checkpoint_interval_ms =
+        samsa_config_int(cfg, "log.flush.start.offset.checkpoint.interval.ms");
+    lcfg.recovery_threads_per_dir =
+        samsa_config_int(cfg, "num.recovery.threads.per.data.dir");
+    samsa_broker_log_config(b, NULL, NULL, &lcfg.defaults);
+    lcfg.topic_config = broker_topic_config_cb;
+    lcfg.topic_config_ctx = b;
+    lcfg.on_flushed = broker_on_flushed;
+    lcfg.on_flushed_ctx = b;
+    return samsa_logmgr_open(&lcfg, &b->logs, errstr, errstr_size);
+}
+
+samsa_err_t
+samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
+                  const samsa_node_t *node, char *errstr, size_t errstr_size)
+{
+    samsa_controller_conf_t  ccfg;
+    samsa_err_t              err;
+
+    memset(b, 0, sizeof(*b));
+    b->cfg = cfg;
+    b->node = node;
+    b->meta = samsa_meta_new();
+    b->produce = samsa_purgatory_new("produce",
+                                     SAMSA_PURGATORY_PURGE_INTERVAL_DEFAULT);
+    b->fetch = samsa_purgatory_new("fetch",
+                                   SAMSA_PURGATORY_PURGE_INTERVAL_DEFAULT);
+    err = broker_open_logs(b, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    samsa_meta_listen(b->meta, broker_on_image, b);
+    samsa_controller_conf_init(&ccfg, cfg, b->meta);
+    ccfg.node_id = node->node_id;
+    return samsa_controller_open(&b->ctrl, &ccfg, errstr, errstr_size);
+}
+
+void
+samsa_broker_close(samsa_broker_t *b)
+{
+    /* The purgatories first: every waiting request gets its answer while
+     * the logs are still open. */
+    if (b->produce != NULL) {
+        samsa_purgatory_free(b->produce);
+        b->produce = NULL;
+    }
+    if (b->fetch != NULL) {
+        samsa_purgatory_free(b->fetch);
+        b->fetch = NULL;
+    }
+    samsa_controller_close(b->ctrl);
+    b->ctrl = NULL;
+    if (b->logs != NULL) {
+        samsa_logmgr_close(b->logs);
+        b->logs = NULL;
+    }
+    samsa_meta_free(b->meta);
+    b->meta = NULL;
+}

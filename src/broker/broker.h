@@ -1,0 +1,58 @@
+/*
+ * broker/broker.h - what the broker's request handlers share: the node's
+ * identity, the configuration, the metadata (image and controller), the
+ * partition logs and the purgatories for delayed Produce and Fetch.
+ * Threads: built by main before any server starts, torn down after every
+ * handler stopped; the pointers are [const] in between, and each object
+ * they point to is thread-safe on its own.
+ */
+#ifndef SAMSA_BROKER_BROKER_H
+#define SAMSA_BROKER_BROKER_H
+
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "broker/node.h"
+#include "broker/purgatory.h"
+#include "log/logmgr.h"
+#include "meta/controller.h"
+#include "meta/meta.h"
+#include "util/config.h"
+
+typedef struct samsa_broker {
+    const samsa_config_t  *cfg;         /* [const] */
+    const samsa_node_t    *node;        /* [const] */
+    samsa_meta_t          *meta;        /* [const] where images are */
+    samsa_controller_t    *ctrl;        /* [const] admin changes */
+    samsa_logmgr_t        *logs;        /* [const] */
+    samsa_purgatory_t     *produce;     /* [const] waiting for durability */
+    samsa_purgatory_t     *fetch;       /* [const] waiting for min.bytes */
+} samsa_broker_t;
+
+/* Open everything the handlers need, in order: the purgatories, the
+ * partition logs (recovered), then the controller, whose first image
+ * makes the logs match the metadata (missing logs created, strays
+ * deleted).  On error errstr says what; call samsa_broker_close() anyway.
+ * @thread main */
+SAMSA_MUST_CHECK samsa_err_t samsa_broker_open(samsa_broker_t *b,
+                                               const samsa_config_t *cfg,
+                                               const samsa_node_t *node,
+                                               char *errstr,
+                                               size_t errstr_size);
+
+/* After every handler stopped: answer what waits in the purgatories, stop
+ * the controller, close the logs cleanly.  @thread main */
+void samsa_broker_close(samsa_broker_t *b);
+
+/* The log config of topic t (NULL: the broker's defaults). */
+void samsa_broker_log_config(const samsa_broker_t *b, const samsa_image_t *img,
+                             const samsa_image_topic_t *t,
+                             samsa_log_config_t *lc);
+
+/* "topic-partition", the purgatory key of a partition. */
+#define SAMSA_TP_KEY_MAX 272
+void samsa_tp_key(char out[SAMSA_TP_KEY_MAX], const char *topic,
+                  size_t topic_len, int32_t partition);
+
+#endif /* SAMSA_BROKER_BROKER_H */

@@ -1,0 +1,1146 @@
+/*
+ * meta/image.c - see image.h.  An image is an array of topic pointers in
+ * name order plus two open-addressing hash indexes over it (by name, by
+ * id; linear probing, slots hold index + 1).  Topics are immutable once an
+ * image holds them and are shared, counted, between consecutive images; a
+ * delta clones a shared topic the first time a record changes it (copy on
+ * write) and owns new ones until it applies.  Features, other resources'
+ * configs and brokers are few and are copied whole into each image.
+ */
+#include "meta/image.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "meta/topic_name.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+
+/* A topic with its storage and count.  pub's pointers point into it. */
+typedef struct image_topic {
+    samsa_image_topic_t       pub;
+    atomic_int                refs;     /* [atomic] images and deltas */
+    char                     *name;
+    samsa_image_partition_t  *parts;    /* replicas/isr: samsa_malloc'd */
+    int32_t                   nparts;
+    int32_t                   cap_parts;
+    samsa_image_config_t     *cfgs;     /* name/value: samsa_strdup'd */
+    size_t                    ncfgs;
+} image_topic_t;
+
+typedef struct image_feature {
+    char     *name;
+    int16_t   level;
+} image_feature_t;
+
+/* Configs of one non-topic resource. */
+typedef struct image_resource {
+    int8_t                 type;
+    char                  *name;
+    samsa_image_config_t  *cfgs;        /* sorted by name */
+    size_t                 ncfgs;
+} image_resource_t;
+
+/* The small parts every image copies whole. */
+typedef struct image_misc {
+    image_feature_t       *features;    /* sorted by name */
+    size_t                 nfeatures;
+    image_resource_t      *resources;
+    size_t                 nresources;
+    samsa_image_broker_t  *brokers;
+    size_t                 nbrokers;
+    int64_t                next_producer_id;
+} image_misc_t;
+
+/* Hash index over a topic array: slots hold index + 1, 0 is empty. */
+typedef struct topic_index {
+    uint32_t  *slots;
+    size_t     mask;                    /* slot count - 1 */
+} topic_index_t;
+
+struct samsa_image {
+    atomic_int       refs;              /* [atomic] */
+    int64_t          offset;            /* [const] */
+    image_topic_t  **topics;            /* [const] name order */
+    size_t           ntopics;
+    topic_index_t    by_name;           /* [const] */
+    topic_index_t    by_id;             /* [const] */
+    image_misc_t     misc;              /* [const] */
+};
+
+struct samsa_image_delta {
+    samsa_image_t   *base;              /* referenced */
+    image_topic_t  **topics;            /* referenced; NULL: removed */
+    bool            *owned;             /* topics[i] is private, mutable */
+    size_t           ntopics;
+    size_t           cap;
+    size_t           nlive;
+    bool             sort;              /* a topic was added */
+    topic_index_t    by_name;
+    topic_index_t    by_id;
+    image_misc_t     misc;
+    int64_t          offset;
+};
+
+static const char  id_b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* ---- topic ids and names */
+
+void
+samsa_image_id_str(samsa_uuid_t id, char out[SAMSA_UUID_STR_SIZE])
+{
+    uint32_t  v;
+    int       i, o = 0;
+
+    for (i = 0; i < 15; i += 3) {
+        v = (uint32_t) id.b[i] << 16 | (uint32_t) id.b[i + 1] << 8
+            | id.b[i + 2];
+        out[o++] = id_b64[(v >> 18) & 63];
+        out[o++] = id_b64[(v >> 12) & 63];
+        out[o++] = id_b64[(v >> 6) & 63];
+        out[o++] = id_b64[v & 63];
+    }
+    v = (uint32_t) id.b[15] << 16;
+    out[o++] = id_b64[(v >> 18) & 63];
+    out[o++] = id_b64[(v >> 12) & 63];
+    out[o] = '\0';
+}
+
+samsa_uuid_t
+samsa_image_id_random(void)
+{
+    samsa_uuid_t  id;
+    char          text[SAMSA_UUID_STR_SIZE];
+
+    do {
+        if (getrandom(id.b, sizeof(id.b), 0) != (ssize_t) sizeof(id.b)) {
+            samsa_assert(!"getrandom failed");
+        }
+        id.b[6] = (uint8_t) ((id.b[6] & 0x0f) | 0x40);     /* version 4 */
+        id.b[8] = (uint8_t) ((id.b[8] & 0x3f) | 0x80);     /* IETF variant */
+        samsa_image_id_str(id, text);
+    } while (text[0] == '-');
+    return id;
+}
+
+/* ---- hash indexes */
+
+static uint64_t
+index_hash_name(const char *p, size_t n)
+{
+    uint64_t  h = 14695981039346656037ULL;      /* FNV-1a */
+    size_t    i;
+
+    for (i = 0; i < n; i++) {
+        h = (h ^ (uint8_t) p[i]) * 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+static uint64_t
+index_hash_id(samsa_uuid_t id)
+{
+    return index_hash_name((const char *) id.b, sizeof(id.b));
+}
+
+static uint64_t
+index_hash(const image_topic_t *t, bool by_id)
+{
+    return by_id ? index_hash_id(t->pub.id)
+                 : index_hash_name(t->name, t->pub.name_len);
+}
+
+static void
+index_fini(topic_index_t *idx)
+{
+    samsa_free(idx->slots);
+    idx->slots = NULL;
+    idx->mask = 0;
+}
+
+static void
+index_insert(topic_index_t *idx, uint64_t h, size_t i)
+{
+    size_t  s;
+
+    for (s = h & idx->mask; idx->slots[s] != 0; s = (s + 1) & idx->mask) {
+    }
+    idx->slots[s] = (uint32_t) (i + 1);
+}
+
+/* Rebuild idx over topics[0..n) (NULL entries skipped), sized for cap. */
+static void
+index_build(topic_index_t *idx, image_topic_t *const *topics, size_t n,
+            size_t cap, bool by_id)
+{
+    size_t  slots = 8, i;
+
+    while (slots < cap * 2) {
+        slots *= 2;
+    }
+    samsa_free(idx->slots);
+    idx->slots = samsa_calloc(slots, sizeof(*idx->slots));
+    idx->mask = slots - 1;
+    for (i = 0; i < n; i++) {
+        if (topics[i] != NULL) {
+            index_insert(idx, index_hash(topics[i], by_id), i);
+        }
+    }
+}
+
+/* Slot of the topic with that name (by_id false) or id, or SIZE_MAX. */
+static size_t
+index_find_slot(const topic_index_t *idx, image_topic_t *const *topics,
+                const char *name, size_t len, samsa_uuid_t id, bool by_id)
+{
+    uint64_t  h = by_id ? index_hash_id(id) : index_hash_name(name, len);
+    size_t    s;
+
+    if (idx->slots == NULL) {
+        return SIZE_MAX;
+    }
+    for (s = h & idx->mask; idx->slots[s] != 0; s = (s + 1) & idx->mask) {
+        const image_topic_t  *t = topics[idx->slots[s] - 1];
+
+        if (by_id ? samsa_uuid_eq(t->pub.id, id)
+                  : (t->pub.name_len == len
+                     && memcmp(t->name, name, len) == 0)) {
+            return s;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* Remove the entry in slot s, shifting later entries of its probe run
+ * back (linear probing needs no tombstones). */
+static void
+index_remove_slot(topic_index_t *idx, image_topic_t *const *topics, size_t s,
+                  bool by_id)
+{
+    size_t  j, home;
+
+    idx->slots[s] = 0;
+    for (j = (s + 1) & idx->mask; idx->slots[j] != 0;
+         j = (j + 1) & idx->mask) {
+        home = index_hash(topics[idx->slots[j] - 1], by_id) & idx->mask;
+        /* Move j back to s unless its home lies cyclically in (s, j]. */
+        if ((j > s && (home <= s || home > j))
+            || (j < s && (home <= s && home > j))) {
+            idx->slots[s] = idx->slots[j];
+            idx->slots[j] = 0;
+            s = j;
+        }
+    }
+}
+
+/* ---- topics */
+
+static image_topic_t *
+topic_ref(image_topic_t *t)
+{
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    return t;
+}
+
+static void
+topic_unref(image_topic_t *t)
+{
+    int32_t  i;
+    size_t   j;
+
+    if (t == NULL
+        || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel)
+           != 1) {
+        return;
+    }
+    for (i = 0; i < t->nparts; i++) {
+        samsa_free((void *) t->parts[i].replicas);
+        samsa_free((void *) t->parts[i].isr);
+    }
+    for (j = 0; j < t->ncfgs; j++) {
+        samsa_free((void *) t->cfgs[j].name);
+        samsa_free((void *) t->cfgs[j].value);
+    }
+    samsa_free(t->parts);
+    samsa_free(t->cfgs);
+    samsa_free(t->name);
+    samsa_free(t);
+}
+
+/* Point pub at the storage again (after the storage moved). */
+static void
+topic_sync(image_topic_t *t)
+{
+    t->pub.name = t->name;
+    t->pub.partitions = t->parts;
+    t->pub.npartitions = t->nparts;
+    t->pub.configs = t->cfgs;
+    t->pub.nconfigs = t->ncfgs;
+}
+
+static image_topic_t *
+topic_new(const char *name, size_t len, samsa_uuid_t id)
+{
+    image_topic_t  *t = samsa_calloc(1, sizeof(*t));
+
+    atomic_init(&t->refs, 1);
+    t->name = samsa_strndup(name, len);
+    t->pub.name_len = len;
+    t->pub.id = id;
+    t->pub.is_internal = samsa_topic_name_is_internal(name, len);
+    topic_sync(t);
+    return t;
+}
+
+static int32_t *
+ints_dup(const int32_t *v, int32_t n)
+{
+    int32_t  *copy = samsa_malloc(sizeof(*copy) * (size_t) (n > 0 ? n : 1));
+
+    if (n > 0) {
+        memcpy(copy, v, sizeof(*copy) * (size_t) n);
+    }
+    return copy;
+}
+
+/* A private copy of t (one reference) for a delta to change. */
+static image_topic_t *
+topic_clone(const image_topic_t *t)
+{
+    image_topic_t  *c = topic_new(t->name, t->pub.name_len, t->pub.id);
+    int32_t         i;
+    size_t          j;
+
+    c->cap_parts = t->nparts;
+    c->nparts = t->nparts;
+    c->parts = samsa_calloc((size_t) (t->nparts > 0 ? t->nparts : 1),
+                            sizeof(*c->parts));
+    for (i = 0; i < t->nparts; i++) {
+        c->parts[i] = t->parts[i];
+        c->parts[i].replicas = ints_dup(t->parts[i].replicas,
+                                        t->parts[i].nreplicas);
+        c->parts[i].isr = ints_dup(t->parts[i].isr, t->parts[i].nisr);
+    }
+    c->ncfgs = t->ncfgs;
+    c->cfgs = samsa_calloc(t->ncfgs > 0 ? t->ncfgs : 1, sizeof(*c->cfgs));
+    for (j = 0; j < t->ncfgs; j++) {
+        c->cfgs[j].name = samsa_strdup(t->cfgs[j].name);
+        c->cfgs[j].value = samsa_strdup(t->cfgs[j].value);
+    }
+    topic_sync(c);
+    return c;
+}
+
+/* Set (value non-NULL) or delete one override in a sorted config array. */
+static void
+configs_set(samsa_image_config_t **cfgs, size_t *n, samsa_slice_t name,
+            samsa_slice_t value)
+{
+    size_t  i;
+    int     cmp = 1;
+
+    for (i = 0; i < *n; i++) {
+        cmp = strncmp((*cfgs)[i].name, name.ptr, name.len);
+        if (cmp == 0 && (*cfgs)[i].name[name.len] != '\0') {
+            cmp = 1;
+        }
+        if (cmp >= 0) {
+            break;
+        }
+    }
+    if (i < *n && cmp == 0) {
+        samsa_free((void *) (*cfgs)[i].value);
+        if (value.ptr != NULL) {
+            (*cfgs)[i].value = samsa_slice_dup(value);
+            return;
+        }
+        samsa_free((void *) (*cfgs)[i].name);
+        memmove(&(*cfgs)[i], &(*cfgs)[i + 1], (*n - i - 1) * sizeof(**cfgs));
+        (*n)--;
+        return;
+    }
+    if (value.ptr == NULL) {
+        return;                         /* deleting an absent key */
+    }
+    *cfgs = samsa_realloc(*cfgs, (*n + 1) * sizeof(**cfgs));
+    memmove(&(*cfgs)[i + 1], &(*cfgs)[i], (*n - i) * sizeof(**cfgs));
+    (*cfgs)[i].name = samsa_slice_dup(name);
+    (*cfgs)[i].value = samsa_slice_dup(value);
+    (*n)++;
+}
+
+static void
+configs_free(samsa_image_config_t *cfgs, size_t n)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        samsa_free((void *) cfgs[i].name);
+        samsa_free((void *) cfgs[i].value);
+    }
+    samsa_free(cfgs);
+}
+
+static samsa_image_config_t *
+configs_dup(const samsa_image_config_t *cfgs, size_t n)
+{
+    samsa_image_config_t  *c = samsa_calloc(n > 0 ? n : 1, sizeof(*c));
+    size_t                 i;
+
+    for (i = 0; i < n; i++) {
+        c[i].name = samsa_strdup(cfgs[i].name);
+        c[i].value = samsa_strdup(cfgs[i].value);
+    }
+    return c;
+}
+
+/* ---- the small parts */
+
+static void
+misc_fini(image_misc_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < m->nfeatures; i++) {
+        samsa_free(m->features[i].name);
+    }
+    for (i = 0; i < m->nresources; i++) {
+        samsa_free(m->resources[i].name);
+        configs_free(m->resources[i].cfgs, m->resources[i].ncfgs);
+    }
+    for (i = 0; i < m->nbrokers; i++) {
+        samsa_free((void *) m->brokers[i].rack);
+    }
+    samsa_free(m->features);
+    samsa_free(m->resources);
+    samsa_free(m->brokers);
+    memset(m, 0, sizeof(*m));
+}
+
+static void
+misc_copy(image_misc_t *dst, const image_misc_t *src)
+{
+    size_t  i;
+
+    memset(dst, 0, sizeof(*dst));
+    dst->next_producer_id = src->next_producer_id;
+    dst->nfeatures = src->nfeatures;
+    dst->features = samsa_calloc(src->nfeatures + 1, sizeof(*dst->features));
+    for (i = 0; i < src->nfeatures; i++) {
+        dst->features[i].name = samsa_strdup(src->features[i].name);
+        dst->features[i].level = src->features[i].level;
+    }
+    dst->nresources = src->nresources;
+    dst->resources = samsa_calloc(src->nresources + 1,
+                                  sizeof(*dst->resources));
+    for (i = 0; i < src->nresources; i++) {
+        dst->resources[i].type = src->resources[i].type;
+        dst->resources[i].name = samsa_strdup(src->resources[i].name);
+        dst->resources[i].cfgs = configs_dup(src->resources[i].cfgs,
+                                             src->resources[i].ncfgs);
+        dst->resources[i].ncfgs = src->resources[i].ncfgs;
+    }
+    dst->nbrokers = src->nbrokers;
+    dst->brokers = samsa_calloc(src->nbrokers + 1, sizeof(*dst->brokers));
+    for (i = 0; i < src->nbrokers; i++) {
+        dst->brokers[i] = src->brokers[i];
+        if (src->brokers[i].rack != NULL) {
+            dst->brokers[i].rack = samsa_strdup(src->brokers[i].rack);
+        }
+    }
+}
+
+/* ---- reading an image */
+
+samsa_image_t *
+samsa_image_new_empty(void)
+{
+    samsa_image_t  *img = samsa_calloc(1, sizeof(*img));
+
+    atomic_init(&img->refs, 1);
+    img->offset = -1;
+    img->topics = samsa_calloc(1, sizeof(*img->topics));
+    return img;
+}
+
+samsa_image_t *
+samsa_image_ref(samsa_image_t *img)
+{
+    atomic_fetch_add_explicit(&img->refs, 1, memory_order_relaxed);
+    return img;
+}
+
+void
+samsa_image_put(samsa_image_t *img)
+{
+    size_t  i;
+
+    if (img == NULL
+        || atomic_fetch_sub_explicit(&img->refs, 1, memory_order_acq_rel)
+           != 1) {
+        return;
+    }
+    for (i = 0; i < img->ntopics; i++) {
+        topic_unref(img->topics[i]);
+    }
+    samsa_free(img->topics);
+    index_fini(&img->by_name);
+    index_fini(&img->by_id);
+    misc_fini(&img->misc);
+    samsa_free(img);
+}
+
+int64_t
+samsa_image_offset(const samsa_image_t *img)
+{
+    return img->offset;
+}
+
+const samsa_image_topic_t *
+samsa_image_topic_find(const samsa_image_t *img, const char *name,
+                       size_t len)
+{
+    samsa_uuid_t  none = { { 0 } };
+    size_t        s = index_find_slot(&img->by_name, img->topics, name, len,
+                                      none, false);
+
+    return s == SIZE_MAX ? NULL
+                         : &img->topics[img->by_name.slots[s] - 1]->pub;
+}
+
+const samsa_image_topic_t *
+samsa_image_topic_find_id(const samsa_image_t *img, samsa_uuid_t id)
+{
+    size_t  s;
+
+    if (samsa_uuid_is_zero(id)) {
+        return NULL;
+    }
+    s = index_find_slot(&img->by_id, img->topics, NULL, 0, id, true);
+    return s == SIZE_MAX ? NULL : &img->topics[img->by_id.slots[s] - 1]->pub;
+}
+
+size_t
+samsa_image_topic_count(const samsa_image_t *img)
+{
+    return img->ntopics;
+}
+
+const samsa_image_topic_t *
+samsa_image_topic_at(const samsa_image_t *img, size_t i)
+{
+    samsa_assert(i < img->ntopics);
+    return &img->topics[i]->pub;
+}
+
+const char *
+samsa_image_topic_config(const samsa_image_topic_t *topic, const char *name)
+{
+    size_t  i;
+
+    for (i = 0; i < topic->nconfigs; i++) {
+        if (strcmp(topic->configs[i].name, name) == 0) {
+            return topic->configs[i].value;
+        }
+    }
+    return NULL;
+}
+
+static image_resource_t *
+misc_resource(const image_misc_t *m, int8_t type, const char *name,
+              size_t len)
+{
+    size_t  i;
+
+    for (i = 0; i < m->nresources; i++) {
+        if (m->resources[i].type == type
+            && strlen(m->resources[i].name) == len
+            && memcmp(m->resources[i].name, name, len) == 0) {
+            return &m->resources[i];
+        }
+    }
+    return NULL;
+}
+
+const samsa_image_config_t *
+samsa_image_resource_configs(const samsa_image_t *img, int8_t type,
+                             const char *name, size_t *n)
+{
+    const image_resource_t  *r = misc_resource(&img->misc, type, name,
+                                               strlen(name));
+
+    *n = r != NULL ? r->ncfgs : 0;
+    return r != NULL && r->ncfgs > 0 ? r->cfgs : NULL;
+}
+
+int16_t
+samsa_image_feature_level(const samsa_image_t *img, const char *name)
+{
+    size_t  i;
+
+    for (i = 0; i < img->misc.nfeatures; i++) {
+        if (strcmp(img->misc.features[i].name, name) == 0) {
+            return img->misc.features[i].level;
+        }
+    }
+    return 0;
+}
+
+size_t
+samsa_image_feature_count(const samsa_image_t *img)
+{
+    return img->misc.nfeatures;
+}
+
+const char *
+samsa_image_feature_at(const samsa_image_t *img, size_t i, int16_t *level)
+{
+    samsa_assert(i < img->misc.nfeatures);
+    *level = img->misc.features[i].level;
+    return img->misc.features[i].name;
+}
+
+const samsa_image_broker_t *
+samsa_image_broker_find(const samsa_image_t *img, int32_t id)
+{
+    size_t  i;
+
+    for (i = 0; i < img->misc.nbrokers; i++) {
+        if (img->misc.brokers[i].id == id) {
+            return &img->misc.brokers[i];
+        }
+    }
+    return NULL;
+}
+
+int64_t
+samsa_image_next_producer_id(const samsa_image_t *img)
+{
+    return img->misc.next_producer_id;
+}
+
+/* ---- deltas */
+
+samsa_image_delta_t *
+samsa_image_delta_new(samsa_image_t *base)
+{
+    samsa_image_delta_t  *d = samsa_calloc(1, sizeof(*d));
+    size_t                i;
+
+    d->base = samsa_image_ref(base);
+    d->cap = base->ntopics + 8;
+    d->topics = samsa_calloc(d->cap, sizeof(*d->topics));
+    d->owned = samsa_calloc(d->cap, sizeof(*d->owned));
+    for (i = 0; i < base->ntopics; i++) {
+        d->topics[i] = topic_ref(base->topics[i]);
+    }
+    d->ntopics = base->ntopics;
+    d->nlive = base->ntopics;
+    index_build(&d->by_name, d->topics, d->ntopics, d->cap, false);
+    index_build(&d->by_id, d->topics, d->ntopics, d->cap, true);
+    misc_copy(&d->misc, &base->misc);
+    d->offset = base->offset;
+    return d;
+}
+
+void
+samsa_image_delta_free(samsa_image_delta_t *d)
+{
+    size_t  i;
+
+    if (d == NULL) {
+        return;
+    }
+    for (i = 0; i < d->ntopics; i++) {
+        topic_unref(d->topics[i]);
+    }
+    samsa_free(d->topics);
+    samsa_free(d->owned);
+    index_fini(&d->by_name);
+    index_fini(&d->by_id);
+    misc_fini(&d->misc);
+    samsa_image_put(d->base);
+    samsa_free(d);
+}
+
+static size_t
+delta_find(const samsa_image_delta_t *d, const char *name, size_t len,
+           samsa_uuid_t id, bool by_id)
+{
+    const topic_index_t  *idx = by_id ? &d->by_id : &d->by_name;
+    size_t                s = index_find_slot(idx, d->topics, name, len, id,
+                                              by_id);
+
+    return s == SIZE_MAX ? SIZE_MAX : idx->slots[s] - 1;
+}
+
+const samsa_image_topic_t *
+samsa_image_delta_topic_find(const samsa_image_delta_t *d, const char *name,
+                             size_t len)
+{
+    samsa_uuid_t  none = { { 0 } };
+    size_t        i = delta_find(d, name, len, none, false);
+
+    return i == SIZE_MAX ? NULL : &d->topics[i]->pub;
+}
+
+const samsa_image_topic_t *
+samsa_image_delta_topic_find_id(const samsa_image_delta_t *d,
+                                samsa_uuid_t id)
+{
+    size_t  i = delta_find(d, NULL, 0, id, true);
+
+    return i == SIZE_MAX ? NULL : &d->topics[i]->pub;
+}
+
+size_t
+samsa_image_delta_topic_slots(const samsa_image_delta_t *d)
+{
+    return d->ntopics;
+}
+
+const samsa_image_topic_t *
+samsa_image_delta_topic_slot(const samsa_image_delta_t *d, size_t i)
+{
+    samsa_assert(i < d->ntopics);
+    return d->topics[i] != NULL ? &d->topics[i]->pub : NULL;
+}
+
+/* The topic at i, made private to the delta (cloned if shared). */
+static image_topic_t *
+delta_topic_mut(samsa_image_delta_t *d, size_t i)
+{
+    image_topic_t  *c;
+
+    if (!d->owned[i]) {
+        c = topic_clone(d->topics[i]);
+        topic_unref(d->topics[i]);
+        d->topics[i] = c;               /* same name and id: the indexes
+                                           stay right */
+        d->owned[i] = true;
+    }
+    return d->topics[i];
+}
+
+static void
+delta_topic_add(samsa_image_delta_t *d, image_topic_t *t)
+{
+    if (d->ntopics == d->cap) {
+        d->cap = d->cap * 2 + 8;
+        d->topics = samsa_realloc(d->topics, d->cap * sizeof(*d->topics));
+        d->owned = samsa_realloc(d->owned, d->cap * sizeof(*d->owned));
+        index_build(&d->by_name, d->topics, d->ntopics, d->cap, false);
+        index_build(&d->by_id, d->topics, d->ntopics, d->cap, true);
+    }
+    d->topics[d->ntopics] = t;
+    d->owned[d->ntopics] = true;
+    index_insert(&d->by_name, index_hash(t, false), d->ntopics);
+    index_insert(&d->by_id, index_hash(t, true), d->ntopics);
+    d->ntopics++;
+    d->nlive++;
+    d->sort = true;
+}
+
+static void
+delta_topic_remove(samsa_image_delta_t *d, size_t i)
+{
+    image_topic_t  *t = d->topics[i];
+    size_t          s;
+
+    s = index_find_slot(&d->by_name, d->topics, t->name, t->pub.name_len,
+                        t->pub.id, false);
+    index_remove_slot(&d->by_name, d->topics, s, false);
+    s = index_find_slot(&d->by_id, d->topics, NULL, 0, t->pub.id, true);
+    index_remove_slot(&d->by_id, d->topics, s, true);
+    d->topics[i] = NULL;
+    d->owned[i] = false;
+    d->nlive--;
+    topic_unref(t);
+}
+
+/* ---- replay, record by record (Kafka's MetadataDelta.replay) */
+
+static samsa_err_t replay_bad(char *errstr, size_t errstr_size,
+                              int64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fill errstr with "metadata record at offset N: <what>". */
+static samsa_err_t
+replay_bad(char *errstr, size_t errstr_size, int64_t offset,
+           const char *fmt, ...)
+{
+    char     what[512];
+    va_list  ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(errstr, errstr_size, "metadata record at offset %lld: %s",
+             (long long) offset, what);
+    return SAMSA_ERR__BAD_MSG;
+}
+
+static samsa_err_t
+replay_topic(samsa_image_delta_t *d, const samsa_TopicRecord_t *r,
+             int64_t offset, char *errstr, size_t errstr_size)
+{
+    char  name[256], id[SAMSA_UUID_STR_SIZE];
+
+    snprintf(name, sizeof(name), "%.*s", (int) r->Name.len, r->Name.ptr);
+    samsa_image_id_str(r->TopicId, id);
+    if (r->Name.len == 0 || samsa_uuid_is_zero(r->TopicId)) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "TopicRecord '%s' with id %s", name, id);
+    }
+    if (delta_find(d, r->Name.ptr, r->Name.len, r->TopicId, false)
+        != SIZE_MAX) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "TopicRecord for existing topic '%s'", name);
+    }
+    if (delta_find(d, NULL, 0, r->TopicId, true) != SIZE_MAX) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "TopicRecord '%s' reuses topic id %s", name, id);
+    }
+    delta_topic_add(d, topic_new(r->Name.ptr, r->Name.len, r->TopicId));
+    return SAMSA_ERR_NONE;
+}
+
+/* The delta's topic with that id, made private, or NULL with errstr. */
+static image_topic_t *
+replay_topic_by_id(samsa_image_delta_t *d, samsa_uuid_t topic_id,
+                   const char *what, int64_t offset, char *errstr,
+                   size_t errstr_size)
+{
+    char    id[SAMSA_UUID_STR_SIZE];
+    size_t  i = delta_find(d, NULL, 0, topic_id, true);
+
+    if (i == SIZE_MAX) {
+        samsa_image_id_str(topic_id, id);
+        (void) replay_bad(errstr, errstr_size, offset,
+                          "%s for unknown topic id %s", what, id);
+        return NULL;
+    }
+    return delta_topic_mut(d, i);
+}
+
+static samsa_err_t
+replay_partition(samsa_image_delta_t *d, const samsa_PartitionRecord_t *r,
+                 int64_t offset, char *errstr, size_t errstr_size)
+{
+    image_topic_t            *t;
+    samsa_image_partition_t  *p;
+
+    t = replay_topic_by_id(d, r->TopicId, "PartitionRecord", offset, errstr,
+                           errstr_size);
+    if (t == NULL) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    if (r->PartitionId < 0 || r->PartitionId > t->nparts
+        || r->Replicas_cnt < 0 || r->Isr_cnt < 0) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "PartitionRecord %s-%d out of order", t->name,
+                          (int) r->PartitionId);
+    }
+    if (r->PartitionId == t->nparts) {
+        if (t->nparts == t->cap_parts) {
+            t->cap_parts = t->cap_parts * 2 + 4;
+            t->parts = samsa_realloc(t->parts, (size_t) t->cap_parts
+                                               * sizeof(*t->parts));
+        }
+        memset(&t->parts[t->nparts++], 0, sizeof(*t->parts));
+    }
+    p = &t->parts[r->PartitionId];
+    samsa_free((void *) p->replicas);
+    samsa_free((void *) p->isr);
+    p->partition = r->PartitionId;
+    p->leader = r->Leader;
+    p->leader_epoch = r->LeaderEpoch;
+    p->partition_epoch = r->PartitionEpoch;
+    p->replicas = ints_dup(r->Replicas, r->Replicas_cnt);
+    p->nreplicas = r->Replicas_cnt;
+    p->isr = ints_dup(r->Isr, r->Isr_cnt);
+    p->nisr = r->Isr_cnt;
+    topic_sync(t);
+    return SAMSA_ERR_NONE;
+}
+
+/* Kafka's PartitionRegistration.merge(PartitionChangeRecord). */
+static samsa_err_t
+replay_partition_change(samsa_image_delta_t *d,
+                        const samsa_PartitionChangeRecord_t *r,
+                        int64_t offset, char *errstr, size_t errstr_size)
+{
+    image_topic_t            *t;
+    samsa_image_partition_t  *p;
+
+    t = replay_topic_by_id(d, r->TopicId, "PartitionChangeRecord", offset,
+                           errstr, errstr_size);
+    if (t == NULL) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    if (r->PartitionId < 0 || r->PartitionId >= t->nparts) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "PartitionChangeRecord for unknown partition "
+                          "%s-%d", t->name, (int) r->PartitionId);
+    }
+    p = &t->parts[r->PartitionId];
+    if (r->Isr_cnt >= 0) {
+        samsa_free((void *) p->isr);
+        p->isr = ints_dup(r->Isr, r->Isr_cnt);
+        p->nisr = r->Isr_cnt;
+    }
+    if (r->Replicas_cnt >= 0) {
+        samsa_free((void *) p->replicas);
+        p->replicas = ints_dup(r->Replicas, r->Replicas_cnt);
+        p->nreplicas = r->Replicas_cnt;
+    }
+    if (r->Leader != -2) {
+        p->leader = r->Leader;
+        p->leader_epoch++;
+    }
+    p->partition_epoch++;
+    return SAMSA_ERR_NONE;
+}
+
+static samsa_err_t
+replay_config(samsa_image_delta_t *d, const samsa_ConfigRecord_t *r,
+              int64_t offset, char *errstr, size_t errstr_size)
+{
+    samsa_uuid_t       none = { { 0 } };
+    image_resource_t  *res;
+    image_misc_t      *m = &d->misc;
+    size_t             i;
+
+    if (r->ResourceType == SAMSA_CONFIG_RESOURCE_TOPIC) {
+        i = delta_find(d, r->ResourceName.ptr, r->ResourceName.len, none,
+                       false);
+        if (i == SIZE_MAX) {
+            return replay_bad(errstr, errstr_size, offset,
+                              "ConfigRecord for unknown topic '%.*s'",
+                              (int) r->ResourceName.len,
+                              r->ResourceName.ptr);
+        }
+        delta_topic_mut(d, i);
+        configs_set(&d->topics[i]->cfgs, &d->topics[i]->ncfgs, r->Name,
+                    r->Value);
+        topic_sync(d->topics[i]);
+        return SAMSA_ERR_NONE;
+    }
+    res = misc_resource(m, r->ResourceType, r->ResourceName.ptr,
+                        r->ResourceName.len);
+    if (res == NULL) {
+        m->resources = samsa_realloc(m->resources, (m->nresources + 1)
+                                                   * sizeof(*m->resources));
+        res = &m->resources[m->nresources++];
+        memset(res, 0, sizeof(*res));
+        res->type = r->ResourceType;
+        res->name = samsa_slice_dup(r->ResourceName);
+    }
+    configs_set(&res->cfgs, &res->ncfgs, r->Name, r->Value);
+    return SAMSA_ERR_NONE;
+}
+
+static samsa_err_t
+replay_remove_topic(samsa_image_delta_t *d,
+                    const samsa_RemoveTopicRecord_t *r, int64_t offset,
+                    char *errstr, size_t errstr_size)
+{
+    char    id[SAMSA_UUID_STR_SIZE];
+    size_t  i = delta_find(d, NULL, 0, r->TopicId, true);
+
+    if (i == SIZE_MAX) {
+        samsa_image_id_str(r->TopicId, id);
+        return replay_bad(errstr, errstr_size, offset,
+                          "RemoveTopicRecord for unknown topic id %s", id);
+    }
+    delta_topic_remove(d, i);
+    return SAMSA_ERR_NONE;
+}
+
+/* Level 0 removes the feature, as in Kafka's FeaturesDelta. */
+static void
+replay_feature(samsa_image_delta_t *d, const samsa_FeatureLevelRecord_t *r)
+{
+    image_misc_t  *m = &d->misc;
+    size_t         i;
+    int            cmp = 1;
+
+    for (i = 0; i < m->nfeatures; i++) {
+        cmp = strncmp(m->features[i].name, r->Name.ptr, r->Name.len);
+        if (cmp == 0 && m->features[i].name[r->Name.len] != '\0') {
+            cmp = 1;
+        }
+        if (cmp >= 0) {
+            break;
+        }
+    }
+    if (i < m->nfeatures && cmp == 0) {
+        if (r->FeatureLevel != 0) {
+            m->features[i].level = r->FeatureLevel;
+            return;
+        }
+        samsa_free(m->features[i].name);
+        memmove(&m->features[i], &m->features[i + 1],
+                (m->nfeatures - i - 1) * sizeof(*m->features));
+        m->nfeatures--;
+        return;
+    }
+    if (r->FeatureLevel == 0) {
+        return;
+    }
+    m->features = samsa_realloc(m->features, (m->nfeatures + 1)
+                                             * sizeof(*m->features));
+    memmove(&m->features[i + 1], &m->features[i],
+            (m->nfeatures - i) * sizeof(*m->features));
+    m->features[i].name = samsa_slice_dup(r->Name);
+    m->features[i].level = r->FeatureLevel;
+    m->nfeatures++;
+}
+
+static void
+replay_register_broker(samsa_image_delta_t *d,
+                       const samsa_RegisterBrokerRecord_t *r)
+{
+    image_misc_t          *m = &d->misc;
+    samsa_image_broker_t  *b = NULL;
+    size_t                 i;
+
+    for (i = 0; i < m->nbrokers && b == NULL; i++) {
+        if (m->brokers[i].id == r->BrokerId) {
+            b = &m->brokers[i];
+            samsa_free((void *) b->rack);
+        }
+    }
+    if (b == NULL) {
+        m->brokers = samsa_realloc(m->brokers, (m->nbrokers + 1)
+                                               * sizeof(*m->brokers));
+        b = &m->brokers[m->nbrokers++];
+    }
+    b->id = r->BrokerId;
+    b->epoch = r->BrokerEpoch;
+    b->incarnation_id = r->IncarnationId;
+    b->fenced = r->Fenced;
+    b->in_controlled_shutdown = r->InControlledShutdown;
+    b->rack = r->Rack.ptr != NULL ? samsa_slice_dup(r->Rack) : NULL;
+}
+
+samsa_err_t
+samsa_image_delta_replay(samsa_image_delta_t *d,
+                         const samsa_MetadataRecords_any_t *rec,
+                         int64_t offset, char *errstr, size_t errstr_size)
+{
+    samsa_err_t  err = SAMSA_ERR_NONE;
+
+    switch (rec->type) {
+    case SAMSA_MetadataRecords_TopicRecord:
+        err = replay_topic(d, &rec->u.TopicRecord, offset, errstr,
+                           errstr_size);
+        break;
+    case SAMSA_MetadataRecords_PartitionRecord:
+        err = replay_partition(d, &rec->u.PartitionRecord, offset, errstr,
+                               errstr_size);
+        break;
+    case SAMSA_MetadataRecords_PartitionChangeRecord:
+        err = replay_partition_change(d, &rec->u.PartitionChangeRecord,
+                                      offset, errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_ConfigRecord:
+        err = replay_config(d, &rec->u.ConfigRecord, offset, errstr,
+                            errstr_size);
+        break;
+    case SAMSA_MetadataRecords_RemoveTopicRecord:
+        err = replay_remove_topic(d, &rec->u.RemoveTopicRecord, offset,
+                                  errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_FeatureLevelRecord:
+        replay_feature(d, &rec->u.FeatureLevelRecord);
+        break;
+    case SAMSA_MetadataRecords_ProducerIdsRecord:
+        if (rec->u.ProducerIdsRecord.NextProducerId
+            < d->misc.next_producer_id) {
+            return replay_bad(errstr, errstr_size, offset,
+                              "ProducerIdsRecord moves the next producer "
+                              "id back");
+        }
+        d->misc.next_producer_id = rec->u.ProducerIdsRecord.NextProducerId;
+        break;
+    case SAMSA_MetadataRecords_RegisterBrokerRecord:
+        replay_register_broker(d, &rec->u.RegisterBrokerRecord);
+        break;
+    case SAMSA_MetadataRecords_NoOpRecord:
+        break;
+    default:
+        return replay_bad(errstr, errstr_size, offset,
+                          "unsupported record type %d", (int) rec->type);
+    }
+    if (err == SAMSA_ERR_NONE && offset > d->offset) {
+        d->offset = offset;
+    }
+    return err;
+}
+
+/* ---- apply */
+
+static int
+topic_cmp(const void *a, const void *b)
+{
+    const image_topic_t  *x = *(image_topic_t *const *) a;
+    const image_topic_t  *y = *(image_topic_t *const *) b;
+
+    return strcmp(x->name, y->name);
+}
+
+/* Drop removed entries and restore name order; rebuild the indexes. */
+static void
+delta_compact(samsa_image_delta_t *d)
+{
+    size_t  i, n = 0;
+
+    if (d->nlive == d->ntopics && !d->sort) {
+        return;
+    }
+    for (i = 0; i < d->ntopics; i++) {
+        if (d->topics[i] != NULL) {
+            d->topics[n] = d->topics[i];
+            d->owned[n] = d->owned[i];
+            n++;
+        }
+    }
+    d->ntopics = n;
+    if (d->sort) {
+        /* owned[] no longer matches positions after sorting: clear it
+         * (the next change clones; correct, merely a copy) */
+        qsort(d->topics, n, sizeof(*d->topics), topic_cmp);
+        memset(d->owned, 0, d->cap * sizeof(*d->owned));
+        d->sort = false;
+    }
+    index_build(&d->by_name, d->topics, d->ntopics, d->cap, false);
+    index_build(&d->by_id, d->topics, d->ntopics, d->cap, true);
+}
+
+samsa_image_t *
+samsa_image_delta_apply(samsa_image_delta_t *d)
+{
+    samsa_image_t  *img = samsa_calloc(1, sizeof(*img));
+    size_t          i;
+
+    delta_compact(d);
+    atomic_init(&img->refs, 1);
+    img->offset = d->offset;
+    img->ntopics = d->ntopics;
+    img->topics = samsa_calloc(d->ntopics + 1, sizeof(*img->topics));
+    for (i = 0; i < d->ntopics; i++) {
+        img->topics[i] = topic_ref(d->topics[i]);
+        d->owned[i] = false;            /* shared from now on */
+    }
+    index_build(&img->by_name, img->topics, img->ntopics, img->ntopics,
+                false);
+    index_build(&img->by_id, img->topics, img->ntopics, img->ntopics, true);
+    misc_copy(&img->misc, &d->misc);
+    return img;
+}
