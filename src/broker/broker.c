@@ -263,10 +263,8 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
 }
 
 void
-samsa_broker_close(samsa_broker_t *b)
+samsa_broker_answer_waiting(samsa_broker_t *b)
 {
-    /* The purgatories first: every waiting request gets its answer while
-     * the logs are still open. */
     if (b->produce != NULL) {
         samsa_purgatory_free(b->produce);
         b->produce = NULL;
@@ -275,6 +273,12 @@ samsa_broker_close(samsa_broker_t *b)
         samsa_purgatory_free(b->fetch);
         b->fetch = NULL;
     }
+}
+
+void
+samsa_broker_close(samsa_broker_t *b)
+{
+    samsa_broker_answer_waiting(b);
     samsa_controller_close(b->ctrl);
     b->ctrl = NULL;
     if (b->logs != NULL) {

@@ -41,8 +41,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_broker_open(samsa_broker_t *b,
                                                char *errstr,
                                                size_t errstr_size);
 
-/* After every handler stopped: answer what waits in the purgatories, stop
- * the controller, close the logs cleanly.  @thread main */
+/* After every handler stopped, while the socket servers still exist:
+ * expire what waits in the purgatories so every request is answered (or
+ * its answer dropped with its connection).  @thread main */
+void samsa_broker_answer_waiting(samsa_broker_t *b);
+
+/* After the socket servers are gone: the purgatories if still there, the
+ * controller, the logs (closed cleanly), the metadata.  @thread main */
 void samsa_broker_close(samsa_broker_t *b);
 
 /* The log config of topic t (NULL: the broker's defaults). */

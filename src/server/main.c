@@ -260,11 +260,15 @@ server_free(server_t *srv)
     server_side_t  *sides[2] = { &srv->broker, &srv->controller };
     size_t          i;
 
+    /* Handlers have stopped; requests still waiting in a purgatory are
+     * answered while their network threads' queues still exist. */
+    if (srv->brk_open) {
+        samsa_broker_answer_waiting(&srv->brk);
+    }
     for (i = 0; i < 2; i++) {
         samsa_sockserver_free(sides[i]->ss);
         sides[i]->ss = NULL;
     }
-    /* Every handler has stopped: the broker's state can go. */
     if (srv->brk_open) {
         samsa_broker_close(&srv->brk);
     }
