@@ -22,6 +22,7 @@ static const samsa_api_def_t  api_defs[] = {
     { 1, 4, 16, samsa_h_Fetch, B },
     { 2, 1, 9, samsa_h_ListOffsets, B },
     { 3, 0, 12, samsa_h_Metadata, B },
+    { 10, 0, 4, samsa_h_FindCoordinator, B },
     { 18, 0, 4, samsa_h_ApiVersions, B | C },
     { 19, 2, 7, samsa_h_CreateTopics, B },
     { 20, 1, 6, samsa_h_DeleteTopics, B },

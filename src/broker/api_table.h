@@ -73,5 +73,6 @@ void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

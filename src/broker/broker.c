@@ -265,6 +265,11 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
 void
 samsa_broker_answer_waiting(samsa_broker_t *b)
 {
+    /* The flusher must not look for the produce purgatory once it is gone;
+     * this waits for a callback in progress. */
+    if (b->logs != NULL) {
+        samsa_logmgr_set_flushed_cb(b->logs, NULL, NULL);
+    }
     if (b->produce != NULL) {
         samsa_purgatory_free(b->produce);
         b->produce = NULL;

@@ -578,6 +578,13 @@ sender_maybe_pid(samsa_sender_t *s, int64_t now)
     }
     v = samsa_netclient_version(s->nc, node, SAMSA_API_InitProducerId, 0, 4);
     if (v < 0) {
+        /* As Java's producer: a fatal UnsupportedVersionException ("The
+         * broker does not support INIT_PRODUCER_ID"), no silent fallback
+         * to a non-idempotent producer. */
+        samsa_error("producer: node %d does not support InitProducerId "
+                    "(v0-4), which the idempotent producer needs: failing "
+                    "all records; set enable.idempotence=false to produce "
+                    "to this broker", node);
         sender_set_fatal(s, SAMSA_ERR_UNSUPPORTED_VERSION);
         return true;
     }

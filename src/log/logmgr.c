@@ -60,6 +60,10 @@ struct samsa_logmgr {
     size_t                  count;          /* [map_lock] */
 
     pthread_mutex_t         fq_lock;        /* guards the flush queue */
+    pthread_mutex_t         cb_lock;        /* held while on_flushed runs,
+                                               so that replacing it waits
+                                               for calls in progress; lock
+                                               order: cb_lock, fq_lock */
     pthread_cond_t          fq_cond;        /* queue not empty, or stop */
     samsa_plog_t          **fq;             /* [fq_lock] one ref each */
     size_t                  nfq;            /* [fq_lock] */
@@ -331,13 +335,20 @@ logmgr_flush_all(samsa_logmgr_t *mgr, samsa_plog_t **q, size_t n,
     int64_t      flushed;
     samsa_err_t  err;
 
+    (void) cb;
+    (void) cb_ctx;
     for (i = 0; i < n; i++) {
         samsa_plog_flush_unclaim(q[i]);
         err = samsa_plog_flush(q[i], SAMSA_PLOG_FLUSH_REQUESTED, &flushed);
-        if (cb != NULL) {
-            cb(cb_ctx, samsa_plog_topic(q[i]), samsa_plog_partition(q[i]),
-               err == SAMSA_ERR_NONE ? flushed : -1);
+        /* The callback as it is now (it may have been removed since the
+         * queue was taken); cb_lock keeps it valid while it runs. */
+        pthread_mutex_lock(&mgr->cb_lock);
+        if (mgr->on_flushed != NULL) {
+            mgr->on_flushed(mgr->on_flushed_ctx, samsa_plog_topic(q[i]),
+                            samsa_plog_partition(q[i]),
+                            err == SAMSA_ERR_NONE ? flushed : -1);
         }
+        pthread_mutex_unlock(&mgr->cb_lock);
         samsa_plog_unref(q[i]);
     }
     atomic_fetch_add_explicit(&mgr->n_flushes, n, memory_order_relaxed);
@@ -390,10 +401,12 @@ void
 samsa_logmgr_set_flushed_cb(samsa_logmgr_t *mgr,
                             samsa_logmgr_flushed_cb_t *cb, void *ctx)
 {
+    pthread_mutex_lock(&mgr->cb_lock);      /* waits for a running call */
     pthread_mutex_lock(&mgr->fq_lock);
     mgr->on_flushed = cb;
     mgr->on_flushed_ctx = ctx;
     pthread_mutex_unlock(&mgr->fq_lock);
+    pthread_mutex_unlock(&mgr->cb_lock);
 }
 
 /* ---- checkpoints --------------------------------------------------------- */
@@ -940,6 +953,7 @@ logmgr_new(const samsa_logmgr_config_t *cfg)
     pthread_mutex_init(&mgr->create_lock, NULL);
     pthread_mutex_init(&mgr->map_lock, NULL);
     pthread_mutex_init(&mgr->fq_lock, NULL);
+    pthread_mutex_init(&mgr->cb_lock, NULL);
     pthread_cond_init(&mgr->fq_cond, NULL);
     pthread_mutex_init(&mgr->maint_lock, NULL);
     pthread_condattr_init(&ca);
@@ -967,6 +981,7 @@ logmgr_free(samsa_logmgr_t *mgr)
     pthread_mutex_destroy(&mgr->create_lock);
     pthread_mutex_destroy(&mgr->map_lock);
     pthread_mutex_destroy(&mgr->fq_lock);
+    pthread_mutex_destroy(&mgr->cb_lock);
     pthread_cond_destroy(&mgr->fq_cond);
     pthread_mutex_destroy(&mgr->maint_lock);
     pthread_cond_destroy(&mgr->maint_cond);
@@ -1060,6 +1075,7 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
     size_t           n, i;
 
     logmgr_stop_maint(mgr);
+    logmgr_stop_flusher(mgr);           /* no flush may race the closes */
     all = logmgr_take_all(mgr, &n);
     ok = samsa_calloc(mgr->ndirs + 1, sizeof(*ok));
     for (i = 0; i < mgr->ndirs; i++) {
@@ -1072,7 +1088,6 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
             ok[dir - mgr->dirs] = false;
         }
     }
-    logmgr_stop_flusher(mgr);
     for (i = 0; clean && i < mgr->ndirs; i++) {
         if (ok[i] && (logmgr_write_ckpt(&mgr->dirs[i], all, n, true)
                           != SAMSA_ERR_NONE

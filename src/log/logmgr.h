@@ -104,7 +104,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_open(
  * the handlers first: appends after this starts fail.  @thread main */
 void samsa_logmgr_close(samsa_logmgr_t *mgr);
 
-/* Set the durability callback (before the first append). */
+/* Set (or, with NULL, remove) the durability callback.  Returns only when
+ * no call of the previous callback is running, so its context may be
+ * freed after.  @thread any but the callback's */
 void samsa_logmgr_set_flushed_cb(samsa_logmgr_t *mgr,
                                  samsa_logmgr_flushed_cb_t *cb, void *ctx);
 

@@ -12,6 +12,9 @@
 
 #include "log/plog.h"
 #include "log/plog_int.h"
+#include "proto/batch.h"
+#include "proto/compress.h"
+#include "util/buf.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -121,42 +124,84 @@ samsa_plog_read(samsa_plog_t *plog, int64_t offset, int32_t max_bytes,
 
 /* ---- ListOffsets --------------------------------------------------------- */
 
-/* The offset inside the batch at bp answering a query: the first record
- * with a timestamp >= ts (by_max: == the batch's MaxTimestamp) at or
- * after min_offset.  Records of compressed batches are not read: their
- * first offset (by_max: last offset) stands in; a LogAppendTime batch's
- * records all carry MaxTimestamp. */
-static int64_t
+/* Read the batch at bp; a compressed batch comes back with its records
+ * decompressed behind its header, so the record iterator can walk it.
+ * NULL (logged) if it cannot be read. */
+static uint8_t *
+plog_batch_records(samsa_seg_t *seg, const samsa_seg_pos_t *bp, size_t *size)
+{
+    const samsa_batch_hdr_t  *hdr = &bp->hdr;
+    samsa_buf_t               out = SAMSA_BUF_INIT;
+    uint8_t                  *buf;
+    size_t                    n = (size_t) samsa_batch_size(hdr);
+    samsa_err_t               err;
+
+    buf = samsa_malloc(n);
+    if (samsa_seg_read(seg, bp->pos, buf, n) != SAMSA_ERR_NONE) {
+        samsa_free(buf);
+        return NULL;
+    }
+    if (samsa_batch_codec(hdr) == SAMSA_BATCH_CODEC_NONE) {
+        *size = n;
+        return buf;
+    }
+    samsa_buf_append(&out, buf, SAMSA_BATCH_HDR_SIZE);
+    err = samsa_decompress((samsa_codec_t) samsa_batch_codec(hdr),
+                           buf + SAMSA_BATCH_HDR_SIZE,
+                           n - SAMSA_BATCH_HDR_SIZE,
+                           (size_t) hdr->BatchLength * 255 + (1u << 20),
+                           &out);
+    samsa_free(buf);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("log: cannot decompress the batch at offset %lld for a "
+                   "timestamp lookup: %s", (long long) hdr->BaseOffset,
+                   samsa_err_name(err));
+        samsa_buf_fini(&out);
+        return NULL;
+    }
+    return samsa_buf_take(&out, size);
+}
+
+/* The record inside the batch at bp answering a query: the first with a
+ * timestamp >= ts (by_max: == ts, the batch's MaxTimestamp) at or after
+ * min_offset, as Kafka's FileRecords.searchForTimestamp finds it
+ * (decompressing a compressed batch).  Its offset goes to *off and its
+ * timestamp to *rts; a LogAppendTime batch's records all carry
+ * MaxTimestamp. */
+static void
 plog_refine(samsa_seg_t *seg, const samsa_seg_pos_t *bp, int64_t ts,
-            int64_t min_offset, bool by_max)
+            int64_t min_offset, bool by_max, int64_t *off, int64_t *rts)
 {
     const samsa_batch_hdr_t  *hdr = &bp->hdr;
     samsa_record_it_t         it;
     samsa_record_t            rec;
     uint8_t                  *buf;
-    int64_t                   off = hdr->BaseOffset, size, rts;
+    size_t                    size;
+    int64_t                   o, t;
 
+    /* Without a record to point at (LogAppendTime, or a batch that cannot
+     * be read): the batch's first offset, or its last for the max. */
+    *off = by_max ? samsa_batch_last_offset(hdr) : hdr->BaseOffset;
+    *off = *off > min_offset ? *off : min_offset;
+    *rts = hdr->MaxTimestamp;
     if (samsa_batch_is_log_append_time(hdr)) {
-        return off > min_offset ? off : min_offset;
+        return;
     }
-    if (samsa_batch_codec(hdr) != SAMSA_BATCH_CODEC_NONE) {
-        off = by_max ? samsa_batch_last_offset(hdr) : off;
-        return off > min_offset ? off : min_offset;
+    buf = plog_batch_records(seg, bp, &size);
+    if (buf == NULL) {
+        return;
     }
-    size = samsa_batch_size(hdr);
-    buf = samsa_malloc((size_t) size);
-    if (samsa_seg_read(seg, bp->pos, buf, (size_t) size) == SAMSA_ERR_NONE) {
-        samsa_record_it_init(&it, buf, (size_t) size);
-        while (samsa_record_it_next(&it, &rec)) {
-            rts = hdr->BaseTimestamp + rec.TimestampDelta;
-            off = hdr->BaseOffset + rec.OffsetDelta;
-            if (off >= min_offset && (by_max ? rts == ts : rts >= ts)) {
-                break;
-            }
+    samsa_record_it_init(&it, buf, size);
+    while (samsa_record_it_next(&it, &rec)) {
+        t = hdr->BaseTimestamp + rec.TimestampDelta;
+        o = hdr->BaseOffset + rec.OffsetDelta;
+        if (o >= min_offset && (by_max ? t == ts : t >= ts)) {
+            *off = o;
+            *rts = t;
+            break;
         }
     }
     samsa_free(buf);
-    return off > min_offset ? off : min_offset;
 }
 
 /* KIP-734: the record with the largest timestamp in the log. */
@@ -186,8 +231,8 @@ plog_max_timestamp(samsa_plog_segs_t *segs, int64_t log_start,
     if (err != SAMSA_ERR_NONE) {
         return err == SAMSA_ERR__NOENT ? SAMSA_ERR_NONE : err;
     }
-    out->timestamp = best_ts;
-    out->offset = plog_refine(best, &bp, best_ts, log_start, true);
+    plog_refine(best, &bp, best_ts, log_start, true, &out->offset,
+                &out->timestamp);
     out->leader_epoch = bp.hdr.PartitionLeaderEpoch;
     return SAMSA_ERR_NONE;
 }
@@ -200,7 +245,7 @@ plog_by_time(samsa_plog_segs_t *segs, int64_t ts, int64_t log_start,
     samsa_seg_pos_t  bp;
     samsa_seg_t     *seg = NULL;
     size_t           i;
-    int64_t          off;
+    int64_t          off, rts;
     samsa_err_t      err = SAMSA_ERR__NOENT;
 
     for (i = 0; i < segs->n && err == SAMSA_ERR__NOENT; i++) {
@@ -215,10 +260,9 @@ plog_by_time(samsa_plog_segs_t *segs, int64_t ts, int64_t log_start,
     if (err != SAMSA_ERR_NONE) {
         return err == SAMSA_ERR__NOENT ? SAMSA_ERR_NONE : err;
     }
-    off = plog_refine(seg, &bp, ts, log_start, false);
+    plog_refine(seg, &bp, ts, log_start, false, &off, &rts);
     if (off < hwm) {
-        out->timestamp = samsa_batch_is_log_append_time(&bp.hdr)
-                             ? bp.hdr.MaxTimestamp : ts;
+        out->timestamp = rts;
         out->offset = off;
         out->leader_epoch = bp.hdr.PartitionLeaderEpoch;
     }

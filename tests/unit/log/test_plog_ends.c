@@ -168,7 +168,8 @@ test_plog_list_offsets(void **state)
     assert_int_equal(samsa_plog_offset_for_time(f->plog, 0, &o),
                      SAMSA_ERR_NONE);
     assert_int_equal(o.offset, 0);
-    /* a compressed batch answers with its first offset */
+    /* a batch whose records cannot be read (its codec bit is set but the
+     * records are not compressed) answers with its first offset */
     assert_int_equal(samsa_plog_offset_for_time(f->plog, 50002, &o),
                      SAMSA_ERR_NONE);
     assert_int_equal(o.offset, 180);
@@ -176,7 +177,7 @@ test_plog_list_offsets(void **state)
     assert_int_equal(samsa_plog_offset_for_time(f->plog, 60000, &o),
                      SAMSA_ERR_NONE);
     assert_int_equal(o.offset, -1);
-    /* KIP-734 max timestamp: the compressed batch (its last offset) */
+    /* KIP-734 max timestamp: that batch (its last offset) */
     assert_int_equal(samsa_plog_offset_for_time(f->plog,
                                                 SAMSA_PLOG_TS_MAX_TIMESTAMP,
                                                 &o),
