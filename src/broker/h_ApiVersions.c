@@ -10,6 +10,7 @@
 
 #include "net/reqchan.h"
 #include "proto/gen/ApiVersions.h"
+#include "proto/proto.h"
 #include "proto/wr.h"
 
 static void
@@ -45,28 +46,6 @@ apiversions_send(samsa_req_t *req, int16_t version,
     samsa_reqchan_respond(resp);
 }
 
-/* KIP-511: letters, digits, '-' and '.', starting and ending with a letter
- * or digit. */
-static bool
-apiversions_sw_valid(samsa_slice_t s)
-{
-    size_t  i;
-    char    c;
-
-    if (s.ptr == NULL || s.len == 0) {
-        return false;
-    }
-    for (i = 0; i < s.len; i++) {
-        c = s.ptr[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || ((c == '-' || c == '.') && i > 0 && i + 1 < s.len))) {
-            return false;
-        }
-    }
-    return true;
-}
-
 void
 samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req)
 {
@@ -89,8 +68,8 @@ samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req)
         return;
     }
     if (version >= 3
-        && (!apiversions_sw_valid(rq.ClientSoftwareName)
-            || !apiversions_sw_valid(rq.ClientSoftwareVersion))) {
+        && (!samsa_proto_software_valid(rq.ClientSoftwareName)
+            || !samsa_proto_software_valid(rq.ClientSoftwareVersion))) {
         m.ErrorCode = SAMSA_ERR_INVALID_REQUEST;
         apiversions_send(req, version, &m);
         return;

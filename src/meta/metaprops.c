@@ -17,6 +17,7 @@
 #include <dirent.h>
 
 #include "util/alloc.h"
+#include "util/fsutil.h"
 #include "util/props.h"
 
 static const char  uuid_b64[] =
@@ -56,29 +57,12 @@ samsa_uuid_random_str(char out[SAMSA_UUID_STR_SIZE])
     } while (out[0] == '-');
 }
 
-/* mkdir -p */
+/* mkdir -p dir, naming it in errstr on failure. */
 static samsa_err_t
 metaprops_mkdirs(const char *dir, char *errstr, size_t errstr_size)
 {
-    char    *path = samsa_strdup(dir);
-    char    *p;
-    int      rc = 0;
+    int  rc = samsa_mkdirs(dir);
 
-    for (p = path + 1; rc == 0; p++) {
-        if (*p == '/' || *p == '\0') {
-            char  c = *p;
-
-            *p = '\0';
-            if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-                rc = errno;
-            }
-            *p = c;
-            if (c == '\0') {
-                break;
-            }
-        }
-    }
-    samsa_free(path);
     if (rc != 0) {
         snprintf(errstr, errstr_size, "cannot create log dir '%s': %s", dir,
                  strerror(rc));

@@ -20,6 +20,7 @@
 #include "proto/batch.h"
 #include "proto/recbuild.h"
 #include "util/alloc.h"
+#include "util/fsutil.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -46,32 +47,16 @@ mlog_topic_id(void)
     return id;
 }
 
-/* mkdir -p dir. */
+/* mkdir -p dir, naming it in errstr on failure. */
 static samsa_err_t
 mlog_mkdirs(const char *dir, char *errstr, size_t errstr_size)
 {
-    char   *path = samsa_strdup(dir);
-    char   *p;
-    int     rc = 0;
+    int  rc = samsa_mkdirs(dir);
 
-    for (p = path + 1; rc == 0; p++) {
-        if (*p == '/' || *p == '\0') {
-            char  c = *p;
-
-            *p = '\0';
-            if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-                rc = errno;
-            }
-            *p = c;
-            if (c == '\0') {
-                break;
-            }
-        }
-    }
-    samsa_free(path);
     if (rc != 0) {
-        snprintf(errstr, errstr_size, "cannot create metadata log dir '%s': "
-                 "%s", dir, strerror(rc));
+        snprintf(errstr, errstr_size,
+                 "cannot create metadata log dir '%s': %s", dir,
+                 strerror(rc));
         return SAMSA_ERR__IO;
     }
     return SAMSA_ERR_NONE;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "proto/gen/ApiVersions.h"
+#include "proto/proto.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -577,26 +578,11 @@ proc_poll(samsa_proc_t *proc)
 
 /* ---- step 4: completed receives ----------------------------------------- */
 
-/* KIP-511: a software name or version is letters, digits, '-' and '.',
- * starting and ending with a letter or digit. */
+/* Kafka keeps names that fit its tables: at most 63 bytes here. */
 static bool
 proc_sw_valid(samsa_slice_t s)
 {
-    size_t  i;
-    char    c;
-
-    if (s.ptr == NULL || s.len == 0 || s.len > 63) {
-        return false;
-    }
-    for (i = 0; i < s.len; i++) {
-        c = s.ptr[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || ((c == '-' || c == '.') && i > 0 && i + 1 < s.len))) {
-            return false;
-        }
-    }
-    return true;
+    return s.len <= 63 && samsa_proto_software_valid(s);
 }
 
 /* ApiVersions v3+ names the client software: remember it for the requests
