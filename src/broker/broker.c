@@ -28,6 +28,22 @@ samsa_tp_key(char out[SAMSA_TP_KEY_MAX], const char *topic, size_t topic_len,
              (int) partition);
 }
 
+samsa_plog_t *
+samsa_broker_plog_find(samsa_broker_t *b, const samsa_image_t *img,
+                       samsa_slice_t name, int32_t partition,
+                       const samsa_image_topic_t **topic)
+{
+    const samsa_image_topic_t  *t;
+
+    t = samsa_image_topic_find(img, name.ptr != NULL ? name.ptr : "",
+                               name.len);
+    *topic = t;
+    if (t == NULL || partition < 0 || partition >= t->npartitions) {
+        return NULL;
+    }
+    return samsa_logmgr_plog_ref(b->logs, t->name, partition);
+}
+
 /* ---- log configs from topic configs ------------------------------------ */
 
 void

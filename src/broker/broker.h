@@ -55,6 +55,14 @@ void samsa_broker_log_config(const samsa_broker_t *b, const samsa_image_t *img,
                              const samsa_image_topic_t *t,
                              samsa_log_config_t *lc);
 
+/* The log of partition of the topic named name in img, with a reference
+ * (drop it with samsa_plog_unref), and *topic set; or NULL when the topic,
+ * the partition or its log does not exist.  @thread handler */
+samsa_plog_t *samsa_broker_plog_find(samsa_broker_t *b,
+                                     const samsa_image_t *img,
+                                     samsa_slice_t name, int32_t partition,
+                                     const samsa_image_topic_t **topic);
+
 /* "topic-partition", the purgatory key of a partition. */
 #define SAMSA_TP_KEY_MAX 272
 void samsa_tp_key(char out[SAMSA_TP_KEY_MAX], const char *topic,

@@ -27,14 +27,7 @@ deleterecords_one(samsa_broker_t *b, const samsa_image_t *img,
 
     pr->PartitionIndex = rp->PartitionIndex;
     pr->LowWatermark = -1;
-    t = samsa_image_topic_find(img, name.ptr != NULL ? name.ptr : "",
-                               name.len);
-    if (t == NULL || rp->PartitionIndex < 0
-        || rp->PartitionIndex >= t->npartitions) {
-        pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-        return;
-    }
-    plog = samsa_logmgr_plog_ref(b->logs, t->name, rp->PartitionIndex);
+    plog = samsa_broker_plog_find(b, img, name, rp->PartitionIndex, &t);
     if (plog == NULL) {
         pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;

@@ -30,10 +30,8 @@ listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
     int32_t                     epoch;
 
     pr->PartitionIndex = rp->PartitionIndex;
-    t = samsa_image_topic_find(img, name.ptr != NULL ? name.ptr : "",
-                               name.len);
-    if (t == NULL || rp->PartitionIndex < 0
-        || rp->PartitionIndex >= t->npartitions) {
+    plog = samsa_broker_plog_find(b, img, name, rp->PartitionIndex, &t);
+    if (plog == NULL) {
         pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;
     }
@@ -42,14 +40,11 @@ listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
         pr->ErrorCode = rp->CurrentLeaderEpoch < epoch
                             ? SAMSA_ERR_FENCED_LEADER_EPOCH
                             : SAMSA_ERR_UNKNOWN_LEADER_EPOCH;
+        samsa_plog_unref(plog);
         return;
     }
     if (rp->Timestamp == TS_LATEST_TIERED) {
-        return;                         /* nothing tiered: -1, -1 */
-    }
-    plog = samsa_logmgr_plog_ref(b->logs, t->name, rp->PartitionIndex);
-    if (plog == NULL) {
-        pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        samsa_plog_unref(plog);         /* nothing tiered: -1, -1 */
         return;
     }
     err = samsa_plog_offset_for_time(plog, rp->Timestamp, &out);
@@ -60,7 +55,9 @@ listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
     }
     pr->Timestamp = out.timestamp;
     pr->Offset = out.offset;
-    pr->LeaderEpoch = out.leader_epoch >= 0 ? out.leader_epoch : epoch;
+    /* no match: -1 everywhere, as Kafka answers */
+    pr->LeaderEpoch = out.offset < 0 ? -1
+                      : out.leader_epoch >= 0 ? out.leader_epoch : epoch;
 }
 
 void
