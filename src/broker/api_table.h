@@ -74,5 +74,15 @@ void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

@@ -258,6 +258,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
                   const samsa_node_t *node, char *errstr, size_t errstr_size)
 {
     samsa_controller_conf_t  ccfg;
+    samsa_grpcoord_conf_t    gcfg;
     samsa_err_t              err;
 
     memset(b, 0, sizeof(*b));
@@ -275,12 +276,23 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     samsa_meta_listen(b->meta, broker_on_image, b);
     samsa_controller_conf_init(&ccfg, cfg, b->meta);
     ccfg.node_id = node->node_id;
-    return samsa_controller_open(&b->ctrl, &ccfg, errstr, errstr_size);
+    err = samsa_controller_open(&b->ctrl, &ccfg, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    memset(&gcfg, 0, sizeof(gcfg));
+    gcfg.cfg = cfg;
+    gcfg.node_id = node->node_id;
+    gcfg.meta = b->meta;
+    gcfg.ctrl = b->ctrl;
+    gcfg.logs = b->logs;
+    return samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
 }
 
 void
 samsa_broker_answer_waiting(samsa_broker_t *b)
 {
+    samsa_grpcoord_answer_waiting(b->grp);
     /* The flusher must not look for the produce purgatory once it is gone;
      * this waits for a callback in progress. */
     if (b->logs != NULL) {
@@ -300,6 +312,8 @@ void
 samsa_broker_close(samsa_broker_t *b)
 {
     samsa_broker_answer_waiting(b);
+    samsa_grpcoord_close(b->grp);
+    b->grp = NULL;
     samsa_controller_close(b->ctrl);
     b->ctrl = NULL;
     if (b->logs != NULL) {

@@ -1,7 +1,8 @@
 /*
  * broker/broker.h - what the broker's request handlers share: the node's
  * identity, the configuration, the metadata (image and controller), the
- * partition logs and the purgatories for delayed Produce and Fetch.
+ * partition logs, the purgatories for delayed Produce and Fetch, and the
+ * group coordinator.
  * Threads: built by main before any server starts, torn down after every
  * handler stopped; the pointers are [const] in between, and each object
  * they point to is thread-safe on its own.
@@ -13,6 +14,7 @@
 
 #include <samsa/errors.h>
 
+#include "broker/grp.h"
 #include "broker/node.h"
 #include "broker/purgatory.h"
 #include "log/logmgr.h"
@@ -28,12 +30,14 @@ typedef struct samsa_broker {
     samsa_logmgr_t        *logs;        /* [const] */
     samsa_purgatory_t     *produce;     /* [const] waiting for durability */
     samsa_purgatory_t     *fetch;       /* [const] waiting for min.bytes */
+    samsa_grpcoord_t      *grp;         /* [const] group coordinator */
 } samsa_broker_t;
 
 /* Open everything the handlers need, in order: the purgatories, the
  * partition logs (recovered), then the controller, whose first image
  * makes the logs match the metadata (missing logs created, strays
- * deleted).  On error errstr says what; call samsa_broker_close() anyway.
+ * deleted), then the group coordinator (which loads __consumer_offsets).
+ * On error errstr says what; call samsa_broker_close() anyway.
  * @thread main */
 SAMSA_MUST_CHECK samsa_err_t samsa_broker_open(samsa_broker_t *b,
                                                const samsa_config_t *cfg,

@@ -1,32 +1,79 @@
 /*
- * broker/h_FindCoordinator.c - FindCoordinator (key 10), v0-v4.  Samsa has
- * no group or transaction coordinator yet (issues 4 and 5), so every key
- * gets COORDINATOR_NOT_AVAILABLE, the retriable answer Kafka gives while
- * its coordinators load; clients keep asking and nothing else breaks.
- * The API is advertised even so because librdkafka turns on lz4 (and its
- * group coordinator support) only when FindCoordinator v0 is listed
- * (CLIENTS.md): without it librdkafka silently sends lz4 batches
- * uncompressed.
+ * broker/h_FindCoordinator.c - FindCoordinator (key 10), v0-v4 (v4: a
+ * batch of keys, KIP-699).  Key type 0 (GROUP): this node coordinates
+ * every group; __consumer_offsets is created on first use (Kafka creates
+ * it here too).  Key type 1 (TRANSACTION) gets COORDINATOR_NOT_AVAILABLE
+ * until the transaction coordinator exists (issue 5); other key types
+ * INVALID_REQUEST.
  * Threads: handler.
  */
 #include "broker/api_table.h"
 
+#include "broker/grp.h"
 #include "net/reqchan.h"
+#include "proto/errmap.h"
 #include "proto/gen/FindCoordinator.h"
 #include "proto/wr.h"
 
-#define FC_NONE_MSG "Samsa has no group or transaction coordinator yet"
+#define KEY_TYPE_GROUP        0
+#define KEY_TYPE_TRANSACTION  1
+
+typedef struct findcoord_answer {
+    samsa_err_t   error;
+    const char   *message;
+    int32_t       node_id;
+    const char   *host;
+    int32_t       port;
+} findcoord_answer_t;
+
+static void
+findcoord_one(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
+              samsa_slice_t key, findcoord_answer_t *a)
+{
+    const samsa_endpoint_t  *ep = samsa_node_endpoint(apis->node,
+                                                      req->listener);
+
+    a->node_id = -1;
+    a->host = "";
+    a->port = -1;
+    a->message = NULL;
+    if (key_type == KEY_TYPE_TRANSACTION) {
+        /* TODO(#5): the transaction coordinator */
+        a->error = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+        a->message = "transactions are not supported yet";
+        return;
+    }
+    if (key_type != KEY_TYPE_GROUP) {
+        a->error = SAMSA_ERR_INVALID_REQUEST;
+        a->message = "unknown coordinator key type";
+        return;
+    }
+    if (key.len == 0) {
+        a->error = SAMSA_ERR_INVALID_REQUEST;
+        a->message = "empty group id";
+        return;
+    }
+    if (ep == NULL || samsa_grpcoord_ensure_topic(apis->broker->grp)
+                          != SAMSA_ERR_NONE) {
+        a->error = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+        return;
+    }
+    a->error = SAMSA_ERR_NONE;
+    a->node_id = apis->node->node_id;
+    a->host = ep->host;
+    a->port = ep->port;
+}
 
 void
 samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
 {
-    samsa_FindCoordinatorRequest_t   rq;
-    samsa_FindCoordinatorResponse_t  m;
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
-    int32_t                          i, n;
+    samsa_FindCoordinatorRequest_t    rq;
+    samsa_FindCoordinatorResponse_t   m;
+    findcoord_answer_t                a;
+    samsa_resp_t                     *resp;
+    samsa_wr_t                        wr;
+    int32_t                           i;
 
-    (void) apis;
     samsa_FindCoordinatorRequest_init(&rq);
     if (samsa_FindCoordinatorRequest_decode(&req->body, req->hdr.ApiVersion,
                                             &req->arena, &rq)
@@ -35,23 +82,32 @@ samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
         return;
     }
     samsa_FindCoordinatorResponse_init(&m);
-    m.ErrorCode = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    m.ErrorMessage = samsa_slice_cstr(FC_NONE_MSG);
-    m.NodeId = -1;
-    m.Host = samsa_slice_cstr("");
-    m.Port = -1;
-    n = rq.CoordinatorKeys_cnt > 0 ? rq.CoordinatorKeys_cnt : 0;
-    m.Coordinators_cnt = n;
-    m.Coordinators = samsa_arena_calloc(&req->arena, (size_t) n + 1,
-                                        sizeof(*m.Coordinators));
-    for (i = 0; i < n; i++) {
-        samsa_Coordinator_init(&m.Coordinators[i]);
-        m.Coordinators[i].Key = rq.CoordinatorKeys[i];
-        m.Coordinators[i].NodeId = -1;
-        m.Coordinators[i].Host = samsa_slice_cstr("");
-        m.Coordinators[i].Port = -1;
-        m.Coordinators[i].ErrorCode = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-        m.Coordinators[i].ErrorMessage = samsa_slice_cstr(FC_NONE_MSG);
+    if (req->hdr.ApiVersion < 4) {
+        findcoord_one(apis, req, rq.KeyType, rq.Key, &a);
+        m.ErrorCode = samsa_err_wire(a.error);
+        m.ErrorMessage = a.message != NULL ? samsa_slice_cstr(a.message)
+                                           : SAMSA_SLICE_NULL;
+        m.NodeId = a.node_id;
+        m.Host = samsa_slice_cstr(a.host);
+        m.Port = a.port;
+    } else {
+        m.Coordinators_cnt = rq.CoordinatorKeys_cnt > 0
+                                 ? rq.CoordinatorKeys_cnt : 0;
+        m.Coordinators = samsa_arena_calloc(&req->arena,
+                                            (size_t) m.Coordinators_cnt + 1,
+                                            sizeof(*m.Coordinators));
+        for (i = 0; i < m.Coordinators_cnt; i++) {
+            findcoord_one(apis, req, rq.KeyType, rq.CoordinatorKeys[i], &a);
+            samsa_Coordinator_init(&m.Coordinators[i]);
+            m.Coordinators[i].Key = rq.CoordinatorKeys[i];
+            m.Coordinators[i].ErrorCode = samsa_err_wire(a.error);
+            m.Coordinators[i].ErrorMessage =
+                a.message != NULL ? samsa_slice_cstr(a.message)
+                                  : SAMSA_SLICE_NULL;
+            m.Coordinators[i].NodeId = a.node_id;
+            m.Coordinators[i].Host = samsa_slice_cstr(a.host);
+            m.Coordinators[i].Port = a.port;
+        }
     }
     resp = samsa_resp_new_send(req);
     wr = (samsa_wr_t) { .buf = &resp->frame };

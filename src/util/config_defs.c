@@ -948,21 +948,21 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "group.initial.rebalance.delay.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "3000",
-        .implemented = false,
+        .implemented = true,
         .doc = "Wait for more members before a new group's first rebalance.",
     },
     {
         .name = "group.min.session.timeout.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "6000",
-        .implemented = false,
+        .implemented = true,
         .doc = "Shortest session timeout a member may ask for.",
     },
     {
         .name = "group.max.session.timeout.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "1800000",
-        .implemented = false,
+        .implemented = true,
         .doc = "Longest session timeout a member may ask for.",
     },
     {
@@ -971,7 +971,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "2147483647",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Members a classic group may have.",
     },
     {
@@ -998,7 +998,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "50",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Partitions of __consumer_offsets.",
     },
     {
@@ -1007,8 +1007,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "3",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = 32767,
-        .implemented = false,
-        .doc = "Replication factor of __consumer_offsets.",
+        .implemented = true,
+        .doc = "Replication factor of __consumer_offsets (one node: 1 whatever "
+               "the value).",
     },
     {
         .name = "offsets.topic.segment.bytes",
@@ -1016,7 +1017,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "104857600",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Segment size of __consumer_offsets.",
     },
     {
@@ -1059,7 +1060,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "offset.metadata.max.bytes",
         .type = SAMSA_CONFIG_INT,
         .dflt = "4096",
-        .implemented = false,
+        .implemented = true,
         .doc = "Largest metadata string of an offset commit.",
     },
     {

@@ -781,7 +781,7 @@ test_config_doc_in_sync(void **state)
 {
     static const char  begin[] = "<!-- BEGIN GENERATED TABLE -->\n";
     static const char  end[] = "<!-- END GENERATED TABLE -->";
-    const char        *suffix = "tests/unit/server/test_config.c";
+    const char        *suffix = "tests/unit/util/test_config.c";
     char               path[4096], *doc, *gen = NULL, *b, *e;
     size_t             genlen = 0, rootlen = strlen(__FILE__)
                                                 - strlen(suffix);

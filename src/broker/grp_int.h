@@ -1,0 +1,184 @@
+/*
+ * broker/grp_int.h - the group coordinator's private structures, shared by
+ * grp.c (table, offsets, admin), grpjoin.c (the rebalance protocol) and
+ * grpstore.c (__consumer_offsets records).
+ * Threads: a samsa_grp_t's fields are guarded by its lock ([lock]) unless
+ * marked; the coordinator's table by its table lock.
+ */
+#ifndef SAMSA_BROKER_GRP_INT_H
+#define SAMSA_BROKER_GRP_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "broker/grp.h"
+#include "broker/purgatory.h"
+
+typedef struct samsa_grp samsa_grp_t;
+
+/* One protocol a member supports (copied out of its JoinGroup). */
+typedef struct grp_proto {
+    char     *name;
+    uint8_t  *metadata;
+    size_t    metadata_len;
+} grp_proto_t;
+
+typedef struct grp_hb_op grp_hb_op_t;
+
+/* One member (or, with is_pending, a KIP-394 member id handed out but not
+ * yet joined).  [lock] of its group. */
+typedef struct grp_member {
+    char                 *member_id;
+    char                 *instance_id;      /* NULL: dynamic member */
+    char                 *client_id;
+    char                 *client_host;
+    int32_t               session_timeout_ms;
+    int32_t               rebalance_timeout_ms;
+    grp_proto_t          *protos;           /* preferred first */
+    size_t                nprotos;
+    uint8_t              *assignment;
+    size_t                assignment_len;
+    samsa_grp_join_cb_t  *join_cb;          /* awaiting join, or NULL */
+    void                 *join_ctx;
+    bool                  join_skip_ok;     /* the waiting join is v9+ */
+    samsa_grp_sync_cb_t  *sync_cb;          /* awaiting sync, or NULL */
+    void                 *sync_ctx;
+    bool                  is_new;
+    bool                  is_pending;
+    grp_hb_op_t          *hb;               /* current session timer, or
+                                               NULL (borrowed: cleared when
+                                               it completes) */
+} grp_member_t;
+
+/* One committed offset.  [lock] */
+typedef struct grp_offset {
+    char      *topic;
+    int32_t    partition;
+    int64_t    offset;
+    int32_t    leader_epoch;
+    char      *metadata;
+    int64_t    commit_ts_ms;
+    int64_t    expire_ts_ms;                /* -1: by group emptiness */
+} grp_offset_t;
+
+typedef struct grp_join_op grp_join_op_t;
+
+struct samsa_grp {
+    pthread_mutex_t      lock;              /* recursive; guards the rest,
+                                               and the group's delayed ops
+                                               run under it */
+    _Atomic uint32_t     refs;              /* [atomic] the table's, each
+                                               delayed op's, each caller's */
+    samsa_grpcoord_t    *gc;                /* [const] */
+    char                *id;                /* [const] */
+    int32_t              partition;         /* [const] in the offsets topic */
+    samsa_grp_state_t    state;
+    int64_t              state_ts_ms;
+    int32_t              generation;
+    char                *protocol_type;     /* NULL: none yet */
+    char                *protocol_name;     /* NULL: none */
+    char                *leader_id;         /* NULL: none */
+    grp_member_t       **members;           /* joined, in join order */
+    size_t               nmembers;
+    grp_member_t       **pending;           /* KIP-394 pending members */
+    size_t               npending;
+    bool                 new_member_added;  /* InitialDelayedJoin */
+    grp_join_op_t       *join_op;           /* the rebalance timer while
+                                               PreparingRebalance (borrowed:
+                                               cleared on completion) */
+    grp_offset_t        *offsets;
+    size_t               noffsets;
+    bool                 in_table;          /* [table lock] */
+};
+
+struct samsa_grpcoord {
+    samsa_grpcoord_conf_t  conf;            /* [const] */
+    int32_t                initial_rebalance_delay_ms;  /* [const] */
+    int32_t                min_session_timeout_ms;      /* [const] */
+    int32_t                max_session_timeout_ms;      /* [const] */
+    int32_t                max_size;                    /* [const] */
+    int32_t                metadata_max_bytes;          /* [const] */
+    int32_t                num_partitions;              /* [const] */
+    samsa_purgatory_t     *rebalance;       /* [const] DelayedJoin */
+    samsa_purgatory_t     *heartbeat;       /* [const] DelayedHeartbeat */
+    pthread_mutex_t        table_lock;      /* guards groups, ngroups,
+                                               cap */
+    samsa_grp_t          **groups;          /* sorted by id; one ref each */
+    size_t                 ngroups;
+    size_t                 cap;
+    pthread_mutex_t        topic_lock;      /* one creation of the offsets
+                                               topic at a time */
+    _Atomic bool           topic_ready;     /* [atomic] release once it
+                                               exists; acquired before use */
+    _Atomic bool           stopping;        /* [atomic] shutting down:
+                                               no new timers */
+};
+
+/* ---- grp.c ---------------------------------------------------------------- */
+
+/* The group with a ref (samsa_grp_unref), or NULL; with create, a new
+ * Empty group when there is none. */
+samsa_grp_t *samsa_grp_get(samsa_grpcoord_t *gc, samsa_slice_t id,
+                           bool create);
+void samsa_grp_ref(samsa_grp_t *grp);
+void samsa_grp_unref(samsa_grp_t *grp);
+
+/* Take the group out of the table (it went Dead).  @locks grp held */
+void samsa_grp_remove(samsa_grp_t *grp);
+
+void samsa_grp_set_state(samsa_grp_t *grp, samsa_grp_state_t state);
+
+grp_offset_t *samsa_grp_offset_find(samsa_grp_t *grp, const char *topic,
+                                    size_t topic_len, int32_t partition);
+
+/* Insert or replace one committed offset (copies the strings). */
+void samsa_grp_offset_put(samsa_grp_t *grp, const char *topic,
+                          size_t topic_len, int32_t partition, int64_t offset,
+                          int32_t leader_epoch, const char *metadata,
+                          size_t metadata_len, int64_t commit_ts_ms,
+                          int64_t expire_ts_ms);
+
+void samsa_grp_offset_drop(samsa_grp_t *grp, size_t i);
+
+char *samsa_grp_strndup(const char *s, size_t len);
+
+/* ---- grpjoin.c ------------------------------------------------------------ */
+
+grp_member_t *samsa_grp_member_find(samsa_grp_t *grp, const char *id,
+                                    size_t len);
+void samsa_grp_member_free(grp_member_t *m);
+
+/* Arm the member's next session timer (completing the current one).
+ * @locks grp held */
+void samsa_grp_member_touch(samsa_grp_t *grp, grp_member_t *m);
+
+/* Answer every waiting join and sync with err, forget the members' timers
+ * (coordinator shutdown).  @locks grp held */
+void samsa_grp_fail_waiting(samsa_grp_t *grp, samsa_err_t err);
+
+/* ---- grpstore.c ----------------------------------------------------------- */
+
+/* Append the group's metadata (members and assignments) to its
+ * partition.  @locks grp held */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_group(samsa_grp_t *grp);
+
+/* Append offset commits (n of them, with their values) in one batch. */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_offsets(
+    samsa_grp_t *grp, const samsa_grp_offset_t *offs, size_t n,
+    int64_t now_ms, int64_t expire_ts_ms);
+
+/* Append tombstones: the group's metadata (with_group) and the offsets
+ * offs[i] for which which[i] (NULL: all n). */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_tombstones(
+    samsa_grp_t *grp, bool with_group, const grp_offset_t *offs, size_t n);
+
+/* Replay every partition of __consumer_offsets into gc's groups.
+ * @thread main (open) */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_load(samsa_grpcoord_t *gc,
+                                                 char *errstr,
+                                                 size_t errstr_size);
+
+#endif /* SAMSA_BROKER_GRP_INT_H */
