@@ -123,7 +123,10 @@ pid_gone() {
     return 0
 }
 
-# samsa_start NAME [--override k=v]...: a fresh server in WORK/NAME
+# samsa_start NAME [--override k=v]...: a fresh server in WORK/NAME.
+# Defaults but one: log.segment.delete.delay.ms=0, so that a deleted run's
+# topic leaves the disk (and its dirty pages the page cache) at once instead
+# of being written back while later rows run.
 samsa_start() {
     local name=$1 dir=$WORK/$1 port cport try
     shift
@@ -131,7 +134,7 @@ samsa_start() {
         rm -rf "$dir"; mkdir -p "$dir"
         port=$(free_port); cport=$(free_port)
         "$SERVER" --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-                  --override "log.dirs=$dir/data" "$@" \
+                  --override "log.dirs=$dir/data" --override log.segment.delete.delay.ms=0 "$@" \
                   >"$dir/stdout" 2>"$dir/stderr" &
         SAMSA_PID=$!
         SAMSA_DIR=$dir

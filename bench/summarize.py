@@ -229,7 +229,7 @@ def consume(runs):
     ip = runs.get(("consume", "iperf3", "iperf3"))
     iv = values(ip, None, lambda r: r["end"]["sum_received"]["bits_per_second"] / 8 / MIB)
     rows = [["iperf3, 1 stream, loopback", cell(iv, "{:.0f}", n_runs=len(ip or [])),
-             "", "", ""]]
+             "", "", "", "", ""]]
     for row in ("p1", "p6"):
         s = runs.get(("consume", row, "samsa"))
         sv = values(s, "mb_per_sec")
@@ -237,26 +237,31 @@ def consume(runs):
         rows.append(["samsa, 1 KiB records, %s partition(s)" % row[1:],
                      cell(sv, "{:.0f}", n_runs=len(s or [])),
                      cell(values(s, "records_per_sec")),
-                     "%.2f" % r if r else "?", verdict(r, 0.8)])
+                     "%.2f" % r if r else "?", verdict(r, 0.8),
+                     cell(us_per_record(s, "server"), "{:.2f}"),
+                     cell(us_per_record(s, "client"), "{:.2f}")])
     return ("### Consume from the start vs one-stream loopback bandwidth\n\n" +
-            table(["what", "MiB/s", "records/s", "ratio to iperf3", "target ≥ 0.8"], rows))
+            table(["what", "MiB/s", "records/s", "ratio to iperf3", "target ≥ 0.8",
+                   "server CPU µs/record", "client CPU µs/record"], rows))
 
 
 def flush(runs):
     fo = runs.get(("flush", "fio", "fio"))
     fv = values(fo, None, lambda r: r["jobs"][0]["write"]["bw_bytes"] / MIB)
-    rows = [["fio: 1 MiB writes + fdatasync, sequential", cell(fv, "{:.1f}", n_runs=len(fo or [])),
-             "", "", "", ""]]
+    rows = [["fio: 1 MiB writes + fdatasync, sequential",
+             cell(fv, "{:.1f}", n_runs=len(fo or [])), "", "", "", "", ""]]
     for row in ("p1", "p6"):
         s = runs.get(("flush", row, "samsa"))
         sv = values(s, "mb_per_sec")
         r = ratio(sv, fv)
         rows.append(["samsa: flush.messages=1, acks=all, 1 KiB, %s partition(s)" % row[1:],
                      cell(sv, "{:.1f}", n_runs=len(s or [])), cell(values(s, "records_per_sec")),
-                     cell(values(s, "p99_ms"), "{:.0f}"), "%.2f" % r if r else "?",
-                     verdict(r, 0.6)])
+                     cell(values(s, "p99_ms"), "{:.0f}"),
+                     cell(us_per_record(s, "server"), "{:.2f}"),
+                     "%.2f" % r if r else "?", verdict(r, 0.6)])
     return ("### Durable ingest (group commit) vs fio fdatasync bandwidth\n\n" +
-            table(["what", "MiB/s", "records/s", "p99 ms", "ratio to fio", "target ≥ 0.6"], rows))
+            table(["what", "MiB/s", "records/s", "p99 ms", "server CPU µs/record",
+                   "ratio to fio", "target ≥ 0.6"], rows))
 
 
 def e2e(runs):
