@@ -655,6 +655,10 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
                               lat);
     err = samsa_seg_append(plog_active(plog), records, len,
                            cfg->index_interval_bytes);
+    if (err == SAMSA_ERR__NOSPC) {
+        /* the segment is as before: refuse this append, keep serving */
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
     if (err != SAMSA_ERR_NONE) {
         samsa_plog_go_offline(plog);
         return err;
