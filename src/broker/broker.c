@@ -245,6 +245,11 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
         samsa_config_int(cfg, "log.flush.start.offset.checkpoint.interval.ms");
     lcfg.recovery_threads_per_dir =
         samsa_config_int(cfg, "num.recovery.threads.per.data.dir");
+    lcfg.cleaner.enable = samsa_config_bool(cfg, "log.cleaner.enable");
+    lcfg.cleaner.threads = samsa_config_int(cfg, "log.cleaner.threads");
+    lcfg.cleaner.backoff_ms = samsa_config_long(cfg, "log.cleaner.backoff.ms");
+    lcfg.cleaner.dedupe_buffer_size =
+        samsa_config_long(cfg, "log.cleaner.dedupe.buffer.size");
     samsa_broker_log_config(b, NULL, NULL, &lcfg.defaults);
     lcfg.topic_config = broker_topic_config_cb;
     lcfg.topic_config_ctx = b;

@@ -10,6 +10,7 @@
 #include "broker/grp_int.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #include "meta/image.h"
@@ -342,6 +343,20 @@ samsa_grp_offset_drop(samsa_grp_t *g, size_t i)
 
 /* ---- life ----------------------------------------------------------------- */
 
+static void *grp_expire_main(void *arg);
+static void grp_expire_stop(samsa_grpcoord_t *gc);
+
+static void
+grp_cond_init_monotonic(pthread_cond_t *cond)
+{
+    pthread_condattr_t  ca;
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cond, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
 samsa_err_t
 samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
                     char *errstr, size_t errstr_size)
@@ -361,8 +376,14 @@ samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
         samsa_config_int(conf->cfg, "offset.metadata.max.bytes");
     gc->num_partitions =
         samsa_config_int(conf->cfg, "offsets.topic.num.partitions");
+    gc->retention_ms = (int64_t) samsa_config_int(
+                           conf->cfg, "offsets.retention.minutes") * 60000;
+    gc->check_interval_ms = samsa_config_long(
+        conf->cfg, "offsets.retention.check.interval.ms");
     pthread_mutex_init(&gc->table_lock, NULL);
     pthread_mutex_init(&gc->topic_lock, NULL);
+    pthread_mutex_init(&gc->expire_lock, NULL);
+    grp_cond_init_monotonic(&gc->expire_cond);
     atomic_init(&gc->stopping, false);
     *out = gc;
     gc->rebalance = samsa_purgatory_new("rebalance",
@@ -375,6 +396,15 @@ samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
         return SAMSA_ERR__IO;
     }
     err = samsa_grpstore_load(gc, errstr, errstr_size);
+    if (err == SAMSA_ERR_NONE) {
+        gc->expire_started = pthread_create(&gc->expire_thread, NULL,
+                                            grp_expire_main, gc) == 0;
+        if (!gc->expire_started) {
+            snprintf(errstr, errstr_size, "cannot start the offsets "
+                                          "expiry thread");
+            err = SAMSA_ERR__IO;
+        }
+    }
     return err;
 }
 
@@ -388,6 +418,7 @@ samsa_grpcoord_answer_waiting(samsa_grpcoord_t *gc)
         return;
     }
     atomic_store(&gc->stopping, true);
+    grp_expire_stop(gc);
     all = grp_snapshot(gc, &n);
     for (i = 0; i < n; i++) {
         pthread_mutex_lock(&all[i]->lock);
@@ -424,6 +455,8 @@ samsa_grpcoord_close(samsa_grpcoord_t *gc)
     samsa_free(gc->groups);
     pthread_mutex_destroy(&gc->table_lock);
     pthread_mutex_destroy(&gc->topic_lock);
+    pthread_mutex_destroy(&gc->expire_lock);
+    pthread_cond_destroy(&gc->expire_cond);
     samsa_free(gc);
 }
 
@@ -935,4 +968,139 @@ samsa_grp_delete(samsa_grpcoord_t *gc, samsa_slice_t group_id)
     pthread_mutex_unlock(&g->lock);
     samsa_grp_unref(g);
     return err;
+}
+
+/* ---- offsets retention ------------------------------------------------------ */
+
+bool
+samsa_grp_offset_expired(samsa_grp_t *g, const grp_offset_t *o,
+                         int64_t now_ms, int64_t retention_ms)
+{
+    int64_t  base;
+
+    if (o->expire_ts_ms >= 0) {
+        return now_ms >= o->expire_ts_ms;       /* v2-v4 retention */
+    }
+    if (g->protocol_type == NULL) {
+        base = o->commit_ts_ms;                 /* simple consumer */
+    } else if (g->state == SAMSA_GRP_EMPTY) {
+        base = g->state_ts_ms >= 0 ? g->state_ts_ms : o->commit_ts_ms;
+    } else if (g->state == SAMSA_GRP_STABLE
+               && strcmp(g->protocol_type, "consumer") == 0
+               && !grp_topic_subscribed(g, samsa_slice_cstr(o->topic))) {
+        base = o->commit_ts_ms;
+    } else {
+        return false;
+    }
+    return now_ms - base >= retention_ms;
+}
+
+/* One group's round; true if the group went away.  @locks g taken */
+static bool
+grp_expire_one(samsa_grp_t *g, int64_t now_ms, int64_t retention_ms,
+               size_t *nexpired)
+{
+    grp_offset_t  *gone;
+    size_t         i, n = 0;
+    bool           removed = false;
+
+    pthread_mutex_lock(&g->lock);
+    if (g->state == SAMSA_GRP_DEAD) {
+        pthread_mutex_unlock(&g->lock);
+        return false;
+    }
+    gone = samsa_calloc(g->noffsets + 1, sizeof(*gone));
+    for (i = 0; i < g->noffsets; i++) {
+        if (samsa_grp_offset_expired(g, &g->offsets[i], now_ms,
+                                     retention_ms)) {
+            gone[n++] = g->offsets[i];
+        }
+    }
+    if (n > 0 && samsa_grpstore_write_tombstones(g, false, gone, n)
+                     == SAMSA_ERR_NONE) {
+        for (i = g->noffsets; i-- > 0;) {
+            if (samsa_grp_offset_expired(g, &g->offsets[i], now_ms,
+                                         retention_ms)) {
+                samsa_grp_offset_drop(g, i);
+            }
+        }
+        *nexpired += n;
+        samsa_info("group %s: %zu committed offset(s) expired", g->id, n);
+    }
+    if (g->state == SAMSA_GRP_EMPTY && g->noffsets == 0 && g->npending == 0
+        && samsa_grpstore_write_tombstones(g, true, NULL, 0)
+               == SAMSA_ERR_NONE) {
+        samsa_grp_set_state(g, SAMSA_GRP_DEAD);
+        samsa_grp_remove(g);
+        samsa_info("group %s removed: empty, no offsets left", g->id);
+        removed = true;
+    }
+    samsa_free(gone);
+    pthread_mutex_unlock(&g->lock);
+    return removed;
+}
+
+size_t
+samsa_grpcoord_expire(samsa_grpcoord_t *gc, int64_t now_ms,
+                      int64_t retention_ms, size_t *groups_removed)
+{
+    samsa_grp_t  **all;
+    size_t         i, n, expired = 0, removed = 0;
+
+    all = grp_snapshot(gc, &n);
+    for (i = 0; i < n; i++) {
+        removed += grp_expire_one(all[i], now_ms, retention_ms, &expired);
+        samsa_grp_unref(all[i]);
+    }
+    samsa_free(all);
+    if (groups_removed != NULL) {
+        *groups_removed = removed;
+    }
+    return expired;
+}
+
+/* The grpexpire thread: Kafka's delete-expired-group-metadata task, every
+ * offsets.retention.check.interval.ms. */
+static void *
+grp_expire_main(void *arg)
+{
+    samsa_grpcoord_t  *gc = arg;
+    struct timespec    ts;
+    int64_t            until;
+    bool               stop = false;
+
+    samsa_thread_name_set("grpexpire");
+    while (!stop) {
+        until = samsa_now_ms() + gc->check_interval_ms;
+        if (until < 0) {
+            until = INT64_MAX / 2;
+        }
+        ts.tv_sec = until / 1000;
+        ts.tv_nsec = until % 1000 * 1000000;
+        pthread_mutex_lock(&gc->expire_lock);
+        while (!gc->expire_stop && samsa_now_ms() < until) {
+            pthread_cond_timedwait(&gc->expire_cond, &gc->expire_lock, &ts);
+        }
+        stop = gc->expire_stop;
+        pthread_mutex_unlock(&gc->expire_lock);
+        if (!stop && atomic_load(&gc->topic_ready)) {
+            (void) samsa_grpcoord_expire(gc, samsa_wall_ms(),
+                                         gc->retention_ms, NULL);
+        }
+    }
+    return NULL;
+}
+
+static void
+grp_expire_stop(samsa_grpcoord_t *gc)
+{
+    if (!gc->expire_started) {
+        return;
+    }
+    pthread_mutex_lock(&gc->expire_lock);
+    gc->expire_stop = true;
+    pthread_cond_signal(&gc->expire_cond);
+    pthread_mutex_unlock(&gc->expire_lock);
+    pthread_join(gc->expire_thread, NULL);
+    gc->expire_started = false;
 }

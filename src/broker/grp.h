@@ -274,6 +274,22 @@ void samsa_grp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
  * get tombstones). */
 samsa_err_t samsa_grp_delete(samsa_grpcoord_t *gc, samsa_slice_t group_id);
 
+/* ---- offsets retention (offsets.retention.minutes, KIP-211) -------------- */
+
+/* Kafka's cleanupGroupMetadata at now_ms: in every group, the committed
+ * offsets that expired get tombstones and are forgotten -- an offset with
+ * an explicit expire time (OffsetCommit v2-v4 retention) at that time;
+ * otherwise retention_ms after the group became Empty (groups with a
+ * protocol type), after its commit for groups without one (simple
+ * consumers, assign() commits) and, in a Stable consumer group, for
+ * topics no member subscribes to.  An Empty group left without offsets
+ * goes Dead: its metadata gets a tombstone and it leaves the table.
+ * *groups_removed (may be NULL) gets how many did.  A failed write keeps
+ * the group's offsets for the next round.
+ * @thread grpexpire (or a test) @locks each group taken in turn */
+size_t samsa_grpcoord_expire(samsa_grpcoord_t *gc, int64_t now_ms,
+                             int64_t retention_ms, size_t *groups_removed);
+
 /* ---- tests -------------------------------------------------------------- */
 
 /* Groups in the table (Dead ones included until they go). */

@@ -115,7 +115,22 @@ struct samsa_grpcoord {
                                                exists; acquired before use */
     _Atomic bool           stopping;        /* [atomic] shutting down:
                                                no new timers */
+    int64_t                retention_ms;    /* [const] offsets.retention.
+                                               minutes */
+    int64_t                check_interval_ms;   /* [const] offsets.
+                                               retention.check.interval.ms */
+    pthread_t              expire_thread;   /* [const] grpexpire */
+    bool                   expire_started;  /* [main] open/close only */
+    pthread_mutex_t        expire_lock;     /* guards expire_stop */
+    pthread_cond_t         expire_cond;
+    bool                   expire_stop;     /* [expire_lock] */
 };
+
+/* Whether the group's committed offset o has expired at now_ms (Kafka's
+ * GroupMetadata.removeExpiredOffsets rules, see samsa_grpcoord_expire).
+ * @locks grp held */
+bool samsa_grp_offset_expired(samsa_grp_t *grp, const grp_offset_t *o,
+                              int64_t now_ms, int64_t retention_ms);
 
 /* ---- grp.c ---------------------------------------------------------------- */
 

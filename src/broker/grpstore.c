@@ -416,6 +416,9 @@ grpstore_load_group(samsa_grpcoord_t *gc, samsa_rd_t *krd,
         if (samsa_GroupMetadataValue_decode(&vrd, vver, arena, &v)
             == SAMSA_ERR_NONE) {
             grpstore_apply_group(g, &v);
+            if (vver >= 2 && v.CurrentStateTimestamp >= 0) {
+                g->state_ts_ms = v.CurrentStateTimestamp;   /* KIP-211 */
+            }
         } else {
             samsa_warn("group %s: skipping metadata that does not decode",
                        g->id);

@@ -27,6 +27,10 @@ samsa_log_config_defaults(samsa_log_config_t *cfg)
         .max_message_bytes = 1048588,
         .file_delete_delay_ms = 60000,
         .cleanup_policy = SAMSA_LOG_CLEANUP_DELETE,
+        .min_cleanable_ratio = 0.5,
+        .delete_retention_ms = 24LL * 3600 * 1000,
+        .min_compaction_lag_ms = 0,
+        .max_compaction_lag_ms = INT64_MAX,
     };
 }
 
@@ -75,6 +79,20 @@ samsa_log_config_check(const samsa_log_config_t *cfg, char *errstr,
     }
     if (cfg->file_delete_delay_ms < 0) {
         return log_config_bad("file.delete.delay.ms", errstr, errstr_size);
+    }
+    if (!(cfg->min_cleanable_ratio >= 0.0 && cfg->min_cleanable_ratio <= 1.0)) {
+        return log_config_bad("min.cleanable.dirty.ratio", errstr,
+                              errstr_size);
+    }
+    if (cfg->delete_retention_ms < 0) {
+        return log_config_bad("delete.retention.ms", errstr, errstr_size);
+    }
+    if (cfg->min_compaction_lag_ms < 0) {
+        return log_config_bad("min.compaction.lag.ms", errstr, errstr_size);
+    }
+    if (cfg->max_compaction_lag_ms < 1
+        || cfg->max_compaction_lag_ms < cfg->min_compaction_lag_ms) {
+        return log_config_bad("max.compaction.lag.ms", errstr, errstr_size);
     }
     return true;
 }

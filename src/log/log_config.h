@@ -43,6 +43,16 @@ typedef struct samsa_log_config {
                                        (log.segment.delete.delay.ms, 60000) */
     int      cleanup_policy;        /* cleanup.policy: SAMSA_LOG_CLEANUP_*
                                        bits (delete) */
+    double   min_cleanable_ratio;   /* min.cleanable.dirty.ratio
+                                       (log.cleaner.min.cleanable.ratio,
+                                       0.5) */
+    int64_t  delete_retention_ms;   /* delete.retention.ms
+                                       (log.cleaner.delete.retention.ms,
+                                       1 day): tombstones and control
+                                       batches outlive the cleaning pass
+                                       that first saw them this long */
+    int64_t  min_compaction_lag_ms; /* min.compaction.lag.ms (0) */
+    int64_t  max_compaction_lag_ms; /* max.compaction.lag.ms (INT64_MAX) */
 } samsa_log_config_t;
 
 /* Kafka's defaults for every field. */

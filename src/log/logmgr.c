@@ -78,6 +78,9 @@ struct samsa_logmgr {
     logmgr_doomed_dir_t    *doomed;         /* [maint_lock] */
     size_t                  ndoomed;        /* [maint_lock] */
 
+    samsa_cleaner_t        *cleaner;        /* [main] open/close only */
+    pthread_mutex_t         cleaner_ckpt_lock;  /* serialises writes of
+                                               cleaner-offset-checkpoint */
     pthread_t               flush_thread;   /* [const] */
     pthread_t               maint_thread;   /* [const] */
     bool                    flush_started;  /* [main] open/close only */
@@ -106,6 +109,7 @@ samsa_logmgr_config_defaults(samsa_logmgr_config_t *cfg)
     cfg->flush_offset_checkpoint_interval_ms = 60000;
     cfg->flush_start_offset_checkpoint_interval_ms = 60000;
     cfg->recovery_threads_per_dir = 1;
+    samsa_cleaner_config_defaults(&cfg->cleaner);
     samsa_log_config_defaults(&cfg->defaults);
 }
 
@@ -411,6 +415,71 @@ samsa_logmgr_set_flushed_cb(samsa_logmgr_t *mgr,
 
 /* ---- checkpoints --------------------------------------------------------- */
 
+/* Write dir's cleaner-offset-checkpoint from the logs in all[] that live
+ * there and have a first dirty offset. */
+static samsa_err_t
+logmgr_write_cleaner_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all,
+                          size_t n)
+{
+    samsa_ckpt_tp_t  *e;
+    char              path[PATH_MAX];
+    size_t            i, m = 0;
+    samsa_err_t       err;
+
+    e = samsa_calloc(n + 1, sizeof(*e));
+    for (i = 0; i < n; i++) {
+        if (strcmp(samsa_plog_parent_dir(all[i]), dir->path) != 0
+            || samsa_plog_clean_offset(all[i]) < 0) {
+            continue;
+        }
+        e[m].topic = (char *) samsa_plog_topic(all[i]);
+        e[m].partition = samsa_plog_partition(all[i]);
+        e[m++].offset = samsa_plog_clean_offset(all[i]);
+    }
+    snprintf(path, sizeof(path), "%s/%s", dir->path,
+             SAMSA_CLEANER_CHECKPOINT_FILE);
+    err = samsa_ckpt_tp_write(path, e, m);
+    samsa_free(e);                  /* the topics are borrowed */
+    return err;
+}
+
+samsa_err_t
+samsa_logmgr_cleaner_checkpoint(samsa_logmgr_t *mgr)
+{
+    samsa_plog_t  **all;
+    size_t          n, i;
+    samsa_err_t     err = SAMSA_ERR_NONE, e2;
+
+    all = logmgr_snapshot(mgr, &n);
+    pthread_mutex_lock(&mgr->cleaner_ckpt_lock);
+    for (i = 0; i < mgr->ndirs; i++) {
+        if (mgr->dirs[i].online
+            && (e2 = logmgr_write_cleaner_ckpt(&mgr->dirs[i], all, n))
+                   != SAMSA_ERR_NONE) {
+            err = e2;
+        }
+    }
+    pthread_mutex_unlock(&mgr->cleaner_ckpt_lock);
+    logmgr_snapshot_free(all, n);
+    return err;
+}
+
+/* The cleaner's view of the logs: a snapshot, fn on each. */
+static void
+logmgr_cleaner_each(void *ctx, void *fn_ctx, void (*fn)(void *,
+                                                        samsa_plog_t *))
+{
+    samsa_logmgr_foreach(ctx, fn, fn_ctx);
+}
+
+static void
+logmgr_cleaner_done(void *ctx)
+{
+    if (samsa_logmgr_cleaner_checkpoint(ctx) != SAMSA_ERR_NONE) {
+        samsa_warn("log: writing %s failed", SAMSA_CLEANER_CHECKPOINT_FILE);
+    }
+}
+
 /* Write one checkpoint file of dir from the logs in all[] that live there:
  * the recovery points (rp) or the log start offsets. */
 static samsa_err_t
@@ -670,6 +739,8 @@ typedef struct logmgr_loader {
     size_t              nrp;
     samsa_ckpt_tp_t    *ls;         /* log start offsets, sorted */
     size_t              nls;
+    samsa_ckpt_tp_t    *co;         /* cleaner offsets, sorted */
+    size_t              nco;
 } logmgr_loader_t;
 
 static int
@@ -772,6 +843,15 @@ logmgr_scan_dir(logmgr_loader_t *ld)
     if (samsa_ckpt_tp_read(path, &ld->ls, &ld->nls) != SAMSA_ERR_NONE) {
         ld->ls = NULL;
         ld->nls = 0;
+    }
+    snprintf(path, sizeof(path), "%s/%s", ld->dir,
+             SAMSA_CLEANER_CHECKPOINT_FILE);
+    if (samsa_ckpt_tp_read(path, &ld->co, &ld->nco) != SAMSA_ERR_NONE) {
+        ld->co = NULL;              /* the cleaner starts over */
+        ld->nco = 0;
+    }
+    if (ld->nco > 1) {
+        qsort(ld->co, ld->nco, sizeof(*ld->co), logmgr_tp_cmp);
     }
     if (ld->nrp > 1) {
         qsort(ld->rp, ld->nrp, sizeof(*ld->rp), logmgr_tp_cmp);
@@ -877,6 +957,13 @@ logmgr_load_finish(samsa_logmgr_t *mgr, logmgr_loader_t *ld)
             mgr->n_load_failed++;
         } else {
             samsa_plog_set_flusher(ld->jobs[i].plog, logmgr_flush_want, mgr);
+            samsa_plog_set_clean_offset(
+                ld->jobs[i].plog,
+                logmgr_tp_find(ld->co, ld->nco, ld->jobs[i].topic,
+                               ld->jobs[i].partition));
+            /* delete horizons written before the restart are unknown:
+             * let the cleaner look once */
+            samsa_plog_set_clean_horizon(ld->jobs[i].plog, 0);
             mgr->n_loaded++;
         }
         samsa_free(ld->jobs[i].topic);
@@ -884,6 +971,7 @@ logmgr_load_finish(samsa_logmgr_t *mgr, logmgr_loader_t *ld)
     samsa_free(ld->jobs);
     samsa_ckpt_tp_free(ld->rp, ld->nrp);
     samsa_ckpt_tp_free(ld->ls, ld->nls);
+    samsa_ckpt_tp_free(ld->co, ld->nco);
 }
 
 /* Remove a dir's clean-shutdown marker: from now on a crash is unclean. */
@@ -956,6 +1044,7 @@ logmgr_new(const samsa_logmgr_config_t *cfg)
     pthread_mutex_init(&mgr->cb_lock, NULL);
     pthread_cond_init(&mgr->fq_cond, NULL);
     pthread_mutex_init(&mgr->maint_lock, NULL);
+    pthread_mutex_init(&mgr->cleaner_ckpt_lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&mgr->maint_cond, &ca);
@@ -985,6 +1074,7 @@ logmgr_free(samsa_logmgr_t *mgr)
     pthread_cond_destroy(&mgr->fq_cond);
     pthread_mutex_destroy(&mgr->maint_lock);
     pthread_cond_destroy(&mgr->maint_cond);
+    pthread_mutex_destroy(&mgr->cleaner_ckpt_lock);
     samsa_free(mgr);
 }
 
@@ -1074,6 +1164,8 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
     bool            *ok;
     size_t           n, i;
 
+    samsa_cleaner_stop(mgr->cleaner);   /* before the logs close */
+    mgr->cleaner = NULL;
     logmgr_stop_maint(mgr);
     logmgr_stop_flusher(mgr);           /* no flush may race the closes */
     all = logmgr_take_all(mgr, &n);
@@ -1091,6 +1183,8 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
     for (i = 0; clean && i < mgr->ndirs; i++) {
         if (ok[i] && (logmgr_write_ckpt(&mgr->dirs[i], all, n, true)
                           != SAMSA_ERR_NONE
+                      || logmgr_write_cleaner_ckpt(&mgr->dirs[i], all, n)
+                             != SAMSA_ERR_NONE
                       || logmgr_write_ckpt(&mgr->dirs[i], all, n, false)
                              != SAMSA_ERR_NONE
                       || logmgr_mark(mgr->dirs[i].path) != SAMSA_ERR_NONE)) {
@@ -1309,7 +1403,12 @@ samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
     mgr->maint_started = mgr->flush_started
                          && pthread_create(&mgr->maint_thread, NULL,
                                            logmgr_maint_main, mgr) == 0;
-    if (!mgr->maint_started) {
+    if (mgr->maint_started) {
+        mgr->cleaner = samsa_cleaner_start(&mgr->cfg.cleaner,
+                                           logmgr_cleaner_each,
+                                           logmgr_cleaner_done, mgr);
+    }
+    if (!mgr->maint_started || mgr->cleaner == NULL) {
         snprintf(errstr, errstr_size, "cannot start the log threads");
         logmgr_shutdown(mgr, false);
         return SAMSA_ERR__IO;

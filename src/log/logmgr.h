@@ -17,6 +17,10 @@
  *             (an append reaching flush.messages, a roll, logmaint),
  *             fdatasyncs each once (covering every batch appended until
  *             then), advances its durable offset and calls on_flushed.
+ *   logcleaner  log.cleaner.threads: compaction (log/cleaner.h); each
+ *             cleaning moves the log's first dirty offset, written to
+ *             <dir>/cleaner-offset-checkpoint (same format as the other
+ *             checkpoints) and read back at load.
  *   recovery  num.recovery.threads.per.data.dir per dir, only during
  *             samsa_logmgr_open().
  * Every other function is safe from any thread (handlers, main); the
@@ -33,6 +37,7 @@
 
 #include <samsa/errors.h>
 
+#include "log/cleaner.h"
 #include "log/log_config.h"
 #include "log/plog.h"
 #include "proto/types.h"
@@ -77,6 +82,7 @@ typedef struct samsa_logmgr_config {
     int32_t             recovery_threads_per_dir;
                                     /* num.recovery.threads.per.data.dir
                                        (1) */
+    samsa_cleaner_config_t  cleaner;    /* log.cleaner.* */
     samsa_log_config_t  defaults;   /* topics the callback leaves alone */
     samsa_logmgr_topic_config_cb_t  *topic_config;      /* may be NULL */
     void                            *topic_config_ctx;
@@ -159,6 +165,11 @@ SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_checkpoint(samsa_logmgr_t *mgr);
 /* Run one retention pass over every log now (what logmaint does on its
  * schedule). */
 void samsa_logmgr_retain(samsa_logmgr_t *mgr, int64_t now_ms);
+
+/* Write every dir's cleaner-offset-checkpoint now (logs that the
+ * cleaner has cleaned or that had an entry at load). */
+SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
+    samsa_logmgr_t *mgr);
 
 typedef struct samsa_logmgr_stats {
     uint64_t  flush_rounds;         /* logflush wake-ups that flushed */

@@ -133,6 +133,9 @@ plog_new(const char *parent, const char *topic, int32_t partition,
     pthread_mutex_init(&plog->epochs_lock, NULL);
     pthread_mutex_init(&plog->flush_lock, NULL);
     atomic_init(&plog->last_flush_ms, samsa_now_ms());
+    atomic_init(&plog->clean_offset, -1);
+    atomic_init(&plog->horizon_due, INT64_MAX);
+    atomic_init(&plog->cleaning, false);
     return plog;
 }
 

@@ -299,6 +299,46 @@ void samsa_plog_request_flush(samsa_plog_t *plog, bool full);
 bool samsa_plog_flush_claim(samsa_plog_t *plog);
 void samsa_plog_flush_unclaim(samsa_plog_t *plog);
 
+/* ---- log cleaner (log/plog_clean.c; the policy is in log/cleaner.c) ---- */
+
+/* The current segments, oldest first, the last one active: *n references
+ * the caller drops with samsa_plog_clean_release().  @thread any */
+samsa_seg_t **samsa_plog_clean_snapshot(samsa_plog_t *plog, size_t *n);
+void samsa_plog_clean_release(samsa_seg_t **segs, size_t n);
+
+/* Replace the consecutive segments old[0..nold) (sealed, not the active
+ * one) with cleaned, whose three files are named "<base>*.swap" (base =
+ * old[0]'s, written and fdatasynced by the cleaner), crash-safely, as
+ * Kafka's replaceSegments: the old segments' files are renamed to
+ * .deleted (unlinked after file.delete.delay.ms), then the .swap files to
+ * their final names; the directory is fsynced.  end_offset (the offset
+ * after the last old segment) becomes cleaned's end.  _STATE (and
+ * nothing is renamed) when the log no longer holds old[] in that order
+ * (retention or a truncation got there first); KAFKA_STORAGE_ERROR on
+ * I/O errors (the log goes offline).
+ * @thread logcleaner @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_clean_swap(samsa_plog_t *plog,
+                                                   samsa_seg_t *const *old,
+                                                   size_t nold,
+                                                   samsa_seg_t *cleaned,
+                                                   int64_t end_offset,
+                                                   int64_t now_ms);
+
+/* The cleaner's first dirty offset (-1 when it never cleaned the log);
+ * set from cleaner-offset-checkpoint at load and after each cleaning. */
+int64_t samsa_plog_clean_offset(samsa_plog_t *plog);
+void samsa_plog_set_clean_offset(samsa_plog_t *plog, int64_t offset);
+
+/* The earliest delete horizon (KIP-534) the cleaner wrote into the log
+ * and has not cleaned after yet (INT64_MAX: none): once it passes, the
+ * log is worth cleaning even without new dirty data. */
+int64_t samsa_plog_clean_horizon(samsa_plog_t *plog);
+void samsa_plog_set_clean_horizon(samsa_plog_t *plog, int64_t horizon_ms);
+
+/* A cleaner thread's claim on the log: true if it was free. */
+bool samsa_plog_clean_claim(samsa_plog_t *plog);
+void samsa_plog_clean_unclaim(samsa_plog_t *plog);
+
 /* Counters for tests and metrics. */
 typedef struct samsa_plog_stats {
     uint64_t  appends;

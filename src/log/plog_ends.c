@@ -355,9 +355,8 @@ samsa_plog_set_log_start(samsa_plog_t *plog, int64_t offset)
     }
 }
 
-/* Remember a renamed segment for unlinking once due.  @locks lock held */
-static void
-plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms)
+void
+samsa_plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms)
 {
     if (plog->ndoomed == plog->doomed_cap) {
         plog->doomed_cap = plog->doomed_cap ? plog->doomed_cap * 2 : 8;
@@ -383,7 +382,7 @@ samsa_plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
         err = samsa_seg_mark_deleted(segs->seg[i]);
         SAMSA_FAULT("log.retention.after_rename");
         if (err == SAMSA_ERR_NONE) {
-            plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
+            samsa_plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
             samsa_info("log: %s: deleting segment %020" PRId64, plog->dir,
                        samsa_seg_base(segs->seg[i]));
         }
@@ -646,7 +645,7 @@ plog_truncate_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
     keep = samsa_plog_segs_find(segs, offset > 0 ? offset - 1 : 0) + 1;
     for (i = keep; i < segs->n && err == SAMSA_ERR_NONE; i++) {
         err = samsa_seg_mark_deleted(segs->seg[i]);
-        plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
+        samsa_plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
     }
     if (err == SAMSA_ERR_NONE) {
         err = plog_cut_segment(segs->seg[keep - 1], offset, &leo);

@@ -96,6 +96,17 @@ struct samsa_plog {
     samsa_plog_flush_want_t  *flusher;      /* [const] once shared */
     void                     *flusher_ctx;  /* [const] */
 
+    _Atomic int64_t           clean_offset; /* [atomic] the log cleaner's
+                                               first dirty offset (-1:
+                                               none yet); see
+                                               log/cleaner.h */
+    _Atomic int64_t           horizon_due;  /* [atomic] earliest delete
+                                               horizon the cleaner wrote
+                                               and has not acted on yet
+                                               (INT64_MAX: none) */
+    _Atomic bool              cleaning;     /* [atomic] a cleaner thread
+                                               has claimed the log */
+
     _Atomic uint64_t          n_appends;    /* [atomic] stats */
     _Atomic uint64_t          n_flushes;
     _Atomic uint64_t          n_fdatasyncs;
@@ -127,6 +138,10 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_drop_oldest(samsa_plog_t *plog,
 /* Move the log start offset up (never down) and trim the epoch cache.
  * @locks lock held */
 void samsa_plog_set_log_start(samsa_plog_t *plog, int64_t offset);
+
+/* Remember a segment renamed to .deleted for unlinking once due.
+ * @locks lock held */
+void samsa_plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms);
 
 /* Take the log offline after an I/O error (reported by the caller). */
 void samsa_plog_go_offline(samsa_plog_t *plog);

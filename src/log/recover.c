@@ -105,9 +105,131 @@ recover_entry(const char *dir, const char *name, recover_files_t *f)
                || recover_parse_name(name, ".timeindex", &base)) {
         recover_push(&f->idxs, &f->nidxs, base);
     } else if (recover_has_suffix(name, ".swap")) {
-        samsa_warn("log: ignoring %s/%s (log cleaner swap files are not "
-                   "supported)", dir, name);
+        recover_unlink(dir, name, "stray log cleaner swap file", f);
     }
+}
+
+/* ---- log cleaner leftovers (Kafka's LogLoader: .cleaned, .swap) ----------- */
+
+/* Bases of "<base>.log.swap" files in dir. */
+static samsa_err_t
+recover_list_swaps(const char *dir, int64_t **bases, size_t *n)
+{
+    DIR            *d;
+    struct dirent  *de;
+    int64_t         base;
+
+    *bases = NULL;
+    *n = 0;
+    d = opendir(dir);
+    if (d == NULL) {
+        samsa_error("log: cannot open directory %s: %s", dir,
+                    strerror(errno));
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    while ((de = readdir(d)) != NULL) {
+        if (recover_parse_name(de->d_name, ".log.swap", &base)) {
+            recover_push(bases, n, base);
+        }
+    }
+    closedir(d);
+    return SAMSA_ERR_NONE;
+}
+
+/* The offset after the last good batch of the swap segment at base; -1
+ * if it is empty or not whole (then it is not used). */
+static int64_t
+recover_swap_end(const samsa_recover_args_t *args, int64_t base)
+{
+    samsa_seg_t       *seg;
+    samsa_seg_scan_t   scan;
+    int64_t            end = -1;
+
+    if (samsa_seg_open_suffixed(args->dir, base, ".swap", 0, 0, args->now_ms,
+                                &seg) != SAMSA_ERR_NONE) {
+        return -1;
+    }
+    if (samsa_seg_scan(seg, 0, base, false, args->index_interval_bytes,
+                       &scan) == SAMSA_ERR_NONE
+        && scan.stop == NULL && scan.nbatches > 0) {
+        end = scan.next_offset;
+    }
+    samsa_seg_unref(seg);
+    return end;
+}
+
+static void
+recover_unlink_seg(const char *dir, int64_t base, const char *suffix)
+{
+    samsa_warn("log: %s: removing segment %020" PRId64 "%s (replaced by a "
+               "log cleaner swap file)", dir, base, suffix);
+    samsa_seg_unlink_files(dir, base, suffix);
+}
+
+/* Finish one swap as Kafka does: the segments whose base lies in
+ * [base, end) are deleted, then the .swap files take their names. */
+static samsa_err_t
+recover_finish_swap(const samsa_recover_args_t *args, int64_t base,
+                    int64_t end)
+{
+    static const char *const  kinds[] = { ".index", ".timeindex", ".log" };
+    DIR                      *d;
+    struct dirent            *de;
+    int64_t                   b;
+    char                      from[PATH_MAX], to[PATH_MAX];
+    size_t                    i;
+
+    d = opendir(args->dir);
+    if (d == NULL) {
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    while ((de = readdir(d)) != NULL) {
+        if (recover_parse_name(de->d_name, ".log", &b) && b >= base
+            && b < end) {
+            recover_unlink_seg(args->dir, b, "");
+        }
+    }
+    closedir(d);
+    samsa_seg_unlink_files(args->dir, base, "");   /* orphan indexes */
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        snprintf(from, sizeof(from), "%s/%020" PRId64 "%s.swap", args->dir,
+                 base, kinds[i]);
+        snprintf(to, sizeof(to), "%s/%020" PRId64 "%s", args->dir, base,
+                 kinds[i]);
+        if (rename(from, to) != 0 && (errno != ENOENT || i == 2)) {
+            samsa_error("log: cannot rename %s: %s", from, strerror(errno));
+            return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+        }
+    }
+    samsa_warn("log: %s: completed an interrupted log cleaner swap of "
+               "offsets %" PRId64 "..%" PRId64, args->dir, base, end - 1);
+    return samsa_ckpt_fsync_dir(args->dir);
+}
+
+/* Before loading: complete every whole ".log.swap" (the cleaned segment
+ * was fdatasynced before it was named so), drop the others; ".cleaned"
+ * and the swap indexes without a .log.swap go with the stray files. */
+static samsa_err_t
+recover_swaps(const samsa_recover_args_t *args, bool *dirty)
+{
+    int64_t      *bases, end;
+    size_t        n, i;
+    samsa_err_t   err;
+
+    err = recover_list_swaps(args->dir, &bases, &n);
+    for (i = 0; i < n && err == SAMSA_ERR_NONE; i++) {
+        *dirty = true;
+        end = recover_swap_end(args, bases[i]);
+        if (end < 0) {
+            samsa_warn("log: %s: dropping the unusable log cleaner swap "
+                       "segment %020" PRId64, args->dir, bases[i]);
+            samsa_seg_unlink_files(args->dir, bases[i], ".swap");
+            continue;
+        }
+        err = recover_finish_swap(args, bases[i], end);
+    }
+    samsa_free(bases);
+    return err;
 }
 
 /* Indexes whose .log is gone are deleted, as Kafka does. */
@@ -356,12 +478,18 @@ samsa_recover_partition(const samsa_recover_args_t *args,
     recover_files_t  f;
     samsa_err_t      err;
     int64_t          base;
+    bool             swapped;
 
     memset(res, 0, sizeof(*res));
-    err = recover_list(args->dir, &f);
+    swapped = false;
+    err = recover_swaps(args, &swapped);
+    if (err == SAMSA_ERR_NONE) {
+        err = recover_list(args->dir, &f);
+    }
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    f.dirty |= swapped;
     if (f.nlogs > 0) {
         err = recover_segments(args, &f, res);
     } else {

@@ -31,7 +31,8 @@ struct samsa_seg {
     _Atomic int        refcnt;          /* [atomic] last unref frees */
     int64_t            base_offset;     /* [const] */
     char              *dir;             /* [const] */
-    char              *log_path;        /* [const] */
+    char              *log_path;        /* [const] once shared (renamed
+                                           only before: the cleaner) */
     int                fd;              /* [const] the .log, O_RDWR */
     samsa_idx_t        idx;             /* see idx.h */
     samsa_tidx_t       tidx;            /* see tidx.h */
@@ -112,15 +113,24 @@ seg_open_log(samsa_seg_t *seg, bool create)
     return SAMSA_ERR_NONE;
 }
 
+/* "<dir>/<base><kind><suffix>", e.g. kind ".index", suffix ".cleaned". */
+static void
+seg_path2(char *buf, size_t size, const char *dir, int64_t base,
+          const char *kind, const char *suffix)
+{
+    snprintf(buf, size, "%s/%020" PRId64 "%s%s", dir, base, kind, suffix);
+}
+
 /* Open both indexes; with create they start empty. */
 static samsa_err_t
-seg_open_indexes(samsa_seg_t *seg, bool create)
+seg_open_indexes(samsa_seg_t *seg, bool create, const char *suffix)
 {
     char         path[PATH_MAX];
     bool         c1, c2;
     samsa_err_t  err;
 
-    samsa_seg_path(path, sizeof(path), seg->dir, seg->base_offset, ".index");
+    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".index",
+              suffix);
     if (create) {
         unlink(path);
     }
@@ -128,8 +138,8 @@ seg_open_indexes(samsa_seg_t *seg, bool create)
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    samsa_seg_path(path, sizeof(path), seg->dir, seg->base_offset,
-                   ".timeindex");
+    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".timeindex",
+              suffix);
     if (create) {
         unlink(path);
     }
@@ -155,6 +165,16 @@ samsa_err_t
 samsa_seg_open(const char *dir, int64_t base_offset, int flags,
                int32_t index_max_bytes, int64_t now_ms, samsa_seg_t **out)
 {
+    return samsa_seg_open_suffixed(dir, base_offset, "", flags,
+                                   index_max_bytes, now_ms, out);
+}
+
+samsa_err_t
+samsa_seg_open_suffixed(const char *dir, int64_t base_offset,
+                        const char *suffix, int flags,
+                        int32_t index_max_bytes, int64_t now_ms,
+                        samsa_seg_t **out)
+{
     samsa_seg_t  *seg;
     char          path[PATH_MAX];
     samsa_err_t   err;
@@ -165,7 +185,7 @@ samsa_seg_open(const char *dir, int64_t base_offset, int flags,
     atomic_init(&seg->refcnt, 1);
     seg->base_offset = base_offset;
     seg->dir = samsa_strdup(dir);
-    samsa_seg_path(path, sizeof(path), dir, base_offset, ".log");
+    seg_path2(path, sizeof(path), dir, base_offset, ".log", suffix);
     seg->log_path = samsa_strdup(path);
     seg->max_ts = SAMSA_BATCH_NO_TIMESTAMP;
     seg->max_ts_offset = base_offset;
@@ -178,7 +198,7 @@ samsa_seg_open(const char *dir, int64_t base_offset, int flags,
         seg_free(seg);
         return err;
     }
-    err = seg_open_indexes(seg, create);
+    err = seg_open_indexes(seg, create, suffix);
     if (err == SAMSA_ERR_NONE && (flags & SAMSA_SEG_F_ACTIVE)) {
         err = samsa_seg_activate(seg, index_max_bytes);
         if (err != SAMSA_ERR_NONE) {
@@ -755,6 +775,25 @@ samsa_seg_mark_deleted(samsa_seg_t *seg)
             return seg_io_error("cannot rename", from, errno);
         }
     }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_seg_rename_suffix(samsa_seg_t *seg, const char *from, const char *to)
+{
+    static const char *const  kinds[] = { ".index", ".timeindex", ".log" };
+    char                      a[PATH_MAX], b[PATH_MAX];
+    size_t                    i;
+
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        seg_path2(a, sizeof(a), seg->dir, seg->base_offset, kinds[i], from);
+        seg_path2(b, sizeof(b), seg->dir, seg->base_offset, kinds[i], to);
+        if (rename(a, b) != 0) {
+            return seg_io_error("cannot rename", a, errno);
+        }
+    }
+    samsa_free(seg->log_path);
+    seg->log_path = samsa_strdup(b);
     return SAMSA_ERR_NONE;
 }
 

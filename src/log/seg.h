@@ -75,6 +75,20 @@ SAMSA_MUST_CHECK samsa_err_t samsa_seg_open(const char *dir,
                                             int64_t now_ms,
                                             samsa_seg_t **out);
 
+/* As samsa_seg_open() for files named "<base>.log<suffix>" (and the
+ * indexes likewise): the log cleaner writes its output as ".cleaned". */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_open_suffixed(
+    const char *dir, int64_t base_offset, const char *suffix, int flags,
+    int32_t index_max_bytes, int64_t now_ms, samsa_seg_t **out);
+
+/* Rename the three files from "<name><from>" to "<name><to>" (the two
+ * indexes first, the .log last: the .log's rename is what counts at
+ * recovery).  The open fds keep working.  @thread writer (or before the
+ * segment is shared) */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_rename_suffix(samsa_seg_t *seg,
+                                                     const char *from,
+                                                     const char *to);
+
 samsa_seg_t *samsa_seg_ref(samsa_seg_t *seg);
 void samsa_seg_unref(samsa_seg_t *seg);     /* NULL: no-op */
 

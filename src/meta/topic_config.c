@@ -989,6 +989,14 @@ samsa_topic_config_to_log(const samsa_config_t *cfg, const samsa_image_t *img,
         cfg, img, ov, n, "max.message.bytes");
     out->file_delete_delay_ms = samsa_topic_config_long(
         cfg, img, ov, n, "file.delete.delay.ms");
+    out->min_cleanable_ratio = samsa_topic_config_double(
+        cfg, img, ov, n, "min.cleanable.dirty.ratio");
+    out->delete_retention_ms = samsa_topic_config_long(
+        cfg, img, ov, n, "delete.retention.ms");
+    out->min_compaction_lag_ms = samsa_topic_config_long(
+        cfg, img, ov, n, "min.compaction.lag.ms");
+    out->max_compaction_lag_ms = samsa_topic_config_long(
+        cfg, img, ov, n, "max.compaction.lag.ms");
     v = tc_value(cfg, img, ov, n, "message.timestamp.type", &arena,
                  SAMSA_CONFIG_STRING, SAMSA_CONFIG_STRING);
     out->log_append_time = strcmp(v, "LogAppendTime") == 0;

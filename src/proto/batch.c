@@ -6,6 +6,8 @@
  */
 #include "proto/batch.h"
 
+#include "proto/compress.h"
+
 #include "util/crc32c.h"
 #include "util/endian.h"
 
@@ -250,6 +252,34 @@ batch_check_records(batch_check_t *bc, const uint8_t *p, size_t size,
     return SAMSA_ERR_NONE;
 }
 
+/* A compressed batch on a compacted topic: decompress it and check its
+ * records as an uncompressed one (Kafka's LogValidator does the same: a
+ * record without a key is INVALID_RECORD). */
+static samsa_err_t
+batch_check_compressed(batch_check_t *bc, const uint8_t *p, size_t size,
+                       const samsa_batch_hdr_t *hdr)
+{
+    samsa_buf_t  plain = SAMSA_BUF_INIT;
+    samsa_err_t  err;
+    size_t       max_out = size * 255 + (1u << 20);
+
+    if (max_out > (256u << 20)) {
+        max_out = 256u << 20;
+    }
+    samsa_buf_append(&plain, p, SAMSA_BATCH_HDR_SIZE);
+    err = samsa_decompress((samsa_codec_t) samsa_batch_codec(hdr),
+                           p + SAMSA_BATCH_HDR_SIZE,
+                           size - SAMSA_BATCH_HDR_SIZE, max_out, &plain);
+    if (err != SAMSA_ERR_NONE) {
+        err = batch_fail(bc, SAMSA_ERR_CORRUPT_MESSAGE, -1,
+                         "Record batch cannot be decompressed");
+    } else {
+        err = batch_check_records(bc, plain.data, plain.len, hdr);
+    }
+    samsa_buf_fini(&plain);
+    return err;
+}
+
 /* The header-level checks of one batch of size bytes. */
 static samsa_err_t
 batch_check_header(batch_check_t *bc, const uint8_t *p, int64_t size,
@@ -341,6 +371,8 @@ batch_check_one(batch_check_t *bc, uint8_t *p, size_t remain, int64_t *size)
     err = batch_check_header(bc, p, *size, &hdr);
     if (err == SAMSA_ERR_NONE && samsa_batch_codec(&hdr) == 0) {
         err = batch_check_records(bc, p, (size_t) *size, &hdr);
+    } else if (err == SAMSA_ERR_NONE && bc->rules->require_keys) {
+        err = batch_check_compressed(bc, p, (size_t) *size, &hdr);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;

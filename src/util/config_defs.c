@@ -760,7 +760,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "log.cleaner.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "true",
-        .implemented = false,
+        .implemented = true,
         .doc = "Run the log cleaner (needed by compacted topics).",
     },
     {
@@ -769,14 +769,14 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Log cleaner threads.",
     },
     {
         .name = "log.cleaner.dedupe.buffer.size",
         .type = SAMSA_CONFIG_LONG,
         .dflt = "134217728",
-        .implemented = false,
+        .implemented = true,
         .doc = "Memory for deduplication across all cleaner threads.",
     },
     {
@@ -808,7 +808,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "15000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Sleep of the cleaner when there is nothing to clean.",
     },
     {
@@ -817,7 +817,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "0.5",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .dmin = 0, .dmax = 1,
-        .implemented = false,
+        .implemented = true,
         .doc = "Dirty ratio above which a log is cleaned.",
     },
     {
@@ -826,7 +826,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "86400000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time tombstones are kept in compacted topics.",
     },
     {
@@ -835,7 +835,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "0",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time a message stays uncompacted.",
     },
     {
@@ -844,7 +844,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "9223372036854775807",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time after which a message must be compacted.",
     },
     {
@@ -1035,7 +1035,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "10080",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time committed offsets of an empty group are kept.",
     },
     {
@@ -1044,7 +1044,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "600000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often stale offsets are looked for.",
     },
     {

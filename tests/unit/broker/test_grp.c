@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "broker/grp.h"
+#include "broker/grp_int.h"
+#include "util/alloc.h"
 #include "util/config.h"
 
 static void
@@ -126,6 +128,101 @@ test_grp_without_offsets_topic(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* A consumer member subscribed to the one topic "t". */
+static grp_member_t *
+expire_member(void)
+{
+    static const uint8_t  sub[] = { 0, 0, 0, 0, 0, 1, 0, 1, 't',
+                                    0xff, 0xff, 0xff, 0xff };
+    grp_member_t         *m = samsa_calloc(1, sizeof(*m));
+
+    m->member_id = samsa_strdup("m1");
+    m->protos = samsa_calloc(1, sizeof(*m->protos));
+    m->nprotos = 1;
+    m->protos[0].name = samsa_strdup("range");
+    m->protos[0].metadata = samsa_malloc(sizeof(sub));
+    memcpy(m->protos[0].metadata, sub, sizeof(sub));
+    m->protos[0].metadata_len = sizeof(sub);
+    return m;
+}
+
+/* KIP-211 expiry rules with an injected clock (offsets.retention.minutes
+ * is in minutes: a test cannot wait for it). */
+static void
+test_grp_offsets_expiry_rules(void **state)
+{
+    const int64_t          t0 = 1700000000000LL, ret = 60000;
+    samsa_config_t         cfg;
+    samsa_grpcoord_conf_t  conf;
+    samsa_grpcoord_t      *gc = NULL;
+    samsa_grp_t           *g;
+    grp_offset_t          *o, *ou;
+    char                   errstr[256];
+    char                  *argv[] = { "samsa-server", NULL };
+    size_t                 removed = 99;
+
+    (void) state;
+    assert_int_equal(samsa_config_from_args(&cfg, 1, argv, errstr,
+                                            sizeof(errstr)),
+                     SAMSA_ERR_NONE);
+    memset(&conf, 0, sizeof(conf));
+    conf.cfg = &cfg;
+    conf.meta = samsa_meta_new();
+    assert_int_equal(samsa_grpcoord_open(&conf, &gc, errstr, sizeof(errstr)),
+                     SAMSA_ERR_NONE);
+
+    /* a simple consumer's commit (no protocol type): from the commit */
+    g = samsa_grp_get(gc, samsa_slice_cstr("simple"), true);
+    pthread_mutex_lock(&g->lock);
+    samsa_grp_offset_put(g, "t", 1, 0, 5, -1, "", 0, t0, -1);
+    o = samsa_grp_offset_find(g, "t", 1, 0);
+    assert_false(samsa_grp_offset_expired(g, o, t0 + ret - 1, ret));
+    assert_true(samsa_grp_offset_expired(g, o, t0 + ret, ret));
+    o->expire_ts_ms = t0 + 10;              /* v2-v4 retention wins */
+    assert_true(samsa_grp_offset_expired(g, o, t0 + 10, ret));
+    assert_false(samsa_grp_offset_expired(g, o, t0 + 9, ret));
+    pthread_mutex_unlock(&g->lock);
+    samsa_grp_unref(g);
+
+    /* an Empty consumer group: from when it became Empty */
+    g = samsa_grp_get(gc, samsa_slice_cstr("cg"), true);
+    pthread_mutex_lock(&g->lock);
+    g->protocol_type = samsa_strdup("consumer");
+    samsa_grp_offset_put(g, "t", 1, 0, 5, -1, "", 0, t0, -1);
+    samsa_grp_offset_put(g, "u", 1, 0, 7, -1, "", 0, t0, -1);
+    g->state = SAMSA_GRP_EMPTY;
+    g->state_ts_ms = t0 + 5000;
+    o = samsa_grp_offset_find(g, "t", 1, 0);
+    assert_false(samsa_grp_offset_expired(g, o, t0 + ret, ret));
+    assert_true(samsa_grp_offset_expired(g, o, t0 + 5000 + ret, ret));
+
+    /* Stable with a member subscribed to t: t stays, u goes by commit */
+    g->members = samsa_calloc(1, sizeof(*g->members));
+    g->members[0] = expire_member();
+    g->nmembers = 1;
+    g->state = SAMSA_GRP_STABLE;
+    o = samsa_grp_offset_find(g, "t", 1, 0);
+    ou = samsa_grp_offset_find(g, "u", 1, 0);
+    assert_false(samsa_grp_offset_expired(g, o, t0 + 100 * ret, ret));
+    assert_false(samsa_grp_offset_expired(g, ou, t0 + ret - 1, ret));
+    assert_true(samsa_grp_offset_expired(g, ou, t0 + ret, ret));
+    g->state = SAMSA_GRP_PREPARING_REBALANCE;   /* rebalancing: nothing */
+    assert_false(samsa_grp_offset_expired(g, ou, t0 + 100 * ret, ret));
+    g->state = SAMSA_GRP_EMPTY;
+    pthread_mutex_unlock(&g->lock);
+    samsa_grp_unref(g);
+
+    /* without __consumer_offsets the tombstones cannot be written: the
+     * offsets and groups stay for a later round */
+    assert_int_equal(samsa_grpcoord_expire(gc, t0 + 100 * ret, ret,
+                                           &removed), 0);
+    assert_int_equal(removed, 0);
+    assert_int_equal(samsa_grpcoord_group_count(gc), 2);
+    samsa_grpcoord_close(gc);
+    samsa_meta_free(conf.meta);
+    samsa_config_fini(&cfg);
+}
+
 int
 main(void)
 {
@@ -133,6 +230,7 @@ main(void)
         cmocka_unit_test(test_grp_partition_for_matches_java),
         cmocka_unit_test(test_grp_state_names),
         cmocka_unit_test(test_grp_without_offsets_topic),
+        cmocka_unit_test(test_grp_offsets_expiry_rules),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

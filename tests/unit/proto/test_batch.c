@@ -4,6 +4,7 @@
 
 #include "log/batchgen.h"
 #include "proto/batch.h"
+#include "proto/recbuild.h"
 
 #define NOW_MS 1700000000000LL
 
@@ -298,6 +299,50 @@ test_batch_validate_headers_and_keys(void **state)
     samsa_buf_fini(&b);
 }
 
+/* A gzip batch of two records, the second with key (or without). */
+static void
+gzip_batch(samsa_buf_t *b, bool second_key)
+{
+    static uint8_t     buf[4096];
+    samsa_recbuild_t   rb;
+    samsa_buf_t        scratch = SAMSA_BUF_INIT;
+    size_t             used;
+    const char        *v = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
+
+    samsa_recbuild_init(&rb, buf, sizeof(buf), SAMSA_CODEC_GZIP,
+                        SAMSA_CODEC_LEVEL_DEFAULT);
+    assert_true(samsa_recbuild_append(&rb, NOW_MS, "k", 1, v, strlen(v),
+                                      NULL, 0, &used));
+    assert_true(samsa_recbuild_append(&rb, NOW_MS, second_key ? "k" : NULL,
+                                      second_key ? 1 : 0, v, strlen(v), NULL,
+                                      0, &used));
+    assert_int_equal(samsa_recbuild_close(&rb, &scratch), SAMSA_ERR_NONE);
+    assert_int_equal(rb.attr_codec, SAMSA_CODEC_GZIP);
+    b->len = 0;
+    samsa_buf_append(b, buf, samsa_recbuild_size(&rb));
+    samsa_buf_fini(&scratch);
+}
+
+/* Compacted topics: keys are checked inside compressed batches too. */
+static void
+test_batch_validate_compressed_keys(void **state)
+{
+    samsa_buf_t            b = SAMSA_BUF_INIT;
+    samsa_batch_rules_t    rules = rules_default();
+    samsa_batch_summary_t  sum;
+
+    (void) state;
+    rules.require_keys = true;
+    gzip_batch(&b, true);
+    assert_int_equal(validate(&b, &rules, NULL), SAMSA_ERR_NONE);
+    gzip_batch(&b, false);
+    assert_int_equal(validate(&b, &rules, &sum), SAMSA_ERR_INVALID_RECORD);
+    assert_int_equal(sum.err_record, 1);
+    rules.require_keys = false;             /* delete topics don't care */
+    assert_int_equal(validate(&b, &rules, NULL), SAMSA_ERR_NONE);
+    samsa_buf_fini(&b);
+}
+
 static void
 test_batch_validate_control_and_size(void **state)
 {
@@ -481,6 +526,7 @@ main(void)
         cmocka_unit_test(test_batch_validate_records),
         cmocka_unit_test(test_batch_validate_headers_and_keys),
         cmocka_unit_test(test_batch_validate_control_and_size),
+        cmocka_unit_test(test_batch_validate_compressed_keys),
         cmocka_unit_test(test_batch_validate_timestamps),
         cmocka_unit_test(test_batch_validate_compressed_without_decompressing),
         cmocka_unit_test(test_batch_validate_normalizes_create_time),
