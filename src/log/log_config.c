@@ -27,6 +27,8 @@ samsa_log_config_defaults(samsa_log_config_t *cfg)
         .max_message_bytes = 1048588,
         .file_delete_delay_ms = 60000,
         .cleanup_policy = SAMSA_LOG_CLEANUP_DELETE,
+        .producer_id_expiration_ms = 86400000,
+        .producer_id_expiration_check_interval_ms = 600000,
     };
 }
 

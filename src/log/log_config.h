@@ -43,6 +43,13 @@ typedef struct samsa_log_config {
                                        (log.segment.delete.delay.ms, 60000) */
     int      cleanup_policy;        /* cleanup.policy: SAMSA_LOG_CLEANUP_*
                                        bits (delete) */
+    int64_t  producer_id_expiration_ms; /* the broker's
+                                           producer.id.expiration.ms
+                                           (86400000): idle producers'
+                                           state is dropped after this */
+    int64_t  producer_id_expiration_check_interval_ms;
+                                    /* producer.id.expiration.check.
+                                       interval.ms (600000) */
 } samsa_log_config_t;
 
 /* Kafka's defaults for every field. */
