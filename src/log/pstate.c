@@ -327,10 +327,12 @@ samsa_pstate_commit(samsa_pstate_t *ps, samsa_pstate_change_t *ch)
 int32_t
 samsa_pstate_seq_add(int32_t seq, int32_t n)
 {
-    if (seq > INT32_MAX - n) {
-        return n - (INT32_MAX - seq) - 1;
+    int64_t  v = (int64_t) seq + (n > 0 ? n : 0);
+
+    if (v > INT32_MAX) {
+        return (int32_t) (v - INT32_MAX - 1);
     }
-    return seq + n;
+    return (int32_t) v;
 }
 
 static bool
@@ -477,6 +479,10 @@ pstate_data(samsa_pstate_t *ps, const pstate_in_t *in,
         return SAMSA_ERR_INVALID_PRODUCER_EPOCH;
     }
     if (origin == SAMSA_PSTATE_CLIENT) {
+        if (hdr->BaseSequence < 0) {     /* Kafka's LogValidator */
+            *msg = "Invalid sequence number in a batch with a producer id";
+            return SAMSA_ERR_INVALID_RECORD;
+        }
         err = pstate_check_seq(e, hdr->ProducerEpoch, hdr->BaseSequence, msg);
         if (err != SAMSA_ERR_NONE) {
             return err;
