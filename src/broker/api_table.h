@@ -84,5 +84,7 @@ void samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

@@ -285,6 +285,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    b->pids = samsa_pidmgr_new(b->ctrl);
     memset(&gcfg, 0, sizeof(gcfg));
     gcfg.cfg = cfg;
     gcfg.node_id = node->node_id;
@@ -319,6 +320,8 @@ samsa_broker_close(samsa_broker_t *b)
     samsa_broker_answer_waiting(b);
     samsa_grpcoord_close(b->grp);
     b->grp = NULL;
+    samsa_pidmgr_free(b->pids);
+    b->pids = NULL;
     samsa_controller_close(b->ctrl);
     b->ctrl = NULL;
     if (b->logs != NULL) {

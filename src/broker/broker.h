@@ -16,11 +16,27 @@
 
 #include "broker/grp.h"
 #include "broker/node.h"
+#include "broker/pidmgr.h"
 #include "broker/purgatory.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
 #include "meta/meta.h"
 #include "util/config.h"
+#include "util/slice.h"
+
+/* The transaction coordinator's check of a transactional Produce (KIP-890
+ * style verification that AddPartitionsToTxn added the partition to the
+ * producer's ongoing transaction): called on the handler thread, before
+ * the append and outside every log lock, for each partition whose first
+ * batch is transactional.  Return SAMSA_ERR_NONE to let the append go on,
+ * or the partition's error (INVALID_TXN_STATE, PRODUCER_FENCED, ...).
+ * Not set (NULL) until the transaction coordinator exists: then every
+ * transactional batch with a valid producer id and epoch is accepted. */
+typedef samsa_err_t samsa_txn_verify_fn(void *ctx,
+                                        samsa_slice_t transactional_id,
+                                        int64_t producer_id,
+                                        int16_t producer_epoch,
+                                        const char *topic, int32_t partition);
 
 typedef struct samsa_broker {
     const samsa_config_t  *cfg;         /* [const] */
@@ -31,6 +47,10 @@ typedef struct samsa_broker {
     samsa_purgatory_t     *produce;     /* [const] waiting for durability */
     samsa_purgatory_t     *fetch;       /* [const] waiting for min.bytes */
     samsa_grpcoord_t      *grp;         /* [const] group coordinator */
+    samsa_pidmgr_t        *pids;        /* [const] producer ids */
+    samsa_txn_verify_fn   *txn_verify;  /* [const] set before the servers
+                                           start; NULL: no check */
+    void                  *txn_verify_ctx; /* [const] */
 } samsa_broker_t;
 
 /* Open everything the handlers need, in order: the purgatories, the

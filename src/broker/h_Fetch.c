@@ -1,7 +1,8 @@
 /*
  * broker/h_Fetch.c - Fetch (key 1), v4 on (record batch v2).  Each
  * partition's records up to the high watermark (the last stable offset for
- * read_committed, the same without transactions) go out straight from the
+ * read_committed, with the aborted transactions that may touch the range
+ * from the partition's transaction indexes) go out straight from the
  * segment files with sendfile: the response only names file regions.  The
  * response is bounded by MaxBytes and each partition by PartitionMaxBytes,
  * except that the first batch of the first partition with data is always
@@ -81,7 +82,7 @@ fetch_part_check(fetch_op_t *f, fetch_part_t *p)
     if (p->rq->FetchOffset < start || p->rq->FetchOffset > end) {
         fetch_part_error(f, p, SAMSA_ERR_OFFSET_OUT_OF_RANGE);
         p->pd->HighWatermark = samsa_plog_high_watermark(p->plog);
-        p->pd->LastStableOffset = p->pd->HighWatermark;
+        p->pd->LastStableOffset = samsa_plog_last_stable_offset(p->plog);
         p->pd->LogStartOffset = start;
     }
 }
@@ -165,7 +166,7 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
 static int64_t
 fetch_read(fetch_op_t *f, bool keep)
 {
-    int64_t        total = 0, limit, hwm;
+    int64_t        total = 0, limit, hwm, lso, upto;
     fetch_part_t  *p;
     samsa_err_t    err;
     size_t         i;
@@ -176,6 +177,8 @@ fetch_read(fetch_op_t *f, bool keep)
             continue;
         }
         hwm = samsa_plog_high_watermark(p->plog);
+        lso = samsa_plog_last_stable_offset(p->plog);
+        upto = f->committed ? lso : hwm;
         limit = f->max_bytes - total;
         if (limit > p->rq->PartitionMaxBytes) {
             limit = p->rq->PartitionMaxBytes;
@@ -185,14 +188,14 @@ fetch_read(fetch_op_t *f, bool keep)
         }
         memset(&p->region, 0, sizeof(p->region));
         err = SAMSA_ERR_NONE;
-        if (p->rq->FetchOffset < hwm && (limit > 0 || total == 0)) {
+        if (p->rq->FetchOffset < upto && (limit > 0 || total == 0)) {
             err = samsa_plog_read(p->plog, p->rq->FetchOffset,
-                                  (int32_t) limit, total == 0, hwm,
+                                  (int32_t) limit, total == 0, upto,
                                   &p->region);
         }
         if (keep) {
             p->pd->HighWatermark = hwm;
-            p->pd->LastStableOffset = hwm;
+            p->pd->LastStableOffset = lso;
             p->pd->LogStartOffset = samsa_plog_log_start_offset(p->plog);
             if (err != SAMSA_ERR_NONE) {
                 fetch_part_error(f, p, err);
@@ -225,6 +228,58 @@ fetch_region_sink(void *ctx, const samsa_file_region_t *r)
     samsa_resp_add_region(resp, fd, r->offset, r->len);
 }
 
+/* Collects aborted transactions into a growing array. */
+typedef struct fetch_aborted {
+    samsa_AbortedTransaction_t  *a;
+    size_t                       n;
+    size_t                       cap;
+} fetch_aborted_t;
+
+static bool
+fetch_aborted_cb(void *ctx, const samsa_seg_aborted_t *a)
+{
+    fetch_aborted_t  *fa = ctx;
+
+    if (fa->n == fa->cap) {
+        fa->cap = fa->cap ? fa->cap * 2 : 8;
+        fa->a = samsa_realloc(fa->a, fa->cap * sizeof(*fa->a));
+    }
+    samsa_AbortedTransaction_init(&fa->a[fa->n]);
+    fa->a[fa->n].ProducerId = a->producer_id;
+    fa->a[fa->n].FirstOffset = a->first_offset;
+    fa->n++;
+    return true;
+}
+
+/* read_committed: the aborted transactions that may touch the records
+ * sent, from the fetch offset up to the last stable offset (Kafka stops at
+ * the end of the data it sends; a longer list only names transactions
+ * the consumer never meets). */
+static void
+fetch_aborted(fetch_op_t *f, fetch_part_t *p)
+{
+    fetch_aborted_t  fa = { NULL, 0, 0 };
+    samsa_err_t      err;
+
+    p->pd->AbortedTransactions_cnt = 0;
+    if (p->region.len == 0) {
+        return;
+    }
+    err = samsa_plog_aborted_txns(p->plog, p->rq->FetchOffset,
+                                  p->pd->LastStableOffset, fetch_aborted_cb,
+                                  &fa);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_plog_region_release(&p->region);
+        fetch_part_error(f, p, err);
+    } else if (fa.n > 0) {
+        p->pd->AbortedTransactions = samsa_arena_calloc(
+            &f->req->arena, fa.n, sizeof(*p->pd->AbortedTransactions));
+        memcpy(p->pd->AbortedTransactions, fa.a, fa.n * sizeof(*fa.a));
+        p->pd->AbortedTransactions_cnt = (int32_t) fa.n;
+    }
+    samsa_free(fa.a);
+}
+
 static void
 fetch_answer(fetch_op_t *f)
 {
@@ -237,7 +292,10 @@ fetch_answer(fetch_op_t *f)
     fetch_read(f, true);
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
-        p->pd->AbortedTransactions_cnt = f->committed ? 0 : -1;
+        p->pd->AbortedTransactions_cnt = -1;
+        if (f->committed && p->plog != NULL && p->pd->ErrorCode == 0) {
+            fetch_aborted(f, p);
+        }
         if (p->region.len > 0) {
             p->file = (samsa_file_region_t) { p->region.fd, p->region.pos,
                                               (int64_t) p->region.len };

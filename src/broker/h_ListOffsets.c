@@ -1,8 +1,7 @@
 /*
  * broker/h_ListOffsets.c - ListOffsets (key 2), v1 on: per partition the
  * offset for a timestamp: -2 earliest (log start), -1 latest (high
- * watermark, or last stable offset for read_committed: the same without
- * transactions), -3 the record with the largest timestamp (KIP-734), -4
+ * watermark, or the last stable offset for read_committed), -3 the record with the largest timestamp (KIP-734), -4
  * earliest local (KIP-405; no tiering: earliest), -5 latest tiered (none:
  * -1), else the first offset whose timestamp is at or after it (time
  * index).  v0 (MaxNumOffsets) is gone in Kafka 4 and not advertised.
@@ -20,13 +19,15 @@
 
 static void
 listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
-                samsa_slice_t name, const samsa_ListOffsetsPartition_t *rp,
+                samsa_slice_t name, bool committed,
+                const samsa_ListOffsetsPartition_t *rp,
                 samsa_ListOffsetsPartitionResponse_t *pr)
 {
     const samsa_image_topic_t  *t;
     samsa_plog_ts_offset_t      out;
     samsa_plog_t               *plog;
     samsa_err_t                 err;
+    int64_t                     lso;
     int32_t                     epoch;
 
     pr->PartitionIndex = rp->PartitionIndex;
@@ -48,6 +49,17 @@ listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
         return;
     }
     err = samsa_plog_offset_for_time(plog, rp->Timestamp, &out);
+    if (err == SAMSA_ERR_NONE && committed) {
+        /* Kafka's lastFetchableOffset for read_committed: the LSO */
+        lso = samsa_plog_last_stable_offset(plog);
+        if (rp->Timestamp == SAMSA_PLOG_TS_LATEST) {
+            out.offset = lso;
+        } else if (rp->Timestamp != SAMSA_PLOG_TS_EARLIEST
+                   && rp->Timestamp != SAMSA_PLOG_TS_EARLIEST_LOCAL
+                   && out.offset >= lso) {
+            out = (samsa_plog_ts_offset_t) { -1, -1, -1 };
+        }
+    }
     samsa_plog_unref(plog);
     if (err != SAMSA_ERR_NONE) {
         pr->ErrorCode = samsa_err_wire(err);
@@ -95,6 +107,7 @@ samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req)
         for (j = 0; j < tr->Partitions_cnt; j++) {
             samsa_ListOffsetsPartitionResponse_init(&tr->Partitions[j]);
             listoffsets_one(apis->broker, img, tr->Name,
+                            rq.IsolationLevel == 1,
                             &rq.Topics[i].Partitions[j], &tr->Partitions[j]);
         }
     }

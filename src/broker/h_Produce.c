@@ -8,6 +8,13 @@
  * waits in the produce purgatory until the log manager's group commit has
  * synced the data (not on a handler thread); on one node the ISR is this
  * node alone, so acks=-1 needs nothing more.
+ * Idempotent and transactional batches go through the partition's
+ * producer state (log/pstate.h): a retried batch is answered with its
+ * original offsets and not written again; sequence gaps, stale epochs and
+ * the rest get Kafka's errors.  Transactional batches need the request's
+ * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the
+ * whole request, as Kafka answers) and pass the transaction coordinator's
+ * check (broker.h's txn_verify) when it is set.
  * Threads: handler; the delayed answer completes on the log flusher or the
  * produce reaper.
  */
@@ -17,6 +24,7 @@
 
 #include "broker/broker.h"
 #include "net/reqchan.h"
+#include "proto/batch.h"
 #include "proto/errmap.h"
 #include "proto/gen/Produce.h"
 #include "proto/wr.h"
@@ -77,10 +85,55 @@ produce_record_error(samsa_req_t *req, samsa_PartitionProduceResponse_t *pr,
     }
 }
 
+/* The first batch header of a partition's records, if there is one. */
+static bool
+produce_first_batch(const samsa_PartitionProduceData_t *pd,
+                    samsa_batch_hdr_t *hdr)
+{
+    return pd->Records.bytes.ptr != NULL
+           && samsa_batch_parse((const uint8_t *) pd->Records.bytes.ptr,
+                                pd->Records.bytes.len, hdr)
+                  == SAMSA_ERR_NONE;
+}
+
+/* Kafka's ProduceRequest.hasTransactionalRecords. */
+static bool
+produce_has_txn_records(const samsa_ProduceRequest_t *rq)
+{
+    samsa_batch_hdr_t  hdr;
+    int32_t            i, j;
+
+    for (i = 0; i < rq->TopicData_cnt; i++) {
+        for (j = 0; j < rq->TopicData[i].PartitionData_cnt; j++) {
+            if (produce_first_batch(&rq->TopicData[i].PartitionData[j], &hdr)
+                && samsa_batch_is_transactional(&hdr)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The transaction coordinator's check of a transactional partition. */
+static samsa_err_t
+produce_txn_check(samsa_broker_t *b, samsa_slice_t txn_id,
+                  const samsa_image_topic_t *topic,
+                  const samsa_PartitionProduceData_t *pd)
+{
+    samsa_batch_hdr_t  hdr;
+
+    if (b->txn_verify == NULL || !produce_first_batch(pd, &hdr)
+        || !samsa_batch_is_transactional(&hdr)) {
+        return SAMSA_ERR_NONE;
+    }
+    return b->txn_verify(b->txn_verify_ctx, txn_id, hdr.ProducerId,
+                         hdr.ProducerEpoch, topic->name, pd->Index);
+}
+
 /* Append one partition's records; fills pr, and *wait when the answer must
  * wait for durability (then *wait->plog holds a ref). */
 static bool
-produce_append(samsa_apis_t *apis, samsa_req_t *req,
+produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
                const samsa_image_topic_t *topic,
                const samsa_PartitionProduceData_t *pd,
                samsa_PartitionProduceResponse_t *pr, produce_wait_t *wait)
@@ -91,6 +144,11 @@ produce_append(samsa_apis_t *apis, samsa_req_t *req,
     samsa_plog_t                *plog;
     samsa_err_t                  err;
 
+    err = produce_txn_check(b, txn_id, topic, pd);
+    if (err != SAMSA_ERR_NONE) {
+        produce_set_error(pr, err, NULL);
+        return false;
+    }
     plog = samsa_logmgr_plog_ref(b->logs, topic->name, pd->Index);
     if (plog == NULL) {
         produce_set_error(pr, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION, NULL);
@@ -334,7 +392,8 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
                 *any_error = true;
                 continue;
             }
-            if (produce_append(apis, req, t, pd, pr, &waits[nwaits])) {
+            if (produce_append(apis, req, rq->TransactionalId, t, pd, pr,
+                               &waits[nwaits])) {
                 nwaits += waits[nwaits].plog != NULL;
                 samsa_tp_key(key, t->name, t->name_len, pd->Index);
                 samsa_purgatory_check_and_complete(apis->broker->fetch, key);
@@ -375,10 +434,13 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
         produce_send(req, m);
         return;
     }
-    if (!samsa_slice_is_null(rq.TransactionalId)) {
-        /* TODO(#5): transactions */
-        produce_all_error(req, &rq, m, SAMSA_ERR_INVALID_TXN_STATE,
-                          "transactions are not supported yet");
+    if (samsa_slice_is_null(rq.TransactionalId)
+        && produce_has_txn_records(&rq)) {
+        /* Kafka: transactional records need an (authorised) transactional
+         * id */
+        produce_all_error(req, &rq, m,
+                          SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                          NULL);
         produce_send(req, m);
         return;
     }

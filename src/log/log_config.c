@@ -31,6 +31,8 @@ samsa_log_config_defaults(samsa_log_config_t *cfg)
         .delete_retention_ms = 24LL * 3600 * 1000,
         .min_compaction_lag_ms = 0,
         .max_compaction_lag_ms = INT64_MAX,
+        .producer_id_expiration_ms = 86400000,
+        .producer_id_expiration_check_interval_ms = 600000,
     };
 }
 

@@ -53,6 +53,13 @@ typedef struct samsa_log_config {
                                        that first saw them this long */
     int64_t  min_compaction_lag_ms; /* min.compaction.lag.ms (0) */
     int64_t  max_compaction_lag_ms; /* max.compaction.lag.ms (INT64_MAX) */
+    int64_t  producer_id_expiration_ms; /* the broker's
+                                           producer.id.expiration.ms
+                                           (86400000): idle producers'
+                                           state is dropped after this */
+    int64_t  producer_id_expiration_check_interval_ms;
+                                    /* producer.id.expiration.check.
+                                       interval.ms (600000) */
 } samsa_log_config_t;
 
 /* Kafka's defaults for every field. */

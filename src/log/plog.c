@@ -136,6 +136,8 @@ plog_new(const char *parent, const char *topic, int32_t partition,
     atomic_init(&plog->clean_offset, -1);
     atomic_init(&plog->horizon_due, INT64_MAX);
     atomic_init(&plog->cleaning, false);
+    atomic_init(&plog->first_unstable, INT64_MAX);
+    plog->ps = samsa_pstate_new();
     return plog;
 }
 
@@ -144,6 +146,7 @@ plog_free(samsa_plog_t *plog)
 {
     samsa_plog_segs_put(plog->segs);
     samsa_epochs_fini(&plog->epochs);
+    samsa_pstate_free(plog->ps);
     pthread_mutex_destroy(&plog->lock);
     pthread_mutex_destroy(&plog->segs_lock);
     pthread_mutex_destroy(&plog->epochs_lock);
@@ -273,6 +276,17 @@ samsa_plog_open(const char *parent_dir, const char *topic, int32_t partition,
     plog_install(plog, res.segs, res.nsegs, res.log_end_offset,
                  res.log_start_offset, res.recovery_point);
     samsa_free(res.segs);           /* the refs moved into plog->segs */
+    /* After a clean stop the snapshot written at close is good; after a
+     * crash only segments below the checkpointed recovery point (and
+     * their transaction indexes) were synced, so replay from a snapshot
+     * no later than that. */
+    err = samsa_plog_pstate_load(plog, load->clean ? res.log_end_offset
+                                                   : load->recovery_point,
+                                 load->now_ms);
+    if (err != SAMSA_ERR_NONE) {
+        plog_free(plog);
+        return err;
+    }
     if (samsa_epochs_truncate_end(&plog->epochs, res.log_end_offset)
             != SAMSA_ERR_NONE
         || samsa_epochs_truncate_start(&plog->epochs, res.log_start_offset)
@@ -314,6 +328,11 @@ samsa_plog_close(samsa_plog_t *plog)
         plog->state = SAMSA_PLOG_CLOSED;
         if (!samsa_plog_is_offline(plog)) {
             err = samsa_seg_seal(plog_active(plog));
+        }
+        if (err == SAMSA_ERR_NONE && !samsa_plog_is_offline(plog)) {
+            /* Kafka's snapshot at clean shutdown; a failure only costs a
+             * replay at the next start */
+            (void) samsa_plog_pstate_snapshot(plog, true);
         }
     }
     pthread_mutex_unlock(&plog->lock);
@@ -588,6 +607,8 @@ samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
     plog->dir_dirty = true;
     plog->flush_full = true;                /* Kafka flushes the rolled
                                                segment in the background */
+    (void) samsa_plog_pstate_snapshot(plog, false);   /* Kafka's snapshot
+                                                         at roll */
     plog_new_jitter(plog);
     atomic_fetch_add_explicit(&plog->n_rolls, 1, memory_order_relaxed);
     samsa_debug("log: rolled %s to a new segment at %" PRId64, plog->dir,
@@ -627,6 +648,40 @@ plog_flush_policy(samsa_plog_t *plog, samsa_plog_append_result_t *res)
     return true;
 }
 
+/* KIP-98: the producer-state checks of an append; a retried batch comes
+ * back as a duplicate with its original offsets.  @locks lock held */
+static samsa_err_t
+plog_check_producers(samsa_plog_t *plog, const uint8_t *records, size_t len,
+                     const samsa_plog_append_opts_t *opts,
+                     samsa_pstate_change_t *ch,
+                     samsa_plog_append_result_t *res)
+{
+    samsa_pstate_batch_t  dup;
+    samsa_err_t           err;
+    const char           *msg = NULL;
+    bool                  is_dup = false;
+
+    err = samsa_pstate_apply(plog->ps, records, len, plog->leo,
+                             opts->from_client ? SAMSA_PSTATE_CLIENT
+                                               : SAMSA_PSTATE_COORDINATOR,
+                             ch, &is_dup, &dup, &msg);
+    if (err != SAMSA_ERR_NONE) {
+        res->summary.err_msg = msg;
+        return err;
+    }
+    if (is_dup) {
+        res->duplicate = true;
+        res->base_offset = dup.first_offset;
+        res->last_offset = dup.last_offset;
+        /* the original may still wait for its group commit: so does this */
+        if (samsa_plog_durable_offset(plog) <= dup.last_offset
+            && plog->flush_requested > dup.last_offset) {
+            res->durable_wanted = dup.last_offset + 1;
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
 /* The locked part of an append: roll, hook, offsets, write, publish.
  * *want tells whether to call the flusher.  @locks lock held */
 static samsa_err_t
@@ -635,6 +690,7 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
                    samsa_plog_append_result_t *res, bool *want)
 {
     const samsa_log_config_t  *cfg = &plog->cfg;
+    samsa_pstate_change_t      ch;
     int64_t                    max_ts, last, next, lat;
     samsa_err_t                err;
 
@@ -650,9 +706,15 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
         }
         *want = true;
     }
+    samsa_pstate_change_init(&ch);
+    err = plog_check_producers(plog, records, len, opts, &ch, res);
+    if (err != SAMSA_ERR_NONE || res->duplicate) {
+        return err;
+    }
     if (opts->hook != NULL) {
         err = opts->hook(opts->hook_ctx, plog, records, len, plog->leo, res);
         if (err != SAMSA_ERR_NONE || res->duplicate) {
+            samsa_pstate_undo(plog->ps, &ch);
             return err;
         }
     }
@@ -665,12 +727,19 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     SAMSA_FAULT("log.append.after_write");
     if (err == SAMSA_ERR__NOSPC) {
         /* the segment is as before: refuse this append, keep serving */
+        samsa_pstate_undo(plog->ps, &ch);
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_plog_pstate_index(plog, plog_active(plog), &ch);
+    }
     if (err != SAMSA_ERR_NONE) {
+        samsa_pstate_undo(plog->ps, &ch);
         samsa_plog_go_offline(plog);
         return err;
     }
+    samsa_pstate_commit(plog->ps, &ch);
+    samsa_plog_pstate_publish(plog);
     res->base_offset = plog->leo;
     res->last_offset = next - 1;
     res->log_append_time_ms = lat;
@@ -682,7 +751,8 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     }
     plog->leo = next;
     /* pair with the acquires of samsa_plog_log_end_offset() and
-     * samsa_plog_high_watermark(); the segment's end went out first */
+     * samsa_plog_high_watermark(); the segment's end and the first
+     * unstable offset went out first */
     atomic_store_explicit(&plog->leo_pub, next, memory_order_release);
     atomic_store_explicit(&plog->hwm, next, memory_order_release);
     *want |= plog_flush_policy(plog, res);

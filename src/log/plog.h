@@ -28,6 +28,7 @@
 #include <samsa/errors.h>
 
 #include "log/log_config.h"
+#include "log/pstate.h"
 #include "log/seg.h"
 #include "proto/batch.h"
 #include "proto/types.h"
@@ -120,12 +121,13 @@ void samsa_plog_config_get(samsa_plog_t *plog, samsa_log_config_t *cfg);
 
 typedef struct samsa_plog_append_result samsa_plog_append_result_t;
 
-/* Called with the plog lock held after validation and before offsets are
- * assigned, for the broker's producer state (KIP-98 sequence checks): it
- * sees the next offset and may refuse the append (its error is returned)
- * or mark it a duplicate (res->duplicate, with res->base_offset and
- * last_offset set to the original ones: nothing is written).  It must not
- * block or take locks ordered before the plog lock. */
+/* Called with the plog lock held after validation and the producer-state
+ * checks (log/pstate.h) and before offsets are assigned: it sees the next
+ * offset and may refuse the append (its error is returned; the producer
+ * state is rolled back) or mark it a duplicate (res->duplicate, with
+ * res->base_offset and last_offset set to the original ones: nothing is
+ * written).  It must not block or take locks ordered before the plog
+ * lock. */
 typedef samsa_err_t samsa_plog_append_hook_t(void *ctx, samsa_plog_t *plog,
                                              const uint8_t *records,
                                              size_t len, int64_t next_offset,
@@ -135,7 +137,9 @@ typedef struct samsa_plog_append_opts {
     int32_t                    leader_epoch;    /* written into each batch's
                                                    PartitionLeaderEpoch */
     bool                       from_client;     /* Produce (not a
-                                                   coordinator's markers) */
+                                                   coordinator's markers):
+                                                   sequence numbers and
+                                                   duplicates are checked */
     samsa_plog_append_hook_t  *hook;            /* NULL: none */
     void                      *hook_ctx;
 } samsa_plog_append_opts_t;
@@ -151,7 +155,12 @@ struct samsa_plog_append_result {
                                                    flushed callback) reaches
                                                    this; -1: nothing to
                                                    wait for */
-    bool                   duplicate;           /* set by the hook */
+    bool                   duplicate;           /* a retried idempotent
+                                                   batch (or the hook said
+                                                   so): base_offset and
+                                                   last_offset are the
+                                                   original ones, nothing
+                                                   was written */
     samsa_batch_summary_t  summary;             /* validation details (batch
                                                    and record of an error,
                                                    message) */
@@ -172,6 +181,31 @@ struct samsa_plog_append_result {
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_append(
     samsa_plog_t *plog, uint8_t *records, size_t len,
     const samsa_plog_append_opts_t *opts, samsa_plog_append_result_t *res);
+
+/* ---- producer state and transactions (KIP-98) ----------------------------- */
+
+/* Kafka's last stable offset: the first offset of the oldest open
+ * transaction, or the high watermark if that is lower.  @thread any */
+int64_t samsa_plog_last_stable_offset(samsa_plog_t *plog);
+
+/* The aborted transactions that may touch a read_committed fetch from
+ * fetch_offset up to upper (the offset the fetch may reach): every one
+ * whose marker is at or after fetch_offset and whose first offset is
+ * below upper, from the transaction indexes of the segment holding
+ * fetch_offset on.  fn returns false to stop.  @thread any */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_aborted_txns(
+    samsa_plog_t *plog, int64_t fetch_offset, int64_t upper,
+    samsa_seg_aborted_fn_t *fn, void *ctx);
+
+/* A copy of every producer's state (samsa_free() it), for
+ * DescribeProducers.  @thread any @locks plog taken */
+size_t samsa_plog_producers(samsa_plog_t *plog, samsa_pstate_entry_t **out);
+
+/* Drop the state of producers idle for producer.id.expiration.ms (not
+ * those with an open transaction), at most every
+ * producer.id.expiration.check.interval.ms; samsa_plog_retain() calls it.
+ * @returns how many were dropped.  @locks plog taken */
+size_t samsa_plog_expire_producers(samsa_plog_t *plog, int64_t now_ms);
 
 /* ---- read (Fetch) -------------------------------------------------------- */
 

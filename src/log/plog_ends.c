@@ -383,6 +383,8 @@ samsa_plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
         SAMSA_FAULT("log.retention.after_rename");
         if (err == SAMSA_ERR_NONE) {
             samsa_plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
+            samsa_plog_pstate_drop_snapshot(plog,
+                                            samsa_seg_base(segs->seg[i]));
             samsa_info("log: %s: deleting segment %020" PRId64, plog->dir,
                        samsa_seg_base(segs->seg[i]));
         }
@@ -542,6 +544,7 @@ samsa_plog_retain(samsa_plog_t *plog, int64_t now_ms, int *deleted)
         plog->flusher(plog->flusher_ctx, plog);     /* a roll happened */
     }
     samsa_plog_purge(plog, now_ms, false);
+    (void) samsa_plog_expire_producers(plog, now_ms);
     return err == SAMSA_ERR_NOT_LEADER_OR_FOLLOWER
                    || err == SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION
                ? SAMSA_ERR_NONE : err;
@@ -662,7 +665,13 @@ plog_truncate_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
     samsa_warn("log: %s: truncated from %" PRId64 " to %" PRId64, plog->dir,
                plog->leo, leo);
     plog_truncated(plog, leo);
-    return SAMSA_ERR_NONE;
+    /* Kafka reloads the producer state after a truncation */
+    samsa_pstate_clear(plog->ps);
+    err = samsa_plog_pstate_load(plog, leo, now_ms);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_plog_go_offline(plog);
+    }
+    return err;
 }
 
 samsa_err_t

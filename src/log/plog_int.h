@@ -13,6 +13,7 @@
 
 #include "log/epochs.h"
 #include "log/plog.h"
+#include "log/pstate.h"
 
 /* An immutable snapshot of the segment list: oldest first, the last one
  * active, one segment reference per slot.  Replaced whole (copy on write)
@@ -66,6 +67,14 @@ struct samsa_plog {
     samsa_plog_doomed_t      *doomed;       /* [lock] */
     size_t                    ndoomed;      /* [lock] */
     size_t                    doomed_cap;   /* [lock] */
+
+    samsa_pstate_t           *ps;           /* [lock] producer state */
+    int64_t                   last_expiry_ms; /* [lock] last producer
+                                                 expiry pass */
+    _Atomic int64_t           first_unstable; /* [atomic] first offset of
+                                                 the oldest open
+                                                 transaction, INT64_MAX if
+                                                 none; stored before hwm */
 
     pthread_mutex_t           segs_lock;    /* guards the segs pointer;
                                                held only to swap it or take
@@ -145,6 +154,33 @@ void samsa_plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms);
 
 /* Take the log offline after an I/O error (reported by the caller). */
 void samsa_plog_go_offline(samsa_plog_t *plog);
+
+/* ---- producer state (plog_pstate.c) ---------------------------------- */
+
+/* Load the producer state: the latest valid snapshot at or below trust
+ * (snapshots past the LEO are deleted, unreadable ones reported and
+ * deleted), then the batches after it, rebuilding the transaction
+ * indexes of the segments replayed.  trust -1: no snapshot, replay the
+ * whole log.  @locks lock held (or before the plog is shared) */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_pstate_load(samsa_plog_t *plog,
+                                                    int64_t trust,
+                                                    int64_t now_ms);
+
+/* Write <LEO>.snapshot (sync: fdatasync it and the directory).  A failure
+ * is reported and returned; the state can always be rebuilt from the
+ * log.  @locks lock held */
+samsa_err_t samsa_plog_pstate_snapshot(samsa_plog_t *plog, bool sync);
+
+/* Delete <base>.snapshot (its segment went).  @locks lock held */
+void samsa_plog_pstate_drop_snapshot(samsa_plog_t *plog, int64_t base);
+
+/* Publish the first unstable offset.  @locks lock held */
+void samsa_plog_pstate_publish(samsa_plog_t *plog);
+
+/* Record the aborted transactions a committed append ended in the active
+ * segment's transaction index.  @locks lock held */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_pstate_index(
+    samsa_plog_t *plog, samsa_seg_t *seg, const samsa_pstate_change_t *ch);
 
 /* SAMSA_ERR_NONE if appends and deletions may run.  @locks lock held */
 samsa_err_t samsa_plog_check_writable(samsa_plog_t *plog);

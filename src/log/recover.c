@@ -80,11 +80,13 @@ recover_unlink(const char *dir, const char *name, const char *why,
 {
     char  path[PATH_MAX];
 
-    f->dirty = true;
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    samsa_warn("log: deleting %s (%s)", path, why);
-    if (unlink(path) != 0 && errno != ENOENT) {
-        samsa_warn("log: cannot delete %s: %s", path, strerror(errno));
+    if (unlink(path) == 0) {
+        f->dirty = true;
+        samsa_warn("log: deleted %s (%s)", path, why);
+    } else if (errno != ENOENT) {
+        samsa_warn("log: cannot delete %s (%s): %s", path, why,
+                   strerror(errno));
     }
 }
 
@@ -102,7 +104,8 @@ recover_entry(const char *dir, const char *name, recover_files_t *f)
     } else if (recover_parse_name(name, ".log", &base)) {
         recover_push(&f->logs, &f->nlogs, base);
     } else if (recover_parse_name(name, ".index", &base)
-               || recover_parse_name(name, ".timeindex", &base)) {
+               || recover_parse_name(name, ".timeindex", &base)
+               || recover_parse_name(name, ".txnindex", &base)) {
         recover_push(&f->idxs, &f->nidxs, base);
     } else if (recover_has_suffix(name, ".swap")) {
         recover_unlink(dir, name, "stray log cleaner swap file", f);
@@ -248,6 +251,8 @@ recover_orphans(const char *dir, recover_files_t *f)
         snprintf(name, sizeof(name), "%020" PRId64 ".index", f->idxs[i]);
         recover_unlink(dir, name, "orphaned index", f);
         snprintf(name, sizeof(name), "%020" PRId64 ".timeindex", f->idxs[i]);
+        recover_unlink(dir, name, "orphaned index", f);
+        snprintf(name, sizeof(name), "%020" PRId64 ".txnindex", f->idxs[i]);
         recover_unlink(dir, name, "orphaned index", f);
     }
 }

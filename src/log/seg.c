@@ -52,6 +52,11 @@ struct samsa_seg {
     int64_t            created_ms;      /* [writer] when opened */
     uint32_t           since_index;     /* [writer] bytes since the last
                                            offset-index entry */
+    _Atomic int        txn_fd;          /* [atomic] the .txnindex, -1 until
+                                           it exists; set by the writer
+                                           before txn_n is raised */
+    _Atomic uint32_t   txn_n;           /* [atomic] entries; release after
+                                           each write, readers acquire */
 };
 
 static samsa_err_t
@@ -152,6 +157,50 @@ seg_open_indexes(samsa_seg_t *seg, bool create, const char *suffix)
     return SAMSA_ERR_NONE;
 }
 
+/* Open an existing .txnindex (a torn last entry is cut off); with create
+ * a leftover one is removed.  A missing file is created on the first
+ * abort.  A segment opened with a suffix (the cleaner's .cleaned output)
+ * has none: the .txnindex named after its base belongs to the segment it
+ * replaces (see STORAGE.md, "the cleaner and transactions"). */
+static samsa_err_t
+seg_open_txn(samsa_seg_t *seg, bool create, const char *suffix)
+{
+    char         path[PATH_MAX];
+    struct stat  st;
+    int          fd;
+    uint32_t     n;
+
+    if (suffix[0] != '\0') {
+        return SAMSA_ERR_NONE;
+    }
+    samsa_seg_path(path, sizeof(path), seg->dir, seg->base_offset,
+                   ".txnindex");
+    if (create) {
+        unlink(path);
+        return SAMSA_ERR_NONE;
+    }
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return errno == ENOENT ? SAMSA_ERR_NONE
+                               : seg_io_error("cannot open", path, errno);
+    }
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return seg_io_error("cannot stat", path, errno);
+    }
+    n = (uint32_t) (st.st_size / SAMSA_SEG_TXN_ENTRY_SIZE);
+    if ((off_t) n * SAMSA_SEG_TXN_ENTRY_SIZE != st.st_size) {
+        samsa_warn("log: %s: cutting a torn last entry", path);
+        if (ftruncate(fd, (off_t) n * SAMSA_SEG_TXN_ENTRY_SIZE) != 0) {
+            close(fd);
+            return seg_io_error("cannot truncate", path, errno);
+        }
+    }
+    atomic_store(&seg->txn_fd, fd);
+    atomic_store(&seg->txn_n, n);
+    return SAMSA_ERR_NONE;
+}
+
 static void
 seg_free(samsa_seg_t *seg)
 {
@@ -193,12 +242,21 @@ samsa_seg_open_suffixed(const char *dir, int64_t base_offset,
     seg->created_ms = now_ms;
     pthread_mutex_init(&seg->ts_lock, NULL);
     atomic_init(&seg->end, 0);
+    atomic_init(&seg->txn_fd, -1);
+    atomic_init(&seg->txn_n, 0);
     err = seg_open_log(seg, create);
     if (err != SAMSA_ERR_NONE) {
         seg_free(seg);
         return err;
     }
     err = seg_open_indexes(seg, create, suffix);
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_open_txn(seg, create, suffix);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_idx_close(&seg->idx);
+            samsa_tidx_close(&seg->tidx);
+        }
+    }
     if (err == SAMSA_ERR_NONE && (flags & SAMSA_SEG_F_ACTIVE)) {
         err = samsa_seg_activate(seg, index_max_bytes);
         if (err != SAMSA_ERR_NONE) {
@@ -232,6 +290,9 @@ samsa_seg_unref(samsa_seg_t *seg)
     }
     samsa_idx_close(&seg->idx);
     samsa_tidx_close(&seg->tidx);
+    if (atomic_load(&seg->txn_fd) >= 0) {
+        close(atomic_load(&seg->txn_fd));
+    }
     close(seg->fd);
     seg_free(seg);
 }
@@ -502,6 +563,13 @@ seg_read_hdr(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
     return SAMSA_ERR_NONE;
 }
 
+samsa_err_t
+samsa_seg_batch_at(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
+                   samsa_batch_hdr_t *hdr)
+{
+    return seg_read_hdr(seg, pos, limit, hdr);
+}
+
 /* Walk batch headers from pos until match() accepts one. */
 static samsa_err_t
 seg_walk(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
@@ -718,9 +786,14 @@ samsa_err_t
 samsa_seg_truncate(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
 {
     samsa_idx_entry_t  last;
+    samsa_err_t        err;
 
     if (ftruncate(seg->fd, (off_t) pos) != 0) {
         return seg_io_error("cannot truncate", seg->log_path, errno);
+    }
+    err = samsa_seg_txn_truncate(seg, next_offset);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     samsa_idx_truncate_to(&seg->idx, next_offset);
     samsa_tidx_truncate_to(&seg->tidx, next_offset);
@@ -747,6 +820,7 @@ samsa_err_t
 samsa_seg_flush(samsa_seg_t *seg)
 {
     samsa_err_t  err;
+    int          fd;
 
     err = samsa_seg_flush_data(seg);
     if (err != SAMSA_ERR_NONE) {
@@ -756,10 +830,16 @@ samsa_seg_flush(samsa_seg_t *seg)
     if (err == SAMSA_ERR_NONE) {
         err = samsa_ixfile_flush(&seg->tidx.file);
     }
+    fd = atomic_load_explicit(&seg->txn_fd, memory_order_acquire);
+    if (err == SAMSA_ERR_NONE && fd >= 0 && fdatasync(fd) != 0) {
+        err = seg_io_error("cannot fdatasync the .txnindex of",
+                           seg->log_path, errno);
+    }
     return err;
 }
 
-static const char *const seg_suffixes[] = { ".log", ".index", ".timeindex" };
+static const char *const seg_suffixes[] = { ".log", ".index", ".timeindex",
+                                            ".txnindex" };
 
 samsa_err_t
 samsa_seg_mark_deleted(samsa_seg_t *seg)
@@ -811,4 +891,122 @@ samsa_seg_unlink_files(const char *dir, int64_t base_offset,
             samsa_warn("log: cannot delete %s: %s", path, strerror(errno));
         }
     }
+}
+
+/* ---- transaction index ---------------------------------------------------- */
+
+uint32_t
+samsa_seg_txn_count(samsa_seg_t *seg)
+{
+    return atomic_load_explicit(&seg->txn_n, memory_order_acquire);
+}
+
+samsa_err_t
+samsa_seg_txn_append(samsa_seg_t *seg, const samsa_seg_aborted_t *a)
+{
+    uint8_t   b[SAMSA_SEG_TXN_ENTRY_SIZE];
+    char      path[PATH_MAX];
+    int       fd = atomic_load_explicit(&seg->txn_fd, memory_order_relaxed);
+    uint32_t  n = atomic_load_explicit(&seg->txn_n, memory_order_relaxed);
+    int       err;
+
+    samsa_seg_path(path, sizeof(path), seg->dir, seg->base_offset,
+                   ".txnindex");
+    if (fd < 0) {
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            return seg_io_error("cannot create", path, errno);
+        }
+        atomic_store_explicit(&seg->txn_fd, fd, memory_order_release);
+    }
+    samsa_store_be16(b, 0);
+    samsa_store_be64(b + 2, (uint64_t) a->producer_id);
+    samsa_store_be64(b + 10, (uint64_t) a->first_offset);
+    samsa_store_be64(b + 18, (uint64_t) a->last_offset);
+    samsa_store_be64(b + 26, (uint64_t) a->last_stable_offset);
+    err = seg_pwrite_all(fd, b, sizeof(b),
+                         (off_t) n * SAMSA_SEG_TXN_ENTRY_SIZE);
+    if (err != 0) {
+        return seg_io_error("cannot write", path, err);
+    }
+    /* pairs with the acquire in samsa_seg_txn_collect() */
+    atomic_store_explicit(&seg->txn_n, n + 1, memory_order_release);
+    return SAMSA_ERR_NONE;
+}
+
+static samsa_err_t
+seg_txn_read(samsa_seg_t *seg, int fd, uint32_t i, samsa_seg_aborted_t *a)
+{
+    uint8_t  b[SAMSA_SEG_TXN_ENTRY_SIZE];
+    ssize_t  got;
+
+    got = pread(fd, b, sizeof(b), (off_t) i * SAMSA_SEG_TXN_ENTRY_SIZE);
+    if (got != (ssize_t) sizeof(b)) {
+        return seg_io_error("cannot read the .txnindex of", seg->log_path,
+                            got < 0 ? errno : EIO);
+    }
+    a->producer_id = (int64_t) samsa_load_be64(b + 2);
+    a->first_offset = (int64_t) samsa_load_be64(b + 10);
+    a->last_offset = (int64_t) samsa_load_be64(b + 18);
+    a->last_stable_offset = (int64_t) samsa_load_be64(b + 26);
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_seg_txn_truncate(samsa_seg_t *seg, int64_t offset)
+{
+    samsa_seg_aborted_t  a;
+    uint32_t             n = samsa_seg_txn_count(seg), keep = 0;
+    int                  fd = atomic_load(&seg->txn_fd);
+    samsa_err_t          err;
+
+    if (fd < 0) {
+        return SAMSA_ERR_NONE;
+    }
+    for (keep = 0; keep < n; keep++) {
+        err = seg_txn_read(seg, fd, keep, &a);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        if (a.last_offset >= offset) {
+            break;
+        }
+    }
+    if (keep == n) {
+        return SAMSA_ERR_NONE;
+    }
+    atomic_store_explicit(&seg->txn_n, keep, memory_order_release);
+    if (ftruncate(fd, (off_t) keep * SAMSA_SEG_TXN_ENTRY_SIZE) != 0) {
+        return seg_io_error("cannot truncate the .txnindex of",
+                            seg->log_path, errno);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_seg_txn_collect(samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
+                      samsa_seg_aborted_fn_t *fn, void *ctx, bool *complete)
+{
+    samsa_seg_aborted_t  a;
+    uint32_t             n = samsa_seg_txn_count(seg), i;
+    int                  fd = atomic_load_explicit(&seg->txn_fd,
+                                                   memory_order_acquire);
+    samsa_err_t          err;
+
+    *complete = false;
+    for (i = 0; i < n && fd >= 0; i++) {
+        err = seg_txn_read(seg, fd, i, &a);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        if (a.last_offset >= fetch_offset && a.first_offset < upper
+            && !fn(ctx, &a)) {
+            return SAMSA_ERR_NONE;
+        }
+        if (a.last_stable_offset >= upper) {
+            *complete = true;
+            return SAMSA_ERR_NONE;
+        }
+    }
+    return SAMSA_ERR_NONE;
 }

@@ -1,7 +1,8 @@
 /*
  * log/seg.h - one log segment: <dir>/<20-digit base offset>.log (record
  * batches back to back, offsets assigned), its offset index (.index) and
- * time index (.timeindex), as in Kafka's LogSegment.
+ * time index (.timeindex) and, once a transaction was aborted in it, its
+ * transaction index (.txnindex), as in Kafka's LogSegment.
  *
  * Threads: a segment is shared.  Its writer (the partition's appender,
  * holding the plog lock) appends, rolls, truncates and recovers it; readers
@@ -186,13 +187,57 @@ SAMSA_MUST_CHECK samsa_err_t samsa_seg_truncate(samsa_seg_t *seg,
                                                 uint32_t pos,
                                                 int64_t next_offset);
 
-/* fdatasync the .log and both indexes. */
+/* fdatasync the .log, both indexes and the transaction index. */
 SAMSA_MUST_CHECK samsa_err_t samsa_seg_flush(samsa_seg_t *seg);
 
 /* fdatasync the .log only (group commit: the indexes can be rebuilt). */
 SAMSA_MUST_CHECK samsa_err_t samsa_seg_flush_data(samsa_seg_t *seg);
 
-/* Rename the three files to "<name>.deleted" (Kafka's async delete); the
+/* ---- transaction index (.txnindex) --------------------------------------- */
+
+/* One aborted transaction, Kafka's AbortedTxn: 34 bytes on disk, big-endian
+ * version int16 (0) | producer id int64 | first offset int64 | last offset
+ * int64 (its abort marker) | last stable offset int64 (when it ended). */
+typedef struct samsa_seg_aborted {
+    int64_t  producer_id;
+    int64_t  first_offset;
+    int64_t  last_offset;
+    int64_t  last_stable_offset;
+} samsa_seg_aborted_t;
+
+#define SAMSA_SEG_TXN_ENTRY_SIZE 34
+
+/* Append an aborted transaction whose marker went into this segment (the
+ * file is created on the first one).  @thread writer */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_txn_append(
+    samsa_seg_t *seg, const samsa_seg_aborted_t *a);
+
+/* Drop the entries whose marker is at or after offset (recovery rebuilds
+ * them).  @thread writer */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_txn_truncate(samsa_seg_t *seg,
+                                                    int64_t offset);
+
+/* Kafka's TransactionIndex.collectAbortedTxns: call fn for each entry
+ * with last_offset >= fetch_offset and first_offset < upper; *complete
+ * becomes true once an entry's last stable offset reaches upper (later
+ * segments cannot hold more).  fn returns false to stop.
+ * @returns KAFKA_STORAGE_ERROR on a read error. */
+typedef bool samsa_seg_aborted_fn_t(void *ctx, const samsa_seg_aborted_t *a);
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_txn_collect(
+    samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
+    samsa_seg_aborted_fn_t *fn, void *ctx, bool *complete);
+
+/* Entries in the transaction index. */
+uint32_t samsa_seg_txn_count(samsa_seg_t *seg);
+
+/* The header of the batch at pos, which must end by limit.  @returns
+ * _NOENT at or past limit, KAFKA_STORAGE_ERROR for a header that does not
+ * parse or a read error. */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_batch_at(samsa_seg_t *seg,
+                                                uint32_t pos, uint32_t limit,
+                                                samsa_batch_hdr_t *hdr);
+
+/* Rename the four files to "<name>.deleted" (Kafka's async delete); the
  * segment keeps working through its open fds.  @thread writer */
 SAMSA_MUST_CHECK samsa_err_t samsa_seg_mark_deleted(samsa_seg_t *seg);
 

@@ -997,6 +997,12 @@ samsa_topic_config_to_log(const samsa_config_t *cfg, const samsa_image_t *img,
         cfg, img, ov, n, "min.compaction.lag.ms");
     out->max_compaction_lag_ms = samsa_topic_config_long(
         cfg, img, ov, n, "max.compaction.lag.ms");
+    if (cfg != NULL) {              /* broker-wide, not topic keys */
+        out->producer_id_expiration_ms =
+            samsa_config_int(cfg, "producer.id.expiration.ms");
+        out->producer_id_expiration_check_interval_ms =
+            samsa_config_int(cfg, "producer.id.expiration.check.interval.ms");
+    }
     v = tc_value(cfg, img, ov, n, "message.timestamp.type", &arena,
                  SAMSA_CONFIG_STRING, SAMSA_CONFIG_STRING);
     out->log_append_time = strcmp(v, "LogAppendTime") == 0;

@@ -452,3 +452,32 @@ samsa_batch_assign(uint8_t *p, size_t len, int64_t first_offset,
     }
     return next;
 }
+
+/* ---- control batches ---------------------------------------------------- */
+
+samsa_err_t
+samsa_batch_control_parse(const uint8_t *batch, size_t size, int16_t *type,
+                          int32_t *coordinator_epoch)
+{
+    samsa_batch_hdr_t  hdr;
+    samsa_record_it_t  it;
+    samsa_record_t     rec;
+
+    *type = -1;
+    *coordinator_epoch = -1;
+    if (samsa_batch_parse(batch, size, &hdr) != SAMSA_ERR_NONE
+        || !samsa_batch_is_control(&hdr)
+        || samsa_batch_codec(&hdr) != SAMSA_BATCH_CODEC_NONE
+        || (uint64_t) samsa_batch_size(&hdr) > size) {
+        return SAMSA_ERR_INVALID_RECORD;
+    }
+    samsa_record_it_init(&it, batch, (size_t) samsa_batch_size(&hdr));
+    if (!samsa_record_it_next(&it, &rec) || rec.KeyLen < 4) {
+        return SAMSA_ERR_INVALID_RECORD;
+    }
+    *type = (int16_t) samsa_load_be16(rec.Key + 2);
+    if (rec.ValueLen >= 6) {
+        *coordinator_epoch = (int32_t) samsa_load_be32(rec.Value + 2);
+    }
+    return SAMSA_ERR_NONE;
+}

@@ -172,6 +172,24 @@ void samsa_record_it_init(samsa_record_it_t *it, const uint8_t *batch,
                           size_t size);
 bool samsa_record_it_next(samsa_record_it_t *it, samsa_record_t *rec);
 
+/* ---- control batches (KIP-98 transaction markers) ------------------------ */
+
+#define SAMSA_BATCH_CONTROL_ABORT   0   /* ControlRecordType.ABORT */
+#define SAMSA_BATCH_CONTROL_COMMIT  1   /* ControlRecordType.COMMIT */
+
+/* The end-transaction marker in the first record of an uncompressed
+ * control batch of size bytes at batch (header included): the record's
+ * key is int16 version (0) + int16 type, its value int16 version (0) +
+ * int32 coordinator epoch.  *type gets the type (any value the key
+ * holds: 0 abort, 1 commit, others are not markers), *coordinator_epoch
+ * the epoch (-1 when the record has no marker value).
+ * @returns INVALID_RECORD when the batch is not a control batch or its
+ * first record or key cannot be read. */
+SAMSA_MUST_CHECK samsa_err_t samsa_batch_control_parse(const uint8_t *batch,
+                                                       size_t size,
+                                                       int16_t *type,
+                                                       int32_t *coordinator_epoch);
+
 /* ---- produced data: validate, then assign offsets ------------------------ */
 
 /* The topic's rules for produced batches (Kafka's LogValidator). */

@@ -1150,7 +1150,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "86400000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Idle time after which a producer id's state expires.",
     },
     {
@@ -1159,7 +1159,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "600000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often producer id expiry runs.",
     },
     {

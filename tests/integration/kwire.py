@@ -1992,9 +1992,11 @@ class Conn:
         p["response"] = r
         return p
 
-    def list_offsets(self, topic, partition, timestamp, version=7, timeout=5.0):
+    def list_offsets(self, topic, partition, timestamp, version=7, timeout=5.0,
+                     isolation_level=0):
         """Returns one partition's ListOffsets answer."""
-        body = encode_list_offsets_request(version, [(topic, [(partition, timestamp)])])
+        body = encode_list_offsets_request(version, [(topic, [(partition, timestamp)])],
+                                           isolation_level=isolation_level)
         return self.request(API_LIST_OFFSETS, version, body, timeout)["topics"][0]["partitions"][0]
 
     def create_topics(self, topics, version=7, timeout_ms=30000, validate_only=False,
@@ -2110,3 +2112,116 @@ class Conn:
 
 def connect(host, port, timeout=5.0, client_id="kwire"):
     return Conn(host, port, timeout, client_id)
+
+
+# --------------------------------------------------------------------------
+# Idempotence and transactions (issue 5): InitProducerId v0-v5,
+# DescribeProducers v0, and helpers for idempotent batches
+# --------------------------------------------------------------------------
+
+API_INIT_PRODUCER_ID = 22
+API_DESCRIBE_PRODUCERS = 61
+FLEXIBLE_FROM.update({API_INIT_PRODUCER_ID: 2, API_DESCRIBE_PRODUCERS: 0})
+API_NAMES.update({API_INIT_PRODUCER_ID: "INIT_PRODUCER_ID",
+                  API_DESCRIBE_PRODUCERS: "DESCRIBE_PRODUCERS"})
+
+ERR_OUT_OF_ORDER_SEQUENCE_NUMBER = 45
+ERR_INVALID_PRODUCER_EPOCH = 47
+ERR_INVALID_TXN_STATE = 48
+ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+ERR_COORDINATOR_NOT_AVAILABLE = 15
+ERR_INVALID_REQUEST = 42
+ATTR_TRANSACTIONAL = 0x10
+ATTR_CONTROL = 0x20
+
+
+def encode_init_producer_id_request(version, transactional_id=None,
+                                    transaction_timeout_ms=60000,
+                                    producer_id=-1, producer_epoch=-1):
+    flex = version >= 2
+    w = Writer().string(transactional_id, flexible=flex).i32(transaction_timeout_ms)
+    if version >= 3:
+        w.i64(producer_id).i16(producer_epoch)
+    if flex:
+        w.tags()
+    return w.bytes()
+
+
+def decode_init_producer_id_response(payload, version):
+    corr, r = decode_response_header(payload, API_INIT_PRODUCER_ID, version)
+    out = {"correlation_id": corr, "throttle_time_ms": r.i32(),
+           "error_code": r.i16(), "producer_id": r.i64(),
+           "producer_epoch": r.i16()}
+    if version >= 2:
+        r.tags()
+    r.done("InitProducerId v%d response" % version)
+    return out
+
+
+def encode_describe_producers_request(topics):
+    """topics: [(name, [partition])] (v0, flexible)."""
+    w = Writer()
+
+    def topic(ww, t):
+        ww.string(t[0], flexible=True)
+        ww.array(t[1], lambda w3, p: w3.i32(p), flexible=True)
+        ww.tags()
+    w.array(topics, topic, flexible=True)
+    w.tags()
+    return w.bytes()
+
+
+def decode_describe_producers_response(payload, version):
+    corr, r = decode_response_header(payload, API_DESCRIBE_PRODUCERS, version)
+
+    def prod(rr):
+        p = {"producer_id": rr.i64(), "producer_epoch": rr.i32(),
+             "last_sequence": rr.i32(), "last_timestamp": rr.i64(),
+             "coordinator_epoch": rr.i32(), "current_txn_start_offset": rr.i64()}
+        rr.tags()
+        return p
+
+    def part(rr):
+        p = {"partition": rr.i32(), "error_code": rr.i16(),
+             "error_message": rr.string(flexible=True, nullable=True),
+             "active_producers": rr.array(prod, flexible=True)}
+        rr.tags()
+        return p
+
+    def topic(rr):
+        t = {"name": rr.string(flexible=True), "partitions": rr.array(part, flexible=True)}
+        rr.tags()
+        return t
+    out = {"correlation_id": corr, "throttle_time_ms": r.i32(),
+           "topics": r.array(topic, flexible=True)}
+    r.tags()
+    r.done("DescribeProducers v0 response")
+    return out
+
+
+DECODERS.update({
+    API_INIT_PRODUCER_ID: decode_init_producer_id_response,
+    API_DESCRIBE_PRODUCERS: decode_describe_producers_response,
+})
+
+
+def init_producer_id(conn, version=4, **kw):
+    """One InitProducerId round trip on a Conn; returns the decoded answer."""
+    return conn.request(API_INIT_PRODUCER_ID, version,
+                        encode_init_producer_id_request(version, **kw))
+
+
+def describe_producers(conn, topic, partitions=(0,)):
+    """DescribeProducers v0 for one topic; returns its partitions' answers."""
+    r = conn.request(API_DESCRIBE_PRODUCERS, 0,
+                     encode_describe_producers_request([(topic, list(partitions))]))
+    return r["topics"][0]["partitions"]
+
+
+def idempotent_batch(values, producer_id, producer_epoch, base_sequence,
+                     transactional=False, **kw):
+    """A batch of records with these values from an idempotent (or, with
+    transactional, a transactional) producer."""
+    return encode_batch([Record(v) for v in values], producer_id=producer_id,
+                        producer_epoch=producer_epoch, base_sequence=base_sequence,
+                        attributes=ATTR_TRANSACTIONAL if transactional else 0, **kw)

@@ -1,0 +1,93 @@
+/*
+ * broker/h_InitProducerId.c - InitProducerId (key 22), v0-v5.
+ *
+ * Without a transactional id (idempotent producers) Kafka's coordinator
+ * "always blindly accepts the request and returns a new producerId": a
+ * fresh id from the broker's producer-id block (broker/pidmgr.h) with
+ * epoch 0, whatever ProducerId/ProducerEpoch (v3+) the request carries.
+ * That is also KIP-360's answer to an idempotent producer that wants to
+ * bump its epoch: it gets a new id, whose sequences start at 0 (the Java
+ * client bumps an idempotent producer's epoch locally; librdkafka asks
+ * here).  An empty transactional id is INVALID_REQUEST.
+ *
+ * With a transactional id the transaction coordinator answers (fencing,
+ * epoch bumps, aborting the open transaction): initpid_transactional()
+ * below is its call point and answers COORDINATOR_NOT_AVAILABLE until the
+ * coordinator exists (issue 5, branch txn).
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include "broker/broker.h"
+#include "net/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/InitProducerId.h"
+#include "proto/wr.h"
+
+static void
+initpid_send(samsa_req_t *req, const samsa_InitProducerIdResponse_t *m)
+{
+    samsa_resp_t  *resp = samsa_resp_new_send(req);
+    samsa_wr_t     wr = { .buf = &resp->frame };
+
+    samsa_InitProducerIdResponse_encode(&wr, req->hdr.ApiVersion, m);
+    samsa_reqchan_respond(resp);
+}
+
+/* Kafka's initTransactionError: no id, no epoch. */
+static void
+initpid_error(samsa_InitProducerIdResponse_t *m, samsa_err_t err)
+{
+    m->ErrorCode = samsa_err_wire(err);
+    m->ProducerId = -1;
+    m->ProducerEpoch = -1;
+}
+
+/* The transaction coordinator's part: InitProducerId for a transactional
+ * id.  TODO(#5): the coordinator (branch txn) takes the request from
+ * here; until then there is none to answer. */
+static void
+initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
+                      const samsa_InitProducerIdRequest_t *rq,
+                      samsa_InitProducerIdResponse_t *m)
+{
+    (void) apis;
+    (void) rq;
+    initpid_error(m, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
+    initpid_send(req, m);
+}
+
+void
+samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_InitProducerIdRequest_t   rq;
+    samsa_InitProducerIdResponse_t  m;
+    int64_t                         pid;
+    samsa_err_t                     err;
+
+    samsa_InitProducerIdRequest_init(&rq);
+    if (samsa_InitProducerIdRequest_decode(&req->body, req->hdr.ApiVersion,
+                                           &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    samsa_InitProducerIdResponse_init(&m);
+    if (!samsa_slice_is_null(rq.TransactionalId)) {
+        if (rq.TransactionalId.len == 0) {
+            initpid_error(&m, SAMSA_ERR_INVALID_REQUEST);
+            initpid_send(req, &m);
+            return;
+        }
+        initpid_transactional(apis, req, &rq, &m);
+        return;
+    }
+    err = samsa_pidmgr_next(apis->broker->pids, &pid);
+    if (err != SAMSA_ERR_NONE) {
+        initpid_error(&m, err);
+    } else {
+        m.ProducerId = pid;
+        m.ProducerEpoch = 0;
+    }
+    initpid_send(req, &m);
+}
