@@ -259,6 +259,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
 {
     samsa_controller_conf_t  ccfg;
     samsa_grpcoord_conf_t    gcfg;
+    samsa_txncoord_conf_t    tcfg;
     samsa_err_t              err;
 
     memset(b, 0, sizeof(*b));
@@ -286,12 +287,24 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     gcfg.meta = b->meta;
     gcfg.ctrl = b->ctrl;
     gcfg.logs = b->logs;
-    return samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
+    err = samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    memset(&tcfg, 0, sizeof(tcfg));
+    tcfg.cfg = cfg;
+    tcfg.node_id = node->node_id;
+    tcfg.meta = b->meta;
+    tcfg.ctrl = b->ctrl;
+    tcfg.logs = b->logs;
+    tcfg.grp = b->grp;
+    return samsa_txncoord_open(&tcfg, &b->txn, errstr, errstr_size);
 }
 
 void
 samsa_broker_answer_waiting(samsa_broker_t *b)
 {
+    samsa_txncoord_stop(b->txn);
     samsa_grpcoord_answer_waiting(b->grp);
     /* The flusher must not look for the produce purgatory once it is gone;
      * this waits for a callback in progress. */
@@ -312,6 +325,8 @@ void
 samsa_broker_close(samsa_broker_t *b)
 {
     samsa_broker_answer_waiting(b);
+    samsa_txncoord_close(b->txn);
+    b->txn = NULL;
     samsa_grpcoord_close(b->grp);
     b->grp = NULL;
     samsa_controller_close(b->ctrl);

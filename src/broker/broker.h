@@ -1,8 +1,8 @@
 /*
  * broker/broker.h - what the broker's request handlers share: the node's
  * identity, the configuration, the metadata (image and controller), the
- * partition logs, the purgatories for delayed Produce and Fetch, and the
- * group coordinator.
+ * partition logs, the purgatories for delayed Produce and Fetch, the
+ * group coordinator and the transaction coordinator.
  * Threads: built by main before any server starts, torn down after every
  * handler stopped; the pointers are [const] in between, and each object
  * they point to is thread-safe on its own.
@@ -17,6 +17,7 @@
 #include "broker/grp.h"
 #include "broker/node.h"
 #include "broker/purgatory.h"
+#include "broker/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
 #include "meta/meta.h"
@@ -31,6 +32,7 @@ typedef struct samsa_broker {
     samsa_purgatory_t     *produce;     /* [const] waiting for durability */
     samsa_purgatory_t     *fetch;       /* [const] waiting for min.bytes */
     samsa_grpcoord_t      *grp;         /* [const] group coordinator */
+    samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
 } samsa_broker_t;
 
 /* Open everything the handlers need, in order: the purgatories, the

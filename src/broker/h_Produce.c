@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "broker/txn.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/Produce.h"
@@ -143,6 +144,31 @@ produce_topic(const samsa_image_t *img, samsa_slice_t name, int32_t index,
         return NULL;
     }
     return t;
+}
+
+/* KIP-98/KIP-890 part 1: transactional batches only from a producer with
+ * a transactional id (Kafka answers an unauthorised one
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED), and only to a partition added
+ * to its ongoing transaction (broker/txn.h).  The producer-state checks
+ * (sequences, epochs) are the pstate branch's. */
+static samsa_err_t
+produce_txn_check(samsa_apis_t *apis, samsa_slice_t txn_id,
+                  samsa_slice_t topic, const samsa_PartitionProduceData_t *pd)
+{
+    samsa_batch_hdr_t  hdr;
+
+    if (samsa_batch_parse((const uint8_t *) pd->Records.bytes.ptr,
+                          pd->Records.bytes.len, &hdr)
+            != SAMSA_ERR_NONE
+        || !samsa_batch_is_transactional(&hdr)) {
+        return SAMSA_ERR_NONE;          /* validation speaks for itself */
+    }
+    if (samsa_slice_is_null(txn_id)) {
+        return SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    }
+    return samsa_txn_partition_in_txn(apis->broker->txn, txn_id,
+                                      hdr.ProducerId, hdr.ProducerEpoch,
+                                      topic, pd->Index);
 }
 
 /* ---- the delayed answer ----------------------------------------------- */
@@ -293,6 +319,7 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
             const samsa_ProduceRequest_t *rq, samsa_ProduceResponse_t *m,
             produce_wait_t *waits, bool *any_error)
 {
+    samsa_err_t                         err;
     samsa_image_t                      *img = samsa_meta_image_get(
         apis->broker->meta);
     const samsa_image_topic_t          *t;
@@ -334,6 +361,12 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
                 *any_error = true;
                 continue;
             }
+            err = produce_txn_check(apis, rq->TransactionalId, tr->Name, pd);
+            if (err != SAMSA_ERR_NONE) {
+                produce_set_error(pr, err, NULL);
+                *any_error = true;
+                continue;
+            }
             if (produce_append(apis, req, t, pd, pr, &waits[nwaits])) {
                 nwaits += waits[nwaits].plog != NULL;
                 samsa_tp_key(key, t->name, t->name_len, pd->Index);
@@ -372,13 +405,6 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
     samsa_ProduceResponse_init(m);
     if (rq.Acks != 0 && rq.Acks != 1 && rq.Acks != -1) {
         produce_all_error(req, &rq, m, SAMSA_ERR_INVALID_REQUIRED_ACKS, NULL);
-        produce_send(req, m);
-        return;
-    }
-    if (!samsa_slice_is_null(rq.TransactionalId)) {
-        /* TODO(#5): transactions */
-        produce_all_error(req, &rq, m, SAMSA_ERR_INVALID_TXN_STATE,
-                          "transactions are not supported yet");
         produce_send(req, m);
         return;
     }
