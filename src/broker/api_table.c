@@ -36,6 +36,10 @@ static const samsa_api_def_t  api_defs[] = {
     { 20, 1, 6, samsa_h_DeleteTopics, B },
     { 21, 0, 2, samsa_h_DeleteRecords, B },
     { 22, 0, 5, samsa_h_InitProducerId, B },
+    { 24, 0, 3, samsa_h_AddPartitionsToTxn, B },
+    { 25, 0, 4, samsa_h_AddOffsetsToTxn, B },
+    { 26, 0, 4, samsa_h_EndTxn, B },
+    { 28, 0, 4, samsa_h_TxnOffsetCommit, B },
     { 32, 0, 4, samsa_h_DescribeConfigs, B },
     { 33, 0, 2, samsa_h_AlterConfigs, B },
     { 35, 0, 4, samsa_h_DescribeLogDirs, B },
@@ -45,6 +49,8 @@ static const samsa_api_def_t  api_defs[] = {
     { 47, 0, 0, samsa_h_OffsetDelete, B },
     { 60, 0, 1, samsa_h_DescribeCluster, B },
     { 61, 0, 0, samsa_h_DescribeProducers, B },
+    { 65, 0, 0, samsa_h_DescribeTransactions, B },
+    { 66, 0, 1, samsa_h_ListTransactions, B },
 };
 
 void

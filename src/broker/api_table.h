@@ -86,5 +86,11 @@ void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_EndTxn(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

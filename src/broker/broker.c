@@ -258,12 +258,26 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
     return samsa_logmgr_open(&lcfg, &b->logs, errstr, errstr_size);
 }
 
+/* Produce's check of a transactional batch (broker.h's txn_verify): the
+ * partition must be in the producer's ongoing transaction (KIP-890
+ * part 1).  @thread handler */
+static samsa_err_t
+broker_txn_verify(void *ctx, samsa_slice_t txn_id, int64_t pid,
+                  int16_t epoch, const char *topic, int32_t partition)
+{
+    samsa_broker_t  *b = ctx;
+
+    return samsa_txn_partition_in_txn(b->txn, txn_id, pid, epoch,
+                                      samsa_slice_cstr(topic), partition);
+}
+
 samsa_err_t
 samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
                   const samsa_node_t *node, char *errstr, size_t errstr_size)
 {
     samsa_controller_conf_t  ccfg;
     samsa_grpcoord_conf_t    gcfg;
+    samsa_txncoord_conf_t    tcfg;
     samsa_err_t              err;
 
     memset(b, 0, sizeof(*b));
@@ -292,12 +306,29 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     gcfg.meta = b->meta;
     gcfg.ctrl = b->ctrl;
     gcfg.logs = b->logs;
-    return samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
+    err = samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    memset(&tcfg, 0, sizeof(tcfg));
+    tcfg.cfg = cfg;
+    tcfg.node_id = node->node_id;
+    tcfg.meta = b->meta;
+    tcfg.ctrl = b->ctrl;
+    tcfg.logs = b->logs;
+    tcfg.grp = b->grp;
+    err = samsa_txncoord_open(&tcfg, &b->txn, errstr, errstr_size);
+    if (err == SAMSA_ERR_NONE) {
+        b->txn_verify = broker_txn_verify;
+        b->txn_verify_ctx = b;
+    }
+    return err;
 }
 
 void
 samsa_broker_answer_waiting(samsa_broker_t *b)
 {
+    samsa_txncoord_stop(b->txn);
     samsa_grpcoord_answer_waiting(b->grp);
     /* The flusher must not look for the produce purgatory once it is gone;
      * this waits for a callback in progress. */
@@ -318,6 +349,8 @@ void
 samsa_broker_close(samsa_broker_t *b)
 {
     samsa_broker_answer_waiting(b);
+    samsa_txncoord_close(b->txn);
+    b->txn = NULL;
     samsa_grpcoord_close(b->grp);
     b->grp = NULL;
     samsa_pidmgr_free(b->pids);

@@ -1,8 +1,8 @@
 /*
  * broker/broker.h - what the broker's request handlers share: the node's
  * identity, the configuration, the metadata (image and controller), the
- * partition logs, the purgatories for delayed Produce and Fetch, and the
- * group coordinator.
+ * partition logs, the purgatories for delayed Produce and Fetch, the
+ * group coordinator and the transaction coordinator.
  * Threads: built by main before any server starts, torn down after every
  * handler stopped; the pointers are [const] in between, and each object
  * they point to is thread-safe on its own.
@@ -18,6 +18,7 @@
 #include "broker/node.h"
 #include "broker/pidmgr.h"
 #include "broker/purgatory.h"
+#include "broker/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
 #include "meta/meta.h"
@@ -30,8 +31,8 @@
  * the append and outside every log lock, for each partition whose first
  * batch is transactional.  Return SAMSA_ERR_NONE to let the append go on,
  * or the partition's error (INVALID_TXN_STATE, PRODUCER_FENCED, ...).
- * Not set (NULL) until the transaction coordinator exists: then every
- * transactional batch with a valid producer id and epoch is accepted. */
+ * samsa_broker_open() sets it to the transaction coordinator's check
+ * once the coordinator is open (NULL before: no check). */
 typedef samsa_err_t samsa_txn_verify_fn(void *ctx,
                                         samsa_slice_t transactional_id,
                                         int64_t producer_id,
@@ -51,6 +52,7 @@ typedef struct samsa_broker {
     samsa_txn_verify_fn   *txn_verify;  /* [const] set before the servers
                                            start; NULL: no check */
     void                  *txn_verify_ctx; /* [const] */
+    samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
 } samsa_broker_t;
 
 /* Open everything the handlers need, in order: the purgatories, the

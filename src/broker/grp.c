@@ -208,6 +208,7 @@ grp_free(samsa_grp_t *g)
         samsa_free(g->offsets[i].topic);
         samsa_free(g->offsets[i].metadata);
     }
+    samsa_grp_txn_offsets_free(g);
     samsa_free(g->members);
     samsa_free(g->pending);
     samsa_free(g->offsets);
@@ -272,9 +273,8 @@ samsa_grpcoord_group_count(samsa_grpcoord_t *gc)
     return n;
 }
 
-/* Every group with a ref each (a snapshot; *n set). */
-static samsa_grp_t **
-grp_snapshot(samsa_grpcoord_t *gc, size_t *n)
+samsa_grp_t **
+samsa_grp_snapshot(samsa_grpcoord_t *gc, size_t *n)
 {
     samsa_grp_t  **out;
     size_t         i;
@@ -419,7 +419,7 @@ samsa_grpcoord_answer_waiting(samsa_grpcoord_t *gc)
     }
     atomic_store(&gc->stopping, true);
     grp_expire_stop(gc);
-    all = grp_snapshot(gc, &n);
+    all = samsa_grp_snapshot(gc, &n);
     for (i = 0; i < n; i++) {
         pthread_mutex_lock(&all[i]->lock);
         samsa_grp_fail_waiting(all[i], SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
@@ -655,7 +655,92 @@ samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
         }
     }
     if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0) {
+        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0) {
+        samsa_grp_remove(g);
+    }
+    pthread_mutex_unlock(&g->lock);
+    samsa_grp_unref(g);
+}
+
+/* ---- TxnOffsetCommit ------------------------------------------------------ */
+
+/* Kafka's doTxnCommitOffsets checks (KIP-447), in its order. */
+static samsa_err_t
+grp_txn_commit_check(samsa_grp_t *g, const samsa_grp_txn_commit_req_t *rq)
+{
+    grp_member_t  *m;
+    size_t         i;
+
+    if (g->state == SAMSA_GRP_DEAD) {
+        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+    }
+    for (i = 0; rq->instance_id.ptr != NULL && i < g->nmembers; i++) {
+        m = g->members[i];
+        if (m->instance_id != NULL
+            && samsa_slice_eq_cstr(rq->instance_id, m->instance_id)
+            && !samsa_slice_eq_cstr(rq->member_id, m->member_id)) {
+            return SAMSA_ERR_FENCED_INSTANCE_ID;
+        }
+    }
+    if (rq->member_id.len > 0
+        && samsa_grp_member_find(g, rq->member_id.ptr, rq->member_id.len)
+               == NULL) {
+        return SAMSA_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (rq->generation >= 0 && rq->generation != g->generation) {
+        return SAMSA_ERR_ILLEGAL_GENERATION;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_grp_txn_commit(samsa_grpcoord_t *gc,
+                     const samsa_grp_txn_commit_req_t *rq,
+                     samsa_grp_offset_t *offs, size_t n)
+{
+    samsa_grp_t  *g;
+    samsa_err_t   err;
+    int64_t       now = samsa_wall_ms();
+    size_t        i;
+
+    if (rq->group_id.len == 0) {
+        for (i = 0; i < n; i++) {
+            offs[i].error = SAMSA_ERR_INVALID_GROUP_ID;
+        }
+        return;
+    }
+    grp_commit_validate(gc, offs, n);
+    if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
+        grp_commit_all(offs, n, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
+        return;
+    }
+    g = samsa_grp_get(gc, rq->group_id, true);
+    pthread_mutex_lock(&g->lock);
+    err = grp_txn_commit_check(g, rq);
+    for (i = 0; i < n && err == SAMSA_ERR_NONE; i++) {
+        offs[i].commit_timestamp_ms = now;
+    }
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_grpstore_write_txn_offsets(g, offs, n, now,
+                                               rq->producer_id,
+                                               rq->producer_epoch);
+    }
+    if (err != SAMSA_ERR_NONE) {
+        grp_commit_all(offs, n, err);
+    } else {
+        for (i = 0; i < n; i++) {
+            if (offs[i].error == SAMSA_ERR_NONE) {
+                samsa_grp_txn_offset_put(g, rq->producer_id,
+                                         offs[i].topic.ptr, offs[i].topic.len,
+                                         offs[i].partition, offs[i].offset,
+                                         offs[i].leader_epoch,
+                                         offs[i].metadata.ptr,
+                                         offs[i].metadata.len, now);
+            }
+        }
+    }
+    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
+        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0) {
         samsa_grp_remove(g);
     }
     pthread_mutex_unlock(&g->lock);
@@ -831,7 +916,7 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
     size_t         i, j, n, k = 0;
     bool           want;
 
-    all = grp_snapshot(gc, &n);
+    all = samsa_grp_snapshot(gc, &n);
     *out = samsa_arena_calloc(arena, n + 1, sizeof(**out));
     for (i = 0; i < n; i++) {
         pthread_mutex_lock(&all[i]->lock);
@@ -1047,7 +1132,7 @@ samsa_grpcoord_expire(samsa_grpcoord_t *gc, int64_t now_ms,
     samsa_grp_t  **all;
     size_t         i, n, expired = 0, removed = 0;
 
-    all = grp_snapshot(gc, &n);
+    all = samsa_grp_snapshot(gc, &n);
     for (i = 0; i < n; i++) {
         removed += grp_expire_one(all[i], now_ms, retention_ms, &expired);
         samsa_grp_unref(all[i]);

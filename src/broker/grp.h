@@ -231,6 +231,44 @@ samsa_err_t samsa_grp_delete_offsets(samsa_grpcoord_t *gc,
                                      samsa_slice_t group_id,
                                      samsa_grp_offset_t *offs, size_t n);
 
+/* ---- transactional offsets (KIP-98) --------------------------------------- */
+
+/* The partition of __consumer_offsets that holds group_id. */
+int32_t samsa_grpcoord_partition_for(samsa_grpcoord_t *gc,
+                                     samsa_slice_t group_id);
+
+typedef struct samsa_grp_txn_commit_req {
+    samsa_slice_t  group_id;
+    int32_t        generation;              /* -1: not checked */
+    samsa_slice_t  member_id;               /* "": not checked */
+    samsa_slice_t  instance_id;             /* ptr NULL: none */
+    int64_t        producer_id;
+    int16_t        producer_epoch;
+} samsa_grp_txn_commit_req_t;
+
+/* Kafka's handleTxnCommitOffsets: the member checks of KIP-447 (when a
+ * member id or generation is given), then the offsets are written to
+ * __consumer_offsets in a transactional batch and kept pending: OffsetFetch
+ * shows them only once the commit marker is written
+ * (samsa_grp_txn_complete).  Each offset's error is set. */
+void samsa_grp_txn_commit(samsa_grpcoord_t *gc,
+                          const samsa_grp_txn_commit_req_t *rq,
+                          samsa_grp_offset_t *offs, size_t n);
+
+/* A commit (or abort) marker of producer_id was written to partition of
+ * __consumer_offsets: its pending offsets in the groups of that
+ * partition become committed offsets (or are dropped).
+ * @thread txnmarker  @locks the groups' taken */
+void samsa_grp_txn_complete(samsa_grpcoord_t *gc, int32_t partition,
+                            int64_t producer_id, bool commit);
+
+/* OffsetFetch's RequireStable (v7+): each of the n offsets of group_id
+ * with a pending transactional commit gets UNSTABLE_OFFSET_COMMIT and
+ * offset -1. */
+void samsa_grp_offsets_mark_unstable(samsa_grpcoord_t *gc,
+                                     samsa_slice_t group_id,
+                                     samsa_grp_offset_t *offs, size_t n);
+
 /* ---- admin -------------------------------------------------------------- */
 
 typedef struct samsa_grp_listed {

@@ -64,6 +64,14 @@ typedef struct grp_offset {
     int64_t    expire_ts_ms;                /* -1: by group emptiness */
 } grp_offset_t;
 
+/* An offset committed in an open transaction (TxnOffsetCommit): kept
+ * apart until the transaction's marker reaches the group's partition of
+ * __consumer_offsets.  [lock] */
+typedef struct grp_txn_offset {
+    int64_t        producer_id;
+    grp_offset_t   o;
+} grp_txn_offset_t;
+
 typedef struct grp_join_op grp_join_op_t;
 
 struct samsa_grp {
@@ -91,6 +99,8 @@ struct samsa_grp {
                                                cleared on completion) */
     grp_offset_t        *offsets;
     size_t               noffsets;
+    grp_txn_offset_t    *txn_offsets;       /* pending, in commit order */
+    size_t               ntxn_offsets;
     bool                 in_table;          /* [table lock] */
 };
 
@@ -146,6 +156,10 @@ void samsa_grp_remove(samsa_grp_t *grp);
 
 void samsa_grp_set_state(samsa_grp_t *grp, samsa_grp_state_t state);
 
+/* Every group with a ref each; *n set (free the array with samsa_free
+ * after unref'ing each). */
+samsa_grp_t **samsa_grp_snapshot(samsa_grpcoord_t *gc, size_t *n);
+
 grp_offset_t *samsa_grp_offset_find(samsa_grp_t *grp, const char *topic,
                                     size_t topic_len, int32_t partition);
 
@@ -174,6 +188,22 @@ void samsa_grp_member_touch(samsa_grp_t *grp, grp_member_t *m);
  * (coordinator shutdown).  @locks grp held */
 void samsa_grp_fail_waiting(samsa_grp_t *grp, samsa_err_t err);
 
+/* ---- grptxn.c ------------------------------------------------------------ */
+
+/* Keep one pending transactional offset of producer_id (copies). */
+void samsa_grp_txn_offset_put(samsa_grp_t *grp, int64_t producer_id,
+                              const char *topic, size_t topic_len,
+                              int32_t partition, int64_t offset,
+                              int32_t leader_epoch, const char *metadata,
+                              size_t metadata_len, int64_t commit_ts_ms);
+
+/* Commit (move to the offsets) or drop producer_id's pending offsets.
+ * @locks grp held */
+void samsa_grp_txn_apply(samsa_grp_t *grp, int64_t producer_id, bool commit);
+
+/* Free every pending offset (group teardown). */
+void samsa_grp_txn_offsets_free(samsa_grp_t *grp);
+
 /* ---- grpstore.c ----------------------------------------------------------- */
 
 /* Append the group's metadata (members and assignments) to its
@@ -184,6 +214,12 @@ SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_group(samsa_grp_t *grp);
 SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_offsets(
     samsa_grp_t *grp, const samsa_grp_offset_t *offs, size_t n,
     int64_t now_ms, int64_t expire_ts_ms);
+
+/* Append offset commits of a transaction: one transactional batch with
+ * the producer's id and epoch (Kafka's TxnOffsetCommit append). */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_txn_offsets(
+    samsa_grp_t *grp, const samsa_grp_offset_t *offs, size_t n,
+    int64_t now_ms, int64_t producer_id, int16_t producer_epoch);
 
 /* Append tombstones: the group's metadata (with_group) and the offsets
  * offs[i] for which which[i] (NULL: all n). */

@@ -70,9 +70,11 @@ grpstore_key_group(samsa_buf_t *buf, const char *group)
     samsa_GroupMetadataKey_encode(&wr, GRPSTORE_KEY_GROUP, &k);
 }
 
-/* Append recs as one batch to the group's partition. */
+/* Append recs as one batch to the group's partition; pid >= 0 makes it
+ * a transactional batch of that producer id and epoch. */
 static samsa_err_t
-grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n)
+grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
+                int16_t epoch)
 {
     samsa_grpcoord_t            *gc = g->gc;
     samsa_plog_append_opts_t     opts;
@@ -119,6 +121,10 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n)
                                      ? (const void *) recs[i].value.data
                                      : (const void *) ""),
             recs[i].value.len, NULL, 0, &used));
+    }
+    if (pid >= 0) {
+        samsa_recbuild_set_producer(&rb, pid, epoch, SAMSA_RECBATCH_NO_SEQ,
+                                    true);
     }
     err = samsa_recbuild_close(&rb, &scratch);
     if (err == SAMSA_ERR_NONE) {
@@ -202,16 +208,17 @@ samsa_grpstore_write_group(samsa_grp_t *g)
     samsa_wr_init(&wr, &rec.value);
     samsa_wr_i16(&wr, GRPSTORE_VALUE_GROUP);
     samsa_GroupMetadataValue_encode(&wr, GRPSTORE_VALUE_GROUP, &v);
-    err = grpstore_append(g, &rec, 1);
+    err = grpstore_append(g, &rec, 1, -1, -1);
     samsa_buf_fini(&rec.key);
     samsa_buf_fini(&rec.value);
     samsa_free(mm);
     return err;
 }
 
-samsa_err_t
-samsa_grpstore_write_offsets(samsa_grp_t *g, const samsa_grp_offset_t *offs,
-                             size_t n, int64_t now_ms, int64_t expire_ts_ms)
+static samsa_err_t
+grpstore_write_offsets(samsa_grp_t *g, const samsa_grp_offset_t *offs,
+                       size_t n, int64_t now_ms, int64_t expire_ts_ms,
+                       int64_t pid, int16_t epoch)
 {
     samsa_OffsetCommitValue_t  v;
     grpstore_rec_t            *recs = samsa_calloc(n + 1, sizeof(*recs));
@@ -241,9 +248,24 @@ samsa_grpstore_write_offsets(samsa_grp_t *g, const samsa_grp_offset_t *offs,
         samsa_OffsetCommitValue_encode(&wr, ver, &v);
         k++;
     }
-    err = grpstore_append(g, recs, k);
+    err = grpstore_append(g, recs, k, pid, epoch);
     grpstore_recs_free(recs, n + 1);
     return err;
+}
+
+samsa_err_t
+samsa_grpstore_write_offsets(samsa_grp_t *g, const samsa_grp_offset_t *offs,
+                             size_t n, int64_t now_ms, int64_t expire_ts_ms)
+{
+    return grpstore_write_offsets(g, offs, n, now_ms, expire_ts_ms, -1, -1);
+}
+
+samsa_err_t
+samsa_grpstore_write_txn_offsets(samsa_grp_t *g,
+                                 const samsa_grp_offset_t *offs, size_t n,
+                                 int64_t now_ms, int64_t pid, int16_t epoch)
+{
+    return grpstore_write_offsets(g, offs, n, now_ms, -1, pid, epoch);
 }
 
 samsa_err_t
@@ -264,7 +286,7 @@ samsa_grpstore_write_tombstones(samsa_grp_t *g, bool with_group,
         grpstore_key_group(&recs[k].key, g->id);
         recs[k++].tombstone = true;
     }
-    err = grpstore_append(g, recs, k);
+    err = grpstore_append(g, recs, k, -1, -1);
     grpstore_recs_free(recs, n + 2);
     return err;
 }
@@ -273,7 +295,8 @@ samsa_grpstore_write_tombstones(samsa_grp_t *g, bool with_group,
 
 static void
 grpstore_load_offset(samsa_grpcoord_t *gc, samsa_rd_t *krd, int16_t kver,
-                     const samsa_record_t *rec, samsa_arena_t *arena)
+                     const samsa_record_t *rec, int64_t pid,
+                     samsa_arena_t *arena)
 {
     samsa_OffsetCommitKey_t    k;
     samsa_OffsetCommitValue_t  v;
@@ -303,14 +326,20 @@ grpstore_load_offset(samsa_grpcoord_t *gc, samsa_rd_t *krd, int16_t kver,
         vver = samsa_rd_i16(&vrd);
         samsa_OffsetCommitValue_init(&v);
         if (samsa_OffsetCommitValue_decode(&vrd, vver, arena, &v)
-            == SAMSA_ERR_NONE) {
+            != SAMSA_ERR_NONE) {
+            samsa_warn("group %s: skipping an offset value that does not "
+                       "decode", g->id);
+        } else if (pid >= 0) {
+            /* a transaction's: pending until its marker */
+            samsa_grp_txn_offset_put(g, pid, k.Topic.ptr, k.Topic.len,
+                                     k.Partition, v.Offset, v.LeaderEpoch,
+                                     v.Metadata.ptr, v.Metadata.len,
+                                     v.CommitTimestamp);
+        } else {
             samsa_grp_offset_put(g, k.Topic.ptr, k.Topic.len, k.Partition,
                                  v.Offset, v.LeaderEpoch, v.Metadata.ptr,
                                  v.Metadata.len, v.CommitTimestamp,
                                  v.ExpireTimestamp);
-        } else {
-            samsa_warn("group %s: skipping an offset value that does not "
-                       "decode", g->id);
         }
     }
     pthread_mutex_unlock(&g->lock);
@@ -429,7 +458,8 @@ grpstore_load_group(samsa_grpcoord_t *gc, samsa_rd_t *krd,
 }
 
 static void
-grpstore_load_record(samsa_grpcoord_t *gc, const samsa_record_t *rec)
+grpstore_load_record(samsa_grpcoord_t *gc, const samsa_record_t *rec,
+                     int64_t pid)
 {
     samsa_arena_t  arena;
     samsa_rd_t     krd;
@@ -442,18 +472,37 @@ grpstore_load_record(samsa_grpcoord_t *gc, const samsa_record_t *rec)
     samsa_rd_init(&krd, rec->Key, (size_t) rec->KeyLen);
     kver = samsa_rd_i16(&krd);
     if (krd.err == SAMSA_ERR_NONE && (kver == 0 || kver == 1)) {
-        grpstore_load_offset(gc, &krd, kver, rec, &arena);
+        grpstore_load_offset(gc, &krd, kver, rec, pid, &arena);
     } else if (krd.err == SAMSA_ERR_NONE && kver == GRPSTORE_KEY_GROUP) {
         grpstore_load_group(gc, &krd, rec, &arena);
     }
     samsa_arena_fini(&arena);
 }
 
-/* Replay the batches in buf (len bytes); returns the offset after the
- * last whole batch (from if none). */
+/* A transaction marker in partition p: the producer's pending offsets in
+ * the partition's groups are committed or dropped. */
+static void
+grpstore_load_marker(samsa_grpcoord_t *gc, int32_t p, const uint8_t *batch,
+                     size_t size, int64_t pid)
+{
+    samsa_record_it_t  it;
+    samsa_record_t     rec;
+
+    samsa_record_it_init(&it, batch, size);
+    if (samsa_record_it_next(&it, &rec) && rec.Key != NULL
+        && rec.KeyLen >= 4) {
+        /* ControlRecordType key: version i16, type i16 (0 abort, 1
+         * commit) */
+        samsa_grp_txn_complete(gc, p, pid,
+                               ((rec.Key[2] << 8) | rec.Key[3]) == 1);
+    }
+}
+
+/* Replay the batches in buf (len bytes) of partition p; returns the offset
+ * after the last whole batch (from if none). */
 static int64_t
-grpstore_load_batches(samsa_grpcoord_t *gc, const uint8_t *buf, size_t len,
-                      int64_t from)
+grpstore_load_batches(samsa_grpcoord_t *gc, int32_t p, const uint8_t *buf,
+                      size_t len, int64_t from)
 {
     samsa_batch_hdr_t  hdr;
     samsa_record_it_t  it;
@@ -470,10 +519,14 @@ grpstore_load_batches(samsa_grpcoord_t *gc, const uint8_t *buf, size_t len,
         if (samsa_batch_codec(&hdr) != 0) {
             samsa_warn("%s: skipping a compressed batch at offset %lld",
                        SAMSA_GRP_OFFSETS_TOPIC, (long long) hdr.BaseOffset);
-        } else if (!samsa_batch_is_control(&hdr)) {
+        } else if (samsa_batch_is_control(&hdr)) {
+            grpstore_load_marker(gc, p, buf + at, size, hdr.ProducerId);
+        } else {
             samsa_record_it_init(&it, buf + at, size);
             while (samsa_record_it_next(&it, &rec)) {
-                grpstore_load_record(gc, &rec);
+                grpstore_load_record(gc, &rec,
+                                     samsa_batch_is_transactional(&hdr)
+                                         ? hdr.ProducerId : -1);
             }
         }
         next = samsa_batch_last_offset(&hdr) + 1;
@@ -511,7 +564,8 @@ grpstore_load_partition(samsa_grpcoord_t *gc, samsa_plog_t *plog)
             samsa_free(buf);
             return SAMSA_ERR__IO;
         }
-        next = grpstore_load_batches(gc, buf, region.len, off);
+        next = grpstore_load_batches(gc, samsa_plog_partition(plog), buf,
+                                     region.len, off);
         samsa_plog_region_release(&region);
         if (next <= off) {
             break;                      /* nothing whole: stop here */
@@ -533,7 +587,7 @@ grpstore_load_finish(samsa_grpcoord_t *gc)
     pthread_mutex_lock(&gc->table_lock);
     while (i < gc->ngroups) {
         g = gc->groups[i];
-        if (g->nmembers == 0 && g->noffsets == 0) {
+        if (g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0) {
             memmove(&gc->groups[i], &gc->groups[i + 1],
                     (gc->ngroups - i - 1) * sizeof(*gc->groups));
             gc->ngroups--;

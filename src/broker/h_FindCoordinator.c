@@ -2,14 +2,15 @@
  * broker/h_FindCoordinator.c - FindCoordinator (key 10), v0-v4 (v4: a
  * batch of keys, KIP-699).  Key type 0 (GROUP): this node coordinates
  * every group; __consumer_offsets is created on first use (Kafka creates
- * it here too).  Key type 1 (TRANSACTION) gets COORDINATOR_NOT_AVAILABLE
- * until the transaction coordinator exists (issue 5); other key types
- * INVALID_REQUEST.
+ * it here too).  Key type 1 (TRANSACTION): this node coordinates every
+ * transactional id; __transaction_state is created on first use.  Other
+ * key types get INVALID_REQUEST.
  * Threads: handler.
  */
 #include "broker/api_table.h"
 
 #include "broker/grp.h"
+#include "broker/txn.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/FindCoordinator.h"
@@ -37,24 +38,22 @@ findcoord_one(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
     a->host = "";
     a->port = -1;
     a->message = NULL;
-    if (key_type == KEY_TYPE_TRANSACTION) {
-        /* TODO(#5): the transaction coordinator */
-        a->error = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-        a->message = "transactions are not supported yet";
-        return;
-    }
-    if (key_type != KEY_TYPE_GROUP) {
+    if (key_type != KEY_TYPE_GROUP && key_type != KEY_TYPE_TRANSACTION) {
         a->error = SAMSA_ERR_INVALID_REQUEST;
         a->message = "unknown coordinator key type";
         return;
     }
     if (key.len == 0) {
         a->error = SAMSA_ERR_INVALID_REQUEST;
-        a->message = "empty group id";
+        a->message = key_type == KEY_TYPE_GROUP ? "empty group id"
+                                                : "empty transactional id";
         return;
     }
-    if (ep == NULL || samsa_grpcoord_ensure_topic(apis->broker->grp)
-                          != SAMSA_ERR_NONE) {
+    if (ep == NULL
+        || (key_type == KEY_TYPE_GROUP
+                ? samsa_grpcoord_ensure_topic(apis->broker->grp)
+                : samsa_txncoord_ensure_topic(apis->broker->txn))
+               != SAMSA_ERR_NONE) {
         a->error = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
         return;
     }

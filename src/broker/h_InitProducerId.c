@@ -11,14 +11,13 @@
  * here).  An empty transactional id is INVALID_REQUEST.
  *
  * With a transactional id the transaction coordinator answers (fencing,
- * epoch bumps, aborting the open transaction): initpid_transactional()
- * below is its call point and answers COORDINATOR_NOT_AVAILABLE until the
- * coordinator exists (issue 5, branch txn).
+ * epoch bumps, aborting the open transaction): initpid_transactional().
  * Threads: handler.
  */
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "broker/txn.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/InitProducerId.h"
@@ -43,17 +42,34 @@ initpid_error(samsa_InitProducerIdResponse_t *m, samsa_err_t err)
     m->ProducerEpoch = -1;
 }
 
-/* The transaction coordinator's part: InitProducerId for a transactional
- * id.  TODO(#5): the coordinator (branch txn) takes the request from
- * here; until then there is none to answer. */
+/* The transaction coordinator's part (broker/txn.h): fencing, KIP-360
+ * epoch bumps, aborting an open transaction, CONCURRENT_TRANSACTIONS
+ * while it completes.  PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before
+ * v4 (KIP-588). */
 static void
 initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
                       const samsa_InitProducerIdRequest_t *rq,
                       samsa_InitProducerIdResponse_t *m)
 {
-    (void) apis;
-    (void) rq;
-    initpid_error(m, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
+    int16_t      v = req->hdr.ApiVersion;
+    int64_t      pid = -1;
+    int16_t      epoch = -1;
+    samsa_err_t  err;
+
+    err = samsa_txn_init_producer_id(apis->broker->txn, rq->TransactionalId,
+                                     rq->TransactionTimeoutMs,
+                                     v >= 3 ? rq->ProducerId : -1,
+                                     v >= 3 ? rq->ProducerEpoch : -1, &pid,
+                                     &epoch);
+    if (err == SAMSA_ERR_PRODUCER_FENCED && v < 4) {
+        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        initpid_error(m, err);
+    } else {
+        m->ProducerId = pid;
+        m->ProducerEpoch = epoch;
+    }
     initpid_send(req, m);
 }
 

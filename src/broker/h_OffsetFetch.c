@@ -76,7 +76,8 @@ typedef struct offsetfetch_group {
 /* The flat list for the asked topics (topics_cnt -1: all). */
 static void
 offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
-                const offsetfetch_ask_t *a, offsetfetch_group_t *out)
+                const offsetfetch_ask_t *a, bool require_stable,
+                offsetfetch_group_t *out)
 {
     const samsa_slice_t   *names = a->names;
     const int32_t *const  *parts = a->parts;
@@ -103,6 +104,10 @@ offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
     out->error = samsa_grp_fetch_offsets(apis->broker->grp, group,
                                          ntopics < 0, &req->arena,
                                          &out->offs, &out->n);
+    if (require_stable && out->error == SAMSA_ERR_NONE) {
+        samsa_grp_offsets_mark_unstable(apis->broker->grp, group, out->offs,
+                                        out->n);
+    }
     /* distinct topics in order of first appearance */
     out->topic_first = samsa_arena_calloc(&req->arena, out->n + 1,
                                           sizeof(*out->topic_first));
@@ -214,7 +219,8 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
     samsa_OffsetFetchResponse_init(&m);
     if (v <= 7) {
         offsetfetch_ask_old(req, &rq, &a);
-        offsetfetch_one(apis, req, rq.GroupId, &a, &g);
+        offsetfetch_one(apis, req, rq.GroupId, &a, v >= 7 && rq.RequireStable,
+                        &g);
         offsetfetch_fill_old(req, &g, &m);
     } else {
         m.Groups_cnt = rq.Groups_cnt > 0 ? rq.Groups_cnt : 0;
@@ -222,7 +228,8 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
                                       sizeof(*m.Groups));
         for (i = 0; i < m.Groups_cnt; i++) {
             offsetfetch_ask_group(req, &rq.Groups[i], &a);
-            offsetfetch_one(apis, req, rq.Groups[i].GroupId, &a, &g);
+            offsetfetch_one(apis, req, rq.Groups[i].GroupId, &a,
+                            rq.RequireStable, &g);
             offsetfetch_fill_group(req, rq.Groups[i].GroupId, &g,
                                    &m.Groups[i]);
         }

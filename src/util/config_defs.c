@@ -1069,7 +1069,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "50",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Partitions of __transaction_state.",
     },
     {
@@ -1078,7 +1078,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "3",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = 32767,
-        .implemented = false,
+        .implemented = true,
         .doc = "Replication factor of __transaction_state.",
     },
     {
@@ -1096,7 +1096,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "104857600",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Segment size of __transaction_state.",
     },
     {
@@ -1114,7 +1114,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "900000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Longest transaction timeout a producer may ask for.",
     },
     {
@@ -1123,7 +1123,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "604800000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Idle time after which a transactional id expires.",
     },
     {
@@ -1132,7 +1132,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "10000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often timed-out transactions are aborted.",
     },
     {
@@ -1141,7 +1141,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "3600000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often expired transactional ids are removed.",
     },
     {

@@ -20,6 +20,7 @@ over the raw protocol (kwire):
 import signal
 
 import kwire
+import test_txn as txn
 from samsa_harness import T
 
 TOPIC = "idem"
@@ -79,9 +80,12 @@ def test_init_producer_id(samsa):
         seen.add(r["producer_id"])
         r = kwire.init_producer_id(c, version=4, transactional_id="")
         assert r["error_code"] == kwire.ERR_INVALID_REQUEST
+        # a transactional id: the transaction coordinator's fresh id
         r = kwire.init_producer_id(c, version=4, transactional_id="tx-1")
-        assert r["error_code"] == kwire.ERR_COORDINATOR_NOT_AVAILABLE
-        assert r["producer_id"] == -1
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        assert r["producer_id"] >= 0 and r["producer_id"] not in seen
+        assert r["producer_epoch"] == 0
+        seen.add(r["producer_id"])
         versions = c.api_versions(3)["api_keys"]
         assert versions[kwire.API_INIT_PRODUCER_ID] == (0, 5)
         assert versions[kwire.API_DESCRIBE_PRODUCERS] == (0, 0)
@@ -151,7 +155,11 @@ def test_open_transaction_holds_the_lso(samsa):
     srv = samsa.start()
     make_topic(srv)
     with srv.connect(timeout=T(5)) as c:
-        pid = kwire.init_producer_id(c)["producer_id"]
+        # the transaction coordinator's producer id, with the partition added
+        # to the transaction (KIP-890 part 1 refuses it otherwise)
+        err, pid, epoch = txn.init_pid(c, "tx-1")
+        assert (err, epoch) == (0, 0), kwire.error_name(err)
+        assert txn.add_partitions(c, "tx-1", pid, 0, {TOPIC: [0]}) == {(TOPIC, 0): 0}
         assert produce(c, kwire.encode_batch([kwire.Record(b"p0"), kwire.Record(b"p1")]))["base_offset"] == 0
         txb = batch(pid, 0, 0, 2, b"t", transactional=True)
         r = produce(c, txb)                         # no transactional id
