@@ -126,8 +126,10 @@ class Server:
         self.use_ports = use_ports
         self.proc = None
         self.port, self.controller_port = ports or (None, None)
-        # metrics.listener: a free port per launch unless the test set it
-        self.metrics_auto = "metrics.listener" not in self.overrides
+        # metrics.listener: a free port per launch unless the test set it or
+        # starts the server with no arguments at all (the defaults' test)
+        self.metrics_auto = ("metrics.listener" not in self.overrides
+                             and (use_ports or bool(self.overrides)))
         self.metrics_port = None
         self.stderr_path = None
         self.stdout_path = None
