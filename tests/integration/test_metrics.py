@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -205,7 +206,28 @@ def test_values_move_under_load(server):
         c.wait_topic(topic, 3, timeout=T(10))
     before = scrape(server)
     assert val(before, "samsa_topic_messages_in_total", topic=topic) == 0
-    produce(server, topic, RECORDS)
+    # scrape while the load runs (the metrics thread reads what the network
+    # and handler threads write: the sanitizer builds check it); the counter
+    # only grows
+    seen, problems, stop = [], [], threading.Event()
+
+    def scraper():
+        try:
+            while not stop.is_set():
+                seen.append(val(scrape(server), "samsa_topic_messages_in_total",
+                                topic=topic))
+                json.loads(http(server, "/api/status")[1])
+        except Exception as e:          # reported below, not lost
+            problems.append(repr(e))
+    t = threading.Thread(target=scraper)
+    t.start()
+    try:
+        produce(server, topic, RECORDS)
+    finally:
+        stop.set()
+        t.join(T(30))
+    assert not problems, problems
+    assert len(seen) >= 1 and seen == sorted(seen), seen
     after = scrape(server)
 
     # exactly the records produced, in the topic's counter and its logs
