@@ -184,6 +184,15 @@ httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
     return httpd_text(c, MHD_HTTP_OK, "%s\n", samsa_diag_level_name(level));
 }
 
+/* Whether the query string names key (with or without a value). */
+static bool
+httpd_has_arg(struct MHD_Connection *c, const char *key)
+{
+    return MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, key,
+                                         strlen(key), NULL, NULL)
+           == MHD_YES;
+}
+
 static enum MHD_Result
 httpd_get(samsa_httpd_t *h, struct MHD_Connection *c, const char *url)
 {
@@ -202,10 +211,10 @@ httpd_get(samsa_httpd_t *h, struct MHD_Connection *c, const char *url)
                           (void *) samsa_status_html,
                           samsa_status_html_len, MHD_RESPMEM_PERSISTENT);
     }
-    if (strcmp(url, "/health") == 0) {
+    if (strcmp(url, "/health") == 0 && !httpd_has_arg(c, "ready")) {
         return httpd_text(c, MHD_HTTP_OK, "ok\n");
     }
-    if (strcmp(url, "/ready") == 0) {
+    if (strcmp(url, "/ready") == 0 || strcmp(url, "/health") == 0) {
         if (samsa_metrics_is_ready(h->metrics)) {
             return httpd_text(c, MHD_HTTP_OK, "ready\n");
         }

@@ -113,6 +113,7 @@ def test_promtext_rejects(what):
 def test_endpoints(server):
     assert http(server, "/health")[:2] == (200, "ok\n")
     assert http(server, "/ready")[:2] == (200, "ready\n")
+    assert http(server, "/health?ready")[:2] == (200, "ready\n")
     status, text, headers = http(server, "/")
     assert status == 200 and "<canvas" in text and "/api/status" in text
     assert headers["Content-Type"].startswith("text/html")
