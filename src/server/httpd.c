@@ -92,7 +92,7 @@ bad:
     return SAMSA_ERR__CONFIG;
 }
 
-/* ---- responses ---------------------------------------------------------- */
+/* ---- responses ----------------------------------------------------------- */
 
 static enum MHD_Result
 httpd_send(struct MHD_Connection *c, unsigned code, const char *type,
@@ -150,7 +150,7 @@ httpd_buf(struct MHD_Connection *c, const char *type, samsa_buf_t *buf)
     return httpd_send(c, MHD_HTTP_OK, type, data, len, MHD_RESPMEM_MUST_FREE);
 }
 
-/* ---- endpoints ---------------------------------------------------------- */
+/* ---- endpoints ----------------------------------------------------------- */
 
 static enum MHD_Result
 httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
@@ -303,7 +303,7 @@ httpd_log(void *cls, const char *fmt, va_list ap)
     samsa_debug("metrics listener: %s", msg);
 }
 
-/* ---- life ----------------------------------------------------------------- */
+/* ---- life ---------------------------------------------------------------- */
 
 static void *
 httpd_main(void *arg)

@@ -47,7 +47,7 @@ struct samsa_metrics {
     pthread_mutex_t    lock;            /* guards the servers' windows */
 };
 
-/* ---- snapshot -------------------------------------------------------------- */
+/* ---- snapshot ------------------------------------------------------------ */
 
 typedef struct metrics_part {
     const char          *topic;         /* the image's */
@@ -331,7 +331,7 @@ metrics_snap_free(metrics_snap_t *snap)
     samsa_arena_fini(&snap->arena);
 }
 
-/* ---- process --------------------------------------------------------------- */
+/* ---- process ------------------------------------------------------------- */
 
 typedef struct metrics_proc {
     int64_t  rss_bytes;
@@ -382,7 +382,7 @@ metrics_proc_read(metrics_proc_t *pr)
     }
 }
 
-/* ---- text helpers ------------------------------------------------------------ */
+/* ---- text helpers -------------------------------------------------------- */
 
 static void mx_printf(samsa_buf_t *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -436,7 +436,7 @@ mx_double(samsa_buf_t *out, double v)
     mx_printf(out, "%.15g", v);
 }
 
-/* ---- Prometheus: requests ---------------------------------------------------- */
+/* ---- Prometheus: requests ------------------------------------------------ */
 
 static const char *const  mx_phase_help[SAMSA_PHASE_COUNT] = {
     "Time a request waited in the request queue (RequestQueueTimeMs).",
@@ -560,7 +560,7 @@ mx_histograms(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
     }
 }
 
-/* ---- Prometheus: socket servers --------------------------------------------- */
+/* ---- Prometheus: socket servers ------------------------------------------ */
 
 static void
 mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
@@ -711,7 +711,7 @@ mx_connections(samsa_metrics_t *m, samsa_buf_t *out, bool created)
     }
 }
 
-/* ---- Prometheus: topics, partitions, purgatories, groups ------------------ */
+/* ---- Prometheus: topics, partitions, purgatories, groups ----------------- */
 
 typedef enum mx_topic_field {
     MX_MESSAGES_IN,
@@ -941,7 +941,7 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     metrics_snap_free(&snap);
 }
 
-/* ---- JSON for the status page ------------------------------------------------ */
+/* ---- JSON for the status page -------------------------------------------- */
 
 static void
 js_str(samsa_buf_t *out, const char *s)
