@@ -12,6 +12,7 @@
 #   flush    flush.messages=1 topic vs fio fdatasync at 1 MiB writes
 #   e2e      end-to-end latency at 2,000 records/s, linger.ms=0
 #   startup  start-to-serving on an empty data dir, then idle RSS
+#   metrics  rdk_perf produce with /metrics scraped every second vs not
 #
 # Every row runs RUNS times (default 3), alternating the order of the
 # targets; each run's raw output lands in OUT/raw/SECTION/ROW/TARGET.N.*
@@ -33,7 +34,7 @@ RUNS=${RUNS:-3}
 SCALE=${SCALE:-1}
 PAUSE=${PAUSE:-1}
 MAX_SECONDS=${MAX_SECONDS:-1800}
-ALL_SECTIONS="machine ingest perf memory consume flush e2e startup"
+ALL_SECTIONS="machine ingest perf memory consume flush e2e startup metrics"
 
 while getopts "B:o:r:h" opt; do
     case $opt in
@@ -132,9 +133,10 @@ samsa_start() {
     shift
     for try in 1 2 3; do
         rm -rf "$dir"; mkdir -p "$dir"
-        port=$(free_port); cport=$(free_port)
+        port=$(free_port); cport=$(free_port); MP=$(free_port)
         "$SERVER" --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-                  --override "log.dirs=$dir/data" --override log.segment.delete.delay.ms=0 "$@" \
+                  --override "log.dirs=$dir/data" --override log.segment.delete.delay.ms=0 \
+                  --override "metrics.listener=http://127.0.0.1:$MP" "$@" \
                   >"$dir/stdout" 2>"$dir/stderr" &
         SAMSA_PID=$!
         SAMSA_DIR=$dir
@@ -440,7 +442,7 @@ sec_startup() {
         record startup empty samsa "$run" 30 \
             "$RDK" startup --port "$port" --timeout-ms 10000 --json -- "$SERVER" \
                 --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-                --override "log.dirs=$dir/data"
+                --override "log.dirs=$dir/data" --override "metrics.listener=http://127.0.0.1:0"
         pid=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["pid"])' \
                 "$OUT/raw/startup/empty/samsa.$run.json" 2>/dev/null || true)
         [ -n "$pid" ] || continue
@@ -453,6 +455,39 @@ sec_startup() {
         kill -TERM "$pid"
         pid_gone "$pid" 15 || { log "BUG? samsa-server $pid alive 15 s after SIGTERM"; kill -KILL "$pid"; }
     done
+}
+
+# Issue 8: throughput with /metrics scraped every second (as Prometheus
+# would, by bench/scrape.py) vs not scraped, same server, alternating.
+sec_metrics() {
+    local size parts row n run tgt topic sp
+    samsa_start metrics
+    for size in 100 1024; do for parts in 1 6; do
+        row=s$size-a1-p$parts
+        n=$(records_for $size)
+        for run in $(seq 1 "$RUNS"); do
+            for tgt in $(order "$run" quiet scraped); do
+                topic=mx-$row-$tgt-$run
+                quiet "$RDK" create -b "$SB" -t "$topic" -p "$parts"
+                sp=""
+                if [ "$tgt" = scraped ]; then
+                    mkdir -p "$OUT/raw/metrics-scrapes/$row"
+                    python3 "$REPO/bench/scrape.py" "http://127.0.0.1:$MP/metrics" 1 \
+                        >"$OUT/raw/metrics-scrapes/$row/scraped.$run.out" 2>&1 &
+                    sp=$!
+                    EXTRA_PIDS="$EXTRA_PIDS $sp"
+                fi
+                CPU_PID=$SAMSA_PID record metrics "$row" "$tgt" "$run" 120 \
+                    "$RDK" produce -b "$SB" -t "$topic" -n "$n" -s "$size" -a 1 --json
+                if [ -n "$sp" ]; then
+                    kill -TERM "$sp" 2>/dev/null || true
+                    wait "$sp" 2>/dev/null || true
+                fi
+                quiet "$RDK" delete -b "$SB" -t "$topic"
+            done
+        done
+    done; done
+    samsa_stop
 }
 
 log "results in $OUT (work dir $WORK)"

@@ -294,6 +294,37 @@ def startup(runs):
             table(["what", "median (min–max)", "target (≤ 50 ms, ≤ 20 MB)"], rows))
 
 
+def metrics(runs, out):
+    rows = []
+    for row in row_keys(runs, "metrics"):
+        q = runs.get(("metrics", row, "quiet"))
+        sc = runs.get(("metrics", row, "scraped"))
+        qv, sv = values(q, "records_per_sec"), values(sc, "records_per_sec")
+        r = ratio(sv, qv)
+        scr = []
+        for path in sorted(glob.glob(os.path.join(out, "raw", "metrics-scrapes", row,
+                                                  "scraped.*.out"))):
+            d = parse(path)
+            if d:
+                scr.append(d)
+        parts = dict((p[0], p[1:]) for p in row.split("-"))
+        rows.append(describe_row(row)[:1] + [parts["p"],
+            cell(qv, n_runs=len(q or [])), cell(sv, n_runs=len(sc or [])),
+            "%.3f" % r if r else "?",
+            cell(us_per_record(q, "server"), "{:.2f}"),
+            cell(us_per_record(sc, "server"), "{:.2f}"),
+            "%d" % sum(d.get("scrapes", 0) for d in scr),
+            "%d" % sum(d.get("failures", 0) for d in scr),
+            cell(values(scr, "median_ms"), "{:.1f}"),
+            cell(values(scr, "max_ms"), "{:.1f}"),
+            cell(values(scr, "bytes"), "{:,.0f}")])
+    return ("### Ingest with /metrics scraped every second vs not (rdk_perf produce, acks=1)\n\n" +
+            table(["record", "partitions", "quiet records/s", "scraped records/s",
+                   "scraped / quiet", "broker µs/record quiet", "broker µs/record scraped",
+                   "scrapes", "failed", "scrape median ms", "scrape max ms",
+                   "exposition bytes"], rows))
+
+
 def main():
     out = sys.argv[1]
     runs = load(out)
@@ -307,6 +338,8 @@ def main():
                      ("startup", startup)):
         if name in secs:
             print(fn(runs) + "\n")
+    if "metrics" in secs:
+        print(metrics(runs, out) + "\n")
     after = os.path.join(out, "raw", "ingest", "server_rss_after.json")
     if os.path.exists(after):
         try:

@@ -11,12 +11,14 @@ PKGS=(
   libcmocka-dev                                 # unit tests
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record-batch codecs
   libisal-dev                                   # CRC-32C
+  libmicrohttpd-dev                             # metrics listener (HTTP)
   python3-pytest python3-psutil                 # integration harness
   python3-lz4 python3-snappy python3-zstandard  # kafka-python codecs
   python3-confluent-kafka python3-kafka kcat    # real clients under test
   librdkafka-dev                                # librdkafka from C
   iperf3 fio                                    # bench/run.sh: machine limits
   nodejs npm                                    # kafkajs
+  chromium chromium-driver                      # status page test (headless)
 )
 
 missing=()

@@ -76,7 +76,7 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_AlterConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }
@@ -137,7 +137,7 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_IncrementalAlterConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

@@ -40,7 +40,7 @@ apiversions_send(samsa_req_t *req, int16_t version,
                  const samsa_ApiVersionsResponse_t *m)
 {
     samsa_resp_t  *resp = samsa_resp_new_send_version(req, version);
-    samsa_wr_t     wr = { .buf = &resp->frame };
+    samsa_wr_t     wr = samsa_resp_wr(resp);
 
     samsa_ApiVersionsResponse_encode(&wr, version, m);
     samsa_reqchan_respond(resp);

@@ -70,7 +70,7 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_CreatePartitionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

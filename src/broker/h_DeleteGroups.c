@@ -38,7 +38,7 @@ samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req)
             samsa_grp_delete(apis->broker->grp, rq.GroupsNames[i]));
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_DeleteGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

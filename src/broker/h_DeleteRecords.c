@@ -90,7 +90,7 @@ samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req)
     }
     samsa_image_put(img);
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_DeleteRecordsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

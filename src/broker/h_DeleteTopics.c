@@ -64,7 +64,7 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
         r->ErrorMessage = samsa_slice_cstr(res[i].message);
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_DeleteTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

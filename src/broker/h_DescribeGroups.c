@@ -78,7 +78,7 @@ samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req)
         describegroups_one(apis, req, rq.Groups[i], &m.Groups[i]);
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_DescribeGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

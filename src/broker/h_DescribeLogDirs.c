@@ -145,7 +145,7 @@ samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req)
         samsa_logmgr_foreach(logs, dld_plog_cb, &c);
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_DescribeLogDirsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

@@ -297,6 +297,7 @@ fetch_answer(fetch_op_t *f)
             fetch_aborted(f, p);
         }
         if (p->region.len > 0) {
+            samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
             p->file = (samsa_file_region_t) { p->region.fd, p->region.pos,
                                               (int64_t) p->region.len };
             p->pd->Records = (samsa_records_t) { SAMSA_SLICE_NULL, &p->file };
@@ -306,8 +307,9 @@ fetch_answer(fetch_op_t *f)
         }
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame, .region = fetch_region_sink,
-                        .region_ctx = resp };
+    wr = samsa_resp_wr(resp);
+    wr.region = fetch_region_sink;
+    wr.region_ctx = resp;
     samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, f->m);
     for (i = 0; i < f->nparts; i++) {
         samsa_plog_region_release(&f->parts[i].region);
@@ -374,7 +376,7 @@ static void
 fetch_session_error(samsa_req_t *req, samsa_FetchResponse_t *m)
 {
     samsa_resp_t  *resp = samsa_resp_new_send(req);
-    samsa_wr_t     wr = { .buf = &resp->frame };
+    samsa_wr_t     wr = samsa_resp_wr(resp);
 
     m->ErrorCode = SAMSA_ERR_FETCH_SESSION_ID_NOT_FOUND;
     m->Responses_cnt = 0;

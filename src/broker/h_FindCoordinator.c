@@ -109,7 +109,7 @@ samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_FindCoordinatorResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

@@ -32,7 +32,7 @@ samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req)
         apis->broker->grp, rq.GroupId, rq.MemberId, rq.GroupInstanceId,
         rq.GenerationId));
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_HeartbeatResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

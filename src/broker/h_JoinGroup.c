@@ -77,7 +77,7 @@ joingroup_answer(void *ctx, const samsa_grp_join_result_t *res)
             res->members[i].metadata_len };
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_JoinGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

@@ -56,7 +56,7 @@ samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req)
         m.Members[i].ErrorCode = samsa_err_wire(ls[i].error);
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_LeaveGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

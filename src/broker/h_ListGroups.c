@@ -65,7 +65,7 @@ samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req)
         m.Groups[i].GroupType = samsa_slice_cstr("classic");
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_ListGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

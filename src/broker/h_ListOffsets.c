@@ -113,7 +113,7 @@ samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req)
     }
     samsa_image_put(img);
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_ListOffsetsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

@@ -231,7 +231,7 @@ samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req)
         m.ClusterAuthorizedOperations = CLUSTER_OPS;
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_MetadataResponse_encode(&wr, version, &m);
     samsa_reqchan_respond(resp);
 }

@@ -235,7 +235,7 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_OffsetFetchResponse_encode(&wr, v, &m);
     samsa_reqchan_respond(resp);
 }

@@ -51,7 +51,7 @@ static void
 produce_send(samsa_req_t *req, const samsa_ProduceResponse_t *m)
 {
     samsa_resp_t  *resp = samsa_resp_new_send(req);
-    samsa_wr_t     wr = { .buf = &resp->frame };
+    samsa_wr_t     wr = samsa_resp_wr(resp);
 
     samsa_ProduceResponse_encode(&wr, req->hdr.ApiVersion, m);
     samsa_reqchan_respond(resp);

@@ -30,7 +30,7 @@ syncgroup_answer(void *ctx, const samsa_grp_sync_result_t *res)
         res->assignment != NULL ? (const char *) res->assignment : "",
         res->assignment_len };
     resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->frame };
+    wr = samsa_resp_wr(resp);
     samsa_SyncGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);
 }

@@ -557,6 +557,21 @@ samsa_plog_stats(samsa_plog_t *plog, samsa_plog_stats_t *stats)
     stats->flushes = atomic_load(&plog->n_flushes);
     stats->fdatasyncs = atomic_load(&plog->n_fdatasyncs);
     stats->rolls = atomic_load(&plog->n_rolls);
+    stats->messages_in = atomic_load_explicit(&plog->n_messages_in,
+                                              memory_order_relaxed);
+    stats->bytes_in = atomic_load_explicit(&plog->n_bytes_in,
+                                           memory_order_relaxed);
+    stats->bytes_out = atomic_load_explicit(&plog->n_bytes_out,
+                                            memory_order_relaxed);
+}
+
+void
+samsa_plog_count_bytes_out(samsa_plog_t *plog, int64_t len)
+{
+    if (len > 0) {
+        atomic_fetch_add_explicit(&plog->n_bytes_out, (uint64_t) len,
+                                  memory_order_relaxed);
+    }
 }
 
 /* ---- config -------------------------------------------------------------- */
@@ -811,6 +826,13 @@ samsa_plog_append(samsa_plog_t *plog, uint8_t *records, size_t len,
     pthread_mutex_unlock(&plog->lock);
     if (err == SAMSA_ERR_NONE && !res->duplicate) {
         atomic_fetch_add_explicit(&plog->n_appends, 1, memory_order_relaxed);
+        if (opts->from_client) {
+            atomic_fetch_add_explicit(&plog->n_messages_in,
+                                      (uint64_t) res->summary.nrecords,
+                                      memory_order_relaxed);
+            atomic_fetch_add_explicit(&plog->n_bytes_in, (uint64_t) len,
+                                      memory_order_relaxed);
+        }
     }
     if (want && plog->flusher != NULL) {
         plog->flusher(plog->flusher_ctx, plog);

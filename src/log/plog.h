@@ -379,8 +379,17 @@ typedef struct samsa_plog_stats {
     uint64_t  flushes;              /* samsa_plog_flush() calls that synced */
     uint64_t  fdatasyncs;           /* files synced */
     uint64_t  rolls;
+    uint64_t  messages_in;          /* records appended for clients (Kafka's
+                                       MessagesInPerSec) */
+    uint64_t  bytes_in;             /* their record-batch bytes
+                                       (BytesInPerSec) */
+    uint64_t  bytes_out;            /* record bytes handed to fetch
+                                       responses (BytesOutPerSec) */
 } samsa_plog_stats_t;
 
 void samsa_plog_stats(samsa_plog_t *plog, samsa_plog_stats_t *stats);
+
+/* Count len record bytes sent to a fetcher.  @thread any */
+void samsa_plog_count_bytes_out(samsa_plog_t *plog, int64_t len);
 
 #endif /* SAMSA_LOG_PLOG_H */

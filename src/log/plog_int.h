@@ -120,6 +120,9 @@ struct samsa_plog {
     _Atomic uint64_t          n_flushes;
     _Atomic uint64_t          n_fdatasyncs;
     _Atomic uint64_t          n_rolls;
+    _Atomic uint64_t          n_messages_in;    /* [atomic] client appends */
+    _Atomic uint64_t          n_bytes_in;       /* [atomic] their sizes */
+    _Atomic uint64_t          n_bytes_out;      /* [atomic] sent to fetchers */
 };
 
 /* A reference on the current segment list.  @locks segs_lock taken */

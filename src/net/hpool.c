@@ -51,21 +51,30 @@ hpool_main(void *varg)
     hpool_arg_t          *arg = varg;
     samsa_hpool_t        *hp = arg->hp;
     samsa_sockserver_t   *ss = hp->ss;
+    _Atomic uint64_t     *idle = &hp->stats[arg->id].idle_ns;
     samsa_req_t          *req;
     char                  name[16];
+    int64_t               from, now;
 
     snprintf(name, sizeof(name), "handler-%zu", arg->id);
     samsa_free(arg);
     samsa_thread_name_set(name);
     for (;;) {
+        from = samsa_now_ns();
         req = samsa_reqchan_take(&ss->chan, SAMSA_HANDLER_POLL_MS);
+        now = samsa_now_ns();
+        /* only this thread writes it: no locked add needed */
+        atomic_store_explicit(idle,
+                              atomic_load_explicit(idle, memory_order_relaxed)
+                                  + (uint64_t) (now - from),
+                              memory_order_relaxed);
         if (req == NULL) {
             continue;
         }
         if (req == &hpool_shutdown_marker) {
             break;
         }
-        req->dequeue_ns = samsa_now_ns();
+        req->dequeue_ns = now;
         hpool_test_delay(hp, req);
         ss->conf.handle(ss->conf.ctx, req);     /* req is no longer ours */
     }
@@ -97,6 +106,7 @@ samsa_hpool_init(samsa_hpool_t *hp, samsa_sockserver_t *ss)
     hp->ss = ss;
     hp->nthreads = (size_t) ss->conf.num_io_threads;
     hp->threads = samsa_calloc(hp->nthreads, sizeof(*hp->threads));
+    hp->stats = samsa_aligned_calloc(64, hp->nthreads, sizeof(*hp->stats));
     hp->test_delay_ms = hpool_env_int("SAMSA_TEST_HANDLER_DELAY_MS", 0);
     hp->test_delay_api = (int) hpool_env_int("SAMSA_TEST_HANDLER_DELAY_API", -1);
     if (hp->test_delay_ms > 0) {
@@ -145,4 +155,6 @@ samsa_hpool_fini(samsa_hpool_t *hp)
 {
     samsa_free(hp->threads);
     hp->threads = NULL;
+    samsa_free(hp->stats);
+    hp->stats = NULL;
 }

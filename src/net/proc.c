@@ -34,6 +34,17 @@
 
 #define PROC_MAX_EVENTS 256
 
+/* Add n to a metrics counter this network thread alone writes: a relaxed
+ * load and store, no locked instruction. */
+static void
+proc_stat_add(_Atomic uint64_t *counter, uint64_t n)
+{
+    atomic_store_explicit(counter,
+                          atomic_load_explicit(counter, memory_order_relaxed)
+                              + n,
+                          memory_order_relaxed);
+}
+
 static samsa_conn_t *
 proc_conn_find(samsa_proc_t *proc, samsa_conn_id_t id)
 {
@@ -188,6 +199,8 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
     proc->gens[conn->id.slot]++;
     proc->free_slots[proc->nfree++] = conn->id.slot;
     proc->nconns--;
+    atomic_store_explicit(&proc->stat_conns, (int64_t) proc->nconns,
+                          memory_order_relaxed);
     samsa_debug("closed connection %s", conn->idstr);
     samsa_free(conn);
 }
@@ -285,6 +298,9 @@ proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
     proc_conn_name(proc, conn);
     proc->slots[slot] = conn;
     proc->nconns++;
+    atomic_store_explicit(&proc->stat_conns, (int64_t) proc->nconns,
+                          memory_order_relaxed);
+    proc_stat_add(&proc->stat_conns_created, 1);
     proc_lru_touch(proc, conn, now);
     if (epoll_ctl(proc->epfd, EPOLL_CTL_ADD, conn->fd, &ev) != 0) {
         samsa_error("epoll_ctl(ADD) for connection %s failed: %s",
@@ -386,6 +402,7 @@ proc_process_new_responses(samsa_proc_t *proc)
     pthread_mutex_lock(&proc->resp_lock);
     resp = proc->resp_head;
     proc->resp_head = proc->resp_tail = NULL;
+    proc->nresp = 0;
     pthread_mutex_unlock(&proc->resp_lock);
     for (; resp != NULL; resp = next) {
         next = resp->next;
@@ -568,7 +585,7 @@ proc_poll(samsa_proc_t *proc)
     struct epoll_event  evs[PROC_MAX_EVENTS];
     samsa_conn_t       *conn;
     int                 timeout, n, i;
-    int64_t             now;
+    int64_t             now, idle_from;
 
     proc_resume_mem_muted(proc);
     /* Don't wait when connections are queued for us, or when step 2
@@ -580,11 +597,13 @@ proc_poll(samsa_proc_t *proc)
         != SAMSA_PROC_RUNNING) {
         timeout = timeout > 20 ? 20 : timeout;
     }
+    idle_from = samsa_now_ns();
     n = epoll_wait(proc->epfd, evs, PROC_MAX_EVENTS, timeout);
     if (n < 0 && errno != EINTR) {
         samsa_error("epoll_wait failed: %s", strerror(errno));
     }
     now = samsa_now_ns();
+    proc_stat_add(&proc->stat_idle_ns, (uint64_t) (now - idle_from));
     for (i = 0; i < n; i++) {
         conn = evs[i].data.ptr;
         if (conn == NULL) {
@@ -819,6 +838,7 @@ proc_close_all(samsa_proc_t *proc)
     pthread_mutex_lock(&proc->resp_lock);
     resp = proc->resp_head;
     proc->resp_head = proc->resp_tail = NULL;
+    proc->nresp = 0;
     pthread_mutex_unlock(&proc->resp_lock);
     for (; resp != NULL; resp = next) {
         next = resp->next;
@@ -945,6 +965,7 @@ samsa_proc_enqueue_response(samsa_proc_t *proc, samsa_resp_t *resp)
         proc->resp_head = resp;
     }
     proc->resp_tail = resp;
+    proc->nresp++;
     pthread_mutex_unlock(&proc->resp_lock);
     samsa_proc_wakeup(proc);
 }

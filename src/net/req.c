@@ -26,7 +26,7 @@ samsa_resp_t *
 samsa_resp_new_send_version(samsa_req_t *req, int16_t version)
 {
     samsa_resp_t  *resp = samsa_resp_new(req, SAMSA_RESP_SEND);
-    samsa_wr_t     wr = { .buf = &resp->frame };
+    samsa_wr_t     wr = samsa_resp_wr(resp);
 
     samsa_buf_init(&resp->frame, 256);
     (void) samsa_wr_i32(&wr, 0);        /* size, patched at respond */

@@ -19,6 +19,7 @@
 #include "net/conn_id.h"
 #include "proto/rd.h"
 #include "proto/reqhdr.h"
+#include "proto/wr.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -38,6 +39,7 @@ typedef struct samsa_req {
     int64_t           payload_size;     /* bytes charged to the mempool */
     samsa_rd_t        body;             /* what follows the header */
     samsa_arena_t     arena;            /* decode output and scratch */
+    samsa_errtally_t  errors;           /* the response's ErrorCodes */
     /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:
      * start: receive completed on the network thread; dequeue: taken by a
      * handler; local_done: the handler's own work ended; resp_done: the
@@ -81,6 +83,14 @@ typedef struct samsa_resp {
  * respond time) and the response header for req's API and version; encode
  * the body after it.  @owns req */
 samsa_resp_t *samsa_resp_new_send(samsa_req_t *req);
+
+/* A writer for resp's frame that counts the ErrorCode fields it writes in
+ * resp->req->errors (the per-error-code request metrics). */
+static inline samsa_wr_t
+samsa_resp_wr(samsa_resp_t *resp)
+{
+    return (samsa_wr_t) { .buf = &resp->frame, .errors = &resp->req->errors };
+}
 
 /* As samsa_resp_new_send but with the header of another version (an
  * ApiVersions error answer is always written as v0). */

@@ -66,6 +66,62 @@ samsa_sockserver_port(const samsa_sockserver_t *ss, size_t i)
     return ss->acceptors[i].port;
 }
 
+size_t
+samsa_sockserver_nprocs(const samsa_sockserver_t *ss)
+{
+    return ss->nprocs;
+}
+
+void
+samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
+                            samsa_netstats_proc_t *out)
+{
+    samsa_proc_t  *proc = &ss->procs[i];
+
+    out->id = proc->id;
+    out->listener = ss->conf.listeners[proc->listener].name;
+    out->idle_ns = atomic_load_explicit(&proc->stat_idle_ns,
+                                        memory_order_relaxed);
+    out->connections = atomic_load_explicit(&proc->stat_conns,
+                                            memory_order_relaxed);
+    out->connections_created = atomic_load_explicit(
+        &proc->stat_conns_created, memory_order_relaxed);
+    pthread_mutex_lock(&proc->resp_lock);
+    out->response_queue_size = proc->nresp;
+    pthread_mutex_unlock(&proc->resp_lock);
+}
+
+size_t
+samsa_sockserver_nhandlers(const samsa_sockserver_t *ss)
+{
+    return ss->hpool.nthreads;
+}
+
+uint64_t
+samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss, size_t i)
+{
+    return atomic_load_explicit(&ss->hpool.stats[i].idle_ns,
+                                memory_order_relaxed);
+}
+
+size_t
+samsa_sockserver_request_queue_size(samsa_sockserver_t *ss)
+{
+    return samsa_queue_size(&ss->chan.requests);
+}
+
+size_t
+samsa_sockserver_nlisteners(const samsa_sockserver_t *ss)
+{
+    return ss->conf.nlisteners;
+}
+
+const char *
+samsa_sockserver_listener_name(const samsa_sockserver_t *ss, size_t i)
+{
+    return ss->conf.listeners[i].name;
+}
+
 samsa_err_t
 samsa_sockserver_start(samsa_sockserver_t *ss)
 {

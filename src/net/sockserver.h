@@ -83,6 +83,32 @@ SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_open(
 /* The port listener i is bound to (useful with port 0). */
 int samsa_sockserver_port(const samsa_sockserver_t *ss, size_t i);
 
+/* ---- metrics (read by the metrics thread while the server runs; valid
+ * from open until free) ---------------------------------------------- */
+
+typedef struct samsa_netstats_proc {
+    uint16_t     id;                    /* network thread id */
+    const char  *listener;              /* its listener's name */
+    uint64_t     idle_ns;               /* spent waiting in epoll_wait */
+    size_t       response_queue_size;   /* responses not yet taken */
+    int64_t      connections;           /* open now */
+    uint64_t     connections_created;   /* adopted since start */
+} samsa_netstats_proc_t;
+
+size_t samsa_sockserver_nprocs(const samsa_sockserver_t *ss);
+/* @thread any  @locks the processor's response-queue lock taken */
+void samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
+                                 samsa_netstats_proc_t *out);
+size_t samsa_sockserver_nhandlers(const samsa_sockserver_t *ss);
+/* Time handler i spent waiting for a request.  @thread any */
+uint64_t samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss,
+                                          size_t i);
+/* Requests waiting for a handler (Kafka's RequestQueueSize). */
+size_t samsa_sockserver_request_queue_size(samsa_sockserver_t *ss);
+size_t samsa_sockserver_nlisteners(const samsa_sockserver_t *ss);
+const char *samsa_sockserver_listener_name(const samsa_sockserver_t *ss,
+                                           size_t i);
+
 /* Start the handlers, then the network threads, then the acceptors. */
 SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_start(samsa_sockserver_t *ss);
 

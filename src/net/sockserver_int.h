@@ -61,6 +61,12 @@ struct samsa_proc {
     samsa_resp_t               *resp_tail;  /* [resp_lock] */
     _Atomic int                 run;        /* [atomic] samsa_proc_run_t */
     _Atomic int64_t             drain_deadline_ns;  /* [atomic] */
+    size_t                      nresp;      /* [resp_lock] queued responses */
+    /* Metrics: written by the network thread alone (relaxed load + store),
+     * read by the metrics thread. */
+    _Atomic uint64_t            stat_idle_ns;       /* in epoll_wait */
+    _Atomic int64_t             stat_conns;         /* open now */
+    _Atomic uint64_t            stat_conns_created; /* adopted */
     /* network thread only: */
     samsa_conn_t              **slots;
     uint32_t                   *gens;
@@ -96,9 +102,16 @@ typedef struct samsa_acceptor {
     size_t               nprocs;        /* [const] */
 } samsa_acceptor_t;
 
+/* One handler thread's metrics, on a cache line of its own: written by
+ * that thread alone (relaxed load + store), read by the metrics thread. */
+typedef struct samsa_hstat {
+    _Alignas(64) _Atomic uint64_t  idle_ns;   /* waiting for a request */
+} samsa_hstat_t;
+
 typedef struct samsa_hpool {
     samsa_sockserver_t  *ss;            /* [const] */
     pthread_t           *threads;
+    samsa_hstat_t       *stats;         /* one per thread */
     size_t               nthreads;
     size_t               nstarted;
     int64_t              test_delay_ms;     /* [const] test-only hook */

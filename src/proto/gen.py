@@ -761,6 +761,9 @@ class Emitter:
         t = f.type
         if t.kind == 'struct':
             return [(0, '%s_encode(wr, version, &%s);' % (t.struct.name, val))]
+        if t.kind == 'prim' and t.is_prim('int16') and f.name == 'ErrorCode':
+            # tallied for the broker's per-error-code metrics (proto/wr.h)
+            return [(0, 'samsa_wr_errcode(wr, %s);' % val)]
         if t.kind == 'prim':
             return [(0, self.enc_scalar(t, ctx, f.nullable, val))]
         e = t.elem

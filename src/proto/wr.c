@@ -67,6 +67,34 @@ samsa_wr_i16(samsa_wr_t *wr, int16_t v)
     return samsa_wr_u16(wr, (uint16_t) v);
 }
 
+void
+samsa_errtally_add(samsa_errtally_t *tally, int16_t code)
+{
+    size_t  i;
+
+    for (i = 0; i < tally->n; i++) {
+        if (tally->code[i] == code) {
+            tally->count[i]++;
+            return;
+        }
+    }
+    if (tally->n == SAMSA_ERRTALLY_SLOTS) {
+        tally->overflow++;
+        return;
+    }
+    tally->code[tally->n] = code;
+    tally->count[tally->n++] = 1;
+}
+
+size_t
+samsa_wr_errcode(samsa_wr_t *wr, int16_t v)
+{
+    if (wr->errors != NULL) {
+        samsa_errtally_add(wr->errors, v);
+    }
+    return samsa_wr_i16(wr, v);
+}
+
 size_t
 samsa_wr_u32(samsa_wr_t *wr, uint32_t v)
 {

@@ -23,16 +23,34 @@
  * after the length prefix was written. */
 typedef void (*samsa_wr_region_fn)(void *ctx, const samsa_file_region_t *r);
 
+/* The error codes one response carried, counted as Kafka's
+ * AbstractResponse.errorCounts() counts them: every ErrorCode field the
+ * generated encoders write (top level, per topic, per partition), NONE
+ * included.  A response with more distinct codes than slots counts the
+ * rest in overflow.  Owned with the request; read on its network thread. */
+#define SAMSA_ERRTALLY_SLOTS  6
+
+typedef struct samsa_errtally {
+    int16_t   code[SAMSA_ERRTALLY_SLOTS];
+    uint32_t  count[SAMSA_ERRTALLY_SLOTS];
+    uint8_t   n;                /* slots used */
+    uint32_t  overflow;         /* codes that found no slot */
+} samsa_errtally_t;
+
 typedef struct samsa_wr {
     samsa_buf_t         *buf;       /* borrowed; the writer owns nothing */
     samsa_wr_region_fn   region;    /* NULL: regions are read into buf */
     void                *region_ctx;
+    samsa_errtally_t    *errors;    /* NULL: ErrorCode fields not counted */
 } samsa_wr_t;
+
+/* Count code in tally. */
+void samsa_errtally_add(samsa_errtally_t *tally, int16_t code);
 
 static inline void
 samsa_wr_init(samsa_wr_t *wr, samsa_buf_t *buf)
 {
-    wr->buf = buf;
+    *wr = (samsa_wr_t) { .buf = buf };
 }
 
 /* Offset the next write goes to (bytes written so far). */
@@ -45,6 +63,8 @@ samsa_wr_offset(const samsa_wr_t *wr)
 size_t samsa_wr_raw(samsa_wr_t *wr, const void *p, size_t n);
 size_t samsa_wr_i8(samsa_wr_t *wr, int8_t v);
 size_t samsa_wr_i16(samsa_wr_t *wr, int16_t v);
+/* An ErrorCode field: written as int16 and counted in wr->errors. */
+size_t samsa_wr_errcode(samsa_wr_t *wr, int16_t v);
 size_t samsa_wr_u16(samsa_wr_t *wr, uint16_t v);
 size_t samsa_wr_i32(samsa_wr_t *wr, int32_t v);
 size_t samsa_wr_u32(samsa_wr_t *wr, uint32_t v);

@@ -20,7 +20,10 @@
 #include "meta/metaprops.h"
 #include "net/sockserver.h"
 #include "util/config.h"
+#include "server/httpd.h"
+#include "server/metrics.h"
 #include "server/reqlog.h"
+#include "server/reqstats.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
@@ -35,6 +38,8 @@ typedef struct server_side {
     size_t                *cfg_index;  /* listener i is cfg->listeners[j] */
     samsa_apis_t           apis;
     samsa_sockserver_t    *ss;
+    samsa_reqstats_t      *rs;          /* NULL: no metrics listener */
+    samsa_reqlog_t        *reqlog;      /* NULL: request log disabled */
 } server_side_t;
 
 typedef struct server {
@@ -46,7 +51,24 @@ typedef struct server {
     samsa_connquota_override_t  *overrides;
     server_side_t                broker;
     server_side_t                controller;
+    samsa_metrics_t             *metrics;   /* NULL: no metrics listener */
+    samsa_httpd_t               *httpd;
 } server_t;
+
+/* The socket server's completion hook: request metrics, then the request
+ * log.  @thread network */
+static void
+server_request_done(void *ctx, const samsa_req_t *req)
+{
+    server_side_t  *side = ctx;
+
+    if (side->rs != NULL) {
+        samsa_reqstats_record(side->rs, req);
+    }
+    if (side->reqlog != NULL) {
+        samsa_reqlog_done(side->reqlog, req);
+    }
+}
 
 static samsa_err_t
 server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
@@ -131,8 +153,15 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.gate = samsa_apis_gate;
     conf.handle = samsa_apis_handle;
     conf.ctx = &side->apis;
-    conf.done = cfg->request_log_enable ? samsa_reqlog_done : NULL;
-    conf.done_ctx = &srv->reqlog;
+    if (samsa_config_str(cfg, "metrics.listener")[0] != '\0') {
+        side->rs = samsa_reqstats_new(kind, side->nlisteners
+                                      * (size_t) cfg->num_network_threads);
+    }
+    side->reqlog = cfg->request_log_enable ? &srv->reqlog : NULL;
+    if (side->rs != NULL || side->reqlog != NULL) {
+        conf.done = server_request_done;
+        conf.done_ctx = side;
+    }
     return samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
 }
 
@@ -163,6 +192,36 @@ server_fill_endpoints(server_t *srv)
             }
         }
     }
+}
+
+/* The metrics listener, when metrics.listener is set: it observes both
+ * socket servers and the broker. */
+static samsa_err_t
+server_open_metrics(server_t *srv, char *errstr, size_t errstr_size)
+{
+    const char     *url = samsa_config_str(&srv->cfg, "metrics.listener");
+    server_side_t  *sides[2] = { &srv->broker, &srv->controller };
+    samsa_err_t     err;
+    size_t          i;
+
+    if (url[0] == '\0') {
+        samsa_info("metrics listener disabled (metrics.listener is empty)");
+        return SAMSA_ERR_NONE;
+    }
+    srv->metrics = samsa_metrics_new(srv->cfg.role_broker ? &srv->brk : NULL);
+    for (i = 0; i < 2; i++) {
+        if (sides[i]->ss != NULL) {
+            samsa_metrics_add_server(srv->metrics, sides[i]->ss, sides[i]->rs);
+        }
+    }
+    err = samsa_httpd_open(&srv->httpd, url, srv->metrics, errstr,
+                           errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    samsa_info("metrics listener %s bound to port %d (/metrics, /health, "
+               "/ready, /)", url, samsa_httpd_port(srv->httpd));
+    return SAMSA_ERR_NONE;
 }
 
 static samsa_err_t
@@ -212,7 +271,7 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
         }
     }
     server_fill_endpoints(srv);
-    return SAMSA_ERR_NONE;
+    return server_open_metrics(srv, errstr, errstr_size);
 }
 
 /* Controller first, as Kafka starts its ControllerServer before the
@@ -237,6 +296,9 @@ server_stop(server_t *srv)
     server_side_t  *sides[2] = { &srv->broker, &srv->controller };
     size_t          i;
 
+    /* The metrics thread reads the servers: it goes first. */
+    samsa_httpd_close(srv->httpd);
+    srv->httpd = NULL;
     for (i = 0; i < 2; i++) {
         if (sides[i]->ss != NULL) {
             samsa_sockserver_stop_accepting(sides[i]->ss);
@@ -262,13 +324,19 @@ server_free(server_t *srv)
 
     /* Handlers have stopped; requests still waiting in a purgatory are
      * answered while their network threads' queues still exist. */
+    samsa_httpd_close(srv->httpd);
+    srv->httpd = NULL;
     if (srv->brk_open) {
         samsa_broker_answer_waiting(&srv->brk);
     }
     for (i = 0; i < 2; i++) {
         samsa_sockserver_free(sides[i]->ss);
         sides[i]->ss = NULL;
+        samsa_reqstats_free(sides[i]->rs);
+        sides[i]->rs = NULL;
     }
+    samsa_metrics_free(srv->metrics);
+    srv->metrics = NULL;
     if (srv->brk_open) {
         samsa_broker_close(&srv->brk);
     }
@@ -280,6 +348,18 @@ server_free(server_t *srv)
     samsa_free(srv->overrides);
     samsa_reqlog_close(&srv->reqlog);
     samsa_config_fini(&srv->cfg);
+}
+
+/* diag.level (checked against its names when the config loaded). */
+static void
+server_set_diag_level(const samsa_config_t *cfg)
+{
+    samsa_diag_level_t  level;
+
+    if (samsa_diag_level_parse(samsa_config_str(cfg, "diag.level"),
+                               &level)) {
+        samsa_diag_set_level(level);
+    }
 }
 
 /* Block the signals every thread should leave to main (threads inherit
@@ -320,6 +400,7 @@ main(int argc, char **argv)
         rc = 0;
         goto out;
     }
+    server_set_diag_level(&srv.cfg);
     samsa_config_log_values(&srv.cfg);
     if (server_open(&srv, errstr, sizeof(errstr)) != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa-server: %s\n", errstr);
@@ -328,6 +409,9 @@ main(int argc, char **argv)
     if (server_start(&srv) != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa-server: cannot start threads\n");
         goto out;
+    }
+    if (srv.metrics != NULL) {
+        samsa_metrics_set_ready(srv.metrics, true);
     }
     samsa_info("samsa-server %s started: node.id=%d cluster.id=%s "
                "process.roles=%s%s%s", SAMSA_VERSION, (int) srv.cfg.node_id,

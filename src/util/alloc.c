@@ -4,6 +4,7 @@
  */
 #include "util/alloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,23 @@ samsa_strndup(const char *s, size_t n)
     memcpy(d, s, n);
     d[n] = '\0';
     return d;
+}
+
+void *
+samsa_aligned_calloc(size_t align, size_t n, size_t size)
+{
+    size_t  total;
+    void   *p = NULL;
+
+    if (__builtin_mul_overflow(n, size, &total)) {
+        alloc_die(SIZE_MAX);
+    }
+    total = total == 0 ? 1 : total;
+    if (posix_memalign(&p, align, total) != 0) {
+        alloc_die(total);
+    }
+    memset(p, 0, total);
+    return p;
 }
 
 void

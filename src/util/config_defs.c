@@ -28,6 +28,10 @@ static const char *const  config_cleanup_policies[] = {
     "compact", "delete", NULL,
 };
 
+static const char *const  config_diag_levels[] = {
+    "ERROR", "WARN", "INFO", "DEBUG", NULL,
+};
+
 static const char *const  config_timestamp_types[] = {
     "CreateTime", "LogAppendTime", NULL,
 };
@@ -337,6 +341,29 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .doc = "Samsa: request log path; empty means <first log "
                "dir>/samsa-request.log, 'stderr' means standard error.",
+    },
+    {
+        .name = "metrics.listener",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "http://127.0.0.1:9644",
+        .valid = "http://host:port (port 0: any free port); empty "
+                 "disables it",
+        .implemented = true,
+        .doc = "Samsa: HTTP listener for /metrics (Prometheus text), "
+               "/health, /ready, /loglevel and the status page at / "
+               "(docs/METRICS.md).",
+    },
+    {
+        .name = "diag.level",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "INFO",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_diag_levels,
+        .implemented = true,
+        .doc = "Samsa: level of the diagnostics on standard error (Kafka "
+               "sets its log4j root logger level in log4j's own file); "
+               "changed at run time by POST /loglevel on "
+               "metrics.listener.",
     },
     {
         .name = "message.max.bytes",

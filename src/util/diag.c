@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,35 @@ samsa_diag_enabled(samsa_diag_level_t level)
 {
     return (int) level
            <= atomic_load_explicit(&diag_level, memory_order_relaxed);
+}
+
+samsa_diag_level_t
+samsa_diag_get_level(void)
+{
+    return (samsa_diag_level_t) atomic_load_explicit(&diag_level,
+                                                     memory_order_relaxed);
+}
+
+bool
+samsa_diag_level_parse(const char *name, samsa_diag_level_t *out)
+{
+    size_t  i;
+
+    for (i = 0; i < sizeof(diag_names) / sizeof(diag_names[0]); i++) {
+        if (strcasecmp(name, diag_names[i]) == 0) {
+            *out = (samsa_diag_level_t) i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *
+samsa_diag_level_name(samsa_diag_level_t level)
+{
+    return (unsigned) level < sizeof(diag_names) / sizeof(diag_names[0])
+               ? diag_names[level]
+               : "?";
 }
 
 void

@@ -18,6 +18,12 @@ typedef enum samsa_diag_level {
 /* Lines above level are dropped.  Default INFO. */
 void samsa_diag_set_level(samsa_diag_level_t level);
 bool samsa_diag_enabled(samsa_diag_level_t level);
+samsa_diag_level_t samsa_diag_get_level(void);
+
+/* "ERROR", "WARN", "INFO", "DEBUG" (log4j's names; case-insensitive) to a
+ * level: false for anything else. */
+bool samsa_diag_level_parse(const char *name, samsa_diag_level_t *out);
+const char *samsa_diag_level_name(samsa_diag_level_t level);
 
 void samsa_diag(samsa_diag_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

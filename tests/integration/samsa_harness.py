@@ -139,6 +139,11 @@ class Server:
         self.binary = None              # None: server_binary()
         self.proc = None
         self.port, self.controller_port = ports or (None, None)
+        # metrics.listener: a free port per launch unless the test set it or
+        # starts the server with no arguments at all (the defaults' test)
+        self.metrics_auto = ("metrics.listener" not in self.overrides
+                             and (use_ports or bool(self.overrides)))
+        self.metrics_port = None
         self.stderr_path = None
         self.stdout_path = None
         self.stopped = False
@@ -206,6 +211,18 @@ class Server:
     def bootstrap(self):
         return "%s:%d" % (HOST, self.port)
 
+    def metrics_url(self, path="/"):
+        """URL of path on the metrics listener (the port the harness chose,
+        or the one the server logged for metrics.listener port 0)."""
+        port = self.metrics_port
+        if not port:
+            m = re.search(r"metrics listener \S+ bound to port (\d+)",
+                          self.stderr_text())
+            if not m:
+                raise HarnessError("no metrics listener port in stderr")
+            port = int(m.group(1))
+        return "http://%s:%d%s" % (HOST, port, path)
+
     # -- life cycle -----------------------------------------------------------
     def command(self):
         cmd = [self.binary or server_binary()]
@@ -226,6 +243,12 @@ class Server:
             self.overrides.setdefault("log.dirs", os.path.join(self.workdir, "samsa-data"))
             self.overrides["listeners"] = "PLAINTEXT://%s:%d,CONTROLLER://%s:%d" % (
                 HOST, self.port, HOST, self.controller_port)
+        if self.metrics_auto:
+            self.metrics_port = free_port()
+            while self.metrics_port in (self.port, self.controller_port):
+                self.metrics_port = free_port()
+            self.overrides["metrics.listener"] = "http://%s:%d" % (
+                HOST, self.metrics_port)
         n = next(_launches)
         self.stderr_path = os.path.join(self.workdir, "stderr.%d.log" % n)
         self.stdout_path = os.path.join(self.workdir, "stdout.%d.log" % n)

@@ -4,6 +4,7 @@ start formats ./samsa-data, and restarts keep the cluster id."""
 
 import os
 import re
+import urllib.request
 
 import pytest
 
@@ -86,7 +87,7 @@ def check_meta(path, node_id="1"):
 
 
 def test_no_arguments_uses_defaults(samsa):
-    busy = [p for p in (9092, 9093) if samsa_harness.port_in_use(p)]
+    busy = [p for p in (9092, 9093, 9644) if samsa_harness.port_in_use(p)]
     if busy:
         pytest.skip("default port(s) %s in use on this machine" % busy)
     try:
@@ -103,6 +104,9 @@ def test_no_arguments_uses_defaults(samsa):
     assert [(b["node_id"], b["port"]) for b in r["brokers"]] == [(1, 9092)]
     assert r["brokers"][0]["host"] in ("localhost", "127.0.0.1"), r["brokers"]
     assert r["cluster_id"] == meta["cluster.id"]
+    # metrics.listener's default: http://127.0.0.1:9644
+    with urllib.request.urlopen("http://127.0.0.1:9644/health", timeout=T(5)) as h:
+        assert h.status == 200 and h.read() == b"ok\n"
 
 
 def test_restart_keeps_cluster_id(samsa):

@@ -7,6 +7,7 @@
 
 #include "proto/rd.h"
 #include "proto/wr.h"
+#include "proto/gen/DeleteTopics.h"
 
 typedef struct fixture {
     samsa_buf_t  buf;
@@ -309,6 +310,71 @@ test_wr_records_file_region(void **state)
     close(fd);
 }
 
+/* Distinct codes get slots, repeats count up, and codes past the slots
+ * are counted, not lost. */
+static void
+test_wr_errtally_slots_and_overflow(void **state)
+{
+    samsa_errtally_t  t;
+    int16_t           code;
+
+    (void) state;
+    memset(&t, 0, sizeof(t));
+    samsa_errtally_add(&t, 0);
+    samsa_errtally_add(&t, 0);
+    samsa_errtally_add(&t, 3);
+    assert_int_equal(t.n, 2);
+    assert_int_equal(t.code[0], 0);
+    assert_int_equal(t.count[0], 2);
+    assert_int_equal(t.code[1], 3);
+    assert_int_equal(t.count[1], 1);
+    for (code = 10; code < 10 + SAMSA_ERRTALLY_SLOTS; code++) {
+        samsa_errtally_add(&t, code);
+    }
+    assert_int_equal(t.n, SAMSA_ERRTALLY_SLOTS);
+    assert_int_equal(t.overflow, 2);
+    samsa_errtally_add(&t, 0);              /* a known code still counts */
+    assert_int_equal(t.count[0], 3);
+}
+
+/* A generated encoder counts every ErrorCode field it writes, nested ones
+ * included, and writes the same bytes with or without a tally. */
+static void
+test_wr_errcode_counted_by_encoders(void **state)
+{
+    samsa_DeletableTopicResult_t  res[3];
+    samsa_DeleteTopicsResponse_t  m;
+    samsa_errtally_t              t;
+    samsa_buf_t                   a = SAMSA_BUF_INIT, b = SAMSA_BUF_INIT;
+    samsa_wr_t                    wa, wb;
+    int                           i;
+
+    (void) state;
+    memset(&t, 0, sizeof(t));
+    samsa_DeleteTopicsResponse_init(&m);
+    for (i = 0; i < 3; i++) {
+        samsa_DeletableTopicResult_init(&res[i]);
+        res[i].Name = samsa_slice_cstr("t");
+        res[i].ErrorCode = i == 2 ? 3 : 0;
+    }
+    m.Responses = res;
+    m.Responses_cnt = 3;
+    samsa_wr_init(&wa, &a);
+    wa.errors = &t;
+    samsa_wr_init(&wb, &b);
+    samsa_DeleteTopicsResponse_encode(&wa, 4, &m);
+    samsa_DeleteTopicsResponse_encode(&wb, 4, &m);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    assert_int_equal(t.n, 2);
+    assert_int_equal(t.code[0], 0);
+    assert_int_equal(t.count[0], 2);
+    assert_int_equal(t.code[1], 3);
+    assert_int_equal(t.count[1], 1);
+    samsa_buf_fini(&a);
+    samsa_buf_fini(&b);
+}
+
 int
 main(void)
 {
@@ -327,6 +393,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_wr_patch_i32, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wr_tag_sizes, setup, teardown),
         cmocka_unit_test(test_wr_records_file_region),
+        cmocka_unit_test(test_wr_errtally_slots_and_overflow),
+        cmocka_unit_test(test_wr_errcode_counted_by_encoders),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,415 @@
+/*
+ * server/httpd.c - see httpd.h.  Our own thread, "metrics", drives
+ * libmicrohttpd (epoll, no internal thread) with MHD_run_wait(): every
+ * callback below runs on it, so a scrape never blocks a broker thread.
+ */
+#include "server/httpd.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "server/status_html.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+
+#define HTTPD_CONN_LIMIT        64
+#define HTTPD_CONN_TIMEOUT_S    10
+#define HTTPD_BODY_MAX          64      /* POST /loglevel */
+#define HTTPD_POLL_MS           200     /* how soon close() is noticed */
+
+struct samsa_httpd {
+    struct MHD_Daemon  *daemon;         /* [const] used by the thread */
+    samsa_metrics_t    *metrics;        /* [const] borrowed */
+    int                 port;           /* [const] bound */
+    pthread_t           thread;
+    _Atomic bool        running;        /* [atomic] cleared by close */
+};
+
+/* One request's state between libmicrohttpd's calls. */
+typedef struct httpd_req {
+    char    body[HTTPD_BODY_MAX + 1];
+    size_t  len;
+    bool    too_large;
+} httpd_req_t;
+
+samsa_err_t
+samsa_httpd_parse_listener(const char *url, char *host, int *port,
+                           char *errstr, size_t errstr_size)
+{
+    const char  *p = url, *colon, *end;
+    char        *num_end;
+    long         n;
+    size_t       hlen;
+
+    if (strncmp(p, "http://", 7) != 0) {
+        goto bad;
+    }
+    p += 7;
+    if (*p == '[') {
+        end = strchr(p, ']');
+        if (end == NULL || end[1] != ':') {
+            goto bad;
+        }
+        hlen = (size_t) (end - p - 1);
+        p++;
+        colon = end + 1;
+    } else {
+        colon = strrchr(p, ':');
+        if (colon == NULL) {
+            goto bad;
+        }
+        hlen = (size_t) (colon - p);
+    }
+    if (hlen >= 256 || memchr(p, '/', hlen) != NULL) {
+        goto bad;
+    }
+    memcpy(host, p, hlen);
+    host[hlen] = '\0';
+    n = strtol(colon + 1, &num_end, 10);
+    if (colon[1] == '\0' || !isdigit((unsigned char) colon[1])
+        || (*num_end != '\0' && strcmp(num_end, "/") != 0) || n < 0
+        || n > 65535) {
+        goto bad;
+    }
+    *port = (int) n;
+    return SAMSA_ERR_NONE;
+bad:
+    snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
+             "'metrics.listener': expected http://host:port (or empty to "
+             "disable it)", url);
+    return SAMSA_ERR__CONFIG;
+}
+
+/* ---- responses ----------------------------------------------------------- */
+
+static enum MHD_Result
+httpd_send(struct MHD_Connection *c, unsigned code, const char *type,
+           void *data, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response  *r;
+    enum MHD_Result       ret;
+
+    r = MHD_create_response_from_buffer(len, data, mode);
+    if (r == NULL) {
+        if (mode == MHD_RESPMEM_MUST_FREE) {
+            samsa_free(data);
+        }
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (code == MHD_HTTP_METHOD_NOT_ALLOWED) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    }
+    ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result
+httpd_text(struct MHD_Connection *c, unsigned code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum MHD_Result
+httpd_text(struct MHD_Connection *c, unsigned code, const char *fmt, ...)
+{
+    char     msg[256];
+    va_list  ap;
+    int      n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        n = 0;
+    }
+    return httpd_send(c, code, "text/plain; charset=utf-8",
+                      samsa_strndup(msg, strlen(msg)), strlen(msg),
+                      MHD_RESPMEM_MUST_FREE);
+}
+
+/* A rendered document: buf's storage goes to libmicrohttpd. */
+static enum MHD_Result
+httpd_buf(struct MHD_Connection *c, const char *type, samsa_buf_t *buf)
+{
+    size_t    len;
+    uint8_t  *data = samsa_buf_take(buf, &len);
+
+    return httpd_send(c, MHD_HTTP_OK, type, data, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* ---- endpoints ----------------------------------------------------------- */
+
+static enum MHD_Result
+httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
+{
+    samsa_diag_level_t  level;
+    char               *s = hr->body, *e;
+
+    if (hr->too_large) {
+        return httpd_text(c, MHD_HTTP_CONTENT_TOO_LARGE,
+                          "body too large: send one of ERROR, WARN, INFO, "
+                          "DEBUG\n");
+    }
+    hr->body[hr->len] = '\0';
+    while (isspace((unsigned char) *s)) {
+        s++;
+    }
+    for (e = s + strlen(s); e > s && isspace((unsigned char) e[-1]); e--) {
+    }
+    *e = '\0';
+    if (strncmp(s, "level=", 6) == 0) {
+        s += 6;                 /* a form post: level=DEBUG */
+    }
+    if (!samsa_diag_level_parse(s, &level)) {
+        return httpd_text(c, MHD_HTTP_BAD_REQUEST,
+                          "unknown level: send one of ERROR, WARN, INFO, "
+                          "DEBUG\n");
+    }
+    samsa_diag_set_level(level);
+    samsa_warn("diagnostics level set to %s (POST /loglevel)",
+               samsa_diag_level_name(level));
+    return httpd_text(c, MHD_HTTP_OK, "%s\n", samsa_diag_level_name(level));
+}
+
+/* Whether the query string names key (with or without a value). */
+static bool
+httpd_has_arg(struct MHD_Connection *c, const char *key)
+{
+    return MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, key,
+                                         strlen(key), NULL, NULL)
+           == MHD_YES;
+}
+
+static enum MHD_Result
+httpd_get(samsa_httpd_t *h, struct MHD_Connection *c, const char *url)
+{
+    samsa_buf_t  buf = SAMSA_BUF_INIT;
+
+    if (strcmp(url, "/metrics") == 0) {
+        samsa_metrics_render_prom(h->metrics, &buf);
+        return httpd_buf(c, "text/plain; version=0.0.4; charset=utf-8", &buf);
+    }
+    if (strcmp(url, "/api/status") == 0) {
+        samsa_metrics_render_json(h->metrics, &buf);
+        return httpd_buf(c, "application/json", &buf);
+    }
+    if (strcmp(url, "/") == 0) {
+        return httpd_send(c, MHD_HTTP_OK, "text/html; charset=utf-8",
+                          (void *) samsa_status_html,
+                          samsa_status_html_len, MHD_RESPMEM_PERSISTENT);
+    }
+    if (strcmp(url, "/health") == 0 && !httpd_has_arg(c, "ready")) {
+        return httpd_text(c, MHD_HTTP_OK, "ok\n");
+    }
+    if (strcmp(url, "/ready") == 0 || strcmp(url, "/health") == 0) {
+        if (samsa_metrics_is_ready(h->metrics)) {
+            return httpd_text(c, MHD_HTTP_OK, "ready\n");
+        }
+        return httpd_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready\n");
+    }
+    if (strcmp(url, "/loglevel") == 0) {
+        return httpd_text(c, MHD_HTTP_OK, "%s\n",
+                          samsa_diag_level_name(samsa_diag_get_level()));
+    }
+    return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: %s\n", url);
+}
+
+static bool
+httpd_is_path(const char *url)
+{
+    return strcmp(url, "/metrics") == 0 || strcmp(url, "/api/status") == 0
+           || strcmp(url, "/") == 0 || strcmp(url, "/health") == 0
+           || strcmp(url, "/ready") == 0 || strcmp(url, "/loglevel") == 0;
+}
+
+/* Gather a POST body, at most HTTPD_BODY_MAX bytes (the rest is read and
+ * dropped, and the request refused). */
+static void
+httpd_gather(httpd_req_t *hr, const char *data, size_t n)
+{
+    if (hr->len + n > HTTPD_BODY_MAX) {
+        hr->too_large = true;
+        return;
+    }
+    memcpy(hr->body + hr->len, data, n);
+    hr->len += n;
+}
+
+static enum MHD_Result
+httpd_access(void *cls, struct MHD_Connection *c, const char *url,
+             const char *method, const char *version, const char *upload,
+             size_t *upload_size, void **ctx)
+{
+    samsa_httpd_t  *h = cls;
+    httpd_req_t    *hr = *ctx;
+    bool            is_post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+
+    (void) version;
+    if (hr == NULL) {               /* headers are in: set up, body next */
+        *ctx = samsa_calloc(1, sizeof(httpd_req_t));
+        return MHD_YES;
+    }
+    if (*upload_size > 0) {
+        httpd_gather(hr, upload, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (is_post && strcmp(url, "/loglevel") == 0) {
+        return httpd_loglevel_post(c, hr);
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0
+        && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+        if (!httpd_is_path(url)) {
+            return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: %s\n", url);
+        }
+        return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                          "method %s not allowed on %s\n", method, url);
+    }
+    return httpd_get(h, c, url);
+}
+
+static void
+httpd_completed(void *cls, struct MHD_Connection *c, void **ctx,
+                enum MHD_RequestTerminationCode why)
+{
+    (void) cls;
+    (void) c;
+    (void) why;
+    samsa_free(*ctx);
+    *ctx = NULL;
+}
+
+static void
+httpd_log(void *cls, const char *fmt, va_list ap)
+{
+    char  msg[512];
+
+    (void) cls;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    msg[strcspn(msg, "\n")] = '\0';
+    samsa_debug("metrics listener: %s", msg);
+}
+
+/* ---- life ---------------------------------------------------------------- */
+
+static void *
+httpd_main(void *arg)
+{
+    samsa_httpd_t  *h = arg;
+
+    samsa_thread_name_set("metrics");
+    while (atomic_load_explicit(&h->running, memory_order_relaxed)) {
+        if (MHD_run_wait(h->daemon, HTTPD_POLL_MS) != MHD_YES) {
+            samsa_warn("metrics listener: MHD_run_wait failed");
+            break;
+        }
+    }
+    return NULL;
+}
+
+static samsa_err_t
+httpd_resolve(const char *url, struct sockaddr_storage *sa,
+              char *errstr, size_t errstr_size)
+{
+    struct addrinfo   hints, *res = NULL;
+    char              host[256], port_str[16];
+    int               port, rc;
+    samsa_err_t       err;
+
+    err = samsa_httpd_parse_listener(url, host, &port, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    snprintf(port_str, sizeof(port_str), "%d", port);
+    rc = getaddrinfo(host[0] != '\0' ? host : NULL, port_str, &hints, &res);
+    if (rc != 0 || res == NULL) {
+        snprintf(errstr, errstr_size, "metrics.listener '%s': cannot "
+                 "resolve '%s': %s", url, host, gai_strerror(rc));
+        return SAMSA_ERR__RESOLVE;
+    }
+    memset(sa, 0, sizeof(*sa));
+    memcpy(sa, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_httpd_open(samsa_httpd_t **out, const char *url, samsa_metrics_t *m,
+                 char *errstr, size_t errstr_size)
+{
+    struct sockaddr_storage    sa;
+    const union MHD_DaemonInfo *info;
+    samsa_httpd_t              *h;
+    unsigned                    flags;
+    samsa_err_t                 err;
+
+    err = httpd_resolve(url, &sa, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    h = samsa_calloc(1, sizeof(*h));
+    h->metrics = m;
+    flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    if (sa.ss_family == AF_INET6) {
+        flags |= MHD_USE_IPv6;
+    }
+    h->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, httpd_access, h,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &sa,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned) HTTPD_CONN_LIMIT,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) HTTPD_CONN_TIMEOUT_S,
+        MHD_OPTION_NOTIFY_COMPLETED, httpd_completed, NULL,
+        MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
+        MHD_OPTION_END);
+    if (h->daemon == NULL) {
+        snprintf(errstr, errstr_size, "metrics.listener '%s': cannot "
+                 "listen (address in use?)", url);
+        samsa_free(h);
+        return SAMSA_ERR__IO;
+    }
+    info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info != NULL ? info->port : 0;
+    atomic_init(&h->running, true);
+    if (pthread_create(&h->thread, NULL, httpd_main, h) != 0) {
+        snprintf(errstr, errstr_size, "cannot start the metrics thread");
+        MHD_stop_daemon(h->daemon);
+        samsa_free(h);
+        return SAMSA_ERR__IO;
+    }
+    *out = h;
+    return SAMSA_ERR_NONE;
+}
+
+int
+samsa_httpd_port(const samsa_httpd_t *h)
+{
+    return h->port;
+}
+
+void
+samsa_httpd_close(samsa_httpd_t *h)
+{
+    if (h == NULL) {
+        return;
+    }
+    atomic_store_explicit(&h->running, false, memory_order_relaxed);
+    pthread_join(h->thread, NULL);
+    MHD_stop_daemon(h->daemon);
+    samsa_free(h);
+}

@@ -1,0 +1,1112 @@
+/*
+ * server/metrics.c - see metrics.h.  A scrape takes a snapshot (request
+ * stats summed over the network threads, the partitions of the current
+ * metadata image with their logs, the groups and their committed offsets)
+ * and writes it out; nothing here runs on a request's path.
+ */
+#include "server/metrics.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/proto.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/time.h"
+
+#define METRICS_MAX_SERVERS   2
+#define METRICS_WINDOW_NS     1000000000LL  /* idle ratios: 1 s at least */
+
+/* One observed socket server and its idle-ratio window. */
+typedef struct metrics_server {
+    samsa_sockserver_t  *ss;            /* [const] borrowed */
+    samsa_reqstats_t    *rs;            /* [const] borrowed */
+    /* [lock] the window the ratios were last computed over */
+    int64_t              win_ns;
+    uint64_t             win_net_idle_ns;
+    uint64_t             win_hdl_idle_ns;
+    double               net_idle_ratio;
+    double               hdl_idle_ratio;
+} metrics_server_t;
+
+struct samsa_metrics {
+    samsa_broker_t    *brk;             /* [const] may be NULL */
+    metrics_server_t   servers[METRICS_MAX_SERVERS];
+    size_t             nservers;        /* [const] once the thread runs */
+    int64_t            start_wall_ms;   /* [const] */
+    _Atomic bool       ready;           /* [atomic] */
+    pthread_mutex_t    lock;            /* guards the servers' windows */
+};
+
+/* ---- snapshot ------------------------------------------------------------ */
+
+typedef struct metrics_part {
+    const char          *topic;         /* the image's */
+    int32_t              partition;
+    bool                 has_log;
+    int64_t              log_start;
+    int64_t              log_end;
+    int64_t              size_bytes;
+    size_t               segments;
+    samsa_plog_stats_t   st;
+    bool                 under_min_isr;
+} metrics_part_t;
+
+typedef struct metrics_lag {
+    const char  *group;
+    const char  *topic;
+    int32_t      partition;
+    int64_t      committed;
+    int64_t      log_end;               /* -1: no log here */
+} metrics_lag_t;
+
+typedef struct metrics_snap {
+    samsa_image_t           *img;       /* ref; NULL without a broker */
+    metrics_part_t          *parts;
+    size_t                   nparts;
+    samsa_arena_t            arena;     /* groups and offsets */
+    samsa_grp_listed_t      *groups;
+    size_t                   ngroups;
+    metrics_lag_t           *lags;
+    size_t                   nlags;
+    samsa_reqstats_api_t    *apis;      /* [server * napis + api] */
+} metrics_snap_t;
+
+samsa_metrics_t *
+samsa_metrics_new(samsa_broker_t *brk)
+{
+    samsa_metrics_t  *m = samsa_calloc(1, sizeof(*m));
+
+    m->brk = brk;
+    m->start_wall_ms = samsa_wall_ms();
+    atomic_init(&m->ready, false);
+    pthread_mutex_init(&m->lock, NULL);
+    return m;
+}
+
+void
+samsa_metrics_free(samsa_metrics_t *m)
+{
+    if (m == NULL) {
+        return;
+    }
+    pthread_mutex_destroy(&m->lock);
+    samsa_free(m);
+}
+
+void
+samsa_metrics_add_server(samsa_metrics_t *m, samsa_sockserver_t *ss,
+                         samsa_reqstats_t *rs)
+{
+    metrics_server_t  *s;
+
+    samsa_assert(m->nservers < METRICS_MAX_SERVERS);
+    s = &m->servers[m->nservers++];
+    s->ss = ss;
+    s->rs = rs;
+    s->win_ns = samsa_now_ns();
+    s->net_idle_ratio = s->hdl_idle_ratio = 1.0;
+}
+
+void
+samsa_metrics_set_ready(samsa_metrics_t *m, bool ready)
+{
+    atomic_store_explicit(&m->ready, ready, memory_order_release);
+}
+
+bool
+samsa_metrics_is_ready(const samsa_metrics_t *m)
+{
+    return atomic_load_explicit(&((samsa_metrics_t *) m)->ready,
+                                memory_order_acquire);
+}
+
+/* Time the server's network threads and handlers spent idle. */
+static void
+metrics_idle_sums(samsa_sockserver_t *ss, uint64_t *net, uint64_t *hdl)
+{
+    samsa_netstats_proc_t  ps;
+    size_t                 i;
+
+    *net = *hdl = 0;
+    for (i = 0; i < samsa_sockserver_nprocs(ss); i++) {
+        samsa_sockserver_proc_stats(ss, i, &ps);
+        *net += ps.idle_ns;
+    }
+    for (i = 0; i < samsa_sockserver_nhandlers(ss); i++) {
+        *hdl += samsa_sockserver_handler_idle_ns(ss, i);
+    }
+}
+
+static double
+metrics_ratio(uint64_t idle_ns, int64_t span_ns, size_t nthreads)
+{
+    double  r;
+
+    if (span_ns <= 0 || nthreads == 0) {
+        return 1.0;
+    }
+    r = (double) idle_ns / ((double) span_ns * (double) nthreads);
+    return r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+}
+
+/* Kafka's NetworkProcessorAvgIdlePercent and RequestHandlerAvgIdlePercent
+ * are rates over a window: here the time since the last window closed,
+ * once that is at least a second (scrapes in between reuse the value). */
+static void
+metrics_update_idle(samsa_metrics_t *m)
+{
+    metrics_server_t  *s;
+    uint64_t           net, hdl;
+    int64_t            now = samsa_now_ns();
+    size_t             i;
+
+    pthread_mutex_lock(&m->lock);
+    for (i = 0; i < m->nservers; i++) {
+        s = &m->servers[i];
+        if (now - s->win_ns < METRICS_WINDOW_NS) {
+            continue;
+        }
+        metrics_idle_sums(s->ss, &net, &hdl);
+        s->net_idle_ratio = metrics_ratio(net - s->win_net_idle_ns,
+                                          now - s->win_ns,
+                                          samsa_sockserver_nprocs(s->ss));
+        s->hdl_idle_ratio = metrics_ratio(hdl - s->win_hdl_idle_ns,
+                                          now - s->win_ns,
+                                          samsa_sockserver_nhandlers(s->ss));
+        s->win_ns = now;
+        s->win_net_idle_ns = net;
+        s->win_hdl_idle_ns = hdl;
+    }
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* min.insync.replicas of a topic: its override, else the broker's. */
+static int64_t
+metrics_min_isr(const samsa_broker_t *b, const samsa_image_topic_t *t)
+{
+    const char  *v = samsa_image_topic_config(t, "min.insync.replicas");
+
+    if (v != NULL) {
+        return strtoll(v, NULL, 10);
+    }
+    return samsa_config_int(b->cfg, "min.insync.replicas");
+}
+
+static void
+metrics_snap_part(samsa_broker_t *b, const samsa_image_topic_t *t,
+                  int32_t i, metrics_part_t *p)
+{
+    samsa_plog_t  *plog;
+
+    memset(p, 0, sizeof(*p));
+    p->topic = t->name;
+    p->partition = i;
+    p->under_min_isr = t->partitions[i].nisr < metrics_min_isr(b, t);
+    plog = samsa_logmgr_plog_ref(b->logs, t->name, i);
+    if (plog == NULL) {
+        return;
+    }
+    p->has_log = true;
+    p->log_start = samsa_plog_log_start_offset(plog);
+    p->log_end = samsa_plog_log_end_offset(plog);
+    p->size_bytes = samsa_plog_size_bytes(plog);
+    p->segments = samsa_plog_segment_count(plog);
+    samsa_plog_stats(plog, &p->st);
+    samsa_plog_unref(plog);
+}
+
+static void
+metrics_snap_parts(samsa_broker_t *b, metrics_snap_t *snap)
+{
+    const samsa_image_topic_t  *t;
+    size_t                      i, n = 0, cap = 0;
+    int32_t                     j;
+
+    snap->img = samsa_meta_image_get(b->meta);
+    for (i = 0; i < samsa_image_topic_count(snap->img); i++) {
+        cap += (size_t) samsa_image_topic_at(snap->img, i)->npartitions;
+    }
+    snap->parts = samsa_calloc(cap + 1, sizeof(*snap->parts));
+    for (i = 0; i < samsa_image_topic_count(snap->img); i++) {
+        t = samsa_image_topic_at(snap->img, i);
+        for (j = 0; j < t->npartitions && n < cap; j++) {
+            metrics_snap_part(b, t, j, &snap->parts[n++]);
+        }
+    }
+    snap->nparts = n;
+}
+
+static int64_t
+metrics_log_end(samsa_broker_t *b, const char *topic, int32_t partition)
+{
+    samsa_plog_t  *plog = samsa_logmgr_plog_ref(b->logs, topic, partition);
+    int64_t        end;
+
+    if (plog == NULL) {
+        return -1;
+    }
+    end = samsa_plog_log_end_offset(plog);
+    samsa_plog_unref(plog);
+    return end;
+}
+
+/* Every group and, for each committed partition, its lag. */
+static void
+metrics_snap_groups(samsa_broker_t *b, metrics_snap_t *snap)
+{
+    samsa_grp_offset_t  *offs;
+    size_t               i, j, n, cap = 0;
+    const char          *gid;
+    char                *topic;
+
+    snap->ngroups = samsa_grp_list(b->grp, NULL, 0, &snap->arena,
+                                   &snap->groups);
+    for (i = 0; i < snap->ngroups; i++) {
+        gid = snap->groups[i].group_id;
+        offs = NULL;
+        n = 0;
+        if (samsa_grp_fetch_offsets(b->grp, samsa_slice_cstr(gid), true,
+                                    &snap->arena, &offs, &n)
+            != SAMSA_ERR_NONE) {
+            continue;
+        }
+        for (j = 0; j < n; j++) {
+            if (offs[j].offset < 0) {
+                continue;
+            }
+            if (snap->nlags == cap) {
+                cap = cap == 0 ? 64 : cap * 2;
+                snap->lags = samsa_realloc(snap->lags,
+                                           cap * sizeof(*snap->lags));
+            }
+            topic = samsa_arena_strndup(&snap->arena, offs[j].topic.ptr,
+                                        offs[j].topic.len);
+            snap->lags[snap->nlags++] = (metrics_lag_t) {
+                gid, topic, offs[j].partition, offs[j].offset,
+                metrics_log_end(b, topic, offs[j].partition),
+            };
+        }
+    }
+}
+
+static void
+metrics_snap_take(samsa_metrics_t *m, metrics_snap_t *snap)
+{
+    size_t  napis = samsa_reqstats_napis();
+    size_t  i, j;
+
+    memset(snap, 0, sizeof(*snap));
+    samsa_arena_init(&snap->arena);
+    snap->apis = samsa_calloc(m->nservers * napis + 1, sizeof(*snap->apis));
+    for (i = 0; i < m->nservers; i++) {
+        for (j = 0; j < napis; j++) {
+            samsa_reqstats_get(m->servers[i].rs, j,
+                               &snap->apis[i * napis + j]);
+        }
+    }
+    metrics_update_idle(m);
+    if (m->brk != NULL) {
+        metrics_snap_parts(m->brk, snap);
+        metrics_snap_groups(m->brk, snap);
+    }
+}
+
+static void
+metrics_snap_free(metrics_snap_t *snap)
+{
+    samsa_image_put(snap->img);
+    samsa_free(snap->parts);
+    samsa_free(snap->lags);
+    samsa_free(snap->apis);
+    samsa_arena_fini(&snap->arena);
+}
+
+/* ---- process ------------------------------------------------------------- */
+
+typedef struct metrics_proc {
+    int64_t  rss_bytes;
+    int64_t  vsize_bytes;
+    double   cpu_seconds;
+    int64_t  open_fds;
+    int64_t  max_fds;
+} metrics_proc_t;
+
+static void
+metrics_proc_read(metrics_proc_t *pr)
+{
+    struct rusage   ru;
+    struct rlimit   rl;
+    long            pages_total = 0, pages_rss = 0;
+    FILE           *f;
+    DIR            *d;
+    struct dirent  *e;
+    long            psize = sysconf(_SC_PAGESIZE);
+
+    memset(pr, 0, sizeof(*pr));
+    f = fopen("/proc/self/statm", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%ld %ld", &pages_total, &pages_rss) != 2) {
+            pages_total = pages_rss = 0;
+        }
+        fclose(f);
+    }
+    pr->rss_bytes = (int64_t) pages_rss * psize;
+    pr->vsize_bytes = (int64_t) pages_total * psize;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        pr->cpu_seconds = (double) ru.ru_utime.tv_sec
+                          + (double) ru.ru_utime.tv_usec / 1e6
+                          + (double) ru.ru_stime.tv_sec
+                          + (double) ru.ru_stime.tv_usec / 1e6;
+    }
+    d = opendir("/proc/self/fd");
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            pr->open_fds += e->d_name[0] != '.';
+        }
+        closedir(d);
+        pr->open_fds--;             /* opendir's own descriptor */
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        pr->max_fds = rl.rlim_cur == RLIM_INFINITY ? -1
+                                                   : (int64_t) rl.rlim_cur;
+    }
+}
+
+/* ---- text helpers -------------------------------------------------------- */
+
+static void mx_printf(samsa_buf_t *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+mx_printf(samsa_buf_t *out, const char *fmt, ...)
+{
+    va_list  ap;
+    int      n;
+    char    *p;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0) {
+        return;
+    }
+    p = (char *) samsa_buf_reserve(out, (size_t) n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t) n + 1, fmt, ap);
+    va_end(ap);
+    out->len += (size_t) n;
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void
+mx_label(samsa_buf_t *out, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '\\' || *s == '"') {
+            mx_printf(out, "\\%c", *s);
+        } else if (*s == '\n') {
+            mx_printf(out, "\\n");
+        } else {
+            samsa_buf_append(out, s, 1);
+        }
+    }
+}
+
+static void
+mx_family(samsa_buf_t *out, const char *name, const char *type,
+          const char *help)
+{
+    mx_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A double the way Prometheus reads it. */
+static void
+mx_double(samsa_buf_t *out, double v)
+{
+    mx_printf(out, "%.15g", v);
+}
+
+/* ---- Prometheus: requests ------------------------------------------------ */
+
+static const char *const  mx_phase_help[SAMSA_PHASE_COUNT] = {
+    "Time a request waited in the request queue (RequestQueueTimeMs).",
+    "Time a handler spent on a request (LocalTimeMs).",
+    "Time a request waited in a purgatory after its handler "
+    "(RemoteTimeMs).",
+    "Time a response waited in its network thread's queue "
+    "(ResponseQueueTimeMs).",
+    "Time taken to write a response (ResponseSendTimeMs).",
+    "Time from reading a request to writing its response (TotalTimeMs).",
+};
+
+static const char *
+mx_api_name(size_t i)
+{
+    return samsa_proto_apis[i].name;
+}
+
+static void
+mx_requests_total(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t                       napis = samsa_reqstats_napis(), i, j;
+    const samsa_reqstats_api_t  *a;
+
+    mx_family(out, "samsa_requests_total", "counter",
+              "Requests completed, per API, all versions (Kafka's "
+              "RequestsPerSec).");
+    for (i = 0; i < m->nservers; i++) {
+        for (j = 0; j < napis; j++) {
+            a = &snap->apis[i * napis + j];
+            if (a->requests > 0) {
+                mx_printf(out, "samsa_requests_total{server=\"%s\","
+                          "request=\"%s\"} %llu\n",
+                          samsa_reqstats_kind(m->servers[i].rs),
+                          mx_api_name(j), (unsigned long long) a->requests);
+            }
+        }
+    }
+}
+
+static void
+mx_errors_one(samsa_buf_t *out, const char *kind, size_t api,
+              const char *error, uint64_t n)
+{
+    if (n > 0) {
+        mx_printf(out, "samsa_request_errors_total{server=\"%s\","
+                  "request=\"%s\",error=\"%s\"} %llu\n", kind,
+                  mx_api_name(api), error, (unsigned long long) n);
+    }
+}
+
+static void
+mx_errors(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t                       napis = samsa_reqstats_napis(), i, j, k;
+    const samsa_reqstats_api_t  *a;
+    const char                  *kind;
+
+    mx_family(out, "samsa_request_errors_total", "counter",
+              "Error codes in responses, per API and code, NONE included: "
+              "every ErrorCode field counts (Kafka's ErrorsPerSec).");
+    for (i = 0; i < m->nservers; i++) {
+        kind = samsa_reqstats_kind(m->servers[i].rs);
+        for (j = 0; j < napis; j++) {
+            a = &snap->apis[i * napis + j];
+            for (k = 0; k < SAMSA_REQSTATS_ERR_MAX + 2; k++) {
+                mx_errors_one(out, kind, j,
+                              samsa_err_name((samsa_err_t) ((int) k - 1)),
+                              a->errors[k]);
+            }
+            mx_errors_one(out, kind, j, "OTHER", a->errors_other);
+        }
+    }
+}
+
+static void
+mx_histogram_one(samsa_buf_t *out, const char *name, const char *kind,
+                 size_t api, const uint64_t *buckets, uint64_t sum_ns)
+{
+    uint64_t  cum = 0;
+    size_t    k;
+
+    for (k = 0; k <= SAMSA_REQSTATS_NBOUNDS; k++) {
+        cum += buckets[k];
+        mx_printf(out, "%s_bucket{server=\"%s\",request=\"%s\",le=\"", name,
+                  kind, mx_api_name(api));
+        if (k < SAMSA_REQSTATS_NBOUNDS) {
+            mx_double(out, (double) samsa_reqstats_bounds_us[k] / 1e6);
+        } else {
+            mx_printf(out, "+Inf");
+        }
+        mx_printf(out, "\"} %llu\n", (unsigned long long) cum);
+    }
+    mx_printf(out, "%s_sum{server=\"%s\",request=\"%s\"} ", name, kind,
+              mx_api_name(api));
+    mx_double(out, (double) sum_ns / 1e9);
+    mx_printf(out, "\n%s_count{server=\"%s\",request=\"%s\"} %llu\n", name,
+              kind, mx_api_name(api), (unsigned long long) cum);
+}
+
+static void
+mx_histograms(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t                       napis = samsa_reqstats_napis(), i, j, ph;
+    const samsa_reqstats_api_t  *a;
+    const char                  *name;
+
+    for (ph = 0; ph < SAMSA_PHASE_COUNT; ph++) {
+        name = samsa_reqstats_phase_name((samsa_reqstats_phase_t) ph);
+        mx_family(out, name, "histogram", mx_phase_help[ph]);
+        for (i = 0; i < m->nservers; i++) {
+            for (j = 0; j < napis; j++) {
+                a = &snap->apis[i * napis + j];
+                if (a->requests > 0) {
+                    mx_histogram_one(out, name,
+                                     samsa_reqstats_kind(m->servers[i].rs),
+                                     j, a->buckets[ph], a->sum_ns[ph]);
+                }
+            }
+        }
+    }
+}
+
+/* ---- Prometheus: socket servers ------------------------------------------ */
+
+static void
+mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    samsa_netstats_proc_t  ps;
+    size_t                 i, j;
+    const char            *kind;
+
+    mx_family(out, "samsa_request_queue_size", "gauge",
+              "Requests waiting for a handler (RequestQueueSize).");
+    for (i = 0; i < m->nservers; i++) {
+        mx_printf(out, "samsa_request_queue_size{server=\"%s\"} %zu\n",
+                  samsa_reqstats_kind(m->servers[i].rs),
+                  samsa_sockserver_request_queue_size(m->servers[i].ss));
+    }
+    mx_family(out, "samsa_response_queue_size", "gauge",
+              "Responses waiting for their network thread "
+              "(ResponseQueueSize, per processor).");
+    for (i = 0; i < m->nservers; i++) {
+        kind = samsa_reqstats_kind(m->servers[i].rs);
+        for (j = 0; j < samsa_sockserver_nprocs(m->servers[i].ss); j++) {
+            samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps);
+            mx_printf(out, "samsa_response_queue_size{server=\"%s\","
+                      "listener=\"%s\",processor=\"%u\"} %zu\n", kind,
+                      ps.listener, (unsigned) ps.id, ps.response_queue_size);
+        }
+    }
+}
+
+static void
+mx_network_idle(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    samsa_netstats_proc_t  ps;
+    size_t                 i, j;
+    const char            *kind;
+
+    mx_family(out, "samsa_network_processor_idle_seconds_total", "counter",
+              "Time each network thread spent waiting in epoll_wait.");
+    for (i = 0; i < m->nservers; i++) {
+        kind = samsa_reqstats_kind(m->servers[i].rs);
+        for (j = 0; j < samsa_sockserver_nprocs(m->servers[i].ss); j++) {
+            samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps);
+            mx_printf(out, "samsa_network_processor_idle_seconds_total{"
+                      "server=\"%s\",listener=\"%s\",processor=\"%u\"} ",
+                      kind, ps.listener, (unsigned) ps.id);
+            mx_double(out, (double) ps.idle_ns / 1e9);
+            mx_printf(out, "\n");
+        }
+    }
+    mx_family(out, "samsa_network_processor_avg_idle_percent", "gauge",
+              "Average idle fraction (0..1) of the network threads over the "
+              "last window of at least 1 s (NetworkProcessorAvgIdlePercent).");
+    for (i = 0; i < m->nservers; i++) {
+        mx_printf(out, "samsa_network_processor_avg_idle_percent{"
+                  "server=\"%s\"} ", samsa_reqstats_kind(m->servers[i].rs));
+        pthread_mutex_lock(&m->lock);
+        mx_double(out, m->servers[i].net_idle_ratio);
+        pthread_mutex_unlock(&m->lock);
+        mx_printf(out, "\n");
+    }
+}
+
+static void
+mx_handler_idle(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    size_t       i, j;
+    const char  *kind;
+
+    mx_family(out, "samsa_request_handler_idle_seconds_total", "counter",
+              "Time each request handler thread spent waiting for a "
+              "request.");
+    for (i = 0; i < m->nservers; i++) {
+        kind = samsa_reqstats_kind(m->servers[i].rs);
+        for (j = 0; j < samsa_sockserver_nhandlers(m->servers[i].ss); j++) {
+            mx_printf(out, "samsa_request_handler_idle_seconds_total{"
+                      "server=\"%s\",handler=\"%zu\"} ", kind, j);
+            mx_double(out, (double) samsa_sockserver_handler_idle_ns(
+                               m->servers[i].ss, j) / 1e9);
+            mx_printf(out, "\n");
+        }
+    }
+    mx_family(out, "samsa_request_handler_avg_idle_percent", "gauge",
+              "Average idle fraction (0..1) of a handler pool over the last "
+              "window of at least 1 s (RequestHandlerAvgIdlePercent).");
+    for (i = 0; i < m->nservers; i++) {
+        mx_printf(out, "samsa_request_handler_avg_idle_percent{"
+                  "server=\"%s\"} ", samsa_reqstats_kind(m->servers[i].rs));
+        pthread_mutex_lock(&m->lock);
+        mx_double(out, m->servers[i].hdl_idle_ratio);
+        pthread_mutex_unlock(&m->lock);
+        mx_printf(out, "\n");
+    }
+}
+
+/* Connections open and created, summed over a listener's processors. */
+static void
+mx_listener_conns(samsa_sockserver_t *ss, const char *listener,
+                  int64_t *open, uint64_t *created)
+{
+    samsa_netstats_proc_t  ps;
+    size_t                 j;
+
+    *open = 0;
+    *created = 0;
+    for (j = 0; j < samsa_sockserver_nprocs(ss); j++) {
+        samsa_sockserver_proc_stats(ss, j, &ps);
+        if (strcmp(ps.listener, listener) == 0) {
+            *open += ps.connections;
+            *created += ps.connections_created;
+        }
+    }
+}
+
+static void
+mx_connections(samsa_metrics_t *m, samsa_buf_t *out, bool created)
+{
+    samsa_sockserver_t  *ss;
+    const char          *l;
+    int64_t              open;
+    uint64_t             made;
+    size_t               i, j;
+
+    if (created) {
+        mx_family(out, "samsa_connections_created_total", "counter",
+                  "Connections accepted, per listener "
+                  "(connection-creation-total).");
+    } else {
+        mx_family(out, "samsa_connections", "gauge",
+                  "Connections open, per listener (connection-count).");
+    }
+    for (i = 0; i < m->nservers; i++) {
+        ss = m->servers[i].ss;
+        for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
+            l = samsa_sockserver_listener_name(ss, j);
+            mx_listener_conns(ss, l, &open, &made);
+            if (created) {
+                mx_printf(out, "samsa_connections_created_total{server=\"%s\","
+                          "listener=\"%s\"} %llu\n",
+                          samsa_reqstats_kind(m->servers[i].rs), l,
+                          (unsigned long long) made);
+            } else {
+                mx_printf(out, "samsa_connections{server=\"%s\","
+                          "listener=\"%s\"} %lld\n",
+                          samsa_reqstats_kind(m->servers[i].rs), l,
+                          (long long) open);
+            }
+        }
+    }
+}
+
+/* ---- Prometheus: topics, partitions, purgatories, groups ----------------- */
+
+typedef enum mx_topic_field {
+    MX_MESSAGES_IN,
+    MX_BYTES_IN,
+    MX_BYTES_OUT,
+} mx_topic_field_t;
+
+static uint64_t
+mx_topic_value(const metrics_part_t *p, mx_topic_field_t f)
+{
+    switch (f) {
+    case MX_MESSAGES_IN:
+        return p->st.messages_in;
+    case MX_BYTES_IN:
+        return p->st.bytes_in;
+    case MX_BYTES_OUT:
+        return p->st.bytes_out;
+    }
+    return 0;
+}
+
+/* One per-topic counter: the sum over its partitions (which the snapshot
+ * holds together, in topic order). */
+static void
+mx_topic_counter(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
+                 const char *help, mx_topic_field_t f)
+{
+    size_t    i = 0, j;
+    uint64_t  sum;
+
+    mx_family(out, name, "counter", help);
+    while (i < snap->nparts) {
+        sum = 0;
+        for (j = i; j < snap->nparts
+                    && strcmp(snap->parts[j].topic, snap->parts[i].topic) == 0;
+             j++) {
+            sum += mx_topic_value(&snap->parts[j], f);
+        }
+        mx_printf(out, "%s{topic=\"", name);
+        mx_label(out, snap->parts[i].topic);
+        mx_printf(out, "\"} %llu\n", (unsigned long long) sum);
+        i = j;
+    }
+}
+
+static void
+mx_part_gauge(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
+              const char *help, size_t field)
+{
+    const metrics_part_t  *p;
+    int64_t                v;
+    size_t                 i;
+
+    mx_family(out, name, "gauge", help);
+    for (i = 0; i < snap->nparts; i++) {
+        p = &snap->parts[i];
+        if (!p->has_log && field != 4) {
+            continue;
+        }
+        v = field == 0   ? p->log_start
+            : field == 1 ? p->log_end
+            : field == 2 ? p->size_bytes
+            : field == 3 ? (int64_t) p->segments
+                         : (int64_t) p->under_min_isr;
+        mx_printf(out, "%s{topic=\"", name);
+        mx_label(out, p->topic);
+        mx_printf(out, "\",partition=\"%d\"} %lld\n", (int) p->partition,
+                  (long long) v);
+    }
+}
+
+static void
+mx_partitions(metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t  i, under = 0;
+
+    mx_topic_counter(snap, out, "samsa_topic_messages_in_total",
+                     "Records appended for producers, per topic "
+                     "(MessagesInPerSec).", MX_MESSAGES_IN);
+    mx_topic_counter(snap, out, "samsa_topic_bytes_in_total",
+                     "Record-batch bytes appended for producers, per topic "
+                     "(BytesInPerSec).", MX_BYTES_IN);
+    mx_topic_counter(snap, out, "samsa_topic_bytes_out_total",
+                     "Record bytes sent to fetchers, per topic "
+                     "(BytesOutPerSec).", MX_BYTES_OUT);
+    mx_part_gauge(snap, out, "samsa_log_start_offset",
+                  "First offset of the partition's log (LogStartOffset).", 0);
+    mx_part_gauge(snap, out, "samsa_log_end_offset",
+                  "Next offset of the partition's log (LogEndOffset).", 1);
+    mx_part_gauge(snap, out, "samsa_log_size_bytes",
+                  "Bytes of the partition's segments (Size).", 2);
+    mx_part_gauge(snap, out, "samsa_log_segments",
+                  "Segments of the partition's log (NumLogSegments).", 3);
+    mx_part_gauge(snap, out, "samsa_partition_under_min_isr",
+                  "1 when the partition's ISR is smaller than its "
+                  "min.insync.replicas (UnderMinIsr).", 4);
+    for (i = 0; i < snap->nparts; i++) {
+        under += snap->parts[i].under_min_isr;
+    }
+    mx_family(out, "samsa_under_min_isr_partitions", "gauge",
+              "Partitions whose ISR is smaller than their "
+              "min.insync.replicas (UnderMinIsrPartitionCount).");
+    mx_printf(out, "samsa_under_min_isr_partitions %zu\n", under);
+}
+
+static void
+mx_purgatories(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    samsa_purgatory_t  *p[2] = { m->brk->produce, m->brk->fetch };
+    const char         *names[2] = { "Produce", "Fetch" };
+    size_t              i;
+
+    mx_family(out, "samsa_purgatory_size", "gauge",
+              "Entries in a purgatory's watch lists (PurgatorySize).");
+    for (i = 0; i < 2; i++) {
+        mx_printf(out, "samsa_purgatory_size{delayed_operation=\"%s\"} %zu\n",
+                  names[i], samsa_purgatory_watched(p[i]));
+    }
+    mx_family(out, "samsa_purgatory_delayed_operations", "gauge",
+              "Operations waiting on their timer (NumDelayedOperations).");
+    for (i = 0; i < 2; i++) {
+        mx_printf(out, "samsa_purgatory_delayed_operations{"
+                  "delayed_operation=\"%s\"} %zu\n", names[i],
+                  samsa_purgatory_delayed(p[i]));
+    }
+}
+
+static int64_t
+mx_lag(const metrics_lag_t *l)
+{
+    if (l->log_end < 0) {
+        return -1;
+    }
+    return l->log_end > l->committed ? l->log_end - l->committed : 0;
+}
+
+static void
+mx_groups(metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t  counts[SAMSA_GRP_DEAD] = { 0 };
+    size_t  i;
+
+    for (i = 0; i < snap->ngroups; i++) {
+        if (snap->groups[i].state < SAMSA_GRP_DEAD) {
+            counts[snap->groups[i].state]++;
+        }
+    }
+    mx_family(out, "samsa_groups", "gauge",
+              "Consumer groups by state (NumGroups<State>).");
+    for (i = 0; i < SAMSA_GRP_DEAD; i++) {
+        mx_printf(out, "samsa_groups{state=\"%s\"} %zu\n",
+                  samsa_grp_state_name((samsa_grp_state_t) i), counts[i]);
+    }
+    mx_family(out, "samsa_consumer_group_lag", "gauge",
+              "Log end offset minus the group's committed offset, per "
+              "committed partition (0 when the commit is ahead).");
+    for (i = 0; i < snap->nlags; i++) {
+        if (snap->lags[i].log_end < 0) {
+            continue;
+        }
+        mx_printf(out, "samsa_consumer_group_lag{group=\"");
+        mx_label(out, snap->lags[i].group);
+        mx_printf(out, "\",topic=\"");
+        mx_label(out, snap->lags[i].topic);
+        mx_printf(out, "\",partition=\"%d\"} %lld\n",
+                  (int) snap->lags[i].partition,
+                  (long long) mx_lag(&snap->lags[i]));
+    }
+}
+
+static void
+mx_process(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    metrics_proc_t  pr;
+
+    metrics_proc_read(&pr);
+    mx_family(out, "process_resident_memory_bytes", "gauge",
+              "Resident memory size in bytes.");
+    mx_printf(out, "process_resident_memory_bytes %lld\n",
+              (long long) pr.rss_bytes);
+    mx_family(out, "process_virtual_memory_bytes", "gauge",
+              "Virtual memory size in bytes.");
+    mx_printf(out, "process_virtual_memory_bytes %lld\n",
+              (long long) pr.vsize_bytes);
+    mx_family(out, "process_cpu_seconds_total", "counter",
+              "User and system CPU time spent, in seconds.");
+    mx_printf(out, "process_cpu_seconds_total ");
+    mx_double(out, pr.cpu_seconds);
+    mx_printf(out, "\n");
+    mx_family(out, "process_open_fds", "gauge", "Open file descriptors.");
+    mx_printf(out, "process_open_fds %lld\n", (long long) pr.open_fds);
+    if (pr.max_fds >= 0) {
+        mx_family(out, "process_max_fds", "gauge",
+                  "Limit on open file descriptors.");
+        mx_printf(out, "process_max_fds %lld\n", (long long) pr.max_fds);
+    }
+    mx_family(out, "process_start_time_seconds", "gauge",
+              "Start time of the process since the Unix epoch, in seconds.");
+    mx_printf(out, "process_start_time_seconds ");
+    mx_double(out, (double) m->start_wall_ms / 1e3);
+    mx_printf(out, "\n");
+}
+
+void
+samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    metrics_snap_t  snap;
+
+    metrics_snap_take(m, &snap);
+    mx_requests_total(m, &snap, out);
+    mx_errors(m, &snap, out);
+    mx_histograms(m, &snap, out);
+    mx_queues(m, out);
+    mx_network_idle(m, out);
+    mx_handler_idle(m, out);
+    mx_connections(m, out, false);
+    mx_connections(m, out, true);
+    if (m->brk != NULL) {
+        mx_partitions(&snap, out);
+        mx_purgatories(m, out);
+        mx_groups(&snap, out);
+    }
+    mx_process(m, out);
+    mx_family(out, "samsa_ready", "gauge",
+              "1 once the logs are loaded and every listener is up.");
+    mx_printf(out, "samsa_ready %d\n", samsa_metrics_is_ready(m) ? 1 : 0);
+    metrics_snap_free(&snap);
+}
+
+/* ---- JSON for the status page -------------------------------------------- */
+
+static void
+js_str(samsa_buf_t *out, const char *s)
+{
+    const unsigned char  *c;
+
+    samsa_buf_append(out, "\"", 1);
+    for (c = (const unsigned char *) s; *c != '\0'; c++) {
+        if (*c == '"' || *c == '\\') {
+            mx_printf(out, "\\%c", *c);
+        } else if (*c < 0x20) {
+            mx_printf(out, "\\u%04x", *c);
+        } else {
+            samsa_buf_append(out, c, 1);
+        }
+    }
+    samsa_buf_append(out, "\"", 1);
+}
+
+/* Requests per API and the total-time histogram summed over every API of
+ * every server. */
+static void
+js_requests(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t                       napis = samsa_reqstats_napis(), i, j, k;
+    uint64_t                     hist[SAMSA_REQSTATS_NBOUNDS + 1] = { 0 };
+    uint64_t                     per_api, total = 0;
+    const char                  *sep = "";
+
+    mx_printf(out, "\"requests\":{");
+    for (j = 0; j < napis; j++) {
+        per_api = 0;
+        for (i = 0; i < m->nservers; i++) {
+            const samsa_reqstats_api_t  *a = &snap->apis[i * napis + j];
+
+            per_api += a->requests;
+            for (k = 0; k <= SAMSA_REQSTATS_NBOUNDS; k++) {
+                hist[k] += a->buckets[SAMSA_PHASE_TOTAL][k];
+            }
+        }
+        total += per_api;
+        if (per_api > 0) {
+            mx_printf(out, "%s\"%s\":%llu", sep, mx_api_name(j),
+                      (unsigned long long) per_api);
+            sep = ",";
+        }
+    }
+    mx_printf(out, "},\"requests_total\":%llu,\"latency_bounds_s\":[",
+              (unsigned long long) total);
+    for (k = 0; k < SAMSA_REQSTATS_NBOUNDS; k++) {
+        mx_printf(out, "%s", k > 0 ? "," : "");
+        mx_double(out, (double) samsa_reqstats_bounds_us[k] / 1e6);
+    }
+    mx_printf(out, "],\"latency_buckets\":[");
+    for (k = 0; k <= SAMSA_REQSTATS_NBOUNDS; k++) {
+        mx_printf(out, "%s%llu", k > 0 ? "," : "",
+                  (unsigned long long) hist[k]);
+    }
+    mx_printf(out, "]");
+}
+
+static void
+js_servers(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    samsa_netstats_proc_t  ps;
+    size_t                 i, j, resp;
+    int64_t                conns;
+
+    mx_printf(out, ",\"servers\":[");
+    for (i = 0; i < m->nservers; i++) {
+        resp = 0;
+        conns = 0;
+        for (j = 0; j < samsa_sockserver_nprocs(m->servers[i].ss); j++) {
+            samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps);
+            resp += ps.response_queue_size;
+            conns += ps.connections;
+        }
+        mx_printf(out, "%s{\"server\":\"%s\",\"request_queue_size\":%zu,"
+                  "\"response_queue_size\":%zu,\"connections\":%lld,"
+                  "\"network_idle\":", i > 0 ? "," : "",
+                  samsa_reqstats_kind(m->servers[i].rs),
+                  samsa_sockserver_request_queue_size(m->servers[i].ss),
+                  resp, (long long) conns);
+        pthread_mutex_lock(&m->lock);
+        mx_double(out, m->servers[i].net_idle_ratio);
+        mx_printf(out, ",\"handler_idle\":");
+        mx_double(out, m->servers[i].hdl_idle_ratio);
+        pthread_mutex_unlock(&m->lock);
+        mx_printf(out, "}");
+    }
+    mx_printf(out, "]");
+}
+
+static void
+js_partitions(metrics_snap_t *snap, samsa_buf_t *out)
+{
+    const metrics_part_t  *p;
+    size_t                 i;
+
+    mx_printf(out, ",\"partitions\":[");
+    for (i = 0; i < snap->nparts; i++) {
+        p = &snap->parts[i];
+        mx_printf(out, "%s{\"topic\":", i > 0 ? "," : "");
+        js_str(out, p->topic);
+        mx_printf(out, ",\"partition\":%d,\"has_log\":%s,"
+                  "\"log_start_offset\":%lld,\"log_end_offset\":%lld,"
+                  "\"size_bytes\":%lld,\"messages_in\":%llu,"
+                  "\"bytes_in\":%llu,\"bytes_out\":%llu,"
+                  "\"under_min_isr\":%s}", (int) p->partition,
+                  p->has_log ? "true" : "false", (long long) p->log_start,
+                  (long long) p->log_end, (long long) p->size_bytes,
+                  (unsigned long long) p->st.messages_in,
+                  (unsigned long long) p->st.bytes_in,
+                  (unsigned long long) p->st.bytes_out,
+                  p->under_min_isr ? "true" : "false");
+    }
+    mx_printf(out, "]");
+}
+
+static void
+js_groups(metrics_snap_t *snap, samsa_buf_t *out)
+{
+    size_t  i;
+
+    mx_printf(out, ",\"groups\":[");
+    for (i = 0; i < snap->ngroups; i++) {
+        mx_printf(out, "%s{\"group\":", i > 0 ? "," : "");
+        js_str(out, snap->groups[i].group_id);
+        mx_printf(out, ",\"state\":\"%s\"}",
+                  samsa_grp_state_name(snap->groups[i].state));
+    }
+    mx_printf(out, "],\"lags\":[");
+    for (i = 0; i < snap->nlags; i++) {
+        mx_printf(out, "%s{\"group\":", i > 0 ? "," : "");
+        js_str(out, snap->lags[i].group);
+        mx_printf(out, ",\"topic\":");
+        js_str(out, snap->lags[i].topic);
+        mx_printf(out, ",\"partition\":%d,\"committed\":%lld,"
+                  "\"log_end_offset\":%lld,\"lag\":%lld}",
+                  (int) snap->lags[i].partition,
+                  (long long) snap->lags[i].committed,
+                  (long long) snap->lags[i].log_end,
+                  (long long) mx_lag(&snap->lags[i]));
+    }
+    mx_printf(out, "]");
+}
+
+void
+samsa_metrics_render_json(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    metrics_snap_t  snap;
+    metrics_proc_t  pr;
+
+    metrics_snap_take(m, &snap);
+    metrics_proc_read(&pr);
+    mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,\"ready\":%s,",
+              (long long) samsa_wall_ms(), (long long) m->start_wall_ms,
+              samsa_metrics_is_ready(m) ? "true" : "false");
+    js_requests(m, &snap, out);
+    js_servers(m, out);
+    js_partitions(&snap, out);
+    js_groups(&snap, out);
+    mx_printf(out, ",\"process\":{\"rss_bytes\":%lld,\"cpu_seconds\":",
+              (long long) pr.rss_bytes);
+    mx_double(out, pr.cpu_seconds);
+    mx_printf(out, ",\"open_fds\":%lld}}\n", (long long) pr.open_fds);
+    metrics_snap_free(&snap);
+}
