@@ -16,6 +16,8 @@ typedef struct cli_cmd {
 } cli_cmd_t;
 
 static const cli_cmd_t  cli_cmds[] = {
+    { "topic", samsa_cmd_topic,
+      "topic create|list|describe|delete|alter-config|...  topics" },
     { "perf", samsa_cmd_perf,
       "perf produce --topic T --num-records N ...   producer benchmark" },
 };
