@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const samsa_opt_t  samsa_opts_common[] = {
     { "--bootstrap-server", 'b', SAMSA_OPT_VALUE, "HOST:PORT[,...]",
@@ -227,6 +228,144 @@ samsa_opts_kv(const char *flag, const char *kv, char **key,
     }
     *key = strndup(kv, (size_t) (eq - kv));
     *value = eq + 1;
+    return 0;
+}
+
+/* n digits at *p as a number in [lo, hi]; advances *p. */
+static bool
+opts_digits(const char **p, int n, int lo, int hi, int *v)
+{
+    int  i;
+
+    *v = 0;
+    for (i = 0; i < n; i++) {
+        if ((*p)[i] < '0' || (*p)[i] > '9') {
+            return false;
+        }
+        *v = *v * 10 + ((*p)[i] - '0');
+    }
+    *p += n;
+    return *v >= lo && *v <= hi;
+}
+
+static bool
+opts_datetime(const char *p, int64_t *ms)
+{
+    struct tm  tm;
+    int        y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, zh, zm, i;
+    int64_t    off = 0, sign;
+
+    memset(&tm, 0, sizeof(tm));
+    if (!opts_digits(&p, 4, 1970, 9999, &y) || *p++ != '-'
+        || !opts_digits(&p, 2, 1, 12, &mo) || *p++ != '-'
+        || !opts_digits(&p, 2, 1, 31, &d)) {
+        return false;
+    }
+    if (*p == 'T' || *p == ' ') {
+        p++;
+        if (!opts_digits(&p, 2, 0, 23, &h) || *p++ != ':'
+            || !opts_digits(&p, 2, 0, 59, &mi)) {
+            return false;
+        }
+        if (*p == ':') {
+            p++;
+            if (!opts_digits(&p, 2, 0, 60, &sec)) {
+                return false;
+            }
+            if (*p == '.') {
+                p++;
+                for (i = 0; i < 3 && *p >= '0' && *p <= '9'; i++, p++) {
+                    frac = frac * 10 + (*p - '0');
+                }
+                for (; i < 3; i++) {
+                    frac *= 10;
+                }
+                while (*p >= '0' && *p <= '9') {
+                    p++;                /* finer than ms: dropped */
+                }
+            }
+        }
+    }
+    if (*p == 'Z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        sign = *p++ == '+' ? 1 : -1;
+        if (!opts_digits(&p, 2, 0, 18, &zh)) {
+            return false;
+        }
+        if (*p == ':') {
+            p++;
+        }
+        if (!opts_digits(&p, 2, 0, 59, &zm)) {
+            return false;
+        }
+        off = sign * ((int64_t) zh * 3600 + zm * 60);
+    }
+    if (*p != '\0') {
+        return false;
+    }
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = sec;
+    *ms = ((int64_t) timegm(&tm) - off) * 1000 + frac;
+    return true;
+}
+
+int
+samsa_opts_parse_datetime(const char *flag, const char *text, int64_t *ms,
+                          char *err, size_t err_size)
+{
+    if (!opts_datetime(text, ms)) {
+        snprintf(err, err_size, "invalid value '%s' for %s: expected "
+                 "YYYY-MM-DDTHH:MM:SS[.sss][Z|+HH:MM]", text, flag);
+        return -1;
+    }
+    return 0;
+}
+
+int
+samsa_opts_parse_topic_parts(const char *flag, const char *text,
+                             char **topic, int32_t **parts, size_t *nparts,
+                             char *err, size_t err_size)
+{
+    const char  *colon = strrchr(text, ':'), *p;
+    char        *end;
+    long         v;
+
+    *topic = NULL;
+    *parts = NULL;
+    *nparts = 0;
+    if (text[0] == '\0' || colon == text) {
+        snprintf(err, err_size, "invalid value '%s' for %s: expected "
+                 "TOPIC or TOPIC:P,P,...", text, flag);
+        return -1;
+    }
+    if (colon == NULL) {
+        *topic = strdup(text);
+        return 0;
+    }
+    *parts = calloc(strlen(colon) + 1, sizeof(int32_t));
+    for (p = colon + 1;; p = end + 1) {
+        errno = 0;
+        v = strtol(p, &end, 10);
+        if (end == p || errno != 0 || v < 0 || v > INT32_MAX
+            || (*end != ',' && *end != '\0')) {
+            snprintf(err, err_size, "invalid value '%s' for %s: bad "
+                     "partition list after ':'", text, flag);
+            free(*parts);
+            *parts = NULL;
+            *nparts = 0;
+            return -1;
+        }
+        (*parts)[(*nparts)++] = (int32_t) v;
+        if (*end == '\0') {
+            break;
+        }
+    }
+    *topic = strndup(text, (size_t) (colon - text));
     return 0;
 }
 

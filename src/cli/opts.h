@@ -89,6 +89,19 @@ int samsa_opts_i64(const samsa_opts_t *o, const char *flag, int64_t min,
 int samsa_opts_kv(const char *flag, const char *kv, char **key,
                   const char **value, char *err, size_t err_size);
 
+/* ISO 8601 date-time as milliseconds since the epoch:
+ * YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|+HH:MM|-HH:MM|+HHMM]; no zone = UTC.
+ * -1 with err naming flag if text is not one. */
+int samsa_opts_parse_datetime(const char *flag, const char *text,
+                              int64_t *ms, char *err, size_t err_size);
+
+/* "TOPIC" or "TOPIC:P,P,..." (Kafka's --topic form for offsets): *topic
+ * is a copy to free(), *parts (free()) gets *nparts partitions, none for
+ * the whole topic.  -1 with err naming flag on a bad partition list. */
+int samsa_opts_parse_topic_parts(const char *flag, const char *text,
+                                 char **topic, int32_t **parts,
+                                 size_t *nparts, char *err, size_t err_size);
+
 /* Client configuration from the common flags: --command-config FILE
  * (Java properties), then the bootstrap servers from -b, else the file's
  * bootstrap.servers, else $SAMSA_BOOTSTRAP.  -1 with err on a bad file

@@ -18,6 +18,12 @@ typedef struct cli_cmd {
 static const cli_cmd_t  cli_cmds[] = {
     { "topic", samsa_cmd_topic,
       "topic create|list|describe|delete|alter-config|...  topics" },
+    { "produce", samsa_cmd_produce,
+      "produce TOPIC [--key-separator S] ...   records from lines" },
+    { "group", samsa_cmd_group,
+      "group list|describe|reset-offsets|delete   consumer groups" },
+    { "cluster", samsa_cmd_cluster,
+      "cluster info                              brokers, controller" },
     { "perf", samsa_cmd_perf,
       "perf produce --topic T --num-records N ...   producer benchmark" },
 };
