@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <samsa/admin.h>
 #include <samsa/producer.h>
 
 #include "cli/cli.h"
@@ -213,6 +214,31 @@ produce_report(samsa_session_t *s, const char *topic, produce_stats_t *st)
     samsa_json_end(&j);
 }
 
+/* The producer waits up to max.block.ms for a partition to appear (as
+ * Java's); a partition beyond an existing topic's count fails at once
+ * here instead. */
+static int
+produce_check_partition(samsa_session_t *s, const char *topic,
+                        int32_t partition)
+{
+    samsa_topic_descs_t  *td = NULL;
+    samsa_err_t           e;
+    int                   rc = SAMSA_EXIT_OK;
+
+    e = samsa_admin_describe_topics(s->admin, &topic, 1, s->timeout_ms, &td);
+    if (e != SAMSA_ERR_NONE) {
+        rc = samsa_session_fail(s, e, "topic '%s'", topic);
+    } else if (td->n == 1 && td->topics[0].err == SAMSA_ERR_NONE
+               && (size_t) partition >= td->topics[0].npartitions) {
+        rc = samsa_session_fail(s, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                "topic '%s' has %zu partition(s), no "
+                                "partition %d", topic,
+                                td->topics[0].npartitions, partition);
+    }
+    samsa_admin_result_free(td);
+    return rc;
+}
+
 int
 samsa_cmd_produce(int argc, char **argv)
 {
@@ -250,6 +276,11 @@ samsa_cmd_produce(int argc, char **argv)
     if (rc != SAMSA_EXIT_OK || (rc = samsa_session_connect(&s))
                                != SAMSA_EXIT_OK
         || (rc = produce_conf(&s)) != SAMSA_EXIT_OK) {
+        goto out;
+    }
+    if (part >= 0 && (rc = produce_check_partition(&s, s.opts.pos[0],
+                                                   (int32_t) part))
+                         != SAMSA_EXIT_OK) {
         goto out;
     }
     file = samsa_opts_get(&s.opts, "--file");

@@ -126,8 +126,8 @@ samsa_opts_parse(samsa_opts_t *o, const samsa_opt_t *spec, int argc,
         }
         if (eq != NULL) {
             opts_set(o, (size_t) k, eq + 1);
-        } else if (i + 1 < argc) {
-            opts_set(o, (size_t) k, argv[++i]);
+        } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+            opts_set(o, (size_t) k, argv[++i]);     /* "-1" is a value */
         } else {
             snprintf(err, err_size, "option '%s' needs a value (%s)",
                      s->name, s->metavar != NULL ? s->metavar : "VALUE");

@@ -1,7 +1,8 @@
 /*
  * cli/opts.h - the samsa tool's flag parsing, shared by every subcommand
  * so that all of them take flags the same way:
- *   --name VALUE, --name=VALUE, -x VALUE (short forms), flags without a
+ *   --name VALUE, --name=VALUE, -x VALUE (short forms; a VALUE starting
+ *   with "--" must use the --name=VALUE form), flags without a
  *   value, repeatable flags (--config k=v --config k=v), "--" ends flags;
  *   flags may come anywhere after the command words, between positional
  *   arguments.
