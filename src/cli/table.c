@@ -112,7 +112,7 @@ void
 samsa_table_print(const samsa_table_t *t, FILE *out)
 {
     size_t      *w = calloc(t->ncols + 1, sizeof(size_t));
-    size_t       r, c, cw, pad;
+    size_t       r, c, cw, pad, last;
     const char  *s;
 
     for (r = 0; r < t->nrows; r++) {
@@ -122,7 +122,12 @@ samsa_table_print(const samsa_table_t *t, FILE *out)
         }
     }
     for (r = 0; r < t->nrows; r++) {
+        last = 0;                               /* no trailing blanks */
         for (c = 0; c < t->ncols; c++) {
+            s = t->cells[r * t->ncols + c];
+            last = s != NULL && s[0] != '\0' ? c : last;
+        }
+        for (c = 0; c <= last; c++) {
             s = t->cells[r * t->ncols + c];
             s = s != NULL ? s : "";
             pad = w[c] - samsa_table_width(s);
@@ -131,10 +136,10 @@ samsa_table_print(const samsa_table_t *t, FILE *out)
             }
             if (t->right[c]) {
                 fprintf(out, "%*s%s", (int) pad, "", s);
-            } else if (c + 1 < t->ncols) {
+            } else if (c < last) {
                 fprintf(out, "%s%*s", s, (int) pad, "");
             } else {
-                fputs(s, out);                  /* no trailing blanks */
+                fputs(s, out);
             }
         }
         fputc('\n', out);
