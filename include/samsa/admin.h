@@ -65,7 +65,7 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_connect(
 /* Free a result of any call below; NULL is a no-op. */
 SAMSA_API void samsa_admin_result_free(void *result);
 
-/* ---- topics --------------------------------------------------------------- */
+/* ---- topics ------------------------------------------------------------- */
 
 typedef struct samsa_admin_kv {
     const char  *name;
@@ -150,7 +150,7 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_topics(
     samsa_admin_t *admin, const char *const *names, size_t n,
     int64_t timeout_ms, samsa_topic_descs_t **resultp);
 
-/* ---- cluster -------------------------------------------------------------- */
+/* ---- cluster ------------------------------------------------------------ */
 
 typedef struct samsa_cluster_desc {
     const char           *cluster_id;   /* NULL if the broker sent none */
@@ -164,7 +164,7 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_cluster(
     samsa_admin_t *admin, int64_t timeout_ms,
     samsa_cluster_desc_t **resultp);
 
-/* ---- configs -------------------------------------------------------------- */
+/* ---- configs ------------------------------------------------------------ */
 
 /* Kafka's ConfigResource.Type codes. */
 #define SAMSA_RESOURCE_TOPIC         2
@@ -247,7 +247,7 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_alter_configs(
     samsa_admin_t *admin, const samsa_alter_resource_t *resources, size_t n,
     bool validate_only, int64_t timeout_ms, samsa_admin_items_t **resultp);
 
-/* ---- log offsets and records ---------------------------------------------- */
+/* ---- log offsets and records -------------------------------------------- */
 
 /* ListOffsets timestamps with a special meaning (Kafka's OffsetSpec). */
 #define SAMSA_OFFSET_SPEC_LATEST        (-1LL)
@@ -293,7 +293,7 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_delete_records(
     samsa_admin_t *admin, const samsa_tp_spec_t *tps, size_t n,
     int64_t timeout_ms, samsa_tp_results_t **resultp);
 
-/* ---- consumer groups ------------------------------------------------------ */
+/* ---- consumer groups ---------------------------------------------------- */
 
 typedef struct samsa_group_listing {
     const char  *group_id;

@@ -19,7 +19,7 @@
 #include "cli/session.h"
 #include "cli/table.h"
 
-/* ---- list ------------------------------------------------------------------ */
+/* ---- list --------------------------------------------------------------- */
 
 static const samsa_opt_t  group_list_opts[] = {
     { "--state", 's', SAMSA_OPT_MULTI, "STATE",
@@ -103,7 +103,7 @@ group_list(int argc, char **argv)
     return rc;
 }
 
-/* ---- describe -------------------------------------------------------------- */
+/* ---- describe ----------------------------------------------------------- */
 
 /* One partition of the describe table. */
 typedef struct group_row {
@@ -466,7 +466,7 @@ group_describe(int argc, char **argv)
     return rc;
 }
 
-/* ---- partitions named by --topic ------------------------------------------- */
+/* ---- partitions named by --topic ---------------------------------------- */
 
 typedef struct group_tps {
     samsa_tp_spec_t  *tps;
@@ -562,7 +562,7 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
     return SAMSA_EXIT_OK;
 }
 
-/* ---- reset-offsets --------------------------------------------------------- */
+/* ---- reset-offsets ------------------------------------------------------ */
 
 static const samsa_opt_t  group_reset_opts[] = {
     { "--topic", 't', SAMSA_OPT_MULTI, "TOPIC[:P,P...]",
@@ -927,7 +927,7 @@ group_reset_offsets(int argc, char **argv)
     return rc;
 }
 
-/* ---- delete, delete-offsets ------------------------------------------------ */
+/* ---- delete, delete-offsets --------------------------------------------- */
 
 static int
 group_delete(int argc, char **argv)

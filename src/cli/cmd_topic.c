@@ -115,7 +115,7 @@ topic_items_report(samsa_session_t *s, const samsa_admin_items_t *res,
     return rc;
 }
 
-/* ---- create ---------------------------------------------------------------- */
+/* ---- create ------------------------------------------------------------- */
 
 static const samsa_opt_t  topic_create_opts[] = {
     { "--partitions", 'p', SAMSA_OPT_VALUE, "N",
@@ -202,7 +202,7 @@ out:
     return rc;
 }
 
-/* ---- list ------------------------------------------------------------------ */
+/* ---- list --------------------------------------------------------------- */
 
 static const samsa_opt_t  topic_list_opts[] = {
     { "--exclude-internal", 0, SAMSA_OPT_FLAG, NULL,
@@ -284,7 +284,7 @@ topic_list(int argc, char **argv)
     return SAMSA_EXIT_OK;
 }
 
-/* ---- describe -------------------------------------------------------------- */
+/* ---- describe ----------------------------------------------------------- */
 
 /* Log start and end offsets of every partition of the described topics:
  * two ListOffsets calls; NULL (and a message) on failure. */
@@ -566,7 +566,7 @@ out:
     return rc;
 }
 
-/* ---- delete ---------------------------------------------------------------- */
+/* ---- delete ------------------------------------------------------------- */
 
 static const samsa_opt_t  topic_delete_opts[] = {
     { "--if-exists", 0, SAMSA_OPT_FLAG, NULL,
@@ -606,7 +606,7 @@ topic_delete(int argc, char **argv)
     return rc;
 }
 
-/* ---- alter-config ---------------------------------------------------------- */
+/* ---- alter-config ------------------------------------------------------- */
 
 static const samsa_opt_t  topic_alter_opts[] = {
     { "--set", 's', SAMSA_OPT_MULTI, "KEY=VALUE", "set a topic config" },
@@ -783,7 +783,7 @@ out:
     return rc;
 }
 
-/* ---- create-partitions ----------------------------------------------------- */
+/* ---- create-partitions -------------------------------------------------- */
 
 static const samsa_opt_t  topic_parts_opts[] = {
     { "--partitions", 'p', SAMSA_OPT_VALUE, "N",
@@ -844,7 +844,7 @@ topic_create_partitions(int argc, char **argv)
     return rc;
 }
 
-/* ---- delete-records -------------------------------------------------------- */
+/* ---- delete-records ----------------------------------------------------- */
 
 static const samsa_opt_t  topic_delrec_opts[] = {
     { "--partition", 'p', SAMSA_OPT_MULTI, "P",
@@ -971,7 +971,7 @@ out:
     return rc;
 }
 
-/* ---- dispatch -------------------------------------------------------------- */
+/* ---- dispatch ----------------------------------------------------------- */
 
 static const samsa_cli_sub_t  topic_subs[] = {
     { "create", topic_create, "create a topic" },

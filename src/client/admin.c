@@ -23,7 +23,7 @@
 
 #define ADMIN_POLL_MS  50
 
-/* ---- results ------------------------------------------------------------ */
+/* ---- results ----------------------------------------------------------- */
 
 typedef union admin_res_hdr {
     samsa_arena_t  arena;
@@ -31,7 +31,7 @@ typedef union admin_res_hdr {
 } admin_res_hdr_t;
 
 void *
-admin_result_new(size_t size, samsa_arena_t **arenap)
+samsa_admin_result_new(size_t size, samsa_arena_t **arenap)
 {
     admin_res_hdr_t  *h = samsa_calloc(1, sizeof(*h) + size);
 
@@ -54,7 +54,7 @@ samsa_admin_result_free(void *result)
 }
 
 char *
-admin_str(samsa_arena_t *arena, samsa_slice_t s)
+samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s)
 {
     if (s.ptr == NULL) {
         return NULL;
@@ -63,19 +63,19 @@ admin_str(samsa_arena_t *arena, samsa_slice_t s)
 }
 
 const char *
-admin_errmsg(samsa_arena_t *arena, samsa_err_t err, samsa_slice_t msg)
+samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err, samsa_slice_t msg)
 {
     if (err == SAMSA_ERR_NONE) {
         return NULL;
     }
     if (msg.ptr != NULL && msg.len > 0) {
-        return admin_str(arena, msg);
+        return samsa_admin_str(arena, msg);
     }
     return samsa_err_text(err);
 }
 
 int
-admin_cmp_tp_result(const void *x, const void *y)
+samsa_admin_cmp_tp_result(const void *x, const void *y)
 {
     const samsa_tp_result_t  *a = x, *b = y;
     int                       c = strcmp(a->topic, b->topic);
@@ -101,7 +101,7 @@ samsa_admin_config_source_name(int source)
     return names[source];
 }
 
-/* ---- the handle ---------------------------------------------------------- */
+/* ---- the handle -------------------------------------------------------- */
 
 static int64_t
 admin_conf_long(const samsa_conf_t *conf, const char *key)
@@ -210,14 +210,14 @@ samsa_admin_free(samsa_admin_t *a)
 }
 
 int64_t
-admin_deadline(const samsa_admin_t *a, int64_t timeout_ms)
+samsa_admin_deadline(const samsa_admin_t *a, int64_t timeout_ms)
 {
     return samsa_now_ms()
            + (timeout_ms < 0 ? a->default_api_timeout_ms : timeout_ms);
 }
 
 int32_t
-admin_req_timeout(const samsa_admin_t *a, int64_t deadline)
+samsa_admin_req_timeout(const samsa_admin_t *a, int64_t deadline)
 {
     int64_t  left = deadline - samsa_now_ms();
 
@@ -227,7 +227,7 @@ admin_req_timeout(const samsa_admin_t *a, int64_t deadline)
     return (int32_t) (left < 1 ? 1 : left);
 }
 
-/* ---- round trips --------------------------------------------------------- */
+/* ---- round trips ------------------------------------------------------- */
 
 /* Why no node became ready: the last connection error of a node tried. */
 static samsa_err_t
@@ -236,7 +236,7 @@ admin_unreachable(samsa_admin_t *a, int32_t node)
     samsa_err_t  err = SAMSA_ERR_NONE;
     int32_t      i;
 
-    if (node != ADMIN_ANY_NODE) {
+    if (node != SAMSA_ADMIN_ANY) {
         err = samsa_netclient_last_error(a->nc, node);
     }
     for (i = 1; err == SAMSA_ERR_NONE && i <= a->nbootstrap; i++) {
@@ -247,8 +247,8 @@ admin_unreachable(samsa_admin_t *a, int32_t node)
 }
 
 samsa_err_t
-admin_rpc_begin(samsa_admin_t *a, admin_rpc_t *rpc, int32_t node,
-                int16_t api, int16_t lo, int16_t hi, int64_t deadline)
+samsa_admin_rpc_begin(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int32_t node,
+                      int16_t api, int16_t lo, int16_t hi, int64_t deadline)
 {
     int64_t  now;
     int32_t  id;
@@ -257,7 +257,7 @@ admin_rpc_begin(samsa_admin_t *a, admin_rpc_t *rpc, int32_t node,
     rpc->frame = SAMSA_BUF_INIT;
     for (;;) {
         now = samsa_now_ms();
-        id = node == ADMIN_ANY_NODE ? samsa_netclient_least_loaded(a->nc, now)
+        id = node == SAMSA_ADMIN_ANY ? samsa_netclient_least_loaded(a->nc, now)
                                     : node;
         if (id != SAMSA_NC_NO_NODE && samsa_netclient_ready(a->nc, id, now)) {
             break;
@@ -282,7 +282,7 @@ admin_rpc_begin(samsa_admin_t *a, admin_rpc_t *rpc, int32_t node,
 }
 
 void
-admin_rpc_abort(admin_rpc_t *rpc)
+samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc)
 {
     samsa_buf_fini(&rpc->frame);
 }
@@ -315,8 +315,8 @@ admin_on_response(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
 }
 
 samsa_err_t
-admin_rpc_call(samsa_admin_t *a, admin_rpc_t *rpc, int64_t deadline,
-               samsa_arena_t *arena, samsa_rd_t *rd)
+samsa_admin_rpc_call(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int64_t deadline,
+                     samsa_arena_t *arena, samsa_rd_t *rd)
 {
     uint8_t      *copy;
     admin_wait_t  w;
@@ -353,23 +353,23 @@ admin_rpc_call(samsa_admin_t *a, admin_rpc_t *rpc, int64_t deadline,
     return SAMSA_ERR_NONE;
 }
 
-/* ---- metadata ------------------------------------------------------------ */
+/* ---- metadata ---------------------------------------------------------- */
 
 samsa_err_t
-admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
-               int64_t deadline, samsa_arena_t *arena,
-               samsa_MetadataResponse_t *resp)
+samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
+                     int64_t deadline, samsa_arena_t *arena,
+                     samsa_MetadataResponse_t *resp)
 {
     samsa_MetadataRequest_t        req;
     samsa_MetadataRequestTopic_t  *rt = NULL;
-    admin_rpc_t                    rpc;
+    samsa_admin_rpc_t              rpc;
     samsa_rd_t                     rd;
     samsa_err_t                    err;
     char                           host[256];
     size_t                         i;
 
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_Metadata, 1, 12,
-                          deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY, SAMSA_API_Metadata,
+                                1, 12, deadline);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -387,7 +387,7 @@ admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
     }
     samsa_MetadataRequest_encode(&rpc.wr, rpc.version, &req);
     samsa_free(rt);
-    err = admin_rpc_call(a, &rpc, deadline, arena, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, arena, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_MetadataResponse_decode(&rd, rpc.version, arena, resp);
     }
@@ -413,8 +413,9 @@ samsa_admin_connect(samsa_admin_t *a, int64_t timeout_ms, char *errstr,
     const char               *const none[1] = { NULL };
 
     pthread_mutex_lock(&a->lock);
-    err = admin_metadata(a, none, 0, admin_deadline(a, timeout_ms), &arena,
-                         &resp);
+    err = samsa_admin_metadata(a, none, 0,
+                               samsa_admin_deadline(a, timeout_ms), &arena,
+                               &resp);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&arena);
     if (err != SAMSA_ERR_NONE && errstr != NULL) {
@@ -427,7 +428,7 @@ samsa_admin_connect(samsa_admin_t *a, int64_t timeout_ms, char *errstr,
     return err;
 }
 
-/* ---- coordinators --------------------------------------------------------- */
+/* ---- coordinators ------------------------------------------------------ */
 
 static bool
 admin_coord_retriable(samsa_err_t err)
@@ -438,20 +439,20 @@ admin_coord_retriable(samsa_err_t err)
 }
 
 samsa_err_t
-admin_coordinator(samsa_admin_t *a, const char *group_id, int64_t deadline,
-                  int32_t *node)
+samsa_admin_coordinator(samsa_admin_t *a, const char *group_id,
+                        int64_t deadline, int32_t *node)
 {
     samsa_FindCoordinatorRequest_t   req;
     samsa_FindCoordinatorResponse_t  resp;
     samsa_arena_t                    arena = SAMSA_ARENA_INIT;
-    admin_rpc_t                      rpc;
+    samsa_admin_rpc_t                rpc;
     samsa_rd_t                       rd;
     samsa_err_t                      err;
     char                             host[256];
 
     for (;;) {
-        err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE,
-                              SAMSA_API_FindCoordinator, 0, 3, deadline);
+        err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                    SAMSA_API_FindCoordinator, 0, 3, deadline);
         if (err != SAMSA_ERR_NONE) {
             break;
         }
@@ -459,7 +460,7 @@ admin_coordinator(samsa_admin_t *a, const char *group_id, int64_t deadline,
         req.Key = samsa_slice_cstr(group_id);
         req.KeyType = 0;                            /* group */
         samsa_FindCoordinatorRequest_encode(&rpc.wr, rpc.version, &req);
-        err = admin_rpc_call(a, &rpc, deadline, &arena, &rd);
+        err = samsa_admin_rpc_call(a, &rpc, deadline, &arena, &rd);
         if (err == SAMSA_ERR_NONE) {
             err = samsa_FindCoordinatorResponse_decode(&rd, rpc.version,
                                                        &arena, &resp);
@@ -485,7 +486,7 @@ admin_coordinator(samsa_admin_t *a, const char *group_id, int64_t deadline,
     return err;
 }
 
-/* ---- topics and the cluster ---------------------------------------------- */
+/* ---- topics and the cluster -------------------------------------------- */
 
 static int32_t *
 admin_i32s(samsa_arena_t *arena, const int32_t *v, int32_t n, size_t *np)
@@ -524,12 +525,12 @@ admin_topic_desc(samsa_arena_t *arena, samsa_topic_desc_t *td,
     samsa_partition_desc_t                   *pd;
     int32_t                                   j;
 
-    td->name = admin_str(arena, t->Name);
+    td->name = samsa_admin_str(arena, t->Name);
     if (td->name == NULL) {
         td->name = "";
     }
     td->err = (samsa_err_t) t->ErrorCode;
-    td->errmsg = admin_errmsg(arena, td->err, SAMSA_SLICE_NULL);
+    td->errmsg = samsa_admin_errmsg(arena, td->err, SAMSA_SLICE_NULL);
     memcpy(td->topic_id, t->TopicId.b, sizeof(td->topic_id));
     td->is_internal = t->IsInternal;
     td->npartitions = t->Partitions_cnt > 0 ? (size_t) t->Partitions_cnt : 0;
@@ -568,11 +569,12 @@ samsa_admin_describe_topics(samsa_admin_t *a, const char *const *names,
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
-    err = admin_metadata(a, n > 0 ? names : NULL, n,
-                         admin_deadline(a, timeout_ms), &scratch, &resp);
+    err = samsa_admin_metadata(a, n > 0 ? names : NULL, n,
+                               samsa_admin_deadline(a, timeout_ms), &scratch,
+                               &resp);
     pthread_mutex_unlock(&a->lock);
     if (err == SAMSA_ERR_NONE) {
-        res = admin_result_new(sizeof(*res), &arena);
+        res = samsa_admin_result_new(sizeof(*res), &arena);
         res->n = resp.Topics_cnt > 0 ? (size_t) resp.Topics_cnt : 0;
         res->topics = samsa_arena_calloc(arena, res->n + 1,
                                          sizeof(*res->topics));
@@ -604,19 +606,19 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     samsa_DescribeClusterResponse_t  resp;
     samsa_cluster_desc_t            *res;
     samsa_arena_t                   *arena;
-    admin_rpc_t                      rpc;
+    samsa_admin_rpc_t                rpc;
     samsa_rd_t                       rd;
     samsa_err_t                      err;
     int32_t                          i;
 
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_DescribeCluster,
-                          0, 1, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_DescribeCluster, 0, 1, deadline);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
     samsa_DescribeClusterRequest_init(&req);
     samsa_DescribeClusterRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_DescribeClusterResponse_decode(&rd, rpc.version, scratch,
                                                    &resp);
@@ -627,17 +629,17 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    res = admin_result_new(sizeof(*res), &arena);
-    res->cluster_id = admin_str(arena, resp.ClusterId);
+    res = samsa_admin_result_new(sizeof(*res), &arena);
+    res->cluster_id = samsa_admin_str(arena, resp.ClusterId);
     res->controller_id = resp.ControllerId;
     res->nbrokers = resp.Brokers_cnt > 0 ? (size_t) resp.Brokers_cnt : 0;
     res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
                                       sizeof(*res->brokers));
     for (i = 0; i < (int32_t) res->nbrokers; i++) {
         res->brokers[i].id = resp.Brokers[i].BrokerId;
-        res->brokers[i].host = admin_str(arena, resp.Brokers[i].Host);
+        res->brokers[i].host = samsa_admin_str(arena, resp.Brokers[i].Host);
         res->brokers[i].port = resp.Brokers[i].Port;
-        res->brokers[i].rack = admin_str(arena, resp.Brokers[i].Rack);
+        res->brokers[i].rack = samsa_admin_str(arena, resp.Brokers[i].Rack);
     }
     qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
           admin_cmp_broker);
@@ -657,21 +659,21 @@ admin_describe_cluster_md(samsa_admin_t *a, int64_t deadline,
     const char                *const none[1] = { NULL };
     int32_t                    i;
 
-    err = admin_metadata(a, none, 0, deadline, scratch, &resp);
+    err = samsa_admin_metadata(a, none, 0, deadline, scratch, &resp);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    res = admin_result_new(sizeof(*res), &arena);
-    res->cluster_id = admin_str(arena, resp.ClusterId);
+    res = samsa_admin_result_new(sizeof(*res), &arena);
+    res->cluster_id = samsa_admin_str(arena, resp.ClusterId);
     res->controller_id = resp.ControllerId;
     res->nbrokers = resp.Brokers_cnt > 0 ? (size_t) resp.Brokers_cnt : 0;
     res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
                                       sizeof(*res->brokers));
     for (i = 0; i < (int32_t) res->nbrokers; i++) {
         res->brokers[i].id = resp.Brokers[i].NodeId;
-        res->brokers[i].host = admin_str(arena, resp.Brokers[i].Host);
+        res->brokers[i].host = samsa_admin_str(arena, resp.Brokers[i].Host);
         res->brokers[i].port = resp.Brokers[i].Port;
-        res->brokers[i].rack = admin_str(arena, resp.Brokers[i].Rack);
+        res->brokers[i].rack = samsa_admin_str(arena, resp.Brokers[i].Rack);
     }
     qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
           admin_cmp_broker);
@@ -684,10 +686,11 @@ samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
                              samsa_cluster_desc_t **resultp)
 {
     samsa_arena_t  scratch = SAMSA_ARENA_INIT;
-    int64_t        deadline = admin_deadline(a, timeout_ms);
+    int64_t        deadline;
     samsa_err_t    err;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     pthread_mutex_lock(&a->lock);
     err = admin_describe_cluster_dc(a, deadline, &scratch, resultp);
     if (err == SAMSA_ERR_UNSUPPORTED_VERSION) {

@@ -21,7 +21,7 @@
 #include "util/alloc.h"
 #include "util/time.h"
 
-/* ---- ListGroups ------------------------------------------------------------ */
+/* ---- ListGroups -------------------------------------------------------- */
 
 static bool
 admin_state_wanted(const char *const *states, size_t nstates,
@@ -53,13 +53,13 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
     samsa_ListGroupsResponse_t  resp;
     samsa_slice_t              *sf;
     samsa_group_listing_t      *g, *grown;
-    admin_rpc_t                 rpc;
+    samsa_admin_rpc_t           rpc;
     samsa_rd_t                  rd;
     samsa_err_t                 err;
     size_t                      i;
 
-    err = admin_rpc_begin(a, &rpc, node, SAMSA_API_ListGroups, 0, 5,
-                          deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_ListGroups, 0, 5,
+                                deadline);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -71,7 +71,7 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
     req.StatesFilter = sf;
     req.StatesFilter_cnt = (int32_t) nstates;
     samsa_ListGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_ListGroupsResponse_decode(&rd, rpc.version, scratch,
                                               &resp);
@@ -101,13 +101,13 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
             res->groups = grown;
         }
         g = &res->groups[res->n++];
-        g->group_id = admin_str(arena, lg->GroupId);
-        g->protocol_type = admin_str(arena, lg->ProtocolType);
-        g->state = lg->GroupState.ptr != NULL ? admin_str(arena,
-                                                          lg->GroupState)
+        g->group_id = samsa_admin_str(arena, lg->GroupId);
+        g->protocol_type = samsa_admin_str(arena, lg->ProtocolType);
+        g->state = lg->GroupState.ptr != NULL ? samsa_admin_str(arena,
+                                                                lg->GroupState)
                                               : "";
-        g->type = lg->GroupType.ptr != NULL ? admin_str(arena, lg->GroupType)
-                                            : "";
+        g->type = lg->GroupType.ptr != NULL
+                      ? samsa_admin_str(arena, lg->GroupType) : "";
         g->coordinator = node;
     }
     return SAMSA_ERR_NONE;
@@ -130,19 +130,20 @@ samsa_admin_list_groups(samsa_admin_t *a, const char *const *states,
     samsa_arena_t             scratch = SAMSA_ARENA_INIT, *arena;
     samsa_group_listings_t   *res;
     samsa_err_t               err;
-    int64_t                   deadline = admin_deadline(a, timeout_ms);
+    int64_t                   deadline;
     const char               *const none[1] = { NULL };
     size_t                    cap = 0;
     int32_t                   i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (nstates > 0 && states == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
-    res = admin_result_new(sizeof(*res), &arena);
+    res = samsa_admin_result_new(sizeof(*res), &arena);
     pthread_mutex_lock(&a->lock);
     /* every broker coordinates some groups: ask each (Java does too) */
-    err = admin_metadata(a, none, 0, deadline, &scratch, &md);
+    err = samsa_admin_metadata(a, none, 0, deadline, &scratch, &md);
     for (i = 0; err == SAMSA_ERR_NONE && i < md.Brokers_cnt; i++) {
         err = admin_list_groups_one(a, md.Brokers[i].NodeId, states, nstates,
                                     deadline, &scratch, arena, res, &cap);
@@ -160,14 +161,11 @@ samsa_admin_list_groups(samsa_admin_t *a, const char *const *states,
     return SAMSA_ERR_NONE;
 }
 
-/* ---- DescribeGroups -------------------------------------------------------- */
+/* ---- DescribeGroups ---------------------------------------------------- */
 
-/* Kafka's ConsumerProtocolAssignment (v0-v3, never flexible): version
- * i16, [topic string, [partition i32]], user data bytes.  False if data
- * is not one. */
-static bool
-admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
-                        samsa_group_member_t *m)
+bool
+samsa_admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
+                              samsa_group_member_t *m)
 {
     samsa_rd_t      rd;
     samsa_slice_t   topic;
@@ -190,7 +188,7 @@ admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
         if (rd.err != SAMSA_ERR_NONE) {
             break;
         }
-        tname = admin_str(arena, topic);
+        tname = samsa_admin_str(arena, topic);
         tp = samsa_arena_calloc(arena, cap + (size_t) np + 1, sizeof(*tp));
         if (m->nassignment > 0) {
             memcpy(tp, m->assignment, m->nassignment * sizeof(*tp));
@@ -227,12 +225,12 @@ admin_group_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
     int32_t                              j;
 
     gd->err = (samsa_err_t) g->ErrorCode;
-    gd->errmsg = admin_errmsg(arena, gd->err, SAMSA_SLICE_NULL);
-    gd->state = admin_str(arena, g->GroupState);
+    gd->errmsg = samsa_admin_errmsg(arena, gd->err, SAMSA_SLICE_NULL);
+    gd->state = samsa_admin_str(arena, g->GroupState);
     gd->state = gd->state != NULL && gd->state[0] != '\0' ? gd->state
                                                           : "Dead";
-    gd->protocol_type = admin_str(arena, g->ProtocolType);
-    gd->protocol = admin_str(arena, g->ProtocolData);
+    gd->protocol_type = samsa_admin_str(arena, g->ProtocolType);
+    gd->protocol = samsa_admin_str(arena, g->ProtocolData);
     gd->coordinator = coordinator;
     consumer = samsa_slice_eq_cstr(g->ProtocolType, "consumer");
     gd->nmembers = g->Members_cnt > 0 ? (size_t) g->Members_cnt : 0;
@@ -241,12 +239,12 @@ admin_group_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
     for (j = 0; j < (int32_t) gd->nmembers; j++) {
         dm = &g->Members[j];
         m = &gd->members[j];
-        m->member_id = admin_str(arena, dm->MemberId);
-        m->group_instance_id = admin_str(arena, dm->GroupInstanceId);
-        m->client_id = admin_str(arena, dm->ClientId);
-        m->client_host = admin_str(arena, dm->ClientHost);
+        m->member_id = samsa_admin_str(arena, dm->MemberId);
+        m->group_instance_id = samsa_admin_str(arena, dm->GroupInstanceId);
+        m->client_id = samsa_admin_str(arena, dm->ClientId);
+        m->client_host = samsa_admin_str(arena, dm->ClientHost);
         if (consumer) {
-            m->assignment_decoded = admin_decode_assignment(
+            m->assignment_decoded = samsa_admin_decode_assignment(
                 arena, dm->MemberAssignment, m);
             if (!m->assignment_decoded) {
                 m->nassignment = 0;
@@ -267,7 +265,7 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     samsa_DescribeGroupsRequest_t   req;
     samsa_DescribeGroupsResponse_t  resp;
     samsa_slice_t                   id = samsa_slice_cstr(group_id);
-    admin_rpc_t                     rpc;
+    samsa_admin_rpc_t               rpc;
     samsa_rd_t                      rd;
     samsa_err_t                     err;
     int32_t                         node = -1;
@@ -275,10 +273,10 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     gd->group_id = samsa_arena_strndup(arena, group_id, strlen(group_id));
     gd->state = "Dead";
     gd->coordinator = -1;
-    err = admin_coordinator(a, group_id, deadline, &node);
+    err = samsa_admin_coordinator(a, group_id, deadline, &node);
     if (err == SAMSA_ERR_NONE) {
-        err = admin_rpc_begin(a, &rpc, node, SAMSA_API_DescribeGroups, 0, 5,
-                              deadline);
+        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_DescribeGroups, 0,
+                                    5, deadline);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -287,7 +285,7 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     req.Groups = &id;
     req.Groups_cnt = 1;
     samsa_DescribeGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_DescribeGroupsResponse_decode(&rd, rpc.version, scratch,
                                                   &resp);
@@ -316,14 +314,15 @@ samsa_admin_describe_groups(samsa_admin_t *a, const char *const *group_ids,
     samsa_arena_t         scratch = SAMSA_ARENA_INIT, *arena;
     samsa_group_descs_t  *res;
     samsa_err_t           err = SAMSA_ERR_NONE, e;
-    int64_t               deadline = admin_deadline(a, timeout_ms);
+    int64_t               deadline;
     size_t                i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (n == 0 || group_ids == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
-    res = admin_result_new(sizeof(*res), &arena);
+    res = samsa_admin_result_new(sizeof(*res), &arena);
     res->groups = samsa_arena_calloc(arena, n + 1, sizeof(*res->groups));
     res->n = n;
     pthread_mutex_lock(&a->lock);
@@ -347,7 +346,7 @@ samsa_admin_describe_groups(samsa_admin_t *a, const char *const *group_ids,
     return SAMSA_ERR_NONE;
 }
 
-/* ---- DeleteGroups ---------------------------------------------------------- */
+/* ---- DeleteGroups ------------------------------------------------------ */
 
 static samsa_err_t
 admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
@@ -356,15 +355,15 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     samsa_DeleteGroupsRequest_t   req;
     samsa_DeleteGroupsResponse_t  resp;
     samsa_slice_t                 id = samsa_slice_cstr(group_id);
-    admin_rpc_t                   rpc;
+    samsa_admin_rpc_t             rpc;
     samsa_rd_t                    rd;
     samsa_err_t                   err;
     int32_t                       node = -1;
 
-    err = admin_coordinator(a, group_id, deadline, &node);
+    err = samsa_admin_coordinator(a, group_id, deadline, &node);
     if (err == SAMSA_ERR_NONE) {
-        err = admin_rpc_begin(a, &rpc, node, SAMSA_API_DeleteGroups, 0, 2,
-                              deadline);
+        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_DeleteGroups, 0,
+                                    2, deadline);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -373,7 +372,7 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     req.GroupsNames = &id;
     req.GroupsNames_cnt = 1;
     samsa_DeleteGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_DeleteGroupsResponse_decode(&rd, rpc.version, scratch,
                                                 &resp);
@@ -395,14 +394,15 @@ samsa_admin_delete_groups(samsa_admin_t *a, const char *const *group_ids,
     samsa_arena_t         scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t  *res;
     samsa_err_t           err = SAMSA_ERR_NONE, e, ge;
-    int64_t               deadline = admin_deadline(a, timeout_ms);
+    int64_t               deadline;
     size_t                i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (n == 0 || group_ids == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
-    res = admin_result_new(sizeof(*res), &arena);
+    res = samsa_admin_result_new(sizeof(*res), &arena);
     res->items = samsa_arena_calloc(arena, n + 1, sizeof(*res->items));
     res->n = n;
     pthread_mutex_lock(&a->lock);
@@ -417,7 +417,7 @@ samsa_admin_delete_groups(samsa_admin_t *a, const char *const *group_ids,
         res->items[i].name = samsa_arena_strndup(arena, group_ids[i],
                                                  strlen(group_ids[i]));
         res->items[i].err = ge;
-        res->items[i].errmsg = admin_errmsg(arena, ge, SAMSA_SLICE_NULL);
+        res->items[i].errmsg = samsa_admin_errmsg(arena, ge, SAMSA_SLICE_NULL);
     }
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
@@ -429,7 +429,7 @@ samsa_admin_delete_groups(samsa_admin_t *a, const char *const *group_ids,
     return SAMSA_ERR_NONE;
 }
 
-/* ---- committed offsets ----------------------------------------------------- */
+/* ---- committed offsets ------------------------------------------------- */
 
 /* Group tps by topic (stable: first appearance order) into the request
  * shapes below; returns the number of topics, *order the tps indexes
@@ -460,7 +460,7 @@ admin_group_by_topic(samsa_arena_t *scratch, const char *const *topics,
 static samsa_tp_results_t *
 admin_group_results_new(size_t n, samsa_arena_t **arenap)
 {
-    samsa_tp_results_t  *res = admin_result_new(sizeof(*res), arenap);
+    samsa_tp_results_t  *res = samsa_admin_result_new(sizeof(*res), arenap);
 
     res->items = samsa_arena_calloc(*arenap, n + 1, sizeof(*res->items));
     return res;
@@ -472,11 +472,11 @@ admin_group_result_add(samsa_arena_t *arena, samsa_tp_results_t *res,
 {
     samsa_tp_result_t  *it = &res->items[res->n++];
 
-    it->topic = admin_str(arena, topic);
+    it->topic = samsa_admin_str(arena, topic);
     it->topic = it->topic != NULL ? it->topic : "";
     it->partition = partition;
     it->err = (samsa_err_t) code;
-    it->errmsg = admin_errmsg(arena, it->err, SAMSA_SLICE_NULL);
+    it->errmsg = samsa_admin_errmsg(arena, it->err, SAMSA_SLICE_NULL);
     it->offset = -1;
     it->timestamp = -1;
     it->leader_epoch = -1;
@@ -496,17 +496,17 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
     samsa_tp_result_t                *it;
     samsa_arena_t                    *arena;
     const char                      **names;
-    admin_rpc_t                       rpc;
+    samsa_admin_rpc_t                 rpc;
     samsa_rd_t                        rd;
     samsa_err_t                       err;
     size_t                           *order, nt = 0, i, t = 0, total = 0;
     int32_t                          *parts, node = -1, j, k;
 
-    err = admin_coordinator(a, group_id, deadline, &node);
+    err = samsa_admin_coordinator(a, group_id, deadline, &node);
     if (err == SAMSA_ERR_NONE) {
         /* v2+: null topics = all; v7 max keeps the single-group shape */
-        err = admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetFetch,
-                              n == 0 ? 2 : 1, 7, deadline);
+        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetFetch,
+                                    n == 0 ? 2 : 1, 7, deadline);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -538,7 +538,7 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
         req.Topics_cnt = (int32_t) nt;
     }
     samsa_OffsetFetchRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_OffsetFetchResponse_decode(&rd, rpc.version, scratch,
                                                &resp);
@@ -560,10 +560,10 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
                                         p->PartitionIndex, p->ErrorCode);
             it->offset = p->CommittedOffset;
             it->leader_epoch = p->CommittedLeaderEpoch;
-            it->metadata = admin_str(arena, p->Metadata);
+            it->metadata = samsa_admin_str(arena, p->Metadata);
         }
     }
-    qsort(res->items, res->n, sizeof(*res->items), admin_cmp_tp_result);
+    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
     *resultp = res;
     return SAMSA_ERR_NONE;
 }
@@ -589,7 +589,7 @@ samsa_admin_list_group_offsets(samsa_admin_t *a, const char *group_id,
     }
     pthread_mutex_lock(&a->lock);
     err = admin_offset_fetch(a, group_id, tps, n,
-                             admin_deadline(a, timeout_ms), &scratch,
+                             samsa_admin_deadline(a, timeout_ms), &scratch,
                              resultp);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
@@ -631,16 +631,16 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     samsa_OffsetCommitRequestTopic_t      *rt;
     samsa_OffsetCommitRequestPartition_t  *rp;
     const char                           **names;
-    admin_rpc_t                            rpc;
+    samsa_admin_rpc_t                      rpc;
     samsa_rd_t                             rd;
     samsa_err_t                            err;
     size_t                                *order, nt, i, t = 0;
     int32_t                                node = -1, j, k;
 
-    err = admin_coordinator(a, group_id, deadline, &node);
+    err = samsa_admin_coordinator(a, group_id, deadline, &node);
     if (err == SAMSA_ERR_NONE) {
-        err = admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetCommit, 2, 9,
-                              deadline);
+        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetCommit, 2,
+                                    9, deadline);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -674,7 +674,7 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     req.Topics = rt;
     req.Topics_cnt = (int32_t) nt;
     samsa_OffsetCommitRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_OffsetCommitResponse_decode(&rd, rpc.version, scratch,
                                                 &resp);
@@ -730,10 +730,11 @@ samsa_admin_alter_group_offsets(samsa_admin_t *a, const char *group_id,
     samsa_arena_t        scratch = SAMSA_ARENA_INIT, *arena;
     samsa_tp_results_t  *res;
     samsa_err_t          err;
-    int64_t              deadline = admin_deadline(a, timeout_ms);
+    int64_t              deadline;
     const char          *state = NULL;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (!admin_group_tps_valid(group_id, tps, n, sizeof(*tps))) {
         return SAMSA_ERR__INVALID_ARG;
     }
@@ -750,7 +751,7 @@ samsa_admin_alter_group_offsets(samsa_admin_t *a, const char *group_id,
         samsa_admin_result_free(res);
         return err;
     }
-    qsort(res->items, res->n, sizeof(*res->items), admin_cmp_tp_result);
+    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
     *resultp = res;
     return SAMSA_ERR_NONE;
 }
@@ -766,16 +767,16 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
     samsa_OffsetDeleteRequestTopic_t      *rt;
     samsa_OffsetDeleteRequestPartition_t  *rp;
     const char                           **names;
-    admin_rpc_t                            rpc;
+    samsa_admin_rpc_t                      rpc;
     samsa_rd_t                             rd;
     samsa_err_t                            err;
     size_t                                *order, nt, i, t = 0;
     int32_t                                node = -1, j, k;
 
-    err = admin_coordinator(a, group_id, deadline, &node);
+    err = samsa_admin_coordinator(a, group_id, deadline, &node);
     if (err == SAMSA_ERR_NONE) {
-        err = admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetDelete, 0, 0,
-                              deadline);
+        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetDelete, 0,
+                                    0, deadline);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -805,7 +806,7 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
     req.Topics = rt;
     req.Topics_cnt = (int32_t) nt;
     samsa_OffsetDeleteRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_OffsetDeleteResponse_decode(&rd, rpc.version, scratch,
                                                 &resp);
@@ -842,15 +843,15 @@ samsa_admin_delete_group_offsets(samsa_admin_t *a, const char *group_id,
     res = admin_group_results_new(n, &arena);
     pthread_mutex_lock(&a->lock);
     err = admin_offset_delete(a, group_id, tps, n,
-                              admin_deadline(a, timeout_ms), &scratch, arena,
-                              res);
+                              samsa_admin_deadline(a, timeout_ms), &scratch,
+                              arena, res);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
     if (err != SAMSA_ERR_NONE) {
         samsa_admin_result_free(res);
         return err;
     }
-    qsort(res->items, res->n, sizeof(*res->items), admin_cmp_tp_result);
+    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
     *resultp = res;
     return SAMSA_ERR_NONE;
 }

@@ -21,7 +21,7 @@
 #include "util/buf.h"
 #include "util/slice.h"
 
-#define ADMIN_ANY_NODE  SAMSA_NC_NO_NODE    /* least loaded node */
+#define SAMSA_ADMIN_ANY  SAMSA_NC_NO_NODE    /* least loaded node */
 
 struct samsa_admin {
     pthread_mutex_t      lock;          /* serialises calls */
@@ -34,69 +34,75 @@ struct samsa_admin {
 };
 
 /* A request under way: what one call waits for. */
-typedef struct admin_rpc {
+typedef struct samsa_admin_rpc {
     int32_t       node;
     int16_t       api;
     int16_t       version;
     samsa_buf_t   frame;
     samsa_wr_t    wr;
-} admin_rpc_t;
+} samsa_admin_rpc_t;
 
 /* A result block: the arena every part of a result is allocated from;
  * the public struct sits right after this header. */
-int64_t admin_deadline(const samsa_admin_t *a, int64_t timeout_ms);
+int64_t samsa_admin_deadline(const samsa_admin_t *a, int64_t timeout_ms);
 
 /* The time left before deadline, capped at request.timeout.ms, for
  * requests' own TimeoutMs fields. */
-int32_t admin_req_timeout(const samsa_admin_t *a, int64_t deadline);
+int32_t samsa_admin_req_timeout(const samsa_admin_t *a, int64_t deadline);
 
 /* Allocate a result of size bytes with its own arena in *arenap. */
-void *admin_result_new(size_t size, samsa_arena_t **arenap);
+void *samsa_admin_result_new(size_t size, samsa_arena_t **arenap);
 
 /* Copy s into arena as a C string (NULL for a null slice). */
-char *admin_str(samsa_arena_t *arena, samsa_slice_t s);
+char *samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s);
 
 /* The message for err: the broker's msg when it sent one, else err's
  * text; NULL when err is NONE. */
-const char *admin_errmsg(samsa_arena_t *arena, samsa_err_t err,
-                         samsa_slice_t msg);
+const char *samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err,
+                               samsa_slice_t msg);
 
-/* Wait until node (ADMIN_ANY_NODE: any) can take a request and pick the
+/* Wait until node (SAMSA_ADMIN_ANY: any) can take a request and pick the
  * highest version of api in [lo, hi] it supports; begin the frame.
  * SAMSA_ERR_UNSUPPORTED_VERSION if none; a transport error or
  * SAMSA_ERR__TIMED_OUT if node is not ready by deadline. */
-SAMSA_MUST_CHECK samsa_err_t admin_rpc_begin(samsa_admin_t *a,
-                                             admin_rpc_t *rpc, int32_t node,
-                                             int16_t api, int16_t lo,
-                                             int16_t hi, int64_t deadline);
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_begin(samsa_admin_t *a,
+                                                   samsa_admin_rpc_t *rpc,
+                                                   int32_t node, int16_t api,
+                                                   int16_t lo, int16_t hi,
+                                                   int64_t deadline);
 
 /* Send rpc's encoded frame and wait for the response; on success *rd reads
  * the response body, copied into arena (what a decoder borrows from it
  * lives as long as arena).  Always releases the frame. */
-SAMSA_MUST_CHECK samsa_err_t admin_rpc_call(samsa_admin_t *a,
-                                            admin_rpc_t *rpc,
-                                            int64_t deadline,
-                                            samsa_arena_t *arena,
-                                            samsa_rd_t *rd);
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_call(samsa_admin_t *a,
+                                                  samsa_admin_rpc_t *rpc,
+                                                  int64_t deadline,
+                                                  samsa_arena_t *arena,
+                                                  samsa_rd_t *rd);
 
 /* Release rpc's frame without sending it. */
-void admin_rpc_abort(admin_rpc_t *rpc);
+void samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc);
 
 /* Metadata for topics (NULL/0: all), decoded into arena; records the
  * brokers as nodes. */
-SAMSA_MUST_CHECK samsa_err_t admin_metadata(samsa_admin_t *a,
-                                            const char *const *topics,
-                                            size_t n, int64_t deadline,
-                                            samsa_arena_t *arena,
-                                            samsa_MetadataResponse_t *resp);
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_metadata(
+    samsa_admin_t *a, const char *const *topics, size_t n, int64_t deadline,
+    samsa_arena_t *arena, samsa_MetadataResponse_t *resp);
 
 /* The group's coordinator (FindCoordinator), recorded as a node. */
-SAMSA_MUST_CHECK samsa_err_t admin_coordinator(samsa_admin_t *a,
-                                               const char *group_id,
-                                               int64_t deadline,
-                                               int32_t *node);
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_coordinator(samsa_admin_t *a,
+                                                     const char *group_id,
+                                                     int64_t deadline,
+                                                     int32_t *node);
+
+/* Kafka's ConsumerProtocolAssignment (v0-v3, never flexible): version
+ * i16, [topic string, [partition i32]], user data bytes.  Appends the
+ * partitions to m->assignment (arena memory); false (m partly filled) if
+ * data is not one.  Empty data is an empty assignment. */
+bool samsa_admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
+                                   samsa_group_member_t *m);
 
 /* Sort helpers for results. */
-int admin_cmp_tp_result(const void *x, const void *y);
+int samsa_admin_cmp_tp_result(const void *x, const void *y);
 
 #endif /* SAMSA_CLIENT_ADMIN_INT_H */

@@ -23,7 +23,7 @@
 static samsa_admin_items_t *
 admin_items_new(size_t n, samsa_arena_t **arenap)
 {
-    samsa_admin_items_t  *res = admin_result_new(sizeof(*res), arenap);
+    samsa_admin_items_t  *res = samsa_admin_result_new(sizeof(*res), arenap);
 
     res->items = samsa_arena_calloc(*arenap, n + 1, sizeof(*res->items));
     return res;
@@ -33,15 +33,15 @@ static void
 admin_item_set(samsa_arena_t *arena, samsa_admin_item_t *it,
                samsa_slice_t name, int16_t code, samsa_slice_t msg)
 {
-    it->name = admin_str(arena, name);
+    it->name = samsa_admin_str(arena, name);
     if (it->name == NULL) {
         it->name = "";
     }
     it->err = (samsa_err_t) code;
-    it->errmsg = admin_errmsg(arena, it->err, msg);
+    it->errmsg = samsa_admin_errmsg(arena, it->err, msg);
 }
 
-/* ---- CreateTopics, DeleteTopics, CreatePartitions ------------------------ */
+/* ---- CreateTopics, DeleteTopics, CreatePartitions ---------------------- */
 
 samsa_err_t
 samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
@@ -54,19 +54,20 @@ samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
     samsa_CreateableTopicConfig_t  *cfg;
     samsa_arena_t                   scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t            *res;
-    admin_rpc_t                     rpc;
+    samsa_admin_rpc_t               rpc;
     samsa_rd_t                      rd;
     samsa_err_t                     err;
-    int64_t                         deadline = admin_deadline(a, timeout_ms);
+    int64_t                         deadline;
     size_t                          i, j;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (n == 0 || topics == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_CreateTopics, 2,
-                          7, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_CreateTopics, 2, 7, deadline);
     if (err != SAMSA_ERR_NONE) {
         goto out;
     }
@@ -89,10 +90,10 @@ samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
     samsa_CreateTopicsRequest_init(&req);
     req.Topics = ct;
     req.Topics_cnt = (int32_t) n;
-    req.TimeoutMs = admin_req_timeout(a, deadline);
+    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     req.ValidateOnly = validate_only;
     samsa_CreateTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_CreateTopicsResponse_decode(&rd, rpc.version, &scratch,
                                                 &resp);
@@ -123,19 +124,20 @@ samsa_admin_delete_topics(samsa_admin_t *a, const char *const *names,
     samsa_slice_t                *sl;
     samsa_arena_t                 scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t          *res;
-    admin_rpc_t                   rpc;
+    samsa_admin_rpc_t             rpc;
     samsa_rd_t                    rd;
     samsa_err_t                   err;
-    int64_t                       deadline = admin_deadline(a, timeout_ms);
+    int64_t                       deadline;
     size_t                        i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (n == 0 || names == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_DeleteTopics, 1,
-                          5, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_DeleteTopics, 1, 5, deadline);
     if (err != SAMSA_ERR_NONE) {
         goto out;
     }
@@ -146,9 +148,9 @@ samsa_admin_delete_topics(samsa_admin_t *a, const char *const *names,
     samsa_DeleteTopicsRequest_init(&req);
     req.TopicNames = sl;
     req.TopicNames_cnt = (int32_t) n;
-    req.TimeoutMs = admin_req_timeout(a, deadline);
+    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     samsa_DeleteTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_DeleteTopicsResponse_decode(&rd, rpc.version, &scratch,
                                                 &resp);
@@ -180,19 +182,20 @@ samsa_admin_create_partitions(samsa_admin_t *a, const char *const *names,
     samsa_CreatePartitionsTopic_t    *ct;
     samsa_arena_t                     scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t              *res;
-    admin_rpc_t                       rpc;
+    samsa_admin_rpc_t                 rpc;
     samsa_rd_t                        rd;
     samsa_err_t                       err;
-    int64_t                           deadline = admin_deadline(a, timeout_ms);
+    int64_t                           deadline;
     size_t                            i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (n == 0 || names == NULL || counts == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_CreatePartitions,
-                          0, 3, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_CreatePartitions, 0, 3, deadline);
     if (err != SAMSA_ERR_NONE) {
         goto out;
     }
@@ -206,10 +209,10 @@ samsa_admin_create_partitions(samsa_admin_t *a, const char *const *names,
     samsa_CreatePartitionsRequest_init(&req);
     req.Topics = ct;
     req.Topics_cnt = (int32_t) n;
-    req.TimeoutMs = admin_req_timeout(a, deadline);
+    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     req.ValidateOnly = validate_only;
     samsa_CreatePartitionsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_CreatePartitionsResponse_decode(&rd, rpc.version,
                                                     &scratch, &resp);
@@ -230,7 +233,7 @@ out:
     return err;
 }
 
-/* ---- configs -------------------------------------------------------------- */
+/* ---- configs ----------------------------------------------------------- */
 
 static int
 admin_cmp_entry(const void *x, const void *y)
@@ -249,19 +252,19 @@ admin_config_resource(samsa_arena_t *arena, samsa_config_resource_t *cr,
     int32_t                                       j;
 
     cr->type = r->ResourceType;
-    cr->name = admin_str(arena, r->ResourceName);
+    cr->name = samsa_admin_str(arena, r->ResourceName);
     cr->name = cr->name != NULL ? cr->name : "";
     cr->err = (samsa_err_t) r->ErrorCode;
-    cr->errmsg = admin_errmsg(arena, cr->err, r->ErrorMessage);
+    cr->errmsg = samsa_admin_errmsg(arena, cr->err, r->ErrorMessage);
     cr->nentries = r->Configs_cnt > 0 ? (size_t) r->Configs_cnt : 0;
     cr->entries = samsa_arena_calloc(arena, cr->nentries + 1,
                                      sizeof(*cr->entries));
     for (j = 0; j < (int32_t) cr->nentries; j++) {
         c = &r->Configs[j];
         e = &cr->entries[j];
-        e->name = admin_str(arena, c->Name);
+        e->name = samsa_admin_str(arena, c->Name);
         e->name = e->name != NULL ? e->name : "";
-        e->value = admin_str(arena, c->Value);
+        e->value = samsa_admin_str(arena, c->Value);
         e->source = c->ConfigSource;
         e->is_default = c->ConfigSource == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;
         e->read_only = c->ReadOnly;
@@ -281,21 +284,22 @@ samsa_admin_describe_configs(samsa_admin_t *a,
     samsa_DescribeConfigsResource_t  *rr;
     samsa_arena_t                     scratch = SAMSA_ARENA_INIT, *arena;
     samsa_config_resources_t         *res;
-    admin_rpc_t                       rpc;
+    samsa_admin_rpc_t                 rpc;
     samsa_rd_t                        rd;
     samsa_err_t                       err;
-    int64_t                           deadline = admin_deadline(a, timeout_ms);
+    int64_t                           deadline;
     size_t                            i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (n == 0 || resources == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
     /* v1+: ConfigSource.  A broker resource belongs at that broker, but
      * Samsa is one node: any broker answers for topics. */
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_DescribeConfigs,
-                          1, 4, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_DescribeConfigs, 1, 4, deadline);
     if (err != SAMSA_ERR_NONE) {
         goto out;
     }
@@ -310,13 +314,13 @@ samsa_admin_describe_configs(samsa_admin_t *a,
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
     samsa_DescribeConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_DescribeConfigsResponse_decode(&rd, rpc.version, &scratch,
                                                    &resp);
     }
     if (err == SAMSA_ERR_NONE) {
-        res = admin_result_new(sizeof(*res), &arena);
+        res = samsa_admin_result_new(sizeof(*res), &arena);
         res->n = resp.Results_cnt > 0 ? (size_t) resp.Results_cnt : 0;
         res->resources = samsa_arena_calloc(arena, res->n + 1,
                                             sizeof(*res->resources));
@@ -370,7 +374,7 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     samsa_arena_t                             scratch = SAMSA_ARENA_INIT;
     samsa_arena_t                            *arena;
     samsa_admin_items_t                      *res;
-    admin_rpc_t                               rpc;
+    samsa_admin_rpc_t                         rpc;
     samsa_rd_t                                rd;
     samsa_err_t                               err;
     int64_t                                   deadline;
@@ -381,10 +385,11 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    deadline = admin_deadline(a, timeout_ms);
+    deadline = samsa_admin_deadline(a, timeout_ms);
     pthread_mutex_lock(&a->lock);
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE,
-                          SAMSA_API_IncrementalAlterConfigs, 0, 1, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_IncrementalAlterConfigs, 0, 1,
+                                deadline);
     if (err != SAMSA_ERR_NONE) {
         goto out;
     }
@@ -409,7 +414,7 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     req.Resources_cnt = (int32_t) n;
     req.ValidateOnly = validate_only;
     samsa_IncrementalAlterConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_IncrementalAlterConfigsResponse_decode(&rd, rpc.version,
                                                            &scratch, &resp);
@@ -443,7 +448,7 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     samsa_AlterableConfig_t       *cfg;
     samsa_arena_t                  scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t           *res;
-    admin_rpc_t                    rpc;
+    samsa_admin_rpc_t              rpc;
     samsa_rd_t                     rd;
     samsa_err_t                    err;
     int64_t                        deadline;
@@ -454,10 +459,10 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    deadline = admin_deadline(a, timeout_ms);
+    deadline = samsa_admin_deadline(a, timeout_ms);
     pthread_mutex_lock(&a->lock);
-    err = admin_rpc_begin(a, &rpc, ADMIN_ANY_NODE, SAMSA_API_AlterConfigs, 0,
-                          2, deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_AlterConfigs, 0, 2, deadline);
     if (err != SAMSA_ERR_NONE) {
         goto out;
     }
@@ -481,7 +486,7 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     req.Resources_cnt = (int32_t) n;
     req.ValidateOnly = validate_only;
     samsa_AlterConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_AlterConfigsResponse_decode(&rd, rpc.version, &scratch,
                                                 &resp);
@@ -503,7 +508,7 @@ out:
     return err;
 }
 
-/* ---- ListOffsets and DeleteRecords, per partition leader ----------------- */
+/* ---- ListOffsets and DeleteRecords, per partition leader --------------- */
 
 /* What one leader gets: indexes into the caller's tps, grouped by topic. */
 typedef struct admin_route {
@@ -548,7 +553,7 @@ admin_route(samsa_admin_t *a, const samsa_tp_spec_t *tps, size_t n,
             names[nn++] = tps[i].topic;
         }
     }
-    err = admin_metadata(a, names, nn, deadline, scratch, &md);
+    err = samsa_admin_metadata(a, names, nn, deadline, scratch, &md);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -632,7 +637,7 @@ static samsa_tp_results_t *
 admin_tp_results_new(const samsa_tp_spec_t *tps, size_t n,
                      samsa_arena_t **arenap)
 {
-    samsa_tp_results_t  *res = admin_result_new(sizeof(*res), arenap);
+    samsa_tp_results_t  *res = samsa_admin_result_new(sizeof(*res), arenap);
     size_t               i;
 
     res->items = samsa_arena_calloc(*arenap, n + 1, sizeof(*res->items));
@@ -677,7 +682,7 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_ListOffsetsTopic_t      *lt;
     samsa_ListOffsetsPartition_t  *lp;
     samsa_tp_result_t             *it;
-    admin_rpc_t                    rpc;
+    samsa_admin_rpc_t              rpc;
     samsa_rd_t                     rd;
     samsa_err_t                    err;
     int16_t                        lo = read_committed ? 2 : 1;
@@ -689,8 +694,8 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
             lo = 7;                                 /* KIP-734 */
         }
     }
-    err = admin_rpc_begin(a, &rpc, r->leader, SAMSA_API_ListOffsets, lo, 9,
-                          deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, r->leader, SAMSA_API_ListOffsets, lo,
+                                9, deadline);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -716,7 +721,7 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     req.Topics = lt;
     req.Topics_cnt = (int32_t) nt;
     samsa_ListOffsetsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_ListOffsetsResponse_decode(&rd, rpc.version, scratch,
                                                &resp);
@@ -731,7 +736,7 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
                 continue;
             }
             it->err = (samsa_err_t) p->ErrorCode;
-            it->errmsg = admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
+            it->errmsg = samsa_admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
             it->offset = p->Offset;
             it->timestamp = p->Timestamp;
             it->leader_epoch = p->LeaderEpoch;
@@ -749,10 +754,11 @@ samsa_admin_list_offsets(samsa_admin_t *a, const samsa_tp_spec_t *tps,
     samsa_tp_results_t  *res;
     admin_routes_t       routes;
     samsa_err_t          err;
-    int64_t              deadline = admin_deadline(a, timeout_ms);
+    int64_t              deadline;
     size_t               i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (!admin_tps_valid(tps, n)) {
         return SAMSA_ERR__INVALID_ARG;
     }
@@ -769,7 +775,7 @@ samsa_admin_list_offsets(samsa_admin_t *a, const samsa_tp_spec_t *tps,
         samsa_admin_result_free(res);
         return err;
     }
-    qsort(res->items, res->n, sizeof(*res->items), admin_cmp_tp_result);
+    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
     *resultp = res;
     return SAMSA_ERR_NONE;
 }
@@ -784,14 +790,14 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_DeleteRecordsTopic_t      *dt;
     samsa_DeleteRecordsPartition_t  *dp;
     samsa_tp_result_t               *it;
-    admin_rpc_t                      rpc;
+    samsa_admin_rpc_t                rpc;
     samsa_rd_t                       rd;
     samsa_err_t                      err;
     size_t                           i, t = 0, nt = admin_route_ntopics(r, tps);
     int32_t                          j, k;
 
-    err = admin_rpc_begin(a, &rpc, r->leader, SAMSA_API_DeleteRecords, 0, 2,
-                          deadline);
+    err = samsa_admin_rpc_begin(a, &rpc, r->leader, SAMSA_API_DeleteRecords, 0,
+                                2, deadline);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -814,9 +820,9 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_DeleteRecordsRequest_init(&req);
     req.Topics = dt;
     req.Topics_cnt = (int32_t) nt;
-    req.TimeoutMs = admin_req_timeout(a, deadline);
+    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     samsa_DeleteRecordsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
         err = samsa_DeleteRecordsResponse_decode(&rd, rpc.version, scratch,
                                                  &resp);
@@ -831,7 +837,7 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
                 continue;
             }
             it->err = (samsa_err_t) p->ErrorCode;
-            it->errmsg = admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
+            it->errmsg = samsa_admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
             it->offset = p->LowWatermark;
         }
     }
@@ -847,10 +853,11 @@ samsa_admin_delete_records(samsa_admin_t *a, const samsa_tp_spec_t *tps,
     samsa_tp_results_t  *res;
     admin_routes_t       routes;
     samsa_err_t          err;
-    int64_t              deadline = admin_deadline(a, timeout_ms);
+    int64_t              deadline;
     size_t               i;
 
     *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
     if (!admin_tps_valid(tps, n)) {
         return SAMSA_ERR__INVALID_ARG;
     }
@@ -867,7 +874,7 @@ samsa_admin_delete_records(samsa_admin_t *a, const samsa_tp_spec_t *tps,
         samsa_admin_result_free(res);
         return err;
     }
-    qsort(res->items, res->n, sizeof(*res->items), admin_cmp_tp_result);
+    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
     *resultp = res;
     return SAMSA_ERR_NONE;
 }
