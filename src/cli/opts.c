@@ -415,7 +415,11 @@ opts_usage_table(FILE *out, const samsa_opt_t *spec)
                  spec[i].metavar != NULL ? " " : "",
                  spec[i].metavar != NULL ? spec[i].metavar : "",
                  spec[i].kind == SAMSA_OPT_MULTI ? " ..." : "");
-        fprintf(out, "  %-34s %s\n", left, spec[i].help);
+        if (strlen(left) > 34) {
+            fprintf(out, "  %s\n  %-34s %s\n", left, "", spec[i].help);
+        } else {
+            fprintf(out, "  %-34s %s\n", left, spec[i].help);
+        }
     }
 }
 

@@ -17,15 +17,13 @@ typedef struct cli_cmd {
 
 static const cli_cmd_t  cli_cmds[] = {
     { "topic", samsa_cmd_topic,
-      "topic create|list|describe|delete|alter-config|...  topics" },
-    { "produce", samsa_cmd_produce,
-      "produce TOPIC [--key-separator S] ...   records from lines" },
+      "create, list, describe, delete, alter-config, create-partitions, "
+      "delete-records" },
+    { "produce", samsa_cmd_produce, "TOPIC: send lines as records" },
     { "group", samsa_cmd_group,
-      "group list|describe|reset-offsets|delete   consumer groups" },
-    { "cluster", samsa_cmd_cluster,
-      "cluster info                              brokers, controller" },
-    { "perf", samsa_cmd_perf,
-      "perf produce --topic T --num-records N ...   producer benchmark" },
+      "list, describe (lag), reset-offsets, delete, delete-offsets" },
+    { "cluster", samsa_cmd_cluster, "info: cluster id, controller, brokers" },
+    { "perf", samsa_cmd_perf, "produce: the producer benchmark" },
 };
 
 static void
@@ -35,7 +33,7 @@ cli_usage(FILE *out)
 
     fprintf(out, "usage: samsa <command> [args...]\n\ncommands:\n");
     for (i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++) {
-        fprintf(out, "  %s\n", cli_cmds[i].help);
+        fprintf(out, "  %-9s %s\n", cli_cmds[i].verb, cli_cmds[i].help);
     }
     fprintf(out, "\n'samsa <command> --help' describes each.\n");
 }
