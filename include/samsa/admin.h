@@ -311,7 +311,8 @@ typedef struct samsa_group_listings {
 } samsa_group_listings_t;
 
 /* ListGroups on every broker; states (Kafka's names: "Stable", "Empty",
- * ...) filters when nstates > 0 (ListGroups v4+, else client-side). */
+ * ...) filters when nstates > 0 (ListGroups v4+; a broker with an older
+ * ListGroups reports no states, and its groups are not filtered). */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_list_groups(
     samsa_admin_t *admin, const char *const *states, size_t nstates,
     int64_t timeout_ms, samsa_group_listings_t **resultp);
