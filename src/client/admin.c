@@ -423,7 +423,12 @@ samsa_admin_connect(samsa_admin_t *a, int64_t timeout_ms, char *errstr,
                  "within %lld ms: %s (%s)", a->bootstrap,
                  (long long) (timeout_ms < 0 ? a->default_api_timeout_ms
                                              : timeout_ms),
-                 samsa_err_text(err), samsa_err_name(err));
+                 err == SAMSA_ERR__CLOSED
+                     ? "connection refused or closed"
+                     : err == SAMSA_ERR__RESOLVE
+                           ? "host name not resolved"
+                           : samsa_err_text(err),
+                 samsa_err_name(err));
     }
     return err;
 }
