@@ -795,7 +795,11 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
                 samsa_json_null(&j);
             }
             samsa_json_key(&j, "new_offset");
-            samsa_json_int(&j, g->tps[i].value);
+            if (g->tps[i].value >= 0) {
+                samsa_json_int(&j, g->tps[i].value);
+            } else {
+                samsa_json_null(&j);            /* no plan: see stderr */
+            }
             samsa_json_key(&j, "error");
             samsa_json_str(&j, d != NULL && d->err != SAMSA_ERR_NONE
                                    ? samsa_err_name(d->err) : NULL);
@@ -810,7 +814,11 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
         } else {
             samsa_table_cell(t, NULL);
         }
-        samsa_table_cell(t, "%lld", (long long) g->tps[i].value);
+        if (g->tps[i].value >= 0) {
+            samsa_table_cell(t, "%lld", (long long) g->tps[i].value);
+        } else {
+            samsa_table_cell(t, NULL);
+        }
         samsa_table_cell(t, "%s", d != NULL && d->err != SAMSA_ERR_NONE
                                       ? samsa_err_name(d->err) : "-");
     }
