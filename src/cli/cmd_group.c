@@ -403,7 +403,9 @@ group_describe_one(samsa_session_t *s, samsa_json_t *j,
             r->owner = &gd->members[i];
         }
     }
-    qsort(rs.rows, rs.n, sizeof(*rs.rows), group_row_cmp);
+    if (rs.n > 0) {
+        qsort(rs.rows, rs.n, sizeof(*rs.rows), group_row_cmp);
+    }
     e = group_rows_leo(s, &rs, &leo);
     if (e != SAMSA_ERR_NONE) {
         free(rs.rows);
