@@ -15,13 +15,41 @@ import socket
 
 import pytest
 
+import samsa_harness
 from cli_util import ok, run
 from samsa_harness import HOST, T
 
 
 @pytest.fixture(scope="module")
-def srv(samsa_module):
-    return samsa_module.start()
+def srv(samsa_module, tmp_path_factory):
+    log = str(tmp_path_factory.mktemp("reqlog") / "requests.log")
+    s = samsa_module.start({"request.log.enable": "true",
+                            "request.log.file": log})
+    s.reqlog = log
+    return s
+
+
+def apis_used(srv, client_id="samsa-admin"):
+    """API names of the requests the admin client sent so far (the
+    request log, one JSON line per request)."""
+    import json
+    out = []
+    with open(srv.reqlog) as f:
+        for line in f.read().split("\n"):
+            try:
+                h = json.loads(line)["requestHeader"]
+            except ValueError:
+                continue                # empty, or still being written
+            if h.get("clientId") == client_id:
+                out.append(h["requestApiKeyName"])
+    return out
+
+
+def wait_api(srv, since, name):
+    """The request log shows name among the admin requests after the
+    first `since`; returns those requests."""
+    samsa_harness.wait_until(lambda: name in apis_used(srv)[since:], T(5))
+    return apis_used(srv)[since:]
 
 
 def admin(bs):
@@ -189,8 +217,11 @@ def test_topic_alter_config_and_partitions(srv):
     bs = srv.bootstrap()
     ok("topic", "create", "talter", "-p", "1", "-c", "retention.ms=1000000",
        bootstrap=bs)
+    before = len(apis_used(srv))
     ok("topic", "alter-config", "talter", "--set", "retention.ms=2000000",
        "--set", "segment.ms=3600000", bootstrap=bs)
+    used = wait_api(srv, before, "INCREMENTAL_ALTER_CONFIGS")
+    assert "INCREMENTAL_ALTER_CONFIGS" in used and "ALTER_CONFIGS" not in used
     c = topic_configs(bs, "talter")
     assert c["retention.ms"] == "2000000" and c["segment.ms"] == "3600000"
     ok("topic", "alter-config", "talter", "--delete", "segment.ms",
@@ -198,8 +229,11 @@ def test_topic_alter_config_and_partitions(srv):
     d = ok("topic", "describe", "talter", "--json", bootstrap=bs).json()
     assert d[0]["configs"] == {"retention.ms": "2000000"}
     # the legacy API replaces the whole set; the CLI carries the others over
+    before = len(apis_used(srv))
     ok("topic", "alter-config", "talter", "--legacy", "--set",
        "max.message.bytes=500000", bootstrap=bs)
+    used = wait_api(srv, before, "ALTER_CONFIGS")
+    assert "ALTER_CONFIGS" in used and "INCREMENTAL_ALTER_CONFIGS" not in used
     d = ok("topic", "describe", "talter", "--json", bootstrap=bs).json()
     assert d[0]["configs"] == {"retention.ms": "2000000",
                                "max.message.bytes": "500000"}
