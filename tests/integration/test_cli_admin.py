@@ -126,7 +126,7 @@ def test_unreachable_broker_exits_3_quickly(srv):
     bad = "%s:%d" % (HOST, closed_port())
     for args in (["topic", "list"], ["cluster", "info"],
                  ["group", "list"], ["produce", "t"]):
-        r = run(*args, "-b", bad, "--connect-timeout", "1500", stdin="x\n")
+        r = run(*args, "-b", bad, "--connect-timeout", "1000", stdin="x\n")
         assert r.rc == 3, (args, r)
         assert "cannot reach" in r.err and bad in r.err, r
         assert r.secs < T(6), r.secs
