@@ -16,8 +16,14 @@ typedef struct cli_cmd {
 } cli_cmd_t;
 
 static const cli_cmd_t  cli_cmds[] = {
-    { "perf", samsa_cmd_perf,
-      "perf produce --topic T --num-records N ...   producer benchmark" },
+    { "topic", samsa_cmd_topic,
+      "create, list, describe, delete, alter-config, create-partitions, "
+      "delete-records" },
+    { "produce", samsa_cmd_produce, "TOPIC: send lines as records" },
+    { "group", samsa_cmd_group,
+      "list, describe (lag), reset-offsets, delete, delete-offsets" },
+    { "cluster", samsa_cmd_cluster, "info: cluster id, controller, brokers" },
+    { "perf", samsa_cmd_perf, "produce: the producer benchmark" },
 };
 
 static void
@@ -27,7 +33,7 @@ cli_usage(FILE *out)
 
     fprintf(out, "usage: samsa <command> [args...]\n\ncommands:\n");
     for (i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++) {
-        fprintf(out, "  %s\n", cli_cmds[i].help);
+        fprintf(out, "  %-9s %s\n", cli_cmds[i].verb, cli_cmds[i].help);
     }
     fprintf(out, "\n'samsa <command> --help' describes each.\n");
 }

@@ -46,6 +46,8 @@ const samsa_conf_def_t  samsa_conf_defs[] = {
     { "retry.backoff.max.ms", SAMSA_CONF_LONG, "1000", 0, INT64_MAX },
     { "delivery.timeout.ms", SAMSA_CONF_INT, "120000", 0, INT32_MAX },
     { "request.timeout.ms", SAMSA_CONF_INT, "30000", 0, INT32_MAX },
+    /* AdminClient (and consumer): a call's overall time limit */
+    { "default.api.timeout.ms", SAMSA_CONF_INT, "60000", 0, INT32_MAX },
     { "max.request.size", SAMSA_CONF_INT, "1048576", 0, INT32_MAX },
     { "partitioner.adaptive.partitioning.enable", SAMSA_CONF_BOOL, "true",
       0, 0 },

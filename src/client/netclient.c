@@ -69,6 +69,7 @@ typedef struct nc_node {
     int64_t         connect_deadline_ms;
     int64_t         backoff_ms;
     int64_t         backoff_until_ms;
+    samsa_err_t     last_err;           /* why it last disconnected */
     int16_t         apiv_version;       /* ApiVersions version tried */
     int16_t         api_min[NC_MAX_API];
     int16_t         api_max[NC_MAX_API];    /* -1: unsupported */
@@ -254,6 +255,7 @@ nc_disconnect(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err)
     memset(&n->conn, 0, sizeof(n->conn));
     n->conn.fd = -1;
     n->state = NC_DISCONNECTED;
+    n->last_err = err;
     n->want_write = false;
     n->backoff_ms = n->backoff_ms == 0
                         ? nc->conf.reconnect_backoff_ms
@@ -600,6 +602,14 @@ samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms)
         }
     }
     return best != NULL ? best->id : SAMSA_NC_NO_NODE;
+}
+
+samsa_err_t
+samsa_netclient_last_error(samsa_netclient_t *nc, int32_t node)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    return n != NULL ? n->last_err : SAMSA_ERR__NOENT;
 }
 
 int32_t

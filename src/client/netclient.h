@@ -75,6 +75,11 @@ int16_t samsa_netclient_version(samsa_netclient_t *nc, int32_t node,
  * off. */
 int32_t samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms);
 
+/* Why node's connection last closed (SAMSA_ERR__CLOSED: refused or
+ * reset, _RESOLVE, _TIMED_OUT: setup timeout, ...); SAMSA_ERR_NONE if it
+ * never did, _NOENT for an unknown node. */
+samsa_err_t samsa_netclient_last_error(samsa_netclient_t *nc, int32_t node);
+
 /* Requests in flight to node. */
 int32_t samsa_netclient_inflight(samsa_netclient_t *nc, int32_t node);
 

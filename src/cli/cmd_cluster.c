@@ -1,0 +1,112 @@
+/*
+ * cli/cmd_cluster.c - "samsa cluster info": the cluster id, the active
+ * controller and the brokers (DescribeCluster, or Metadata on brokers
+ * without it), through libsamsa's admin client.
+ * Threads: main.
+ */
+#include <stdio.h>
+
+#include <samsa/admin.h>
+
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/session.h"
+#include "cli/table.h"
+
+static void
+cluster_json(const samsa_cluster_desc_t *cd)
+{
+    samsa_json_t  j;
+    size_t        i;
+
+    samsa_json_init(&j, stdout);
+    samsa_json_obj(&j);
+    samsa_json_key(&j, "cluster_id");
+    samsa_json_str(&j, cd->cluster_id);
+    samsa_json_key(&j, "controller_id");
+    samsa_json_int(&j, cd->controller_id);
+    samsa_json_key(&j, "brokers");
+    samsa_json_arr(&j);
+    for (i = 0; i < cd->nbrokers; i++) {
+        samsa_json_obj(&j);
+        samsa_json_key(&j, "id");
+        samsa_json_int(&j, cd->brokers[i].id);
+        samsa_json_key(&j, "host");
+        samsa_json_str(&j, cd->brokers[i].host);
+        samsa_json_key(&j, "port");
+        samsa_json_int(&j, cd->brokers[i].port);
+        samsa_json_key(&j, "rack");
+        samsa_json_str(&j, cd->brokers[i].rack);
+        samsa_json_obj_end(&j);
+    }
+    samsa_json_arr_end(&j);
+    samsa_json_obj_end(&j);
+    samsa_json_end(&j);
+}
+
+static void
+cluster_text(const samsa_cluster_desc_t *cd)
+{
+    static const char *const  hdr[] = { "ID", "HOST", "PORT", "RACK",
+                                        "ROLE" };
+    samsa_table_t            *t = samsa_table_new(5, hdr);
+    size_t                    i;
+
+    printf("Cluster id: %s\nController: %d\nBrokers: %zu\n\n",
+           cd->cluster_id != NULL ? cd->cluster_id : "-", cd->controller_id,
+           cd->nbrokers);
+    samsa_table_align_right(t, 0);
+    samsa_table_align_right(t, 2);
+    for (i = 0; i < cd->nbrokers; i++) {
+        samsa_table_row(t);
+        samsa_table_cell(t, "%d", cd->brokers[i].id);
+        samsa_table_cell(t, "%s", cd->brokers[i].host);
+        samsa_table_cell(t, "%d", cd->brokers[i].port);
+        samsa_table_cell(t, "%s", cd->brokers[i].rack != NULL
+                                      ? cd->brokers[i].rack : "-");
+        samsa_table_cell(t, "%s", cd->brokers[i].id == cd->controller_id
+                                      ? "controller" : "broker");
+    }
+    samsa_table_print(t, stdout);
+    samsa_table_free(t);
+}
+
+static int
+cluster_info(int argc, char **argv)
+{
+    samsa_session_t        s;
+    samsa_cluster_desc_t  *cd = NULL;
+    samsa_err_t            e;
+    int                    rc;
+
+    rc = samsa_session_parse(&s, "samsa cluster info",
+                             "samsa cluster info [options]",
+                             "The cluster id, controller and brokers "
+                             "(DescribeCluster).", NULL, argc, argv, 0, 0);
+    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
+        samsa_session_close(&s);
+        return rc;
+    }
+    e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cd);
+    if (e != SAMSA_ERR_NONE) {
+        rc = samsa_session_fail(&s, e, "cannot describe the cluster");
+    } else if (s.json) {
+        cluster_json(cd);
+    } else {
+        cluster_text(cd);
+    }
+    samsa_admin_result_free(cd);
+    samsa_session_close(&s);
+    return rc;
+}
+
+static const samsa_cli_sub_t  cluster_subs[] = {
+    { "info", cluster_info, "cluster id, controller, brokers" },
+    { NULL, NULL, NULL },
+};
+
+int
+samsa_cmd_cluster(int argc, char **argv)
+{
+    return samsa_cli_dispatch("samsa cluster", cluster_subs, argc, argv);
+}

@@ -1,0 +1,66 @@
+/*
+ * cli/session.h - what every samsa command that talks to a cluster does
+ * the same way: parse its flags (cli/opts.h) with --help and usage errors
+ * (exit 2, the message naming the flag), build the client configuration
+ * (-b, $SAMSA_BOOTSTRAP, --command-config), open the admin client and
+ * reach the cluster within --connect-timeout (exit 3 if it cannot), and
+ * report failures with Kafka's error names (exit 1).
+ * Threads: main.
+ */
+#ifndef SAMSA_CLI_SESSION_H
+#define SAMSA_CLI_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <samsa/admin.h>
+#include <samsa/conf.h>
+
+#include "cli/opts.h"
+
+typedef struct samsa_session {
+    const char      *cmd;           /* "samsa topic create", for messages */
+    const char      *synopsis;
+    const char      *about;
+    const samsa_opt_t  *spec;
+    samsa_opts_t     opts;
+    samsa_conf_t    *conf;          /* after samsa_session_conf() */
+    samsa_admin_t   *admin;         /* after samsa_session_connect() */
+    int64_t          timeout_ms;    /* --timeout */
+    int64_t          connect_timeout_ms;
+    bool             json;
+} samsa_session_t;
+
+/* Parse argv (after the command words) with spec; positional arguments
+ * must number min_pos..max_pos.  Returns -1 to go on, else the exit code
+ * to return at once (0 after --help, 2 after a usage error, printed). */
+int samsa_session_parse(samsa_session_t *s, const char *cmd,
+                        const char *synopsis, const char *about,
+                        const samsa_opt_t *spec, int argc, char **argv,
+                        size_t min_pos, size_t max_pos);
+
+/* The client configuration from the common flags into s->conf.  0, or
+ * the exit code (2) after printing why. */
+int samsa_session_conf(samsa_session_t *s);
+
+/* samsa_session_conf(), then the admin client and a first round trip
+ * within --connect-timeout.  0, or the exit code (2 or 3), printed. */
+int samsa_session_connect(samsa_session_t *s);
+
+/* Free everything. */
+void samsa_session_close(samsa_session_t *s);
+
+/* Print "<cmd>: <message>" and a pointer to --help; returns 2. */
+int samsa_session_usage(samsa_session_t *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Print "<cmd>: <message>: <ERROR_NAME>: <text>"; returns 3 when err says
+ * the cluster could not be reached, else 1. */
+int samsa_session_fail(samsa_session_t *s, samsa_err_t err,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The exit code for a call's err (0, 1 or 3). */
+int samsa_session_exit_for(samsa_err_t err);
+
+#endif /* SAMSA_CLI_SESSION_H */
