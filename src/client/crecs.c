@@ -41,6 +41,7 @@ typedef struct crecs_state {
     size_t                     naborted;
     size_t                     next_aborted;
     size_t                     nhdrs;           /* headers so far */
+    int64_t                    last_off;        /* last record kept */
     samsa_crecs_chunk_t       *chunk;
 } crecs_state_t;
 
@@ -181,13 +182,16 @@ crecs_batch(crecs_state_t *st, const uint8_t *p, size_t size,
 {
     const samsa_crecs_opts_t  *o = st->o;
     crecs_span_t               span;
-    int64_t                    last = samsa_batch_last_offset(hdr);
+    int64_t                    last;
 
     if (o->check_crcs && !samsa_batch_crc_ok(p, size)) {
         crecs_fail(st, SAMSA_ERR_CORRUPT_MESSAGE, hdr->BaseOffset);
         return false;
     }
-    if (hdr->LastOffsetDelta < 0 || last < hdr->BaseOffset) {
+    if (hdr->BaseOffset < 0 || hdr->LastOffsetDelta < 0
+        || __builtin_add_overflow(hdr->BaseOffset,
+                                  (int64_t) hdr->LastOffsetDelta, &last)
+        || last == INT64_MAX) {
         crecs_fail(st, SAMSA_ERR_CORRUPT_MESSAGE, hdr->BaseOffset);
         return false;
     }
@@ -313,11 +317,17 @@ crecs_fill(crecs_state_t *st, const crecs_span_t *span, size_t *cap_recs,
     }
     samsa_record_it_init(&it, b, span->size);
     while (samsa_record_it_next(&it, &rec)) {
-        int64_t  off = hdr.BaseOffset + rec.OffsetDelta;
+        int64_t  off, ts;
 
-        if (off < st->o->fetch_offset) {
-            continue;
+        if (rec.OffsetDelta < 0 || rec.OffsetDelta > hdr.LastOffsetDelta) {
+            return false;               /* outside its batch */
         }
+        off = hdr.BaseOffset + rec.OffsetDelta;
+        if (off < st->o->fetch_offset || off <= st->last_off) {
+            continue;                   /* before the position, or out of
+                                           order (overlapping batches) */
+        }
+        st->last_off = off;
         if (c->n == *cap_recs) {
             *cap_recs = *cap_recs ? *cap_recs * 2 : 64;
             c->recs = samsa_realloc(c->recs, *cap_recs * sizeof(*c->recs));
@@ -334,7 +344,11 @@ crecs_fill(crecs_state_t *st, const crecs_span_t *span, size_t *cap_recs,
             r->timestamp = hdr.MaxTimestamp;
             r->timestamp_type = SAMSA_TIMESTAMP_LOG_APPEND_TIME;
         } else {
-            r->timestamp = hdr.BaseTimestamp + rec.TimestampDelta;
+            if (__builtin_add_overflow(hdr.BaseTimestamp,
+                                       rec.TimestampDelta, &ts)) {
+                ts = -1;                /* nonsense: no timestamp */
+            }
+            r->timestamp = ts;
             r->timestamp_type = SAMSA_TIMESTAMP_CREATE_TIME;
         }
         r->key = rec.KeyLen < 0 ? NULL : rec.Key;
@@ -372,6 +386,7 @@ samsa_crecs_parse(const char *topic, int32_t partition, const uint8_t *p,
     st.o = opts;
     st.chunk = c;
     st.data = SAMSA_BUF_INIT;
+    st.last_off = -1;
     if (opts->read_committed && opts->naborted > 0) {
         st.naborted = opts->naborted;
         st.aborted = samsa_calloc(st.naborted, sizeof(*st.aborted));
