@@ -255,6 +255,15 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_consumer_current_lag(
     samsa_consumer_t *consumer, const char *topic, int32_t partition,
     int64_t *lagp);
 
+/* The number of partitions of topic from the cluster's metadata, waiting
+ * up to timeout_ms (-1: default.api.timeout.ms) for an answer (Java's
+ * partitionsFor).  UNKNOWN_TOPIC_OR_PARTITION if the topic does not exist
+ * (with allow.auto.create.topics=false, else the broker may create it),
+ * SAMSA_ERR__TIMED_OUT when no broker answered.  @thread app */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_consumer_partitions_for(
+    samsa_consumer_t *consumer, const char *topic, int64_t timeout_ms,
+    int32_t *countp);
+
 /* Commit tps' offsets (the offset of the next record to read), or, with
  * tps NULL, the current position of every assigned partition that moved
  * since the last commit.  Needs group.id.  Waits up to timeout_ms (-1:

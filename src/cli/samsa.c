@@ -17,7 +17,9 @@ typedef struct cli_cmd {
 
 static const cli_cmd_t  cli_cmds[] = {
     { "perf", samsa_cmd_perf,
-      "perf produce --topic T --num-records N ...   producer benchmark" },
+      "perf produce|consume|e2e ...                 benchmarks" },
+    { "consume", samsa_cmd_consume,
+      "consume TOPIC [-g GROUP] [-e] [-n N] ...     print a topic's records" },
 };
 
 static void

@@ -1642,6 +1642,45 @@ samsa_consumer_committed(samsa_consumer_t *c, samsa_topic_partition_t *tps,
     return err;
 }
 
+samsa_err_t
+samsa_consumer_partitions_for(samsa_consumer_t *c, const char *topic,
+                              int64_t timeout_ms, int32_t *countp)
+{
+    samsa_cmd_topic_t  *t;
+    samsa_err_t         err = SAMSA_ERR__TIMED_OUT;
+    int64_t             deadline = consumer_deadline_ms(c, timeout_ms);
+    uint64_t            gen;
+
+    *countp = 0;
+    if (topic == NULL || topic[0] == '\0') {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    pthread_mutex_lock(&c->lock);
+    samsa_consumer_md_want(c, topic);
+    samsa_consumer_md_request(c);
+    gen = c->md_gen;
+    for (;;) {
+        t = samsa_consumer_md_find(c, topic, strlen(topic));
+        if (t != NULL && c->md_gen > gen) {
+            if (t->err == SAMSA_ERR_NONE && t->nparts > 0) {
+                *countp = t->nparts;
+                err = SAMSA_ERR_NONE;
+                break;
+            }
+            if (t->err != SAMSA_ERR_NONE
+                && t->err != SAMSA_ERR_LEADER_NOT_AVAILABLE) {
+                err = t->err;
+                break;
+            }
+        }
+        if (!consumer_wait(c, deadline)) {
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
 char *
 samsa_consumer_member_id(samsa_consumer_t *c)
 {
