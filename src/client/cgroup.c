@@ -1363,8 +1363,8 @@ cgroup_ops(samsa_consumer_t *c, int64_t now, bool ready)
     }
 }
 
-static void
-cgroup_autocommit(samsa_consumer_t *c, int64_t now)
+void
+samsa_cgroup_autocommit(samsa_consumer_t *c, int64_t now)
 {
     samsa_cop_t  *op;
     int32_t       i;
@@ -1404,6 +1404,7 @@ cgroup_autocommit(samsa_consumer_t *c, int64_t now)
         c->op_head = op;
     }
     c->op_tail = op;
+    samsa_netclient_wakeup(c->nc);
 }
 
 /* max.poll.interval.ms: leave the group, lose the partitions; the next
@@ -1435,7 +1436,6 @@ samsa_cgroup_work(samsa_consumer_t *c, int64_t now)
     if (!cgroup_needs_coordinator(c)) {
         return CGROUP_IDLE_MS;
     }
-    cgroup_autocommit(c, now);
     if (g->coord_id < 0) {
         cgroup_find(c, now);
     }

@@ -1217,6 +1217,7 @@ samsa_consumer_poll(samsa_consumer_t *c, int64_t timeout_ms,
             break;
         }
         consumer_run_events(c);
+        samsa_cgroup_autocommit(c, c->last_poll_ms);
         if (c->grp.fatal != SAMSA_ERR_NONE) {
             err = c->grp.fatal;
             break;

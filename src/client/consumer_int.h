@@ -283,6 +283,12 @@ int64_t samsa_cgroup_work(samsa_consumer_t *c, int64_t now_ms);
  * @thread bg @locks c->lock */
 void samsa_cgroup_md_changed(samsa_consumer_t *c);
 
+/* enable.auto.commit: when auto.commit.interval.ms has passed, queue an
+ * async commit of the positions - called from poll(), so that what is
+ * committed was returned by an earlier poll() (Java's at-least-once
+ * auto-commit).  @thread app @locks c->lock */
+void samsa_cgroup_autocommit(samsa_consumer_t *c, int64_t now_ms);
+
 void samsa_cgroup_fini(samsa_cgroup_t *g);
 
 #endif /* SAMSA_CLIENT_CONSUMER_INT_H */

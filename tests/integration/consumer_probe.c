@@ -14,6 +14,9 @@
  *          (--assign t:p[,t:p..] | --subscribe t[,t..] | --pattern RE)
  *          [--seek-beginning] [--seek t:p:off] [--max N] [--idle-ms MS]
  *          [--timeout-ms MS] [--commit-each] [--pause t:p]
+ *          [--exit-on-error] [--positions]
+ * --positions prints {"positions": [[t, p, offset, err]..]} once every
+ * assigned partition's position is known (assign only).
  *          [--offsets-for-times t:p:ts] [--end-offsets t:p]
  *          [--beginning-offsets t:p] [--committed t:p] [--quiet]
  */
@@ -164,6 +167,8 @@ typedef struct probe_opts {
     int64_t     idle_ms;
     int64_t     timeout_ms;
     bool        commit_each;
+    bool        exit_on_error;
+    bool        positions;
     char       *lookup_kind[16];
     char       *lookup_arg[16];
     int         nlookup;
@@ -313,6 +318,14 @@ parse_args(int argc, char **argv, samsa_conf_t *conf, probe_opts_t *o)
             o->commit_each = true;
             continue;
         }
+        if (strcmp(a, "--positions") == 0) {
+            o->positions = true;
+            continue;
+        }
+        if (strcmp(a, "--exit-on-error") == 0) {
+            o->exit_on_error = true;
+            continue;
+        }
         if (strcmp(a, "--quiet") == 0) {
             quiet = true;
             continue;
@@ -391,6 +404,25 @@ main(int argc, char **argv)
         (void) samsa_consumer_close(c, 5000);
         return 2;
     }
+    if (o.positions) {
+        samsa_topic_partition_t  *tps;
+        size_t                    n, k;
+        int64_t                   pos;
+
+        if (samsa_consumer_assignment(c, &tps, &n) == SAMSA_ERR_NONE) {
+            printf("{\"positions\": [");
+            for (k = 0; k < n; k++) {
+                err = samsa_consumer_position(c, tps[k].topic,
+                                              tps[k].partition, 20000, &pos);
+                printf("%s[\"%s\", %d, %lld, \"%s\"]", k ? ", " : "",
+                       tps[k].topic, tps[k].partition, (long long) pos,
+                       samsa_err_name(err));
+            }
+            printf("]}\n");
+            fflush(stdout);
+            samsa_tp_array_free(tps, n);
+        }
+    }
     start = last = now_ms();
     while (o.assign != NULL || o.subscribe != NULL || o.pattern != NULL) {
         if (stdin_command(c)) {
@@ -408,6 +440,10 @@ main(int argc, char **argv)
         if (err != SAMSA_ERR_NONE) {
             printf("{\"err\": \"%s\"}\n", samsa_err_name(err));
             fflush(stdout);
+            if (o.exit_on_error) {
+                why = "error";
+                break;
+            }
             usleep(50000);
             continue;
         }

@@ -247,14 +247,18 @@ def test_auto_offset_reset(server):
     create_topic(bs, topic, 1)
     produce_plain(bs, topic, 5)
     # latest: only what comes after the start
-    pr = Probe(bs, "--assign", topic + ":0", "--max", 3,
+    pr = Probe(bs, "--assign", topic + ":0", "--max", 3, "--positions",
                conf={"auto.offset.reset": "latest"})
-    time.sleep(T(1.5))
+    pr.wait(lambda p: any("positions" in o for o in p.snapshot()), 20,
+            "position at the end")
+    assert [o for o in pr.snapshot() if "positions" in o][0]["positions"] == \
+        [[topic, 0, 5, "NONE"]]
     produce_plain(bs, topic, 3, start=100)
     done = pr.finish(30)
     assert [r["v"] for r in pr.records()] == [b64(b"v%d" % i) for i in (100, 101, 102)]
     # none, with a group that never committed: poll() fails
-    done, lines = cprobe.run(bs, "--assign", topic + ":0", "--timeout-ms", 2000,
+    done, lines = cprobe.run(bs, "--assign", topic + ":0", "--exit-on-error",
+                             "--timeout-ms", int(T(15) * 1000),
                              conf={"auto.offset.reset": "none", "group.id": "g-none"})
     assert {"err": "OFFSET_OUT_OF_RANGE"} in lines, lines[-5:]
     assert done["count"] == 0
