@@ -31,6 +31,7 @@ typedef struct perfc_opts {
     int64_t      records;           /* consume: --messages; e2e: N */
     const char  *group;
     bool         from_latest;
+    bool         no_group;          /* consume: assign every partition */
     int64_t      timeout_ms;        /* consume: longest gap between records */
     int64_t      interval_ms;
     bool         json;
@@ -76,13 +77,15 @@ perfc_usage(FILE *out, bool e2e)
     }
     fprintf(out,
         "usage: samsa perf consume --topic TOPIC --messages N [-b HOST:PORT]\n"
-        "         [--group GROUP] [--from-latest] [--timeout MS (10000)]\n"
+        "         [--group GROUP | --no-group] [--from-latest]\n"
+        "         [--timeout MS (10000)]\n"
         "         [--consumer-props k=v ...] [--consumer.config FILE]\n"
         "         [--command-config FILE] [--reporting-interval MS (5000)]\n"
         "         [--json]\n"
         "Consumes N records as a member of GROUP (default perf-consumer-<n>),\n"
         "from the earliest offset unless --from-latest, and reports\n"
-        "kafka-consumer-perf-test's numbers.\n");
+        "kafka-consumer-perf-test's numbers.  --no-group assigns every\n"
+        "partition instead (no group, no commits, rebalance time 0).\n");
 }
 
 static bool
@@ -131,6 +134,10 @@ perfc_parse(int argc, char **argv, bool e2e, perfc_opts_t *o,
         }
         if (strcmp(a, "--from-latest") == 0 && !e2e) {
             o->from_latest = true;
+            continue;
+        }
+        if (strcmp(a, "--no-group") == 0 && !e2e) {
+            o->no_group = true;
             continue;
         }
         if (strcmp(a, "--consumer-props") == 0
@@ -281,6 +288,7 @@ samsa_perf_consume(int argc, char **argv)
     int64_t                    start_ns, start_wall, last_ns, win_ns;
     int64_t                    count = 0, bytes = 0, win_count = 0;
     int64_t                    win_bytes = 0;
+    int32_t                    nparts = 0;
     double                     secs, fetch_secs, mb, reb_ms;
     size_t                     i;
     int                        rc;
@@ -296,8 +304,10 @@ samsa_perf_consume(int argc, char **argv)
     }
     snprintf(group, sizeof(group), "perf-consumer-%d",
              (int) (perfc_wall_ms() % 100000));
-    err = samsa_conf_set(conf, "group.id", o.group != NULL ? o.group : group,
-                         errstr, sizeof(errstr));
+    err = o.no_group ? SAMSA_ERR_NONE
+                     : samsa_conf_set(conf, "group.id",
+                                      o.group != NULL ? o.group : group,
+                                      errstr, sizeof(errstr));
     if (err == SAMSA_ERR_NONE) {
         err = perfc_default(conf, "auto.offset.reset",
                             o.from_latest ? "latest" : "earliest");
@@ -317,13 +327,25 @@ samsa_perf_consume(int argc, char **argv)
     topics[0] = o.topic;
     start_wall = perfc_wall_ms();
     start_ns = last_ns = win_ns = perfc_now_ns();
-    {
-        int32_t  nparts;
+    err = samsa_consumer_partitions_for(c, o.topic, o.timeout_ms, &nparts);
+    if (err == SAMSA_ERR_NONE && o.no_group) {
+        samsa_topic_partition_t  *tps = calloc((size_t) nparts + 1,
+                                               sizeof(*tps));
+        int32_t                   k;
 
-        err = samsa_consumer_partitions_for(c, o.topic, o.timeout_ms,
-                                            &nparts);
-    }
-    if (err == SAMSA_ERR_NONE) {
+        for (k = 0; k < nparts; k++) {
+            tps[k].topic = o.topic;
+            tps[k].partition = k;
+        }
+        err = samsa_consumer_assign(c, tps, (size_t) nparts);
+        if (err == SAMSA_ERR_NONE) {
+            err = o.from_latest ? samsa_consumer_seek_to_end(c, NULL, 0)
+                                : samsa_consumer_seek_to_beginning(c, NULL,
+                                                                   0);
+        }
+        free(tps);
+        rb.assigned_ns = start_ns;
+    } else if (err == SAMSA_ERR_NONE) {
         err = samsa_consumer_subscribe(c, topics, 1);
     }
     if (err != SAMSA_ERR_NONE) {

@@ -157,6 +157,11 @@ def test_perf_consume(data):
     assert abs(out["mb"] - 3000 * 100 / 1048576.0) < 0.001
     assert out["rebalance_time_ms"] > 0 and out["fetch_records_per_sec"] > 0
     r = cli("perf", "consume", "-b", data["bs"], "--topic", "perf",
+            "--messages", "3000", "--no-group", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["records"] == 3000 and out["rebalance_time_ms"] == 0
+    r = cli("perf", "consume", "-b", data["bs"], "--topic", "perf",
             "--messages", "100", "--reporting-interval", "1")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
