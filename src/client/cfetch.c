@@ -650,6 +650,37 @@ cfetch_send_fetch(samsa_consumer_t *c, cfetch_req_t *r, int64_t now)
     cfetch_node_set(c, r->node, true);
 }
 
+/* Hold the Fetch to leader back while every partition it would carry is
+ * caught up (at the high watermark, so the broker would park it for
+ * fetch.max.wait.ms) and another partition of the same leader waits only
+ * for the app to drain its buffered chunks: sending now would keep that
+ * one from being fetched until the long poll ends.  The app's next poll()
+ * that frees a chunk wakes the loop and the Fetch goes out with both. */
+static bool
+cfetch_hold(samsa_consumer_t *c, int32_t leader, int64_t now)
+{
+    bool     all_caught_up = true, held = false;
+    int32_t  i;
+
+    for (i = 0; i < c->nparts; i++) {
+        samsa_cpart_t  *q = c->parts[i];
+
+        if (samsa_consumer_leader(c, q->topic, q->partition) != leader) {
+            continue;
+        }
+        if (cfetch_fetchable(q, now)) {
+            all_caught_up = all_caught_up && q->high_watermark >= 0
+                            && q->fetch_offset >= q->high_watermark;
+        } else if (q->state == SAMSA_CPART_READY && !q->paused
+                   && !q->blocked && !q->fetch_inflight
+                   && q->err == SAMSA_ERR_NONE
+                   && q->nchunks >= CFETCH_MAX_CHUNKS) {
+            held = true;
+        }
+    }
+    return all_caught_up && held;
+}
+
 static void
 cfetch_fetches(samsa_consumer_t *c, int64_t now)
 {
@@ -676,6 +707,9 @@ cfetch_fetches(samsa_consumer_t *c, int64_t now)
         if (v < 0) {
             p->err = SAMSA_ERR_UNSUPPORTED_VERSION;
             p->blocked = true;
+            continue;
+        }
+        if (cfetch_hold(c, leader, now)) {
             continue;
         }
         r = cfetch_req_new(c, leader);
