@@ -43,4 +43,13 @@ typedef struct samsa_cli_sub {
 int samsa_cli_dispatch(const char *prefix, const samsa_cli_sub_t *subs,
                        int argc, char **argv);
 
+/* "samsa perf consume ..." and "samsa perf e2e ..." (cmd_perfc.c):
+ * argv[0] is the first option.  Return the exit status. */
+int samsa_perf_consume(int argc, char **argv);
+int samsa_perf_e2e(int argc, char **argv);
+
+/* "samsa consume TOPIC ...": argv[0] is "consume".  Returns the exit
+ * status (cmd_consume.c). */
+int samsa_cmd_consume(int argc, char **argv);
+
 #endif /* SAMSA_CLI_CLI_H */

@@ -417,7 +417,14 @@ samsa_cmd_perf(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "produce") == 0) {
         return perf_produce(argc - 2, argv + 2);
     }
-    fprintf(stderr, "usage: samsa perf produce ...\n");
+    if (argc >= 2 && strcmp(argv[1], "consume") == 0) {
+        return samsa_perf_consume(argc - 2, argv + 2);
+    }
+    if (argc >= 2 && strcmp(argv[1], "e2e") == 0) {
+        return samsa_perf_e2e(argc - 2, argv + 2);
+    }
+    fprintf(stderr, "usage: samsa perf produce|consume|e2e ... "
+            "('samsa perf <kind> --help' describes each)\n");
     perf_usage(stderr);
     return 2;
 }

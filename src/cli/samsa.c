@@ -20,10 +20,11 @@ static const cli_cmd_t  cli_cmds[] = {
       "create, list, describe, delete, alter-config, create-partitions, "
       "delete-records" },
     { "produce", samsa_cmd_produce, "TOPIC: send lines as records" },
+    { "consume", samsa_cmd_consume, "TOPIC: print a topic's records" },
     { "group", samsa_cmd_group,
       "list, describe (lag), reset-offsets, delete, delete-offsets" },
     { "cluster", samsa_cmd_cluster, "info: cluster id, controller, brokers" },
-    { "perf", samsa_cmd_perf, "produce: the producer benchmark" },
+    { "perf", samsa_cmd_perf, "produce, consume, e2e: benchmarks" },
 };
 
 static void

@@ -1,6 +1,7 @@
 /*
- * client/conf.c - samsa_conf_t (samsa/conf.h): the Java producer's property
- * names, their defaults and per-value checks, in one table.  The typed,
+ * client/conf.c - samsa_conf_t (samsa/conf.h): the Java producer's and
+ * consumer's property names, their defaults and per-value checks, in one
+ * table.  The typed,
  * cross-checked form the producer runs on is built by pconf.c.
  * Threads: a samsa_conf_t has one owner at a time; the table is const.
  */
@@ -67,6 +68,31 @@ const samsa_conf_def_t  samsa_conf_defs[] = {
     { "send.buffer.bytes", SAMSA_CONF_INT, "131072", -1, INT32_MAX },
     { "receive.buffer.bytes", SAMSA_CONF_INT, "32768", -1, INT32_MAX },
     { "security.protocol", SAMSA_CONF_PLAINTEXT, "PLAINTEXT", 0, 0 },
+    /* Consumer keys (ConsumerConfig, Kafka 4.0 defaults). */
+    { "group.id", SAMSA_CONF_STRING, NULL, 0, 0 },
+    { "group.instance.id", SAMSA_CONF_STRING, NULL, 0, 0 },
+    { "group.protocol", SAMSA_CONF_GROUP_PROTOCOL, "classic", 0, 0 },
+    { "session.timeout.ms", SAMSA_CONF_INT, "45000", 1, INT32_MAX },
+    { "heartbeat.interval.ms", SAMSA_CONF_INT, "3000", 1, INT32_MAX },
+    { "max.poll.interval.ms", SAMSA_CONF_INT, "300000", 1, INT32_MAX },
+    { "auto.offset.reset", SAMSA_CONF_OFFSET_RESET, "latest", 0, 0 },
+    { "enable.auto.commit", SAMSA_CONF_BOOL, "true", 0, 0 },
+    { "auto.commit.interval.ms", SAMSA_CONF_INT, "5000", 0, INT32_MAX },
+    { "fetch.min.bytes", SAMSA_CONF_INT, "1", 0, INT32_MAX },
+    { "fetch.max.wait.ms", SAMSA_CONF_INT, "500", 0, INT32_MAX },
+    { "fetch.max.bytes", SAMSA_CONF_INT, "52428800", 0, INT32_MAX },
+    { "max.partition.fetch.bytes", SAMSA_CONF_INT, "1048576", 0,
+      INT32_MAX },
+    { "max.poll.records", SAMSA_CONF_INT, "500", 1, INT32_MAX },
+    { "isolation.level", SAMSA_CONF_ISOLATION, "read_uncommitted", 0, 0 },
+    { "check.crcs", SAMSA_CONF_BOOL, "true", 0, 0 },
+    { "partition.assignment.strategy", SAMSA_CONF_ASSIGNORS,
+      "range,cooperative-sticky", 0, 0 },
+    { "exclude.internal.topics", SAMSA_CONF_BOOL, "true", 0, 0 },
+    { "allow.auto.create.topics", SAMSA_CONF_BOOL, "true", 0, 0 },
+    { "client.rack", SAMSA_CONF_STRING, "", 0, 0 },
+    { "key.deserializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
+    { "value.deserializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
     /* Java-only keys: accepted and ignored (bytes in, bytes out). */
     { "key.serializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
     { "value.serializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
@@ -143,6 +169,58 @@ samsa_conf_parse_bool(const char *s, bool *v)
     return true;
 }
 
+/* The assignor named by one partition.assignment.strategy item (its
+ * short name or Java's class name), or NULL. */
+const char *
+samsa_conf_assignor_name(const char *item, size_t len)
+{
+    static const char *const  names[][2] = {
+        { "range", "org.apache.kafka.clients.consumer.RangeAssignor" },
+        { "roundrobin",
+          "org.apache.kafka.clients.consumer.RoundRobinAssignor" },
+        { "cooperative-sticky",
+          "org.apache.kafka.clients.consumer.CooperativeStickyAssignor" },
+    };
+    size_t                    i, j;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (j = 0; j < 2; j++) {
+            if (strlen(names[i][j]) == len
+                && strncmp(names[i][j], item, len) == 0) {
+                return names[i][0];
+            }
+        }
+    }
+    return NULL;
+}
+
+bool
+samsa_conf_assignors_valid(const char *list)
+{
+    const char  *p = list, *end;
+    size_t       n, count = 0;
+
+    while (*p != '\0') {
+        end = strchr(p, ',');
+        n = end != NULL ? (size_t) (end - p) : strlen(p);
+        while (n > 0 && (*p == ' ' || *p == '\t')) {
+            p++;
+            n--;
+        }
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t')) {
+            n--;
+        }
+        if (n > 0) {
+            if (samsa_conf_assignor_name(p, n) == NULL) {
+                return false;
+            }
+            count++;
+        }
+        p = end != NULL ? end + 1 : p + strlen(p);
+    }
+    return count > 0;
+}
+
 /* Check value against d; errstr names the key. */
 static samsa_err_t
 conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
@@ -189,6 +267,30 @@ conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
         } else if (!samsa_codec_level_valid((samsa_codec_t) d->min,
                                             (int) v)) {
             why = "not a valid level for this codec";
+        }
+        break;
+    case SAMSA_CONF_OFFSET_RESET:
+        if (strcmp(value, "latest") != 0 && strcmp(value, "earliest") != 0
+            && strcmp(value, "none") != 0) {
+            why = "expected latest, earliest or none";
+        }
+        break;
+    case SAMSA_CONF_ISOLATION:
+        if (strcmp(value, "read_uncommitted") != 0
+            && strcmp(value, "read_committed") != 0) {
+            why = "expected read_uncommitted or read_committed";
+        }
+        break;
+    case SAMSA_CONF_GROUP_PROTOCOL:
+        if (strcasecmp(value, "classic") != 0
+            && strcasecmp(value, "consumer") != 0) {
+            why = "expected classic or consumer";
+        }
+        break;
+    case SAMSA_CONF_ASSIGNORS:
+        if (!samsa_conf_assignors_valid(value)) {
+            why = "expected a list of range, roundrobin, "
+                  "cooperative-sticky (or their Java class names)";
         }
         break;
     case SAMSA_CONF_PLAINTEXT:

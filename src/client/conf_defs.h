@@ -7,6 +7,7 @@
 #define SAMSA_CLIENT_CONF_DEFS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum samsa_conf_type {
@@ -19,6 +20,10 @@ typedef enum samsa_conf_type {
     SAMSA_CONF_CODEC,           /* compression.type */
     SAMSA_CONF_LEVEL,           /* compression.<codec>.level; min = codec */
     SAMSA_CONF_PLAINTEXT,       /* security.protocol: PLAINTEXT only */
+    SAMSA_CONF_OFFSET_RESET,    /* auto.offset.reset */
+    SAMSA_CONF_ISOLATION,       /* isolation.level */
+    SAMSA_CONF_GROUP_PROTOCOL,  /* group.protocol */
+    SAMSA_CONF_ASSIGNORS,       /* partition.assignment.strategy */
     SAMSA_CONF_IGNORED,         /* Java-only key, accepted */
 } samsa_conf_type_t;
 
@@ -40,5 +45,13 @@ bool samsa_conf_parse_long(const char *s, int64_t *v);
 
 /* "true" / "false", any case. */
 bool samsa_conf_parse_bool(const char *s, bool *v);
+
+/* The short name ("range", "roundrobin", "cooperative-sticky") of one
+ * partition.assignment.strategy item of len bytes (short or Java class
+ * name), or NULL. */
+const char *samsa_conf_assignor_name(const char *item, size_t len);
+
+/* Whether list is a non-empty comma-separated list of known assignors. */
+bool samsa_conf_assignors_valid(const char *list);
 
 #endif /* SAMSA_CLIENT_CONF_DEFS_H */

@@ -1,0 +1,59 @@
+#!/bin/sh
+# bench/consume_vs_rdk.sh - `samsa perf consume --no-group` (libsamsa's
+# consumer) side by side with `rdk_perf consume` (librdkafka's simple
+# consumer) on the same data in the same run: topics of 100-byte and 1 KiB
+# records with 1 and 6 partitions, filled once with rdk_perf produce
+# (acks=1), then each consumer reads the whole topic from the start, three
+# times, alternating.  Prints one line per run and a median table
+# (records/s, and libsamsa / librdkafka).
+#
+# usage: bench/consume_vs_rdk.sh BUILD_DIR [RECORDS_100B] [RECORDS_1K]
+set -eu
+B=${1:?usage: consume_vs_rdk.sh BUILD_DIR [N100] [N1K]}
+N100=${2:-1000000}
+N1K=${3:-300000}
+WORK=$(mktemp -d /tmp/samsa-consume-bench.XXXXXX)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$B/samsa-server" --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
+    --override "log.dirs=$WORK/data" >"$WORK/server.log" 2>&1 &
+SPID=$!
+trap 'kill -TERM $SPID 2>/dev/null; wait $SPID 2>/dev/null; rm -rf "$WORK"' EXIT
+SB=127.0.0.1:$port
+for i in $(seq 100); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && break
+    sleep 0.1
+done
+echo "# samsa-server $SB, data in $WORK"
+OUT=$WORK/results
+: >"$OUT"
+for spec in "100 1 $N100" "100 6 $N100" "1024 1 $N1K" "1024 6 $N1K"; do
+    set -- $spec
+    size=$1 parts=$2 n=$3 topic=cons-$1-$2
+    "$B/rdk_perf" create -b "$SB" -t "$topic" -p "$parts" >/dev/null
+    "$B/rdk_perf" produce -b "$SB" -t "$topic" -n "$n" -s "$size" -a 1 --json >/dev/null
+    for run in 1 2 3; do
+        r=$("$B/rdk_perf" consume -b "$SB" -t "$topic" -n "$n" --json |
+            python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["records_per_sec"])')
+        s=$("$B/samsa" perf consume -b "$SB" --topic "$topic" --messages "$n" --no-group --json |
+            python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(d["records_per_sec"])')
+        echo "$size $parts $run librdkafka $r libsamsa $s" | tee -a "$OUT"
+    done
+done
+python3 - "$OUT" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    size, parts, run, _, r, _, s = line.split()
+    rows.setdefault((int(size), int(parts)), []).append((float(r), float(s)))
+print("| record | partitions | libsamsa records/s (min-max) | librdkafka records/s (min-max) | ratio |")
+print("|---|---|---|---|---|")
+for (size, parts), v in sorted(rows.items()):
+    s = [x[1] for x in v]; r = [x[0] for x in v]
+    ms, mr = statistics.median(s), statistics.median(r)
+    print("| %s | %d | %s (%s-%s) | %s (%s-%s) | %.2f |" % (
+        "100 B" if size == 100 else "1 KiB", parts,
+        format(int(ms), ","), format(int(min(s)), ","), format(int(max(s)), ","),
+        format(int(mr), ","), format(int(min(r)), ","), format(int(max(r)), ","),
+        ms / mr))
+PY

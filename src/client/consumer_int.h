@@ -1,0 +1,294 @@
+/*
+ * client/consumer_int.h - the consumer's shared state, between
+ * consumer.c (the application-facing API, the background thread's loop
+ * and metadata), cfetch.c (Fetch and ListOffsets) and cgroup.c (the
+ * group: FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+ * OffsetCommit, OffsetFetch).
+ *
+ * Threads and locks: one recursive mutex, c->lock, guards every [lock]
+ * field.  The background thread ("bg") owns the network client and takes
+ * the lock for each round of work and in each response callback, never
+ * across the epoll wait.  The application thread ("app") takes it in
+ * every API call and waits on c->cond (records arrived, an operation
+ * finished); it never calls back into the application while holding it.
+ * Data crosses threads only through the [lock] queues below: record
+ * chunks (bg -> app), events for callbacks (bg -> app), operations (app
+ * -> bg).
+ */
+#ifndef SAMSA_CLIENT_CONSUMER_INT_H
+#define SAMSA_CLIENT_CONSUMER_INT_H
+
+#include <pthread.h>
+#include <regex.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <samsa/consumer.h>
+
+#include "client/cconf.h"
+#include "client/cproto.h"
+#include "client/crecs.h"
+#include "client/netclient.h"
+
+/* Where an assigned partition's position comes from. */
+typedef enum samsa_cpart_state {
+    SAMSA_CPART_NEED_COMMITTED = 0,     /* ask the group (OffsetFetch) */
+    SAMSA_CPART_NEED_RESET,             /* ListOffsets with reset_to */
+    SAMSA_CPART_READY,                  /* position known: fetch */
+} samsa_cpart_state_t;
+
+/* One assigned partition.  [lock] */
+typedef struct samsa_cpart {
+    char                  *topic;
+    int32_t                partition;
+    samsa_cpart_state_t    state;
+    int64_t                reset_to;        /* SAMSA_OFFSET_BEGINNING/END */
+    int64_t                position;        /* next offset for the app */
+    int64_t                fetch_offset;    /* next offset to fetch */
+    uint64_t               gen;             /* new on every seek/reset */
+    bool                   paused;
+    bool                   fetch_inflight;
+    bool                   lo_inflight;     /* ListOffsets for a reset */
+    bool                   of_inflight;     /* OffsetFetch */
+    bool                   blocked;         /* err pending: no fetching */
+    int64_t                backoff_until_ms;
+    int64_t                high_watermark;  /* -1 unknown */
+    int64_t                last_stable_offset;
+    int64_t                log_start_offset;
+    int64_t                committed;       /* last committed, -1 none */
+    samsa_err_t            err;             /* for the app's next poll */
+    samsa_crecs_chunk_t   *q_head;          /* fetched, not yet handed out */
+    samsa_crecs_chunk_t   *q_tail;
+    int32_t                nchunks;
+} samsa_cpart_t;
+
+/* One topic as the last Metadata answer knew it.  [lock] */
+typedef struct samsa_cmd_topic {
+    char         *name;
+    samsa_err_t   err;
+    int32_t       nparts;
+    int32_t      *leaders;                  /* -1 unknown */
+    bool          internal;
+} samsa_cmd_topic_t;
+
+/* Events for the application thread (callbacks run in poll()).  [lock] */
+typedef enum samsa_cevent_kind {
+    SAMSA_CEVENT_ASSIGN = 0,    /* add parts, then ASSIGNED callback */
+    SAMSA_CEVENT_REVOKE,        /* commit (auto), REVOKED callback, drop */
+    SAMSA_CEVENT_LOST,          /* LOST callback, drop */
+    SAMSA_CEVENT_COMMIT,        /* commit_async callback */
+} samsa_cevent_kind_t;
+
+typedef struct samsa_cevent {
+    struct samsa_cevent       *next;
+    samsa_cevent_kind_t        kind;
+    samsa_topic_partition_t   *tps;         /* owned (topics too) */
+    size_t                     n;
+    bool                       rejoin;      /* REVOKE/LOST: join after */
+    int32_t                    generation;  /* of the group when queued */
+    samsa_err_t                err;         /* COMMIT */
+    samsa_commit_cb           *cb;
+    void                      *opaque;
+} samsa_cevent_t;
+
+/* Operations the application asks the background thread for.  [lock] */
+typedef enum samsa_cop_kind {
+    SAMSA_COP_COMMIT = 0,
+    SAMSA_COP_COMMITTED,        /* OffsetFetch */
+    SAMSA_COP_LIST_OFFSETS,     /* tps[i].timestamp: -2, -1 or a time */
+    SAMSA_COP_LEAVE,            /* LeaveGroup */
+} samsa_cop_kind_t;
+
+typedef struct samsa_cop {
+    struct samsa_cop          *next;
+    samsa_cop_kind_t           kind;
+    samsa_topic_partition_t   *tps;         /* owned (topics too) */
+    size_t                     n;
+    int32_t                    pending;     /* requests in flight */
+    bool                       sent;
+    bool                       done;
+    bool                       waited;      /* an app thread waits: it
+                                               frees the op */
+    samsa_err_t                err;
+    int64_t                    deadline_ms;
+    samsa_commit_cb           *cb;          /* COMMIT async */
+    void                      *opaque;
+    bool                       is_auto;     /* auto-commit */
+} samsa_cop_t;
+
+typedef enum samsa_cgroup_state {
+    SAMSA_CGROUP_IDLE = 0,      /* not subscribed */
+    SAMSA_CGROUP_NEED_JOIN,     /* join when the coordinator is known */
+    SAMSA_CGROUP_WAIT_APP,      /* a REVOKE/LOST event must run first */
+    SAMSA_CGROUP_JOINING,       /* JoinGroup in flight */
+    SAMSA_CGROUP_AWAIT_MD,      /* leader: metadata for members' topics */
+    SAMSA_CGROUP_SYNCING,       /* SyncGroup in flight */
+    SAMSA_CGROUP_STABLE,
+} samsa_cgroup_state_t;
+
+/* A member as the leader sees it in a JoinGroup answer.  [lock] */
+typedef struct samsa_cmember {
+    char                 *member_id;
+    char                 *instance_id;
+    samsa_cproto_sub_t    sub;
+} samsa_cmember_t;
+
+/* The group part of the consumer.  [lock] */
+typedef struct samsa_cgroup {
+    samsa_cgroup_state_t   state;
+    int32_t                coord_id;        /* broker id, -1 unknown */
+    int32_t                coord_node;      /* netclient node id */
+    bool                   coord_inflight;
+    int64_t                coord_retry_ms;
+    char                  *member_id;       /* "" before the first join */
+    int32_t                generation;      /* -1 none */
+    char                  *protocol;        /* assignor chosen */
+    char                  *leader_id;
+    samsa_cmember_t       *members;         /* leader only */
+    int32_t                nmembers;
+    bool                   hb_inflight;
+    int64_t                hb_next_ms;
+    int64_t                hb_last_ok_ms;
+    bool                   of_inflight;     /* OffsetFetch for positions */
+    int64_t                join_retry_ms;
+    int64_t                join_start_ns;
+    char                 **joined_topics;   /* own topics at the join */
+    int32_t                njoined_topics;
+    int32_t               *joined_nparts;
+    bool                   cooperative;     /* protocol COOPERATIVE */
+    samsa_err_t            fatal;           /* FENCED_INSTANCE_ID ... */
+    bool                   poll_expired;
+} samsa_cgroup_t;
+
+typedef enum samsa_csub_mode {
+    SAMSA_CSUB_NONE = 0,
+    SAMSA_CSUB_ASSIGN,
+    SAMSA_CSUB_TOPICS,
+    SAMSA_CSUB_PATTERN,
+} samsa_csub_mode_t;
+
+struct samsa_consumer {
+    pthread_mutex_t           lock;         /* recursive */
+    pthread_cond_t            cond;         /* [lock] app waits here */
+    samsa_cconf_t             cc;           /* [const] */
+    pthread_t                 thread;
+    _Atomic bool              running;      /* [atomic] */
+    _Atomic bool              woken;        /* [atomic] wakeup() */
+    samsa_netclient_t        *nc;           /* [bg] */
+    /* metadata [lock] */
+    samsa_cmd_topic_t        *md;
+    int32_t                   nmd;
+    char                    **md_extra;     /* topics asked for by ops */
+    int32_t                   nmd_extra;
+    uint64_t                  md_gen;
+    bool                      md_inflight;
+    bool                      md_need;
+    int64_t                   md_last_ms;
+    /* subscription and assignment [lock] */
+    samsa_csub_mode_t         sub_mode;
+    char                    **sub_topics;
+    int32_t                   nsub_topics;
+    regex_t                   sub_re;
+    bool                      has_re;
+    samsa_cpart_t           **parts;
+    int32_t                   nparts;
+    int32_t                   rr;           /* poll's round-robin start */
+    uint64_t                  gen_seq;
+    int32_t                  *fetch_nodes;  /* nodes with a Fetch out */
+    int32_t                   nfetch_nodes;
+    /* group [lock] */
+    samsa_cgroup_t            grp;
+    int64_t                   last_poll_ms;
+    int64_t                   next_autocommit_ms;
+    samsa_rebalance_cb       *rebalance_cb;
+    void                     *rebalance_opaque;
+    /* queues [lock] */
+    samsa_cevent_t           *ev_head, *ev_tail;
+    samsa_cop_t              *op_head, *op_tail;
+    bool                      closing;
+    /* metrics [atomic] */
+    _Atomic int64_t           m_records;
+    _Atomic int64_t           m_bytes;
+    _Atomic int64_t           m_fetches;
+    _Atomic int64_t           m_fetch_ns;
+    _Atomic int64_t           m_rebalances;
+    _Atomic int64_t           m_rebalance_ns;
+    _Atomic int64_t           m_commits;
+};
+
+/* ---- consumer.c ------------------------------------------------------------ */
+
+/* The partition, or NULL.  @locks c->lock */
+samsa_cpart_t *samsa_consumer_part_find(samsa_consumer_t *c,
+                                        const char *topic, size_t topic_len,
+                                        int32_t partition);
+
+/* The metadata entry of topic, or NULL.  @locks c->lock */
+samsa_cmd_topic_t *samsa_consumer_md_find(samsa_consumer_t *c,
+                                          const char *topic,
+                                          size_t topic_len);
+
+/* Leader of (topic, partition) or -1.  @locks c->lock */
+int32_t samsa_consumer_leader(samsa_consumer_t *c, const char *topic,
+                              int32_t partition);
+
+/* Ask for metadata soon (and wake the background thread). */
+void samsa_consumer_md_request(samsa_consumer_t *c);
+
+/* Drop the partition's buffered records.  @locks c->lock */
+void samsa_consumer_part_drop_chunks(samsa_cpart_t *p);
+
+/* A new generation number for a partition's fetch state. */
+uint64_t samsa_consumer_next_gen(samsa_consumer_t *c);
+
+/* Queue an event for the app and wake it.  @locks c->lock */
+void samsa_consumer_event_push(samsa_consumer_t *c, samsa_cevent_t *ev);
+
+/* Finish op: wake the waiter, or queue its callback, or free it.
+ * @locks c->lock */
+void samsa_consumer_op_done(samsa_consumer_t *c, samsa_cop_t *op,
+                            samsa_err_t err);
+
+/* Take op out of the queue (it was sent, or is being finished).
+ * @locks c->lock */
+void samsa_consumer_op_unlink(samsa_consumer_t *c, samsa_cop_t *op);
+
+/* Ask for metadata of topic too (an operation needs it).
+ * @locks c->lock */
+void samsa_consumer_md_want(samsa_consumer_t *c, const char *topic);
+
+/* Copy n entries (topic strings too). */
+samsa_topic_partition_t *samsa_consumer_tps_dup(
+    const samsa_topic_partition_t *tps, size_t n);
+
+/* The topics this member subscribes to now (list, or the pattern's
+ * matches in metadata), as a NULL-terminated array of borrowed names
+ * (free the array only).  @locks c->lock */
+const char **samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n);
+
+/* ---- cfetch.c --------------------------------------------------------------- */
+
+/* Send what is due: ListOffsets for resets and ops, Fetch per broker.
+ * @thread bg @locks c->lock */
+void samsa_cfetch_work(samsa_consumer_t *c, int64_t now_ms);
+
+/* ---- cgroup.c --------------------------------------------------------------- */
+
+/* Coordinator, join/sync/heartbeat, commits, OffsetFetch; returns the
+ * time until it next needs to run.  @thread bg @locks c->lock */
+int64_t samsa_cgroup_work(samsa_consumer_t *c, int64_t now_ms);
+
+/* Metadata changed: rejoin if this member's topics changed.
+ * @thread bg @locks c->lock */
+void samsa_cgroup_md_changed(samsa_consumer_t *c);
+
+/* enable.auto.commit: when auto.commit.interval.ms has passed, queue an
+ * async commit of the positions - called from poll(), so that what is
+ * committed was returned by an earlier poll() (Java's at-least-once
+ * auto-commit).  @thread app @locks c->lock */
+void samsa_cgroup_autocommit(samsa_consumer_t *c, int64_t now_ms);
+
+void samsa_cgroup_fini(samsa_cgroup_t *g);
+
+#endif /* SAMSA_CLIENT_CONSUMER_INT_H */
