@@ -928,9 +928,13 @@ cleaner_clean_group(cleaner_pass_t *cp, size_t a, size_t b)
             cp->stats->records_removed += removed;
         }
     }
-    if (!swap || err != SAMSA_ERR_NONE) {
-        cleaner_unlink_suffixed(dir, base, swap ? ".swap" : ".cleaned");
+    if (!swap) {
+        cleaner_unlink_suffixed(dir, base, ".cleaned");
+    } else if (err == SAMSA_ERR__STATE) {
+        cleaner_unlink_suffixed(dir, base, ".swap");    /* nothing renamed */
     }
+    /* after an I/O error in the swap the files stay: recovery at the next
+     * start completes or drops the swap (the log is offline meanwhile) */
     samsa_seg_unref(cleaned);
     return err;
 }
