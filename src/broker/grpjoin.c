@@ -533,6 +533,19 @@ grp_schedule_sync(samsa_grp_t *g, int64_t delay_ms)
     samsa_delayed_op_unref(&so->op);
 }
 
+static bool
+grp_has_member(const samsa_grp_t *g, const grp_member_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < g->nmembers; i++) {
+        if (g->members[i] == m) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A member synced: complete the timer once nobody owes one. */
 static void
 grp_member_synced(samsa_grp_t *g, grp_member_t *m)
@@ -1324,8 +1337,8 @@ samsa_grp_sync(samsa_grpcoord_t *gc, const samsa_grp_sync_req_t *rq,
             if (strcmp(g->leader_id, m->member_id) == 0) {
                 grp_sync_leader(g, rq);
             }
-            if (samsa_grp_member_find(g, rq->member_id.ptr,
-                                      rq->member_id.len) == m) {
+            /* rq may be gone: the leader's answer released it */
+            if (grp_has_member(g, m)) {
                 grp_member_synced(g, m);
             }
             pthread_mutex_unlock(&g->lock);
