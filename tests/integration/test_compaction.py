@@ -201,6 +201,16 @@ def test_compaction_turned_on_at_run_time(samsa):
     assert samsa_harness.wait_until(
         lambda: log_bytes(srv, "later") < before, T(10), interval=0.1)
 
+    # cleaner-offset-checkpoint is read back at start: after a restart the
+    # cleaner resumes from the same offset (and the file keeps it)
+    done = cleaner_offset(srv, "later")
+    assert srv.stop() == []
+    over = {k: v for k, v in srv.overrides.items() if k != "listeners"}
+    over["log.cleaner.enable"] = "false"    # only the loaded value is kept
+    srv2 = samsa.start(overrides=over, workdir=srv.workdir)
+    assert srv2.stop() == []
+    assert cleaner_offset(srv2, "later") == done
+
 
 def simple_commit(conn, group, offsets, retention_ms=-1, version=2):
     w = Writer().string(group).i32(-1).string("").i64(retention_ms)
