@@ -921,6 +921,10 @@ cleaner_clean_group(cleaner_pass_t *cp, size_t a, size_t b)
                                     cleaned,
                                     samsa_seg_base(cp->plan.segs[b]),
                                     cp->opts->now_ms);
+        if (err == SAMSA_ERR_NOT_LEADER_OR_FOLLOWER
+            || err == SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+            err = SAMSA_ERR__STATE;     /* closed or deleted meanwhile */
+        }
         if (err == SAMSA_ERR_NONE) {
             cp->stats->groups_swapped++;
             cp->stats->segments_replaced += (int32_t) (b - a);
