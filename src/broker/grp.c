@@ -223,10 +223,11 @@ grp_free(samsa_grp_t *g)
 void
 samsa_grp_unref(samsa_grp_t *g)
 {
-    /* release pairs with the acquire below, as for every refcount */
+    /* acq_rel: the last unref sees every other holder's writes (a
+     * separate acquire fence would do, but TSan does not model fences) */
     if (g != NULL
-        && atomic_fetch_sub_explicit(&g->refs, 1, memory_order_release) == 1) {
-        atomic_thread_fence(memory_order_acquire);
+        && atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel)
+               == 1) {
         grp_free(g);
     }
 }

@@ -48,6 +48,8 @@ typedef struct grp_member {
     void                 *sync_ctx;
     bool                  is_new;
     bool                  is_pending;
+    bool                  pending_sync;     /* joined this generation, no
+                                               SyncGroup yet (DelayedSync) */
     grp_hb_op_t          *hb;               /* current session timer, or
                                                NULL (borrowed: cleared when
                                                it completes) */
@@ -94,6 +96,9 @@ struct samsa_grp {
     grp_member_t       **pending;           /* KIP-394 pending members */
     size_t               npending;
     bool                 new_member_added;  /* InitialDelayedJoin */
+    struct grp_sync_op  *sync_op;           /* the sync timer while members
+                                               owe a SyncGroup (borrowed:
+                                               cleared on completion) */
     grp_join_op_t       *join_op;           /* the rebalance timer while
                                                PreparingRebalance (borrowed:
                                                cleared on completion) */

@@ -38,6 +38,14 @@ struct grp_join_op {
     int64_t             remaining_ms;   /* initial: what is left after it */
 };
 
+/* Sync timer (Kafka's DelayedSync): members of the generation that did
+ * not send SyncGroup within the rebalance timeout are removed. */
+typedef struct grp_sync_op {
+    samsa_delayed_op_t  op;
+    samsa_grp_t        *grp;            /* ref */
+    int32_t             generation;
+} grp_sync_op_t;
+
 static void grp_remove_member(samsa_grp_t *g, grp_member_t *m);
 static void grp_complete_join(samsa_grp_t *g);
 static void grp_try_complete_join(samsa_grp_t *g);
@@ -426,6 +434,133 @@ grp_schedule_join(samsa_grp_t *g, bool initial, int64_t delay_ms,
     samsa_delayed_op_unref(&j->op);
 }
 
+/* ---- DelayedSync ------------------------------------------------------- */
+
+static bool
+grp_all_synced(const samsa_grp_t *g)
+{
+    size_t  i;
+
+    for (i = 0; i < g->nmembers; i++) {
+        if (g->members[i]->pending_sync) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool
+grp_sync_try_complete(samsa_delayed_op_t *op)
+{
+    grp_sync_op_t  *so = (grp_sync_op_t *) op;
+
+    if (so->generation != so->grp->generation || grp_all_synced(so->grp)) {
+        return samsa_delayed_op_force_complete(op);
+    }
+    return false;
+}
+
+/* Kafka's onExpirePendingSync: remove the members that still owe a
+ * SyncGroup (each removal may start a rebalance). */
+static void
+grp_sync_on_complete(samsa_delayed_op_t *op)
+{
+    grp_sync_op_t  *so = (grp_sync_op_t *) op;
+    samsa_grp_t    *g = so->grp;
+    char          **ids;
+    grp_member_t   *m;
+    size_t          i, n = 0;
+
+    if (g->sync_op == so) {
+        g->sync_op = NULL;
+    }
+    if (atomic_load(&g->gc->stopping) || so->generation != g->generation
+        || (g->state != SAMSA_GRP_COMPLETING_REBALANCE
+            && g->state != SAMSA_GRP_STABLE)) {
+        return;
+    }
+    ids = samsa_calloc(g->nmembers + 1, sizeof(*ids));
+    for (i = 0; i < g->nmembers; i++) {
+        if (g->members[i]->pending_sync) {
+            ids[n++] = samsa_strdup(g->members[i]->member_id);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        m = samsa_grp_member_find(g, ids[i], strlen(ids[i]));
+        if (m != NULL && m->pending_sync) {
+            samsa_info("group %s: member %s did not sync within the "
+                       "rebalance timeout; removing it", g->id, ids[i]);
+            grp_remove_member(g, m);
+        }
+        samsa_free(ids[i]);
+    }
+    samsa_free(ids);
+}
+
+static void
+grp_sync_free(samsa_delayed_op_t *op)
+{
+    grp_sync_op_t  *so = (grp_sync_op_t *) op;
+
+    samsa_grp_unref(so->grp);
+    samsa_free(so);
+}
+
+static const samsa_delayed_op_ops_t  grp_sync_ops = {
+    .try_complete = grp_sync_try_complete,
+    .on_complete = grp_sync_on_complete,
+    .on_expire = NULL,
+    .free = grp_sync_free,
+};
+
+/* Every member owes a SyncGroup for the new generation; arm the timer. */
+static void
+grp_schedule_sync(samsa_grp_t *g, int64_t delay_ms)
+{
+    grp_sync_op_t  *so = samsa_calloc(1, sizeof(*so));
+    size_t          i;
+
+    for (i = 0; i < g->nmembers; i++) {
+        g->members[i]->pending_sync = true;
+    }
+    samsa_delayed_op_init(&so->op, &grp_sync_ops, delay_ms, &g->lock);
+    samsa_grp_ref(g);
+    so->grp = g;
+    so->generation = g->generation;
+    g->sync_op = so;
+    samsa_purgatory_try_complete_else_watch(g->gc->rebalance, &so->op, NULL,
+                                            0);
+    samsa_delayed_op_unref(&so->op);
+}
+
+static bool
+grp_has_member(const samsa_grp_t *g, const grp_member_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < g->nmembers; i++) {
+        if (g->members[i] == m) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A member synced: complete the timer once nobody owes one. */
+static void
+grp_member_synced(samsa_grp_t *g, grp_member_t *m)
+{
+    grp_sync_op_t  *so = g->sync_op;
+
+    m->pending_sync = false;
+    if (so == NULL || !grp_all_synced(g)) {
+        return;
+    }
+    samsa_delayed_op_ref(&so->op);
+    samsa_delayed_op_force_complete(&so->op);
+    samsa_delayed_op_unref(&so->op);
+}
+
 /* Kafka's rebalancePurgatory.checkAndComplete(group). */
 static void
 grp_try_complete_join(samsa_grp_t *g)
@@ -593,6 +728,9 @@ grp_prepare_rebalance(samsa_grp_t *g)
     if (g->state == SAMSA_GRP_COMPLETING_REBALANCE) {
         grp_reset_assignments(g, SAMSA_ERR_REBALANCE_IN_PROGRESS);
     }
+    for (size_t i = 0; i < g->nmembers; i++) {
+        g->members[i]->pending_sync = false;    /* Kafka clears them too */
+    }
     samsa_grp_set_state(g, SAMSA_GRP_PREPARING_REBALANCE);
     samsa_info("group %s: preparing to rebalance (generation %d, %zu "
                "members)", g->id, (int) g->generation, g->nmembers);
@@ -744,6 +882,9 @@ grp_complete_join(samsa_grp_t *g)
     }
     g->protocol_name = samsa_strdup(grp_select_protocol(g));
     samsa_grp_set_state(g, SAMSA_GRP_COMPLETING_REBALANCE);
+    if (!atomic_load(&g->gc->stopping)) {
+        grp_schedule_sync(g, grp_rebalance_timeout(g));
+    }
     samsa_info("group %s: generation %d with %zu members, protocol %s, "
                "leader %s", g->id, (int) g->generation, g->nmembers,
                g->protocol_name, g->leader_id);
@@ -1196,6 +1337,10 @@ samsa_grp_sync(samsa_grpcoord_t *gc, const samsa_grp_sync_req_t *rq,
             if (strcmp(g->leader_id, m->member_id) == 0) {
                 grp_sync_leader(g, rq);
             }
+            /* rq may be gone: the leader's answer released it */
+            if (grp_has_member(g, m)) {
+                grp_member_synced(g, m);
+            }
             pthread_mutex_unlock(&g->lock);
             samsa_grp_unref(g);
             return;
@@ -1205,6 +1350,7 @@ samsa_grp_sync(samsa_grpcoord_t *gc, const samsa_grp_sync_req_t *rq,
             res.assignment = m->assignment;
             res.assignment_len = m->assignment_len;
             samsa_grp_member_touch(g, m);
+            grp_member_synced(g, m);
             break;
         default:
             res.error = SAMSA_ERR_UNKNOWN_MEMBER_ID;

@@ -258,13 +258,16 @@ samsa_cleaner_map_batch(samsa_cleaner_map_t *map, const uint8_t *batch,
 
     err = cleaner_open_batch(batch, size, &hdr, &tmp, &view, &vsize);
     if (err != SAMSA_ERR_NONE || samsa_batch_is_control(&hdr)
-        || samsa_batch_last_offset(&hdr) < min_offset) {
+        || (int64_t) ((uint64_t) hdr.BaseOffset
+                      + (uint64_t) (int64_t) hdr.LastOffsetDelta)
+               < min_offset) {
         samsa_buf_fini(&tmp);
         return err;
     }
     samsa_record_it_init(&it, view, vsize);
     while (samsa_record_it_next(&it, &rec)) {
-        off = hdr.BaseOffset + rec.OffsetDelta;
+        off = (int64_t) ((uint64_t) hdr.BaseOffset
+                         + (uint64_t) (int64_t) rec.OffsetDelta);
         if (rec.Key == NULL || off < min_offset) {
             continue;
         }
@@ -282,6 +285,13 @@ samsa_cleaner_map_batch(samsa_cleaner_map_t *map, const uint8_t *batch,
 
 /* ---- filter -------------------------------------------------------------- */
 
+/* Java's long arithmetic: batches read from disk may hold any values. */
+static int64_t
+cleaner_wrap_add(int64_t a, int64_t b)
+{
+    return (int64_t) ((uint64_t) a + (uint64_t) b);
+}
+
 /* Whether rec survives (see samsa_cleaner_filter_batch). */
 static bool
 cleaner_keep(const samsa_batch_hdr_t *hdr, const samsa_record_t *rec,
@@ -298,7 +308,8 @@ cleaner_keep(const samsa_batch_hdr_t *hdr, const samsa_record_t *rec,
     }
     if (f->map != NULL) {
         latest = samsa_cleaner_map_get(f->map, rec->Key, (size_t) rec->KeyLen);
-        if (latest >= 0 && hdr->BaseOffset + rec->OffsetDelta < latest) {
+        if (latest >= 0
+            && cleaner_wrap_add(hdr->BaseOffset, rec->OffsetDelta) < latest) {
             return false;
         }
     }
@@ -429,9 +440,11 @@ cleaner_rebuild(const uint8_t *orig, const samsa_batch_hdr_t *hdr,
         if (!cleaner_keep(hdr, &rec, f, w->expired, &tomb)) {
             continue;
         }
-        ts = hdr->BaseTimestamp + rec.TimestampDelta;
+        ts = cleaner_wrap_add(hdr->BaseTimestamp, rec.TimestampDelta);
         max_ts = ts > max_ts ? ts : max_ts;
-        cleaner_put_record(&wr, &scratch, &rec, ts - base_ts);
+        cleaner_put_record(&wr, &scratch, &rec,
+                           cleaner_wrap_add(ts, (int64_t) (0 - (uint64_t)
+                                                               base_ts)));
     }
     if (samsa_batch_is_log_append_time(hdr)) {
         max_ts = hdr->MaxTimestamp;
@@ -921,6 +934,10 @@ cleaner_clean_group(cleaner_pass_t *cp, size_t a, size_t b)
                                     cleaned,
                                     samsa_seg_base(cp->plan.segs[b]),
                                     cp->opts->now_ms);
+        if (err == SAMSA_ERR_NOT_LEADER_OR_FOLLOWER
+            || err == SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+            err = SAMSA_ERR__STATE;     /* closed or deleted meanwhile */
+        }
         if (err == SAMSA_ERR_NONE) {
             cp->stats->groups_swapped++;
             cp->stats->segments_replaced += (int32_t) (b - a);
@@ -928,9 +945,13 @@ cleaner_clean_group(cleaner_pass_t *cp, size_t a, size_t b)
             cp->stats->records_removed += removed;
         }
     }
-    if (!swap || err != SAMSA_ERR_NONE) {
-        cleaner_unlink_suffixed(dir, base, swap ? ".swap" : ".cleaned");
+    if (!swap) {
+        cleaner_unlink_suffixed(dir, base, ".cleaned");
+    } else if (err == SAMSA_ERR__STATE) {
+        cleaner_unlink_suffixed(dir, base, ".swap");    /* nothing renamed */
     }
+    /* after an I/O error in the swap the files stay: recovery at the next
+     * start completes or drops the swap (the log is offline meanwhile) */
     samsa_seg_unref(cleaned);
     return err;
 }

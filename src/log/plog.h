@@ -348,8 +348,9 @@ void samsa_plog_clean_release(samsa_seg_t **segs, size_t n);
  * their final names; the directory is fsynced.  end_offset (the offset
  * after the last old segment) becomes cleaned's end.  _STATE (and
  * nothing is renamed) when the log no longer holds old[] in that order
- * (retention or a truncation got there first); KAFKA_STORAGE_ERROR on
- * I/O errors (the log goes offline).
+ * (retention or a truncation got there first); NOT_LEADER_OR_FOLLOWER or
+ * UNKNOWN_TOPIC_OR_PARTITION (nothing renamed) after close or delete;
+ * KAFKA_STORAGE_ERROR on I/O errors (the log goes offline).
  * @thread logcleaner @locks plog taken */
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_clean_swap(samsa_plog_t *plog,
                                                    samsa_seg_t *const *old,

@@ -171,6 +171,47 @@ def test_compacted_topic_confluent(samsa):
     assert ei.value.args[0].code() == 40                # INVALID_CONFIG
 
 
+def test_compaction_turned_on_at_run_time(samsa):
+    """A delete-policy topic is left alone by the cleaner; AlterConfigs to
+    cleanup.policy=compact makes the running log compacted."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+    srv = samsa.start(overrides=BASE)
+    bs = srv.bootstrap()
+    admin = AdminClient({"bootstrap.servers": bs})
+    admin.create_topics([NewTopic("later", 1, 1, config={
+        "segment.ms": "100"})])["later"].result(T(20))
+    p = Producer({"bootstrap.servers": bs, "linger.ms": 2})
+    for r in range(6):
+        for k in range(10):
+            p.produce("later", key=b"k%d" % k, value=b"r%d" % r, partition=0)
+        assert p.flush(T(20)) == 0
+        time.sleep(0.15)
+    time.sleep(0.5)
+    assert cleaner_offset(srv, "later") == -1       # not compacted
+    before = log_bytes(srv, "later")
+    res = admin.alter_configs([ConfigResource("topic", "later", set_config={
+        "cleanup.policy": "compact", "segment.ms": "100",
+        "min.cleanable.dirty.ratio": "0.01"})])
+    list(res.values())[0].result(T(10))
+    p.produce("later", key=b"k0", value=b"last", partition=0)   # a roll
+    assert p.flush(T(20)) == 0
+    assert samsa_harness.wait_until(
+        lambda: cleaner_offset(srv, "later") > 0, T(20), interval=0.1)
+    assert samsa_harness.wait_until(
+        lambda: log_bytes(srv, "later") < before, T(10), interval=0.1)
+
+    # cleaner-offset-checkpoint is read back at start: after a restart the
+    # cleaner resumes from the same offset (and the file keeps it)
+    done = cleaner_offset(srv, "later")
+    assert srv.stop() == []
+    over = {k: v for k, v in srv.overrides.items() if k != "listeners"}
+    over["log.cleaner.enable"] = "false"    # only the loaded value is kept
+    srv2 = samsa.start(overrides=over, workdir=srv.workdir)
+    assert srv2.stop() == []
+    assert cleaner_offset(srv2, "later") == done
+
+
 def simple_commit(conn, group, offsets, retention_ms=-1, version=2):
     w = Writer().string(group).i32(-1).string("").i64(retention_ms)
     topics = {}

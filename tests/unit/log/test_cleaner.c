@@ -643,6 +643,44 @@ test_cleaner_min_compaction_lag(void **state)
     bg_rmrf(dir);
 }
 
+static void
+test_cleaner_max_compaction_lag(void **state)
+{
+    char                   *dir = bg_tmpdir();
+    samsa_plog_t           *plog = ct_updates_log(dir, SAMSA_CODEC_NONE, 1);
+    samsa_log_config_t      cfg;
+    samsa_cleaner_opts_t    o = ct_opts(CT_T0, false);
+    samsa_cleaner_stats_t   st;
+    ct_rec_t                r;
+    char                    val[64];
+    double                  ratio;
+    bool                    must;
+    int64_t                 i;
+
+    (void) state;
+    assert_int_equal(samsa_cleaner_clean_log(plog, &o, &st), SAMSA_ERR_NONE);
+    assert_true(st.cleaned);
+    for (i = 400; samsa_plog_segment_count(plog) < 4 || i < 460; i++) {
+        r = (ct_rec_t) { (int) (i % 10), ct_value(val, sizeof(val), i) };
+        ct_append(plog, &r, 1, SAMSA_CODEC_NONE);
+    }
+    samsa_plog_config_get(plog, &cfg);
+    cfg.min_cleanable_ratio = 1.0;      /* never by ratio */
+    cfg.max_compaction_lag_ms = 1000;
+    samsa_plog_config_set(plog, &cfg);
+    assert_false(samsa_cleaner_log_dirt(plog, CT_T0 + 500, &ratio, &must));
+    assert_true(samsa_cleaner_log_dirt(plog, CT_T0 + 5000, &ratio, &must));
+    assert_true(must);
+    o.now_ms = CT_T0 + 500;
+    assert_int_equal(samsa_cleaner_clean_log(plog, &o, &st), SAMSA_ERR_NONE);
+    assert_false(st.cleaned);
+    o.now_ms = CT_T0 + 5000;
+    assert_int_equal(samsa_cleaner_clean_log(plog, &o, &st), SAMSA_ERR_NONE);
+    assert_true(st.cleaned && st.groups_swapped > 0);
+    assert_int_equal(samsa_plog_close(plog), SAMSA_ERR_NONE);
+    bg_rmrf(dir);
+}
+
 /* ---- crash recovery ------------------------------------------------------ */
 
 static void ct_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -811,6 +849,7 @@ main(void)
         cmocka_unit_test(test_cleaner_compressed_batches),
         cmocka_unit_test(test_cleaner_tombstones_after_delete_retention),
         cmocka_unit_test(test_cleaner_min_compaction_lag),
+        cmocka_unit_test(test_cleaner_max_compaction_lag),
         cmocka_unit_test(test_cleaner_recovers_leftovers),
     };
 
