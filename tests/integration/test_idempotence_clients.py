@@ -98,3 +98,55 @@ def test_confluent_idempotent_through_restarts(samsa):
                 seen[n] = (part, r["offset"])
     assert len(seen) == N, "%d records missing" % (N - len(seen))
     assert seen == acked, "a record is not where its acknowledgement said"
+
+
+def test_libsamsa_idempotent_through_sigkill(samsa, tmp_path):
+    """libsamsa's idempotent producer (its default) across a SIGKILL with
+    Produce requests in flight (each Produce handler takes 5 ms, answers
+    wait for the group commit of flush.messages=1): every
+    record delivered once, at its acknowledged offset, in send order per
+    partition, and batches were retried."""
+    import test_producer as tp
+
+    n = 30000
+    overrides = {"num.partitions": "3"}
+    env = {"SAMSA_TEST_HANDLER_DELAY_MS": "5", "SAMSA_TEST_HANDLER_DELAY_API": "0"}
+    s = samsa.start(overrides, env=env)
+    with s.connect(timeout=T(5)) as c:      # answers wait for the group commit
+        r = c.create_topic("libsamsa-idem", 3, {"flush.messages": "1"}, timeout=T(10))
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        c.wait_topic("libsamsa-idem", 3, timeout=T(10))
+    acks_path = str(tmp_path / "acks")
+    proc = tp.probe_async(str(tmp_path), "seq", s.bootstrap(), "libsamsa-idem", str(n),
+                          "probe.rate=10000", "probe.acks=" + acks_path, "linger.ms=5",
+                          "batch.size=4096", "retry.backoff.ms=20",
+                          "retry.backoff.max.ms=200", "reconnect.backoff.max.ms=200",
+                          "probe.flush=1")
+    try:
+        ok = tp.samsa_harness.wait_until(
+            lambda: sum(tp.high_watermark(s, "libsamsa-idem", p) for p in range(3)) >= n // 3,
+            T(30), 0.05)
+        assert ok, "the producer did not get going"
+        s.proc.send_signal(signal.SIGKILL)
+        s.proc.wait(timeout=T(10))
+        s.stopped = True
+        time.sleep(0.3)
+        s = samsa.start(dict(s.overrides), env=env, workdir=s.workdir, use_ports=False,
+                        ports=(s.port, s.controller_port), retries=1)
+        out, err = tp.probe_result(proc, 120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert out["sent"] == n and out["delivered"] == n and out["errors"] == 0, out
+    assert out["producer_id"] >= 0, out
+    assert out["retries"] > 0, "no batch was retried: %s\n%s" % (out, err[-2000:])
+    acks = tp.read_acks(acks_path)
+    assert sorted(acks) == list(range(n))
+    for p in range(3):
+        recs = kwire.records_of(tp.stored(s, "libsamsa-idem", p))
+        vals = [int(r["value"]) for r in recs]
+        assert vals == sorted(set(vals)), "partition %d: duplicates or order lost" % p
+        for i, (ap, off, e) in acks.items():
+            if ap == p:
+                assert e == "NONE" and vals[off] == i
