@@ -150,3 +150,43 @@ def test_libsamsa_idempotent_through_sigkill(samsa, tmp_path):
         for i, (ap, off, e) in acks.items():
             if ap == p:
                 assert e == "NONE" and vals[off] == i
+
+
+def test_kafkajs_idempotent_producer(samsa):
+    """kafkajs 2.2.4 with idempotent: true: InitProducerId, numbered
+    batches, every record stored once; DescribeProducers shows its
+    producer id with the last sequence it sent."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    node = shutil.which("node") or shutil.which("nodejs")
+    assert node, "node is not installed (scripts/deps.sh installs it)"
+    js_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "js")
+    srv = samsa.start()
+    with srv.connect(timeout=T(5)) as c:
+        r = c.create_topic("idem-js", 2, timeout=T(10))
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        c.wait_topic("idem-js", 2, timeout=T(10))
+    n = 2000
+    r = subprocess.run([node, "idempotent_produce.js", srv.bootstrap(), "idem-js", str(n), "100",
+                        str(int(T(10) * 1000))], cwd=js_dir, capture_output=True, text=True,
+                       timeout=T(60))
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["sent"] == n
+    with srv.connect(timeout=T(5)) as c:
+        nums, pids = [], set()
+        for p in range(2):
+            batches, last = c.fetch_all("idem-js", p, 0, timeout=T(10))
+            assert last["error_code"] == 0
+            for b in batches:
+                assert b["producer_id"] >= 0 and b["base_sequence"] >= 0, b
+                pids.add(b["producer_id"])
+            nums += [int(x["value"]) for x in kwire.records_of(batches)]
+        assert sorted(nums) == list(range(n)), "records lost or stored twice"
+        assert len(pids) == 1
+        dp = kwire.describe_producers(c, "idem-js", (0, 1))
+        for p in dp:
+            assert [x["producer_id"] for x in p["active_producers"]] in ([], list(pids))
