@@ -75,7 +75,7 @@ typedef struct samsa_pstate_completed {
 /* What one apply changed (undo information and ended transactions).
  * Init with samsa_pstate_change_init(); release with commit or undo. */
 typedef struct samsa_pstate_change {
-    struct pstate_saved       *saved;
+    struct samsa_pstate_saved       *saved;
     size_t                     nsaved;
     samsa_pstate_completed_t  *done;
     size_t                     ndone;
