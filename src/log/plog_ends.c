@@ -383,8 +383,6 @@ samsa_plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
         SAMSA_FAULT("log.retention.after_rename");
         if (err == SAMSA_ERR_NONE) {
             samsa_plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
-            samsa_plog_pstate_drop_snapshot(plog,
-                                            samsa_seg_base(segs->seg[i]));
             samsa_info("log: %s: deleting segment %020" PRId64, plog->dir,
                        samsa_seg_base(segs->seg[i]));
         }
@@ -393,6 +391,10 @@ samsa_plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
         k = err == SAMSA_ERR_NONE ? k : i - 1;
         samsa_plog_segs_replace(plog, k, segs->n, NULL);
         samsa_plog_set_log_start(plog, samsa_seg_base(plog->segs->seg[0]));
+        /* the snapshots of the deleted segments, and any taken inside
+         * them (clean shutdowns), go with them */
+        samsa_plog_pstate_drop_snapshots(plog,
+                                         samsa_seg_base(plog->segs->seg[0]));
     }
     if (err != SAMSA_ERR_NONE) {
         samsa_plog_go_offline(plog);

@@ -174,8 +174,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_pstate_load(samsa_plog_t *plog,
  * log.  @locks lock held */
 samsa_err_t samsa_plog_pstate_snapshot(samsa_plog_t *plog, bool sync);
 
-/* Delete <base>.snapshot (its segment went).  @locks lock held */
-void samsa_plog_pstate_drop_snapshot(samsa_plog_t *plog, int64_t base);
+/* Delete the snapshots below offset (their segments went).
+ * @locks lock held */
+void samsa_plog_pstate_drop_snapshots(samsa_plog_t *plog, int64_t offset);
 
 /* Publish the first unstable offset.  @locks lock held */
 void samsa_plog_pstate_publish(samsa_plog_t *plog);

@@ -103,17 +103,6 @@ samsa_plog_pstate_snapshot(samsa_plog_t *plog, bool sync)
 }
 
 void
-samsa_plog_pstate_drop_snapshot(samsa_plog_t *plog, int64_t base)
-{
-    char  path[PATH_MAX];
-
-    pstate_path(path, sizeof(path), plog, base, "");
-    if (unlink(path) != 0 && errno != ENOENT) {
-        samsa_warn("log: cannot delete %s: %s", path, strerror(errno));
-    }
-}
-
-void
 samsa_plog_pstate_publish(samsa_plog_t *plog)
 {
     int64_t  fu = samsa_pstate_first_unstable(plog->ps);
@@ -202,6 +191,25 @@ pstate_list(const samsa_plog_t *plog, int64_t **out, size_t *n)
         qsort(*out, *n, sizeof(**out), pstate_cmp);
     }
     return SAMSA_ERR_NONE;
+}
+
+void
+samsa_plog_pstate_drop_snapshots(samsa_plog_t *plog, int64_t offset)
+{
+    int64_t  *offs;
+    size_t    n, i;
+    char      path[PATH_MAX];
+
+    if (pstate_list(plog, &offs, &n) != SAMSA_ERR_NONE) {
+        return;                     /* reported; removed at a later pass */
+    }
+    for (i = 0; i < n && offs[i] < offset; i++) {
+        pstate_path(path, sizeof(path), plog, offs[i], "");
+        if (unlink(path) != 0 && errno != ENOENT) {
+            samsa_warn("log: cannot delete %s: %s", path, strerror(errno));
+        }
+    }
+    samsa_free(offs);
 }
 
 /* Read and decode one snapshot file into plog->ps. */

@@ -25,7 +25,7 @@ typedef struct pstate_txn {
 } pstate_txn_t;
 
 /* A producer's entry as it was before an apply changed it. */
-struct pstate_saved {
+struct samsa_pstate_saved {
     int64_t               producer_id;
     bool                  existed;
     samsa_pstate_entry_t  old;
@@ -298,7 +298,7 @@ samsa_pstate_undo(samsa_pstate_t *ps, samsa_pstate_change_t *ch)
     size_t                 i;
 
     for (i = ch->nsaved; i > 0; i--) {
-        const struct pstate_saved  *s = &ch->saved[i - 1];
+        const struct samsa_pstate_saved  *s = &ch->saved[i - 1];
 
         e = pstate_get(ps, s->producer_id);
         if (!s->existed) {

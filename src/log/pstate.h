@@ -75,7 +75,7 @@ typedef struct samsa_pstate_completed {
 /* What one apply changed (undo information and ended transactions).
  * Init with samsa_pstate_change_init(); release with commit or undo. */
 typedef struct samsa_pstate_change {
-    struct pstate_saved       *saved;
+    struct samsa_pstate_saved       *saved;
     size_t                     nsaved;
     samsa_pstate_completed_t  *done;
     size_t                     ndone;
@@ -91,8 +91,7 @@ void samsa_pstate_clear(samsa_pstate_t *ps);
 void samsa_pstate_change_init(samsa_pstate_change_t *ch);
 
 /* Check and apply every batch of a validated records blob whose first
- * batch gets offset first_offset (the rest follow on).  now_ms is unused
- * but for diagnostics.  Kafka's rules:
+ * batch gets offset first_offset (the rest follow on).  Kafka's rules:
  *  - producer id -1: untouched (a transactional batch without one is
  *    INVALID_RECORD);
  *  - CLIENT: a batch equal (epoch, first and last sequence) to one of the
@@ -105,7 +104,7 @@ void samsa_pstate_change_init(samsa_pstate_change_t *ch);
  *    the same epoch must continue at last sequence + 1 (wrapping from
  *    INT32_MAX to 0): else OUT_OF_ORDER_SEQUENCE_NUMBER;
  *  - CLIENT: a non-transactional batch from a producer with an open
- *    transaction: INVALID_TXN_STATE;
+ *    transaction: INVALID_TXN_STATE; a negative sequence: INVALID_RECORD;
  *  - markers: a coordinator epoch below the last one seen:
  *    TRANSACTION_COORDINATOR_FENCED; a marker ends the producer's
  *    transaction (ch->done lists it when it had one).

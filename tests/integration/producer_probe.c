@@ -43,12 +43,22 @@ static _Atomic int     first_err;
 static FILE           *acks_out;        /* [sender thread] after start */
 static long            rate;            /* [main] records/s, 0: no limit */
 static bool            flush_first;     /* [main] flush(-1) before close */
+static samsa_producer_t *_Atomic probe_p;   /* set before the first send */
+static _Atomic long long  seen_pid = -1;    /* producer id at a delivery */
 
 static void
 on_delivery(const samsa_record_md_t *md, samsa_err_t err, void *opaque)
 {
     if (err == SAMSA_ERR_NONE) {
         atomic_fetch_add(&delivered, 1);
+        if (atomic_load(&seen_pid) < 0 && atomic_load(&probe_p) != NULL) {
+            samsa_producer_metrics_t  m;
+
+            /* the id the records went out with: the metrics read at the
+             * end may come before InitProducerId was answered */
+            samsa_producer_metrics(atomic_load(&probe_p), &m);
+            atomic_store(&seen_pid, (long long) m.producer_id);
+        }
     } else {
         int  none = 0;
 
@@ -127,6 +137,7 @@ make(const char *bootstrap, int argc, char **argv, const char *const *extra)
         goto fail;
     }
     samsa_conf_free(conf);
+    atomic_store(&probe_p, p);
     return p;
 fail:
     fprintf(stderr, "producer_probe: %s\n", err);
@@ -146,6 +157,10 @@ finish(samsa_producer_t *p, long sent, samsa_err_t err)
     }
     samsa_producer_metrics(p, &m);          /* before close frees it */
     cerr = samsa_producer_close(p, -1);
+    atomic_store(&probe_p, NULL);
+    if (m.producer_id < 0) {
+        m.producer_id = atomic_load(&seen_pid);
+    }
     if (acks_out != NULL) {
         fclose(acks_out);                   /* the sender thread is gone */
         acks_out = NULL;

@@ -123,6 +123,8 @@ def test_duplicates_gaps_epochs_and_restarts(samsa):
         assert dp[0]["error_code"] == 0
         assert [(p["producer_id"], p["producer_epoch"], p["last_sequence"])
                 for p in dp[0]["active_producers"]] == [(pid, 1, 1)]
+        assert kwire.describe_producers(c, "no-such-topic")[0]["error_code"] == \
+            kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION
         last = batch(pid, 1, 2, 3, b"b")
         assert produce(c, last)["base_offset"] == 7
 

@@ -98,3 +98,95 @@ def test_confluent_idempotent_through_restarts(samsa):
                 seen[n] = (part, r["offset"])
     assert len(seen) == N, "%d records missing" % (N - len(seen))
     assert seen == acked, "a record is not where its acknowledgement said"
+
+
+def test_libsamsa_idempotent_through_sigkill(samsa, tmp_path):
+    """libsamsa's idempotent producer (its default) across a SIGKILL with
+    Produce requests in flight (each Produce handler takes 5 ms, answers
+    wait for the group commit of flush.messages=1): every
+    record delivered once, at its acknowledged offset, in send order per
+    partition, and batches were retried."""
+    import test_producer as tp
+
+    n = 30000
+    overrides = {"num.partitions": "3"}
+    env = {"SAMSA_TEST_HANDLER_DELAY_MS": "5", "SAMSA_TEST_HANDLER_DELAY_API": "0"}
+    s = samsa.start(overrides, env=env)
+    with s.connect(timeout=T(5)) as c:      # answers wait for the group commit
+        r = c.create_topic("libsamsa-idem", 3, {"flush.messages": "1"}, timeout=T(10))
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        c.wait_topic("libsamsa-idem", 3, timeout=T(10))
+    acks_path = str(tmp_path / "acks")
+    proc = tp.probe_async(str(tmp_path), "seq", s.bootstrap(), "libsamsa-idem", str(n),
+                          "probe.rate=10000", "probe.acks=" + acks_path, "linger.ms=5",
+                          "batch.size=4096", "retry.backoff.ms=20",
+                          "retry.backoff.max.ms=200", "reconnect.backoff.max.ms=200",
+                          "probe.flush=1")
+    try:
+        ok = tp.samsa_harness.wait_until(
+            lambda: sum(tp.high_watermark(s, "libsamsa-idem", p) for p in range(3)) >= n // 3,
+            T(30), 0.05)
+        assert ok, "the producer did not get going"
+        s.proc.send_signal(signal.SIGKILL)
+        s.proc.wait(timeout=T(10))
+        s.stopped = True
+        time.sleep(0.3)
+        s = samsa.start(dict(s.overrides), env=env, workdir=s.workdir, use_ports=False,
+                        ports=(s.port, s.controller_port), retries=1)
+        out, err = tp.probe_result(proc, 120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert out["sent"] == n and out["delivered"] == n and out["errors"] == 0, out
+    assert out["producer_id"] >= 0, out
+    assert out["retries"] > 0, "no batch was retried: %s\n%s" % (out, err[-2000:])
+    acks = tp.read_acks(acks_path)
+    assert sorted(acks) == list(range(n))
+    for p in range(3):
+        recs = kwire.records_of(tp.stored(s, "libsamsa-idem", p))
+        vals = [int(r["value"]) for r in recs]
+        assert vals == sorted(set(vals)), "partition %d: duplicates or order lost" % p
+        for i, (ap, off, e) in acks.items():
+            if ap == p:
+                assert e == "NONE" and vals[off] == i
+
+
+def test_kafkajs_idempotent_producer(samsa):
+    """kafkajs 2.2.4 with idempotent: true: InitProducerId, numbered
+    batches, every record stored once; DescribeProducers shows its
+    producer id with the last sequence it sent."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    node = shutil.which("node") or shutil.which("nodejs")
+    assert node, "node is not installed (scripts/deps.sh installs it)"
+    js_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "js")
+    srv = samsa.start()
+    with srv.connect(timeout=T(5)) as c:
+        r = c.create_topic("idem-js", 2, timeout=T(10))
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        c.wait_topic("idem-js", 2, timeout=T(10))
+    n = 2000
+    r = subprocess.run([node, "idempotent_produce.js", srv.bootstrap(), "idem-js", str(n), "100",
+                        str(int(T(10) * 1000))], cwd=js_dir, capture_output=True, text=True,
+                       timeout=T(60))
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["sent"] == n
+    with srv.connect(timeout=T(5)) as c:
+        nums, pids = [], set()
+        for p in range(2):
+            batches, last = c.fetch_all("idem-js", p, 0, timeout=T(10))
+            assert last["error_code"] == 0
+            for b in batches:
+                assert b["producer_id"] >= 0 and b["base_sequence"] >= 0, b
+                pids.add(b["producer_id"])
+            nums += [int(x["value"]) for x in kwire.records_of(batches)]
+        assert sorted(nums) == list(range(n)), "records lost or stored twice"
+        assert len(pids) == 1
+        dp = kwire.describe_producers(c, "idem-js", (0, 1))
+        for p in dp:
+            assert [x["producer_id"] for x in p["active_producers"]] in ([], list(pids))

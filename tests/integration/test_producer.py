@@ -31,8 +31,10 @@ tests/integration/producer_probe.c and `samsa perf produce`:
   fallback); once the server advertises it, the same test expects a
   producer id and delivery instead.
 
-What samsa-server cannot do yet (idempotent sequences, epochs, duplicates
-across a restart) is in test_producer_fake.py, against a fake broker.
+The idempotent producer against samsa-server through a SIGKILL (duplicates
+recognised by the broker's producer state) is in
+test_idempotence_clients.py; sequence and epoch corner cases against a
+fake broker in test_producer_fake.py.
 Every probe run fails the test on a sanitizer report in its stderr, so this
 file under the TSan build is the TSan check.
 """

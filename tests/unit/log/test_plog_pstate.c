@@ -72,6 +72,30 @@ count_files(const char *dir, const char *suffix)
     return n;
 }
 
+/* The lowest offset with a .snapshot file, or -1. */
+static int64_t
+min_snapshot(const char *dir)
+{
+    char            path[PATH_MAX];
+    DIR            *d;
+    struct dirent  *de;
+    int64_t         lo = -1, v;
+    size_t          l;
+
+    snprintf(path, sizeof(path), "%s/t-0", dir);
+    d = opendir(path);
+    assert_non_null(d);
+    while ((de = readdir(d)) != NULL) {
+        l = strlen(de->d_name);
+        if (l == 29 && strcmp(de->d_name + 20, ".snapshot") == 0) {
+            v = strtoll(de->d_name, NULL, 10);
+            lo = lo < 0 || v < lo ? v : lo;
+        }
+    }
+    closedir(d);
+    return lo;
+}
+
 /* Send batch seq..seq+n-1 of PID; the result's base offset and whether it
  * was a duplicate. */
 static int64_t
@@ -178,6 +202,7 @@ test_plog_pstate_snapshots_go_with_segments(void **state)
     char                *dir = bg_tmpdir();
     samsa_log_config_t   cfg = pt_config();
     samsa_plog_t        *plog;
+    char                 path[PATH_MAX];
     int64_t              low;
     bool                 dup;
     int                  i, before;
@@ -205,6 +230,20 @@ test_plog_pstate_snapshots_go_with_segments(void **state)
     plog = reopen(dir, &cfg, false, -1);
     assert_int_equal(send(plog, 1, 40, &dup), 40);
     assert_true(dup);
+    assert_int_equal(samsa_plog_close(plog), 0);
+    /* the snapshot of that clean close (offset 41, inside a segment) goes
+     * too once its segment is deleted */
+    plog = reopen(dir, &cfg, true, 41);
+    snprintf(path, sizeof(path), "%s/t-0/%020d.snapshot", dir, 41);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_true(min_snapshot(dir) < 41);
+    for (i = 41; i < 60; i++) {
+        send(plog, 1, i, &dup);
+    }
+    assert_int_equal(samsa_plog_delete_records(plog, 58, &low), 0);
+    assert_true(min_snapshot(dir) > 41);
+    assert_true(samsa_plog_log_start_offset(plog) > 41);
+    assert_int_equal(access(path, F_OK), -1);
     assert_int_equal(samsa_plog_close(plog), 0);
     bg_rmrf(dir);
 }
