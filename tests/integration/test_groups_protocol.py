@@ -188,10 +188,12 @@ def test_find_coordinator_creates_offsets_topic(srv):
                 r.string(nullable=True)
             assert err == E_NONE
             assert (r.i32(), r.string(), r.i32()) == (1, "127.0.0.1", srv.port)
-        # a transaction coordinator is not there yet (issue 5)
+        # the transaction coordinator is this node too (test_txn.py)
         r = call(conn, FIND_COORDINATOR, 1, Writer().string("txn").i8(1).bytes())
         r.i32()
-        assert r.i16() == E_COORD_NA
+        assert r.i16() == E_NONE
+        r.string(nullable=True)
+        assert (r.i32(), r.string(), r.i32()) == (1, "127.0.0.1", srv.port)
         # v4: a batch of keys
         w = Writer().i8(0).array(["a", "b"], lambda ww, k: ww.string(k, True), True).tags()
         r = call(conn, FIND_COORDINATOR, 4, w.bytes())
