@@ -298,6 +298,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     tcfg.ctrl = b->ctrl;
     tcfg.logs = b->logs;
     tcfg.grp = b->grp;
+    tcfg.fetch = b->fetch;
     return samsa_txncoord_open(&tcfg, &b->txn, errstr, errstr_size);
 }
 

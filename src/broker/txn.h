@@ -28,6 +28,7 @@
 #include <samsa/errors.h>
 
 #include "broker/grp.h"
+#include "broker/purgatory.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
 #include "meta/meta.h"
@@ -69,6 +70,9 @@ typedef struct samsa_txncoord_conf {
     samsa_controller_t    *ctrl;        /* creates the topic, producer ids */
     samsa_logmgr_t        *logs;
     samsa_grpcoord_t      *grp;         /* markers to __consumer_offsets */
+    samsa_purgatory_t     *fetch;       /* woken after a marker (the last
+                                           stable offset moves); may be
+                                           NULL */
 } samsa_txncoord_conf_t;
 
 /* Load every transactional id kept in __transaction_state (if it exists),
