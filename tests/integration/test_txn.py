@@ -358,11 +358,13 @@ def test_confluent_consume_transform_produce_offsets(samsa):
             conn, "ctp", {"in": [0]}) == {("in", 0): (first, 0)}, T(10))
     round_trip(3, False, first)
     with srv.connect() as conn:
-        time.sleep(0.3)                 # the abort marker is written meanwhile
+        out = wait_for("the abort marker", lambda: (
+            lambda s: s if s[-1][0] == "abort" else None)(
+                summary(log_of(conn, "out", 0))), T(10))
         assert offset_fetch(conn, "ctp", {"in": [0]}, True) == {("in", 0): (first, 0)}
-        out = summary(log_of(conn, "out", 0))
-    assert [x[0] for x in out] == ["data", "commit", "data", "abort"] or \
-        [x[0] for x in out if x[0] != "data"] == ["commit", "abort"]
+    assert [x[0] for x in out if x[0] != "data"] == ["commit", "abort"]
+    assert [v for x in out if x[0] == "data" for v in x[1]] == \
+        [b"x%d" % i for i in range(7)]
     c.close()
 
 
@@ -394,9 +396,11 @@ def test_confluent_second_producer_fences_the_first(samsa):
                           KafkaError.INVALID_PRODUCER_EPOCH), err
     p2.begin_transaction()
     p2.produce("f", value=b"new", partition=0)
-    p2.commit_transaction(T(20))
+    p2.commit_transaction(T(20))     # answered before the markers
     with srv.connect() as conn:
-        s = summary(log_of(conn, "f", 0))
+        s = wait_for("p2's commit marker", lambda: (
+            lambda s: s if s[-1][0] == "commit" else None)(
+                summary(log_of(conn, "f", 0))), T(10))
     assert b"zombie" not in [v for x in s if x[0] == "data" for v in x[1]]
     assert s[-1] == ("commit", d["pid"], d["epoch"])
 
