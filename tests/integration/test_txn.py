@@ -89,6 +89,14 @@ def init_pid(conn, txn_id, timeout_ms=60000, version=1):
     return r.i16(), r.i64(), r.i16()
 
 
+def init_pid_kip360(conn, txn_id, pid, epoch, version=4):
+    """InitProducerId v3+ (flexible) with the producer's id and epoch."""
+    w = Writer().string(txn_id, flexible=True).i32(60000).i64(pid).i16(epoch)
+    r = call(conn, INIT_PID, version, w.tags().bytes())
+    r.i32()
+    return r.i16(), r.i64(), r.i16()
+
+
 def add_partitions(conn, txn_id, pid, epoch, topics, version=1):
     w = Writer().string(txn_id).i64(pid).i16(epoch)
     w.array(sorted(topics.items()), lambda ww, t: ww.string(t[0]).array(
@@ -532,14 +540,23 @@ def test_raw_coordinator_protocol(samsa):
             "state"] == "CompleteCommit", T(10))
         assert end_txn(conn, "raw", pid, epoch2, True) == 0
         assert end_txn(conn, "raw", pid, epoch2, False) == E["INVALID_TXN_STATE"]
+        # KIP-360 (v3+): the current epoch bumps, a retry with the previous
+        # one gets the current again, anything else is fenced
+        assert init_pid_kip360(conn, "raw", pid, epoch2) == (0, pid, epoch2 + 1)
+        assert init_pid_kip360(conn, "raw", pid, epoch2) == (0, pid, epoch2 + 1)
+        assert init_pid_kip360(conn, "raw", pid, epoch2 - 1)[0] == E["PRODUCER_FENCED"]
+        assert init_pid_kip360(conn, "raw", pid, epoch2 - 1, 3)[0] == \
+            E["INVALID_PRODUCER_EPOCH"]
+        assert init_pid_kip360(conn, "raw", pid + 5, epoch2)[0] == E["PRODUCER_FENCED"]
     assert srv.stop() == []
     srv = samsa.start(overrides=OVERRIDES, workdir=srv.workdir)
     with srv.connect() as conn:
         d = describe_txns(conn, ["raw"])[0]
-        assert (d["state"], d["pid"], d["epoch"]) == ("CompleteCommit", pid, epoch2)
-        # the retry of the last InitProducerId (KIP-360, v3+) and a new one
-        err, pid3, epoch3 = init_pid(conn, "raw")
-        assert (err, pid3, epoch3) == (0, pid, epoch2 + 1)
+        assert (d["state"], d["pid"], d["epoch"]) == ("Empty", pid, epoch2 + 1)
+        assert init_pid(conn, "raw") == (0, pid, epoch2 + 2)
+        # a new id after the restart gets a producer id never handed out
+        err, pid4, _ = init_pid(conn, "raw-2")
+        assert err == 0 and pid4 > pid
 
 
 # -- kafkajs ---------------------------------------------------------------------------
@@ -571,3 +588,27 @@ def test_kafkajs_transactions(samsa):
         assert [x[0] for x in s] == ["data", "commit", "data", "abort"] or \
             [x[0] for x in s][-1] == "abort"
         assert offset_fetch(conn, "jsgroup", {"jsin": [0]}) == {("jsin", 0): (5, 0)}
+
+
+def test_idle_transactional_id_expires(samsa):
+    ov = dict(OVERRIDES)
+    ov.update({"transactional.id.expiration.ms": "800",
+               "transaction.remove.expired.transaction.cleanup.interval.ms": "200"})
+    srv = samsa.start(overrides=ov)
+    with srv.connect() as conn:
+        create_topic(conn, "x", 1)
+        err, pid, epoch = init_pid(conn, "idle")
+        assert err == 0
+        err, pid2, epoch2 = init_pid(conn, "busy", 60000)
+        assert add_partitions(conn, "busy", pid2, epoch2, {"x": [0]}) == {("x", 0): 0}
+        assert describe_txns(conn, ["idle"])[0]["state"] == "Empty"
+        wait_for("the expiry", lambda: describe_txns(conn, ["idle"])[0][
+            "error"] == E["TRANSACTIONAL_ID_NOT_FOUND"], T(10))
+        # an open transaction does not expire
+        assert describe_txns(conn, ["busy"])[0]["state"] == "Ongoing"
+    assert srv.stop() == []
+    srv = samsa.start(overrides=ov, workdir=srv.workdir)
+    with srv.connect() as conn:
+        assert describe_txns(conn, ["idle"])[0]["error"] == \
+            E["TRANSACTIONAL_ID_NOT_FOUND"]
+        assert list_txns(conn)[2] == [("busy", pid2, "Ongoing")]
