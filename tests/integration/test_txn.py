@@ -478,6 +478,7 @@ def test_kill9_during_prepare_commit_completes_after_restart(samsa):
 
 def test_raw_coordinator_protocol(samsa):
     srv = samsa.start(overrides=OVERRIDES)
+    assert srv.thread_names().count("txnmarker") == 1
     with srv.connect() as conn:
         create_topic(conn, "r", 2)
         err, node, host, port = find_coordinator(conn, "raw")
