@@ -218,11 +218,11 @@ samsa_txn_tps_add(samsa_txn_t *txn, const char *topic, size_t len,
 void
 samsa_txn_unref(samsa_txn_t *txn)
 {
-    /* release pairs with the acquire below, as for every refcount */
+    /* acq_rel: each release pairs with the last unref's acquire (a
+     * fence would do, but TSan does not see fences) */
     if (txn != NULL
-        && atomic_fetch_sub_explicit(&txn->refs, 1, memory_order_release)
+        && atomic_fetch_sub_explicit(&txn->refs, 1, memory_order_acq_rel)
                == 1) {
-        atomic_thread_fence(memory_order_acquire);
         samsa_txn_tps_clear(txn);
         samsa_free(txn->id);
         pthread_mutex_destroy(&txn->lock);
