@@ -867,6 +867,14 @@ samsa_txn_partition_in_txn(samsa_txncoord_t *tc, samsa_slice_t txn_id,
     return err;
 }
 
+samsa_err_t
+samsa_txn_verify_hook(void *ctx, samsa_slice_t txn_id, int64_t pid,
+                      int16_t epoch, const char *topic, int32_t partition)
+{
+    return samsa_txn_partition_in_txn(ctx, txn_id, pid, epoch,
+                                      samsa_slice_cstr(topic), partition);
+}
+
 /* ---- DescribeTransactions, ListTransactions --------------------------------- */
 
 static void

@@ -149,6 +149,14 @@ SAMSA_MUST_CHECK samsa_err_t samsa_txn_partition_in_txn(
     samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid, int16_t epoch,
     samsa_slice_t topic, int32_t partition);
 
+/* samsa_txn_partition_in_txn() in the shape of the pstate branch's
+ * Produce hook (broker.h's samsa_txn_verify_fn there): ctx is the
+ * samsa_txncoord_t.  After merging, the broker sets txn_verify to this and
+ * h_Produce.c's own call (produce_txn_check) goes. */
+samsa_err_t samsa_txn_verify_hook(void *ctx, samsa_slice_t txn_id,
+                                  int64_t pid, int16_t epoch,
+                                  const char *topic, int32_t partition);
+
 /* ---- admin ---------------------------------------------------------------- */
 
 typedef struct samsa_txn_described_topic {
