@@ -258,19 +258,6 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
     return samsa_logmgr_open(&lcfg, &b->logs, errstr, errstr_size);
 }
 
-/* Produce's check of a transactional batch (broker.h's txn_verify): the
- * partition must be in the producer's ongoing transaction (KIP-890
- * part 1).  @thread handler */
-static samsa_err_t
-broker_txn_verify(void *ctx, samsa_slice_t txn_id, int64_t pid,
-                  int16_t epoch, const char *topic, int32_t partition)
-{
-    samsa_broker_t  *b = ctx;
-
-    return samsa_txn_partition_in_txn(b->txn, txn_id, pid, epoch,
-                                      samsa_slice_cstr(topic), partition);
-}
-
 samsa_err_t
 samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
                   const samsa_node_t *node, char *errstr, size_t errstr_size)
@@ -317,10 +304,11 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     tcfg.ctrl = b->ctrl;
     tcfg.logs = b->logs;
     tcfg.grp = b->grp;
+    tcfg.fetch = b->fetch;
     err = samsa_txncoord_open(&tcfg, &b->txn, errstr, errstr_size);
     if (err == SAMSA_ERR_NONE) {
-        b->txn_verify = broker_txn_verify;
-        b->txn_verify_ctx = b;
+        b->txn_verify = samsa_txn_verify_hook;     /* KIP-890 part 1 */
+        b->txn_verify_ctx = b->txn;
     }
     return err;
 }

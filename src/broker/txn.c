@@ -218,11 +218,11 @@ samsa_txn_tps_add(samsa_txn_t *txn, const char *topic, size_t len,
 void
 samsa_txn_unref(samsa_txn_t *txn)
 {
-    /* release pairs with the acquire below, as for every refcount */
+    /* acq_rel: each release pairs with the last unref's acquire (a
+     * fence would do, but TSan does not see fences) */
     if (txn != NULL
-        && atomic_fetch_sub_explicit(&txn->refs, 1, memory_order_release)
+        && atomic_fetch_sub_explicit(&txn->refs, 1, memory_order_acq_rel)
                == 1) {
-        atomic_thread_fence(memory_order_acquire);
         samsa_txn_tps_clear(txn);
         samsa_free(txn->id);
         pthread_mutex_destroy(&txn->lock);
@@ -865,6 +865,14 @@ samsa_txn_partition_in_txn(samsa_txncoord_t *tc, samsa_slice_t txn_id,
     pthread_mutex_unlock(&txn->lock);
     samsa_txn_unref(txn);
     return err;
+}
+
+samsa_err_t
+samsa_txn_verify_hook(void *ctx, samsa_slice_t txn_id, int64_t pid,
+                      int16_t epoch, const char *topic, int32_t partition)
+{
+    return samsa_txn_partition_in_txn(ctx, txn_id, pid, epoch,
+                                      samsa_slice_cstr(topic), partition);
 }
 
 /* ---- DescribeTransactions, ListTransactions --------------------------------- */

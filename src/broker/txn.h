@@ -28,6 +28,7 @@
 #include <samsa/errors.h>
 
 #include "broker/grp.h"
+#include "broker/purgatory.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
 #include "meta/meta.h"
@@ -69,6 +70,9 @@ typedef struct samsa_txncoord_conf {
     samsa_controller_t    *ctrl;        /* creates the topic, producer ids */
     samsa_logmgr_t        *logs;
     samsa_grpcoord_t      *grp;         /* markers to __consumer_offsets */
+    samsa_purgatory_t     *fetch;       /* woken after a marker (the last
+                                           stable offset moves); may be
+                                           NULL */
 } samsa_txncoord_conf_t;
 
 /* Load every transactional id kept in __transaction_state (if it exists),
@@ -144,6 +148,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_txn_end(samsa_txncoord_t *tc,
 SAMSA_MUST_CHECK samsa_err_t samsa_txn_partition_in_txn(
     samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid, int16_t epoch,
     samsa_slice_t topic, int32_t partition);
+
+/* samsa_txn_partition_in_txn() in the shape of Produce's hook (broker.h's
+ * samsa_txn_verify_fn): ctx is the samsa_txncoord_t; samsa_broker_open()
+ * sets it as the broker's txn_verify. */
+samsa_err_t samsa_txn_verify_hook(void *ctx, samsa_slice_t txn_id,
+                                  int64_t pid, int16_t epoch,
+                                  const char *topic, int32_t partition);
 
 /* ---- admin ---------------------------------------------------------------- */
 

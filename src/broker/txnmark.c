@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "broker/broker.h"
 #include "meta/image.h"
 #include "proto/batch.h"
 #include "proto/recbuild.h"
@@ -81,6 +82,7 @@ txnmark_write(samsa_txn_t *txn, const char *topic, int32_t partition,
     const samsa_image_topic_t   *t;
     samsa_plog_t                *plog;
     uint8_t                      buf[SAMSA_TXNMARK_BATCH_MAX];
+    char                         key[SAMSA_TP_KEY_MAX];
     size_t                       len;
     samsa_err_t                  err;
 
@@ -104,6 +106,11 @@ txnmark_write(samsa_txn_t *txn, const char *topic, int32_t partition,
                               coordinator_epoch, samsa_wall_ms());
     err = samsa_plog_append(plog, buf, len, &opts, &res);
     samsa_plog_unref(plog);
+    if (err == SAMSA_ERR_NONE && tc->conf.fetch != NULL) {
+        /* a Fetch waiting on the partition: what it may see moved */
+        samsa_tp_key(key, topic, strlen(topic), partition);
+        samsa_purgatory_check_and_complete(tc->conf.fetch, key);
+    }
     if (err == SAMSA_ERR_NONE
         && strcmp(topic, SAMSA_GRP_OFFSETS_TOPIC) == 0) {
         samsa_grp_txn_complete(tc->conf.grp, partition, txn->producer_id,

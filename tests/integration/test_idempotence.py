@@ -20,7 +20,7 @@ over the raw protocol (kwire):
 import signal
 
 import kwire
-import test_txn as txn
+import txnwire as txn
 from samsa_harness import T
 
 TOPIC = "idem"

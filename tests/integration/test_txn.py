@@ -15,9 +15,8 @@ group coordinator's offsets (OffsetFetch):
   epoch bump) by the coordinator;
 - kill -9 between PrepareCommit and the markers: after the restart the
   markers and the group's offsets are there;
-- raw protocol: FindCoordinator for transactions, the coordinator's errors,
-  the KIP-890 partition check on Produce, DescribeTransactions,
-  ListTransactions, state kept across a restart.
+
+Raw protocol checks of the coordinator are in test_txn_protocol.py.
 
 read_committed visibility: a confluent_kafka read_committed consumer sees
 committed records only (Fetch below the last stable offset, the aborted
@@ -34,192 +33,13 @@ import time
 import pytest
 
 import kwire
-from kwire import Writer
 from samsa_harness import T
+from txnwire import (E, OVERRIDES, create_topic, describe_txns, log_of,
+                     offset_fetch, summary, wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JS_DIR = os.path.join(HERE, "js")
 
-OVERRIDES = {"transaction.abort.timed.out.transaction.cleanup.interval.ms": "200",
-             "group.initial.rebalance.delay.ms": "0"}
-
-FIND_COORDINATOR, INIT_PID, ADD_PARTITIONS, ADD_OFFSETS = 10, 22, 24, 25
-END_TXN, TXN_OFFSET_COMMIT, OFFSET_FETCH = 26, 28, 9
-DESCRIBE_TXNS, LIST_TXNS = 65, 66
-kwire.FLEXIBLE_FROM.update({OFFSET_FETCH: 6, FIND_COORDINATOR: 3, INIT_PID: 2,
-                            ADD_PARTITIONS: 3, ADD_OFFSETS: 3, END_TXN: 3,
-                            TXN_OFFSET_COMMIT: 3, DESCRIBE_TXNS: 0,
-                            LIST_TXNS: 0})
-E = {"NONE": 0, "UNKNOWN_TOPIC_OR_PARTITION": 3, "INVALID_REQUEST": 42,
-     "INVALID_PRODUCER_EPOCH": 47, "INVALID_TXN_STATE": 48,
-     "INVALID_PRODUCER_ID_MAPPING": 49, "INVALID_TRANSACTION_TIMEOUT": 50,
-     "CONCURRENT_TRANSACTIONS": 51, "OPERATION_NOT_ATTEMPTED": 55,
-     "UNSTABLE_OFFSET_COMMIT": 88, "PRODUCER_FENCED": 90,
-     "TRANSACTIONAL_ID_NOT_FOUND": 105}
-
-
-# -- raw protocol --------------------------------------------------------------
-
-def call(conn, key, version, body):
-    c = conn.corr()
-    conn.send(kwire.encode_request(key, version, c, body, conn.client_id), T(5))
-    payload = conn.recv_frame(T(10))
-    corr, r = kwire.decode_response_header(payload, key, version)
-    assert corr == c
-    return r
-
-
-def find_coordinator(conn, key, key_type=1, version=1):
-    w = Writer().string(key).i8(key_type)
-    r = call(conn, FIND_COORDINATOR, version, w.bytes())
-    r.i32()
-    err = r.i16()
-    r.string(nullable=True)
-    return err, r.i32(), r.string(), r.i32()
-
-
-def init_pid(conn, txn_id, timeout_ms=60000, version=1):
-    r = call(conn, INIT_PID, version,
-             Writer().string(txn_id).i32(timeout_ms).bytes())
-    r.i32()
-    return r.i16(), r.i64(), r.i16()
-
-
-def add_partitions(conn, txn_id, pid, epoch, topics, version=1):
-    w = Writer().string(txn_id).i64(pid).i16(epoch)
-    w.array(sorted(topics.items()), lambda ww, t: ww.string(t[0]).array(
-        t[1], lambda w2, p: w2.i32(p)))
-    r = call(conn, ADD_PARTITIONS, version, w.bytes())
-    r.i32()
-    out = {}
-    for name, parts in r.array(lambda rr: (rr.string(), rr.array(
-            lambda r2: (r2.i32(), r2.i16())))):
-        for p, err in parts:
-            out[(name, p)] = err
-    return out
-
-
-def end_txn(conn, txn_id, pid, epoch, commit, version=1):
-    r = call(conn, END_TXN, version, Writer().string(txn_id).i64(pid).i16(epoch)
-             .boolean(commit).bytes())
-    r.i32()
-    return r.i16()
-
-
-def describe_txns(conn, ids):
-    w = Writer().array(ids, lambda ww, s: ww.string(s, flexible=True),
-                       flexible=True).tags()
-    r = call(conn, DESCRIBE_TXNS, 0, w.bytes())
-    r.i32()
-
-    def topic(rr):
-        t = (rr.string(flexible=True), rr.array(lambda r2: r2.i32(), flexible=True))
-        rr.tags()
-        return t
-
-    def state(rr):
-        s = {"error": rr.i16(), "id": rr.string(flexible=True),
-             "state": rr.string(flexible=True), "timeout_ms": rr.i32(),
-             "start_ms": rr.i64(), "pid": rr.i64(), "epoch": rr.i32(),
-             "topics": dict(rr.array(topic, flexible=True))}
-        rr.tags()
-        return s
-    return r.array(state, flexible=True)
-
-
-def list_txns(conn, states=(), pids=()):
-    w = Writer().array(list(states), lambda ww, s: ww.string(s, flexible=True),
-                       flexible=True)
-    w.array(list(pids), lambda ww, p: ww.i64(p), flexible=True).tags()
-    r = call(conn, LIST_TXNS, 0, w.bytes())
-    r.i32()
-    err = r.i16()
-    unknown = r.array(lambda rr: rr.string(flexible=True), flexible=True)
-
-    def one(rr):
-        t = (rr.string(flexible=True), rr.i64(), rr.string(flexible=True))
-        rr.tags()
-        return t
-    return err, unknown, r.array(one, flexible=True)
-
-
-def offset_fetch(conn, group, topics, require_stable=False):
-    """{(topic, partition): (offset, error)} by OffsetFetch v7 (flexible)."""
-    f = True
-
-    def topic_w(ww, t):
-        ww.string(t[0], flexible=f).array(t[1], lambda w2, p: w2.i32(p),
-                                          flexible=f).tags()
-    w = Writer().string(group, flexible=f)
-    w.array(sorted(topics.items()), topic_w, flexible=f)
-    w.boolean(require_stable).tags()
-    r = call(conn, OFFSET_FETCH, 7, w.bytes())
-    r.i32()
-    out = {}
-
-    def part(rr):
-        p, o, _epoch = rr.i32(), rr.i64(), rr.i32()
-        rr.string(flexible=f, nullable=True)
-        err = rr.i16()
-        rr.tags()
-        return p, o, err
-
-    def topic_r(rr):
-        t = (rr.string(flexible=f), rr.array(part, flexible=f))
-        rr.tags()
-        return t
-    for name, parts in r.array(topic_r, flexible=f):
-        for p, o, err in parts:
-            out[(name, p)] = (o, err)
-    return out
-
-
-def marker_type(batch):
-    """0 abort, 1 commit (the control record's key)."""
-    rec = batch["records"][0]
-    assert len(rec["key"]) == 4 and rec["key"][:2] == b"\x00\x00"
-    assert rec["value"][:2] == b"\x00\x00" and len(rec["value"]) == 6
-    return int.from_bytes(rec["key"][2:4], "big")
-
-
-def log_of(conn, topic, partition):
-    """Every batch of a partition (read_uncommitted)."""
-    batches, last = conn.fetch_all(topic, partition, 0, timeout=T(10))
-    assert last["error_code"] == 0, kwire.error_name(last["error_code"])
-    assert all(b["crc_ok"] for b in batches)
-    return batches
-
-
-def summary(batches):
-    """[('data', values, pid, epoch) | ('commit'|'abort', pid, epoch)]."""
-    out = []
-    for b in batches:
-        if b["control"]:
-            assert b["transactional"] and b["base_sequence"] == -1
-            assert b["records_count"] == 1
-            out.append(("commit" if marker_type(b) else "abort",
-                        b["producer_id"], b["producer_epoch"]))
-        else:
-            out.append(("data", [r["value"] for r in b["records"]],
-                        b["producer_id"], b["producer_epoch"]))
-    return out
-
-
-def wait_for(what, fn, timeout):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
-
-
-def create_topic(conn, name, parts):
-    r = conn.create_topic(name, parts, timeout=T(10))
-    assert r["error_code"] == 0, kwire.error_name(r["error_code"])
-    conn.wait_topic(name, parts, timeout=T(10))
 
 
 # -- confluent_kafka -------------------------------------------------------------
@@ -353,11 +173,13 @@ def test_confluent_consume_transform_produce_offsets(samsa):
             conn, "ctp", {"in": [0]}) == {("in", 0): (first, 0)}, T(10))
     round_trip(3, False, first)
     with srv.connect() as conn:
-        time.sleep(0.3)                 # the abort marker is written meanwhile
+        out = wait_for("the abort marker", lambda: (
+            lambda s: s if s[-1][0] == "abort" else None)(
+                summary(log_of(conn, "out", 0))), T(10))
         assert offset_fetch(conn, "ctp", {"in": [0]}, True) == {("in", 0): (first, 0)}
-        out = summary(log_of(conn, "out", 0))
-    assert [x[0] for x in out] == ["data", "commit", "data", "abort"] or \
-        [x[0] for x in out if x[0] != "data"] == ["commit", "abort"]
+    assert [x[0] for x in out if x[0] != "data"] == ["commit", "abort"]
+    assert [v for x in out if x[0] == "data" for v in x[1]] == \
+        [b"x%d" % i for i in range(7)]
     c.close()
 
 
@@ -389,13 +211,11 @@ def test_confluent_second_producer_fences_the_first(samsa):
                           KafkaError.INVALID_PRODUCER_EPOCH), err
     p2.begin_transaction()
     p2.produce("f", value=b"new", partition=0)
-    p2.commit_transaction(T(20))
+    p2.commit_transaction(T(20))     # answered before the markers
     with srv.connect() as conn:
-        # the commit is answered once PrepareCommit is durable; the markers
-        # follow
-        s = wait_for("the commit marker", lambda: (lambda s: s if s[-1][0] == "commit"
-                                                   else None)(summary(log_of(conn, "f", 0))),
-                     T(10))
+        s = wait_for("p2's commit marker", lambda: (
+            lambda s: s if s[-1][0] == "commit" else None)(
+                summary(log_of(conn, "f", 0))), T(10))
     assert b"zombie" not in [v for x in s if x[0] == "data" for v in x[1]]
     assert s[-1] == ("commit", d["pid"], d["epoch"])
 
@@ -461,82 +281,6 @@ def test_kill9_during_prepare_commit_completes_after_restart(samsa):
     c.close()
 
 
-# -- raw protocol ------------------------------------------------------------------
-
-def test_raw_coordinator_protocol(samsa):
-    srv = samsa.start(overrides=OVERRIDES)
-    with srv.connect() as conn:
-        create_topic(conn, "r", 2)
-        err, node, host, port = find_coordinator(conn, "raw")
-        assert (err, node, port) == (0, 1, srv.port)
-        assert find_coordinator(conn, "", 1)[0] == E["INVALID_REQUEST"]
-        assert init_pid(conn, "raw", 0)[0] == E["INVALID_TRANSACTION_TIMEOUT"]
-        assert init_pid(conn, "raw", 900001)[0] == E["INVALID_TRANSACTION_TIMEOUT"]
-        assert add_partitions(conn, "nobody", 1, 0, {"r": [0]}) == \
-            {("r", 0): E["INVALID_PRODUCER_ID_MAPPING"]}
-        err, pid, epoch = init_pid(conn, "raw")
-        assert err == 0 and pid >= 0 and epoch == 0
-        assert end_txn(conn, "raw", pid, epoch, True) == E["INVALID_TXN_STATE"]
-        assert end_txn(conn, "raw", pid + 1, epoch, True) == \
-            E["INVALID_PRODUCER_ID_MAPPING"]
-        # unknown partition: it fails, the others are not attempted
-        assert add_partitions(conn, "raw", pid, epoch, {"r": [0, 7]}) == \
-            {("r", 0): E["OPERATION_NOT_ATTEMPTED"],
-             ("r", 7): E["UNKNOWN_TOPIC_OR_PARTITION"]}
-        # stale epoch: INVALID_PRODUCER_EPOCH before v2, PRODUCER_FENCED after
-        assert add_partitions(conn, "raw", pid, epoch + 1, {"r": [0]}) == \
-            {("r", 0): E["INVALID_PRODUCER_EPOCH"]}
-        assert add_partitions(conn, "raw", pid, epoch + 1, {"r": [0]}, version=2) == \
-            {("r", 0): E["PRODUCER_FENCED"]}
-        assert add_partitions(conn, "raw", pid, epoch, {"r": [0]}) == {("r", 0): 0}
-
-        def txn_batch(v, e=epoch):
-            return kwire.encode_batch([kwire.Record(None, v)], producer_id=pid,
-                                      producer_epoch=e, base_sequence=0,
-                                      attributes=kwire.ATTR_TRANSACTIONAL)
-
-        def produce(part, blob, txn_id="raw"):
-            body = kwire.encode_produce_request(9, [("r", [(part, blob)])],
-                                                transactional_id=txn_id)
-            return conn.request(kwire.API_PRODUCE, 9, body, T(5))[
-                "topics"][0]["partitions"][0]["error_code"]
-        # KIP-890: only partitions of the ongoing transaction
-        assert produce(0, txn_batch(b"in")) == 0
-        assert produce(1, txn_batch(b"out")) == E["INVALID_TXN_STATE"]
-        assert produce(0, txn_batch(b"old", epoch - 1)) == E["INVALID_PRODUCER_EPOCH"]
-        assert produce(0, txn_batch(b"x"), "other") == E["INVALID_PRODUCER_ID_MAPPING"]
-        d = describe_txns(conn, ["raw", "ghost"])
-        assert d[0]["state"] == "Ongoing" and d[0]["topics"] == {"r": [0]}
-        assert d[0]["pid"] == pid and d[0]["start_ms"] > 0
-        assert d[1]["error"] == E["TRANSACTIONAL_ID_NOT_FOUND"]
-        # a second InitProducerId fences: CONCURRENT_TRANSACTIONS until the
-        # abort is written, then a bumped epoch
-        assert init_pid(conn, "raw")[0] == E["CONCURRENT_TRANSACTIONS"]
-        err, pid2, epoch2 = wait_for("InitProducerId", lambda: (
-            lambda r: r if r[0] == 0 else None)(init_pid(conn, "raw")), T(10))
-        assert (pid2, epoch2) == (pid, epoch + 2)
-        assert produce(0, txn_batch(b"zombie")) == E["INVALID_PRODUCER_EPOCH"]
-        err, unknown, listed = list_txns(conn, ["Empty", "Bogus"])
-        assert err == 0 and unknown == ["Bogus"] and listed == [("raw", pid, "Empty")]
-        assert list_txns(conn, ["Ongoing"])[2] == []
-        assert list_txns(conn, (), [pid + 99])[2] == []
-        assert add_partitions(conn, "raw", pid, epoch2, {"r": [1]}) == {("r", 1): 0}
-        assert end_txn(conn, "raw", pid, epoch2, True) == 0
-        # EndTxn retried after the markers: the same answer
-        wait_for("CompleteCommit", lambda: describe_txns(conn, ["raw"])[0][
-            "state"] == "CompleteCommit", T(10))
-        assert end_txn(conn, "raw", pid, epoch2, True) == 0
-        assert end_txn(conn, "raw", pid, epoch2, False) == E["INVALID_TXN_STATE"]
-    assert srv.stop() == []
-    srv = samsa.start(overrides=OVERRIDES, workdir=srv.workdir)
-    with srv.connect() as conn:
-        d = describe_txns(conn, ["raw"])[0]
-        assert (d["state"], d["pid"], d["epoch"]) == ("CompleteCommit", pid, epoch2)
-        # the retry of the last InitProducerId (KIP-360, v3+) and a new one
-        err, pid3, epoch3 = init_pid(conn, "raw")
-        assert (err, pid3, epoch3) == (0, pid, epoch2 + 1)
-
-
 # -- kafkajs ---------------------------------------------------------------------------
 
 def node():
@@ -566,3 +310,4 @@ def test_kafkajs_transactions(samsa):
         assert [x[0] for x in s] == ["data", "commit", "data", "abort"] or \
             [x[0] for x in s][-1] == "abort"
         assert offset_fetch(conn, "jsgroup", {"jsin": [0]}) == {("jsin", 0): (5, 0)}
+

@@ -260,6 +260,10 @@ test_txn_add_and_partition_check(void **state)
                      SAMSA_ERR_NONE);
     assert_int_equal(samsa_txn_partition_in_txn(f->tc, id, 5, 2, t, 0),
                      SAMSA_ERR_NONE);
+    assert_int_equal(samsa_txn_verify_hook(f->tc, id, 5, 2, "t", 0),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_txn_verify_hook(f->tc, id, 5, 2, "t", 9),
+                     SAMSA_ERR_INVALID_TXN_STATE);
     assert_int_equal(samsa_txn_partition_in_txn(f->tc, id, 5, 2, t, 1),
                      SAMSA_ERR_INVALID_TXN_STATE);
     assert_int_equal(samsa_txn_partition_in_txn(
