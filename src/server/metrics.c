@@ -920,6 +920,14 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
 {
     metrics_snap_t  snap;
 
+    if (!samsa_metrics_is_ready(m)) {
+        /* the servers and the broker are not there to read yet */
+        mx_process(m, out);
+        mx_family(out, "samsa_ready", "gauge",
+                  "1 once the logs are loaded and every listener is up.");
+        mx_printf(out, "samsa_ready 0\n");
+        return;
+    }
     metrics_snap_take(m, &snap);
     mx_requests_total(m, &snap, out);
     mx_errors(m, &snap, out);
@@ -1095,11 +1103,16 @@ samsa_metrics_render_json(samsa_metrics_t *m, samsa_buf_t *out)
     metrics_snap_t  snap;
     metrics_proc_t  pr;
 
+    if (!samsa_metrics_is_ready(m)) {
+        mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,"
+                  "\"ready\":false}\n", (long long) samsa_wall_ms(),
+                  (long long) m->start_wall_ms);
+        return;
+    }
     metrics_snap_take(m, &snap);
     metrics_proc_read(&pr);
-    mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,\"ready\":%s,",
-              (long long) samsa_wall_ms(), (long long) m->start_wall_ms,
-              samsa_metrics_is_ready(m) ? "true" : "false");
+    mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,\"ready\":true,",
+              (long long) samsa_wall_ms(), (long long) m->start_wall_ms);
     js_requests(m, &snap, out);
     js_servers(m, out);
     js_partitions(&snap, out);

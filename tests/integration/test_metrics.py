@@ -282,6 +282,32 @@ def test_values_move_under_load(server):
                error="UNKNOWN_TOPIC_OR_PARTITION") == 1
 
 
+def test_health_before_ready(samsa):
+    # the listener opens before the logs load: liveness answers, readiness
+    # says 503 until the Kafka listeners are up
+    srv = samsa.start(env={"SAMSA_TEST_OPEN_DELAY_MS": "3000"}, wait=False)
+    ok = samsa_harness.wait_until(
+        lambda: "bound to port" in srv.stderr_text(), T(10), 0.05)
+    assert ok, srv.stderr_tail()
+    assert samsa_harness.wait_until(lambda: _status(srv, "/health") == 200, T(5), 0.05)
+    assert http(srv, "/ready")[0] == 503
+    assert http(srv, "/health?ready")[0] == 503
+    fams = scrape(srv)
+    assert val(fams, "samsa_ready") == 0
+    assert "samsa_requests_total" not in fams
+    assert json.loads(http(srv, "/api/status")[1])["ready"] is False
+    assert srv.wait_ready() is None
+    assert http(srv, "/ready")[0] == 200
+    assert val(scrape(srv), "samsa_ready") == 1
+
+
+def _status(srv, path):
+    try:
+        return http(srv, path)[0]
+    except OSError:
+        return None
+
+
 # -- log level, disabled or taken listener -----------------------------------------
 
 def test_loglevel(samsa):
