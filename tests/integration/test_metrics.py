@@ -282,6 +282,23 @@ def test_values_move_under_load(server):
                error="UNKNOWN_TOPIC_OR_PARTITION") == 1
 
 
+def test_odd_group_names_keep_the_exposition_valid(server):
+    # a group id is whatever bytes a client sent: quotes, backslashes,
+    # newlines and bytes that are not UTF-8 must not break the scrape
+    import test_groups_protocol as gp
+    odd = b'we"ird\\grp\nx\xff\xc3('
+    with server.connect() as conn:
+        gp.create_topic(conn, "odd-t", parts=1)
+        assert gp.commit(conn, odd, -1, "", {("odd-t", 0): 0}, version=2) == {("odd-t", 0): 0}
+    status, text, _ = http(server, "/metrics")
+    text.encode("utf-8")                        # decoded strictly above
+    fams = promtext.parse(text)
+    lags = fams["samsa_consumer_group_lag"].find(topic="odd-t")
+    assert [ls["group"] for ls, _ in lags] == ['we"ird\\grp\nx\\xff\\xc3('], lags
+    doc = json.loads(http(server, "/api/status")[1])
+    assert [g["group"] for g in doc["groups"]] == ['we"ird\\grp\nx\ufffd\ufffd(']
+
+
 def test_health_before_ready(samsa):
     # the listener opens before the logs load: liveness answers, readiness
     # says 503 until the Kafka listeners are up
