@@ -477,6 +477,9 @@ sec_metrics() {
                     sp=$!
                     EXTRA_PIDS="$EXTRA_PIDS $sp"
                 fi
+                # let the scraper's interpreter start (and scrape once)
+                # before the clock runs; the quiet run waits as long
+                sleep 2
                 CPU_PID=$SAMSA_PID record metrics "$row" "$tgt" "$run" 120 \
                     "$RDK" produce -b "$SB" -t "$topic" -n "$n" -s "$size" -a 1 --json
                 if [ -n "$sp" ]; then

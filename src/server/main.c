@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <pthread.h>
 
 #include "broker/api_table.h"
@@ -194,26 +195,41 @@ server_fill_endpoints(server_t *srv)
     }
 }
 
-/* The metrics listener, when metrics.listener is set: it observes both
- * socket servers and the broker. */
+/* Test-only hook: SAMSA_TEST_OPEN_DELAY_MS holds the start after the
+ * metrics listener opened and before the logs load, so tests can see
+ * /ready answer 503. */
+static void
+server_test_open_delay(void)
+{
+    const char       *v = getenv("SAMSA_TEST_OPEN_DELAY_MS");
+    long              ms = v != NULL ? strtol(v, NULL, 10) : 0;
+    struct timespec   ts;
+
+    if (ms <= 0) {
+        return;
+    }
+    samsa_warn("test hook: start held %ld ms (SAMSA_TEST_OPEN_DELAY_MS)", ms);
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* The metrics listener, when metrics.listener is set, opened first so
+ * that /health answers (and /ready says 503) while the logs load.  It
+ * reads the broker and the socket servers only once main has declared
+ * the server ready. */
 static samsa_err_t
 server_open_metrics(server_t *srv, char *errstr, size_t errstr_size)
 {
-    const char     *url = samsa_config_str(&srv->cfg, "metrics.listener");
-    server_side_t  *sides[2] = { &srv->broker, &srv->controller };
-    samsa_err_t     err;
-    size_t          i;
+    const char   *url = samsa_config_str(&srv->cfg, "metrics.listener");
+    samsa_err_t   err;
 
     if (url[0] == '\0') {
         samsa_info("metrics listener disabled (metrics.listener is empty)");
         return SAMSA_ERR_NONE;
     }
     srv->metrics = samsa_metrics_new(srv->cfg.role_broker ? &srv->brk : NULL);
-    for (i = 0; i < 2; i++) {
-        if (sides[i]->ss != NULL) {
-            samsa_metrics_add_server(srv->metrics, sides[i]->ss, sides[i]->rs);
-        }
-    }
     err = samsa_httpd_open(&srv->httpd, url, srv->metrics, errstr,
                            errstr_size);
     if (err != SAMSA_ERR_NONE) {
@@ -221,7 +237,23 @@ server_open_metrics(server_t *srv, char *errstr, size_t errstr_size)
     }
     samsa_info("metrics listener %s bound to port %d (/metrics, /health, "
                "/ready, /)", url, samsa_httpd_port(srv->httpd));
+    server_test_open_delay();
     return SAMSA_ERR_NONE;
+}
+
+/* Hand the socket servers to the metrics (before they are declared
+ * ready: the metrics thread does not read them until then). */
+static void
+server_observe(server_t *srv)
+{
+    server_side_t  *sides[2] = { &srv->broker, &srv->controller };
+    size_t          i;
+
+    for (i = 0; i < 2 && srv->metrics != NULL; i++) {
+        if (sides[i]->ss != NULL) {
+            samsa_metrics_add_server(srv->metrics, sides[i]->ss, sides[i]->rs);
+        }
+    }
 }
 
 static samsa_err_t
@@ -231,6 +263,10 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     samsa_err_t            err;
     size_t                 i;
 
+    err = server_open_metrics(srv, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     err = server_format_dirs(srv, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -271,7 +307,8 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
         }
     }
     server_fill_endpoints(srv);
-    return server_open_metrics(srv, errstr, errstr_size);
+    server_observe(srv);
+    return SAMSA_ERR_NONE;
 }
 
 /* Controller first, as Kafka starts its ControllerServer before the

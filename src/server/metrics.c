@@ -407,17 +407,57 @@ mx_printf(samsa_buf_t *out, const char *fmt, ...)
     out->len += (size_t) n;
 }
 
-/* A label value: backslash, double quote and newline escaped. */
-static void
-mx_label(samsa_buf_t *out, const char *s)
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there
+ * are not one (a group id is whatever bytes a client sent). */
+static size_t
+mx_utf8_len(const unsigned char *s)
 {
-    for (; *s != '\0'; s++) {
-        if (*s == '\\' || *s == '"') {
+    size_t  n, i;
+
+    if (s[0] < 0x80) {
+        return 1;
+    }
+    n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+        : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+        : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                       : 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+    }
+    if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0)
+        || (n == 3 && s[0] == 0xed && s[1] >= 0xa0)
+        || (n == 4 && s[0] == 0xf0 && s[1] < 0x90)
+        || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90)) {
+        return 0;                   /* overlong, surrogate, > U+10FFFF */
+    }
+    return n;
+}
+
+/* A label value: backslash, double quote and newline escaped; bytes that
+ * are not UTF-8 written as the text \xHH, so the exposition stays valid
+ * UTF-8 whatever a client named its group. */
+static void
+mx_label(samsa_buf_t *out, const char *str)
+{
+    const unsigned char  *s = (const unsigned char *) str;
+    size_t                n;
+
+    while (*s != '\0') {
+        n = mx_utf8_len(s);
+        if (n == 0) {
+            mx_printf(out, "\\\\x%02x", *s);
+            s++;
+        } else if (*s == '\\' || *s == '"') {
             mx_printf(out, "\\%c", *s);
+            s++;
         } else if (*s == '\n') {
             mx_printf(out, "\\n");
+            s++;
         } else {
-            samsa_buf_append(out, s, 1);
+            samsa_buf_append(out, s, n);
+            s += n;
         }
     }
 }
@@ -920,6 +960,14 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
 {
     metrics_snap_t  snap;
 
+    if (!samsa_metrics_is_ready(m)) {
+        /* the servers and the broker are not there to read yet */
+        mx_process(m, out);
+        mx_family(out, "samsa_ready", "gauge",
+                  "1 once the logs are loaded and every listener is up.");
+        mx_printf(out, "samsa_ready 0\n");
+        return;
+    }
     metrics_snap_take(m, &snap);
     mx_requests_total(m, &snap, out);
     mx_errors(m, &snap, out);
@@ -943,19 +991,28 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
 
 /* ---- JSON for the status page -------------------------------------------- */
 
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
 static void
-js_str(samsa_buf_t *out, const char *s)
+js_str(samsa_buf_t *out, const char *str)
 {
-    const unsigned char  *c;
+    const unsigned char  *c = (const unsigned char *) str;
+    size_t                n;
 
     samsa_buf_append(out, "\"", 1);
-    for (c = (const unsigned char *) s; *c != '\0'; c++) {
-        if (*c == '"' || *c == '\\') {
+    while (*c != '\0') {
+        n = mx_utf8_len(c);
+        if (n == 0) {
+            mx_printf(out, "\\ufffd");
+            c++;
+        } else if (*c == '"' || *c == '\\') {
             mx_printf(out, "\\%c", *c);
+            c++;
         } else if (*c < 0x20) {
             mx_printf(out, "\\u%04x", *c);
+            c++;
         } else {
-            samsa_buf_append(out, c, 1);
+            samsa_buf_append(out, c, n);
+            c += n;
         }
     }
     samsa_buf_append(out, "\"", 1);
@@ -1095,11 +1152,16 @@ samsa_metrics_render_json(samsa_metrics_t *m, samsa_buf_t *out)
     metrics_snap_t  snap;
     metrics_proc_t  pr;
 
+    if (!samsa_metrics_is_ready(m)) {
+        mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,"
+                  "\"ready\":false}\n", (long long) samsa_wall_ms(),
+                  (long long) m->start_wall_ms);
+        return;
+    }
     metrics_snap_take(m, &snap);
     metrics_proc_read(&pr);
-    mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,\"ready\":%s,",
-              (long long) samsa_wall_ms(), (long long) m->start_wall_ms,
-              samsa_metrics_is_ready(m) ? "true" : "false");
+    mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,\"ready\":true,",
+              (long long) samsa_wall_ms(), (long long) m->start_wall_ms);
     js_requests(m, &snap, out);
     js_servers(m, out);
     js_partitions(&snap, out);

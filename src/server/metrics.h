@@ -29,7 +29,9 @@ samsa_metrics_t *samsa_metrics_new(samsa_broker_t *brk);
 void samsa_metrics_free(samsa_metrics_t *m);        /* NULL: no-op */
 
 /* Observe a socket server and its request stats (both borrowed).
- * @thread main, before the metrics thread starts */
+ * @thread main, before samsa_metrics_set_ready(m, true): until then the
+ * metrics thread reads neither the servers nor the broker (the ready flag
+ * is stored with release and loaded with acquire). */
 void samsa_metrics_add_server(samsa_metrics_t *m, samsa_sockserver_t *ss,
                               samsa_reqstats_t *rs);
 

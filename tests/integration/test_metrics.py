@@ -282,6 +282,49 @@ def test_values_move_under_load(server):
                error="UNKNOWN_TOPIC_OR_PARTITION") == 1
 
 
+def test_odd_group_names_keep_the_exposition_valid(server):
+    # a group id is whatever bytes a client sent: quotes, backslashes,
+    # newlines and bytes that are not UTF-8 must not break the scrape
+    import test_groups_protocol as gp
+    odd = b'we"ird\\grp\nx\xff\xc3('
+    with server.connect() as conn:
+        gp.create_topic(conn, "odd-t", parts=1)
+        assert gp.commit(conn, odd, -1, "", {("odd-t", 0): 0}, version=2) == {("odd-t", 0): 0}
+    status, text, _ = http(server, "/metrics")
+    text.encode("utf-8")                        # decoded strictly above
+    fams = promtext.parse(text)
+    lags = fams["samsa_consumer_group_lag"].find(topic="odd-t")
+    assert [ls["group"] for ls, _ in lags] == ['we"ird\\grp\nx\\xff\\xc3('], lags
+    doc = json.loads(http(server, "/api/status")[1])
+    assert [g["group"] for g in doc["groups"]] == ['we"ird\\grp\nx\ufffd\ufffd(']
+
+
+def test_health_before_ready(samsa):
+    # the listener opens before the logs load: liveness answers, readiness
+    # says 503 until the Kafka listeners are up
+    srv = samsa.start(env={"SAMSA_TEST_OPEN_DELAY_MS": "3000"}, wait=False)
+    ok = samsa_harness.wait_until(
+        lambda: "bound to port" in srv.stderr_text(), T(10), 0.05)
+    assert ok, srv.stderr_tail()
+    assert samsa_harness.wait_until(lambda: _status(srv, "/health") == 200, T(5), 0.05)
+    assert http(srv, "/ready")[0] == 503
+    assert http(srv, "/health?ready")[0] == 503
+    fams = scrape(srv)
+    assert val(fams, "samsa_ready") == 0
+    assert "samsa_requests_total" not in fams
+    assert json.loads(http(srv, "/api/status")[1])["ready"] is False
+    assert srv.wait_ready() is None
+    assert http(srv, "/ready")[0] == 200
+    assert val(scrape(srv), "samsa_ready") == 1
+
+
+def _status(srv, path):
+    try:
+        return http(srv, path)[0]
+    except OSError:
+        return None
+
+
 # -- log level, disabled or taken listener -----------------------------------------
 
 def test_loglevel(samsa):
