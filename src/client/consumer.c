@@ -32,7 +32,7 @@ struct samsa_consumer_records {
     size_t                           cap_chunks;
 };
 
-/* ---- small helpers ---------------------------------------------------------- */
+/* ---- small helpers ------------------------------------------------------ */
 
 uint64_t
 samsa_consumer_next_gen(samsa_consumer_t *c)
@@ -335,7 +335,7 @@ consumer_op_run(samsa_consumer_t *c, samsa_cop_t *op, int64_t deadline_ms,
     return err;
 }
 
-/* ---- metadata ------------------------------------------------------------------ */
+/* ---- metadata ----------------------------------------------------------- */
 
 static void
 consumer_md_topic_fini(samsa_cmd_topic_t *t)
@@ -560,7 +560,7 @@ consumer_maybe_metadata(samsa_consumer_t *c, int64_t now)
     }
 }
 
-/* ---- the background thread ---------------------------------------------------- */
+/* ---- the background thread ---------------------------------------------- */
 
 static void *
 consumer_main(void *arg)
@@ -584,7 +584,7 @@ consumer_main(void *arg)
     return NULL;
 }
 
-/* ---- create ------------------------------------------------------------------- */
+/* ---- create ------------------------------------------------------------- */
 
 samsa_err_t
 samsa_consumer_new(const samsa_conf_t *conf, samsa_consumer_t **consumerp,
@@ -667,7 +667,7 @@ samsa_consumer_set_rebalance_cb(samsa_consumer_t *c, samsa_rebalance_cb *cb,
     pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- assignment ------------------------------------------------------------------ */
+/* ---- assignment --------------------------------------------------------- */
 
 static void
 consumer_parts_clear(samsa_consumer_t *c)
@@ -808,7 +808,7 @@ samsa_consumer_assignment(samsa_consumer_t *c, samsa_topic_partition_t **tpsp,
     return SAMSA_ERR_NONE;
 }
 
-/* ---- subscribe ---------------------------------------------------------------- */
+/* ---- subscribe ---------------------------------------------------------- */
 
 static void
 consumer_sub_clear(samsa_consumer_t *c)
@@ -926,7 +926,7 @@ consumer_positions(samsa_consumer_t *c, size_t *n, bool moved_only)
 /* Everything owned: auto-commit, REVOKED callback, drop.  For
  * unsubscribe() and close().  @thread app, lock not held */
 static void
-consumer_revoke_all(samsa_consumer_t *c, bool commit)
+consumer_revoke_all(samsa_consumer_t *c, bool commit, int64_t deadline_ms)
 {
     samsa_topic_partition_t  *tps, *all;
     size_t                    n, nall, i;
@@ -948,7 +948,9 @@ consumer_revoke_all(samsa_consumer_t *c, bool commit)
     opaque = c->rebalance_opaque;
     pthread_mutex_unlock(&c->lock);
     if (commit && c->cc.enable_auto_commit && in_group && n > 0) {
-        samsa_err_t  err = samsa_consumer_commit_sync(c, tps, n, -1);
+        int64_t      left = deadline_ms - samsa_now_ms();
+        samsa_err_t  err = samsa_consumer_commit_sync(c, tps, n,
+                                                      left > 0 ? left : 0);
 
         if (err != SAMSA_ERR_NONE) {
             samsa_warn("consumer: final commit failed: %s",
@@ -994,7 +996,7 @@ samsa_consumer_unsubscribe(samsa_consumer_t *c)
     mode = c->sub_mode;
     pthread_mutex_unlock(&c->lock);
     if (mode == SAMSA_CSUB_TOPICS || mode == SAMSA_CSUB_PATTERN) {
-        consumer_revoke_all(c, true);
+        consumer_revoke_all(c, true, consumer_deadline_ms(c, -1));
         consumer_leave(c, consumer_deadline_ms(c, -1));
     }
     pthread_mutex_lock(&c->lock);
@@ -1007,7 +1009,7 @@ samsa_consumer_unsubscribe(samsa_consumer_t *c)
     return SAMSA_ERR_NONE;
 }
 
-/* ---- poll --------------------------------------------------------------------- */
+/* ---- poll --------------------------------------------------------------- */
 
 static void
 consumer_rs_add(samsa_consumer_records_t *rs, samsa_crecs_chunk_t *ch,
@@ -1279,7 +1281,7 @@ samsa_consumer_wakeup(samsa_consumer_t *c)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- positions ------------------------------------------------------------------ */
+/* ---- positions ---------------------------------------------------------- */
 
 /* Set p's position to offset (or a reset to the beginning/end).
  * @locks c->lock */
@@ -1462,7 +1464,7 @@ samsa_consumer_current_lag(samsa_consumer_t *c, const char *topic,
     return err;
 }
 
-/* ---- operations run by the background thread ------------------------------------- */
+/* ---- operations run by the background thread ---------------------------- */
 
 static samsa_err_t
 consumer_list_offsets(samsa_consumer_t *c, samsa_topic_partition_t *tps,
@@ -1717,7 +1719,7 @@ samsa_consumer_metrics(samsa_consumer_t *c, samsa_consumer_metrics_t *m)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- close ----------------------------------------------------------------------- */
+/* ---- close -------------------------------------------------------------- */
 
 samsa_err_t
 samsa_consumer_close(samsa_consumer_t *c, int64_t timeout_ms)
@@ -1738,7 +1740,7 @@ samsa_consumer_close(samsa_consumer_t *c, int64_t timeout_ms)
               || c->sub_mode == SAMSA_CSUB_PATTERN;
     pthread_mutex_unlock(&c->lock);
     if (grouped || c->cc.enable_auto_commit) {
-        consumer_revoke_all(c, true);
+        consumer_revoke_all(c, true, deadline);
     }
     if (grouped) {
         consumer_leave(c, deadline);

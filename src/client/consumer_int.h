@@ -217,7 +217,7 @@ struct samsa_consumer {
     _Atomic int64_t           m_commits;
 };
 
-/* ---- consumer.c ------------------------------------------------------------ */
+/* ---- consumer.c --------------------------------------------------------- */
 
 /* The partition, or NULL.  @locks c->lock */
 samsa_cpart_t *samsa_consumer_part_find(samsa_consumer_t *c,
@@ -267,13 +267,13 @@ samsa_topic_partition_t *samsa_consumer_tps_dup(
  * (free the array only).  @locks c->lock */
 const char **samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n);
 
-/* ---- cfetch.c --------------------------------------------------------------- */
+/* ---- cfetch.c ----------------------------------------------------------- */
 
 /* Send what is due: ListOffsets for resets and ops, Fetch per broker.
  * @thread bg @locks c->lock */
 void samsa_cfetch_work(samsa_consumer_t *c, int64_t now_ms);
 
-/* ---- cgroup.c --------------------------------------------------------------- */
+/* ---- cgroup.c ----------------------------------------------------------- */
 
 /* Coordinator, join/sync/heartbeat, commits, OffsetFetch; returns the
  * time until it next needs to run.  @thread bg @locks c->lock */
