@@ -312,7 +312,7 @@ consume_parse(int argc, char **argv, consume_opts_t *o, samsa_conf_t *conf)
     return 0;
 }
 
-/* ---- output ------------------------------------------------------------------ */
+/* ---- output ------------------------------------------------------------- */
 
 static void
 consume_json_str(FILE *out, const unsigned char *p, size_t len)
@@ -448,7 +448,7 @@ consume_print_fmt(FILE *out, const char *fmt, const samsa_consumer_record_t *r)
     }
 }
 
-/* ---- run --------------------------------------------------------------------- */
+/* ---- run ---------------------------------------------------------------- */
 
 /* Every assigned partition read to its end (lag 0)? */
 static bool

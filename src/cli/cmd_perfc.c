@@ -242,7 +242,7 @@ perfc_default(samsa_conf_t *conf, const char *key, const char *value)
     return samsa_conf_set(conf, key, value, NULL, 0);
 }
 
-/* ---- perf consume -------------------------------------------------------------- */
+/* ---- perf consume ------------------------------------------------------- */
 
 typedef struct perfc_rebalance {
     int64_t  assigned_ns;           /* first ASSIGNED with partitions */
@@ -438,7 +438,7 @@ samsa_perf_consume(int argc, char **argv)
     return rc;
 }
 
-/* ---- perf e2e ---------------------------------------------------------------- */
+/* ---- perf e2e ----------------------------------------------------------- */
 
 typedef struct perfc_e2e {
     samsa_consumer_t  *c;

@@ -137,7 +137,7 @@ asg_any_subscribes(const asg_ctx_t *c, int32_t t)
     return false;
 }
 
-/* ---- range ---------------------------------------------------------------- */
+/* ---- range -------------------------------------------------------------- */
 
 static void
 asg_range(asg_ctx_t *c)
@@ -168,7 +168,7 @@ asg_range(asg_ctx_t *c)
     samsa_free(subs);
 }
 
-/* ---- roundrobin ------------------------------------------------------------ */
+/* ---- roundrobin --------------------------------------------------------- */
 
 static void
 asg_roundrobin(asg_ctx_t *c)
@@ -195,7 +195,7 @@ asg_roundrobin(asg_ctx_t *c)
     }
 }
 
-/* ---- cooperative-sticky ----------------------------------------------------- */
+/* ---- cooperative-sticky ------------------------------------------------- */
 
 /* Previous owner (caller's member index) of every partition, -1 none:
  * a claim counts if the partition exists and the member still subscribes
@@ -331,7 +331,7 @@ asg_sticky(asg_ctx_t *c)
     samsa_free(byown);
 }
 
-/* ---- results ---------------------------------------------------------------- */
+/* ---- results ------------------------------------------------------------ */
 
 static void
 asg_result(const asg_ctx_t *c, asg_list_t *l, samsa_cproto_asg_t *out)

@@ -156,7 +156,7 @@ cfetch_topics(const cfetch_req_t *r, const char ***names, int32_t **counts)
     return nt;
 }
 
-/* ---- ListOffsets ---------------------------------------------------------- */
+/* ---- ListOffsets -------------------------------------------------------- */
 
 static void
 cfetch_lo_reset_done(samsa_consumer_t *c, const cfetch_ent_t *e,

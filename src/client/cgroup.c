@@ -37,7 +37,7 @@
 void samsa_consumer_parts_add(samsa_consumer_t *c,
                               const samsa_topic_partition_t *tps, size_t n);
 
-/* ---- helpers ---------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------ */
 
 static void
 cgroup_members_free(samsa_cgroup_t *g)
@@ -204,7 +204,7 @@ cgroup_version(samsa_consumer_t *c, int16_t api, int16_t lo, int16_t hi)
     return samsa_netclient_version(c->nc, c->grp.coord_node, api, lo, hi);
 }
 
-/* ---- FindCoordinator ------------------------------------------------------- */
+/* ---- FindCoordinator ---------------------------------------------------- */
 
 static void
 cgroup_on_find(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
@@ -279,7 +279,7 @@ cgroup_find(samsa_consumer_t *c, int64_t now)
     }
 }
 
-/* ---- JoinGroup ------------------------------------------------------------- */
+/* ---- JoinGroup ---------------------------------------------------------- */
 
 /* This member's subscription for JoinGroup.  @locks c->lock */
 static void
@@ -516,7 +516,7 @@ cgroup_join(samsa_consumer_t *c, int64_t now)
     }
 }
 
-/* ---- SyncGroup -------------------------------------------------------------- */
+/* ---- SyncGroup ---------------------------------------------------------- */
 
 /* Apply this member's assignment.  @locks c->lock */
 static void
@@ -769,7 +769,7 @@ cgroup_sync(samsa_consumer_t *c, int64_t now)
     }
 }
 
-/* ---- Heartbeat ------------------------------------------------------------ */
+/* ---- Heartbeat ---------------------------------------------------------- */
 
 static void
 cgroup_on_heartbeat(void *ctx, int32_t node, samsa_err_t err,
@@ -846,7 +846,7 @@ cgroup_heartbeat(samsa_consumer_t *c, int64_t now)
     }
 }
 
-/* ---- LeaveGroup -------------------------------------------------------------- */
+/* ---- LeaveGroup --------------------------------------------------------- */
 
 static void
 cgroup_on_leave(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
@@ -903,7 +903,7 @@ cgroup_leave(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     return ok;
 }
 
-/* ---- OffsetCommit ------------------------------------------------------------ */
+/* ---- OffsetCommit ------------------------------------------------------- */
 
 typedef struct cgroup_commit {
     samsa_cop_t  *op;
@@ -1063,7 +1063,7 @@ cgroup_commit(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     }
 }
 
-/* ---- OffsetFetch --------------------------------------------------------------- */
+/* ---- OffsetFetch -------------------------------------------------------- */
 
 typedef struct cgroup_ofetch {
     samsa_cop_t               *op;      /* committed(), or NULL: positions */
@@ -1301,7 +1301,7 @@ cgroup_committed_op(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     cgroup_send_ofetch(c, of, op->tps, op->n, now);
 }
 
-/* ---- the state machine ----------------------------------------------------------- */
+/* ---- the state machine -------------------------------------------------- */
 
 static bool
 cgroup_needs_coordinator(samsa_consumer_t *c)

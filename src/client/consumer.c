@@ -1,7 +1,9 @@
 /*
  * client/consumer.c - samsa_consumer_* (samsa/consumer.h): the
- * application-facing API, the background thread's loop and the
- * consumer's metadata.  Fetching is cfetch.c's, the group cgroup.c's;
+ * application-facing API's core (create, assign/subscribe, poll, close),
+ * the background thread's loop and the consumer's metadata.  Positions,
+ * lookups and commits are consumer_pos.c's, fetching cfetch.c's, the
+ * group cgroup.c's;
  * the shared state and its locking are described in consumer_int.h.
  * Threads: API calls on the app thread; consumer_main and the Metadata
  * callback on the background thread.
@@ -32,7 +34,7 @@ struct samsa_consumer_records {
     size_t                           cap_chunks;
 };
 
-/* ---- small helpers ---------------------------------------------------------- */
+/* ---- small helpers ------------------------------------------------------ */
 
 uint64_t
 samsa_consumer_next_gen(samsa_consumer_t *c)
@@ -167,8 +169,8 @@ consumer_event_free(samsa_cevent_t *ev)
     samsa_free(ev);
 }
 
-static void
-consumer_op_free(samsa_cop_t *op)
+void
+samsa_consumer_op_free(samsa_cop_t *op)
 {
     samsa_tp_array_free(op->tps, op->n);
     samsa_free(op);
@@ -211,12 +213,12 @@ samsa_consumer_op_done(samsa_consumer_t *c, samsa_cop_t *op,
         ev->opaque = op->opaque;
         samsa_consumer_event_push(c, ev);
     }
-    consumer_op_free(op);
+    samsa_consumer_op_free(op);
 }
 
 /* Queue op for the bg thread.  @locks c->lock */
-static void
-consumer_op_push(samsa_consumer_t *c, samsa_cop_t *op)
+void
+samsa_consumer_op_push(samsa_consumer_t *c, samsa_cop_t *op)
 {
     op->next = NULL;
     if (c->op_tail != NULL) {
@@ -275,8 +277,8 @@ consumer_deadline(struct timespec *ts, int64_t ms)
 
 /* Wait on c->cond until deadline_ms (monotonic ms; INT64_MAX: no
  * limit).  False once it passed.  @locks c->lock (held once) */
-static bool
-consumer_wait(samsa_consumer_t *c, int64_t deadline_ms)
+bool
+samsa_consumer_wait(samsa_consumer_t *c, int64_t deadline_ms)
 {
     struct timespec  ts;
     int64_t          left = deadline_ms - samsa_now_ms();
@@ -292,8 +294,8 @@ consumer_wait(samsa_consumer_t *c, int64_t deadline_ms)
     return samsa_now_ms() < deadline_ms;
 }
 
-static int64_t
-consumer_deadline_ms(const samsa_consumer_t *c, int64_t timeout_ms)
+int64_t
+samsa_consumer_deadline_ms(const samsa_consumer_t *c, int64_t timeout_ms)
 {
     if (timeout_ms < 0) {
         timeout_ms = c->cc.default_api_timeout_ms;
@@ -303,18 +305,18 @@ consumer_deadline_ms(const samsa_consumer_t *c, int64_t timeout_ms)
 
 /* Run op on the bg thread and wait for it (or the deadline).  @owns op
  * @locks c->lock (held once) */
-static samsa_err_t
-consumer_op_run(samsa_consumer_t *c, samsa_cop_t *op, int64_t deadline_ms,
-                samsa_topic_partition_t *results)
+samsa_err_t
+samsa_consumer_op_run(samsa_consumer_t *c, samsa_cop_t *op,
+                      int64_t deadline_ms, samsa_topic_partition_t *results)
 {
     samsa_err_t  err;
     size_t       i;
 
     op->waited = true;
     op->deadline_ms = deadline_ms;
-    consumer_op_push(c, op);
+    samsa_consumer_op_push(c, op);
     while (!op->done) {
-        if (!consumer_wait(c, deadline_ms) && !op->done) {
+        if (!samsa_consumer_wait(c, deadline_ms) && !op->done) {
             break;
         }
     }
@@ -331,11 +333,11 @@ consumer_op_run(samsa_consumer_t *c, samsa_cop_t *op, int64_t deadline_ms,
             results[i].err = op->tps[i].err;
         }
     }
-    consumer_op_free(op);
+    samsa_consumer_op_free(op);
     return err;
 }
 
-/* ---- metadata ------------------------------------------------------------------ */
+/* ---- metadata ----------------------------------------------------------- */
 
 static void
 consumer_md_topic_fini(samsa_cmd_topic_t *t)
@@ -560,7 +562,7 @@ consumer_maybe_metadata(samsa_consumer_t *c, int64_t now)
     }
 }
 
-/* ---- the background thread ---------------------------------------------------- */
+/* ---- the background thread ---------------------------------------------- */
 
 static void *
 consumer_main(void *arg)
@@ -584,7 +586,7 @@ consumer_main(void *arg)
     return NULL;
 }
 
-/* ---- create ------------------------------------------------------------------- */
+/* ---- create ------------------------------------------------------------- */
 
 samsa_err_t
 samsa_consumer_new(const samsa_conf_t *conf, samsa_consumer_t **consumerp,
@@ -667,7 +669,7 @@ samsa_consumer_set_rebalance_cb(samsa_consumer_t *c, samsa_rebalance_cb *cb,
     pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- assignment ------------------------------------------------------------------ */
+/* ---- assignment --------------------------------------------------------- */
 
 static void
 consumer_parts_clear(samsa_consumer_t *c)
@@ -808,7 +810,7 @@ samsa_consumer_assignment(samsa_consumer_t *c, samsa_topic_partition_t **tpsp,
     return SAMSA_ERR_NONE;
 }
 
-/* ---- subscribe ---------------------------------------------------------------- */
+/* ---- subscribe ---------------------------------------------------------- */
 
 static void
 consumer_sub_clear(samsa_consumer_t *c)
@@ -900,8 +902,8 @@ samsa_consumer_subscribe_pattern(samsa_consumer_t *c, const char *regex)
 
 /* The assigned partitions with their positions (for commits).
  * @locks c->lock */
-static samsa_topic_partition_t *
-consumer_positions(samsa_consumer_t *c, size_t *n, bool moved_only)
+samsa_topic_partition_t *
+samsa_consumer_positions(samsa_consumer_t *c, size_t *n, bool moved_only)
 {
     samsa_topic_partition_t  *tps;
     int32_t                   i;
@@ -926,7 +928,7 @@ consumer_positions(samsa_consumer_t *c, size_t *n, bool moved_only)
 /* Everything owned: auto-commit, REVOKED callback, drop.  For
  * unsubscribe() and close().  @thread app, lock not held */
 static void
-consumer_revoke_all(samsa_consumer_t *c, bool commit)
+consumer_revoke_all(samsa_consumer_t *c, bool commit, int64_t deadline_ms)
 {
     samsa_topic_partition_t  *tps, *all;
     size_t                    n, nall, i;
@@ -936,7 +938,7 @@ consumer_revoke_all(samsa_consumer_t *c, bool commit)
 
     pthread_mutex_lock(&c->lock);
     in_group = c->grp.generation >= 0 || c->sub_mode == SAMSA_CSUB_ASSIGN;
-    tps = consumer_positions(c, &n, true);
+    tps = samsa_consumer_positions(c, &n, true);
     all = samsa_calloc((size_t) c->nparts + 1, sizeof(*all));
     nall = (size_t) c->nparts;
     for (i = 0; i < nall; i++) {
@@ -948,7 +950,9 @@ consumer_revoke_all(samsa_consumer_t *c, bool commit)
     opaque = c->rebalance_opaque;
     pthread_mutex_unlock(&c->lock);
     if (commit && c->cc.enable_auto_commit && in_group && n > 0) {
-        samsa_err_t  err = samsa_consumer_commit_sync(c, tps, n, -1);
+        int64_t      left = deadline_ms - samsa_now_ms();
+        samsa_err_t  err = samsa_consumer_commit_sync(c, tps, n,
+                                                      left > 0 ? left : 0);
 
         if (err != SAMSA_ERR_NONE) {
             samsa_warn("consumer: final commit failed: %s",
@@ -978,7 +982,7 @@ consumer_leave(samsa_consumer_t *c, int64_t deadline_ms)
     }
     op = samsa_calloc(1, sizeof(*op));
     op->kind = SAMSA_COP_LEAVE;
-    err = consumer_op_run(c, op, deadline_ms, NULL);
+    err = samsa_consumer_op_run(c, op, deadline_ms, NULL);
     if (err != SAMSA_ERR_NONE) {
         samsa_debug("consumer: LeaveGroup: %s", samsa_err_name(err));
     }
@@ -994,8 +998,8 @@ samsa_consumer_unsubscribe(samsa_consumer_t *c)
     mode = c->sub_mode;
     pthread_mutex_unlock(&c->lock);
     if (mode == SAMSA_CSUB_TOPICS || mode == SAMSA_CSUB_PATTERN) {
-        consumer_revoke_all(c, true);
-        consumer_leave(c, consumer_deadline_ms(c, -1));
+        consumer_revoke_all(c, true, samsa_consumer_deadline_ms(c, -1));
+        consumer_leave(c, samsa_consumer_deadline_ms(c, -1));
     }
     pthread_mutex_lock(&c->lock);
     consumer_sub_clear(c);
@@ -1007,7 +1011,7 @@ samsa_consumer_unsubscribe(samsa_consumer_t *c)
     return SAMSA_ERR_NONE;
 }
 
-/* ---- poll --------------------------------------------------------------------- */
+/* ---- poll --------------------------------------------------------------- */
 
 static void
 consumer_rs_add(samsa_consumer_records_t *rs, samsa_crecs_chunk_t *ch,
@@ -1226,7 +1230,7 @@ samsa_consumer_poll(samsa_consumer_t *c, int64_t timeout_ms,
         if (err != SAMSA_ERR_NONE || rs->n > 0) {
             break;
         }
-        if (!consumer_wait(c, deadline) && c->ev_head == NULL) {
+        if (!samsa_consumer_wait(c, deadline) && c->ev_head == NULL) {
             c->last_poll_ms = samsa_now_ms();
             err = consumer_collect(c, rs);
             break;
@@ -1279,445 +1283,7 @@ samsa_consumer_wakeup(samsa_consumer_t *c)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- positions ------------------------------------------------------------------ */
-
-/* Set p's position to offset (or a reset to the beginning/end).
- * @locks c->lock */
-static void
-consumer_seek_part(samsa_consumer_t *c, samsa_cpart_t *p, int64_t offset)
-{
-    samsa_consumer_part_drop_chunks(p);
-    p->gen = samsa_consumer_next_gen(c);
-    p->err = SAMSA_ERR_NONE;
-    p->blocked = false;
-    p->fetch_inflight = false;
-    p->lo_inflight = false;
-    p->of_inflight = false;
-    if (offset == SAMSA_OFFSET_BEGINNING || offset == SAMSA_OFFSET_END) {
-        p->state = SAMSA_CPART_NEED_RESET;
-        p->reset_to = offset;
-        p->position = p->fetch_offset = SAMSA_OFFSET_INVALID;
-    } else {
-        p->state = SAMSA_CPART_READY;
-        p->position = p->fetch_offset = offset;
-    }
-    samsa_netclient_wakeup(c->nc);
-}
-
-samsa_err_t
-samsa_consumer_seek(samsa_consumer_t *c, const char *topic, int32_t partition,
-                    int64_t offset)
-{
-    samsa_cpart_t  *p;
-
-    if (topic == NULL || (offset < 0 && offset != SAMSA_OFFSET_BEGINNING
-                          && offset != SAMSA_OFFSET_END)) {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    pthread_mutex_lock(&c->lock);
-    p = samsa_consumer_part_find(c, topic, strlen(topic), partition);
-    if (p != NULL) {
-        consumer_seek_part(c, p, offset);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return p != NULL ? SAMSA_ERR_NONE : SAMSA_ERR__STATE;
-}
-
-static samsa_err_t
-consumer_seek_many(samsa_consumer_t *c, const samsa_topic_partition_t *tps,
-                   size_t n, int64_t offset)
-{
-    samsa_err_t  err = SAMSA_ERR_NONE;
-    size_t       i;
-    int32_t      k;
-
-    if (n > 0) {
-        for (i = 0; i < n; i++) {
-            samsa_err_t  e = samsa_consumer_seek(c, tps[i].topic,
-                                                 tps[i].partition, offset);
-
-            err = err == SAMSA_ERR_NONE ? e : err;
-        }
-        return err;
-    }
-    pthread_mutex_lock(&c->lock);
-    for (k = 0; k < c->nparts; k++) {
-        consumer_seek_part(c, c->parts[k], offset);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return SAMSA_ERR_NONE;
-}
-
-samsa_err_t
-samsa_consumer_seek_to_beginning(samsa_consumer_t *c,
-                                 const samsa_topic_partition_t *tps, size_t n)
-{
-    return consumer_seek_many(c, tps, n, SAMSA_OFFSET_BEGINNING);
-}
-
-samsa_err_t
-samsa_consumer_seek_to_end(samsa_consumer_t *c,
-                           const samsa_topic_partition_t *tps, size_t n)
-{
-    return consumer_seek_many(c, tps, n, SAMSA_OFFSET_END);
-}
-
-samsa_err_t
-samsa_consumer_position(samsa_consumer_t *c, const char *topic,
-                        int32_t partition, int64_t timeout_ms,
-                        int64_t *offsetp)
-{
-    samsa_cpart_t  *p;
-    samsa_err_t     err = SAMSA_ERR__TIMED_OUT;
-    int64_t         deadline = consumer_deadline_ms(c, timeout_ms);
-
-    *offsetp = SAMSA_OFFSET_INVALID;
-    if (topic == NULL) {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    pthread_mutex_lock(&c->lock);
-    for (;;) {
-        p = samsa_consumer_part_find(c, topic, strlen(topic), partition);
-        if (p == NULL) {
-            err = SAMSA_ERR__STATE;
-            break;
-        }
-        if (p->state == SAMSA_CPART_READY) {
-            *offsetp = p->position;
-            err = SAMSA_ERR_NONE;
-            break;
-        }
-        if (p->err != SAMSA_ERR_NONE) {
-            err = p->err;
-            break;
-        }
-        if (!consumer_wait(c, deadline)) {
-            break;
-        }
-    }
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-static samsa_err_t
-consumer_pause_set(samsa_consumer_t *c, const samsa_topic_partition_t *tps,
-                   size_t n, bool paused)
-{
-    samsa_err_t  err = SAMSA_ERR_NONE;
-    size_t       i;
-
-    pthread_mutex_lock(&c->lock);
-    for (i = 0; i < n; i++) {
-        samsa_cpart_t  *p = tps[i].topic == NULL ? NULL
-                            : samsa_consumer_part_find(c, tps[i].topic,
-                                                       strlen(tps[i].topic),
-                                                       tps[i].partition);
-
-        if (p == NULL) {
-            err = SAMSA_ERR__STATE;
-            continue;
-        }
-        p->paused = paused;
-    }
-    samsa_netclient_wakeup(c->nc);
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-samsa_err_t
-samsa_consumer_pause(samsa_consumer_t *c, const samsa_topic_partition_t *tps,
-                     size_t n)
-{
-    return consumer_pause_set(c, tps, n, true);
-}
-
-samsa_err_t
-samsa_consumer_resume(samsa_consumer_t *c, const samsa_topic_partition_t *tps,
-                      size_t n)
-{
-    return consumer_pause_set(c, tps, n, false);
-}
-
-samsa_err_t
-samsa_consumer_current_lag(samsa_consumer_t *c, const char *topic,
-                           int32_t partition, int64_t *lagp)
-{
-    samsa_cpart_t  *p;
-    samsa_err_t     err = SAMSA_ERR__STATE;
-    int64_t         end;
-
-    *lagp = -1;
-    if (topic == NULL) {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    pthread_mutex_lock(&c->lock);
-    p = samsa_consumer_part_find(c, topic, strlen(topic), partition);
-    if (p != NULL && p->state == SAMSA_CPART_READY && p->high_watermark >= 0) {
-        end = c->cc.read_committed && p->last_stable_offset >= 0
-                  ? p->last_stable_offset : p->high_watermark;
-        *lagp = end > p->position ? end - p->position : 0;
-        err = SAMSA_ERR_NONE;
-    }
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-/* ---- operations run by the background thread ------------------------------------- */
-
-static samsa_err_t
-consumer_list_offsets(samsa_consumer_t *c, samsa_topic_partition_t *tps,
-                      size_t n, int64_t timeout_ms, int64_t fixed_ts)
-{
-    samsa_cop_t  *op;
-    samsa_err_t   err;
-    size_t        i;
-
-    if (n == 0) {
-        return SAMSA_ERR_NONE;
-    }
-    for (i = 0; i < n; i++) {
-        if (tps[i].topic == NULL || tps[i].partition < 0) {
-            return SAMSA_ERR__INVALID_ARG;
-        }
-    }
-    op = samsa_calloc(1, sizeof(*op));
-    op->kind = SAMSA_COP_LIST_OFFSETS;
-    op->tps = samsa_consumer_tps_dup(tps, n);
-    op->n = n;
-    for (i = 0; i < n; i++) {
-        if (fixed_ts != 0) {
-            op->tps[i].timestamp = fixed_ts;
-        }
-        op->tps[i].offset = SAMSA_OFFSET_INVALID;
-        op->tps[i].err = SAMSA_ERR__TIMED_OUT;
-    }
-    pthread_mutex_lock(&c->lock);
-    err = consumer_op_run(c, op, consumer_deadline_ms(c, timeout_ms), tps);
-    pthread_mutex_unlock(&c->lock);
-    if (err == SAMSA_ERR_NONE) {
-        for (i = 0; i < n; i++) {
-            if (tps[i].err != SAMSA_ERR_NONE) {
-                return tps[i].err;
-            }
-        }
-    }
-    return err;
-}
-
-samsa_err_t
-samsa_consumer_offsets_for_times(samsa_consumer_t *c,
-                                 samsa_topic_partition_t *tps, size_t n,
-                                 int64_t timeout_ms)
-{
-    size_t  i;
-
-    for (i = 0; i < n; i++) {
-        if (tps[i].timestamp < 0) {
-            return SAMSA_ERR__INVALID_ARG;
-        }
-    }
-    return consumer_list_offsets(c, tps, n, timeout_ms, 0);
-}
-
-samsa_err_t
-samsa_consumer_beginning_offsets(samsa_consumer_t *c,
-                                 samsa_topic_partition_t *tps, size_t n,
-                                 int64_t timeout_ms)
-{
-    return consumer_list_offsets(c, tps, n, timeout_ms,
-                                 SAMSA_OFFSET_BEGINNING);
-}
-
-samsa_err_t
-samsa_consumer_end_offsets(samsa_consumer_t *c, samsa_topic_partition_t *tps,
-                           size_t n, int64_t timeout_ms)
-{
-    return consumer_list_offsets(c, tps, n, timeout_ms, SAMSA_OFFSET_END);
-}
-
-static samsa_cop_t *
-consumer_commit_op(samsa_consumer_t *c, const samsa_topic_partition_t *tps,
-                   size_t n, samsa_err_t *errp)
-{
-    samsa_cop_t  *op;
-    size_t        i;
-
-    *errp = SAMSA_ERR_NONE;
-    if (c->cc.group_id == NULL) {
-        *errp = SAMSA_ERR__INVALID_ARG;
-        return NULL;
-    }
-    for (i = 0; tps != NULL && i < n; i++) {
-        if (tps[i].topic == NULL || tps[i].offset < 0) {
-            *errp = SAMSA_ERR__INVALID_ARG;
-            return NULL;
-        }
-    }
-    op = samsa_calloc(1, sizeof(*op));
-    op->kind = SAMSA_COP_COMMIT;
-    if (tps != NULL) {
-        op->tps = samsa_consumer_tps_dup(tps, n);
-        op->n = n;
-    } else {
-        op->tps = consumer_positions(c, &op->n, false);
-    }
-    return op;
-}
-
-samsa_err_t
-samsa_consumer_commit_sync(samsa_consumer_t *c,
-                           const samsa_topic_partition_t *tps, size_t n,
-                           int64_t timeout_ms)
-{
-    samsa_cop_t  *op;
-    samsa_err_t   err;
-
-    pthread_mutex_lock(&c->lock);
-    op = consumer_commit_op(c, tps, n, &err);
-    if (op != NULL && op->n == 0) {
-        consumer_op_free(op);
-        op = NULL;
-    }
-    if (op != NULL) {
-        err = consumer_op_run(c, op, consumer_deadline_ms(c, timeout_ms),
-                              NULL);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-samsa_err_t
-samsa_consumer_commit_async(samsa_consumer_t *c,
-                            const samsa_topic_partition_t *tps, size_t n,
-                            samsa_commit_cb *cb, void *opaque)
-{
-    samsa_cop_t  *op;
-    samsa_err_t   err;
-
-    pthread_mutex_lock(&c->lock);
-    op = consumer_commit_op(c, tps, n, &err);
-    if (op != NULL) {
-        op->cb = cb;
-        op->opaque = opaque;
-        op->deadline_ms = consumer_deadline_ms(c, -1);
-        if (op->n == 0) {
-            samsa_consumer_op_done(c, op, SAMSA_ERR_NONE);
-        } else {
-            consumer_op_push(c, op);
-        }
-    }
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-samsa_err_t
-samsa_consumer_committed(samsa_consumer_t *c, samsa_topic_partition_t *tps,
-                         size_t n, int64_t timeout_ms)
-{
-    samsa_cop_t  *op;
-    samsa_err_t   err;
-    size_t        i;
-
-    if (c->cc.group_id == NULL) {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    if (n == 0) {
-        return SAMSA_ERR_NONE;
-    }
-    for (i = 0; i < n; i++) {
-        if (tps[i].topic == NULL) {
-            return SAMSA_ERR__INVALID_ARG;
-        }
-    }
-    op = samsa_calloc(1, sizeof(*op));
-    op->kind = SAMSA_COP_COMMITTED;
-    op->tps = samsa_consumer_tps_dup(tps, n);
-    op->n = n;
-    for (i = 0; i < n; i++) {
-        op->tps[i].offset = SAMSA_OFFSET_INVALID;
-        op->tps[i].err = SAMSA_ERR__TIMED_OUT;
-    }
-    pthread_mutex_lock(&c->lock);
-    err = consumer_op_run(c, op, consumer_deadline_ms(c, timeout_ms), tps);
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-samsa_err_t
-samsa_consumer_partitions_for(samsa_consumer_t *c, const char *topic,
-                              int64_t timeout_ms, int32_t *countp)
-{
-    samsa_cmd_topic_t  *t;
-    samsa_err_t         err = SAMSA_ERR__TIMED_OUT;
-    int64_t             deadline = consumer_deadline_ms(c, timeout_ms);
-    uint64_t            gen;
-
-    *countp = 0;
-    if (topic == NULL || topic[0] == '\0') {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    pthread_mutex_lock(&c->lock);
-    samsa_consumer_md_want(c, topic);
-    samsa_consumer_md_request(c);
-    gen = c->md_gen;
-    for (;;) {
-        t = samsa_consumer_md_find(c, topic, strlen(topic));
-        if (t != NULL && c->md_gen > gen) {
-            if (t->err == SAMSA_ERR_NONE && t->nparts > 0) {
-                *countp = t->nparts;
-                err = SAMSA_ERR_NONE;
-                break;
-            }
-            if (t->err != SAMSA_ERR_NONE
-                && t->err != SAMSA_ERR_LEADER_NOT_AVAILABLE) {
-                err = t->err;
-                break;
-            }
-        }
-        if (!consumer_wait(c, deadline)) {
-            break;
-        }
-    }
-    pthread_mutex_unlock(&c->lock);
-    return err;
-}
-
-char *
-samsa_consumer_member_id(samsa_consumer_t *c)
-{
-    char  *id = NULL;
-
-    pthread_mutex_lock(&c->lock);
-    if (c->grp.member_id[0] != '\0') {
-        id = samsa_strdup(c->grp.member_id);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return id;
-}
-
-void
-samsa_consumer_str_free(char *s)
-{
-    samsa_free(s);
-}
-
-void
-samsa_consumer_metrics(samsa_consumer_t *c, samsa_consumer_metrics_t *m)
-{
-    memset(m, 0, sizeof(*m));
-    m->records_consumed_total = atomic_load(&c->m_records);
-    m->bytes_consumed_total = atomic_load(&c->m_bytes);
-    m->fetch_total = atomic_load(&c->m_fetches);
-    m->fetch_latency_ns_total = atomic_load(&c->m_fetch_ns);
-    m->rebalance_total = atomic_load(&c->m_rebalances);
-    m->rebalance_latency_ns_total = atomic_load(&c->m_rebalance_ns);
-    m->commit_total = atomic_load(&c->m_commits);
-    pthread_mutex_lock(&c->lock);
-    m->assigned_partitions = c->nparts;
-    pthread_mutex_unlock(&c->lock);
-}
-
-/* ---- close ----------------------------------------------------------------------- */
+/* ---- close -------------------------------------------------------------- */
 
 samsa_err_t
 samsa_consumer_close(samsa_consumer_t *c, int64_t timeout_ms)
@@ -1738,7 +1304,7 @@ samsa_consumer_close(samsa_consumer_t *c, int64_t timeout_ms)
               || c->sub_mode == SAMSA_CSUB_PATTERN;
     pthread_mutex_unlock(&c->lock);
     if (grouped || c->cc.enable_auto_commit) {
-        consumer_revoke_all(c, true);
+        consumer_revoke_all(c, true, deadline);
     }
     if (grouped) {
         consumer_leave(c, deadline);
@@ -1756,7 +1322,7 @@ samsa_consumer_close(samsa_consumer_t *c, int64_t timeout_ms)
     }
     for (op = c->op_head; op != NULL; op = opn) {
         opn = op->next;
-        consumer_op_free(op);
+        samsa_consumer_op_free(op);
     }
     consumer_parts_clear(c);
     consumer_sub_clear(c);

@@ -217,7 +217,7 @@ struct samsa_consumer {
     _Atomic int64_t           m_commits;
 };
 
-/* ---- consumer.c ------------------------------------------------------------ */
+/* ---- consumer.c --------------------------------------------------------- */
 
 /* The partition, or NULL.  @locks c->lock */
 samsa_cpart_t *samsa_consumer_part_find(samsa_consumer_t *c,
@@ -258,6 +258,33 @@ void samsa_consumer_op_unlink(samsa_consumer_t *c, samsa_cop_t *op);
  * @locks c->lock */
 void samsa_consumer_md_want(samsa_consumer_t *c, const char *topic);
 
+/* Wait on c->cond until deadline_ms (monotonic ms; INT64_MAX: none);
+ * false once it passed.  @thread app @locks c->lock (held once) */
+bool samsa_consumer_wait(samsa_consumer_t *c, int64_t deadline_ms);
+
+/* now + timeout_ms (-1: default.api.timeout.ms). */
+int64_t samsa_consumer_deadline_ms(const samsa_consumer_t *c,
+                                   int64_t timeout_ms);
+
+/* Queue op for the background thread.  @locks c->lock */
+void samsa_consumer_op_push(samsa_consumer_t *c, samsa_cop_t *op);
+
+/* Run op and wait for it (or deadline_ms); copies offsets, timestamps and
+ * errors into results when given.  @owns op  @thread app
+ * @locks c->lock (held once) */
+samsa_err_t samsa_consumer_op_run(samsa_consumer_t *c, samsa_cop_t *op,
+                                  int64_t deadline_ms,
+                                  samsa_topic_partition_t *results);
+
+void samsa_consumer_op_free(samsa_cop_t *op);
+
+/* Positions of the assigned, positioned partitions (moved_only: those not
+ * committed since), *n entries; free with samsa_tp_array_free().
+ * @locks c->lock */
+samsa_topic_partition_t *samsa_consumer_positions(samsa_consumer_t *c,
+                                                  size_t *n,
+                                                  bool moved_only);
+
 /* Copy n entries (topic strings too). */
 samsa_topic_partition_t *samsa_consumer_tps_dup(
     const samsa_topic_partition_t *tps, size_t n);
@@ -267,13 +294,13 @@ samsa_topic_partition_t *samsa_consumer_tps_dup(
  * (free the array only).  @locks c->lock */
 const char **samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n);
 
-/* ---- cfetch.c --------------------------------------------------------------- */
+/* ---- cfetch.c ----------------------------------------------------------- */
 
 /* Send what is due: ListOffsets for resets and ops, Fetch per broker.
  * @thread bg @locks c->lock */
 void samsa_cfetch_work(samsa_consumer_t *c, int64_t now_ms);
 
-/* ---- cgroup.c --------------------------------------------------------------- */
+/* ---- cgroup.c ----------------------------------------------------------- */
 
 /* Coordinator, join/sync/heartbeat, commits, OffsetFetch; returns the
  * time until it next needs to run.  @thread bg @locks c->lock */
