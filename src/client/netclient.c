@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -80,6 +81,10 @@ struct samsa_netclient {
     char             *client_id;
     int               epfd;
     int               wake_fd;
+    _Atomic bool      wake_pending;     /* [atomic] a wakeup is written and
+                                           not yet read: app threads skip
+                                           the write (one syscall per
+                                           sender turn, not per record) */
     nc_node_t       **nodes;
     int32_t           nnodes;
     int32_t           corr;
@@ -94,6 +99,8 @@ samsa_netclient_new(const samsa_nc_conf_t *conf)
 {
     samsa_netclient_t   *nc = samsa_calloc(1, sizeof(*nc));
     struct epoll_event   ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+    atomic_init(&nc->wake_pending, false);
 
     nc->conf = *conf;
     nc->client_id = samsa_strdup(conf->client_id != NULL ? conf->client_id
@@ -747,7 +754,11 @@ samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
                    (int) (timeout_ms < 0 ? 0 : timeout_ms));
     for (i = 0; i < n; i++) {
         if (evs[i].data.ptr == NULL) {
+            /* read, then clear: a wakeup between the two finds the flag
+             * set and writes nothing, but this turn is not over yet and
+             * sees what it was woken for; one after the clear writes */
             (void) !read(nc->wake_fd, &v, sizeof(v));
+            atomic_store(&nc->wake_pending, false);
             continue;
         }
         nc_event(nc, evs[i].data.ptr, evs[i].events);
@@ -760,5 +771,7 @@ samsa_netclient_wakeup(samsa_netclient_t *nc)
 {
     uint64_t  one = 1;
 
-    (void) !write(nc->wake_fd, &one, sizeof(one));
+    if (!atomic_exchange(&nc->wake_pending, true)) {
+        (void) !write(nc->wake_fd, &one, sizeof(one));
+    }
 }
