@@ -7,7 +7,7 @@
  * 1 the cluster failed us (unreachable within --timeout, a consume
  * error), 2 usage or configuration error, 3 topic or partition not found.
  * Threads: main (the consumer runs its own background thread; SIGINT /
- * SIGTERM only call samsa_consumer_wakeup()).
+ * SIGTERM only set a flag the loop checks).
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,15 +43,15 @@ typedef struct consume_opts {
     int64_t       timeout_ms;
 } consume_opts_t;
 
-static samsa_consumer_t  *volatile consume_running;
+/* Set by SIGINT/SIGTERM; the loop polls at most 200 ms at a time and
+ * checks it (a signal handler may not take the consumer's locks). */
+static volatile sig_atomic_t  consume_stop;
 
 static void
 consume_on_signal(int sig)
 {
     (void) sig;
-    if (consume_running != NULL) {
-        samsa_consumer_wakeup(consume_running);
-    }
+    consume_stop = 1;
 }
 
 static void
@@ -594,7 +594,7 @@ consume_loop(samsa_consumer_t *c, const consume_opts_t *o)
     size_t                     i;
 
     for (;;) {
-        if (o->count >= 0 && seen >= o->count) {
+        if (consume_stop || (o->count >= 0 && seen >= o->count)) {
             return CONSUME_EXIT_OK;
         }
         if (o->exit_at_end && consume_at_end(c)) {
@@ -694,13 +694,11 @@ samsa_cmd_consume(int argc, char **argv)
         rc = consume_assign(c, &o, nparts);
     }
     if (rc == CONSUME_EXIT_OK) {
-        consume_running = c;
         signal(SIGINT, consume_on_signal);
         signal(SIGTERM, consume_on_signal);
         rc = consume_loop(c, &o);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        consume_running = NULL;
     }
     (void) samsa_consumer_close(c, 10000);
     free(o.parts);

@@ -627,6 +627,7 @@ samsa_consumer_new(const samsa_conf_t *conf, samsa_consumer_t **consumerp,
             c->cc.net.connection_setup_timeout_ms,
         .send_buffer_bytes = c->cc.net.send_buffer_bytes,
         .receive_buffer_bytes = 65536,
+        .log_name = "consumer",
     };
     /* a Fetch waits up to fetch.max.wait.ms on the broker */
     if (ncc.request_timeout_ms < c->cc.fetch_max_wait_ms + 5000) {

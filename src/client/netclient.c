@@ -106,6 +106,9 @@ samsa_netclient_new(const samsa_nc_conf_t *conf)
     nc->client_id = samsa_strdup(conf->client_id != NULL ? conf->client_id
                                                          : "");
     nc->conf.client_id = nc->client_id;
+    if (nc->conf.log_name == NULL) {
+        nc->conf.log_name = "producer";
+    }
     nc->epfd = epoll_create1(EPOLL_CLOEXEC);
     nc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     samsa_assert(nc->epfd >= 0 && nc->wake_fd >= 0);
@@ -249,8 +252,9 @@ nc_disconnect(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err)
         return;
     }
     if (err != SAMSA_ERR__SHUTDOWN) {
-        samsa_info("producer: connection to node %d (%s:%d) closed: %s",
-                   n->id, n->host, n->port, samsa_err_name(err));
+        samsa_info("%s: connection to node %d (%s:%d) closed: %s",
+                   nc->conf.log_name, n->id, n->host, n->port,
+                   samsa_err_name(err));
     }
     if (n->conn.fd >= 0) {
         close(n->conn.fd);              /* also leaves the epoll set */
@@ -469,7 +473,8 @@ nc_handle_apiversions(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
     samsa_arena_fini(&arena);
     n->state = NC_READY;
     n->backoff_ms = 0;
-    samsa_debug("producer: node %d (%s:%d) ready", n->id, n->host, n->port);
+    samsa_debug("%s: node %d (%s:%d) ready", nc->conf.log_name, n->id,
+                n->host, n->port);
 }
 
 static void
@@ -503,7 +508,7 @@ nc_connect(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
     snprintf(port, sizeof(port), "%d", n->port);
     n->state = NC_CONNECTING;           /* so that disconnect backs off */
     if (getaddrinfo(n->host, port, &hints, &ai) != 0 || ai == NULL) {
-        samsa_warn("producer: cannot resolve %s", n->host);
+        samsa_warn("%s: cannot resolve %s", nc->conf.log_name, n->host);
         nc_disconnect(nc, n, SAMSA_ERR__RESOLVE);
         return;
     }
@@ -641,8 +646,9 @@ nc_handle_response(samsa_netclient_t *nc, nc_node_t *n, uint8_t *payload,
     samsa_rd_init(&rd, payload, (size_t) size);
     corr = samsa_rd_i32(&rd);
     if (r == NULL || rd.err != SAMSA_ERR_NONE || corr != r->corr) {
-        samsa_warn("producer: node %d sent correlation id %d, expected %d",
-                   n->id, corr, r != NULL ? r->corr : -1);
+        samsa_warn("%s: node %d sent correlation id %d, expected %d",
+                   nc->conf.log_name, n->id, corr,
+                   r != NULL ? r->corr : -1);
         nc_disconnect(nc, n, SAMSA_ERR__BAD_MSG);
         return;
     }
@@ -732,8 +738,8 @@ nc_expire(samsa_netclient_t *nc, int64_t now_ms)
         }
         r = n->inflight != NULL ? n->inflight : n->outq;
         if (r != NULL && now_ms - r->sent_ms > nc->conf.request_timeout_ms) {
-            samsa_warn("producer: request to node %d timed out after "
-                       "%lld ms", n->id,
+            samsa_warn("%s: request to node %d timed out after "
+                       "%lld ms", nc->conf.log_name, n->id,
                        (long long) nc->conf.request_timeout_ms);
             nc_disconnect(nc, n, SAMSA_ERR__TIMED_OUT);
         }

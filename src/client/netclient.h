@@ -36,6 +36,8 @@ typedef struct samsa_nc_conf {
     int64_t      connection_setup_timeout_ms;
     int32_t      send_buffer_bytes;        /* -1: OS default */
     int32_t      receive_buffer_bytes;     /* -1: OS default */
+    const char  *log_name;      /* prefix of its log lines; NULL:
+                                   "producer" (a static string) */
 } samsa_nc_conf_t;
 
 /* A response (err NONE, body at the response body) or the reason there is

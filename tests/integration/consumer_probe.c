@@ -8,7 +8,7 @@
  *   {"lookup": ..}             answers to --offsets-for-times etc.
  *   {"done": {"count": N, "exit": "max|idle|timeout|stop"}}
  * Commands on stdin (one per line): "stop" (close and exit), "commit"
- * (commit_sync of the positions).
+ * (commit_sync of the positions), "sleep MS" (no poll() for MS ms).
  *
  * usage: consumer_probe -b HOST:PORT [-X key=value]...
  *          (--assign t:p[,t:p..] | --subscribe t[,t..] | --pattern RE)
@@ -230,6 +230,12 @@ stdin_command(samsa_consumer_t *c)
         *nl = '\0';
         if (strcmp(buf, "stop") == 0) {
             return 1;
+        }
+        if (strncmp(buf, "sleep ", 6) == 0) {
+            /* stop polling for a while (max.poll.interval.ms tests) */
+            usleep((useconds_t) atoi(buf + 6) * 1000);
+            printf("{\"slept\": %d}\n", atoi(buf + 6));
+            fflush(stdout);
         }
         if (strcmp(buf, "commit") == 0) {
             samsa_err_t  err = samsa_consumer_commit_sync(c, NULL, 0, 10000);

@@ -196,3 +196,27 @@ def test_perf_e2e(data):
     r = cli("perf", "e2e", "-b", "127.0.0.1:%d" % port, "--topic", "e2e",
             "--num-records", "10", "--throughput", "10")
     assert r.returncode == 3 and "no answer from the cluster" in r.stderr
+
+
+def test_sigint_closes_and_commits(data):
+    import signal
+    e = dict(os.environ)
+    e.pop("SAMSA_BOOTSTRAP", None)
+    p = subprocess.Popen([samsa_bin(), "consume", "cli", "-b", data["bs"],
+                          "--group", "sig-g", "--from-beginning"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=e)
+    lines = []
+    end = time.time() + T(20)
+    while len(lines) < 10 and time.time() < end:
+        line = p.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+    assert len(lines) == 10, lines
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=T(20))
+    assert p.returncode == 0, err
+    assert not samsa_harness.sanitizer_reports(err), err[-4000:]
+    r = cli("consume", "cli", "-b", data["bs"], "--group", "sig-g", "-e")
+    assert r.returncode == 0 and r.stdout == "", (r.stdout, r.stderr)

@@ -16,7 +16,10 @@
 - a mixed group of a libsamsa and a confluent_kafka (librdkafka) member
   with a common assignor (range) splits the partitions and reads every
   record exactly once;
-- subscribe by regex.
+- subscribe by regex;
+- max.poll.interval.ms: a member that stops polling leaves the group (the
+  other takes everything), and its next poll() reports its partitions
+  LOST and joins again.
 """
 
 import time
@@ -231,3 +234,22 @@ def test_subscribe_pattern(bs):
     assert sorted(values([pr])) == sorted(want)
     assert pr.assigned() == {("pat-a", 0), ("pat-b", 0)}
     pr.stop()
+
+
+def test_poll_interval_exceeded(bs):
+    topic = "g-poll"
+    create_topic(bs, topic)
+    cc = conf("g8", max_poll_interval_ms="2000")
+    a = Probe(bs, "--subscribe", topic, conf=cc)
+    b = Probe(bs, "--subscribe", topic, conf=cc)
+    wait_split([a, b], topic)
+    a.send("sleep 4000")
+    b.wait(lambda pr: pr.assigned() == {(topic, p) for p in range(PARTS)},
+           15, "b holds every partition while a does not poll")
+    a.wait(lambda pr: any(ev == "lost" for ev, _ in pr.events()), 15,
+           "a's partitions reported lost")
+    wait_split([a, b], topic)           # a joined again
+    want = produce(bs, topic, 0, 30)
+    wait_values([a, b], want)
+    a.stop()
+    b.stop()
