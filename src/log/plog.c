@@ -329,7 +329,8 @@ samsa_plog_close(samsa_plog_t *plog)
         if (!samsa_plog_is_offline(plog)) {
             err = samsa_seg_seal(plog_active(plog));
         }
-        if (err == SAMSA_ERR_NONE && !samsa_plog_is_offline(plog)) {
+        if (err == SAMSA_ERR_NONE && !samsa_plog_is_offline(plog)
+            && samsa_plog_pstate_snapshot_due(plog)) {
             /* Kafka's snapshot at clean shutdown; a failure only costs a
              * replay at the next start */
             (void) samsa_plog_pstate_snapshot(plog, true);

@@ -173,6 +173,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_pstate_load(samsa_plog_t *plog,
  * is reported and returned; the state can always be rebuilt from the
  * log.  @locks lock held */
 samsa_err_t samsa_plog_pstate_snapshot(samsa_plog_t *plog, bool sync);
+/* Whether a clean close should write one: something was appended since
+ * the last snapshot (and the log is not empty).  @locks lock held */
+bool samsa_plog_pstate_snapshot_due(samsa_plog_t *plog);
 
 /* Delete the snapshots below offset (their segments went).
  * @locks lock held */

@@ -73,6 +73,23 @@ pstate_write_file(const char *path, const uint8_t *p, size_t len, bool sync)
     return SAMSA_ERR_NONE;
 }
 
+bool
+samsa_plog_pstate_snapshot_due(samsa_plog_t *plog)
+{
+    char         path[PATH_MAX];
+    struct stat  st;
+
+    /* As Kafka, only when something was appended since the last one: an
+     * empty log has nothing to replay, and a snapshot at the LEO already
+     * holds this state (a node with thousands of idle partitions would
+     * otherwise spend its shutdown in fdatasync) */
+    if (plog->leo <= atomic_load(&plog->log_start)) {
+        return false;
+    }
+    pstate_path(path, sizeof(path), plog, plog->leo, "");
+    return stat(path, &st) != 0;
+}
+
 samsa_err_t
 samsa_plog_pstate_snapshot(samsa_plog_t *plog, bool sync)
 {
