@@ -1,6 +1,7 @@
 /*
  * meta/ctlconfigs.c - the controller's AlterConfigs and
- * IncrementalAlterConfigs for topic resources, as Kafka's ControllerApis
+ * IncrementalAlterConfigs for topic and broker resources (dynamic broker
+ * configs, meta/brokercfg.h), as Kafka's ControllerApis
  * and ConfigurationControlManager do them: compute the resource's new set
  * of overrides, validate the whole set (meta/topic_config.h), and write a
  * ConfigRecord for each key whose value changes (a null value deletes).
