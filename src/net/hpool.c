@@ -130,6 +130,7 @@ samsa_hpool_init(samsa_hpool_t *hp, samsa_sockserver_t *ss)
     hp->cap = n > SAMSA_HPOOL_MAX_THREADS ? n : SAMSA_HPOOL_MAX_THREADS;
     hp->slots = samsa_calloc(hp->cap, sizeof(*hp->slots));
     atomic_init(&hp->nthreads, 0);
+    atomic_init(&hp->nslots, 0);
     hp->test_delay_ms = hpool_env_int("SAMSA_TEST_HANDLER_DELAY_MS", 0);
     hp->test_delay_api = (int) hpool_env_int("SAMSA_TEST_HANDLER_DELAY_API", -1);
     if (hp->test_delay_ms > 0) {
@@ -151,6 +152,9 @@ hpool_start_one(samsa_hpool_t *hp, size_t i)
         slot = samsa_aligned_calloc(64, 1, sizeof(*slot));
         atomic_init(&slot->state, SAMSA_HSLOT_IDLE);
         atomic_store_explicit(&hp->slots[i], slot, memory_order_release);
+        if (i + 1 > atomic_load(&hp->nslots)) {
+            atomic_store(&hp->nslots, i + 1);
+        }
     }
     if (atomic_compare_exchange_strong(&slot->state, &st,
                                        SAMSA_HSLOT_RUNNING)) {

@@ -97,6 +97,12 @@ samsa_sockserver_nhandlers(const samsa_sockserver_t *ss)
     return atomic_load(&ss->hpool.nthreads);
 }
 
+size_t
+samsa_sockserver_handler_slots(const samsa_sockserver_t *ss)
+{
+    return atomic_load(&ss->hpool.nslots);
+}
+
 uint64_t
 samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss, size_t i)
 {

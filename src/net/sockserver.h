@@ -101,7 +101,11 @@ void samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
                                  samsa_netstats_proc_t *out);
 /* Handlers now (num.io.threads as last applied). */
 size_t samsa_sockserver_nhandlers(const samsa_sockserver_t *ss);
-/* Time handler i spent waiting for a request.  @thread any */
+/* Handler slots ever used (>= nhandlers after a pool shrank): summing
+ * the idle time of all of them keeps the sum monotonic across resizes. */
+size_t samsa_sockserver_handler_slots(const samsa_sockserver_t *ss);
+/* Time handler i (i < handler_slots) spent waiting for a request; a
+ * removed handler's total stays as it was.  @thread any */
 uint64_t samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss,
                                           size_t i);
 /* Requests waiting for a handler (Kafka's RequestQueueSize). */

@@ -134,6 +134,7 @@ typedef struct samsa_hpool {
                                                under lock, read by any */
     size_t                    cap;          /* [const] */
     _Atomic size_t            nthreads;     /* [atomic] handlers wanted */
+    _Atomic size_t            nslots;       /* [atomic] slots ever used */
     bool                      stopped;      /* [lock] */
     int64_t                   test_delay_ms;     /* [const] test-only hook */
     int                       test_delay_api;    /* [const] -1 = every API */
