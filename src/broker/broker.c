@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "meta/brokercfg.h"
 #include "meta/controller.h"
 #include "meta/topic_config.h"
 #include "util/alloc.h"
@@ -182,6 +183,52 @@ broker_topic_changed(const samsa_image_topic_t *a, const samsa_image_topic_t *b)
     return false;
 }
 
+/* Do the dynamic configs of this broker (its own or the cluster
+ * default) differ between the two images? */
+static bool
+broker_reconf_changed(const samsa_broker_t *b, const samsa_image_t *a,
+                      const samsa_image_t *c)
+{
+    samsa_brokercfg_levels_t  x, y;
+    size_t                    i;
+
+    samsa_brokercfg_levels(a, b->node->node_id, &x);
+    samsa_brokercfg_levels(c, b->node->node_id, &y);
+    if (x.nnode != y.nnode || x.ndflt != y.ndflt) {
+        return true;
+    }
+    for (i = 0; i < x.nnode; i++) {
+        if (strcmp(x.node[i].name, y.node[i].name) != 0
+            || strcmp(x.node[i].value, y.node[i].value) != 0) {
+            return true;
+        }
+    }
+    for (i = 0; i < x.ndflt; i++) {
+        if (strcmp(x.dflt[i].name, y.dflt[i].name) != 0
+            || strcmp(x.dflt[i].value, y.dflt[i].value) != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+samsa_broker_set_reconf(samsa_broker_t *b, samsa_broker_reconf_fn *fn,
+                        void *ctx)
+{
+    samsa_image_t  *img;
+
+    pthread_mutex_lock(&b->reconf_lock);
+    b->reconf = fn;
+    b->reconf_ctx = ctx;
+    if (fn != NULL) {
+        img = samsa_meta_image_get(b->meta);
+        fn(ctx, img);
+        samsa_image_put(img);
+    }
+    pthread_mutex_unlock(&b->reconf_lock);
+}
+
 /* Image listener: runs on the controller thread after each change. */
 static void
 broker_on_image(void *ctx, const samsa_image_t *old_img,
@@ -192,6 +239,13 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
     size_t                      i, n = samsa_image_topic_count(new_img);
     bool                        gone = false;
 
+    if (broker_reconf_changed(b, old_img, new_img)) {
+        pthread_mutex_lock(&b->reconf_lock);
+        if (b->reconf != NULL) {
+            b->reconf(b->reconf_ctx, new_img);
+        }
+        pthread_mutex_unlock(&b->reconf_lock);
+    }
     for (i = 0; i < n; i++) {
         t = samsa_image_topic_at(new_img, i);
         was = samsa_image_topic_find(old_img, t->name, t->name_len);
@@ -268,6 +322,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     samsa_err_t              err;
 
     memset(b, 0, sizeof(*b));
+    pthread_mutex_init(&b->reconf_lock, NULL);
     b->cfg = cfg;
     b->node = node;
     b->meta = samsa_meta_new();
@@ -351,4 +406,5 @@ samsa_broker_close(samsa_broker_t *b)
     }
     samsa_meta_free(b->meta);
     b->meta = NULL;
+    pthread_mutex_destroy(&b->reconf_lock);
 }

@@ -10,6 +10,7 @@
 #ifndef SAMSA_BROKER_BROKER_H
 #define SAMSA_BROKER_BROKER_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <samsa/errors.h>
@@ -39,6 +40,12 @@ typedef samsa_err_t samsa_txn_verify_fn(void *ctx,
                                         int16_t producer_epoch,
                                         const char *topic, int32_t partition);
 
+/* Dynamic broker configs changed (or the hook was just installed): img
+ * is the image now, borrowed for the call.  Called on the controller
+ * thread (or the installer's), under the broker's reconf lock; must not
+ * call the controller nor wait for a handler. */
+typedef void samsa_broker_reconf_fn(void *ctx, const samsa_image_t *img);
+
 typedef struct samsa_broker {
     const samsa_config_t  *cfg;         /* [const] */
     const samsa_node_t    *node;        /* [const] */
@@ -53,6 +60,10 @@ typedef struct samsa_broker {
                                            start; NULL: no check */
     void                  *txn_verify_ctx; /* [const] */
     samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
+    pthread_mutex_t        reconf_lock; /* guards the two below and their
+                                           calls */
+    samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */
+    void                  *reconf_ctx;  /* [reconf_lock] */
 } samsa_broker_t;
 
 /* Open everything the handlers need, in order: the purgatories, the
@@ -66,6 +77,12 @@ SAMSA_MUST_CHECK samsa_err_t samsa_broker_open(samsa_broker_t *b,
                                                const samsa_node_t *node,
                                                char *errstr,
                                                size_t errstr_size);
+
+/* Install (fn != NULL: then called at once with the current image) or
+ * remove (fn == NULL: waits for a call in progress) the hook that applies
+ * dynamic broker configs.  @thread main */
+void samsa_broker_set_reconf(samsa_broker_t *b, samsa_broker_reconf_fn *fn,
+                             void *ctx);
 
 /* After every handler stopped, while the socket servers still exist:
  * expire what waits in the purgatories so every request is answered (or

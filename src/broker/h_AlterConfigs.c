@@ -2,7 +2,8 @@
  * broker/h_AlterConfigs.c - AlterConfigs (key 33, full replace of a
  * resource's overrides) and IncrementalAlterConfigs (key 44: SET, DELETE,
  * APPEND, SUBTRACT), both forwarded to the controller; the image listener
- * then applies topic changes to the partition logs.
+ * then applies topic changes to the partition logs and dynamic broker
+ * configs to the thread pools.
  * Threads: handler.
  */
 #include "broker/api_table.h"

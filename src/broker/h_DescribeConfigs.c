@@ -2,8 +2,10 @@
  * broker/h_DescribeConfigs.c - DescribeConfigs (key 32): a topic's configs
  * (overrides, else the broker's fallbacks, else Kafka's defaults, each with
  * its source and, on request, its synonyms and documentation), or this
- * broker's configs (from server.properties and --override; read-only: no
- * dynamic broker configs yet).
+ * broker's configs (its dynamic value, else the cluster-wide dynamic
+ * default, else server.properties and --override, else the default; the
+ * keys of meta/brokercfg.h are not read-only), or, for the resource name
+ * "", the cluster-wide dynamic defaults alone, as Kafka answers.
  * Threads: handler.
  */
 #include "broker/api_table.h"
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "meta/brokercfg.h"
 #include "meta/topic_config.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
@@ -27,6 +30,7 @@ typedef struct dc_ctx {
     samsa_req_t                          *req;
     const samsa_DescribeConfigsRequest_t *rq;
     const samsa_DescribeConfigsResource_t *res;
+    samsa_brokercfg_levels_t              lv;     /* broker resources */
 } dc_ctx_t;
 
 /* Is key wanted (the resource's key list is null: all)? */
@@ -130,61 +134,118 @@ dc_broker_type(samsa_config_type_t t)
     }
 }
 
+/* One synonym: the value at one level. */
+/* v copied into the request's arena: the image it came from is released
+ * before the response is encoded. */
+static const char *
+dc_dup(const dc_ctx_t *c, const char *v)
+{
+    return v == NULL ? NULL : samsa_arena_strndup(&c->req->arena, v,
+                                                  strlen(v));
+}
+
+static void
+dc_synonym(samsa_DescribeConfigsSynonym_t *y, const char *name,
+           const char *value, int source)
+{
+    samsa_DescribeConfigsSynonym_init(y);
+    y->Name = samsa_slice_cstr(name);
+    y->Value = samsa_slice_cstr(value);
+    y->Source = (int8_t) source;
+}
+
+/* Kafka's synonyms, most specific first: each level that has a value. */
+static void
+dc_broker_synonyms(const dc_ctx_t *c, const samsa_config_def_t *d,
+                   samsa_DescribeConfigsResourceResult_t *r)
+{
+    samsa_brokercfg_levels_t  lv = c->lv, none = { 0 };
+    int                       source;
+    const char               *v;
+    size_t                    n = 0;
+
+    r->Synonyms = samsa_arena_calloc(&c->req->arena, 4, sizeof(*r->Synonyms));
+    while (n < 3) {
+        v = samsa_brokercfg_value(c->b->cfg, &lv, d->name, &source);
+        dc_synonym(&r->Synonyms[n++], d->name,
+                   d->type == SAMSA_CONFIG_PASSWORD ? NULL : dc_dup(c, v),
+                   source);
+        if (source == SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG) {
+            lv.node = NULL;
+            lv.nnode = 0;
+        } else if (source == SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG) {
+            lv = none;
+        } else {
+            break;
+        }
+    }
+    r->Synonyms_cnt = (int32_t) n;
+}
+
 static void
 dc_broker_entry(const dc_ctx_t *c, const samsa_config_def_t *d,
                 samsa_DescribeConfigsResourceResult_t *r)
 {
-    const samsa_config_t  *cfg = c->b->cfg;
-    bool                   is_default;
-    bool                   secret = d->type == SAMSA_CONFIG_PASSWORD;
+    bool         secret = d->type == SAMSA_CONFIG_PASSWORD;
+    int          source;
+    const char  *v = samsa_brokercfg_value(c->b->cfg, &c->lv, d->name,
+                                           &source);
 
-    is_default = strcmp(samsa_config_source(cfg, d->name), "default") == 0;
     samsa_DescribeConfigsResourceResult_init(r);
     r->Name = samsa_slice_cstr(d->name);
-    r->Value = secret ? SAMSA_SLICE_NULL
-                      : samsa_slice_cstr(samsa_config_text(cfg, d->name));
-    r->ReadOnly = true;
-    r->IsDefault = is_default;
+    r->Value = secret ? SAMSA_SLICE_NULL : samsa_slice_cstr(dc_dup(c, v));
+    r->ReadOnly = !samsa_brokercfg_is_dynamic(d->name);
+    r->IsDefault = source == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;
     r->IsSensitive = secret;
-    r->ConfigSource = is_default ? SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
-                                 : SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG;
+    r->ConfigSource = (int8_t) source;
     r->ConfigType = dc_broker_type(d->type);
     if (c->rq->IncludeDocumentation) {
         r->Documentation = samsa_slice_cstr(d->doc);
     }
     r->Synonyms_cnt = 0;
     if (c->rq->IncludeSynonyms) {
-        r->Synonyms = samsa_arena_calloc(&c->req->arena, 1,
-                                         sizeof(*r->Synonyms));
-        samsa_DescribeConfigsSynonym_init(&r->Synonyms[0]);
-        r->Synonyms[0].Name = r->Name;
-        r->Synonyms[0].Value = r->Value;
-        r->Synonyms[0].Source = r->ConfigSource;
-        r->Synonyms_cnt = 1;
+        dc_broker_synonyms(c, d, r);
     }
 }
 
 static void
-dc_broker(const dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
+dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
 {
-    char    me[16];
-    size_t  i, n = 0;
+    samsa_image_t  *img;
+    char            me[16];
+    size_t          i, n = 0;
+    bool            is_default = c->res->ResourceName.len == 0;
 
     snprintf(me, sizeof(me), "%d", (int) c->b->node->node_id);
-    if (c->res->ResourceName.len != 0
-        && !samsa_slice_eq_cstr(c->res->ResourceName, me)) {
+    if (!is_default && !samsa_slice_eq_cstr(c->res->ResourceName, me)) {
         out->ErrorCode = SAMSA_ERR_INVALID_REQUEST;
         out->ErrorMessage = samsa_slice_cstr(
             "Unexpected broker id: this is the only broker");
         return;
     }
+    img = samsa_meta_image_get(c->b->meta);
+    samsa_brokercfg_levels(img, c->b->node->node_id, &c->lv);
     out->Configs = dc_alloc(c, samsa_config_ndefs);
     for (i = 0; i < samsa_config_ndefs; i++) {
-        if (dc_wanted(c, samsa_config_defs[i].name)) {
-            dc_broker_entry(c, &samsa_config_defs[i], &out->Configs[n++]);
+        const samsa_config_def_t  *d = &samsa_config_defs[i];
+        int                        source;
+
+        if (!dc_wanted(c, d->name)) {
+            continue;
         }
+        if (is_default) {
+            /* Kafka: only the dynamic defaults, with no node level */
+            c->lv.node = NULL;
+            c->lv.nnode = 0;
+            samsa_brokercfg_value(c->b->cfg, &c->lv, d->name, &source);
+            if (source != SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG) {
+                continue;
+            }
+        }
+        dc_broker_entry(c, d, &out->Configs[n++]);
     }
     out->Configs_cnt = (int32_t) n;
+    samsa_image_put(img);
 }
 
 void
@@ -193,7 +254,8 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_DescribeConfigsRequest_t   rq;
     samsa_DescribeConfigsResponse_t  m;
     samsa_DescribeConfigsResult_t   *out;
-    dc_ctx_t                         c = { apis->broker, req, &rq, NULL };
+    dc_ctx_t                         c = { apis->broker, req, &rq, NULL,
+                                             { 0 } };
     samsa_resp_t                    *resp;
     samsa_wr_t                       wr;
     int32_t                          i;

@@ -227,9 +227,10 @@ typedef struct samsa_controller_alter_config {
 /* AlterConfigs: each resource's overrides become exactly ops' name/value
  * pairs (keys not listed are removed).  Incremental: SET, DELETE, and
  * APPEND/SUBTRACT of comma-separated items on LIST keys ("Can't APPEND to
- * key retention.ms because its type is not LIST.").  Topics only: a
- * BROKER resource gets INVALID_REQUEST (dynamic broker configs are not
- * supported yet), other types INVALID_REQUEST "Unsupported configuration
+ * key retention.ms because its type is not LIST.").  TOPIC resources,
+ * and BROKER resources ("" or a broker id: dynamic broker configs,
+ * checked by meta/brokercfg.h, refusals INVALID_REQUEST as Kafka's broker
+ * answers them); other types INVALID_REQUEST "Unsupported configuration
  * resource type ...".  Unknown topic: UNKNOWN_TOPIC_OR_PARTITION "The topic
  * 'x' does not exist."; bad keys or values: INVALID_CONFIG.  results[i]
  * answers resources[i]. */

@@ -1,6 +1,7 @@
 /*
  * meta/ctlconfigs.c - the controller's AlterConfigs and
- * IncrementalAlterConfigs for topic resources, as Kafka's ControllerApis
+ * IncrementalAlterConfigs for topic and broker resources (dynamic broker
+ * configs, meta/brokercfg.h), as Kafka's ControllerApis
  * and ConfigurationControlManager do them: compute the resource's new set
  * of overrides, validate the whole set (meta/topic_config.h), and write a
  * ConfigRecord for each key whose value changes (a null value deletes).
@@ -11,6 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "meta/brokercfg.h"
 #include "meta/topic_config.h"
 #include "meta/topic_name.h"
 #include "util/diag.h"
@@ -200,7 +202,7 @@ ctl_alter_compute(const samsa_image_topic_t *topic,
 }
 
 static void
-ctl_add_config_record(samsa_ctlbatch_t *b, samsa_slice_t topic,
+ctl_add_config_record(samsa_ctlbatch_t *b, int8_t type, samsa_slice_t topic,
                       const char *name, const char *value)
 {
     samsa_MetadataRecords_any_t  rec;
@@ -208,7 +210,7 @@ ctl_add_config_record(samsa_ctlbatch_t *b, samsa_slice_t topic,
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_ConfigRecord;
     samsa_ConfigRecord_init(&rec.u.ConfigRecord);
-    rec.u.ConfigRecord.ResourceType = SAMSA_CONFIG_RESOURCE_TOPIC;
+    rec.u.ConfigRecord.ResourceType = type;
     rec.u.ConfigRecord.ResourceName = topic;
     rec.u.ConfigRecord.Name = samsa_slice_cstr(name);
     rec.u.ConfigRecord.Value = value != NULL ? samsa_slice_cstr(value)
@@ -219,8 +221,8 @@ ctl_add_config_record(samsa_ctlbatch_t *b, samsa_slice_t topic,
 /* One ConfigRecord per key whose value changes (Kafka's
  * legacyAlterConfigResource / incrementalAlterConfigResource). */
 static void
-ctl_alter_records(samsa_ctlbatch_t *b, const samsa_image_topic_t *topic,
-                  const ctl_cfgset_t *set)
+ctl_alter_records(samsa_ctlbatch_t *b, int8_t type,
+                  const samsa_image_topic_t *topic, const ctl_cfgset_t *set)
 {
     const char  *old;
     size_t       i, changes = 0;
@@ -239,14 +241,14 @@ ctl_alter_records(samsa_ctlbatch_t *b, const samsa_image_topic_t *topic,
     for (i = 0; i < set->n; i++) {
         old = samsa_image_topic_config(topic, set->cfgs[i].name);
         if (old == NULL || strcmp(old, set->cfgs[i].value) != 0) {
-            ctl_add_config_record(b, samsa_slice_cstr(topic->name),
+            ctl_add_config_record(b, type, samsa_slice_cstr(topic->name),
                                   set->cfgs[i].name, set->cfgs[i].value);
         }
     }
     for (i = 0; i < topic->nconfigs; i++) {
         if (ctl_cfgset_find((ctl_cfgset_t *) set, topic->configs[i].name)
             == NULL) {
-            ctl_add_config_record(b, samsa_slice_cstr(topic->name),
+            ctl_add_config_record(b, type, samsa_slice_cstr(topic->name),
                                   topic->configs[i].name, NULL);
         }
     }
@@ -271,11 +273,6 @@ ctl_alter_resource(samsa_ctlbatch_t *b,
                                    (int) res->resource_type);
         return NULL;
     }
-    if (res->resource_type == SAMSA_CONFIG_RESOURCE_BROKER) {
-        r->error = SAMSA_ERR_INVALID_REQUEST;
-        r->message = "Samsa does not support dynamic broker configs yet.";
-        return NULL;
-    }
     if (res->resource_type != SAMSA_CONFIG_RESOURCE_TOPIC) {
         r->error = SAMSA_ERR_INVALID_REQUEST;
         r->message = samsa_ctl_msg(arena, "Unsupported configuration "
@@ -298,6 +295,92 @@ ctl_alter_resource(samsa_ctlbatch_t *b,
                                    res->resource_name.ptr);
     }
     return topic;
+}
+
+/* A BROKER resource's name: "" (the cluster-wide default) or a broker id
+ * (ControllerConfigurationValidator). */
+static bool
+ctl_broker_name_ok(samsa_slice_t name, samsa_arena_t *arena,
+                   samsa_controller_result_t *r)
+{
+    size_t  i;
+
+    for (i = 0; i < name.len; i++) {
+        if (name.ptr[i] < '0' || name.ptr[i] > '9' || i >= 9) {
+            r->error = SAMSA_ERR_INVALID_REQUEST;
+            r->message = samsa_ctl_msg(arena, "Invalid broker name %.*s",
+                                       (int) name.len, name.ptr);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Dynamic broker configs (Kafka's ConfigAdminManager.preprocess then the
+ * controller): the resource's new set is checked against the levels in
+ * effect (meta/brokercfg.h), then written as ConfigRecords of type BROKER.
+ * A bad value is INVALID_REQUEST, as Kafka's broker answers it. */
+static void
+ctl_alter_broker(samsa_ctlbatch_t *b,
+                 const samsa_controller_alter_config_t *res, bool incremental,
+                 samsa_arena_t *arena, samsa_controller_result_t *r)
+{
+    samsa_brokercfg_levels_t  cur;
+    samsa_image_topic_t       pseudo;
+    const samsa_image_config_t *cfgs;
+    samsa_image_config_t     *copy;
+    size_t                    i;
+    ctl_cfgset_t              set;
+    const char               *name;
+    char                      me[16], err[512];
+    bool                      is_default = res->resource_name.len == 0;
+
+    if (!ctl_broker_name_ok(res->resource_name, arena, r)) {
+        return;
+    }
+    name = samsa_arena_strndup(arena, res->resource_name.ptr != NULL
+                                          ? res->resource_name.ptr : "",
+                               res->resource_name.len);
+    memset(&pseudo, 0, sizeof(pseudo));
+    pseudo.name = name;
+    pseudo.name_len = res->resource_name.len;
+    /* a copy: the records below change the delta's array */
+    cfgs = samsa_image_delta_resource_configs(
+        b->delta, SAMSA_CONFIG_RESOURCE_BROKER, name, pseudo.name_len,
+        &pseudo.nconfigs);
+    copy = samsa_arena_calloc(arena, pseudo.nconfigs + 1, sizeof(*copy));
+    for (i = 0; i < pseudo.nconfigs; i++) {
+        copy[i].name = samsa_arena_strndup(arena, cfgs[i].name,
+                                           strlen(cfgs[i].name));
+        copy[i].value = samsa_arena_strndup(arena, cfgs[i].value,
+                                            strlen(cfgs[i].value));
+    }
+    pseudo.configs = copy;
+    if (!ctl_alter_compute(&pseudo, res, incremental, arena, &set, r)) {
+        return;
+    }
+    for (i = 0; i < set.n; i++) {
+        if (set.cfgs[i].value == NULL) {
+            r->error = SAMSA_ERR_INVALID_REQUEST;
+            r->message = samsa_ctl_msg(arena, "Null value not supported for "
+                                       ": %s", set.cfgs[i].name);
+            return;
+        }
+    }
+    snprintf(me, sizeof(me), "%d", (int) b->ctrl->conf.node_id);
+    cur.node = samsa_image_delta_resource_configs(
+        b->delta, SAMSA_CONFIG_RESOURCE_BROKER, is_default ? me : name,
+        strlen(is_default ? me : name), &cur.nnode);
+    cur.dflt = samsa_image_delta_resource_configs(
+        b->delta, SAMSA_CONFIG_RESOURCE_BROKER, "", 0, &cur.ndflt);
+    if (samsa_brokercfg_validate(b->ctrl->conf.broker_cfg, &cur, is_default,
+                                 set.cfgs, set.n, err, sizeof(err))
+        != SAMSA_ERR_NONE) {
+        r->error = SAMSA_ERR_INVALID_REQUEST;
+        r->message = samsa_ctl_msg(arena, "%s", err);
+        return;
+    }
+    ctl_alter_records(b, SAMSA_CONFIG_RESOURCE_BROKER, &pseudo, &set);
 }
 
 void
@@ -326,6 +409,10 @@ samsa_ctlconfigs_alter(samsa_ctlbatch_t *b,
         if (results[i].error != SAMSA_ERR_NONE) {
             continue;
         }
+        if (res[i].resource_type == SAMSA_CONFIG_RESOURCE_BROKER) {
+            ctl_alter_broker(b, &res[i], incremental, arena, &results[i]);
+            continue;
+        }
         topic = ctl_alter_resource(b, &res[i], arena, &results[i]);
         if (topic == NULL || !ctl_alter_compute(topic, &res[i], incremental,
                                                 arena, &set, &results[i])) {
@@ -338,6 +425,6 @@ samsa_ctlconfigs_alter(samsa_ctlbatch_t *b,
             results[i].message = samsa_ctl_msg(arena, "%s", err);
             continue;
         }
-        ctl_alter_records(b, topic, &set);
+        ctl_alter_records(b, SAMSA_CONFIG_RESOURCE_TOPIC, topic, &set);
     }
 }

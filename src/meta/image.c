@@ -698,6 +698,16 @@ samsa_image_delta_topic_find_id(const samsa_image_delta_t *d,
     return i == SIZE_MAX ? NULL : &d->topics[i]->pub;
 }
 
+const samsa_image_config_t *
+samsa_image_delta_resource_configs(const samsa_image_delta_t *d, int8_t type,
+                                   const char *name, size_t len, size_t *n)
+{
+    const image_resource_t  *r = misc_resource(&d->misc, type, name, len);
+
+    *n = r != NULL ? r->ncfgs : 0;
+    return r != NULL && r->ncfgs > 0 ? r->cfgs : NULL;
+}
+
 size_t
 samsa_image_delta_topic_slots(const samsa_image_delta_t *d)
 {

@@ -171,6 +171,11 @@ const samsa_image_topic_t *samsa_image_delta_topic_find(
     const samsa_image_delta_t *delta, const char *name, size_t len);
 const samsa_image_topic_t *samsa_image_delta_topic_find_id(
     const samsa_image_delta_t *delta, samsa_uuid_t id);
+/* The delta's current dynamic configs of a non-topic resource (NULL and
+ * *n = 0 when it has none), sorted by name. */
+const samsa_image_config_t *samsa_image_delta_resource_configs(
+    const samsa_image_delta_t *delta, int8_t type, const char *name,
+    size_t len, size_t *n);
 
 /* The delta's topics, for scans: slot i from 0 to
  * samsa_image_delta_topic_slots()-1 holds a topic or NULL (removed). */

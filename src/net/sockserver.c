@@ -94,14 +94,23 @@ samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
 size_t
 samsa_sockserver_nhandlers(const samsa_sockserver_t *ss)
 {
-    return ss->hpool.nthreads;
+    return atomic_load(&ss->hpool.nthreads);
+}
+
+size_t
+samsa_sockserver_handler_slots(const samsa_sockserver_t *ss)
+{
+    return atomic_load(&ss->hpool.nslots);
 }
 
 uint64_t
 samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss, size_t i)
 {
-    return atomic_load_explicit(&ss->hpool.stats[i].idle_ns,
-                                memory_order_relaxed);
+    samsa_hslot_t  *slot = atomic_load_explicit(&ss->hpool.slots[i],
+                                                memory_order_acquire);
+
+    return slot == NULL ? 0 : atomic_load_explicit(&slot->idle_ns,
+                                                   memory_order_relaxed);
 }
 
 size_t
@@ -144,6 +153,15 @@ samsa_sockserver_start(samsa_sockserver_t *ss)
         }
     }
     return err;
+}
+
+samsa_err_t
+samsa_sockserver_set_io_threads(samsa_sockserver_t *ss, int32_t n)
+{
+    if (n < 1) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    return samsa_hpool_resize(&ss->hpool, (size_t) n);
 }
 
 void
@@ -191,9 +209,7 @@ samsa_sockserver_free(samsa_sockserver_t *ss)
         samsa_proc_set_run(&ss->procs[i], SAMSA_PROC_STOPPING, 0);
         samsa_proc_join(&ss->procs[i]);
     }
-    if (ss->hpool.nstarted > 0) {
-        samsa_hpool_stop(&ss->hpool);
-    }
+    samsa_hpool_stop(&ss->hpool);
     samsa_hpool_fini(&ss->hpool);
     samsa_reqchan_fini(&ss->chan);
     for (i = 0; i < ss->nprocs; i++) {

@@ -99,8 +99,13 @@ size_t samsa_sockserver_nprocs(const samsa_sockserver_t *ss);
 /* @thread any  @locks the processor's response-queue lock taken */
 void samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
                                  samsa_netstats_proc_t *out);
+/* Handlers now (num.io.threads as last applied). */
 size_t samsa_sockserver_nhandlers(const samsa_sockserver_t *ss);
-/* Time handler i spent waiting for a request.  @thread any */
+/* Handler slots ever used (>= nhandlers after a pool shrank): summing
+ * the idle time of all of them keeps the sum monotonic across resizes. */
+size_t samsa_sockserver_handler_slots(const samsa_sockserver_t *ss);
+/* Time handler i (i < handler_slots) spent waiting for a request; a
+ * removed handler's total stays as it was.  @thread any */
 uint64_t samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss,
                                           size_t i);
 /* Requests waiting for a handler (Kafka's RequestQueueSize). */
@@ -111,6 +116,13 @@ const char *samsa_sockserver_listener_name(const samsa_sockserver_t *ss,
 
 /* Start the handlers, then the network threads, then the acceptors. */
 SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_start(samsa_sockserver_t *ss);
+
+/* Resize the handler pool to n threads at run time (num.io.threads,
+ * Kafka's resizeThreadPool): a removed handler finishes its request and
+ * exits; none is waited for.  Ignored once the handlers stopped.
+ * @thread any but a handler of this server */
+SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_set_io_threads(
+    samsa_sockserver_t *ss, int32_t n);
 
 /* Shutdown, in three steps so that a process with two servers can do each
  * step for both: stop accepting (acceptors exit, listening sockets close);

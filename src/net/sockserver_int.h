@@ -102,20 +102,42 @@ typedef struct samsa_acceptor {
     size_t               nprocs;        /* [const] */
 } samsa_acceptor_t;
 
-/* One handler thread's metrics, on a cache line of its own: written by
- * that thread alone (relaxed load + store), read by the metrics thread. */
-typedef struct samsa_hstat {
-    _Alignas(64) _Atomic uint64_t  idle_ns;   /* waiting for a request */
-} samsa_hstat_t;
+/* The most handler threads a pool may have (num.io.threads at start is
+ * not limited; a run-time change is: meta/brokercfg.c refuses more). */
+#define SAMSA_HPOOL_MAX_THREADS  4096
+
+/* Where a handler slot stands.  RUNNING <-> STOPPING under the pool lock;
+ * STOPPING -> EXITED by the thread itself (CAS, so a resize that revives
+ * a stopping handler and the handler leaving cannot both win). */
+typedef enum samsa_hslot_state {
+    SAMSA_HSLOT_IDLE = 0,       /* no thread */
+    SAMSA_HSLOT_RUNNING,
+    SAMSA_HSLOT_STOPPING,       /* finish the request in hand, then exit */
+    SAMSA_HSLOT_EXITED,         /* left its loop; still to be joined */
+} samsa_hslot_state_t;
+
+/* One handler thread slot (handler-<index>), on cache lines of its own.
+ * Allocated on first use, freed with the pool. */
+typedef struct samsa_hslot {
+    _Alignas(64) _Atomic uint64_t  idle_ns;   /* written by its thread alone
+                                                 (relaxed load + store), read
+                                                 by the metrics thread */
+    _Atomic int                    state;     /* samsa_hslot_state_t */
+    pthread_t                      thread;    /* [pool lock] */
+    bool                           joinable;  /* [pool lock] */
+} samsa_hslot_t;
 
 typedef struct samsa_hpool {
-    samsa_sockserver_t  *ss;            /* [const] */
-    pthread_t           *threads;
-    samsa_hstat_t       *stats;         /* one per thread */
-    size_t               nthreads;
-    size_t               nstarted;
-    int64_t              test_delay_ms;     /* [const] test-only hook */
-    int                  test_delay_api;    /* [const] -1 = every API */
+    samsa_sockserver_t       *ss;           /* [const] */
+    pthread_mutex_t           lock;         /* resize vs stop */
+    samsa_hslot_t *_Atomic   *slots;        /* [const] array; entries set
+                                               under lock, read by any */
+    size_t                    cap;          /* [const] */
+    _Atomic size_t            nthreads;     /* [atomic] handlers wanted */
+    _Atomic size_t            nslots;       /* [atomic] slots ever used */
+    bool                      stopped;      /* [lock] */
+    int64_t                   test_delay_ms;     /* [const] test-only hook */
+    int                       test_delay_api;    /* [const] -1 = every API */
 } samsa_hpool_t;
 
 struct samsa_sockserver {
@@ -167,7 +189,12 @@ void samsa_reqchan_pool_returned(samsa_reqchan_t *chan);
 /* hpool.c */
 void samsa_hpool_init(samsa_hpool_t *hp, samsa_sockserver_t *ss);
 SAMSA_MUST_CHECK samsa_err_t samsa_hpool_start(samsa_hpool_t *hp);
-void samsa_hpool_stop(samsa_hpool_t *hp);             /* and join */
+/* Grow or shrink to n handlers (handler-<i> for i < n): a removed
+ * handler finishes the request it holds, then exits; it is joined when its
+ * slot is reused or the pool stops.  Never waits for a handler.
+ * @thread any but a handler  @locks pool lock */
+SAMSA_MUST_CHECK samsa_err_t samsa_hpool_resize(samsa_hpool_t *hp, size_t n);
+void samsa_hpool_stop(samsa_hpool_t *hp);    /* and join; idempotent */
 void samsa_hpool_fini(samsa_hpool_t *hp);
 
 #endif /* SAMSA_NET_SOCKSERVER_INT_H */

@@ -19,6 +19,7 @@
 #include "broker/broker.h"
 #include "broker/node.h"
 #include "meta/metaprops.h"
+#include "meta/brokercfg.h"
 #include "net/sockserver.h"
 #include "util/config.h"
 #include "server/httpd.h"
@@ -119,6 +120,45 @@ server_side_listeners(server_t *srv, server_side_t *side, bool controller)
     }
 }
 
+/* A dynamic broker config's value in effect: the metadata log's dynamic
+ * value (replayed by samsa_broker_open), else the static one. */
+static int32_t
+server_dynamic_int(server_t *srv, const char *key)
+{
+    samsa_brokercfg_levels_t  lv;
+    samsa_image_t            *img = samsa_meta_image_get(srv->brk.meta);
+    int32_t                   v;
+
+    samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
+    v = samsa_brokercfg_int(&srv->cfg, &lv, key);
+    samsa_image_put(img);
+    return v;
+}
+
+/* The broker's reconf hook: apply the thread counts in effect to both
+ * socket servers' handler pools (as Kafka resizes the broker's and the
+ * controller's pools).  @thread controller (or main, when installed) */
+static void
+server_reconf(void *ctx, const samsa_image_t *img)
+{
+    server_t                 *srv = ctx;
+    server_side_t            *sides[2] = { &srv->broker, &srv->controller };
+    samsa_brokercfg_levels_t  lv;
+    int32_t                   io;
+    size_t                    i;
+
+    samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
+    io = samsa_brokercfg_int(&srv->cfg, &lv, "num.io.threads");
+    for (i = 0; i < 2; i++) {
+        if (sides[i]->ss != NULL
+            && samsa_sockserver_set_io_threads(sides[i]->ss, io)
+                   != SAMSA_ERR_NONE) {
+            samsa_error("%s: cannot apply num.io.threads=%d",
+                        sides[i]->kind, (int) io);
+        }
+    }
+}
+
 static samsa_err_t
 server_side_open(server_t *srv, server_side_t *side, const char *kind,
                  bool controller, char *errstr, size_t errstr_size)
@@ -139,7 +179,7 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.listeners = side->listeners;
     conf.nlisteners = side->nlisteners;
     conf.num_network_threads = cfg->num_network_threads;
-    conf.num_io_threads = cfg->num_io_threads;
+    conf.num_io_threads = server_dynamic_int(srv, "num.io.threads");
     conf.queued_max_requests = cfg->queued_max_requests;
     conf.queued_max_request_bytes = cfg->queued_max_request_bytes;
     conf.socket_request_max_bytes = cfg->socket_request_max_bytes;
@@ -324,6 +364,9 @@ server_start(server_t *srv)
     if (err == SAMSA_ERR_NONE && srv->broker.ss != NULL) {
         err = samsa_sockserver_start(srv->broker.ss);
     }
+    if (err == SAMSA_ERR_NONE) {
+        samsa_broker_set_reconf(&srv->brk, server_reconf, srv);
+    }
     return err;
 }
 
@@ -333,9 +376,13 @@ server_stop(server_t *srv)
     server_side_t  *sides[2] = { &srv->broker, &srv->controller };
     size_t          i;
 
-    /* The metrics thread reads the servers: it goes first. */
+    /* The metrics thread reads the servers: it goes first; no
+     * reconfiguration touches them from here on. */
     samsa_httpd_close(srv->httpd);
     srv->httpd = NULL;
+    if (srv->brk_open) {
+        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
+    }
     for (i = 0; i < 2; i++) {
         if (sides[i]->ss != NULL) {
             samsa_sockserver_stop_accepting(sides[i]->ss);
@@ -364,6 +411,7 @@ server_free(server_t *srv)
     samsa_httpd_close(srv->httpd);
     srv->httpd = NULL;
     if (srv->brk_open) {
+        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
         samsa_broker_answer_waiting(&srv->brk);
     }
     for (i = 0; i < 2; i++) {

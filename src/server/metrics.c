@@ -142,7 +142,9 @@ metrics_idle_sums(samsa_sockserver_t *ss, uint64_t *net, uint64_t *hdl)
         samsa_sockserver_proc_stats(ss, i, &ps);
         *net += ps.idle_ns;
     }
-    for (i = 0; i < samsa_sockserver_nhandlers(ss); i++) {
+    /* every slot ever used: removed handlers' totals stay, so the sum
+     * never goes down when the pool shrinks */
+    for (i = 0; i < samsa_sockserver_handler_slots(ss); i++) {
         *hdl += samsa_sockserver_handler_idle_ns(ss, i);
     }
 }

@@ -211,7 +211,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Network threads (processors) per listener.",
+        .doc = "Network threads (processors) per listener. Not dynamic "
+               "yet (Kafka's run-time change is refused).",
     },
     {
         .name = "num.io.threads",
@@ -220,7 +221,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Request handler threads per pool.",
+        .doc = "Request handler threads per pool (broker and controller). "
+               "Dynamic: IncrementalAlterConfigs/AlterConfigs on the "
+               "BROKER resource resize the pools at run time.",
     },
     {
         .name = "queued.max.requests",

@@ -556,6 +556,12 @@ static void
 test_controller_alter_configs(void **state)
 {
     fixture_t                     *fx = *state;
+    samsa_controller_config_op_t   broker_static[1] = {
+        { "log.dirs", SAMSA_CONFIG_OP_SET, "/x" },
+    };
+    samsa_controller_config_op_t   broker_io[1] = {
+        { "num.io.threads", SAMSA_CONFIG_OP_SET, "4" },
+    };
     samsa_image_config_t           init[2] = {
         { "retention.ms", "1000" }, { "segment.ms", "5000" },
     };
@@ -617,8 +623,20 @@ test_controller_alter_configs(void **state)
     r = alter1(fx, "nope", SAMSA_CONFIG_RESOURCE_TOPIC, set, 1, true);
     assert_int_equal(r.error, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
     assert_string_equal(r.message, "The topic 'nope' does not exist.");
+    /* BROKER resources: dynamic broker configs (meta/brokercfg.h); a key
+     * the broker does not know is stored, as Kafka does; a known static
+     * one is refused; a name that is no broker id too */
     r = alter1(fx, "1", SAMSA_CONFIG_RESOURCE_BROKER, set, 1, true);
+    assert_int_equal(r.error, SAMSA_ERR_NONE);
+    r = alter1(fx, "1", SAMSA_CONFIG_RESOURCE_BROKER, broker_static, 1, true);
     assert_int_equal(r.error, SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(r.message, "Cannot update these configs "
+                        "dynamically: Set(log.dirs)");
+    r = alter1(fx, "b1", SAMSA_CONFIG_RESOURCE_BROKER, broker_io, 1, true);
+    assert_int_equal(r.error, SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(r.message, "Invalid broker name b1");
+    r = alter1(fx, "", SAMSA_CONFIG_RESOURCE_BROKER, broker_io, 1, true);
+    assert_int_equal(r.error, SAMSA_ERR_NONE);
     r = alter1(fx, "g", 32, set, 1, true);
     assert_int_equal(r.error, SAMSA_ERR_INVALID_REQUEST);
     assert_string_equal(r.message, "Unsupported configuration resource type "

@@ -1,0 +1,227 @@
+/*
+ * meta/brokercfg.c - see brokercfg.h.
+ */
+#include "meta/brokercfg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta/topic_config.h"
+#include "util/config_defs.h"
+
+/* The broker keys Samsa reconfigures at run time: Kafka's
+ * DynamicThreadPool.ReconfigurableConfigs it applies. */
+static const char *const  brokercfg_dynamic[] = {
+    "num.io.threads",
+};
+
+#define BROKERCFG_NDYNAMIC \
+    (sizeof(brokercfg_dynamic) / sizeof(brokercfg_dynamic[0]))
+
+bool
+samsa_brokercfg_is_dynamic(const char *key)
+{
+    size_t  i;
+
+    for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
+        if (strcmp(brokercfg_dynamic[i], key) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+samsa_brokercfg_levels(const samsa_image_t *img, int32_t node_id,
+                       samsa_brokercfg_levels_t *out)
+{
+    char  me[16];
+
+    snprintf(me, sizeof(me), "%d", (int) node_id);
+    out->node = samsa_image_resource_configs(img, SAMSA_CONFIG_RESOURCE_BROKER,
+                                             me, &out->nnode);
+    out->dflt = samsa_image_resource_configs(img, SAMSA_CONFIG_RESOURCE_BROKER,
+                                             "", &out->ndflt);
+}
+
+static const char *
+brokercfg_find(const samsa_image_config_t *cfgs, size_t n, const char *key)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(cfgs[i].name, key) == 0) {
+            return cfgs[i].value;
+        }
+    }
+    return NULL;
+}
+
+const char *
+samsa_brokercfg_value(const samsa_config_t *cfg,
+                      const samsa_brokercfg_levels_t *lv, const char *key,
+                      int *source)
+{
+    const char  *v = brokercfg_find(lv->node, lv->nnode, key);
+
+    if (v != NULL) {
+        *source = SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG;
+        return v;
+    }
+    v = brokercfg_find(lv->dflt, lv->ndflt, key);
+    if (v != NULL) {
+        *source = SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG;
+        return v;
+    }
+    *source = strcmp(samsa_config_source(cfg, key), "default") == 0
+                  ? SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
+                  : SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG;
+    return samsa_config_text(cfg, key);
+}
+
+static bool
+brokercfg_parse_int(const char *s, int32_t *out)
+{
+    char       *end;
+    long long   v;
+
+    if (s == NULL) {
+        return false;
+    }
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < INT32_MIN
+        || v > INT32_MAX) {
+        return false;
+    }
+    *out = (int32_t) v;
+    return true;
+}
+
+int32_t
+samsa_brokercfg_int(const samsa_config_t *cfg,
+                    const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
+    int32_t      n;
+
+    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
+        && brokercfg_parse_int(v, &n)) {
+        return n;
+    }
+    return samsa_config_int(cfg, key);
+}
+
+/* Kafka's "Set(a, b)" rendering of the refused keys. */
+static void
+brokercfg_refuse(const char *what, const samsa_image_config_t *set, size_t n,
+                 bool (*bad)(const char *), char *errstr, size_t errstr_size)
+{
+    size_t  i, o;
+    bool    first = true;
+
+    o = (size_t) snprintf(errstr, errstr_size, "%s: Set(", what);
+    for (i = 0; i < n && o < errstr_size; i++) {
+        if (bad(set[i].name)) {
+            o += (size_t) snprintf(errstr + o, errstr_size - o, "%s%s",
+                                   first ? "" : ", ", set[i].name);
+            first = false;
+        }
+    }
+    if (o < errstr_size) {
+        snprintf(errstr + o, errstr_size - o, ")");
+    }
+}
+
+/* A known broker key that cannot change at run time (Kafka's
+ * nonDynamicProps: unknown keys are let through, as Kafka does). */
+static bool
+brokercfg_non_dynamic(const char *key)
+{
+    return samsa_config_defs_index(key) < samsa_config_ndefs
+           && !samsa_brokercfg_is_dynamic(key);
+}
+
+/* DynamicThreadPool.validateReconfiguration. */
+static samsa_err_t
+brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
+                        char *errstr, size_t errstr_size)
+{
+    const char  *why;
+
+    if (v <= 0) {
+        snprintf(errstr, errstr_size, "Dynamic thread count update "
+                 "validation failed for %s=%d, value should be at least 1",
+                 key, (int) v);
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    if (v > SAMSA_BROKERCFG_THREADS_MAX) {
+        snprintf(errstr, errstr_size, "Dynamic thread count update "
+                 "validation failed for %s=%d, value should be at most %d "
+                 "(Samsa's limit)", key, (int) v,
+                 SAMSA_BROKERCFG_THREADS_MAX);
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    if (v < cur / 2) {
+        why = "at least half";
+    } else if ((int64_t) v > (int64_t) cur * 2) {
+        why = "not be greater than double";
+    } else {
+        return SAMSA_ERR_NONE;
+    }
+    snprintf(errstr, errstr_size, "Dynamic thread count update validation "
+             "failed for %s=%d, value should %s%s the current value %d", key,
+             (int) v, v < cur / 2 ? "be " : "", why, (int) cur);
+    return SAMSA_ERR_INVALID_REQUEST;
+}
+
+samsa_err_t
+samsa_brokercfg_validate(const samsa_config_t *cfg,
+                         const samsa_brokercfg_levels_t *cur, bool is_default,
+                         const samsa_image_config_t *set, size_t n,
+                         char *errstr, size_t errstr_size)
+{
+    samsa_brokercfg_levels_t  next = *cur;
+    int32_t                   now, v;
+    size_t                    i;
+
+    for (i = 0; i < n; i++) {
+        if (brokercfg_non_dynamic(set[i].name)) {
+            brokercfg_refuse("Cannot update these configs dynamically", set,
+                             n, brokercfg_non_dynamic, errstr, errstr_size);
+            return SAMSA_ERR_INVALID_REQUEST;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (samsa_brokercfg_is_dynamic(set[i].name)
+            && !brokercfg_parse_int(set[i].value, &v)) {
+            snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                     "%s: Not a number of type INT",
+                     set[i].value != NULL ? set[i].value : "null",
+                     set[i].name);
+            return SAMSA_ERR_INVALID_REQUEST;
+        }
+    }
+    if (is_default) {
+        next.dflt = set;
+        next.ndflt = n;
+    } else {
+        next.node = set;
+        next.nnode = n;
+    }
+    for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
+        now = samsa_brokercfg_int(cfg, cur, brokercfg_dynamic[i]);
+        v = samsa_brokercfg_int(cfg, &next, brokercfg_dynamic[i]);
+        if (v != now
+            && brokercfg_check_threads(brokercfg_dynamic[i], now, v, errstr,
+                                       errstr_size)
+                   != SAMSA_ERR_NONE) {
+            return SAMSA_ERR_INVALID_REQUEST;
+        }
+    }
+    return SAMSA_ERR_NONE;
+}

@@ -1,0 +1,67 @@
+/*
+ * meta/brokercfg.h - dynamic broker configs (Kafka's DynamicBrokerConfig):
+ * which broker keys may change at run time, their value as a broker sees
+ * it (the per-broker dynamic value, else the cluster-wide dynamic default,
+ * else server.properties/--override, else the default), and the checks a
+ * change must pass (DynamicThreadPool: a thread count moves by at most a
+ * factor of two per change).  The dynamic values live in the metadata
+ * image as ConfigRecords of resource type BROKER, named by the node id, or
+ * "" for the cluster-wide default.
+ * Threads: any (pure functions over borrowed data).
+ */
+#ifndef SAMSA_META_BROKERCFG_H
+#define SAMSA_META_BROKERCFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "meta/image.h"
+#include "util/config.h"
+
+/* Samsa's limit on a thread count set at run time (Kafka has none; the
+ * handler pool keeps a slot table of this size, net/sockserver_int.h). */
+#define SAMSA_BROKERCFG_THREADS_MAX  4096
+
+/* A broker's two levels of dynamic configs, borrowed. */
+typedef struct samsa_brokercfg_levels {
+    const samsa_image_config_t  *node;      /* resource "<node id>" */
+    size_t                       nnode;
+    const samsa_image_config_t  *dflt;      /* resource "" */
+    size_t                       ndflt;
+} samsa_brokercfg_levels_t;
+
+/* Can key be changed at run time (Kafka's reconfigurable broker configs
+ * that Samsa applies)? */
+bool samsa_brokercfg_is_dynamic(const char *key);
+
+/* The levels of node_id in img. */
+void samsa_brokercfg_levels(const samsa_image_t *img, int32_t node_id,
+                            samsa_brokercfg_levels_t *out);
+
+/* key's value in effect and its source (a SAMSA_CONFIG_SOURCE_* of
+ * meta/topic_config.h): per-broker dynamic, dynamic default, then cfg's
+ * (static or default).  The string is borrowed from lv or cfg. */
+const char *samsa_brokercfg_value(const samsa_config_t *cfg,
+                                  const samsa_brokercfg_levels_t *lv,
+                                  const char *key, int *source);
+
+/* Check a resource's complete new set of dynamic configs before it is
+ * written: is_default says which level it replaces (the node's or the
+ * cluster default), cur the levels in effect now.  Fills errstr with
+ * Kafka's message; the caller answers INVALID_REQUEST as Kafka's broker
+ * does (KAFKA-13609). */
+SAMSA_MUST_CHECK samsa_err_t samsa_brokercfg_validate(
+    const samsa_config_t *cfg, const samsa_brokercfg_levels_t *cur,
+    bool is_default, const samsa_image_config_t *set, size_t n,
+    char *errstr, size_t errstr_size);
+
+/* key's value in effect as an int (a dynamic value that does not parse,
+ * which validation keeps out, falls back to the static one). */
+int32_t samsa_brokercfg_int(const samsa_config_t *cfg,
+                            const samsa_brokercfg_levels_t *lv,
+                            const char *key);
+
+#endif /* SAMSA_META_BROKERCFG_H */
