@@ -34,29 +34,18 @@ fmt-check:
 	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
 
 # fuzz: build the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang in
-# build-fuzz and run each for FUZZ_SECONDS, seeded from tests/fuzz/corpus/
-# <target>/.  New inputs go to build-fuzz/corpus/<target>/ (the seed corpus
-# stays untouched), logs to build-fuzz/<target>.log, crashing inputs to
-# build-fuzz/<target>-crash-*; the first target that fails stops the run.
+# build-fuzz and run each for FUZZ_SECONDS, JOBS at a time, seeded from
+# tests/fuzz/corpus/<target>/ (scripts/fuzz.sh: new inputs, logs and
+# crashing inputs stay in build-fuzz/).  CI runs it with the default 30 s.
 FUZZ_SECONDS ?= 30
 FUZZ_BUILD   ?= build-fuzz
-FUZZ_TARGETS  = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
 
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DSAMSA_FUZZ=ON >/dev/null
 	@cmake --build $(FUZZ_BUILD) --target samsa_fuzz -j$(JOBS) -- \
 	    --no-print-directory
-	@for t in $(FUZZ_TARGETS); do \
-	    mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
-	    echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
-	    $(abspath $(FUZZ_BUILD))/$$t -max_total_time=$(FUZZ_SECONDS) \
-	        -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/$$t- \
-	        $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
-	        >$(FUZZ_BUILD)/$$t.log 2>&1 \
-	        || { tail -n 40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
-	    grep -E 'stat::number_of_executed_units|DONE' $(FUZZ_BUILD)/$$t.log; \
-	done
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS)
 
 clean:
 	rm -rf build build-address build-thread build-fuzz

@@ -23,6 +23,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/fault.h"
 
 #define GRPSTORE_KEY_OFFSET      1      /* OffsetCommitKey version written */
 #define GRPSTORE_KEY_GROUP       2      /* GroupMetadataKey version */
@@ -122,8 +123,10 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n)
     err = samsa_recbuild_close(&rb, &scratch);
     if (err == SAMSA_ERR_NONE) {
         memset(&res, 0, sizeof(res));
+        SAMSA_FAULT("group.store.before_append");
         err = samsa_plog_append(plog, mem, samsa_recbuild_size(&rb), &opts,
                                 &res);
+        SAMSA_FAULT("group.store.after_append");
     }
     if (err != SAMSA_ERR_NONE) {
         samsa_warn("group %s: cannot append to %s-%d: %s", g->id,

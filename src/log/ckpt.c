@@ -19,6 +19,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fault.h"
 
 #define CKPT_MAX_BYTES (64 << 20)       /* far above any real checkpoint */
 
@@ -102,6 +103,7 @@ samsa_ckpt_write_atomic(const char *path, const void *data, size_t len)
         unlink(tmp);
         return ckpt_io_error("cannot write", tmp, err);
     }
+    SAMSA_FAULT("log.checkpoint.before_rename");
     if (rename(tmp, path) != 0) {
         err = errno;
         unlink(tmp);

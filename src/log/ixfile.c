@@ -145,10 +145,23 @@ samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry)
 {
     size_t  n = atomic_load_explicit(&ix->n, memory_order_relaxed);
 
+    off_t    pos = (off_t) (n * ix->entry_size);
+    ssize_t  w;
+
     if (n >= ix->max_entries) {
         return false;
     }
-    memcpy(ix->map + n * ix->entry_size, entry, ix->entry_size);
+    /* Written through the file, not the mapping: the preallocated file
+     * is sparse, and a store into a hole of a full device raises SIGBUS,
+     * where pwrite returns ENOSPC.  The shared mapping sees the write.
+     * A lost entry costs lookups a longer scan, nothing else (the index
+     * is sparse), so a failed write only skips it. */
+    do {
+        w = pwrite(ix->fd, entry, ix->entry_size, pos);
+    } while (w < 0 && errno == EINTR);
+    if (w != (ssize_t) ix->entry_size) {
+        return false;
+    }
     /* pairs with the acquire in samsa_ixfile_count() */
     atomic_store_explicit(&ix->n, n + 1, memory_order_release);
     return true;

@@ -65,7 +65,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_resize(samsa_ixfile_t *ix,
 /* Shrink the file to the entries in use (roll, close).  @thread writer */
 SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_trim(samsa_ixfile_t *ix);
 
-/* Append one entry (entry_size bytes); false if the file is full.
+/* Append one entry (entry_size bytes), written with pwrite (never a
+ * store into the mapping: see ixfile.c); false if the file is full or
+ * the write failed (a full device): the entry is skipped.
  * @thread writer */
 bool samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry);
 

@@ -24,6 +24,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/fault.h"
 
 /* ---- segment list -------------------------------------------------------- */
 
@@ -583,6 +584,7 @@ samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
         return SAMSA_ERR_NONE;              /* nothing to roll away from */
     }
     err = samsa_seg_seal(active);
+    SAMSA_FAULT("log.roll.after_seal");
     if (err == SAMSA_ERR_NONE) {
         err = samsa_seg_open(plog->dir, plog->leo,
                              SAMSA_SEG_F_CREATE | SAMSA_SEG_F_ACTIVE,
@@ -592,6 +594,7 @@ samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
         samsa_plog_go_offline(plog);
         return err;
     }
+    SAMSA_FAULT("log.roll.after_open");
     samsa_plog_segs_replace(plog, 0, plog->segs->n, seg);
     samsa_seg_unref(seg);                   /* the list holds it now */
     plog->dir_dirty = true;
@@ -668,8 +671,14 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     lat = cfg->log_append_time ? now_ms : -1;
     next = samsa_batch_assign(records, len, plog->leo, opts->leader_epoch,
                               lat);
+    SAMSA_FAULT("log.append.before_write");
     err = samsa_seg_append(plog_active(plog), records, len,
                            cfg->index_interval_bytes);
+    SAMSA_FAULT("log.append.after_write");
+    if (err == SAMSA_ERR__NOSPC) {
+        /* the segment is as before: refuse this append, keep serving */
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
     if (err != SAMSA_ERR_NONE) {
         samsa_plog_go_offline(plog);
         return err;
@@ -853,6 +862,7 @@ plog_flush_files(samsa_plog_t *plog, const plog_flush_snap_t *snap,
             || samsa_seg_base(seg) > snap->target) {
             continue;
         }
+        SAMSA_FAULT("log.flush.before_sync");
         err = snap->full ? samsa_seg_flush(seg) : samsa_seg_flush_data(seg);
         files += snap->full ? 3 : 1;
     }

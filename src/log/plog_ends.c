@@ -18,6 +18,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/fault.h"
 
 /* ---- read ---------------------------------------------------------------- */
 
@@ -380,6 +381,7 @@ samsa_plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
     }
     for (i = 0; i < k && err == SAMSA_ERR_NONE; i++) {
         err = samsa_seg_mark_deleted(segs->seg[i]);
+        SAMSA_FAULT("log.retention.after_rename");
         if (err == SAMSA_ERR_NONE) {
             plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
             samsa_info("log: %s: deleting segment %020" PRId64, plog->dir,
@@ -415,6 +417,7 @@ samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all)
     plog->ndoomed = j;
     pthread_mutex_unlock(&plog->lock);
     for (i = 0; i < n; i++) {
+        SAMSA_FAULT("log.retention.before_unlink");
         samsa_seg_unlink_files(plog->dir, bases[i], ".deleted");
     }
     samsa_free(bases);

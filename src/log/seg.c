@@ -21,6 +21,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/endian.h"
+#include "util/time.h"
 
 /*
  * samsa_seg_t - one segment; see seg.h for who touches it.  Fields marked
@@ -288,6 +289,24 @@ seg_index_batch(samsa_seg_t *seg, const samsa_batch_hdr_t *hdr, uint32_t pos,
     seg->since_index += (uint32_t) samsa_batch_size(hdr);
 }
 
+/* Warn of a full device at most every 10 s (a full disk refuses every
+ * append; the log would fill with the same line). */
+static void
+seg_warn_nospc(const samsa_seg_t *seg, int err)
+{
+    static _Atomic int64_t  last_ms = INT64_MIN / 2;
+    int64_t                 now = samsa_now_ms();
+    int64_t                 last = atomic_load_explicit(&last_ms,
+                                                        memory_order_relaxed);
+
+    if (now - last >= 10000
+        && atomic_compare_exchange_strong(&last_ms, &last, now)) {
+        samsa_warn("log: cannot write %s: %s; appends are refused with "
+                   "KAFKA_STORAGE_ERROR until space returns",
+                   seg->log_path, strerror(err));
+    }
+}
+
 /* pwrite all of p at pos. */
 static int
 seg_pwrite_all(int fd, const uint8_t *p, size_t len, off_t pos)
@@ -328,6 +347,11 @@ samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
         if (ftruncate(seg->fd, (off_t) end.size) != 0) {
             samsa_error("log: cannot cut %s back to %" PRIu32 " bytes: %s",
                         seg->log_path, end.size, strerror(errno));
+            return seg_io_error("cannot write", seg->log_path, err);
+        }
+        if (err == ENOSPC || err == EDQUOT) {
+            seg_warn_nospc(seg, err);
+            return SAMSA_ERR__NOSPC;
         }
         return seg_io_error("cannot write", seg->log_path, err);
     }

@@ -92,7 +92,10 @@ int64_t samsa_seg_max_timestamp(samsa_seg_t *seg, int64_t *offset);
 /* Append len bytes of whole batches with offsets already assigned
  * (samsa_batch_assign), adding index entries every index_interval_bytes
  * as Kafka does, then publish the new end.  On a write error the file is
- * cut back to its old size.  @thread writer */
+ * cut back to its old size.  @returns _NOSPC when the device is full
+ * (ENOSPC, EDQUOT) and the cut back worked, so the segment is as before
+ * and a later append may succeed; KAFKA_STORAGE_ERROR for other errors.
+ * @thread writer */
 SAMSA_MUST_CHECK samsa_err_t samsa_seg_append(samsa_seg_t *seg,
                                               const uint8_t *p, size_t len,
                                               int32_t index_interval_bytes);

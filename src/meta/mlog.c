@@ -24,6 +24,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/fault.h"
 
 #define MLOG_TOPIC          "__cluster_metadata"
 #define MLOG_READ_BYTES     (1 << 20)
@@ -285,6 +286,7 @@ samsa_mlog_append(samsa_mlog_t *mlog, const uint8_t *data,
     samsa_assert(n > 0);
     err = mlog_build(mlog, data, lens, n, &len);
     if (err == SAMSA_ERR_NONE) {
+        SAMSA_FAULT("metadata.append.before_write");
         err = samsa_plog_append(mlog->plog, mlog->batch.data, len, &opts,
                                 &res);
     }

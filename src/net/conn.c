@@ -5,11 +5,13 @@
 #include "net/conn.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 
 #include "util/alloc.h"
 #include "util/endian.h"
+#include "util/time.h"
 
 /* recv once; NONE with *n = 0 means "nothing more now". */
 static samsa_err_t
@@ -58,6 +60,34 @@ conn_read_size(samsa_conn_t *conn, int32_t max_size)
     return SAMSA_ERR_NONE;
 }
 
+/* Charge the pool for the next bytes of the payload: what the socket
+ * holds now, at least CONN_CHARGE_MIN, at most what is left.  _FULL when
+ * the pool is exhausted. */
+#define CONN_CHARGE_MIN  4096
+
+static samsa_err_t
+conn_charge(samsa_conn_t *conn, samsa_mempool_t *pool)
+{
+    int32_t  left = conn->size - conn->charged;
+    int32_t  want = CONN_CHARGE_MIN;
+    int      avail = 0;
+
+    if (ioctl(conn->fd, FIONREAD, &avail) == 0 && avail > want) {
+        want = avail;
+    }
+    if (want > left) {
+        want = left;
+    }
+    if (!samsa_mempool_try_take(pool, want)) {
+        return SAMSA_ERR__FULL;
+    }
+    if (conn->charged == 0) {
+        conn->recv_start_ns = samsa_now_ns();
+    }
+    conn->charged += want;
+    return SAMSA_ERR_NONE;
+}
+
 samsa_err_t
 samsa_conn_read(samsa_conn_t *conn, int32_t max_size, samsa_mempool_t *pool)
 {
@@ -74,15 +104,22 @@ samsa_conn_read(samsa_conn_t *conn, int32_t max_size, samsa_mempool_t *pool)
         }
     }
     if (conn->payload == NULL) {
-        if (!samsa_mempool_try_take(pool, conn->size)) {
-            return SAMSA_ERR__FULL;
-        }
-        conn->payload = samsa_malloc((size_t) conn->size);
+        /* untouched pages cost address space, not memory */
+        conn->payload = samsa_malloc(conn->size > 0 ? (size_t) conn->size
+                                                    : 1);
         conn->payload_got = 0;
+        conn->charged = 0;
+        conn->recv_start_ns = 0;
     }
     while (conn->payload_got < conn->size) {
+        if (conn->charged == conn->payload_got) {
+            err = conn_charge(conn, pool);
+            if (err != SAMSA_ERR_NONE) {
+                return err;
+            }
+        }
         err = conn_recv(conn, conn->payload + conn->payload_got,
-                        (size_t) (conn->size - conn->payload_got), &n);
+                        (size_t) (conn->charged - conn->payload_got), &n);
         if (err != SAMSA_ERR_NONE || n == 0) {
             return err;
         }
@@ -100,6 +137,7 @@ samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size)
     *size = conn->size;
     conn->payload = NULL;
     conn->payload_got = 0;
+    conn->charged = 0;
     conn->size = 0;
     conn->size_got = 0;
     conn->recv_complete = false;

@@ -33,8 +33,12 @@ typedef struct samsa_conn {
     uint8_t              size_buf[4];
     uint32_t             size_got;
     int32_t              size;
-    uint8_t             *payload;       /* size bytes, charged to the pool */
+    uint8_t             *payload;       /* size bytes (address space: pages
+                                           are touched as bytes arrive) */
     int32_t              payload_got;
+    int32_t              charged;       /* bytes of it charged to the pool
+                                           (payload_got <= charged <= size) */
+    int64_t              recv_start_ns; /* when its first charge was taken */
     int64_t              recv_done_ns;
     /* response being written */
     samsa_resp_t        *sending;
@@ -58,7 +62,11 @@ typedef struct samsa_conn {
  * bytes, so nothing of the next request leaves the kernel's buffer).
  * Returns NONE (check conn->recv_complete), _CLOSED at EOF, _IO on a socket
  * error, _BAD_MSG if the size is negative or above max_size, _FULL if the
- * memory pool is exhausted (the caller mutes the connection). */
+ * memory pool is exhausted (the caller mutes the connection).
+ * The pool is charged as the bytes arrive (what the socket holds, at least
+ * 4 KiB), not the whole announced size up front as Kafka's processor does:
+ * a client that announces a large request and trickles it (slowloris) holds
+ * only what it sent, so it cannot starve the others of the pool. */
 SAMSA_MUST_CHECK samsa_err_t samsa_conn_read(samsa_conn_t *conn,
                                              int32_t max_size,
                                              samsa_mempool_t *pool);

@@ -182,7 +182,8 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
     samsa_connquota_give(&ss->quota, conn->remote_ip);
     if (conn->payload != NULL) {
         samsa_free(conn->payload);
-        if (samsa_mempool_give(&ss->pool, conn->size)) {
+        if (conn->charged > 0
+            && samsa_mempool_give(&ss->pool, conn->charged)) {
             samsa_reqchan_pool_returned(&ss->chan);
         }
     }
@@ -546,6 +547,38 @@ proc_expire_idle(samsa_proc_t *proc, int64_t now)
     }
 }
 
+/* A deadlock the incremental charging of samsa_conn_read() could build:
+ * connections each holding part of their request's bytes, the pool
+ * empty, all waiting for more.  While the pool is empty, a receive that
+ * holds pool memory and has not completed within SAMSA_PROC_RECV_STALL_MS
+ * (the clients' default request.timeout.ms: its client has given the
+ * request up by then) is closed, once a second at most. */
+static void
+proc_close_stalled(samsa_proc_t *proc, int64_t now)
+{
+    const int64_t  stall_ns = (int64_t) SAMSA_PROC_RECV_STALL_MS * 1000000;
+    samsa_conn_t  *conn;
+    size_t         i;
+
+    if (proc->nmem_muted == 0 || now - proc->stall_check_ns < 1000000000
+        || !samsa_mempool_is_exhausted(&proc->ss->pool)) {
+        return;
+    }
+    proc->stall_check_ns = now;
+    for (i = 0; i < proc->nslots; i++) {
+        conn = proc->slots[i];
+        if (conn == NULL || conn->closing || conn->recv_complete
+            || conn->charged == 0 || now - conn->recv_start_ns < stall_ns) {
+            continue;
+        }
+        samsa_info("closing connection %s: its request has held %d bytes "
+                   "of queued.max.request.bytes for more than %d ms "
+                   "without completing while others wait for memory",
+                   conn->idstr, conn->charged, SAMSA_PROC_RECV_STALL_MS);
+        proc_conn_schedule_close(proc, conn);
+    }
+}
+
 static void
 proc_poll(samsa_proc_t *proc)
 {
@@ -593,6 +626,7 @@ proc_poll(samsa_proc_t *proc)
         }
     }
     proc_expire_idle(proc, now);
+    proc_close_stalled(proc, now);
 }
 
 /* ---- step 4: completed receives ----------------------------------------- */

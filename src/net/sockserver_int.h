@@ -20,6 +20,7 @@
 #define SAMSA_PROC_NEWCONN_QUEUE   20   /* Kafka's CONNECTION_QUEUE_SIZE */
 #define SAMSA_PROC_NEWCONN_PER_TURN 20
 #define SAMSA_PROC_POLL_MS         300
+#define SAMSA_PROC_RECV_STALL_MS   30000   /* see proc_close_stalled() */
 #define SAMSA_ACCEPTOR_POLL_MS     500
 #define SAMSA_HANDLER_POLL_MS      300
 
@@ -80,6 +81,8 @@ struct samsa_proc {
     samsa_conn_t               *send_done;  /* this turn's sends */
     samsa_conn_t               *dis_done;   /* this turn's closes */
     size_t                      nmem_muted; /* muted for memory */
+    int64_t                     stall_check_ns; /* last stalled-receive
+                                                   sweep */
     size_t                      inflight;   /* requests put, not finished */
 };
 

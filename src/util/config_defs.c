@@ -112,7 +112,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "metadata.log.dir",
         .type = SAMSA_CONFIG_STRING,
         .dflt = NULL,
-        .implemented = false,
+        .implemented = true,
         .doc = "Directory of the cluster metadata log; null means the first "
                "log directory.",
     },

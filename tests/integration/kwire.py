@@ -1856,7 +1856,11 @@ class Conn:
         left = deadline - time.monotonic()
         if left <= 0:
             raise FrameTimeout("timed out")
-        r, _, _ = select.select([self.sock], [], [], left)
+        # poll, not select: select() cannot watch descriptors >= 1024
+        # (the overload tests hold thousands of connections)
+        poller = select.poll()
+        poller.register(self.sock, select.POLLIN)
+        r = poller.poll(left * 1000)
         if not r:
             raise FrameTimeout("timed out")
         try:

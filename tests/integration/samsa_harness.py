@@ -7,6 +7,7 @@ or a sanitizer report on stderr fails the test.
 
 Environment:
   SAMSA_SERVER              path to the samsa-server binary (required)
+  SAMSA_SERVER_FAULTS       samsa-server-faults (fault points; crash tests)
   SAMSA_SANITIZE            '' | address | thread (timeouts x3 when set)
   SAMSA_TEST_TIMEOUT_SCALE  multiplies every timeout (default 1)
   SAMSA_TEST_KEEP_DIRS=1    keep server directories after the test
@@ -60,6 +61,17 @@ def server_binary():
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
         raise HarnessError("SAMSA_SERVER=%s is not an executable file: "
                            "the build is broken" % path)
+    return path
+
+
+def faults_binary():
+    """samsa-server-faults: the server with its fault points compiled in
+    (util/fault.h), from SAMSA_SERVER_FAULTS (set by ctest)."""
+    path = os.environ.get("SAMSA_SERVER_FAULTS")
+    if not path or not os.access(path, os.X_OK):
+        raise HarnessError("SAMSA_SERVER_FAULTS=%r is not an executable file: "
+                           "run the test through ctest, or set it to "
+                           "<build>/samsa-server-faults" % path)
     return path
 
 
@@ -124,6 +136,7 @@ class Server:
         self.props_file = props_file
         self.extra_args = list(args or [])
         self.use_ports = use_ports
+        self.binary = None              # None: server_binary()
         self.proc = None
         self.port, self.controller_port = ports or (None, None)
         # metrics.listener: a free port per launch unless the test set it or
@@ -212,7 +225,7 @@ class Server:
 
     # -- life cycle -----------------------------------------------------------
     def command(self):
-        cmd = [server_binary()]
+        cmd = [self.binary or server_binary()]
         if self.props_file:
             cmd.append(self.props_file)
         for k, v in self.overrides.items():
@@ -334,7 +347,8 @@ class ServerFactory:
         return d
 
     def start(self, overrides=None, env=None, props_file=None, args=None,
-              workdir=None, wait=True, use_ports=True, ports=None, retries=3):
+              workdir=None, wait=True, use_ports=True, ports=None, retries=3,
+              binary=None):
         """Starts a server and (by default) waits until it answers.
 
         overrides: {key: value} passed as --override key=value (listeners
@@ -345,6 +359,7 @@ class ServerFactory:
         server_binary()
         srv = Server(workdir or self.new_dir(), overrides or {}, base_env(env),
                      props_file, args, use_ports, ports)
+        srv.binary = binary
         self.servers.append(srv)
         for attempt in range(retries):
             srv.launch()

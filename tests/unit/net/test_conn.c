@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "net/conn.h"
@@ -96,6 +97,57 @@ test_conn_read_rejects_bad_sizes_and_mutes_on_pool(void **state)
     close(conn.fd);
 }
 
+/* The pool is charged for the bytes that arrive, not the size announced:
+ * a trickled 1 MiB request holds 4 KiB of a 64 KiB pool. */
+static void
+test_conn_read_charges_as_bytes_arrive(void **state)
+{
+    samsa_conn_t     conn;
+    samsa_mempool_t  pool;
+    int              peer;
+    int32_t          size;
+    uint8_t         *p;
+    const uint8_t    hdr[] = { 0, 0x10, 0, 0 };        /* 1 MiB */
+    static uint8_t   chunk[65536];
+
+    (void) state;
+    samsa_mempool_init(&pool, 65536);
+    conn_pair(&conn, &peer);
+    assert_int_equal(write(peer, hdr, 4), 4);
+    assert_int_equal(write(peer, "0123456789", 10), 10);
+    assert_int_equal(samsa_conn_read(&conn, 1 << 21, &pool), SAMSA_ERR_NONE);
+    assert_false(conn.recv_complete);
+    assert_int_equal(conn.payload_got, 10);
+    assert_int_equal(conn.charged, 4096);
+    assert_int_equal(atomic_load(&pool.available), 65536 - 4096);
+    /* a burst is charged by what the socket holds; the non-strict pool
+     * lets the take that finds memory left go below zero, then mutes */
+    assert_int_equal(write(peer, chunk, sizeof(chunk)), sizeof(chunk));
+    assert_int_equal(samsa_conn_read(&conn, 1 << 21, &pool), SAMSA_ERR__FULL);
+    assert_int_equal(conn.payload_got, 10 + 65536);
+    assert_true(samsa_mempool_is_exhausted(&pool));
+    /* the rest arrives once memory is back */
+    assert_true(samsa_mempool_give(&pool, 1 << 20));
+    while (conn.payload_got < (1 << 20)) {
+        size_t  want = (size_t) ((1 << 20) - conn.payload_got);
+
+        if (want > sizeof(chunk)) {
+            want = sizeof(chunk);
+        }
+        assert_int_equal(write(peer, chunk, want), (ssize_t) want);
+        assert_int_equal(samsa_conn_read(&conn, 1 << 21, &pool),
+                         SAMSA_ERR_NONE);
+    }
+    assert_true(conn.recv_complete);
+    assert_int_equal(conn.charged, 1 << 20);
+    p = samsa_conn_take_payload(&conn, &size);
+    assert_int_equal(size, 1 << 20);
+    assert_memory_equal(p, "0123456789", 10);
+    samsa_free(p);
+    close(peer);
+    close(conn.fd);
+}
+
 /* A frame with two file regions spliced in goes out byte-exact. */
 static void
 test_conn_write_frame_with_regions(void **state)
@@ -152,6 +204,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conn_read_one_frame_exactly),
         cmocka_unit_test(test_conn_read_rejects_bad_sizes_and_mutes_on_pool),
+        cmocka_unit_test(test_conn_read_charges_as_bytes_arrive),
         cmocka_unit_test(test_conn_write_frame_with_regions),
     };
 

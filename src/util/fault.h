@@ -1,0 +1,25 @@
+/*
+ * util/fault.h - named fault points for crash tests.
+ *
+ * SAMSA_FAULT("log.append.after_write") marks a step at which a crash
+ * must lose nothing acknowledged.  In the samsa-server-faults binary (built
+ * with SAMSA_FAULT_POINTS; see CMakeLists.txt) the environment variable
+ *   SAMSA_FAULT=<name>[:<n>]
+ * makes the n-th pass (default 1) through the point named <name> kill the
+ * process with SIGKILL, as kill -9 would, after one line on stderr.  In
+ * every other build the macro is nothing: samsa-server carries no fault
+ * code.  docs/RELIABILITY.md lists the points.
+ *
+ * Threads: any; the pass count is atomic.
+ */
+#ifndef SAMSA_UTIL_FAULT_H
+#define SAMSA_UTIL_FAULT_H
+
+#ifdef SAMSA_FAULT_POINTS
+void samsa_fault_point(const char *name);
+#define SAMSA_FAULT(name) samsa_fault_point(name)
+#else
+#define SAMSA_FAULT(name) ((void) 0)
+#endif
+
+#endif /* SAMSA_UTIL_FAULT_H */
