@@ -48,8 +48,8 @@ def consumer_meta(topics):
 
 
 def join(conn, group, member="", protos=(("range", None),), ptype="consumer",
-         session=10000, version=5, instance=None):
-    w = Writer().string(group).i32(session).i32(10000).string(member)
+         session=10000, version=5, instance=None, rebalance=10000):
+    w = Writer().string(group).i32(session).i32(rebalance).string(member)
     if version >= 5:
         w.string(instance)
     w.string(ptype)
@@ -329,6 +329,40 @@ def test_session_timeout_removes_member(srv):
             assert time.time() < deadline
             time.sleep(0.1)
         assert heartbeat(conn, "st", j["generation"], j["member"]) == E_UNKNOWN_MEMBER
+
+
+def test_member_that_never_syncs_is_removed(srv):
+    """Kafka's DelayedSync: a member that joined but sends no SyncGroup
+    within the rebalance timeout is removed, long before its session
+    timeout; a member that syncs is not."""
+    with srv.connect() as conn:
+        j = join(conn, "nosync", session=30000, rebalance=1000, version=4)
+        assert j["error"] == E_MEMBER_ID_REQUIRED
+        j = join(conn, "nosync", member=j["member"], session=30000,
+                 rebalance=1000, version=4)
+        assert j["error"] == E_NONE and j["leader"] == j["member"]
+        assert describe(conn, "nosync")["state"] == "CompletingRebalance"
+        start = time.monotonic()
+        while (describe(conn, "nosync")["state"] != "Empty"
+               and time.monotonic() - start < T(10)):
+            time.sleep(0.1)
+        g = describe(conn, "nosync")
+        assert g["state"] == "Empty" and g["members"] == [], g
+        assert time.monotonic() - start < T(10)     # session timeout: 30 s
+        assert heartbeat(conn, "nosync", j["generation"], j["member"]) == \
+            E_UNKNOWN_MEMBER
+
+        # the same with a SyncGroup in time: the member stays
+        j = join(conn, "synced", session=30000, rebalance=1000, version=4)
+        j = join(conn, "synced", member=j["member"], session=30000,
+                 rebalance=1000, version=4)
+        assert j["error"] == E_NONE
+        s = sync(conn, "synced", j["generation"], j["member"],
+                 [(j["member"], b"A")])
+        assert s["error"] == E_NONE
+        time.sleep(1.5)
+        assert heartbeat(conn, "synced", j["generation"], j["member"]) == E_NONE
+        assert describe(conn, "synced")["state"] == "Stable"
 
 
 def test_simple_commits_fetch_v8_list_delete(srv):
