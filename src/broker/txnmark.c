@@ -27,6 +27,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/endian.h"
+#include "util/fault.h"
 #include "util/time.h"
 
 #define TXNMARK_RETRY_MS     500        /* after a failed marker write */
@@ -149,12 +150,14 @@ samsa_txnmark_complete(samsa_txn_t *txn)
         return SAMSA_ERR_NONE;          /* done meanwhile */
     }
     cepoch = txnmark_coordinator_epoch(txn);
+    SAMSA_FAULT("txn.markers.before_first");
     /* Written markers leave the list, so a retry writes only the rest
      * (DescribeTransactions shows what is left, as Kafka's does). */
     while (txn->ntps > 0 && err == SAMSA_ERR_NONE) {
         txn_tp_t  *tp = &txn->tps[txn->ntps - 1];
 
         err = txnmark_write(txn, tp->topic, tp->partition, commit, cepoch);
+        SAMSA_FAULT("txn.markers.after_one");
         if (err == SAMSA_ERR_NONE) {
             samsa_free(tp->topic);
             txn->ntps--;
@@ -172,6 +175,7 @@ samsa_txnmark_complete(samsa_txn_t *txn)
     txn->state = commit ? SAMSA_TXN_COMPLETE_COMMIT : SAMSA_TXN_COMPLETE_ABORT;
     txn->update_ms = samsa_wall_ms();
     txn->fenced = false;
+    SAMSA_FAULT("txn.markers.before_complete");
     err = samsa_txnstore_write(txn, false);
     if (err != SAMSA_ERR_NONE) {
         /* the markers are written: only the record is missing, and a

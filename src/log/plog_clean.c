@@ -14,6 +14,7 @@
 #include "log/plog_int.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fault.h"
 
 samsa_seg_t **
 samsa_plog_clean_snapshot(samsa_plog_t *plog, size_t *n)
@@ -108,9 +109,11 @@ plog_clean_rename(samsa_plog_t *plog, samsa_seg_t *const *old, size_t nold,
             samsa_plog_doom(plog, samsa_seg_base(old[i]), due);
         }
     }
+    SAMSA_FAULT("cleaner.swap.after_mark_deleted");
     if (err == SAMSA_ERR_NONE) {
         err = samsa_seg_rename_suffix(cleaned, ".swap", "");
     }
+    SAMSA_FAULT("cleaner.swap.after_rename");
     if (err == SAMSA_ERR_NONE) {
         err = samsa_ckpt_fsync_dir(plog->dir);
     }
