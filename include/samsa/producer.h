@@ -96,7 +96,10 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_new(
  * SAMSA_ERR_MESSAGE_TOO_LARGE (record over max.request.size or
  * buffer.memory), SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION (partition out of
  * range), SAMSA_ERR__INVALID_ARG (NULL topic), SAMSA_ERR__SHUTDOWN
- * (closing), or a fatal producer error (e.g. PRODUCER_FENCED).
+ * (closing), or a fatal producer error (e.g. PRODUCER_FENCED).  With
+ * transactional.id: SAMSA_ERR__STATE outside a transaction (before
+ * begin_transaction(), while committing or aborting), the transaction's
+ * abortable error in ABORTABLE_ERROR.
  * @thread any (app) */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_send(
     samsa_producer_t *producer, const samsa_record_t *rec,
