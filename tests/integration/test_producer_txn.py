@@ -111,6 +111,30 @@ def test_send_offsets_atomic_with_commit(samsa):
             T(10))
 
 
+def test_abortable_error_then_abort(samsa):
+    # a record the broker refuses (over message.max.bytes) fails: the
+    # transaction is ABORTABLE_ERROR, commit/send/begin return the record's
+    # error, abort works (with an epoch bump: the failed batch's sequence
+    # is unresolved) and the next transaction commits
+    srv = samsa.start(overrides=dict(OVERRIDES, **{"message.max.bytes": "2000"}))
+    with srv.connect() as conn:
+        create_topic(conn, "tb", 2)
+    steps = ["init", "begin", "send:tb:0:lost", "sendbig:tb:1:8000", "commit",
+             "send:tb:0:refused", "begin", "abort", "begin", "send:tb:0:ok",
+             "commit"]
+    errs, last, err = probe(srv.bootstrap(), "lt-abortable", steps)
+    assert errs[:4] == ["NONE"] * 4, errs
+    bad = errs[4]
+    assert bad not in ("NONE", "_STATE", "_TIMED_OUT"), errs
+    assert errs[4:] == [bad, bad, bad, "NONE", "NONE", "NONE", "NONE"], errs
+    assert last["errors"].get(bad) == 1, last
+    assert last["delivered"] == 2, last
+    assert consume(srv.bootstrap(), "tb", 2, "read_committed", 1, 5) == [b"ok"]
+    # the abort bumped the epoch (InitProducerId with the id and epoch)
+    assert "transactional id lt-abortable: producer id" in err, err[-2000:]
+    assert "epoch 1" in err, err[-2000:]
+
+
 def test_second_producer_fences_first(samsa, tmp_path):
     from confluent_kafka import Producer
     srv = samsa.start(overrides=OVERRIDES)

@@ -10,6 +10,7 @@
  * Steps:
  *   init | begin | commit | abort | flush    the producer calls (timeout 20 s)
  *   send:TOPIC:PARTITION:VALUE                one record (key null)
+ *   sendbig:TOPIC:PARTITION:SIZE              one record of SIZE bytes 'x'
  *   offsets:GROUP:TOPIC:PARTITION:OFFSET      send_offsets_to_transaction
  *   touch:PATH | wait:PATH                    create PATH / wait (20 s) for it
  * The probe continues after a failed step: the test reads the errors.
@@ -108,6 +109,22 @@ step(samsa_producer_t *p, char *st)
         rec.partition = atoi(f[2]);
         rec.value = f[3];
         rec.value_len = strlen(f[3]);
+        rec.timestamp = SAMSA_TIMESTAMP_NOW;
+        return samsa_producer_send(p, &rec, on_delivery, NULL, NULL);
+    }
+    if (strcmp(f[0], "sendbig") == 0 && n == 4) {
+        static char  big[1 << 20];
+        size_t       size = (size_t) atol(f[3]);
+
+        if (size > sizeof(big)) {
+            return SAMSA_ERR__INVALID_ARG;
+        }
+        memset(big, 'x', size);
+        memset(&rec, 0, sizeof(rec));
+        rec.topic = f[1];
+        rec.partition = atoi(f[2]);
+        rec.value = big;
+        rec.value_len = size;
         rec.timestamp = SAMSA_TIMESTAMP_NOW;
         return samsa_producer_send(p, &rec, on_delivery, NULL, NULL);
     }
