@@ -96,7 +96,10 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_new(
  * SAMSA_ERR_MESSAGE_TOO_LARGE (record over max.request.size or
  * buffer.memory), SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION (partition out of
  * range), SAMSA_ERR__INVALID_ARG (NULL topic), SAMSA_ERR__SHUTDOWN
- * (closing), or a fatal producer error (e.g. PRODUCER_FENCED).
+ * (closing), or a fatal producer error (e.g. PRODUCER_FENCED).  With
+ * transactional.id: SAMSA_ERR__STATE outside a transaction (before
+ * begin_transaction(), while committing or aborting), the transaction's
+ * abortable error in ABORTABLE_ERROR.
  * @thread any (app) */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_send(
     samsa_producer_t *producer, const samsa_record_t *rec,
@@ -151,6 +154,79 @@ typedef struct samsa_producer_metrics {
 /* A snapshot of the metrics.  @thread any */
 SAMSA_API void samsa_producer_metrics(samsa_producer_t *producer,
                                       samsa_producer_metrics_t *m);
+
+/* ---- transactions (transactional.id set) ---------------------------------
+ * Java's transactional producer API over the broker's transaction
+ * coordinator; docs/PRODUCER.md has the state machine.  Errors common to
+ * these calls: SAMSA_ERR__STATE (called in the wrong state, Java's
+ * IllegalStateException; also for a producer without transactional.id),
+ * the fatal error (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH,
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, ...) once one happened: then
+ * every call, send() included, fails with it and only close() is left;
+ * the abortable error (e.g. a record that failed) while the transaction
+ * is in ABORTABLE_ERROR: only abort_transaction() works then.
+ * SAMSA_ERR__TIMED_OUT: the call's work goes on; call the same function
+ * again to wait for it (Java's retry after a TimeoutException).
+ * Threads: any app thread, one transactional call at a time; never from a
+ * delivery callback. */
+
+/* One offset for send_offsets_to_transaction: the next record to consume
+ * of (topic, partition) (Java's OffsetAndMetadata); metadata may be NULL. */
+typedef struct samsa_txn_offset {
+    const char  *topic;
+    int32_t      partition;
+    int64_t      offset;
+    const char  *metadata;
+} samsa_txn_offset_t;
+
+/* The consumer group the offsets belong to (Java's
+ * ConsumerGroupMetadata).  member_id NULL: a group id only (generation -1,
+ * member ""), as sendOffsetsToTransaction(offsets, String groupId). */
+typedef struct samsa_txn_group {
+    const char  *group_id;
+    int32_t      generation_id;
+    const char  *member_id;
+    const char  *group_instance_id;     /* NULL: not a static member */
+} samsa_txn_group_t;
+
+/* initTransactions(): find the transaction coordinator
+ * (FindCoordinator, key type 1) and get the producer id and epoch for
+ * transactional.id (InitProducerId with transaction.timeout.ms), which
+ * also fences older producers with the same id and completes their
+ * transaction; CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS,
+ * NOT_COORDINATOR are retried with backoff.  Call once, first.
+ * Errors: _TIMED_OUT (call again), _STATE, a fatal error. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_init_transactions(
+    samsa_producer_t *producer, int64_t timeout_ms);
+
+/* beginTransaction(): READY -> IN_TRANSACTION; local only. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_begin_transaction(
+    samsa_producer_t *producer);
+
+/* sendOffsetsToTransaction(): AddOffsetsToTxn for group->group_id, then
+ * TxnOffsetCommit of the n offsets to the group's coordinator; they become
+ * the group's committed offsets only if the transaction commits.
+ * Errors: _INVALID_ARG, _TIMED_OUT, _STATE, a fatal error, or an
+ * abortable one (the transaction is then ABORTABLE_ERROR). */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t
+samsa_producer_send_offsets_to_transaction(
+    samsa_producer_t *producer, const samsa_txn_offset_t *offsets, size_t n,
+    const samsa_txn_group_t *group, int64_t timeout_ms);
+
+/* commitTransaction(): flush every record of the transaction, then
+ * EndTxn(commit).  If a record failed the transaction is ABORTABLE_ERROR
+ * and this returns that record's error: abort it.  Errors: _TIMED_OUT
+ * (call again), _STATE, abortable or fatal errors. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_commit_transaction(
+    samsa_producer_t *producer, int64_t timeout_ms);
+
+/* abortTransaction(): records not sent yet fail with
+ * SAMSA_ERR__TXN_ABORTED, those in flight complete, then EndTxn(abort)
+ * (and a new epoch if sequences were left unresolved, KIP-360).  Works in
+ * IN_TRANSACTION and ABORTABLE_ERROR.  Errors: _TIMED_OUT (call again),
+ * _STATE, a fatal error. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_producer_abort_transaction(
+    samsa_producer_t *producer, int64_t timeout_ms);
 
 /* Wait up to timeout_ms (-1: no limit) for the record to complete.
  * Returns the record's error (SAMSA_ERR_NONE: delivered), with *md filled

@@ -194,6 +194,7 @@ accum_pq_get(samsa_accum_t *accum, samsa_tinfo_t *t, int32_t partition)
         pq->topic = t;
         pq->partition = partition;
         pq->leader = -1;
+        pq->txn_wait = accum->conf.transactional;
         t->pqs[partition] = pq;
         accum->npqs_total++;
     }
@@ -527,7 +528,8 @@ accum_pq_ready(samsa_accum_t *accum, samsa_pq_t *pq, const accum_head_t *h,
     int64_t  waited, time_to_wait, left;
     bool     backing_off, full, expired, sendable;
 
-    if (!h->present || pq->muted || ready_has(out, pq->leader)) {
+    if (!h->present || pq->muted || pq->txn_wait
+        || ready_has(out, pq->leader)) {
         return;
     }
     waited = now_ms - h->last_attempt_ms;
@@ -680,7 +682,7 @@ samsa_accum_drain(samsa_accum_t *accum, int32_t node, size_t max_size,
     for (i = 0; i < accum->nsnap && !stop; i++) {
         idx = (start + i) % accum->nsnap;
         pq = accum->snap[idx];
-        if (pq->leader != node || pq->muted) {
+        if (pq->leader != node || pq->muted || pq->txn_wait) {
             continue;
         }
         b = accum_pop_ready(pq, size, max_size, head == NULL, now_ms, &stop);

@@ -49,6 +49,8 @@ typedef struct samsa_pq {
     bool               muted;           /* a batch of it is in flight */
     int32_t            next_seq;        /* idempotence: next base sequence */
     int32_t            inflight;        /* batches in flight */
+    bool               txn_wait;        /* transactional: not added to the
+                                           transaction yet, not drained */
 } samsa_pq_t;
 
 struct samsa_tinfo {
@@ -68,6 +70,7 @@ typedef struct samsa_accum_conf {
     int64_t            availability_timeout_ms; /* partitioner.availab... */
     samsa_bufpool_t   *pool;                    /* borrowed */
     uint64_t           seed;                    /* partitioner randomness */
+    bool               transactional;           /* queues start txn_wait */
 } samsa_accum_conf_t;
 
 samsa_accum_t *samsa_accum_new(const samsa_accum_conf_t *conf);

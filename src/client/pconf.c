@@ -104,7 +104,8 @@ static samsa_err_t
 pconf_idempotence(samsa_pconf_t *pc, const samsa_conf_t *conf, char *errstr,
                   size_t errstr_size)
 {
-    bool         explicit = samsa_conf_get(conf, "enable.idempotence") != NULL;
+    bool         explicit = samsa_conf_get(conf, "enable.idempotence") != NULL
+                            || pc->transactional_id != NULL;
     const char  *why = NULL, *key = NULL;
 
     if (!pc->idempotence) {
@@ -187,10 +188,24 @@ samsa_pconf_load(samsa_pconf_t *pc, const samsa_conf_t *conf, char *errstr,
     pc->receive_buffer_bytes =
         (int32_t) pconf_long(conf, "receive.buffer.bytes");
 
+    pc->transaction_timeout_ms =
+        (int32_t) pconf_long(conf, "transaction.timeout.ms");
     if (samsa_conf_get(conf, "transactional.id") != NULL) {
-        pconf_err(errstr, errstr_size, "invalid configuration "
-                  "'transactional.id': transactions are not supported yet");
-        return SAMSA_ERR__CONFIG;
+        pc->transactional_id =
+            samsa_strdup(samsa_conf_get(conf, "transactional.id"));
+        if (pc->transactional_id[0] == '\0') {
+            pconf_err(errstr, errstr_size, "invalid value '' for "
+                      "configuration 'transactional.id': must not be empty");
+            return SAMSA_ERR__CONFIG;
+        }
+        if (!pc->idempotence) {
+            /* Java: "Cannot set a transactional.id without also enabling
+             * idempotence." */
+            pconf_err(errstr, errstr_size, "invalid value 'false' for "
+                      "configuration 'enable.idempotence': a "
+                      "transactional.id requires enable.idempotence=true");
+            return SAMSA_ERR__CONFIG;
+        }
     }
     if (pc->batch_size < 1) {
         pc->batch_size = 1;             /* Java: 0 means batching off */
@@ -227,5 +242,6 @@ samsa_pconf_fini(samsa_pconf_t *pc)
     }
     samsa_free(pc->bootstrap);
     samsa_free(pc->client_id);
+    samsa_free(pc->transactional_id);
     memset(pc, 0, sizeof(*pc));
 }

@@ -48,6 +48,8 @@ typedef struct samsa_pconf {
     int64_t          connection_setup_timeout_ms;
     int32_t          send_buffer_bytes;
     int32_t          receive_buffer_bytes;
+    char            *transactional_id;  /* NULL: not transactional */
+    int32_t          transaction_timeout_ms;
 } samsa_pconf_t;
 
 /* Fill pc from conf.  SAMSA_ERR__CONFIG with errstr naming the key on a

@@ -18,6 +18,7 @@
 #include "client/partitioner.h"
 #include "client/pconf.h"
 #include "client/sender.h"
+#include "client/txnmgr.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -35,6 +36,7 @@ struct samsa_producer {
     samsa_accum_t      *accum;          /* [const] */
     samsa_mdcache_t    *mdc;            /* [const] */
     samsa_sender_t     *sender;         /* [const] after new */
+    samsa_txnmgr_t     *tm;             /* [const] NULL: not transactional */
     samsa_pmetrics_t    m;              /* [atomic] fields */
     _Atomic bool        closing;        /* [atomic] */
 };
@@ -75,13 +77,18 @@ samsa_producer_new(const samsa_conf_t *conf, samsa_producer_t **producerp,
         .availability_timeout_ms = p->pc.availability_timeout_ms,
         .pool = p->pool,
         .seed = (uint64_t) samsa_now_ns() ^ (uint64_t) (uintptr_t) p,
+        .transactional = p->pc.transactional_id != NULL,
     };
     p->accum = samsa_accum_new(&ac);
     p->mdc = samsa_mdcache_new(p->pc.metadata_max_age_ms, producer_wake, p);
     atomic_init(&p->closing, false);
     atomic_init(&p->m.producer_id, -1);
     atomic_init(&p->m.producer_epoch, -1);
-    p->sender = samsa_sender_start(&p->pc, p->accum, p->mdc, p->pool, &p->m);
+    if (p->pc.transactional_id != NULL) {
+        p->tm = samsa_txnmgr_new(&p->pc, p->accum, producer_wake, p);
+    }
+    p->sender = samsa_sender_start(&p->pc, p->accum, p->mdc, p->pool, &p->m,
+                                   p->tm);
     *producerp = p;
     return SAMSA_ERR_NONE;
 }
@@ -102,18 +109,18 @@ producer_check_size(samsa_producer_t *p, const samsa_record_t *rec)
     return SAMSA_ERR_NONE;
 }
 
+static samsa_err_t producer_append(samsa_producer_t *p,
+                                   const samsa_record_t *rec,
+                                   samsa_delivery_cb *cb, void *opaque,
+                                   samsa_future_t **futurep, int64_t t0);
+
 samsa_err_t
 samsa_producer_send(samsa_producer_t *p, const samsa_record_t *rec,
                     samsa_delivery_cb *cb, void *opaque,
                     samsa_future_t **futurep)
 {
-    samsa_mdtopic_t     *md;
-    samsa_partview_t     view;
-    samsa_append_res_t   res;
-    samsa_future_t      *fut = NULL;
-    samsa_err_t          err;
-    int64_t              t0 = samsa_now_ms(), left;
-    int32_t              partition;
+    samsa_err_t  err;
+    int64_t      t0 = samsa_now_ms();
 
     if (futurep != NULL) {
         *futurep = NULL;
@@ -132,6 +139,34 @@ samsa_producer_send(samsa_producer_t *p, const samsa_record_t *rec,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    if (p->tm != NULL) {
+        /* Java's maybeBeginSend checks: only inside a transaction; the
+         * append then happens before a commit or abort can start */
+        err = samsa_txnmgr_send_enter(p->tm);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        err = producer_append(p, rec, cb, opaque, futurep, t0);
+        samsa_txnmgr_send_exit(p->tm);
+        return err;
+    }
+    return producer_append(p, rec, cb, opaque, futurep, t0);
+}
+
+/* The rest of send(): metadata, partition, append.  */
+static samsa_err_t
+producer_append(samsa_producer_t *p, const samsa_record_t *rec,
+                samsa_delivery_cb *cb, void *opaque,
+                samsa_future_t **futurep, int64_t t0)
+{
+    samsa_mdtopic_t     *md;
+    samsa_partview_t     view;
+    samsa_append_res_t   res;
+    samsa_future_t      *fut = NULL;
+    samsa_err_t          err;
+    int64_t              left;
+    int32_t              partition;
+
     err = samsa_mdcache_wait(p->mdc, rec->topic, rec->partition,
                              p->pc.max_block_ms, &md);
     if (err != SAMSA_ERR_NONE) {
@@ -203,6 +238,7 @@ samsa_producer_close(samsa_producer_t *p, int64_t timeout_ms)
     samsa_mdcache_close(p->mdc);
     samsa_bufpool_close(p->pool);
     err = samsa_sender_stop(p->sender, timeout_ms);
+    samsa_txnmgr_free(p->tm);
     samsa_accum_free(p->accum);
     samsa_mdcache_free(p->mdc);
     samsa_bufpool_free(p->pool);
@@ -260,6 +296,72 @@ samsa_producer_metrics(samsa_producer_t *p, samsa_producer_metrics_t *m)
     m->buffer_available_bytes = samsa_bufpool_available(p->pool);
     m->bufferpool_wait_time_ns_total = samsa_bufpool_wait_ns(p->pool);
     m->waiting_threads = samsa_bufpool_waiters(p->pool);
+}
+
+/* ---- transactions ------------------------------------------------------- */
+
+samsa_err_t
+samsa_producer_init_transactions(samsa_producer_t *p, int64_t timeout_ms)
+{
+    samsa_err_t  err = samsa_sender_fatal(p->sender);
+
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    return p->tm != NULL ? samsa_txnmgr_init(p->tm, timeout_ms)
+                         : SAMSA_ERR__STATE;
+}
+
+samsa_err_t
+samsa_producer_begin_transaction(samsa_producer_t *p)
+{
+    return p->tm != NULL ? samsa_txnmgr_begin(p->tm) : SAMSA_ERR__STATE;
+}
+
+samsa_err_t
+samsa_producer_send_offsets_to_transaction(samsa_producer_t *p,
+                                           const samsa_txn_offset_t *offsets,
+                                           size_t n,
+                                           const samsa_txn_group_t *group,
+                                           int64_t timeout_ms)
+{
+    if (p->tm == NULL) {
+        return SAMSA_ERR__STATE;
+    }
+    return samsa_txnmgr_send_offsets(p->tm, offsets, n, group, timeout_ms);
+}
+
+samsa_err_t
+samsa_producer_commit_transaction(samsa_producer_t *p, int64_t timeout_ms)
+{
+    samsa_err_t  err;
+    int64_t      t0 = samsa_now_ms(), left;
+
+    if (p->tm == NULL) {
+        return SAMSA_ERR__STATE;
+    }
+    err = samsa_txnmgr_commit_begin(p->tm);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    /* Every record of the transaction delivered (or failed: then the
+     * transaction is ABORTABLE_ERROR and commit_end says so). */
+    err = samsa_producer_flush(p, timeout_ms);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    left = timeout_ms < 0 ? -1 : timeout_ms - (samsa_now_ms() - t0);
+    return samsa_txnmgr_commit_end(p->tm, left < 0 && timeout_ms >= 0 ? 0
+                                                                      : left);
+}
+
+samsa_err_t
+samsa_producer_abort_transaction(samsa_producer_t *p, int64_t timeout_ms)
+{
+    if (p->tm == NULL) {
+        return SAMSA_ERR__STATE;
+    }
+    return samsa_txnmgr_abort(p->tm, timeout_ms);
 }
 
 void

@@ -28,6 +28,7 @@ struct samsa_sender {
     samsa_mdcache_t      *mdc;          /* [const] */
     samsa_bufpool_t      *pool;         /* [const] */
     samsa_pmetrics_t     *m;            /* [const] */
+    samsa_txnmgr_t       *tm;           /* [const] NULL: not transactional */
     samsa_netclient_t    *nc;           /* [sender] */
     pthread_t             thread;
     _Atomic bool          running;      /* [atomic] false: finish and exit */
@@ -95,7 +96,11 @@ sender_complete(samsa_sender_t *s, samsa_batch_t *b, int64_t base_offset,
                               n, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->m->records_in_flight, n,
                               memory_order_relaxed);
-    if (err != SAMSA_ERR_NONE && b->has_seq && s->pc->idempotence) {
+    if (err != SAMSA_ERR_NONE && s->tm != NULL) {
+        /* the transaction must be aborted (or the producer is fenced);
+         * the epoch bump waits for the abort */
+        samsa_txnmgr_batch_failed(s->tm, err, b->has_seq);
+    } else if (err != SAMSA_ERR_NONE && b->has_seq && s->pc->idempotence) {
         /* Its sequence is unresolved: later batches would be out of
          * order.  Bump the epoch (KIP-360) once nothing is in flight. */
         s->need_bump = true;
@@ -184,7 +189,8 @@ sender_fail_or_retry(samsa_sender_t *s, samsa_batch_t *b, samsa_err_t err,
                      int64_t now)
 {
     samsa_pq_t  *pq = b->pq;
-    bool         bump = s->pc->idempotence && sender_needs_bump(err);
+    bool         bump = s->pc->idempotence && s->tm == NULL
+                        && sender_needs_bump(err);
     bool         can_retry;
 
     pq->muted = false;
@@ -309,7 +315,7 @@ sender_prepare(samsa_sender_t *s, samsa_batch_t *b)
         if (!b->has_seq || b->rb.producer_id != s->pid
             || b->rb.producer_epoch != s->epoch) {
             samsa_recbuild_set_producer(&b->rb, s->pid, s->epoch,
-                                        pq->next_seq, false);
+                                        pq->next_seq, s->tm != NULL);
             pq->next_seq += b->rb.count;
             if (pq->next_seq < 0) {
                 pq->next_seq -= INT32_MIN;      /* wraps as Java's does */
@@ -375,6 +381,9 @@ sender_produce(samsa_sender_t *s, int32_t node, samsa_batch_t *list,
         b->next = NULL;
     }
     samsa_ProduceRequest_init(&req);
+    req.TransactionalId = s->pc->transactional_id != NULL
+                              ? samsa_slice_cstr(s->pc->transactional_id)
+                              : SAMSA_SLICE_NULL;
     req.Acks = s->pc->acks;
     req.TimeoutMs = (int32_t) s->pc->request_timeout_ms;
     req.TopicData = topics;
@@ -564,7 +573,8 @@ sender_maybe_pid(samsa_sender_t *s, int64_t now)
     int32_t                        node;
     int16_t                        v;
 
-    if (!s->pc->idempotence || (s->pid >= 0 && !s->need_bump)) {
+    if (!s->pc->idempotence || s->tm != NULL
+        || (s->pid >= 0 && !s->need_bump)) {
         return false;
     }
     if (s->pid_inflight || s->inflight > 0
@@ -629,6 +639,33 @@ sender_fail_list(samsa_sender_t *s, samsa_batch_t *b, samsa_err_t err)
     }
 }
 
+/* The transaction manager's turn: coordinator requests, the producer id
+ * it got, failing queued batches on abort or an abortable error.
+ * @thread sender */
+static void
+sender_txn(samsa_sender_t *s, int64_t now)
+{
+    samsa_txn_poll_t  tp;
+    int64_t           pid;
+    int16_t           epoch;
+
+    samsa_txnmgr_poll(s->tm, s->nc, s->inflight, now, &tp);
+    samsa_txnmgr_pid(s->tm, &pid, &epoch);
+    if (pid != s->pid || epoch != s->epoch) {
+        s->pid = pid;
+        s->epoch = epoch;
+        atomic_store_explicit(&s->m->producer_id, pid, memory_order_relaxed);
+        atomic_store_explicit(&s->m->producer_epoch, epoch,
+                              memory_order_relaxed);
+    }
+    if (tp.fatal != SAMSA_ERR_NONE) {
+        sender_set_fatal(s, tp.fatal);
+    }
+    if (tp.fail_queued != SAMSA_ERR_NONE) {
+        sender_fail_list(s, samsa_accum_take_all(s->accum), tp.fail_queued);
+    }
+}
+
 /* sendProducerData: returns how long the next poll may wait. */
 static int64_t
 sender_send_data(samsa_sender_t *s, int64_t now)
@@ -675,6 +712,9 @@ sender_run_once(samsa_sender_t *s)
 
     sender_maybe_metadata(s, now);
     (void) samsa_mdcache_update_due(s->mdc, now, &md_next);
+    if (s->tm != NULL) {
+        sender_txn(s, now);
+    }
     blocked = sender_maybe_pid(s, now)
               || samsa_sender_fatal(s) != SAMSA_ERR_NONE;
     if (!blocked) {
@@ -720,7 +760,7 @@ sender_main(void *arg)
 samsa_sender_t *
 samsa_sender_start(const samsa_pconf_t *pc, samsa_accum_t *accum,
                    samsa_mdcache_t *mdc, samsa_bufpool_t *pool,
-                   samsa_pmetrics_t *metrics)
+                   samsa_pmetrics_t *metrics, samsa_txnmgr_t *tm)
 {
     samsa_sender_t   *s = samsa_calloc(1, sizeof(*s));
     samsa_nc_conf_t   ncc = {
@@ -742,6 +782,7 @@ samsa_sender_start(const samsa_pconf_t *pc, samsa_accum_t *accum,
     s->mdc = mdc;
     s->pool = pool;
     s->m = metrics;
+    s->tm = tm;
     s->pid = -1;
     s->epoch = -1;
     s->rng = (uint64_t) samsa_now_ns() | 1;

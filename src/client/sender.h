@@ -23,6 +23,7 @@
 #include "client/mdcache.h"
 #include "client/netclient.h"
 #include "client/pconf.h"
+#include "client/txnmgr.h"
 
 /* Counters shared by app threads and the sender: [atomic], relaxed. */
 typedef struct samsa_pmetrics {
@@ -41,13 +42,15 @@ typedef struct samsa_pmetrics {
 
 typedef struct samsa_sender samsa_sender_t;
 
-/* A sender over the producer's parts (all borrowed; they outlive it).
+/* A sender over the producer's parts (all borrowed; they outlive it); tm
+ * is the transaction manager of a transactional producer, else NULL.
  * The thread starts at once. */
 samsa_sender_t *samsa_sender_start(const samsa_pconf_t *pc,
                                    samsa_accum_t *accum,
                                    samsa_mdcache_t *mdc,
                                    samsa_bufpool_t *pool,
-                                   samsa_pmetrics_t *metrics);
+                                   samsa_pmetrics_t *metrics,
+                                   samsa_txnmgr_t *tm);
 
 /* Wake the sender (a new or full batch, a flush, a metadata wait).
  * @thread any */
