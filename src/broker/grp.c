@@ -98,18 +98,6 @@ samsa_grp_partition_for(const char *group_id, size_t len, int32_t n)
 
 /* ---- the table ------------------------------------------------------------ */
 
-static int
-grp_cmp(const char *id, samsa_slice_t key)
-{
-    size_t  len = strlen(id);
-    int     c = memcmp(id, key.ptr, len < key.len ? len : key.len);
-
-    if (c != 0) {
-        return c;
-    }
-    return len < key.len ? -1 : len > key.len ? 1 : 0;
-}
-
 /* Index of key in the sorted table, or where it would go.  @locks table */
 static size_t
 grp_table_find(samsa_grpcoord_t *gc, samsa_slice_t key, bool *found)
@@ -120,7 +108,7 @@ grp_table_find(samsa_grpcoord_t *gc, samsa_slice_t key, bool *found)
     *found = false;
     while (lo < hi) {
         mid = (lo + hi) / 2;
-        c = grp_cmp(gc->groups[mid]->id, key);
+        c = samsa_slice_cmp_cstr(gc->groups[mid]->id, key);
         if (c == 0) {
             *found = true;
             return mid;

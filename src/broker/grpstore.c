@@ -535,45 +535,25 @@ grpstore_load_batches(samsa_grpcoord_t *gc, int32_t p, const uint8_t *buf,
     return next;
 }
 
+typedef struct grpstore_scan {
+    samsa_grpcoord_t  *gc;
+    int32_t            partition;
+} grpstore_scan_t;
+
+static int64_t
+grpstore_scan_cb(void *ctx, const uint8_t *buf, size_t len, int64_t off)
+{
+    grpstore_scan_t  *sc = ctx;
+
+    return grpstore_load_batches(sc->gc, sc->partition, buf, len, off);
+}
+
 static samsa_err_t
 grpstore_load_partition(samsa_grpcoord_t *gc, samsa_plog_t *plog)
 {
-    samsa_plog_region_t  region;
-    samsa_err_t          err;
-    uint8_t             *buf = NULL;
-    int64_t              off = samsa_plog_log_start_offset(plog);
-    int64_t              end = samsa_plog_high_watermark(plog);
-    int64_t              next;
-    ssize_t              got;
+    grpstore_scan_t  sc = { gc, samsa_plog_partition(plog) };
 
-    while (off < end) {
-        err = samsa_plog_read(plog, off, GRPSTORE_READ_BYTES, true, end,
-                              &region);
-        if (err != SAMSA_ERR_NONE || region.len == 0) {
-            samsa_plog_region_release(&region);
-            samsa_free(buf);
-            return err;
-        }
-        buf = samsa_realloc(buf, region.len);
-        got = pread(region.fd, buf, region.len, region.pos);
-        if (got != (ssize_t) region.len) {
-            samsa_error("%s: cannot read %s: %s", SAMSA_GRP_OFFSETS_TOPIC,
-                        samsa_plog_dir(plog),
-                        got < 0 ? strerror(errno) : "short read");
-            samsa_plog_region_release(&region);
-            samsa_free(buf);
-            return SAMSA_ERR__IO;
-        }
-        next = grpstore_load_batches(gc, samsa_plog_partition(plog), buf,
-                                     region.len, off);
-        samsa_plog_region_release(&region);
-        if (next <= off) {
-            break;                      /* nothing whole: stop here */
-        }
-        off = next;
-    }
-    samsa_free(buf);
-    return SAMSA_ERR_NONE;
+    return samsa_plog_scan(plog, GRPSTORE_READ_BYTES, grpstore_scan_cb, &sc);
 }
 
 /* After loading: groups with nothing go, loaded members get session

@@ -77,18 +77,6 @@ samsa_txn_transition_ok(samsa_txn_state_t from, samsa_txn_state_t to)
 
 /* ---- the table ------------------------------------------------------------ */
 
-static int
-txn_cmp(const char *id, samsa_slice_t key)
-{
-    size_t  len = strlen(id);
-    int     c = memcmp(id, key.ptr, len < key.len ? len : key.len);
-
-    if (c != 0) {
-        return c;
-    }
-    return len < key.len ? -1 : len > key.len ? 1 : 0;
-}
-
 /* @locks table held */
 static size_t
 txn_table_find(samsa_txncoord_t *tc, samsa_slice_t key, bool *found)
@@ -99,7 +87,7 @@ txn_table_find(samsa_txncoord_t *tc, samsa_slice_t key, bool *found)
     *found = false;
     while (lo < hi) {
         mid = (lo + hi) / 2;
-        c = txn_cmp(tc->txns[mid]->id, key);
+        c = samsa_slice_cmp_cstr(tc->txns[mid]->id, key);
         if (c == 0) {
             *found = true;
             return mid;

@@ -313,44 +313,16 @@ txnstore_load_batches(samsa_txncoord_t *tc, const uint8_t *buf, size_t len,
     return next;
 }
 
+static int64_t
+txnstore_scan_cb(void *ctx, const uint8_t *buf, size_t len, int64_t off)
+{
+    return txnstore_load_batches(ctx, buf, len, off);
+}
+
 static samsa_err_t
 txnstore_load_partition(samsa_txncoord_t *tc, samsa_plog_t *plog)
 {
-    samsa_plog_region_t  region;
-    samsa_err_t          err;
-    uint8_t             *buf = NULL;
-    int64_t              off = samsa_plog_log_start_offset(plog);
-    int64_t              end = samsa_plog_high_watermark(plog);
-    int64_t              next;
-    ssize_t              got;
-
-    while (off < end) {
-        err = samsa_plog_read(plog, off, TXNSTORE_READ_BYTES, true, end,
-                              &region);
-        if (err != SAMSA_ERR_NONE || region.len == 0) {
-            samsa_plog_region_release(&region);
-            samsa_free(buf);
-            return err;
-        }
-        buf = samsa_realloc(buf, region.len);
-        got = pread(region.fd, buf, region.len, region.pos);
-        if (got != (ssize_t) region.len) {
-            samsa_error("%s: cannot read %s: %s", SAMSA_TXN_STATE_TOPIC,
-                        samsa_plog_dir(plog),
-                        got < 0 ? strerror(errno) : "short read");
-            samsa_plog_region_release(&region);
-            samsa_free(buf);
-            return SAMSA_ERR__IO;
-        }
-        next = txnstore_load_batches(tc, buf, region.len, off);
-        samsa_plog_region_release(&region);
-        if (next <= off) {
-            break;
-        }
-        off = next;
-    }
-    samsa_free(buf);
-    return SAMSA_ERR_NONE;
+    return samsa_plog_scan(plog, TXNSTORE_READ_BYTES, txnstore_scan_cb, tc);
 }
 
 /* After the load: transactions caught in PrepareCommit/PrepareAbort (a

@@ -237,6 +237,20 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_read(samsa_plog_t *plog,
                                              int64_t max_offset,
                                              samsa_plog_region_t *out);
 
+/* Read the log from its start to the high watermark in chunks of about
+ * chunk_bytes (whole batches; a larger batch whole), handing each chunk
+ * to fn with the offset it starts at; fn returns the offset after the
+ * last batch it took (<= that offset: stop).  For coordinators that load
+ * an internal topic at start.  @returns the read error, or _IO (logged,
+ * naming the log) on a short read.  @thread any (no plog lock held) */
+typedef int64_t samsa_plog_scan_fn(void *ctx, const uint8_t *buf,
+                                   size_t len, int64_t offset);
+
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_scan(samsa_plog_t *plog,
+                                             int32_t chunk_bytes,
+                                             samsa_plog_scan_fn *fn,
+                                             void *ctx);
+
 /* ---- ListOffsets --------------------------------------------------------- */
 
 #define SAMSA_PLOG_TS_LATEST          (-1)

@@ -46,6 +46,20 @@ samsa_slice_eq_cstr(samsa_slice_t a, const char *s)
            && memcmp(a.ptr, s, a.len) == 0;
 }
 
+/* Byte order of a C string against a slice (memcmp, shorter first): the
+ * order of the coordinators' sorted id tables. */
+static inline int
+samsa_slice_cmp_cstr(const char *s, samsa_slice_t key)
+{
+    size_t  len = strlen(s);
+    int     c = memcmp(s, key.ptr, len < key.len ? len : key.len);
+
+    if (c != 0) {
+        return c;
+    }
+    return len < key.len ? -1 : len > key.len ? 1 : 0;
+}
+
 /* A NUL-terminated heap copy ("" for null); free with samsa_free(). */
 char *samsa_slice_dup(samsa_slice_t s);
 
