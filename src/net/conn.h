@@ -63,8 +63,9 @@ typedef struct samsa_conn {
  * Returns NONE (check conn->recv_complete), _CLOSED at EOF, _IO on a socket
  * error, _BAD_MSG if the size is negative or above max_size, _FULL if the
  * memory pool is exhausted (the caller mutes the connection).
- * The pool is charged as the bytes arrive (what the socket holds, at least
- * 4 KiB), not the whole announced size up front as Kafka's processor does:
+ * The pool is charged as the bytes arrive (64 KiB at a time; a smaller
+ * request whole), not the whole announced size up front as Kafka's
+ * processor does:
  * a client that announces a large request and trickles it (slowloris) holds
  * only what it sent, so it cannot starve the others of the pool. */
 SAMSA_MUST_CHECK samsa_err_t samsa_conn_read(samsa_conn_t *conn,

@@ -97,8 +97,9 @@ test_conn_read_rejects_bad_sizes_and_mutes_on_pool(void **state)
     close(conn.fd);
 }
 
-/* The pool is charged for the bytes that arrive, not the size announced:
- * a trickled 1 MiB request holds 4 KiB of a 64 KiB pool. */
+/* The pool is charged for the bytes that arrive, 64 KiB at a time, not
+ * the size announced: a trickled 1 MiB request holds 64 KiB of a 128 KiB
+ * pool. */
 static void
 test_conn_read_charges_as_bytes_arrive(void **state)
 {
@@ -111,21 +112,25 @@ test_conn_read_charges_as_bytes_arrive(void **state)
     static uint8_t   chunk[65536];
 
     (void) state;
-    samsa_mempool_init(&pool, 65536);
+    samsa_mempool_init(&pool, 131072);
     conn_pair(&conn, &peer);
     assert_int_equal(write(peer, hdr, 4), 4);
     assert_int_equal(write(peer, "0123456789", 10), 10);
     assert_int_equal(samsa_conn_read(&conn, 1 << 21, &pool), SAMSA_ERR_NONE);
     assert_false(conn.recv_complete);
     assert_int_equal(conn.payload_got, 10);
-    assert_int_equal(conn.charged, 4096);
-    assert_int_equal(atomic_load(&pool.available), 65536 - 4096);
-    /* a burst is charged by what the socket holds; the non-strict pool
-     * lets the take that finds memory left go below zero, then mutes */
+    assert_int_equal(conn.charged, 65536);
+    assert_int_equal(atomic_load(&pool.available), 131072 - 65536);
+    /* a burst takes the second step and empties the pool */
+    assert_int_equal(write(peer, chunk, sizeof(chunk)), sizeof(chunk));
+    assert_int_equal(samsa_conn_read(&conn, 1 << 21, &pool), SAMSA_ERR_NONE);
+    assert_int_equal(conn.payload_got, 10 + 65536);
+    assert_int_equal(conn.charged, 131072);
+    assert_true(samsa_mempool_is_exhausted(&pool));
+    /* past what it was charged for, the connection mutes */
     assert_int_equal(write(peer, chunk, sizeof(chunk)), sizeof(chunk));
     assert_int_equal(samsa_conn_read(&conn, 1 << 21, &pool), SAMSA_ERR__FULL);
-    assert_int_equal(conn.payload_got, 10 + 65536);
-    assert_true(samsa_mempool_is_exhausted(&pool));
+    assert_int_equal(conn.payload_got, 131072);
     /* the rest arrives once memory is back */
     assert_true(samsa_mempool_give(&pool, 1 << 20));
     while (conn.payload_got < (1 << 20)) {
