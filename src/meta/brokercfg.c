@@ -11,10 +11,13 @@
 #include "meta/topic_config.h"
 #include "util/config_defs.h"
 
-/* The broker keys Samsa reconfigures at run time: Kafka's
- * DynamicThreadPool.ReconfigurableConfigs it applies. */
+/* The broker keys Samsa reconfigures at run time: thread counts, checked
+ * by Kafka's DynamicThreadPool rule (num.io.threads) or its copy in
+ * DataPlaneAcceptor.validateReconfiguration (num.network.threads, applied
+ * to every listener). */
 static const char *const  brokercfg_dynamic[] = {
     "num.io.threads",
+    "num.network.threads",
 };
 
 #define BROKERCFG_NDYNAMIC \

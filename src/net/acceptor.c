@@ -5,8 +5,10 @@
  * slot, non-blocking mode, TCP_NODELAY, keep-alive and the send buffer size,
  * and goes to the next network thread round robin: offered to each without
  * blocking, waiting only on the last try.  It never touches a network
- * thread's epoll.
- * Threads: open/close on main; the loop on the acceptor thread.
+ * thread's epoll.  It also owns its listener's list of network threads
+ * and applies num.network.threads changes to it (see below).
+ * Threads: open/close on main; the loop on the acceptor thread;
+ * samsa_acceptor_resize from any.
  */
 #include "net/sockserver_int.h"
 
@@ -24,6 +26,7 @@
 
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/time.h"
 
 static samsa_err_t
 acceptor_resolve(const samsa_netlistener_t *l, struct addrinfo **res,
@@ -225,20 +228,121 @@ acceptor_accept_one(samsa_acceptor_t *acc)
     acceptor_assign(acc, nc);
 }
 
+/* ---- run-time resizing (num.network.threads) ----------------------------
+ * Only this thread changes its list, between two hand-overs, so a socket
+ * is never given to a thread being removed; Kafka's Acceptor does the same
+ * under its lock. */
+
+static bool
+acceptor_grow_one(samsa_acceptor_t *acc)
+{
+    samsa_proc_t  *proc = samsa_sockserver_proc_new(acc->ss, acc->listener);
+
+    if (proc == NULL) {
+        samsa_error("listener %s: cannot add a network thread: the %d "
+                    "network thread ids of this server are used up",
+                    acc->ss->conf.listeners[acc->listener].name,
+                    SAMSA_SOCKSERVER_MAX_PROCS);
+        return false;
+    }
+    if (samsa_proc_start(proc) != SAMSA_ERR_NONE) {
+        /* never ran: counts as gone (its id stays unused) */
+        atomic_store_explicit(&proc->state, SAMSA_PROC_EXITED,
+                              memory_order_release);
+        return false;
+    }
+    acc->procs = samsa_realloc(acc->procs,
+                               (acc->nprocs + 1) * sizeof(*acc->procs));
+    acc->procs[acc->nprocs++] = proc;
+    return true;
+}
+
+/* Kafka removes a listener's last processors. */
+static void
+acceptor_remove_last(samsa_acceptor_t *acc)
+{
+    samsa_proc_t  *proc = acc->procs[--acc->nprocs];
+
+    atomic_store_explicit(&proc->state, SAMSA_PROC_REMOVED,
+                          memory_order_release);
+    samsa_proc_set_run(proc, SAMSA_PROC_DRAINING,
+                       samsa_now_ns()
+                           + (int64_t) SAMSA_PROC_REMOVE_DRAIN_MS * 1000000);
+    acc->removed = samsa_realloc(acc->removed,
+                                 (acc->nremoved + 1) * sizeof(*acc->removed));
+    acc->removed[acc->nremoved++] = proc;
+}
+
+/* Join the removed threads that have left (their task is gone already). */
+static void
+acceptor_reap(samsa_acceptor_t *acc)
+{
+    size_t  i = 0;
+
+    while (i < acc->nremoved) {
+        if (samsa_proc_exited(acc->removed[i])) {
+            samsa_proc_join(acc->removed[i]);
+            acc->removed[i] = acc->removed[--acc->nremoved];
+        } else {
+            i++;
+        }
+    }
+}
+
+static void
+acceptor_apply_resize(samsa_acceptor_t *acc)
+{
+    size_t  want = (size_t) atomic_load_explicit(&acc->want,
+                                                 memory_order_acquire);
+    size_t  before = acc->nprocs;
+
+    acceptor_reap(acc);
+    if (want == before || want == 0) {
+        return;
+    }
+    while (acc->nprocs < want && acceptor_grow_one(acc)) {
+    }
+    while (acc->nprocs > want) {
+        acceptor_remove_last(acc);
+    }
+    acc->next_proc = 0;
+    samsa_info("%s listener %s: num.network.threads %zu -> %zu",
+               acc->ss->conf.kind,
+               acc->ss->conf.listeners[acc->listener].name, before,
+               acc->nprocs);
+}
+
+void
+samsa_acceptor_resize(samsa_acceptor_t *acc, int32_t n)
+{
+    uint64_t  one = 1;
+
+    atomic_store_explicit(&acc->want, n, memory_order_release);
+    if (acc->wakefd >= 0 && write(acc->wakefd, &one, sizeof(one)) < 0) {
+        /* the 500 ms poll notices the change anyway */
+    }
+}
+
 static void *
 acceptor_main(void *arg)
 {
     samsa_acceptor_t    *acc = arg;
     struct epoll_event   ev;
+    uint64_t             cnt;
     char                 name[16];
     int                  n;
 
     snprintf(name, sizeof(name), "acceptor-%d", acc->port);
     samsa_thread_name_set(name);
     while (atomic_load_explicit(&acc->running, memory_order_acquire)) {
+        acceptor_apply_resize(acc);
         n = epoll_wait(acc->epfd, &ev, 1, SAMSA_ACCEPTOR_POLL_MS);
         if (n > 0 && ev.data.fd == acc->wakefd) {
-            continue;                   /* stop asked: loop test exits */
+            /* stop (the loop test exits) or resize (the loop top) */
+            if (read(acc->wakefd, &cnt, sizeof(cnt)) < 0) {
+                /* EAGAIN: another wake-up took it */
+            }
+            continue;
         }
         if (n > 0) {
             acceptor_accept_one(acc);

@@ -11,8 +11,12 @@
  *   6 process disconnected: close what broke or was asked to close
  *   7 close excess connections (max.connections) and idle ones
  * Threads: everything here runs on the processor's own thread except
- * samsa_proc_accept (acceptor), samsa_proc_enqueue_response and
- * samsa_proc_wakeup (any), samsa_proc_set_run (main).
+ * samsa_proc_accept (acceptor), samsa_proc_enqueue_response,
+ * samsa_proc_wakeup and samsa_proc_exited (any), samsa_proc_set_run (main,
+ * or the acceptor removing the thread).  A thread that leaves closes its
+ * connections, marks itself retired (responses for it are dropped from
+ * then on) and EXITED; its struct lives until the socket server is
+ * freed.
  */
 #include "net/sockserver_int.h"
 
@@ -835,7 +839,11 @@ proc_close_all(samsa_proc_t *proc)
         samsa_connquota_give(&proc->ss->quota, nc->remote_ip);
         samsa_free(nc);
     }
+    /* From here on responses for this thread are dropped as they come
+     * (their connections are closed): a thread removed at run time is
+     * never joined by the handlers that answer it. */
     pthread_mutex_lock(&proc->resp_lock);
+    proc->retired = true;
     resp = proc->resp_head;
     proc->resp_head = proc->resp_tail = NULL;
     proc->nresp = 0;
@@ -844,6 +852,23 @@ proc_close_all(samsa_proc_t *proc)
         next = resp->next;
         samsa_resp_free(resp);
     }
+}
+
+/* What only the thread used: its epoll and connection table. */
+static void
+proc_release(samsa_proc_t *proc)
+{
+    if (proc->epfd >= 0) {
+        close(proc->epfd);
+        proc->epfd = -1;
+    }
+    samsa_free(proc->slots);
+    samsa_free(proc->gens);
+    samsa_free(proc->free_slots);
+    proc->slots = NULL;
+    proc->gens = NULL;
+    proc->free_slots = NULL;
+    proc->nslots = proc->nfree = 0;
 }
 
 static void *
@@ -866,6 +891,9 @@ proc_main(void *arg)
         proc_close_excess_connections(proc);
     }
     proc_close_all(proc);
+    proc_release(proc);
+    atomic_store_explicit(&proc->state, SAMSA_PROC_EXITED,
+                          memory_order_release);
     return NULL;
 }
 
@@ -888,6 +916,7 @@ samsa_proc_init(samsa_proc_t *proc, samsa_sockserver_t *ss, uint16_t id,
     samsa_queue_init(&proc->newconns, SAMSA_PROC_NEWCONN_QUEUE);
     pthread_mutex_init(&proc->resp_lock, NULL);
     atomic_init(&proc->run, SAMSA_PROC_RUNNING);
+    atomic_init(&proc->state, SAMSA_PROC_LIVE);
     atomic_init(&proc->drain_deadline_ns, INT64_MAX);
 }
 
@@ -903,10 +932,7 @@ samsa_proc_fini(samsa_proc_t *proc)
     samsa_queue_fini(&proc->newconns);
     pthread_mutex_destroy(&proc->resp_lock);
     close(proc->wakefd);
-    close(proc->epfd);
-    samsa_free(proc->slots);
-    samsa_free(proc->gens);
-    samsa_free(proc->free_slots);
+    proc_release(proc);
 }
 
 samsa_err_t
@@ -959,6 +985,11 @@ samsa_proc_enqueue_response(samsa_proc_t *proc, samsa_resp_t *resp)
 {
     resp->next = NULL;
     pthread_mutex_lock(&proc->resp_lock);
+    if (proc->retired) {
+        pthread_mutex_unlock(&proc->resp_lock);
+        samsa_resp_free(resp);
+        return;
+    }
     if (proc->resp_tail != NULL) {
         proc->resp_tail->next = resp;
     } else {
@@ -978,4 +1009,11 @@ samsa_proc_set_run(samsa_proc_t *proc, samsa_proc_run_t run,
                           memory_order_release);
     atomic_store_explicit(&proc->run, run, memory_order_release);
     samsa_proc_wakeup(proc);
+}
+
+bool
+samsa_proc_exited(samsa_proc_t *proc)
+{
+    return atomic_load_explicit(&proc->state, memory_order_acquire)
+           == SAMSA_PROC_EXITED;
 }

@@ -4,6 +4,7 @@
 #include "net/reqchan.h"
 
 #include "net/sockserver_int.h"
+#include "util/alloc.h"
 #include "util/diag.h"
 #include "util/endian.h"
 #include "util/time.h"
@@ -13,8 +14,9 @@ samsa_reqchan_init(samsa_reqchan_t *chan, int32_t queued_max_requests,
                    samsa_mempool_t *pool)
 {
     samsa_queue_init(&chan->requests, (size_t) queued_max_requests);
-    chan->procs = NULL;
-    chan->nprocs = 0;
+    chan->procs = samsa_calloc(SAMSA_SOCKSERVER_MAX_PROCS,
+                               sizeof(*chan->procs));
+    atomic_init(&chan->nprocs, 0);
     chan->pool = pool;
 }
 
@@ -27,6 +29,17 @@ samsa_reqchan_fini(samsa_reqchan_t *chan)
         samsa_req_free(req);
     }
     samsa_queue_fini(&chan->requests);
+    samsa_free(chan->procs);
+    chan->procs = NULL;
+}
+
+samsa_proc_t *
+samsa_reqchan_proc(samsa_reqchan_t *chan, size_t id)
+{
+    if (id >= atomic_load_explicit(&chan->nprocs, memory_order_acquire)) {
+        return NULL;
+    }
+    return atomic_load_explicit(&chan->procs[id], memory_order_acquire);
 }
 
 void
@@ -44,10 +57,12 @@ samsa_reqchan_take(samsa_reqchan_t *chan, int64_t timeout_ms)
 void
 samsa_reqchan_pool_returned(samsa_reqchan_t *chan)
 {
-    size_t  i;
+    samsa_proc_t  *proc;
+    size_t         i;
 
-    for (i = 0; i < chan->nprocs; i++) {
-        samsa_proc_wakeup(chan->procs[i]);
+    /* a retired thread's eventfd stays open: waking it is harmless */
+    for (i = 0; (proc = samsa_reqchan_proc(chan, i)) != NULL; i++) {
+        samsa_proc_wakeup(proc);
     }
 }
 
@@ -64,9 +79,10 @@ samsa_reqchan_respond(samsa_resp_t *resp)
 {
     samsa_req_t      *req = resp->req;
     samsa_reqchan_t  *chan = req->chan;
+    samsa_proc_t     *proc = samsa_reqchan_proc(chan, req->conn_id.proc);
     int64_t           now = samsa_now_ns();
 
-    samsa_assert(req->conn_id.proc < chan->nprocs);
+    samsa_assert(proc != NULL);
     if (req->local_done_ns == 0) {
         req->local_done_ns = now;
     }
@@ -77,5 +93,6 @@ samsa_reqchan_respond(samsa_resp_t *resp)
                          (uint32_t) (resp->frame.len - 4 + resp->regions_len));
     }
     samsa_req_release_payload(req);
-    samsa_proc_enqueue_response(chan->procs[req->conn_id.proc], resp);
+    /* A thread removed meanwhile drops it (its connection is closed). */
+    samsa_proc_enqueue_response(proc, resp);
 }

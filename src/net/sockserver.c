@@ -1,8 +1,10 @@
 /*
  * net/sockserver.c - see sockserver.h: builds and runs the acceptors,
  * network threads and handler pool of one socket server.  Processor ids
- * count per socket server across its listeners, as Kafka's do.
- * Threads: main only.
+ * count per socket server across its listeners, as Kafka's do, and are
+ * never reused.
+ * Threads: main only, but set_network_threads (any: it only asks the
+ * acceptors) and the metrics readers (any).
  */
 #include "net/sockserver.h"
 
@@ -14,17 +16,39 @@
 #include "util/diag.h"
 #include "util/time.h"
 
+samsa_proc_t *
+samsa_sockserver_proc_new(samsa_sockserver_t *ss, size_t listener)
+{
+    samsa_proc_t  *proc = NULL;
+    size_t         id;
+
+    pthread_mutex_lock(&ss->ids_lock);
+    id = atomic_load_explicit(&ss->chan.nprocs, memory_order_relaxed);
+    if (id < SAMSA_SOCKSERVER_MAX_PROCS) {
+        proc = samsa_calloc(1, sizeof(*proc));
+        samsa_proc_init(proc, ss, (uint16_t) id, listener);
+        atomic_store_explicit(&ss->chan.procs[id], proc,
+                              memory_order_release);
+        atomic_store_explicit(&ss->chan.nprocs, id + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&ss->ids_lock);
+    return proc;
+}
+
 samsa_err_t
 samsa_sockserver_open(samsa_sockserver_t **out,
                       const samsa_sockserver_conf_t *conf, char *errstr,
                       size_t errstr_size)
 {
     samsa_sockserver_t  *ss = samsa_calloc(1, sizeof(*ss));
-    size_t               i, nthreads = (size_t) conf->num_network_threads;
+    samsa_acceptor_t    *acc;
+    size_t               i, j, nthreads = (size_t) conf->num_network_threads;
     samsa_err_t          err;
 
-    samsa_assert(conf->nlisteners > 0 && nthreads > 0);
+    samsa_assert(conf->nlisteners > 0 && nthreads > 0
+                 && conf->nlisteners * nthreads < SAMSA_SOCKSERVER_MAX_PROCS);
     ss->conf = *conf;
+    pthread_mutex_init(&ss->ids_lock, NULL);
     samsa_mempool_init(&ss->pool, conf->queued_max_request_bytes);
     samsa_reqchan_init(&ss->chan, conf->queued_max_requests, &ss->pool);
     samsa_connquota_init(&ss->quota, conf->max_connections,
@@ -35,26 +59,20 @@ samsa_sockserver_open(samsa_sockserver_t **out,
         ss->acceptors[i].fd = ss->acceptors[i].epfd = -1;
         ss->acceptors[i].wakefd = -1;
     }
-    ss->nprocs = conf->nlisteners * nthreads;
-    ss->procs = samsa_calloc(ss->nprocs, sizeof(*ss->procs));
-    ss->chan.procs = samsa_calloc(ss->nprocs, sizeof(*ss->chan.procs));
-    ss->chan.nprocs = ss->nprocs;
-    for (i = 0; i < ss->nprocs; i++) {
-        samsa_proc_init(&ss->procs[i], ss, (uint16_t) i, i / nthreads);
-        ss->chan.procs[i] = &ss->procs[i];
-    }
     samsa_hpool_init(&ss->hpool, ss);
     for (i = 0; i < conf->nlisteners; i++) {
-        ss->acceptors[i].procs = &ss->chan.procs[i * nthreads];
-        ss->acceptors[i].nprocs = nthreads;
-        err = samsa_acceptor_open(&ss->acceptors[i], ss, i, errstr,
-                                  errstr_size);
+        acc = &ss->acceptors[i];
+        err = samsa_acceptor_open(acc, ss, i, errstr, errstr_size);
         if (err != SAMSA_ERR_NONE) {
             samsa_sockserver_free(ss);
             return err;
         }
-        ss->acceptors[i].procs = &ss->chan.procs[i * nthreads];
-        ss->acceptors[i].nprocs = nthreads;
+        /* ids count across listeners, as Kafka's */
+        acc->procs = samsa_calloc(nthreads, sizeof(*acc->procs));
+        for (j = 0; j < nthreads; j++) {
+            acc->procs[acc->nprocs++] = samsa_sockserver_proc_new(ss, i);
+        }
+        atomic_store(&acc->want, (int32_t) nthreads);
     }
     *out = ss;
     return SAMSA_ERR_NONE;
@@ -69,15 +87,33 @@ samsa_sockserver_port(const samsa_sockserver_t *ss, size_t i)
 size_t
 samsa_sockserver_nprocs(const samsa_sockserver_t *ss)
 {
-    return ss->nprocs;
+    samsa_reqchan_t  *chan = (samsa_reqchan_t *) &ss->chan;
+    samsa_proc_t     *proc;
+    size_t            i, n = 0;
+
+    for (i = 0; (proc = samsa_reqchan_proc(chan, i)) != NULL; i++) {
+        n += atomic_load_explicit(&proc->state, memory_order_acquire)
+             == SAMSA_PROC_LIVE;
+    }
+    return n;
 }
 
-void
+size_t
+samsa_sockserver_proc_ids(const samsa_sockserver_t *ss)
+{
+    return atomic_load_explicit(&ss->chan.nprocs, memory_order_acquire);
+}
+
+bool
 samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
                             samsa_netstats_proc_t *out)
 {
-    samsa_proc_t  *proc = &ss->procs[i];
+    samsa_proc_t  *proc = samsa_reqchan_proc(&ss->chan, i);
 
+    memset(out, 0, sizeof(*out));
+    if (proc == NULL) {
+        return false;
+    }
     out->id = proc->id;
     out->listener = ss->conf.listeners[proc->listener].name;
     out->idle_ns = atomic_load_explicit(&proc->stat_idle_ns,
@@ -89,6 +125,8 @@ samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
     pthread_mutex_lock(&proc->resp_lock);
     out->response_queue_size = proc->nresp;
     pthread_mutex_unlock(&proc->resp_lock);
+    return atomic_load_explicit(&proc->state, memory_order_acquire)
+           == SAMSA_PROC_LIVE;
 }
 
 size_t
@@ -134,25 +172,43 @@ samsa_sockserver_listener_name(const samsa_sockserver_t *ss, size_t i)
 samsa_err_t
 samsa_sockserver_start(samsa_sockserver_t *ss)
 {
-    samsa_err_t  err;
-    size_t       i;
+    samsa_acceptor_t  *acc;
+    samsa_err_t        err;
+    size_t             i, j;
 
     err = samsa_hpool_start(&ss->hpool);
-    for (i = 0; err == SAMSA_ERR_NONE && i < ss->nprocs; i++) {
-        err = samsa_proc_start(&ss->procs[i]);
+    for (i = 0; err == SAMSA_ERR_NONE && i < ss->conf.nlisteners; i++) {
+        acc = &ss->acceptors[i];
+        for (j = 0; err == SAMSA_ERR_NONE && j < acc->nprocs; j++) {
+            err = samsa_proc_start(acc->procs[j]);
+        }
     }
     for (i = 0; err == SAMSA_ERR_NONE && i < ss->conf.nlisteners; i++) {
         err = samsa_acceptor_start(&ss->acceptors[i]);
         if (err == SAMSA_ERR_NONE) {
-            samsa_info("%s listener %s on %s:%d: %d network threads",
+            samsa_info("%s listener %s on %s:%d: %zu network threads",
                        ss->conf.kind, ss->conf.listeners[i].name,
                        ss->conf.listeners[i].host[0] != '\0'
                            ? ss->conf.listeners[i].host
                            : "*",
-                       ss->acceptors[i].port, ss->conf.num_network_threads);
+                       ss->acceptors[i].port, ss->acceptors[i].nprocs);
         }
     }
     return err;
+}
+
+samsa_err_t
+samsa_sockserver_set_network_threads(samsa_sockserver_t *ss, int32_t n)
+{
+    size_t  i;
+
+    if (n < 1 || (size_t) n >= SAMSA_SOCKSERVER_MAX_PROCS) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    for (i = 0; i < ss->conf.nlisteners; i++) {
+        samsa_acceptor_resize(&ss->acceptors[i], n);
+    }
+    return SAMSA_ERR_NONE;
 }
 
 samsa_err_t
@@ -177,14 +233,18 @@ samsa_sockserver_stop_accepting(samsa_sockserver_t *ss)
 void
 samsa_sockserver_drain(samsa_sockserver_t *ss, int64_t timeout_ms)
 {
-    int64_t  deadline = samsa_now_ns() + timeout_ms * 1000000;
-    size_t   i;
+    int64_t        deadline = samsa_now_ns() + timeout_ms * 1000000;
+    samsa_proc_t  *proc;
+    size_t         i;
 
-    for (i = 0; i < ss->nprocs; i++) {
-        samsa_proc_set_run(&ss->procs[i], SAMSA_PROC_DRAINING, deadline);
+    /* the acceptors stopped: nothing adds or removes threads now */
+    for (i = 0; (proc = samsa_reqchan_proc(&ss->chan, i)) != NULL; i++) {
+        if (!samsa_proc_exited(proc)) {
+            samsa_proc_set_run(proc, SAMSA_PROC_DRAINING, deadline);
+        }
     }
-    for (i = 0; i < ss->nprocs; i++) {
-        samsa_proc_join(&ss->procs[i]);
+    for (i = 0; (proc = samsa_reqchan_proc(&ss->chan, i)) != NULL; i++) {
+        samsa_proc_join(proc);
     }
 }
 
@@ -197,7 +257,8 @@ samsa_sockserver_stop_handlers(samsa_sockserver_t *ss)
 void
 samsa_sockserver_free(samsa_sockserver_t *ss)
 {
-    size_t  i;
+    samsa_proc_t  *proc;
+    size_t         i, n;
 
     if (ss == NULL) {
         return;
@@ -205,19 +266,26 @@ samsa_sockserver_free(samsa_sockserver_t *ss)
     for (i = 0; i < ss->conf.nlisteners; i++) {
         samsa_acceptor_stop(&ss->acceptors[i]);
     }
-    for (i = 0; i < ss->nprocs; i++) {
-        samsa_proc_set_run(&ss->procs[i], SAMSA_PROC_STOPPING, 0);
-        samsa_proc_join(&ss->procs[i]);
+    n = samsa_sockserver_proc_ids(ss);
+    for (i = 0; i < n; i++) {
+        proc = samsa_reqchan_proc(&ss->chan, i);
+        samsa_proc_set_run(proc, SAMSA_PROC_STOPPING, 0);
+        samsa_proc_join(proc);
     }
     samsa_hpool_stop(&ss->hpool);
     samsa_hpool_fini(&ss->hpool);
-    samsa_reqchan_fini(&ss->chan);
-    for (i = 0; i < ss->nprocs; i++) {
-        samsa_proc_fini(&ss->procs[i]);
+    for (i = 0; i < n; i++) {
+        proc = samsa_reqchan_proc(&ss->chan, i);
+        samsa_proc_fini(proc);
+        samsa_free(proc);
     }
-    samsa_free(ss->procs);
-    samsa_free(ss->chan.procs);
+    samsa_reqchan_fini(&ss->chan);
+    for (i = 0; i < ss->conf.nlisteners; i++) {
+        samsa_free(ss->acceptors[i].procs);
+        samsa_free(ss->acceptors[i].removed);
+    }
     samsa_free(ss->acceptors);
     samsa_connquota_fini(&ss->quota);
+    pthread_mutex_destroy(&ss->ids_lock);
     samsa_free(ss);
 }

@@ -10,7 +10,8 @@
  * (run on a handler thread for each request) and a completion hook (run on
  * the network thread when a request's response was written: the request
  * log).
- * Threads: open/start/stop/free from the main thread only.
+ * Threads: open/start/stop/free from the main thread only; the resizes
+ * and the metrics readers from any.
  */
 #ifndef SAMSA_NET_SOCKSERVER_H
 #define SAMSA_NET_SOCKSERVER_H
@@ -25,6 +26,11 @@
 #include "net/req.h"
 
 typedef struct samsa_sockserver samsa_sockserver_t;
+
+/* Network thread ids per socket server (conn ids carry them as uint16).
+ * Ids are never reused, as Kafka's nextProcessorId: a late response for
+ * a removed thread finds it retired and is dropped. */
+#define SAMSA_SOCKSERVER_MAX_PROCS 65535
 
 typedef struct samsa_netlistener {
     const char  *name;                  /* "PLAINTEXT" */
@@ -95,9 +101,17 @@ typedef struct samsa_netstats_proc {
     uint64_t     connections_created;   /* adopted since start */
 } samsa_netstats_proc_t;
 
+/* Network threads now (num.network.threads times the listeners, as last
+ * applied by the acceptors). */
 size_t samsa_sockserver_nprocs(const samsa_sockserver_t *ss);
-/* @thread any  @locks the processor's response-queue lock taken */
-void samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
+/* Network thread ids ever used (>= nprocs after threads were removed):
+ * ids are 0 .. proc_ids-1 and never reused. */
+size_t samsa_sockserver_proc_ids(const samsa_sockserver_t *ss);
+/* Network thread id's stats; true while it is live.  A removed thread's
+ * totals stay as they were (sums over every id stay monotonic); its
+ * per-thread series should no longer be shown.
+ * @thread any  @locks the processor's response-queue lock taken */
+bool samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t id,
                                  samsa_netstats_proc_t *out);
 /* Handlers now (num.io.threads as last applied). */
 size_t samsa_sockserver_nhandlers(const samsa_sockserver_t *ss);
@@ -122,6 +136,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_start(samsa_sockserver_t *ss);
  * exits; none is waited for.  Ignored once the handlers stopped.
  * @thread any but a handler of this server */
 SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_set_io_threads(
+    samsa_sockserver_t *ss, int32_t n);
+
+/* Set every listener's network threads to n at run time
+ * (num.network.threads, Kafka's DataPlaneAcceptor.reconfigure): each
+ * acceptor, woken, adds threads (new connections go round robin onto all
+ * of them) or removes its last ones: a removed thread takes no new
+ * connection, stops reading requests, writes the answers of those in
+ * flight (up to 10 s), closes its connections (clients reconnect to the
+ * others) and exits; the acceptor joins it.  Returns at once.
+ * @thread any */
+SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_set_network_threads(
     samsa_sockserver_t *ss, int32_t n);
 
 /* Shutdown, in three steps so that a process with two servers can do each

@@ -23,14 +23,22 @@
 #define SAMSA_PROC_RECV_STALL_MS   30000   /* see proc_close_stalled() */
 #define SAMSA_ACCEPTOR_POLL_MS     500
 #define SAMSA_HANDLER_POLL_MS      300
+/* A network thread removed at run time stops reading requests, writes the
+ * answers of those in flight for up to this long, then closes its
+ * connections (their clients reconnect to the remaining threads). */
+#define SAMSA_PROC_REMOVE_DRAIN_MS 10000
 
 typedef struct samsa_proc samsa_proc_t;
 
 struct samsa_reqchan {
-    samsa_queue_t        requests;  /* queued.max.requests */
-    samsa_proc_t       **procs;     /* [const] after start */
-    size_t               nprocs;    /* [const] after start */
-    samsa_mempool_t     *pool;      /* [const] */
+    samsa_queue_t            requests;  /* queued.max.requests */
+    /* Every network thread by id, SAMSA_SOCKSERVER_MAX_PROCS entries:
+     * an entry is set once (under the server's ids_lock, release) before
+     * nprocs counts it, and stays until the server is freed, so any
+     * thread may read entries below nprocs without a lock. */
+    samsa_proc_t *_Atomic   *procs;     /* [const] array */
+    _Atomic size_t           nprocs;    /* [atomic] ids used so far */
+    samsa_mempool_t         *pool;      /* [const] */
 };
 
 /* A socket accepted and waiting for its network thread. */
@@ -45,18 +53,34 @@ typedef enum samsa_proc_run {
     SAMSA_PROC_STOPPING,            /* close everything and exit */
 } samsa_proc_run_t;
 
-/* One network thread.  Owned by the socket server; the thread itself owns
- * everything not marked otherwise. */
+/* Where a network thread stands: LIVE in its acceptor's list; REMOVED
+ * (by its acceptor: taken out of the list, told to drain); EXITED (set by
+ * the thread as it leaves: connections closed, responses dropped from
+ * then on). */
+typedef enum samsa_proc_state {
+    SAMSA_PROC_LIVE = 0,
+    SAMSA_PROC_REMOVED,
+    SAMSA_PROC_EXITED,
+} samsa_proc_state_t;
+
+/* One network thread.  Owned by the socket server (freed with it, even
+ * after the thread left); the thread itself owns everything not marked
+ * otherwise. */
 struct samsa_proc {
     uint16_t                    id;         /* [const] per socket server */
     size_t                      listener;   /* [const] index */
     samsa_sockserver_t         *ss;         /* [const] */
-    pthread_t                   thread;
-    bool                        started;
+    pthread_t                   thread;     /* [starter] the acceptor for */
+    bool                        started;    /* a thread added at run time,
+                                               else main */
+    _Atomic int                 state;      /* [atomic] samsa_proc_state_t */
+    bool                        retired;    /* [resp_lock] thread gone:
+                                               responses are dropped */
     int                         epfd;       /* [const] */
     int                         wakefd;     /* [const] eventfd */
     samsa_queue_t               newconns;   /* [thread-safe] from acceptor */
-    pthread_mutex_t             resp_lock;  /* guards the two below */
+    pthread_mutex_t             resp_lock;  /* guards retired, resp_*,
+                                               nresp */
     samsa_resp_t               *resp_head;  /* [resp_lock] */
     samsa_resp_t               *resp_tail;  /* [resp_lock] */
     _Atomic int                 run;        /* [atomic] samsa_proc_run_t */
@@ -86,7 +110,11 @@ struct samsa_proc {
     size_t                      inflight;   /* requests put, not finished */
 };
 
-/* One acceptor thread per listener. */
+/* One acceptor thread per listener.  It owns its listener's list of
+ * network threads: it alone adds threads to it and removes them
+ * (num.network.threads at run time: set_network_threads stores `want`
+ * and wakes it), so a socket is never handed to a thread that is being
+ * removed. */
 typedef struct samsa_acceptor {
     samsa_sockserver_t  *ss;            /* [const] */
     size_t               listener;      /* [const] index */
@@ -98,8 +126,12 @@ typedef struct samsa_acceptor {
     bool                 started;
     _Atomic bool         running;       /* [atomic] cleared to stop */
     size_t               next_proc;     /* acceptor thread: round robin */
-    samsa_proc_t       **procs;         /* [const] this listener's */
-    size_t               nprocs;        /* [const] */
+    _Atomic int32_t      want;          /* [atomic] threads wanted */
+    /* acceptor thread (main before start): */
+    samsa_proc_t       **procs;         /* this listener's live threads */
+    size_t               nprocs;
+    samsa_proc_t       **removed;       /* removed, not yet joined */
+    size_t               nremoved;
 } samsa_acceptor_t;
 
 /* The most handler threads a pool may have (num.io.threads at start is
@@ -146,10 +178,16 @@ struct samsa_sockserver {
     samsa_mempool_t           pool;
     samsa_connquota_t         quota;
     samsa_acceptor_t         *acceptors;    /* one per listener */
-    samsa_proc_t             *procs;        /* nlisteners * threads */
-    size_t                    nprocs;
+    pthread_mutex_t           ids_lock;     /* network thread ids: adding
+                                               to chan.procs */
     samsa_hpool_t             hpool;
 };
+
+/* sockserver.c: a new network thread for listener, with the next id
+ * (not started); NULL when the ids are used up.  @thread any
+ * @locks ids_lock */
+samsa_proc_t *samsa_sockserver_proc_new(samsa_sockserver_t *ss,
+                                        size_t listener);
 
 /* proc.c */
 void samsa_proc_init(samsa_proc_t *proc, samsa_sockserver_t *ss, uint16_t id,
@@ -165,6 +203,8 @@ void samsa_proc_enqueue_response(samsa_proc_t *proc, samsa_resp_t *resp);
 void samsa_proc_wakeup(samsa_proc_t *proc);
 void samsa_proc_set_run(samsa_proc_t *proc, samsa_proc_run_t run,
                         int64_t deadline_ns);
+/* Has the thread left (connections closed)?  @thread any */
+bool samsa_proc_exited(samsa_proc_t *proc);
 
 /* acceptor.c */
 SAMSA_MUST_CHECK samsa_err_t samsa_acceptor_open(samsa_acceptor_t *acc,
@@ -174,6 +214,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_acceptor_open(samsa_acceptor_t *acc,
                                                  size_t errstr_size);
 SAMSA_MUST_CHECK samsa_err_t samsa_acceptor_start(samsa_acceptor_t *acc);
 void samsa_acceptor_stop(samsa_acceptor_t *acc);      /* and join */
+/* Ask the acceptor for n network threads (see
+ * samsa_sockserver_set_network_threads).  @thread any */
+void samsa_acceptor_resize(samsa_acceptor_t *acc, int32_t n);
 void samsa_acceptor_close(samsa_acceptor_t *acc);
 
 /* reqchan.c */
@@ -181,6 +224,9 @@ void samsa_reqchan_init(samsa_reqchan_t *chan, int32_t queued_max_requests,
                         samsa_mempool_t *pool);
 void samsa_reqchan_fini(samsa_reqchan_t *chan);
 void samsa_reqchan_put(samsa_reqchan_t *chan, samsa_req_t *req);
+/* Network thread id, live or retired; NULL past the ids used.
+ * @thread any */
+samsa_proc_t *samsa_reqchan_proc(samsa_reqchan_t *chan, size_t id);
 samsa_req_t *samsa_reqchan_take(samsa_reqchan_t *chan, int64_t timeout_ms);
 /* Bytes went back to the pool and it was exhausted: wake every network
  * thread so that connections muted for memory resume. */

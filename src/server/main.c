@@ -136,25 +136,34 @@ server_dynamic_int(server_t *srv, const char *key)
 }
 
 /* The broker's reconf hook: apply the thread counts in effect to both
- * socket servers' handler pools (as Kafka resizes the broker's and the
- * controller's pools).  @thread controller (or main, when installed) */
+ * socket servers' handler pools and listeners (as Kafka resizes the
+ * broker's and the controller's).  @thread controller (or main, when installed) */
 static void
 server_reconf(void *ctx, const samsa_image_t *img)
 {
     server_t                 *srv = ctx;
     server_side_t            *sides[2] = { &srv->broker, &srv->controller };
     samsa_brokercfg_levels_t  lv;
-    int32_t                   io;
+    int32_t                   io, net;
     size_t                    i;
 
     samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
     io = samsa_brokercfg_int(&srv->cfg, &lv, "num.io.threads");
+    net = samsa_brokercfg_int(&srv->cfg, &lv, "num.network.threads");
     for (i = 0; i < 2; i++) {
-        if (sides[i]->ss != NULL
-            && samsa_sockserver_set_io_threads(sides[i]->ss, io)
-                   != SAMSA_ERR_NONE) {
+        if (sides[i]->ss == NULL) {
+            continue;
+        }
+        if (samsa_sockserver_set_io_threads(sides[i]->ss, io)
+            != SAMSA_ERR_NONE) {
             samsa_error("%s: cannot apply num.io.threads=%d",
                         sides[i]->kind, (int) io);
+        }
+        /* every listener, as Kafka applies it to each one's acceptor */
+        if (samsa_sockserver_set_network_threads(sides[i]->ss, net)
+            != SAMSA_ERR_NONE) {
+            samsa_error("%s: cannot apply num.network.threads=%d",
+                        sides[i]->kind, (int) net);
         }
     }
 }
@@ -178,7 +187,8 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.kind = kind;
     conf.listeners = side->listeners;
     conf.nlisteners = side->nlisteners;
-    conf.num_network_threads = cfg->num_network_threads;
+    conf.num_network_threads = server_dynamic_int(srv,
+                                                  "num.network.threads");
     conf.num_io_threads = server_dynamic_int(srv, "num.io.threads");
     conf.queued_max_requests = cfg->queued_max_requests;
     conf.queued_max_request_bytes = cfg->queued_max_request_bytes;
@@ -195,8 +205,9 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.handle = samsa_apis_handle;
     conf.ctx = &side->apis;
     if (samsa_config_str(cfg, "metrics.listener")[0] != '\0') {
-        side->rs = samsa_reqstats_new(kind, side->nlisteners
-                                      * (size_t) cfg->num_network_threads);
+        /* every id the server may give a network thread: they change
+         * with num.network.threads at run time */
+        side->rs = samsa_reqstats_new(kind, SAMSA_SOCKSERVER_MAX_PROCS);
     }
     side->reqlog = cfg->request_log_enable ? &srv->reqlog : NULL;
     if (side->rs != NULL || side->reqlog != NULL) {

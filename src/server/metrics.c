@@ -138,8 +138,10 @@ metrics_idle_sums(samsa_sockserver_t *ss, uint64_t *net, uint64_t *hdl)
     size_t                 i;
 
     *net = *hdl = 0;
-    for (i = 0; i < samsa_sockserver_nprocs(ss); i++) {
-        samsa_sockserver_proc_stats(ss, i, &ps);
+    /* every id ever used: removed threads' totals stay, so the sum never
+     * goes down when num.network.threads shrinks */
+    for (i = 0; i < samsa_sockserver_proc_ids(ss); i++) {
+        (void) samsa_sockserver_proc_stats(ss, i, &ps);
         *net += ps.idle_ns;
     }
     /* every slot ever used: removed handlers' totals stay, so the sum
@@ -623,8 +625,10 @@ mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
               "(ResponseQueueSize, per processor).");
     for (i = 0; i < m->nservers; i++) {
         kind = samsa_reqstats_kind(m->servers[i].rs);
-        for (j = 0; j < samsa_sockserver_nprocs(m->servers[i].ss); j++) {
-            samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps);
+        for (j = 0; j < samsa_sockserver_proc_ids(m->servers[i].ss); j++) {
+            if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
+                continue;               /* removed: its series goes */
+            }
             mx_printf(out, "samsa_response_queue_size{server=\"%s\","
                       "listener=\"%s\",processor=\"%u\"} %zu\n", kind,
                       ps.listener, (unsigned) ps.id, ps.response_queue_size);
@@ -643,8 +647,10 @@ mx_network_idle(samsa_metrics_t *m, samsa_buf_t *out)
               "Time each network thread spent waiting in epoll_wait.");
     for (i = 0; i < m->nservers; i++) {
         kind = samsa_reqstats_kind(m->servers[i].rs);
-        for (j = 0; j < samsa_sockserver_nprocs(m->servers[i].ss); j++) {
-            samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps);
+        for (j = 0; j < samsa_sockserver_proc_ids(m->servers[i].ss); j++) {
+            if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
+                continue;               /* removed: its series goes */
+            }
             mx_printf(out, "samsa_network_processor_idle_seconds_total{"
                       "server=\"%s\",listener=\"%s\",processor=\"%u\"} ",
                       kind, ps.listener, (unsigned) ps.id);
@@ -707,8 +713,10 @@ mx_listener_conns(samsa_sockserver_t *ss, const char *listener,
 
     *open = 0;
     *created = 0;
-    for (j = 0; j < samsa_sockserver_nprocs(ss); j++) {
-        samsa_sockserver_proc_stats(ss, j, &ps);
+    /* every id: a removed thread's connections are closed (0 open) and
+     * its created count stays in the total */
+    for (j = 0; j < samsa_sockserver_proc_ids(ss); j++) {
+        (void) samsa_sockserver_proc_stats(ss, j, &ps);
         if (strcmp(ps.listener, listener) == 0) {
             *open += ps.connections;
             *created += ps.connections_created;
@@ -1073,17 +1081,22 @@ js_servers(samsa_metrics_t *m, samsa_buf_t *out)
     for (i = 0; i < m->nservers; i++) {
         resp = 0;
         conns = 0;
-        for (j = 0; j < samsa_sockserver_nprocs(m->servers[i].ss); j++) {
-            samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps);
+        for (j = 0; j < samsa_sockserver_proc_ids(m->servers[i].ss); j++) {
+            if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
+                continue;
+            }
             resp += ps.response_queue_size;
             conns += ps.connections;
         }
         mx_printf(out, "%s{\"server\":\"%s\",\"request_queue_size\":%zu,"
                   "\"response_queue_size\":%zu,\"connections\":%lld,"
+                  "\"network_threads\":%zu,\"io_threads\":%zu,"
                   "\"network_idle\":", i > 0 ? "," : "",
                   samsa_reqstats_kind(m->servers[i].rs),
                   samsa_sockserver_request_queue_size(m->servers[i].ss),
-                  resp, (long long) conns);
+                  resp, (long long) conns,
+                  samsa_sockserver_nprocs(m->servers[i].ss),
+                  samsa_sockserver_nhandlers(m->servers[i].ss));
         pthread_mutex_lock(&m->lock);
         mx_double(out, m->servers[i].net_idle_ratio);
         mx_printf(out, ",\"handler_idle\":");

@@ -26,10 +26,14 @@ typedef struct reqstats_cell {
 
 struct samsa_reqstats {
     const char        *kind;        /* [const] "broker" / "controller" */
-    size_t             nprocs;      /* [const] */
-    reqstats_cell_t  **blocks;      /* [const] one array of cells per
-                                       network thread, cache-line aligned;
-                                       each written only by its thread */
+    size_t             nprocs;      /* [const] network thread ids */
+    /* [const] array: one array of cells per network thread id,
+     * cache-line aligned, allocated by that thread on its first request
+     * (ids come and go with num.network.threads) and written only by it;
+     * NULL until then. */
+    reqstats_cell_t *_Atomic  *blocks;
+    _Atomic size_t             nused;   /* [atomic] ids below this may
+                                           have a block */
 };
 
 static const char *const  reqstats_phase_names[SAMSA_PHASE_COUNT] = {
@@ -72,9 +76,9 @@ samsa_reqstats_new(const char *kind, size_t nprocs)
     rs->nprocs = nprocs;
     rs->blocks = samsa_calloc(nprocs, sizeof(*rs->blocks));
     for (i = 0; i < nprocs; i++) {
-        rs->blocks[i] = samsa_aligned_calloc(64, samsa_proto_apis_cnt,
-                                             sizeof(reqstats_cell_t));
+        atomic_init(&rs->blocks[i], NULL);
     }
+    atomic_init(&rs->nused, 0);
     return rs;
 }
 
@@ -87,7 +91,7 @@ samsa_reqstats_free(samsa_reqstats_t *rs)
         return;
     }
     for (i = 0; i < rs->nprocs; i++) {
-        samsa_free(rs->blocks[i]);
+        samsa_free(atomic_load(&rs->blocks[i]));
     }
     samsa_free(rs->blocks);
     samsa_free(rs);
@@ -158,16 +162,35 @@ reqstats_errors(reqstats_cell_t *cell, const samsa_errtally_t *tally)
     }
 }
 
+/* nused = max(nused, n): readers look at ids below it. */
+static void
+reqstats_raise_used(samsa_reqstats_t *rs, size_t n)
+{
+    size_t  cur = atomic_load(&rs->nused);
+
+    while (cur < n && !atomic_compare_exchange_weak(&rs->nused, &cur, n)) {
+    }
+}
+
 void
 samsa_reqstats_record(samsa_reqstats_t *rs, const samsa_req_t *req)
 {
-    reqstats_cell_t  *cell;
+    reqstats_cell_t  *block, *cell;
     int               api = reqstats_api_index(req->hdr.ApiKey);
 
     if (api < 0 || req->conn_id.proc >= rs->nprocs) {
         return;             /* unknown APIs never reach a handler */
     }
-    cell = &rs->blocks[req->conn_id.proc][api];
+    block = atomic_load_explicit(&rs->blocks[req->conn_id.proc],
+                                 memory_order_relaxed);
+    if (block == NULL) {
+        block = samsa_aligned_calloc(64, samsa_proto_apis_cnt,
+                                     sizeof(reqstats_cell_t));
+        atomic_store_explicit(&rs->blocks[req->conn_id.proc], block,
+                              memory_order_release);
+        reqstats_raise_used(rs, (size_t) req->conn_id.proc + 1);
+    }
+    cell = &block[api];
     reqstats_add(&cell->requests, 1);
     reqstats_errors(cell, &req->errors);
     reqstats_phase(cell, SAMSA_PHASE_REQUEST_QUEUE,
@@ -212,11 +235,17 @@ void
 samsa_reqstats_get(const samsa_reqstats_t *rs, size_t i,
                    samsa_reqstats_api_t *out)
 {
-    size_t  p;
+    reqstats_cell_t  *block;
+    size_t            p, n;
 
     samsa_assert(i < samsa_proto_apis_cnt);
     memset(out, 0, sizeof(*out));
-    for (p = 0; p < rs->nprocs; p++) {
-        reqstats_sum_cell(&rs->blocks[p][i], out);
+    n = atomic_load(&((samsa_reqstats_t *) rs)->nused);
+    for (p = 0; p < n; p++) {
+        block = atomic_load_explicit(
+            &((samsa_reqstats_t *) rs)->blocks[p], memory_order_acquire);
+        if (block != NULL) {
+            reqstats_sum_cell(&block[i], out);
+        }
     }
 }

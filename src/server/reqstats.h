@@ -50,7 +50,10 @@ typedef struct samsa_reqstats_api {
     uint64_t  sum_ns[SAMSA_PHASE_COUNT];
 } samsa_reqstats_api_t;
 
-/* Stats for nprocs network threads (ids 0 .. nprocs-1). */
+/* Stats for network thread ids 0 .. nprocs-1 (a thread's block is made
+ * on its first request, so nprocs may be the most ids a server can use:
+ * threads come and go at run time; a removed thread's counts stay in the
+ * sums). */
 samsa_reqstats_t *samsa_reqstats_new(const char *kind, size_t nprocs);
 void samsa_reqstats_free(samsa_reqstats_t *rs);     /* NULL: no-op */
 

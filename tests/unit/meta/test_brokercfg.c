@@ -136,12 +136,62 @@ test_brokercfg_validate(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* num.network.threads: dynamic, same rule (Kafka's DataPlaneAcceptor
+ * check), checked on its own against its own value in effect. */
+static void
+test_brokercfg_network_threads(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    samsa_image_config_t      node[] = { { "num.network.threads", "6" } };
+    char                      err[512];
+    int                       source;
+
+    (void) state;
+    cfg_load(&cfg, "num.network.threads", "3");
+    assert_true(samsa_brokercfg_is_dynamic("num.network.threads"));
+    assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "6", err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "7", err),
+                     SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(err, "Dynamic thread count update validation failed "
+                        "for num.network.threads=7, value should not be "
+                        "greater than double the current value 3");
+    lv.node = node;
+    lv.nnode = 1;
+    assert_int_equal(samsa_brokercfg_int(&cfg, &lv, "num.network.threads"),
+                     6);
+    samsa_brokercfg_value(&cfg, &lv, "num.network.threads", &source);
+    assert_int_equal(source, SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG);
+    assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "2", err),
+                     SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(err, "Dynamic thread count update validation failed "
+                        "for num.network.threads=2, value should be at least "
+                        "half the current value 6");
+    assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "3", err),
+                     SAMSA_ERR_NONE);
+    /* a whole new set without it drops the 6 back to the static 3 (6 -> 3
+     * is allowed) while num.io.threads goes 8 -> 4 */
+    assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "4", err),
+                     SAMSA_ERR_NONE);
+    /* ... but not to a static value below half: with 1 static, 6 -> 1 */
+    samsa_config_fini(&cfg);
+    cfg_load(&cfg, "num.network.threads", "1");
+    assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "4", err),
+                     SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(err, "Dynamic thread count update validation failed "
+                        "for num.network.threads=1, value should be at least "
+                        "half the current value 6");
+    samsa_config_fini(&cfg);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest  tests[] = {
         cmocka_unit_test(test_brokercfg_levels),
         cmocka_unit_test(test_brokercfg_validate),
+        cmocka_unit_test(test_brokercfg_network_threads),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
