@@ -245,3 +245,41 @@ def test_alter_configs_with_kafka_python(srv):
         assert threads_are(srv, [0, 1, 2], 3), srv.thread_names()
     finally:
         admin.close()
+
+
+def test_removed_thread_answers_requests_in_flight(srv):
+    """A long-polling Fetch read by a thread that is then removed is still
+    answered (the thread drains), and only then is its connection closed;
+    the connections of the threads that stay are untouched."""
+    topic = "reconf-net-inflight"
+    wait_ms = int(T(2) * 1000)
+    with srv.connect(timeout=T(10)) as admin:
+        assert admin.create_topic(topic)["error_code"] == 0
+        assert set_broker(admin, "num.network.threads", "6") == (0, None)
+        assert threads_are(srv, [0, 1, 2, 3, 4, 5], 6), srv.thread_names()
+        # the round robin restarts at the first thread after a resize:
+        # six new connections land on threads 0..5
+        conns = [kwire.connect(samsa_harness.HOST, srv.port, timeout=T(10))
+                 for _ in range(6)]
+        for k, c in enumerate(conns):
+            assert c.api_versions(timeout=T(10))["error_code"] == 0
+            c.send(kwire.fetch_request(4, 100 + k, [(topic, [(0, 0, 1 << 20)])],
+                                       max_wait_ms=wait_ms), T(10))
+        time.sleep(0.2)                 # the fetches wait in the purgatory
+        assert set_broker(admin, "num.network.threads", "3") == (0, None)
+        # removed from the round robin at once, but still running: each
+        # holds an answer to write
+        assert samsa_harness.wait_until(
+            lambda: status_threads(srv)["broker"][0] == 3, T(5))
+        assert network_ids(srv, srv.port) == [0, 1, 2, 3, 4, 5]
+        for k, c in enumerate(conns):
+            r = kwire.decode_fetch_response(c.recv_frame(T(20)), 4)
+            assert r["correlation_id"] == 100 + k
+            assert r["topics"][0]["partitions"][0]["error_code"] == 0
+        assert threads_are(srv, [0, 1, 2], 3), srv.thread_names()
+        open_after = [c.is_open(wait=0.2) for c in conns]
+        assert open_after == [True, True, True, False, False, False], open_after
+        for c in conns[:3]:
+            assert c.api_versions(timeout=T(10))["error_code"] == 0
+        for c in conns:
+            c.close()
