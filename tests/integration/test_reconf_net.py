@@ -283,3 +283,83 @@ def test_removed_thread_answers_requests_in_flight(srv):
             assert c.api_versions(timeout=T(10))["error_code"] == 0
         for c in conns:
             c.close()
+
+
+def test_resize_churn_under_load(srv):
+    """Threads added and removed again and again while raw clients produce
+    and read metadata and /metrics is scraped (the concurrency of removal:
+    run it under TSan).  Every answer matches its request; what a closed
+    connection interrupted is counted, and the log holds every acknowledged
+    record plus at most the interrupted ones."""
+    topic = "reconf-net-churn"
+    stop = threading.Event()
+    stats = {"acked": 0, "cut": 0, "errors": []}
+    lock = threading.Lock()
+
+    def client(k):
+        conn = None
+        while not stop.is_set():
+            sent = False
+            try:
+                if conn is None:
+                    conn = kwire.connect(samsa_harness.HOST, srv.port,
+                                         timeout=T(10), client_id="churn-%d" % k)
+                assert conn.metadata(timeout=T(10))["brokers"]
+                sent = True
+                p = conn.produce(topic, 0, kwire.encode_batch(
+                    [kwire.Record(b"c%d" % k)]), timeout=T(10))
+                with lock:
+                    if p["error_code"] != 0:
+                        stats["errors"].append(kwire.error_name(p["error_code"]))
+                    else:
+                        stats["acked"] += 1
+            except (kwire.ConnectionClosed, OSError):
+                with lock:
+                    stats["cut"] += 1 if sent else 0
+                if conn is not None:
+                    conn.close()
+                conn = None
+            except Exception as e:      # a wrong answer: report it
+                with lock:
+                    stats["errors"].append(repr(e))
+                return
+        if conn is not None:
+            conn.close()
+
+    def scraper():
+        while not stop.is_set():
+            processor_series(srv)
+            status_threads(srv)
+            time.sleep(0.05)
+
+    with srv.connect(timeout=T(10)) as admin:
+        assert admin.create_topic(topic)["error_code"] == 0
+        workers = [threading.Thread(target=client, args=(k,), daemon=True)
+                   for k in range(6)]
+        workers.append(threading.Thread(target=scraper, daemon=True))
+        for w in workers:
+            w.start()
+        try:
+            for n in ("6", "3", "5", "3", "6", "4", "2", "4", "3"):
+                assert set_broker(admin, "num.network.threads", n) == (0, None)
+                assert samsa_harness.wait_until(
+                    lambda: status_threads(srv)["broker"][0] == int(n), T(10))
+                before = stats["acked"]
+                assert samsa_harness.wait_until(
+                    lambda: stats["acked"] > before + 5 or stats["errors"], T(15))
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(T(30))
+        assert not any(w.is_alive() for w in workers)
+        assert stats["errors"] == [], stats["errors"][:5]
+        # ids are never reused (3 -> 6 adds 3..5, 6 -> 3 takes them away,
+        # 3 -> 5 adds 6, 7 ...: 0, 1 and 11 are left), and a 16-character
+        # name such as network-50269-11 is cut to 15 by Linux: count them
+        assert samsa_harness.wait_until(
+            lambda: (len(network_ids(srv, srv.port)),
+                     len(network_ids(srv, srv.controller_port))) == (3, 3),
+            T(15)), srv.thread_names()
+        assert processor_series(srv) == [0, 1, 11]
+        end = admin.list_offsets(topic, 0, -1)["offset"]
+        assert stats["acked"] <= end <= stats["acked"] + stats["cut"], (stats, end)
