@@ -237,7 +237,7 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
     samsa_broker_t             *b = ctx;
     const samsa_image_topic_t  *t, *was;
     size_t                      i, n = samsa_image_topic_count(new_img);
-    bool                        gone = false;
+    bool                        gone = false, dflt = false;
 
     if (broker_reconf_changed(b, old_img, new_img)) {
         pthread_mutex_lock(&b->reconf_lock);
@@ -245,11 +245,14 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
             b->reconf(b->reconf_ctx, new_img);
         }
         pthread_mutex_unlock(&b->reconf_lock);
+        /* a dynamic log default (log.retention.*) may have changed: every
+         * topic without its own override follows it (DynamicLogConfig) */
+        dflt = true;
     }
     for (i = 0; i < n; i++) {
         t = samsa_image_topic_at(new_img, i);
         was = samsa_image_topic_find(old_img, t->name, t->name_len);
-        if (broker_topic_changed(was, t)) {
+        if (dflt || broker_topic_changed(was, t)) {
             broker_ensure_logs(b, new_img, t);
         }
     }

@@ -11,29 +11,49 @@
 #include "meta/topic_config.h"
 #include "util/config_defs.h"
 
-/* The broker keys Samsa reconfigures at run time: thread counts, checked
- * by Kafka's DynamicThreadPool rule (num.io.threads) or its copy in
- * DataPlaneAcceptor.validateReconfiguration (num.network.threads, applied
- * to every listener). */
-static const char *const  brokercfg_dynamic[] = {
-    "num.io.threads",
-    "num.network.threads",
+/* The broker keys Samsa reconfigures at run time.  Thread counts are
+ * checked by Kafka's DynamicThreadPool rule (num.io.threads) or its copy
+ * in DataPlaneAcceptor.validateReconfiguration (num.network.threads,
+ * applied to every listener); log defaults (Kafka's DynamicLogConfig) by
+ * their type and range, and every topic without an override of its own
+ * follows them (broker/broker.c applies them again to each topic). */
+typedef enum brokercfg_kind {
+    BROKERCFG_THREADS,
+    BROKERCFG_LOG_DEFAULT,
+} brokercfg_kind_t;
+
+static const struct {
+    const char        *name;
+    brokercfg_kind_t   kind;
+} brokercfg_dynamic[] = {
+    { "num.io.threads", BROKERCFG_THREADS },
+    { "num.network.threads", BROKERCFG_THREADS },
+    { "log.retention.ms", BROKERCFG_LOG_DEFAULT },
+    { "log.retention.minutes", BROKERCFG_LOG_DEFAULT },
+    { "log.retention.hours", BROKERCFG_LOG_DEFAULT },
+    { "log.retention.bytes", BROKERCFG_LOG_DEFAULT },
 };
 
 #define BROKERCFG_NDYNAMIC \
     (sizeof(brokercfg_dynamic) / sizeof(brokercfg_dynamic[0]))
 
-bool
-samsa_brokercfg_is_dynamic(const char *key)
+static int
+brokercfg_dynamic_index(const char *key)
 {
     size_t  i;
 
     for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
-        if (strcmp(brokercfg_dynamic[i], key) == 0) {
-            return true;
+        if (strcmp(brokercfg_dynamic[i].name, key) == 0) {
+            return (int) i;
         }
     }
-    return false;
+    return -1;
+}
+
+bool
+samsa_brokercfg_is_dynamic(const char *key)
+{
+    return brokercfg_dynamic_index(key) >= 0;
 }
 
 void
@@ -149,6 +169,46 @@ brokercfg_non_dynamic(const char *key)
            && !samsa_brokercfg_is_dynamic(key);
 }
 
+/* A dynamic value against its key's type and, for log defaults, its
+ * range (Kafka's ConfigDef messages; thread counts have the thread rule
+ * below instead). */
+static samsa_err_t
+brokercfg_check_value(const char *key, const char *text, char *errstr,
+                      size_t errstr_size)
+{
+    bool                       range = brokercfg_dynamic[
+        brokercfg_dynamic_index(key)].kind == BROKERCFG_LOG_DEFAULT;
+    const samsa_config_def_t  *def =
+        &samsa_config_defs[samsa_config_defs_index(key)];
+    const char                *s = text != NULL ? text : "null";
+    char                      *end;
+    long long                  v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0
+        || (def->type == SAMSA_CONFIG_INT
+            && (v < INT32_MIN || v > INT32_MAX))) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "%s: Not a number of type %s", s, key,
+                 def->type == SAMSA_CONFIG_INT ? "INT" : "LONG");
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    if (range && def->check == SAMSA_CONFIG_CHECK_RANGE && v < def->min) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "%s: Value must be at least %lld", s, key,
+                 (long long) def->min);
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    if (range && def->check == SAMSA_CONFIG_CHECK_RANGE && v > def->max) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "%s: Value must be no more than %lld", s, key,
+                 (long long) def->max);
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    return SAMSA_ERR_NONE;
+}
+
 /* DynamicThreadPool.validateReconfiguration. */
 static samsa_err_t
 brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
@@ -201,11 +261,8 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
     }
     for (i = 0; i < n; i++) {
         if (samsa_brokercfg_is_dynamic(set[i].name)
-            && !brokercfg_parse_int(set[i].value, &v)) {
-            snprintf(errstr, errstr_size, "Invalid value %s for configuration "
-                     "%s: Not a number of type INT",
-                     set[i].value != NULL ? set[i].value : "null",
-                     set[i].name);
+            && brokercfg_check_value(set[i].name, set[i].value, errstr,
+                                     errstr_size) != SAMSA_ERR_NONE) {
             return SAMSA_ERR_INVALID_REQUEST;
         }
     }
@@ -217,11 +274,14 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         next.nnode = n;
     }
     for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
-        now = samsa_brokercfg_int(cfg, cur, brokercfg_dynamic[i]);
-        v = samsa_brokercfg_int(cfg, &next, brokercfg_dynamic[i]);
+        if (brokercfg_dynamic[i].kind != BROKERCFG_THREADS) {
+            continue;
+        }
+        now = samsa_brokercfg_int(cfg, cur, brokercfg_dynamic[i].name);
+        v = samsa_brokercfg_int(cfg, &next, brokercfg_dynamic[i].name);
         if (v != now
-            && brokercfg_check_threads(brokercfg_dynamic[i], now, v, errstr,
-                                       errstr_size)
+            && brokercfg_check_threads(brokercfg_dynamic[i].name, now, v,
+                                       errstr, errstr_size)
                    != SAMSA_ERR_NONE) {
             return SAMSA_ERR_INVALID_REQUEST;
         }

@@ -84,7 +84,7 @@ test_brokercfg_validate(void **state)
     samsa_brokercfg_levels_t  lv = { 0 };
     samsa_image_config_t      node[] = { { "num.io.threads", "3" } };
     samsa_image_config_t      two[] = { { "log.dirs", "/x" },
-                                        { "log.retention.hours", "1" } };
+                                        { "log.cleaner.threads", "2" } };
     char                      err[512];
 
     (void) state;
@@ -115,7 +115,7 @@ test_brokercfg_validate(void **state)
                                               sizeof(err)),
                      SAMSA_ERR_INVALID_REQUEST);
     assert_string_equal(err, "Cannot update these configs dynamically: "
-                        "Set(log.dirs, log.retention.hours)");
+                        "Set(log.dirs, log.cleaner.threads)");
     /* unknown keys pass, as Kafka lets them */
     assert_int_equal(check(&cfg, &lv, false, "custom.key", "1", err),
                      SAMSA_ERR_NONE);
@@ -185,6 +185,41 @@ test_brokercfg_network_threads(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* Log defaults (DynamicLogConfig): dynamic, checked by type and range,
+ * never by the thread rule. */
+static void
+test_brokercfg_log_defaults(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    char                      err[512];
+
+    (void) state;
+    cfg_load(&cfg, NULL, NULL);
+    assert_true(samsa_brokercfg_is_dynamic("log.retention.ms"));
+    assert_true(samsa_brokercfg_is_dynamic("log.retention.hours"));
+    assert_false(samsa_brokercfg_is_dynamic("log.cleaner.threads"));
+    assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "1", err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false, "log.retention.ms",
+                           "9000000000000", err),
+                     SAMSA_ERR_NONE);          /* a LONG, not an INT */
+    assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "-2", err),
+                     SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(err, "Invalid value -2 for configuration "
+                        "log.retention.ms: Value must be at least -1");
+    assert_int_equal(check(&cfg, &lv, false, "log.retention.hours",
+                           "9000000000000", err),
+                     SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(err, "Invalid value 9000000000000 for configuration "
+                        "log.retention.hours: Not a number of type INT");
+    assert_int_equal(check(&cfg, &lv, false, "log.retention.bytes", "x", err),
+                     SAMSA_ERR_INVALID_REQUEST);
+    assert_string_equal(err, "Invalid value x for configuration "
+                        "log.retention.bytes: Not a number of type LONG");
+    samsa_config_fini(&cfg);
+}
+
 int
 main(void)
 {
@@ -192,6 +227,7 @@ main(void)
         cmocka_unit_test(test_brokercfg_levels),
         cmocka_unit_test(test_brokercfg_validate),
         cmocka_unit_test(test_brokercfg_network_threads),
+        cmocka_unit_test(test_brokercfg_log_defaults),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
