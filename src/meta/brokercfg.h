@@ -4,7 +4,8 @@
  * it (the per-broker dynamic value, else the cluster-wide dynamic default,
  * else server.properties/--override, else the default), and the checks a
  * change must pass (DynamicThreadPool: a thread count moves by at most a
- * factor of two per change).  The dynamic values live in the metadata
+ * factor of two per change; a log default keeps its type and range).
+ * The dynamic values live in the metadata
  * image as ConfigRecords of resource type BROKER, named by the node id, or
  * "" for the cluster-wide default.
  * Threads: any (pure functions over borrowed data).
