@@ -1,6 +1,6 @@
 """Dynamic log defaults (Kafka's DynamicLogConfig): log.retention.bytes,
-log.retention.ms (and .minutes, .hours) set on the BROKER resource at run
-time; every topic without an override of its own follows the new default
+log.retention.ms (and .minutes, .hours) and message.max.bytes set on the
+BROKER resource at run time; every topic without an override of its own follows the new default
 (its old segments go at the next retention pass), a topic with its own
 override does not; DescribeConfigs shows the value with the
 DYNAMIC_BROKER_CONFIG source on the broker and on the topics; bad values
@@ -104,3 +104,27 @@ def test_log_retention_defaults_follow_the_broker(samsa):
             str(limit), SRC_DYNAMIC_BROKER)
         assert log_start(c, "follows") == segs[2][0]
         assert log_start(c, "own") == 0
+
+
+def test_message_max_bytes_follows_the_broker(samsa):
+    """message.max.bytes (topic synonym max.message.bytes): a batch the old
+    default took is refused with MESSAGE_TOO_LARGE once the default is
+    lowered, by a topic without an override only."""
+    srv = samsa.start()
+    big = kwire.encode_batch([kwire.Record(b"x" * 600000)])
+    with srv.connect(timeout=T(10)) as c:
+        for name, cfg in (("follows", None), ("own", {"max.message.bytes": "2000000"})):
+            assert c.create_topic(name, 1, cfg, timeout=T(10))["error_code"] == 0
+            c.wait_topic(name, 1, timeout=T(10))
+        assert c.produce("follows", 0, big, timeout=T(10))["error_code"] == 0
+        assert set_broker(c, "message.max.bytes", "500000") == (0, None)
+        assert samsa_harness.wait_until(
+            lambda: topic_entry(c, "follows", "max.message.bytes") == (
+                "500000", SRC_DYNAMIC_BROKER), T(10))
+        p = c.produce("follows", 0, big, timeout=T(10))
+        assert p["error_code"] == kwire.ERR_MESSAGE_TOO_LARGE, kwire.error_name(
+            p["error_code"])
+        assert c.produce("own", 0, big, timeout=T(10))["error_code"] == 0
+        assert set_broker(c, "message.max.bytes", "-1") == (
+            kwire.ERR_INVALID_REQUEST, "Invalid value -1 for configuration "
+            "message.max.bytes: Value must be at least 0")
