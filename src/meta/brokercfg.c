@@ -32,6 +32,7 @@ static const struct {
     { "log.retention.minutes", BROKERCFG_LOG_DEFAULT },
     { "log.retention.hours", BROKERCFG_LOG_DEFAULT },
     { "log.retention.bytes", BROKERCFG_LOG_DEFAULT },
+    { "log.segment.bytes", BROKERCFG_LOG_DEFAULT },
     { "message.max.bytes", BROKERCFG_LOG_DEFAULT },
 };
 

@@ -1,6 +1,6 @@
 """Dynamic log defaults (Kafka's DynamicLogConfig): log.retention.bytes,
-log.retention.ms (and .minutes, .hours) and message.max.bytes set on the
-BROKER resource at run time; every topic without an override of its own follows the new default
+log.retention.ms (and .minutes, .hours), log.segment.bytes and
+message.max.bytes set on the BROKER resource at run time; every topic without an override of its own follows the new default
 (its old segments go at the next retention pass), a topic with its own
 override does not; DescribeConfigs shows the value with the
 DYNAMIC_BROKER_CONFIG source on the broker and on the topics; bad values
@@ -128,3 +128,25 @@ def test_message_max_bytes_follows_the_broker(samsa):
         assert set_broker(c, "message.max.bytes", "-1") == (
             kwire.ERR_INVALID_REQUEST, "Invalid value -1 for configuration "
             "message.max.bytes: Value must be at least 0")
+
+
+def test_log_segment_bytes_follows_the_broker(samsa):
+    """log.segment.bytes (topic synonym segment.bytes): a topic without an
+    override rolls at the new size from the next append on."""
+    srv = samsa.start()
+    with srv.connect(timeout=T(10)) as c:
+        assert c.create_topic("rolls", 1, None, timeout=T(10))["error_code"] == 0
+        c.wait_topic("rolls", 1, timeout=T(10))
+        fill(c, "rolls", 6)
+        assert len(segments(srv, "rolls")) == 1     # the 1 GiB default
+        assert set_broker(c, "log.segment.bytes", str(SEGMENT_BYTES)) == (0, None)
+        assert samsa_harness.wait_until(
+            lambda: topic_entry(c, "rolls", "segment.bytes") == (
+                str(SEGMENT_BYTES), SRC_DYNAMIC_BROKER), T(10))
+        fill(c, "rolls", 12)
+        segs = segments(srv, "rolls")
+        assert len(segs) >= 3, segs
+        assert all(s <= SEGMENT_BYTES for _, s in segs[1:]), segs
+        assert set_broker(c, "log.segment.bytes", "1000") == (
+            kwire.ERR_INVALID_REQUEST, "Invalid value 1000 for configuration "
+            "log.segment.bytes: Value must be at least %d" % SEGMENT_BYTES)
