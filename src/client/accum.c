@@ -725,6 +725,67 @@ samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
     pthread_mutex_unlock(&pq->lock);
 }
 
+/* Give back a batch's buffer: to the pool, or to the heap for a split
+ * batch's.  @thread sender */
+static void
+accum_buf_release(samsa_accum_t *accum, samsa_batch_t *batch)
+{
+    if (batch->off_pool) {
+        samsa_free(batch->buf);
+    } else {
+        samsa_bufpool_dealloc(accum->conf.pool, batch->buf, batch->buf_size);
+    }
+    batch->buf = NULL;
+}
+
+int32_t
+samsa_accum_split_reenqueue(samsa_accum_t *accum, samsa_batch_t *big)
+{
+    samsa_pq_t     *pq = big->pq;
+    samsa_batch_t  *list, *b, *last = NULL, *prev, *next;
+    int32_t         n = 0;
+
+    list = samsa_batch_split(big, accum->conf.batch_size, &accum->scratch);
+    if (list == NULL) {
+        return 0;
+    }
+    for (b = list; b != NULL; b = b->next) {
+        n++;
+        last = b;
+    }
+    pthread_mutex_lock(&accum->inc_lock);
+    prev = big->inc_prev;
+    next = big->inc_next;
+    for (b = list; b != NULL; b = b->next) {
+        b->inc_prev = prev;
+        if (prev != NULL) {
+            prev->inc_next = b;
+        } else {
+            accum->inc_head = b;
+        }
+        prev = b;
+    }
+    last->inc_next = next;
+    if (next != NULL) {
+        next->inc_prev = last;
+    } else {
+        accum->inc_tail = last;
+    }
+    accum->nincomplete += n - 1;
+    pthread_mutex_unlock(&accum->inc_lock);
+    pthread_mutex_lock(&pq->lock);
+    last->next = pq->head;
+    pq->head = list;
+    if (pq->tail == NULL) {
+        pq->tail = last;
+    }
+    pq->nbatches += n;
+    pthread_mutex_unlock(&pq->lock);
+    accum_buf_release(accum, big);
+    samsa_batch_free(big);
+    return n;
+}
+
 /* Remove from every queue the batches pred selects (from the head while
  * it holds, or all).  @thread sender */
 static samsa_batch_t *
@@ -775,7 +836,7 @@ samsa_accum_take_all(samsa_accum_t *accum)
 void
 samsa_accum_release(samsa_accum_t *accum, samsa_batch_t *batch)
 {
-    samsa_bufpool_dealloc(accum->conf.pool, batch->buf, batch->buf_size);
+    accum_buf_release(accum, batch);
     pthread_mutex_lock(&accum->inc_lock);
     if (batch->inc_prev != NULL) {
         batch->inc_prev->inc_next = batch->inc_next;

@@ -138,6 +138,16 @@ samsa_batch_t *samsa_accum_drain(samsa_accum_t *accum, int32_t node,
 void samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
                            int64_t backoff_ms, int64_t now_ms);
 
+/* Split a batch the broker rejected with MESSAGE_TOO_LARGE (Java's
+ * splitAndReenqueue; see samsa_batch_split for the sizes and sequences)
+ * and put the pieces, in order, at the front of its queue, not yet tried;
+ * they take its place in the incomplete set (same id: a flush waiting for
+ * it waits for them).  Its buffer goes back to the pool and it is freed.
+ * Returns the number of pieces, or 0 (batch untouched) if it cannot be
+ * split (a single record).  @thread sender */
+int32_t samsa_accum_split_reenqueue(samsa_accum_t *accum,
+                                    samsa_batch_t *batch);
+
 /* Remove and return (list by ->next) queued batches older than
  * delivery.timeout.ms.  @thread sender */
 samsa_batch_t *samsa_accum_expired(samsa_accum_t *accum, int64_t now_ms);

@@ -291,6 +291,7 @@ samsa_producer_metrics(samsa_producer_t *p, samsa_producer_metrics_t *m)
     m->metadata_requests = LOAD(metadata_requests);
     m->producer_id = LOAD(producer_id);
     m->producer_epoch = (int16_t) LOAD(producer_epoch);
+    m->batch_split_total = LOAD(batch_split_total);
 #undef LOAD
     m->buffer_total_bytes = samsa_bufpool_total(p->pool);
     m->buffer_available_bytes = samsa_bufpool_available(p->pool);
