@@ -4,6 +4,8 @@
  */
 #include "client/batch.h"
 
+#include <string.h>
+
 #include "client/future.h"
 #include "util/alloc.h"
 
@@ -13,13 +15,27 @@ samsa_batch_new(struct samsa_pq *pq, uint8_t *buf, size_t buf_size,
 {
     samsa_batch_t  *batch = samsa_calloc(1, sizeof(*batch));
 
+    samsa_batch_init(batch, pq, buf, buf_size, codec, level, now_ms);
+    return batch;
+}
+
+void
+samsa_batch_init(samsa_batch_t *batch, struct samsa_pq *pq, uint8_t *buf,
+                 size_t buf_size, samsa_codec_t codec, int level,
+                 int64_t now_ms)
+{
+    samsa_thunk_t  *thunks = batch->thunks;
+    int32_t         cap = batch->thunk_cap;
+
+    memset(batch, 0, sizeof(*batch));
+    batch->thunks = thunks;
+    batch->thunk_cap = cap;
     batch->pq = pq;
     batch->buf = buf;
     batch->buf_size = buf_size;
     samsa_recbuild_init(&batch->rb, buf, buf_size, codec, level);
     batch->created_ms = now_ms;
     batch->last_attempt_ms = now_ms;
-    return batch;
 }
 
 bool

@@ -57,6 +57,13 @@ samsa_batch_t *samsa_batch_new(struct samsa_pq *pq, uint8_t *buf,
                                size_t buf_size, samsa_codec_t codec,
                                int level, int64_t now_ms);
 
+/* (Re)start batch as a new empty batch over buf, as samsa_batch_new does,
+ * keeping its completion array (a recycled batch: no allocation per
+ * batch).  @owns buf (until free) */
+void samsa_batch_init(samsa_batch_t *batch, struct samsa_pq *pq,
+                      uint8_t *buf, size_t buf_size, samsa_codec_t codec,
+                      int level, int64_t now_ms);
+
 /* Append one record and its completion; false if it does not fit (the
  * batch is then marked full: Java's closeForRecordAppends). */
 bool samsa_batch_try_append(samsa_batch_t *batch, int64_t ts,

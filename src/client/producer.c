@@ -204,7 +204,7 @@ producer_append(samsa_producer_t *p, const samsa_record_t *rec,
     }
     atomic_fetch_add_explicit(&p->m.record_send_total, 1,
                               memory_order_relaxed);
-    if (res.batch_full || res.new_batch) {
+    if ((res.batch_full || res.new_batch) && !res.sender_busy) {
         samsa_sender_wakeup(p->sender);
     }
     if (futurep != NULL) {

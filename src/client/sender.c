@@ -697,6 +697,15 @@ sender_txn(samsa_sender_t *s, int64_t now)
     }
 }
 
+/* samsa_accum_busy_fn over the network client.  @thread sender */
+static bool
+sender_node_busy(void *ctx, int32_t node)
+{
+    samsa_sender_t  *s = ctx;
+
+    return samsa_netclient_busy(s->nc, node);
+}
+
 /* sendProducerData: returns how long the next poll may wait. */
 static int64_t
 sender_send_data(samsa_sender_t *s, int64_t now)
@@ -731,6 +740,9 @@ sender_send_data(samsa_sender_t *s, int64_t now)
     sender_fail_list(s, samsa_accum_expired(s->accum, now),
                      SAMSA_ERR__TIMED_OUT);
     timeout = r->nnodes > 0 ? 0 : r->next_check_ms;
+    if (samsa_accum_set_busy(s->accum, sender_node_busy, s)) {
+        timeout = 0;
+    }
     return timeout;
 }
 
