@@ -449,6 +449,55 @@ test_accum_expiry_and_flush(void **state)
     fx_free(&fx);
 }
 
+static bool  busy_answer;
+
+static bool
+busy_fn(void *ctx, int32_t node)
+{
+    (void) ctx;
+    assert_int_equal(node, 1);
+    return busy_answer;
+}
+
+/* Appends skip the sender's wakeup while their queue is marked busy (its
+ * leader at max.in.flight, or muted); a queue that stops being busy while
+ * holding batches appended meanwhile asks the sender for another turn. */
+static void
+test_accum_sender_busy(void **state)
+{
+    fixture_t           fx = fx_new(1024, 1 << 20, 0);
+    samsa_append_res_t  res;
+    samsa_ready_t       ready = { 0 };
+    samsa_pq_t         *pq;
+
+    (void) state;
+    assert_int_equal(append(&fx, 0, NULL, 100, &res), SAMSA_ERR_NONE);
+    assert_true(res.new_batch);
+    assert_false(res.sender_busy);          /* never marked: wake */
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, samsa_now_ms(), &ready);
+    busy_answer = true;
+    assert_false(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_int_equal(append(&fx, 0, NULL, 1000, &res), SAMSA_ERR_NONE);
+    assert_true(res.new_batch);
+    assert_true(res.sender_busy);           /* no wakeup for this one */
+    /* not busy any more, with batches queued meanwhile: another turn */
+    busy_answer = false;
+    assert_true(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_false(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_int_equal(append(&fx, 0, NULL, 1000, &res), SAMSA_ERR_NONE);
+    assert_false(res.sender_busy);
+    /* a muted partition is busy whatever its leader */
+    pq = samsa_accum_pq_find(fx.accum, "t", 0);
+    assert_non_null(pq);
+    pq->muted = true;
+    assert_false(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_int_equal(append(&fx, 0, NULL, 1000, &res), SAMSA_ERR_NONE);
+    assert_true(res.sender_busy);
+    pq->muted = false;
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
 /* ---- splitting a batch rejected as too large --------------------------- */
 
 static int32_t  split_order[64];
@@ -682,6 +731,7 @@ main(void)
         cmocka_unit_test(test_accum_ready_linger_and_full),
         cmocka_unit_test(test_accum_drain_rotates),
         cmocka_unit_test(test_accum_expiry_and_flush),
+        cmocka_unit_test(test_accum_sender_busy),
         cmocka_unit_test(test_accum_split),
         cmocka_unit_test(test_accum_split_compressed),
         cmocka_unit_test(test_accum_split_repeats),
