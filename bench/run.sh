@@ -282,26 +282,39 @@ sec_ingest() {
 
 # Issue 6: libsamsa vs librdkafka against one samsa-server, linger.ms=5,
 # each client's defaults otherwise (libsamsa: Java's batch.size=16384;
-# librdkafka: batch.size=1000000).  A third run per row, libsamsa-b1m, gives
-# libsamsa librdkafka's batch.size to show what that default is worth.
-# Idempotence off on both (the broker has no InitProducerId yet).
+# librdkafka: batch.size=1000000), and both at each other's batch.size:
+# libsamsa-b1m (batch.size=1000000) and librdkafka-b16k (-X
+# batch.size=16384).  Targets alternate in order from run to run.
+# Idempotence off on both (librdkafka's default; libsamsa's idempotent
+# producer keeps one batch per partition in flight, docs/PRODUCER.md).
+# With BASE_CLI=path/to/another/samsa, a fifth target, libsamsa-base, runs
+# that build's `samsa perf produce` (batch.size=16384): before/after.
 sec_perf() {
-    local size acks parts row n run tgt topic bs
+    local size acks parts row n run tgt topic bs tgts cli
     samsa_start perf
     for size in 100 1024; do for acks in 1 all; do for parts in 1 6; do
         row=s$size-a$acks-p$parts
         n=$(records_for $size)
         for run in $(seq 1 "$RUNS"); do
-            for tgt in $(order "$run" libsamsa librdkafka) libsamsa-b1m; do
+            tgts="libsamsa librdkafka libsamsa-b1m librdkafka-b16k"
+            [ -n "${BASE_CLI:-}" ] && tgts="$tgts libsamsa-base"
+            [ $((run % 2)) -eq 0 ] && tgts=$(echo $tgts | tr ' ' '\n' | tac | tr '\n' ' ')
+            for tgt in $tgts; do
                 topic=perf-$row-$tgt-$run
                 quiet "$RDK" create -b "$SB" -t "$topic" -p "$parts"
-                if [ "$tgt" != librdkafka ]; then
+                if [ "${tgt#libsamsa}" != "$tgt" ]; then
                     bs=16384
                     [ "$tgt" = libsamsa-b1m ] && bs=1000000
+                    cli=$CLI
+                    [ "$tgt" = libsamsa-base ] && cli=$BASE_CLI
                     CPU_PID=$SAMSA_PID record perf "$row" "$tgt" "$run" 120 \
-                        "$CLI" perf produce --topic "$topic" --num-records "$n" --record-size "$size" \
+                        "$cli" perf produce --topic "$topic" --num-records "$n" --record-size "$size" \
                         --throughput -1 --producer-props "bootstrap.servers=$SB" "acks=$acks" \
                         linger.ms=5 "batch.size=$bs" enable.idempotence=false --json
+                elif [ "$tgt" = librdkafka-b16k ]; then
+                    CPU_PID=$SAMSA_PID record perf "$row" "$tgt" "$run" 120 \
+                        "$RDK" produce -b "$SB" -t "$topic" -n "$n" -s "$size" -a "$acks" -l 5 \
+                        -X batch.size=16384 --json
                 else
                     CPU_PID=$SAMSA_PID record perf "$row" librdkafka "$run" 120 \
                         "$RDK" produce -b "$SB" -t "$topic" -n "$n" -s "$size" -a "$acks" -l 5 --json

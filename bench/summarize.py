@@ -166,50 +166,79 @@ def ingest(runs):
 
 
 def perf(runs):
-    rows = []
+    rows, eq = [], []
     for row in row_keys(runs, "perf"):
         s = runs.get(("perf", row, "libsamsa"))
         k = runs.get(("perf", row, "librdkafka"))
         b = runs.get(("perf", row, "libsamsa-b1m"))
+        k16 = runs.get(("perf", row, "librdkafka-b16k"))
         sv, kv = values(s, "records_per_sec"), values(k, "records_per_sec")
-        bv = values(b, "records_per_sec")
+        bv, k16v = values(b, "records_per_sec"), values(k16, "records_per_sec")
         sp, kp = values(s, "p99_ms"), values(k, "p99_ms")
-        r, rb = ratio(sv, kv), ratio(bv, kv)
-        p99_ok = "?" if not sp or not kp else ("met" if med(sp) <= med(kp) else "**missed**")
+        bp, k16p = values(b, "p99_ms"), values(k16, "p99_ms")
+        r = ratio(sv, kv)
         rows.append(describe_row(row) + [
             cell(sv, n_runs=len(s or [])), cell(kv, n_runs=len(k or [])),
             "%.2f" % r if r else "?", verdict(r, 1.2),
-            cell(sp, "{:.0f}"), cell(kp, "{:.0f}"), p99_ok,
+            cell(sp, "{:.0f}"), cell(kp, "{:.0f}"), p99_verdict(sp, kp),
             cell([v / 1024 for v in values(s, "max_rss_kb")], "{:.0f}"),
-            cell([v / 1024 for v in values(k, "max_rss_kb")], "{:.0f}"),
-            cell(bv, n_runs=len(b or [])), "%.2f" % rb if rb else "?",
-            cell(values(b, "p99_ms"), "{:.0f}")])
+            cell([v / 1024 for v in values(k, "max_rss_kb")], "{:.0f}")])
+        base = runs.get(("perf", row, "libsamsa-base"))
+        if base:
+            rb = ratio(values(base, "records_per_sec"), kv)
+            rows[-1] += [cell(values(base, "records_per_sec"), n_runs=len(base)),
+                         "%.2f" % rb if rb else "?", cell(values(base, "p99_ms"), "{:.0f}")]
+        r16, r1m = ratio(sv, k16v), ratio(bv, kv)
+        eq.append(describe_row(row) + [
+            cell(sv, n_runs=len(s or [])), cell(k16v, n_runs=len(k16 or [])),
+            "%.2f" % r16 if r16 else "?", verdict(r16, 1.2),
+            cell(sp, "{:.0f}"), cell(k16p, "{:.0f}"), p99_verdict(sp, k16p),
+            cell(bv, n_runs=len(b or [])), cell(kv, n_runs=len(k or [])),
+            "%.2f" % r1m if r1m else "?", verdict(r1m, 1.2),
+            cell(bp, "{:.0f}"), cell(kp, "{:.0f}"), p99_verdict(bp, kp)])
     return ("### libsamsa (`samsa perf produce`) vs librdkafka (`rdk_perf produce`), "
-            "linger.ms=5, same samsa-server\n\n" +
+            "linger.ms=5, same samsa-server: each at its default batch.size "
+            "(libsamsa 16384, librdkafka 1000000)\n\n" +
             table(["record", "acks", "partitions", "libsamsa records/s",
                    "librdkafka records/s", "ratio", "target ≥ 1.2", "libsamsa p99 ms",
                    "librdkafka p99 ms", "p99 no worse", "libsamsa peak RSS MiB",
-                   "rdk_perf peak RSS MiB", "libsamsa batch.size=1000000 records/s",
-                   "its ratio", "its p99 ms"], rows) + "\n\n" + perf_cpu(runs))
+                   "rdk_perf peak RSS MiB"]
+                  + (["before: libsamsa records/s", "its ratio", "its p99 ms"]
+                     if any(len(r) > 12 for r in rows) else []), rows) +
+            "\n\n### The same runs, both clients at the same batch.size\n\n" +
+            table(["record", "acks", "partitions", "libsamsa b=16384 records/s",
+                   "librdkafka b=16384 records/s", "ratio", "target ≥ 1.2", "libsamsa p99 ms",
+                   "librdkafka p99 ms", "p99 no worse", "libsamsa b=1000000 records/s",
+                   "librdkafka b=1000000 records/s", "ratio", "target ≥ 1.2",
+                   "libsamsa p99 ms", "librdkafka p99 ms", "p99 no worse"], eq) +
+            "\n\n" + perf_cpu(runs))
+
+
+def p99_verdict(a, b):
+    return "?" if not a or not b else ("met" if med(a) <= med(b) else "**missed**")
+
+
+PERF_TARGETS = ("libsamsa", "librdkafka", "libsamsa-b1m", "librdkafka-b16k")
 
 
 def perf_cpu(runs):
     rows = []
     for row in row_keys(runs, "perf"):
         cells = describe_row(row)
-        for tgt in ("libsamsa", "librdkafka", "libsamsa-b1m"):
+        for tgt in PERF_TARGETS:
             r = runs.get(("perf", row, tgt))
             cells.append(cell(us_per_record(r, "client"), "{:.2f}"))
-        for tgt in ("libsamsa", "librdkafka", "libsamsa-b1m"):
+        for tgt in PERF_TARGETS:
             r = runs.get(("perf", row, tgt))
             cells.append(cell(us_per_record(r, "server"), "{:.2f}"))
         rows.append(cells)
     return ("CPU time per record (µs, user+sys, medians) of the producing process "
             "(`samsa perf` / `rdk_perf`, statistics included) and of samsa-server "
             "meanwhile.\n\n" +
-            table(["record", "acks", "partitions", "libsamsa", "librdkafka",
-                   "libsamsa b=1000000", "server: libsamsa", "server: librdkafka",
-                   "server: libsamsa b=1000000"], rows))
+            table(["record", "acks", "partitions", "libsamsa b=16384", "librdkafka b=1000000",
+                   "libsamsa b=1000000", "librdkafka b=16384", "server: libsamsa b=16384",
+                   "server: librdkafka b=1000000", "server: libsamsa b=1000000",
+                   "server: librdkafka b=16384"], rows))
 
 
 def memory(runs):

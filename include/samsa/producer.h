@@ -149,6 +149,8 @@ typedef struct samsa_producer_metrics {
     int64_t  metadata_requests;
     int64_t  producer_id;           /* -1 without idempotence */
     int16_t  producer_epoch;
+    int64_t  batch_split_total;     /* batches split after the broker
+                                       rejected them as too large */
 } samsa_producer_metrics_t;
 
 /* A snapshot of the metrics.  @thread any */

@@ -50,7 +50,14 @@ struct samsa_accum {
     samsa_batch_t      *inc_tail;       /* [inc] */
     int64_t             nincomplete;    /* [inc] */
     uint64_t            next_id;        /* [inc] */
+    samsa_batch_t      *spare;          /* [inc] released batches to reuse
+                                           (by ->next): app threads make
+                                           batches that the sender frees,
+                                           which malloc pays for dearly */
+    int32_t             nspare;         /* [inc] */
 };
+
+#define ACCUM_MAX_SPARE  64
 
 samsa_accum_t *
 samsa_accum_new(const samsa_accum_conf_t *conf)
@@ -100,6 +107,12 @@ samsa_accum_free(samsa_accum_t *accum)
         samsa_sticky_free(t->sticky);
         samsa_free(t->name);
         samsa_free(t);
+    }
+    while (accum->spare != NULL) {
+        samsa_batch_t  *b = accum->spare;
+
+        accum->spare = b->next;
+        samsa_batch_free(b);
     }
     samsa_free(accum->topics);
     samsa_free(accum->snap);
@@ -318,6 +331,8 @@ accum_try_append(samsa_pq_t *pq, const accum_rec_t *r, size_t *appended,
     }
     res->batch_full = pq->nbatches > 1 || last->full;
     res->new_batch = false;
+    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
+                                            memory_order_relaxed);
     return true;
 }
 
@@ -334,8 +349,20 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
     if (accum_try_append(pq, r, appended, res)) {
         return;                     /* someone else made a batch: reuse */
     }
-    batch = samsa_batch_new(pq, *bufp, buf_size, accum->conf.codec,
-                            accum->conf.level, samsa_now_ms());
+    pthread_mutex_lock(&accum->inc_lock);
+    batch = accum->spare;
+    if (batch != NULL) {
+        accum->spare = batch->next;
+        accum->nspare--;
+    }
+    pthread_mutex_unlock(&accum->inc_lock);
+    if (batch != NULL) {
+        samsa_batch_init(batch, pq, *bufp, buf_size, accum->conf.codec,
+                         accum->conf.level, samsa_now_ms());
+    } else {
+        batch = samsa_batch_new(pq, *bufp, buf_size, accum->conf.codec,
+                                accum->conf.level, samsa_now_ms());
+    }
     *bufp = NULL;
     ok = samsa_batch_try_append(batch, r->ts, r->key, r->key_len, r->value,
                                 r->value_len, r->hdrs, r->nhdrs, r->cb,
@@ -351,6 +378,8 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
     accum_incomplete_add(accum, batch);
     res->batch_full = pq->nbatches > 1 || batch->full;
     res->new_batch = true;
+    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
+                                            memory_order_relaxed);
 }
 
 /* allBatchesFull: may the sticky partitioner switch away now? */
@@ -703,6 +732,31 @@ samsa_accum_drain(samsa_accum_t *accum, int32_t node, size_t max_size,
     return head;
 }
 
+bool
+samsa_accum_set_busy(samsa_accum_t *accum, samsa_accum_busy_fn *busy_fn,
+                     void *ctx)
+{
+    samsa_pq_t  *pq;
+    bool         was, busy, again = false;
+    int32_t      i;
+
+    for (i = 0; i < accum->nsnap; i++) {
+        pq = accum->snap[i];
+        busy = pq->muted || (pq->leader >= 0 && busy_fn(ctx, pq->leader));
+        /* under the queue lock: an append either came before (and is
+         * caught by "again") or reads the new value */
+        pthread_mutex_lock(&pq->lock);
+        was = atomic_load_explicit(&pq->sender_busy, memory_order_relaxed);
+        if (was != busy) {
+            atomic_store_explicit(&pq->sender_busy, busy,
+                                  memory_order_relaxed);
+            again |= was && pq->head != NULL;
+        }
+        pthread_mutex_unlock(&pq->lock);
+    }
+    return again;
+}
+
 void
 samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
                       int64_t backoff_ms, int64_t now_ms)
@@ -723,6 +777,67 @@ samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
     }
     pq->nbatches++;
     pthread_mutex_unlock(&pq->lock);
+}
+
+/* Give back a batch's buffer: to the pool, or to the heap for a split
+ * batch's.  @thread sender */
+static void
+accum_buf_release(samsa_accum_t *accum, samsa_batch_t *batch)
+{
+    if (batch->off_pool) {
+        samsa_free(batch->buf);
+    } else {
+        samsa_bufpool_dealloc(accum->conf.pool, batch->buf, batch->buf_size);
+    }
+    batch->buf = NULL;
+}
+
+int32_t
+samsa_accum_split_reenqueue(samsa_accum_t *accum, samsa_batch_t *big)
+{
+    samsa_pq_t     *pq = big->pq;
+    samsa_batch_t  *list, *b, *last = NULL, *prev, *next;
+    int32_t         n = 0;
+
+    list = samsa_batch_split(big, accum->conf.batch_size, &accum->scratch);
+    if (list == NULL) {
+        return 0;
+    }
+    for (b = list; b != NULL; b = b->next) {
+        n++;
+        last = b;
+    }
+    pthread_mutex_lock(&accum->inc_lock);
+    prev = big->inc_prev;
+    next = big->inc_next;
+    for (b = list; b != NULL; b = b->next) {
+        b->inc_prev = prev;
+        if (prev != NULL) {
+            prev->inc_next = b;
+        } else {
+            accum->inc_head = b;
+        }
+        prev = b;
+    }
+    last->inc_next = next;
+    if (next != NULL) {
+        next->inc_prev = last;
+    } else {
+        accum->inc_tail = last;
+    }
+    accum->nincomplete += n - 1;
+    pthread_mutex_unlock(&accum->inc_lock);
+    pthread_mutex_lock(&pq->lock);
+    last->next = pq->head;
+    pq->head = list;
+    if (pq->tail == NULL) {
+        pq->tail = last;
+    }
+    pq->nbatches += n;
+    pthread_mutex_unlock(&pq->lock);
+    accum_buf_release(accum, big);
+    samsa_batch_free(big);
+    return n;
 }
 
 /* Remove from every queue the batches pred selects (from the head while
@@ -775,7 +890,7 @@ samsa_accum_take_all(samsa_accum_t *accum)
 void
 samsa_accum_release(samsa_accum_t *accum, samsa_batch_t *batch)
 {
-    samsa_bufpool_dealloc(accum->conf.pool, batch->buf, batch->buf_size);
+    accum_buf_release(accum, batch);
     pthread_mutex_lock(&accum->inc_lock);
     if (batch->inc_prev != NULL) {
         batch->inc_prev->inc_next = batch->inc_next;
@@ -789,6 +904,12 @@ samsa_accum_release(samsa_accum_t *accum, samsa_batch_t *batch)
     }
     accum->nincomplete--;
     pthread_cond_broadcast(&accum->inc_cond);
+    if (accum->nspare < ACCUM_MAX_SPARE) {
+        batch->next = accum->spare;
+        accum->spare = batch;
+        accum->nspare++;
+        batch = NULL;
+    }
     pthread_mutex_unlock(&accum->inc_lock);
     samsa_batch_free(batch);
 }

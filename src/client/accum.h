@@ -23,6 +23,7 @@
 #define SAMSA_CLIENT_ACCUM_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,6 +52,13 @@ typedef struct samsa_pq {
     int32_t            inflight;        /* batches in flight */
     bool               txn_wait;        /* transactional: not added to the
                                            transaction yet, not drained */
+    _Atomic bool       sender_busy;     /* [atomic, set under lock by the
+                                           sender] a new batch here cannot
+                                           go out before the sender's next
+                                           network event (partition muted,
+                                           or its leader at
+                                           max.in.flight): appends need not
+                                           wake the sender */
 } samsa_pq_t;
 
 struct samsa_tinfo {
@@ -82,6 +90,9 @@ typedef struct samsa_append_res {
     int32_t  partition;         /* where the record went */
     bool     batch_full;        /* its batch is full: wake the sender */
     bool     new_batch;         /* it started a new batch: wake too */
+    bool     sender_busy;       /* ...unless the sender cannot send it
+                                   before its next network event anyway
+                                   (samsa_pq_t.sender_busy) */
 } samsa_append_res_t;
 
 /* Append one record.  partition < 0 picks with the topic's sticky
@@ -133,10 +144,34 @@ void samsa_accum_node_latency(samsa_accum_t *accum, int32_t node,
 samsa_batch_t *samsa_accum_drain(samsa_accum_t *accum, int32_t node,
                                  size_t max_size, int64_t now_ms);
 
+/* Is node's connection unable to take another request until it answers
+ * one (at max.in.flight)? */
+typedef bool samsa_accum_busy_fn(void *ctx, int32_t node);
+
+/* At the end of a sender turn, before it waits for the network: mark each
+ * queue whose new batches could not go out before the next network event
+ * (muted, or its leader busy), so that appends there skip the wakeup (a
+ * context switch per batch otherwise, for nothing).  Returns true if a
+ * queue stopped being busy while holding batches appended meanwhile
+ * without a wakeup: the sender must then take another turn at once.
+ * @thread sender  @locks each queue's lock taken */
+bool samsa_accum_set_busy(samsa_accum_t *accum, samsa_accum_busy_fn *busy_fn,
+                          void *ctx);
+
 /* Put a failed batch back at the front of its queue to be retried after
  * backoff_ms.  @thread sender */
 void samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
                            int64_t backoff_ms, int64_t now_ms);
+
+/* Split a batch the broker rejected with MESSAGE_TOO_LARGE (Java's
+ * splitAndReenqueue; see samsa_batch_split for the sizes and sequences)
+ * and put the pieces, in order, at the front of its queue, not yet tried;
+ * they take its place in the incomplete set (same id: a flush waiting for
+ * it waits for them).  Its buffer goes back to the pool and it is freed.
+ * Returns the number of pieces, or 0 (batch untouched) if it cannot be
+ * split (a single record).  @thread sender */
+int32_t samsa_accum_split_reenqueue(samsa_accum_t *accum,
+                                    samsa_batch_t *batch);
 
 /* Remove and return (list by ->next) queued batches older than
  * delivery.timeout.ms.  @thread sender */

@@ -48,12 +48,21 @@ typedef struct samsa_batch {
     bool                 full;          /* closed for appends */
     bool                 in_retry;
     bool                 has_seq;       /* a sequence was assigned */
+    bool                 off_pool;      /* buf is heap memory outside the
+                                           buffer pool (a split batch) */
 } samsa_batch_t;
 
 /* A new empty batch over buf (buf_size bytes).  @owns buf (until free) */
 samsa_batch_t *samsa_batch_new(struct samsa_pq *pq, uint8_t *buf,
                                size_t buf_size, samsa_codec_t codec,
                                int level, int64_t now_ms);
+
+/* (Re)start batch as a new empty batch over buf, as samsa_batch_new does,
+ * keeping its completion array (a recycled batch: no allocation per
+ * batch).  @owns buf (until free) */
+void samsa_batch_init(samsa_batch_t *batch, struct samsa_pq *pq,
+                      uint8_t *buf, size_t buf_size, samsa_codec_t codec,
+                      int level, int64_t now_ms);
 
 /* Append one record and its completion; false if it does not fit (the
  * batch is then marked full: Java's closeForRecordAppends). */
@@ -70,6 +79,24 @@ bool samsa_batch_try_append(samsa_batch_t *batch, int64_t ts,
 void samsa_batch_complete(samsa_batch_t *batch, const char *topic,
                           int32_t partition, int64_t base_offset,
                           int64_t log_append_time, samsa_err_t err);
+
+/* Split a closed batch the broker rejected as too large (Java's
+ * ProducerBatch.split): its records, in order, into new batches of at most
+ * piece_cap bytes each and at most half the rejected batch's records
+ * (uncompressed) each, so that every split makes progress (a record larger
+ * than that gets a batch of its own),
+ * each taking its records' completions.  The new batches keep the big
+ * one's pq, id, creation time and producer state; with a sequence, each
+ * starts at the big batch's base sequence plus the records before it.
+ * They are full (closed for appends) but not closed, and their buffers are
+ * heap memory outside buffer.memory (off_pool), as Java's split batches
+ * are.  scratch is work space (compressed batches are decompressed into
+ * it).  Returns the new batches (linked by ->next, oldest first) and moves
+ * every completion out of batch (nthunks 0), or returns NULL and leaves
+ * batch as it was if it holds fewer than two records or its records cannot
+ * be read back.  @thread sender */
+samsa_batch_t *samsa_batch_split(samsa_batch_t *batch, size_t piece_cap,
+                                 samsa_buf_t *scratch);
 
 /* Free the batch (not its buffer: the caller returns that to the pool). */
 void samsa_batch_free(samsa_batch_t *batch);

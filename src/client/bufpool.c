@@ -16,15 +16,27 @@
 #include "util/diag.h"
 #include "util/time.h"
 
+/* A waiter that got no wake-up for this long takes whatever is free
+ * (see BUFPOOL_WAKE_DIV). */
+#define BUFPOOL_PATIENCE_MS  10
+/* The oldest waiter is woken once buffer.memory / BUFPOOL_WAKE_DIV bytes
+ * are free (or its whole request, if larger), not at every freed batch:
+ * a flat-out sender thread then blocks once per 2 MiB (of the default
+ * 32 MiB) instead of once per batch, two context switches each. */
+#define BUFPOOL_WAKE_DIV     16
+
 typedef struct bufpool_waiter {
     pthread_cond_t          cond;
     struct bufpool_waiter  *next;
+    int64_t                 need;       /* bytes still to collect */
+    bool                    patient;    /* waits for wake_bytes */
 } bufpool_waiter_t;
 
 struct samsa_bufpool {
     pthread_mutex_t     lock;
     int64_t             total;          /* [const] buffer.memory */
     size_t              poolable;       /* [const] batch.size */
+    int64_t             wake_bytes;     /* [const] see BUFPOOL_WAKE_DIV */
     int64_t             unallocated;    /* [lock] Java's nonPooledAvailableMemory */
     uint8_t           **free;           /* [lock] poolable buffers, a stack */
     size_t              nfree;          /* [lock] */
@@ -45,6 +57,7 @@ samsa_bufpool_new(int64_t total_bytes, size_t poolable)
     pool->total = total_bytes;
     pool->poolable = poolable;
     pool->unallocated = total_bytes;
+    pool->wake_bytes = total_bytes / BUFPOOL_WAKE_DIV;
     atomic_init(&pool->wait_ns, 0);
     return pool;
 }
@@ -77,12 +90,36 @@ bufpool_free_up(samsa_bufpool_t *pool, int64_t size)
     }
 }
 
-/* Wake the oldest waiter if there is memory for it to collect.
+/* Bytes free now.  @locks pool->lock held */
+static int64_t
+bufpool_avail(const samsa_bufpool_t *pool)
+{
+    return pool->unallocated + (int64_t) (pool->nfree * pool->poolable);
+}
+
+/* Does waiter w have enough free memory to go on: any, once impatient;
+ * else its whole need and at least wake_bytes (or everything, if that is
+ * less).  @locks pool->lock held */
+static bool
+bufpool_enough(const samsa_bufpool_t *pool, const bufpool_waiter_t *w)
+{
+    int64_t  avail = bufpool_avail(pool), want = w->need;
+
+    if (!w->patient) {
+        return avail > 0;
+    }
+    if (want < pool->wake_bytes) {
+        want = pool->wake_bytes;
+    }
+    return avail >= want || avail >= pool->total;
+}
+
+/* Wake the oldest waiter if there is enough memory for it to collect.
  * @locks pool->lock held */
 static void
 bufpool_signal_head(samsa_bufpool_t *pool)
 {
-    if (pool->wait_head != NULL && (pool->unallocated > 0 || pool->nfree > 0)) {
+    if (pool->wait_head != NULL && bufpool_enough(pool, pool->wait_head)) {
         pthread_cond_signal(&pool->wait_head->cond);
     }
 }
@@ -126,7 +163,8 @@ bufpool_wait(samsa_bufpool_t *pool, size_t size, int64_t max_block_ms,
 {
     bufpool_waiter_t  w;
     pthread_condattr_t attr;
-    struct timespec   deadline;
+    struct timespec   deadline, slice;
+    int64_t           deadline_ns = samsa_now_ns() + max_block_ms * 1000000;
     int64_t           got = 0, take, t0 = samsa_now_ns();
     samsa_err_t       err = SAMSA_ERR_NONE;
     int               r = 0;
@@ -136,6 +174,8 @@ bufpool_wait(samsa_bufpool_t *pool, size_t size, int64_t max_block_ms,
     pthread_cond_init(&w.cond, &attr);
     pthread_condattr_destroy(&attr);
     w.next = NULL;
+    w.need = (int64_t) size;
+    w.patient = true;
     if (pool->wait_tail != NULL) {
         pool->wait_tail->next = &w;
     } else {
@@ -145,9 +185,26 @@ bufpool_wait(samsa_bufpool_t *pool, size_t size, int64_t max_block_ms,
     pool->nwaiters++;
     deadline_after(&deadline, max_block_ms);
     while (got < (int64_t) size) {
+        w.need = (int64_t) size - got;
         if (!pool->closed && r != ETIMEDOUT
-            && (pool->wait_head != &w
-                || (pool->unallocated <= 0 && pool->nfree == 0))) {
+            && (pool->wait_head != &w || !bufpool_enough(pool, &w))) {
+            if (w.patient) {
+                /* wait for wake_bytes, but not for ever: memory held by
+                 * batches that do not complete must not keep us waiting
+                 * for more than was free when Java's waiter would go */
+                deadline_after(&slice, BUFPOOL_PATIENCE_MS);
+                if (slice.tv_sec > deadline.tv_sec
+                    || (slice.tv_sec == deadline.tv_sec
+                        && slice.tv_nsec > deadline.tv_nsec)) {
+                    slice = deadline;
+                }
+                r = pthread_cond_timedwait(&w.cond, &pool->lock, &slice);
+                if (r == ETIMEDOUT) {
+                    w.patient = pool->wait_head != &w;
+                    r = samsa_now_ns() >= deadline_ns ? ETIMEDOUT : 0;
+                }
+                continue;
+            }
             r = pthread_cond_timedwait(&w.cond, &pool->lock, &deadline);
             continue;
         }

@@ -565,6 +565,15 @@ samsa_netclient_ready(samsa_netclient_t *nc, int32_t node, int64_t now_ms)
 }
 
 bool
+samsa_netclient_busy(samsa_netclient_t *nc, int32_t node)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    return n != NULL && n->state == NC_READY
+           && n->nreqs >= nc->conf.max_in_flight;
+}
+
+bool
 samsa_netclient_connected(samsa_netclient_t *nc, int32_t node)
 {
     nc_node_t  *n = nc_node_find(nc, node);

@@ -62,6 +62,10 @@ void samsa_netclient_node_set(samsa_netclient_t *nc, int32_t node,
 bool samsa_netclient_ready(samsa_netclient_t *nc, int32_t node,
                            int64_t now_ms);
 
+/* True if node's connection is up and at max.in.flight: it takes no
+ * request before it answers one. */
+bool samsa_netclient_busy(samsa_netclient_t *nc, int32_t node);
+
 /* True while node's connection exists (connecting or up). */
 bool samsa_netclient_connected(samsa_netclient_t *nc, int32_t node);
 

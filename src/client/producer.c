@@ -204,7 +204,7 @@ producer_append(samsa_producer_t *p, const samsa_record_t *rec,
     }
     atomic_fetch_add_explicit(&p->m.record_send_total, 1,
                               memory_order_relaxed);
-    if (res.batch_full || res.new_batch) {
+    if ((res.batch_full || res.new_batch) && !res.sender_busy) {
         samsa_sender_wakeup(p->sender);
     }
     if (futurep != NULL) {
@@ -291,6 +291,7 @@ samsa_producer_metrics(samsa_producer_t *p, samsa_producer_metrics_t *m)
     m->metadata_requests = LOAD(metadata_requests);
     m->producer_id = LOAD(producer_id);
     m->producer_epoch = (int16_t) LOAD(producer_epoch);
+    m->batch_split_total = LOAD(batch_split_total);
 #undef LOAD
     m->buffer_total_bytes = samsa_bufpool_total(p->pool);
     m->buffer_available_bytes = samsa_bufpool_available(p->pool);

@@ -253,6 +253,34 @@ sender_preq_free(sender_preq_t *preq)
     samsa_free(preq);
 }
 
+/* The broker rejected batch b as too large: split it (Java's
+ * splitAndReenqueue) unless it is a single record, which then fails with
+ * MESSAGE_TOO_LARGE.  The pieces keep b's sequences, so the partition
+ * needs no epoch bump.  Returns true if b was split (and freed).
+ * @thread sender */
+static bool
+sender_split(samsa_sender_t *s, samsa_batch_t *b)
+{
+    samsa_pq_t  *pq = b->pq;
+    int32_t      nrec = b->nthunks, n;
+
+    if (nrec < 2 || atomic_load_explicit(&s->force, memory_order_acquire)) {
+        return false;
+    }
+    n = samsa_accum_split_reenqueue(s->accum, b);
+    if (n == 0) {
+        return false;
+    }
+    pq->muted = false;
+    pq->inflight--;
+    atomic_fetch_add_explicit(&s->m->batch_split_total, 1,
+                              memory_order_relaxed);
+    samsa_info("producer: %s-%d: batch of %d records too large for the "
+               "broker; split into %d", pq->topic->name, pq->partition,
+               nrec, n);
+    return true;
+}
+
 /* @thread sender */
 static void
 sender_on_produce(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
@@ -296,6 +324,9 @@ sender_on_produce(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             b->pq->inflight--;
             sender_complete(s, b, pr->BaseOffset, pr->LogAppendTimeMs,
                             SAMSA_ERR_NONE);
+        } else if (e == SAMSA_ERR_MESSAGE_TOO_LARGE
+                   && sender_split(s, b)) {
+            /* split and re-enqueued (the broker stored none of it) */
         } else {
             sender_fail_or_retry(s, b, e, now);
         }
@@ -666,6 +697,15 @@ sender_txn(samsa_sender_t *s, int64_t now)
     }
 }
 
+/* samsa_accum_busy_fn over the network client.  @thread sender */
+static bool
+sender_node_busy(void *ctx, int32_t node)
+{
+    samsa_sender_t  *s = ctx;
+
+    return samsa_netclient_busy(s->nc, node);
+}
+
 /* sendProducerData: returns how long the next poll may wait. */
 static int64_t
 sender_send_data(samsa_sender_t *s, int64_t now)
@@ -700,6 +740,9 @@ sender_send_data(samsa_sender_t *s, int64_t now)
     sender_fail_list(s, samsa_accum_expired(s->accum, now),
                      SAMSA_ERR__TIMED_OUT);
     timeout = r->nnodes > 0 ? 0 : r->next_check_ms;
+    if (samsa_accum_set_busy(s->accum, sender_node_busy, s)) {
+        timeout = 0;
+    }
     return timeout;
 }
 

@@ -8,9 +8,11 @@
  */
 #include "proto/recbuild.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-
+#include "proto/batch.h"
+#include "util/alloc.h"
 #include "util/crc32c.h"
 #include "util/diag.h"
 #include "util/endian.h"
@@ -211,6 +213,7 @@ samsa_recbuild_close(samsa_recbuild_t *rb, samsa_buf_t *scratch)
     if (rb->closed) {
         return SAMSA_ERR_NONE;
     }
+    rb->raw_len = rb->len;
     rb->attr_codec = SAMSA_CODEC_NONE;
     if (rb->codec != SAMSA_CODEC_NONE && raw > 0) {
         scratch->len = 0;
@@ -243,4 +246,80 @@ samsa_recbuild_set_producer(samsa_recbuild_t *rb, int64_t producer_id,
     if (rb->closed) {
         samsa_recbuild_finish_header(rb);
     }
+}
+
+/* Decode a record's encoded headers into hdrs (n of them). */
+static bool
+recbuild_headers(const samsa_record_t *rec, samsa_rechdr_t *hdrs)
+{
+    samsa_rd_t  rd;
+    int32_t     i, klen, vlen;
+
+    samsa_rd_init(&rd, rec->Headers, rec->HeadersLen);
+    for (i = 0; i < rec->HeadersCount; i++) {
+        klen = samsa_rd_varint(&rd);
+        if (klen < 0 || !samsa_rd_need(&rd, (size_t) klen)) {
+            return false;
+        }
+        hdrs[i].key = (const char *) rd.p;
+        hdrs[i].key_len = (size_t) klen;
+        rd.p += klen;
+        vlen = samsa_rd_varint(&rd);
+        if (vlen >= 0 && !samsa_rd_need(&rd, (size_t) vlen)) {
+            return false;
+        }
+        hdrs[i].value = vlen >= 0 ? rd.p : NULL;
+        hdrs[i].value_len = vlen >= 0 ? (size_t) vlen : 0;
+        rd.p += vlen >= 0 ? vlen : 0;
+    }
+    return rd.err == SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_recbuild_walk(const samsa_recbuild_t *rb, samsa_buf_t *scratch,
+                    samsa_recwalk_fn *fn, void *ctx)
+{
+    const uint8_t      *whole = rb->buf;
+    size_t              whole_len = rb->len;
+    samsa_rechdr_t     *hdrs = NULL;
+    samsa_record_it_t   it;
+    samsa_record_t      rec;
+    samsa_err_t         err = SAMSA_ERR_NONE;
+
+    if (!rb->closed) {
+        return SAMSA_ERR__STATE;
+    }
+    if (rb->attr_codec != SAMSA_CODEC_NONE) {
+        /* the header as it is, then the records decompressed */
+        scratch->len = 0;
+        samsa_buf_append(scratch, rb->buf, SAMSA_RECBATCH_HDR_SIZE);
+        if (samsa_decompress(rb->attr_codec, rb->buf + SAMSA_RECBATCH_HDR_SIZE,
+                             rb->len - SAMSA_RECBATCH_HDR_SIZE, SIZE_MAX,
+                             scratch) != SAMSA_ERR_NONE) {
+            return SAMSA_ERR_CORRUPT_MESSAGE;
+        }
+        whole = scratch->data;
+        whole_len = scratch->len;
+    }
+    samsa_record_it_init(&it, whole, whole_len);
+    while (err == SAMSA_ERR_NONE && samsa_record_it_next(&it, &rec)) {
+        if (rec.HeadersCount > 0) {
+            hdrs = samsa_realloc(hdrs, (size_t) rec.HeadersCount
+                                           * sizeof(*hdrs));
+            if (!recbuild_headers(&rec, hdrs)) {
+                err = SAMSA_ERR_CORRUPT_MESSAGE;
+                break;
+            }
+        }
+        err = fn(ctx, it.index - 1, rb->base_ts + rec.TimestampDelta,
+                 rec.Key, rec.KeyLen > 0 ? (size_t) rec.KeyLen : 0, rec.Value,
+                 rec.ValueLen > 0 ? (size_t) rec.ValueLen : 0, hdrs,
+                 rec.HeadersCount > 0 ? (size_t) rec.HeadersCount : 0);
+    }
+    samsa_free(hdrs);
+    if (err == SAMSA_ERR_NONE
+        && (it.err != SAMSA_ERR_NONE || it.index != rb->count)) {
+        err = SAMSA_ERR_CORRUPT_MESSAGE;
+    }
+    return err;
 }

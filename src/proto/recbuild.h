@@ -42,6 +42,7 @@ typedef struct samsa_recbuild {
     uint8_t        *buf;            /* borrowed; cap bytes */
     size_t          cap;
     size_t          len;            /* header + records written so far */
+    size_t          raw_len;        /* len before compression (by close) */
     samsa_codec_t   codec;          /* wanted; attr_codec is what close used */
     int             level;
     samsa_codec_t   attr_codec;
@@ -95,6 +96,23 @@ SAMSA_MUST_CHECK samsa_err_t samsa_recbuild_close(samsa_recbuild_t *rb,
 void samsa_recbuild_set_producer(samsa_recbuild_t *rb, int64_t producer_id,
                                  int16_t producer_epoch, int32_t base_seq,
                                  bool transactional);
+
+/* One record read back from a batch (key/value NULL = null; hdrs valid
+ * only during the call).  An error stops the walk and is its result. */
+typedef samsa_err_t samsa_recwalk_fn(void *ctx, int32_t index, int64_t ts,
+                              const void *key, size_t key_len,
+                              const void *value, size_t value_len,
+                              const samsa_rechdr_t *hdrs, size_t nhdrs);
+
+/* Read back the records of a closed batch, in order (decompressing into
+ * scratch if it was compressed): what splitting a batch needs.
+ * SAMSA_ERR_CORRUPT_MESSAGE if they do not parse or their number is not
+ * the batch's count; SAMSA_ERR__STATE if the batch is not closed; fn's
+ * error if it returned one. */
+SAMSA_MUST_CHECK samsa_err_t samsa_recbuild_walk(const samsa_recbuild_t *rb,
+                                                 samsa_buf_t *scratch,
+                                                 samsa_recwalk_fn *fn,
+                                                 void *ctx);
 
 /* Writes the header and CRC of a closed batch (done by close and
  * set_producer; exposed for tests). */

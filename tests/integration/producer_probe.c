@@ -5,7 +5,7 @@
  *   producer_probe seq BOOTSTRAP TOPIC N [k=v...]
  *       send N records, value "<i>", key "k<i % 97>", close(-1); print one
  *       JSON line {"sent", "delivered", "errors", "send_err", "close_err",
- *       "first_err", "retries", "producer_id"}
+ *       "first_err", "retries", "producer_id", "splits"}
  *   producer_probe file BOOTSTRAP TOPIC PATH [k=v...]
  *       send the records of PATH, one a line:
  *           PARTITION TIMESTAMP KEY VALUE [HKEY HVALUE]...
@@ -168,10 +168,12 @@ finish(samsa_producer_t *p, long sent, samsa_err_t err)
     printf("{\"sent\": %ld, \"delivered\": %ld, \"errors\": %ld, "
            "\"send_err\": \"%s\", \"close_err\": \"%s\", "
            "\"first_err\": \"%s\", \"retries\": %lld, "
-           "\"producer_id\": %lld}\n", sent, atomic_load(&delivered),
+           "\"producer_id\": %lld, \"splits\": %lld}\n", sent,
+           atomic_load(&delivered),
            atomic_load(&failed), samsa_err_name(err), samsa_err_name(cerr),
            samsa_err_name((samsa_err_t) atomic_load(&first_err)),
-           (long long) m.record_retry_total, (long long) m.producer_id);
+           (long long) m.record_retry_total, (long long) m.producer_id,
+           (long long) m.batch_split_total);
     return 0;
 }
 

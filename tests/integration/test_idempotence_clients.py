@@ -13,6 +13,8 @@ its acknowledgement named.
 import signal
 import time
 
+import pytest
+
 import kwire
 from samsa_harness import T
 
@@ -100,15 +102,18 @@ def test_confluent_idempotent_through_restarts(samsa):
     assert seen == acked, "a record is not where its acknowledgement said"
 
 
-def test_libsamsa_idempotent_through_sigkill(samsa, tmp_path):
-    """libsamsa's idempotent producer (its default) across a SIGKILL with
-    Produce requests in flight (each Produce handler takes 5 ms, answers
-    wait for the group commit of flush.messages=1): every
-    record delivered once, at its acknowledged offset, in send order per
-    partition, and batches were retried."""
+@pytest.mark.parametrize("how", ["sigkill", "sigterm"])
+def test_libsamsa_idempotent_through_restart(samsa, tmp_path, how):
+    """Issue 6's acceptance run: libsamsa's idempotent producer (its
+    default) sends 100 000 records and samsa-server restarts a third of
+    the way through -- SIGKILL with Produce requests in flight (each
+    Produce handler takes 5 ms, answers wait for the group commit of
+    flush.messages=1), or a clean SIGTERM: every record delivered once, at
+    its acknowledged offset, in send order per partition (nothing lost,
+    nothing duplicated), and after the SIGKILL batches were retried."""
     import test_producer as tp
 
-    n = 30000
+    n = 100000
     overrides = {"num.partitions": "3"}
     env = {"SAMSA_TEST_HANDLER_DELAY_MS": "5", "SAMSA_TEST_HANDLER_DELAY_API": "0"}
     s = samsa.start(overrides, env=env)
@@ -127,9 +132,14 @@ def test_libsamsa_idempotent_through_sigkill(samsa, tmp_path):
             lambda: sum(tp.high_watermark(s, "libsamsa-idem", p) for p in range(3)) >= n // 3,
             T(30), 0.05)
         assert ok, "the producer did not get going"
-        s.proc.send_signal(signal.SIGKILL)
-        s.proc.wait(timeout=T(10))
-        s.stopped = True
+        assert proc.poll() is None, "the run ended before the restart"
+        if how == "sigkill":
+            s.proc.send_signal(signal.SIGKILL)
+            s.proc.wait(timeout=T(10))
+            s.stopped = True
+        else:
+            problems = s.stop()
+            assert not problems, problems
         time.sleep(0.3)
         s = samsa.start(dict(s.overrides), env=env, workdir=s.workdir, use_ports=False,
                         ports=(s.port, s.controller_port), retries=1)
@@ -140,16 +150,21 @@ def test_libsamsa_idempotent_through_sigkill(samsa, tmp_path):
             proc.wait()
     assert out["sent"] == n and out["delivered"] == n and out["errors"] == 0, out
     assert out["producer_id"] >= 0, out
-    assert out["retries"] > 0, "no batch was retried: %s\n%s" % (out, err[-2000:])
+    if how == "sigkill":
+        assert out["retries"] > 0, "no batch was retried: %s\n%s" % (out, err[-2000:])
+    assert "closed" in err, "the producer did not see the restart:\n" + err[-2000:]
     acks = tp.read_acks(acks_path)
     assert sorted(acks) == list(range(n))
+    total = 0
     for p in range(3):
         recs = kwire.records_of(tp.stored(s, "libsamsa-idem", p))
         vals = [int(r["value"]) for r in recs]
         assert vals == sorted(set(vals)), "partition %d: duplicates or order lost" % p
+        total += len(vals)
         for i, (ap, off, e) in acks.items():
             if ap == p:
                 assert e == "NONE" and vals[off] == i
+    assert total == n, "%d records stored for %d sent" % (total, n)
 
 
 def test_kafkajs_idempotent_producer(samsa):

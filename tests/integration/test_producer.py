@@ -528,6 +528,75 @@ def test_default_idempotence_off_with_acks_1(srv):
     check_seq_records(srv, "acks1", 1000)
 
 
+# -- a batch the broker rejects as too large is split -----------------------------------------
+
+@pytest.mark.parametrize("idempotence", ["default", "off"])
+def test_batch_over_max_message_bytes_is_split(srv, idempotence):
+    """Topic max.message.bytes=1024 against 16 KiB batches of ~20-byte
+    records (linger.ms=50 fills them): each refused batch is split
+    (halved) and re-enqueued at the front of its queue until the pieces
+    fit; every record is delivered once, at its acknowledged offset, in
+    send order per partition (without idempotence: with
+    max.in.flight.requests.per.connection=1).  The idempotent run (the
+    default, acks=all)
+    keeps the refused batch's sequences for its pieces: the broker takes
+    them without an epoch bump or OUT_OF_ORDER_SEQUENCE_NUMBER."""
+    topic = "split-" + idempotence
+    n = 20000
+    with srv.connect(timeout=T(5)) as c:
+        r = c.create_topic(topic, NPARTS, {"max.message.bytes": "1024"}, timeout=T(10))
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        c.wait_topic(topic, NPARTS, timeout=T(10))
+    # without idempotence order holds only with one request in flight (a
+    # later batch already in flight would overtake the split pieces, as in
+    # Java)
+    args = list(NOIDEM) + ["max.in.flight.requests.per.connection=1"] \
+        if idempotence == "off" else []
+    stderr = []
+    out = probe("seq", srv.bootstrap(), topic, str(n), "linger.ms=50", "batch.size=16384",
+                "probe.flush=1", *args, timeout=120, stderr=stderr)
+    assert out["sent"] == n and out["delivered"] == n and out["errors"] == 0, out
+    assert out["splits"] > 0, out
+    if idempotence == "default":
+        assert out["producer_id"] >= 0, out
+        assert "bumped" not in stderr[0], stderr[0][-2000:]
+    total = 0
+    for p in range(NPARTS):
+        batches = stored(srv, topic, p)
+        assert all(b["size"] <= 1024 for b in batches), [b["size"] for b in batches][:10]
+        if idempotence == "default":
+            # the pieces carry the refused batch's sequences, in order
+            seqs = [(b["base_sequence"], b["records_count"]) for b in batches]
+            assert seqs[0][0] == 0, seqs[:5]
+            for (s0, c0), (s1, _) in zip(seqs, seqs[1:]):
+                assert s1 == s0 + c0, "partition %d: sequence gap %s" % (p, seqs[:20])
+        vals = [int(r["value"]) for r in kwire.records_of(batches)]
+        assert vals == sorted(set(vals)), "partition %d: duplicates or order lost" % p
+        total += len(vals)
+    assert total == n
+    check_seq_records(srv, topic, n)
+
+
+def test_single_record_over_max_message_bytes_fails(srv, tmp_path):
+    """A record alone over the topic's max.message.bytes cannot be split:
+    it fails with MESSAGE_TOO_LARGE (Java's RecordTooLargeException), and
+    the records around it are delivered."""
+    topic = "split-single"
+    with srv.connect(timeout=T(5)) as c:
+        r = c.create_topic(topic, 1, {"max.message.bytes": "1024"}, timeout=T(10))
+        assert r["error_code"] == 0, kwire.error_name(r["error_code"])
+        c.wait_topic(topic, 1, timeout=T(10))
+    path = str(tmp_path / "recs")
+    write_records(path, [(0, -1, None, b"small-1", []),
+                         (0, -1, None, b"x" * 3000, []),
+                         (0, -1, None, b"small-2", [])])
+    out = probe("file", srv.bootstrap(), topic, path, "linger.ms=0", "batch.size=16384")
+    assert out["sent"] == 3 and out["delivered"] == 2 and out["errors"] == 1, out
+    assert out["first_err"] == "MESSAGE_TOO_LARGE", out
+    vals = [r["value"] for r in kwire.records_of(stored(srv, topic, 0))]
+    assert vals == [b"small-1", b"small-2"], vals
+
+
 # -- futures, metadata, auto-creation, perf produce --------------------------------------------
 
 def test_future_headers_timestamp(srv):

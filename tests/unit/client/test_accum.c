@@ -8,9 +8,13 @@
 #include "unit.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "client/accum.h"
+#include "util/crc32c.h"
+#include "util/endian.h"
 #include "util/time.h"
 
 typedef struct fixture {
@@ -19,12 +23,13 @@ typedef struct fixture {
 } fixture_t;
 
 static fixture_t
-fx_new(size_t batch_size, int64_t memory, int64_t linger_ms)
+fx_new_codec(size_t batch_size, int64_t memory, int64_t linger_ms,
+             samsa_codec_t codec)
 {
     fixture_t           fx;
     samsa_accum_conf_t  conf = {
         .batch_size = batch_size,
-        .codec = SAMSA_CODEC_NONE,
+        .codec = codec,
         .level = SAMSA_CODEC_LEVEL_DEFAULT,
         .linger_ms = linger_ms,
         .delivery_timeout_ms = 120000,
@@ -37,6 +42,12 @@ fx_new(size_t batch_size, int64_t memory, int64_t linger_ms)
     conf.pool = fx.pool;
     fx.accum = samsa_accum_new(&conf);
     return fx;
+}
+
+static fixture_t
+fx_new(size_t batch_size, int64_t memory, int64_t linger_ms)
+{
+    return fx_new_codec(batch_size, memory, linger_ms, SAMSA_CODEC_NONE);
 }
 
 static void
@@ -438,6 +449,276 @@ test_accum_expiry_and_flush(void **state)
     fx_free(&fx);
 }
 
+static bool  busy_answer;
+
+static bool
+busy_fn(void *ctx, int32_t node)
+{
+    (void) ctx;
+    assert_int_equal(node, 1);
+    return busy_answer;
+}
+
+/* Appends skip the sender's wakeup while their queue is marked busy (its
+ * leader at max.in.flight, or muted); a queue that stops being busy while
+ * holding batches appended meanwhile asks the sender for another turn. */
+static void
+test_accum_sender_busy(void **state)
+{
+    fixture_t           fx = fx_new(1024, 1 << 20, 0);
+    samsa_append_res_t  res;
+    samsa_ready_t       ready = { 0 };
+    samsa_pq_t         *pq;
+
+    (void) state;
+    assert_int_equal(append(&fx, 0, NULL, 100, &res), SAMSA_ERR_NONE);
+    assert_true(res.new_batch);
+    assert_false(res.sender_busy);          /* never marked: wake */
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, samsa_now_ms(), &ready);
+    busy_answer = true;
+    assert_false(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_int_equal(append(&fx, 0, NULL, 1000, &res), SAMSA_ERR_NONE);
+    assert_true(res.new_batch);
+    assert_true(res.sender_busy);           /* no wakeup for this one */
+    /* not busy any more, with batches queued meanwhile: another turn */
+    busy_answer = false;
+    assert_true(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_false(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_int_equal(append(&fx, 0, NULL, 1000, &res), SAMSA_ERR_NONE);
+    assert_false(res.sender_busy);
+    /* a muted partition is busy whatever its leader */
+    pq = samsa_accum_pq_find(fx.accum, "t", 0);
+    assert_non_null(pq);
+    pq->muted = true;
+    assert_false(samsa_accum_set_busy(fx.accum, busy_fn, NULL));
+    assert_int_equal(append(&fx, 0, NULL, 1000, &res), SAMSA_ERR_NONE);
+    assert_true(res.sender_busy);
+    pq->muted = false;
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
+/* ---- splitting a batch rejected as too large --------------------------- */
+
+static int32_t  split_order[64];
+static int      split_ncalls;
+
+static void
+split_cb(const samsa_record_md_t *md, samsa_err_t err, void *opaque)
+{
+    assert_int_equal(err, SAMSA_ERR_NONE);
+    assert_true(md->offset >= 0);
+    split_order[split_ncalls++] = (int32_t) (intptr_t) opaque;
+}
+
+/* Record i: key "k<i>" on even i (null on odd), a 100-byte value starting
+ * "v<i>:", a header ("h", "x<i>") on every third. */
+static void
+split_append(fixture_t *fx, int i)
+{
+    samsa_append_res_t  res;
+    samsa_rechdr_t      h;
+    char                key[16], val[100], hv[16];
+
+    snprintf(key, sizeof(key), "k%d", i);
+    memset(val, 'a' + i % 26, sizeof(val));
+    val[snprintf(val, sizeof(val), "v%d:", i)] = ':';
+    snprintf(hv, sizeof(hv), "x%d", i);
+    h = (samsa_rechdr_t) { "h", 1, hv, strlen(hv) };
+    assert_int_equal(samsa_accum_append(fx->accum, "t", 0, NULL, 1000 + i,
+                                        i % 2 == 0 ? key : NULL,
+                                        i % 2 == 0 ? strlen(key) : 0, val,
+                                        sizeof(val), i % 3 == 0 ? &h : NULL,
+                                        i % 3 == 0 ? 1 : 0, split_cb,
+                                        (void *) (intptr_t) i, NULL, 0,
+                                        &res),
+                     SAMSA_ERR_NONE);
+}
+
+typedef struct split_walk {
+    int      first;
+    int32_t  n;
+} split_walk_t;
+
+/* samsa_recwalk_fn: record first+i as split_append wrote it? */
+static samsa_err_t
+split_walk_rec(void *ctx, int32_t i, int64_t ts, const void *key,
+               size_t key_len, const void *value, size_t value_len,
+               const samsa_rechdr_t *hdrs, size_t nhdrs)
+{
+    split_walk_t  *w = ctx;
+    int            r = w->first + i;
+    char           want[16];
+
+    assert_int_equal(i, w->n);
+    assert_int_equal(ts, 1000 + r);
+    if (r % 2 == 0) {
+        snprintf(want, sizeof(want), "k%d", r);
+        assert_non_null(key);
+        assert_int_equal(key_len, strlen(want));
+        assert_memory_equal(key, want, strlen(want));
+    } else {
+        assert_null(key);
+    }
+    snprintf(want, sizeof(want), "v%d:", r);
+    assert_int_equal(value_len, 100);
+    assert_memory_equal(value, want, strlen(want));
+    assert_int_equal(nhdrs, r % 3 == 0 ? 1 : 0);
+    if (r % 3 == 0) {
+        snprintf(want, sizeof(want), "x%d", r);
+        assert_int_equal(hdrs[0].key_len, 1);
+        assert_memory_equal(hdrs[0].key, "h", 1);
+        assert_int_equal(hdrs[0].value_len, strlen(want));
+        assert_memory_equal(hdrs[0].value, want, strlen(want));
+    }
+    w->n++;
+    return SAMSA_ERR_NONE;
+}
+
+/* Check a drained (closed) batch holds records first..first+count-1 as
+ * split_append wrote them; returns count. */
+static int32_t
+split_check(samsa_batch_t *b, int first)
+{
+    samsa_buf_t   scratch = SAMSA_BUF_INIT;
+    split_walk_t  w = { first, 0 };
+
+    assert_true(b->rb.closed);
+    assert_int_equal(samsa_load_be32(b->rb.buf + 17),      /* CRC */
+                     samsa_crc32c(0, b->rb.buf + 21, b->rb.len - 21));
+    assert_int_equal(samsa_recbuild_walk(&b->rb, &scratch, split_walk_rec,
+                                         &w),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(w.n, b->rb.count);
+    samsa_buf_fini(&scratch);
+    return w.n;
+}
+
+static void
+split_run(samsa_codec_t codec)
+{
+    fixture_t       fx = fx_new_codec(1024, 1 << 20, 0, codec);
+    samsa_ready_t   ready = { 0 };
+    samsa_batch_t  *big, *b, *single;
+    int64_t         now = samsa_now_ms();
+    int32_t         n, got = 0, seq = 40, first = 0;
+    int             i;
+
+    split_ncalls = 0;
+    for (i = 0; i < 8; i++) {
+        split_append(&fx, i);
+    }
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, now, &ready);
+    big = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+    assert_non_null(big);
+    assert_null(big->next);
+    assert_int_equal(big->rb.count, 8);
+    /* as if sent with sequences 40..47 and refused */
+    samsa_recbuild_set_producer(&big->rb, 77, 3, 40, false);
+    big->has_seq = true;
+    n = samsa_accum_split_reenqueue(fx.accum, big);
+    assert_true(n >= 2);
+    assert_int_equal(samsa_accum_incomplete(fx.accum), n);
+    split_append(&fx, 8);           /* goes after the pieces */
+    assert_int_equal(samsa_accum_incomplete(fx.accum), n + 1);
+    /* A flush started now waits for the pieces (they are the big batch). */
+    assert_int_equal(samsa_accum_flush_wait(fx.accum, 10),
+                     SAMSA_ERR__TIMED_OUT);
+    for (i = 0; i < n; i++) {
+        b = samsa_accum_drain(fx.accum, 1, 1, now);     /* one at a time */
+        assert_non_null(b);
+        assert_null(b->next);
+        assert_true(b->off_pool);
+        assert_true(b->has_seq);
+        assert_int_equal(b->attempts, 0);
+        /* at most half of the rejected records each */
+        assert_true(b->rb.count <= 4);
+        assert_int_equal(b->rb.producer_id, 77);
+        assert_int_equal(b->rb.producer_epoch, 3);
+        assert_int_equal(b->rb.base_seq, seq);
+        assert_int_equal((int32_t) samsa_load_be32(b->rb.buf + 53),
+                         seq);                  /* BaseSequence */
+        got += split_check(b, first);
+        seq += b->rb.count;
+        first += b->rb.count;
+        release_list(&fx, b, NULL);
+    }
+    assert_int_equal(got, 8);
+    b = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+    assert_non_null(b);
+    assert_int_equal(split_check(b, 8), 1);
+    /* a single record cannot be split: untouched */
+    single = b;
+    assert_int_equal(samsa_accum_split_reenqueue(fx.accum, single), 0);
+    assert_int_equal(single->nthunks, 1);
+    release_list(&fx, single, NULL);
+    assert_int_equal(split_ncalls, 9);
+    for (i = 0; i < 9; i++) {
+        assert_int_equal(split_order[i], i);
+    }
+    assert_int_equal(samsa_accum_flush_wait(fx.accum, 10), SAMSA_ERR_NONE);
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
+static void
+test_accum_split(void **state)
+{
+    (void) state;
+    split_run(SAMSA_CODEC_NONE);
+}
+
+static void
+test_accum_split_compressed(void **state)
+{
+    (void) state;
+    split_run(SAMSA_CODEC_GZIP);
+}
+
+/* A piece refused again is split again, down to single records. */
+static void
+test_accum_split_repeats(void **state)
+{
+    fixture_t       fx = fx_new(1024, 1 << 20, 0);
+    samsa_ready_t   ready = { 0 };
+    samsa_batch_t  *b;
+    int64_t         now = samsa_now_ms();
+    int32_t         splits = 0, delivered = 0, n;
+    int             i, rounds;
+
+    (void) state;
+    split_ncalls = 0;
+    for (i = 0; i < 8; i++) {
+        split_append(&fx, i);
+    }
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, now, &ready);
+    /* the "broker" takes single records only */
+    for (rounds = 0; rounds < 100; rounds++) {
+        b = samsa_accum_drain(fx.accum, 1, 1, now);
+        if (b == NULL) {
+            break;
+        }
+        if (b->rb.count > 1) {
+            n = samsa_accum_split_reenqueue(fx.accum, b);
+            assert_true(n >= 2);
+            splits++;
+        } else {
+            assert_int_equal(split_check(b, delivered), 1);
+            delivered++;
+            release_list(&fx, b, NULL);
+        }
+    }
+    assert_int_equal(delivered, 8);
+    /* each split halves at least: 8 -> 4+4 -> ... -> 1s takes 7 splits
+     * at most; uneven records may make three pieces of one */
+    assert_true(splits >= 3 && splits <= 7);
+    for (i = 0; i < 8; i++) {
+        assert_int_equal(split_order[i], i);
+    }
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
 int
 main(void)
 {
@@ -450,6 +731,10 @@ main(void)
         cmocka_unit_test(test_accum_ready_linger_and_full),
         cmocka_unit_test(test_accum_drain_rotates),
         cmocka_unit_test(test_accum_expiry_and_flush),
+        cmocka_unit_test(test_accum_sender_busy),
+        cmocka_unit_test(test_accum_split),
+        cmocka_unit_test(test_accum_split_compressed),
+        cmocka_unit_test(test_accum_split_repeats),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -121,6 +121,57 @@ test_bufpool_blocks_until_dealloc(void **state)
     samsa_bufpool_free(pool);
 }
 
+/* The oldest waiter is woken once buffer.memory/16 is free, not at every
+ * freed buffer; but with less free for 10 ms it takes what there is (so
+ * memory held by batches that never complete cannot keep it waiting until
+ * max.block.ms). */
+static void
+test_bufpool_wakes_at_threshold_or_after_patience(void **state)
+{
+    samsa_bufpool_t  *pool = samsa_bufpool_new(64 * 256, 256);
+    _Atomic int       order = 0;
+    waiter_arg_t      w = { pool, 256, 10000, SAMSA_ERR__STATE, NULL, &order,
+                            -1 };
+    uint8_t          *bufs[64];
+    pthread_t         th;
+    int64_t           t0;
+    int               i;
+
+    (void) state;
+    for (i = 0; i < 64; i++) {
+        assert_int_equal(samsa_bufpool_alloc(pool, 256, 0, &bufs[i]),
+                         SAMSA_ERR_NONE);
+    }
+    /* one buffer free, below the threshold (4 buffers): the waiter still
+     * gets it, after its patience, long before max.block.ms */
+    pthread_create(&th, NULL, waiter_main, &w);
+    wait_waiters(pool, 1);
+    t0 = samsa_now_ms();
+    samsa_bufpool_dealloc(pool, bufs[0], 256);
+    pthread_join(th, NULL);
+    assert_int_equal(w.err, SAMSA_ERR_NONE);
+    assert_ptr_equal(w.buf, bufs[0]);
+    assert_true(samsa_now_ms() - t0 < 5000);
+    bufs[0] = w.buf;
+    /* the threshold freed at once: woken (and served) too */
+    w.err = SAMSA_ERR__STATE;
+    w.buf = NULL;
+    pthread_create(&th, NULL, waiter_main, &w);
+    wait_waiters(pool, 1);
+    for (i = 0; i < 4; i++) {
+        samsa_bufpool_dealloc(pool, bufs[i], 256);
+    }
+    pthread_join(th, NULL);
+    assert_int_equal(w.err, SAMSA_ERR_NONE);
+    assert_non_null(w.buf);
+    samsa_bufpool_dealloc(pool, w.buf, 256);
+    for (i = 4; i < 64; i++) {
+        samsa_bufpool_dealloc(pool, bufs[i], 256);
+    }
+    assert_int_equal(samsa_bufpool_available(pool), 64 * 256);
+    samsa_bufpool_free(pool);
+}
+
 /* A large request queued first is served before a small one queued after
  * it, even though the small one could have been met earlier. */
 static void
@@ -250,6 +301,7 @@ main(void)
         cmocka_unit_test(test_bufpool_fifo_mixed_sizes),
         cmocka_unit_test(test_bufpool_timeout_returns_partial),
         cmocka_unit_test(test_bufpool_close_wakes_waiters),
+        cmocka_unit_test(test_bufpool_wakes_at_threshold_or_after_patience),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
