@@ -298,6 +298,7 @@ fetch_quota(samsa_broker_t *b, samsa_resp_t *resp, size_t body_at)
     if (throttle_ms > 0) {
         samsa_store_be32(resp->frame.data + body_at, (uint32_t) throttle_ms);
         resp->throttle_ms = throttle_ms;
+        resp->req->throttle_ms = throttle_ms;
     }
 }
 

@@ -54,8 +54,11 @@ typedef struct delayed_produce {
 static int32_t
 produce_quota(samsa_broker_t *b, samsa_req_t *req)
 {
-    return samsa_quota_record(b->quota, SAMSA_QUOTA_PRODUCE, req->hdr.ClientId,
-                              (double) req->size_bytes, samsa_now_ms());
+    req->throttle_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_PRODUCE,
+                                          req->hdr.ClientId,
+                                          (double) req->size_bytes,
+                                          samsa_now_ms());
+    return req->throttle_ms;
 }
 
 static void

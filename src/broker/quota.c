@@ -9,6 +9,7 @@
 #include "broker/quota.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,11 @@ struct samsa_quota_mgr {
     quota_sensor_t   *sensors[QUOTA_BUCKETS];
     int64_t           any_offset;       /* image offset `any` is for */
     bool              any;              /* the image has a client quota */
+    _Atomic int64_t   none_at;          /* [atomic] (offset + 1) of an
+                                           image known to hold no client
+                                           quota, or -1: the lock-free
+                                           fast path of every request
+                                           while no quota exists */
 };
 
 static const char *const  quota_keys[SAMSA_QUOTA__NTYPES] = {
@@ -73,6 +79,7 @@ samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s)
     q->samples = samples;
     q->window_ms = (int64_t) window_s * 1000;
     q->any_offset = -2;
+    atomic_init(&q->none_at, -1);
     pthread_mutex_init(&q->lock, NULL);
     return q;
 }
@@ -189,6 +196,8 @@ quota_any(samsa_quota_mgr_t *q, const samsa_image_t *img)
         q->any = type == SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA && n > 0;
     }
     q->any_offset = samsa_image_offset(img);
+    atomic_store_explicit(&q->none_at, q->any ? -1 : q->any_offset + 1,
+                          memory_order_relaxed);
     return q->any;
 }
 
@@ -255,6 +264,11 @@ samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     double           bound = 0.0;
     int64_t          ms = 0;
 
+    if (atomic_load_explicit(&q->none_at, memory_order_relaxed)
+        == samsa_image_offset(img) + 1) {
+        samsa_image_put(img);
+        return 0;
+    }
     pthread_mutex_lock(&q->lock);
     if (quota_any(q, img)) {
         c = quota_client_get(q, client_id);

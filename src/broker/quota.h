@@ -20,9 +20,10 @@
  * AlterClientQuotas and described, but not enforced yet.
  *
  * Threads: samsa_quota_record from any handler thread (and the purgatory
- * threads completing a request).  The sensor table is guarded by one mutex
- * held only to find or add a sensor; each sensor has its own mutex for
- * recording.  The resolved quota of a client id is cached per metadata
+ * threads completing a request).  While the image holds no client quota a
+ * request costs one atomic load and no lock.  The sensor table is guarded
+ * by one mutex held only to find or add a sensor; each sensor has its own
+ * mutex for recording.  The resolved quota of a client id is cached per metadata
  * image offset.  samsa_quota_snapshot from the metrics thread.
  */
 #ifndef SAMSA_BROKER_QUOTA_H

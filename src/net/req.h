@@ -42,6 +42,8 @@ typedef struct samsa_req {
     samsa_rd_t        body;             /* what follows the header */
     samsa_arena_t     arena;            /* decode output and scratch */
     samsa_errtally_t  errors;           /* the response's ErrorCodes */
+    int32_t           throttle_ms;      /* the quota throttle time its
+                                           response gave (request log) */
     /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:
      * start: receive completed on the network thread; dequeue: taken by a
      * handler; local_done: the handler's own work ended; resp_done: the

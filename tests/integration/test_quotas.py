@@ -5,6 +5,7 @@ confluent-kafka producer at its rate while another client id runs free, a
 fetch quota holds a consumer, and a throttled connection is not read until
 its delay has passed."""
 
+import json
 import struct
 import threading
 import time
@@ -354,11 +355,13 @@ def test_produce_quota_holds_a_greedy_producer(samsa):
 
 
 @pytest.mark.parametrize("version", [5, 9])
-def test_throttled_connection_is_not_read(samsa, version):
+def test_throttled_connection_is_not_read(samsa, tmp_path, version):
     """Produce v5 predates KIP-219 and v9 follows it: either way the
     response comes at once with throttle_time_ms and the connection is not
-    read until the delay has passed; another client is answered meanwhile."""
-    srv = samsa.start()
+    read until the delay has passed; another client is answered meanwhile.
+    The request log has the throttle time."""
+    log = str(tmp_path / "requests.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": log})
     with srv.connect() as c:
         assert c.create_topic("t")["error_code"] == 0
         c.wait_topic("t", timeout=T(10))
@@ -384,6 +387,18 @@ def test_throttled_connection_is_not_read(samsa, version):
         waited = time.monotonic() - got
         assert kwire.peek_correlation_id(payload) == corr
         assert waited >= throttle_ms / 1000.0 - 0.05, (waited, throttle_ms)
+
+    def logged(lines):
+        return [x["throttleTimeMs"] for x in lines
+                if x["requestHeader"]["clientId"] == "slow"
+                and x["requestHeader"]["requestApiKey"] == 0]
+
+    def read_log():
+        with open(log) as f:
+            return [json.loads(x) for x in f.read().split("\n")[:-1] if x.strip()]
+
+    assert samsa_harness.wait_until(lambda: logged(read_log()), T(5))
+    assert logged(read_log()) == [throttle_ms]
 
 
 def test_fetch_quota_holds_a_consumer(samsa):
