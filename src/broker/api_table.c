@@ -47,6 +47,8 @@ static const samsa_api_def_t  api_defs[] = {
     { 42, 0, 2, samsa_h_DeleteGroups, B },
     { 44, 0, 1, samsa_h_IncrementalAlterConfigs, B },
     { 47, 0, 0, samsa_h_OffsetDelete, B },
+    { 48, 0, 1, samsa_h_DescribeClientQuotas, B },
+    { 49, 0, 1, samsa_h_AlterClientQuotas, B },
     { 60, 0, 1, samsa_h_DescribeCluster, B },
     { 61, 0, 0, samsa_h_DescribeProducers, B },
     { 65, 0, 0, samsa_h_DescribeTransactions, B },

@@ -62,6 +62,8 @@ void samsa_apis_close(samsa_req_t *req, const char *why);
 void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req);

@@ -329,6 +329,10 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     b->cfg = cfg;
     b->node = node;
     b->meta = samsa_meta_new();
+    b->quota = samsa_quota_mgr_new(b->meta,
+                                   samsa_config_int(cfg, "quota.window.num"),
+                                   samsa_config_int(
+                                       cfg, "quota.window.size.seconds"));
     b->produce = samsa_purgatory_new("produce",
                                      SAMSA_PURGATORY_PURGE_INTERVAL_DEFAULT);
     b->fetch = samsa_purgatory_new("fetch",
@@ -407,6 +411,8 @@ samsa_broker_close(samsa_broker_t *b)
         samsa_logmgr_close(b->logs);
         b->logs = NULL;
     }
+    samsa_quota_mgr_free(b->quota);
+    b->quota = NULL;
     samsa_meta_free(b->meta);
     b->meta = NULL;
     pthread_mutex_destroy(&b->reconf_lock);

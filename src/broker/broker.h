@@ -19,6 +19,7 @@
 #include "broker/node.h"
 #include "broker/pidmgr.h"
 #include "broker/purgatory.h"
+#include "broker/quota.h"
 #include "broker/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
@@ -60,6 +61,7 @@ typedef struct samsa_broker {
                                            start; NULL: no check */
     void                  *txn_verify_ctx; /* [const] */
     samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
+    samsa_quota_mgr_t     *quota;       /* [const] client quotas */
     pthread_mutex_t        reconf_lock; /* guards the two below and their
                                            calls */
     samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */

@@ -27,6 +27,8 @@
 #include "proto/wr.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/endian.h"
+#include "util/time.h"
 
 #define ISOLATION_READ_COMMITTED 1
 
@@ -42,6 +44,7 @@ typedef struct fetch_part {
 
 typedef struct fetch_op {
     samsa_delayed_op_t       op;
+    samsa_broker_t          *b;             /* [const] */
     samsa_req_t             *req;
     samsa_FetchResponse_t   *m;             /* in req->arena */
     fetch_part_t            *parts;
@@ -280,6 +283,25 @@ fetch_aborted(fetch_op_t *f, fetch_part_t *p)
     samsa_free(fa.a);
 }
 
+/* Kafka records the fetch byte rate with the response's size, known only
+ * once it is encoded: ThrottleTimeMs, the body's first field in every
+ * version we serve (4+), is patched in at body_at afterwards. */
+static void
+fetch_quota(samsa_broker_t *b, samsa_resp_t *resp, size_t body_at)
+{
+    int64_t  size = (int64_t) resp->frame.len + resp->regions_len;
+    int32_t  throttle_ms;
+
+    throttle_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
+                                     resp->req->hdr.ClientId, (double) size,
+                                     samsa_now_ms());
+    if (throttle_ms > 0) {
+        samsa_store_be32(resp->frame.data + body_at, (uint32_t) throttle_ms);
+        resp->throttle_ms = throttle_ms;
+        resp->req->throttle_ms = throttle_ms;
+    }
+}
+
 static void
 fetch_answer(fetch_op_t *f)
 {
@@ -287,7 +309,7 @@ fetch_answer(fetch_op_t *f)
     samsa_resp_t  *resp;
     samsa_wr_t     wr;
     fetch_part_t  *p;
-    size_t         i;
+    size_t         i, body_at;
 
     fetch_read(f, true);
     for (i = 0; i < f->nparts; i++) {
@@ -307,10 +329,12 @@ fetch_answer(fetch_op_t *f)
         }
     }
     resp = samsa_resp_new_send(req);
+    body_at = resp->frame.len;
     wr = samsa_resp_wr(resp);
     wr.region = fetch_region_sink;
     wr.region_ctx = resp;
     samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, f->m);
+    fetch_quota(f->b, resp, body_at);
     for (i = 0; i < f->nparts; i++) {
         samsa_plog_region_release(&f->parts[i].region);
         samsa_plog_unref(f->parts[i].plog);
@@ -399,6 +423,7 @@ samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
         return;
     }
     f = samsa_calloc(1, sizeof(*f));
+    f->b = apis->broker;
     f->req = req;
     f->m = samsa_arena_calloc(&req->arena, 1, sizeof(*f->m));
     samsa_FetchResponse_init(f->m);

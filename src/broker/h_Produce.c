@@ -30,6 +30,7 @@
 #include "proto/wr.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/time.h"
 
 /* A partition whose answer waits for its data to be synced. */
 typedef struct produce_wait {
@@ -41,18 +42,36 @@ typedef struct produce_wait {
 
 typedef struct delayed_produce {
     samsa_delayed_op_t         op;
+    samsa_broker_t            *b;           /* [const] */
     samsa_req_t               *req;         /* until answered */
     samsa_ProduceResponse_t   *resp;        /* in req->arena */
     produce_wait_t            *waits;
     size_t                     nwaits;
 } delayed_produce_t;
 
-static void
-produce_send(samsa_req_t *req, const samsa_ProduceResponse_t *m)
+/* Kafka records the produce byte rate once the append is done, with the
+ * request's size, and throttles by what that costs (broker/quota.h). */
+static int32_t
+produce_quota(samsa_broker_t *b, samsa_req_t *req)
 {
-    samsa_resp_t  *resp = samsa_resp_new_send(req);
-    samsa_wr_t     wr = samsa_resp_wr(resp);
+    req->throttle_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_PRODUCE,
+                                          req->hdr.ClientId,
+                                          (double) req->size_bytes,
+                                          samsa_now_ms());
+    return req->throttle_ms;
+}
 
+static void
+produce_send(samsa_broker_t *b, samsa_req_t *req, samsa_ProduceResponse_t *m)
+{
+    samsa_resp_t  *resp;
+    samsa_wr_t     wr;
+    int32_t        throttle_ms = produce_quota(b, req);
+
+    m->ThrottleTimeMs = throttle_ms;
+    resp = samsa_resp_new_send(req);
+    resp->throttle_ms = throttle_ms;
+    wr = samsa_resp_wr(resp);
     samsa_ProduceResponse_encode(&wr, req->hdr.ApiVersion, m);
     samsa_reqchan_respond(resp);
 }
@@ -252,7 +271,7 @@ produce_on_complete(samsa_delayed_op_t *op)
         samsa_plog_unref(dp->waits[i].plog);
         dp->waits[i].plog = NULL;
     }
-    produce_send(dp->req, dp->resp);
+    produce_send(dp->b, dp->req, dp->resp);
     dp->req = NULL;
 }
 
@@ -283,6 +302,7 @@ produce_delay(samsa_broker_t *b, samsa_req_t *req, int32_t timeout_ms,
 
     samsa_delayed_op_init(&dp->op, &produce_ops,
                           timeout_ms > 0 ? timeout_ms : 0, NULL);
+    dp->b = b;
     dp->req = req;
     dp->resp = m;
     dp->waits = waits;
@@ -431,7 +451,7 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
     samsa_ProduceResponse_init(m);
     if (rq.Acks != 0 && rq.Acks != 1 && rq.Acks != -1) {
         produce_all_error(req, &rq, m, SAMSA_ERR_INVALID_REQUIRED_ACKS, NULL);
-        produce_send(req, m);
+        produce_send(apis->broker, req, m);
         return;
     }
     if (samsa_slice_is_null(rq.TransactionalId)
@@ -441,7 +461,7 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
         produce_all_error(req, &rq, m,
                           SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                           NULL);
-        produce_send(req, m);
+        produce_send(apis->broker, req, m);
         return;
     }
     waits = samsa_calloc(produce_count_partitions(&rq) + 1, sizeof(*waits));
@@ -452,13 +472,19 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
             samsa_plog_unref(waits[i].plog);
         }
         samsa_free(waits);
-        samsa_reqchan_respond(samsa_resp_new(req, any_error ? SAMSA_RESP_CLOSE
-                                                            : SAMSA_RESP_NOOP));
+        if (any_error) {
+            samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
+        } else {
+            samsa_resp_t  *resp = samsa_resp_new(req, SAMSA_RESP_NOOP);
+
+            resp->throttle_ms = produce_quota(apis->broker, req);
+            samsa_reqchan_respond(resp);
+        }
         return;
     }
     if (nwaits == 0) {
         samsa_free(waits);
-        produce_send(req, m);
+        produce_send(apis->broker, req, m);
         return;
     }
     produce_delay(apis->broker, req, rq.TimeoutMs, m, waits, nwaits);

@@ -26,6 +26,7 @@ typedef enum ctl_kind {
     CTL_CREATE_PARTITIONS,
     CTL_ALTER_CONFIGS,
     CTL_ALLOC_PRODUCER_IDS,
+    CTL_ALTER_CLIENT_QUOTAS,
 } ctl_kind_t;
 
 /* One operation, on its caller's stack: the caller waits on done. */
@@ -219,6 +220,9 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     case CTL_ALLOC_PRODUCER_IDS:
         ctl_alloc_producer_ids(&b, op->first);
         break;
+    case CTL_ALTER_CLIENT_QUOTAS:
+        samsa_ctlquotas_alter(&b, op->req, op->n, op->arena, op->results);
+        break;
     }
     if (b.overflow) {
         ctl_fail_too_large(op);
@@ -338,6 +342,20 @@ samsa_controller_alter_configs(samsa_controller_t *ctrl,
         .kind = CTL_ALTER_CONFIGS, .req = res, .n = n,
         .incremental = incremental, .validate_only = validate_only,
         .arena = arena, .results = results,
+    };
+
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_alter_client_quotas(
+    samsa_controller_t *ctrl, const samsa_controller_quota_alter_t *entries,
+    size_t n, bool validate_only, samsa_arena_t *arena,
+    samsa_controller_result_t *results)
+{
+    ctl_op_t  op = {
+        .kind = CTL_ALTER_CLIENT_QUOTAS, .req = entries, .n = n,
+        .validate_only = validate_only, .arena = arena, .results = results,
     };
 
     return ctl_submit(ctrl, &op);

@@ -240,6 +240,43 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_configs(
     bool incremental, bool validate_only, samsa_arena_t *arena,
     samsa_controller_result_t *results);
 
+/* ---- AlterClientQuotas */
+
+typedef struct samsa_controller_quota_part {
+    samsa_slice_t  type;                /* "user", "client-id", "ip" */
+    samsa_slice_t  name;                /* ptr NULL: the default entity */
+} samsa_controller_quota_part_t;
+
+typedef struct samsa_controller_quota_op {
+    samsa_slice_t  key;                 /* producer_byte_rate, ... */
+    double         value;
+    bool           remove;
+} samsa_controller_quota_op_t;
+
+typedef struct samsa_controller_quota_alter {
+    const samsa_controller_quota_part_t  *entity;
+    size_t                                nentity;
+    const samsa_controller_quota_op_t    *ops;
+    size_t                                nops;
+} samsa_controller_quota_alter_t;
+
+/* Set or remove client quotas (one ClientQuotaRecord per changed key), as
+ * Kafka's ClientQuotaControlManager: INVALID_REQUEST "Invalid empty client
+ * quota entity", "Invalid client quota entity, duplicate entity entry
+ * user", "Unhandled client quota entity type: x", "Empty user not
+ * supported", "Invalid quota entity combination, IP entity shouldnot be
+ * combined with User or ClientId" (sic), "x is not a valid IP or
+ * resolvable host." (literal addresses only: no name lookup), "Duplicate
+ * quota key k not updating quota for this entity <entity>", "Invalid
+ * configuration key k", "Quota k must be greater than 0", "k cannot be a
+ * fractional value.", "Proposed value for k is too large for a LONG."
+ * (an INT for connection_creation_rate).  results[i] answers
+ * entries[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_client_quotas(
+    samsa_controller_t *ctrl, const samsa_controller_quota_alter_t *entries,
+    size_t n, bool validate_only, samsa_arena_t *arena,
+    samsa_controller_result_t *results);
+
 /* ---- producer ids */
 
 /* Allocate the next block of SAMSA_CONTROLLER_PRODUCER_ID_BLOCK producer

@@ -77,4 +77,10 @@ void samsa_ctlconfigs_alter(samsa_ctlbatch_t *b,
                             size_t n, bool incremental, samsa_arena_t *arena,
                             samsa_controller_result_t *results);
 
+/* ctlquotas.c: AlterClientQuotas. */
+void samsa_ctlquotas_alter(samsa_ctlbatch_t *b,
+                           const samsa_controller_quota_alter_t *entries,
+                           size_t n, samsa_arena_t *arena,
+                           samsa_controller_result_t *results);
+
 #endif /* SAMSA_META_CONTROLLER_INT_H */

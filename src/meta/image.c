@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "meta/qentity.h"
 #include "meta/topic_name.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -578,6 +579,44 @@ samsa_image_resource_configs(const samsa_image_t *img, int8_t type,
     return r != NULL && r->ncfgs > 0 ? r->cfgs : NULL;
 }
 
+size_t
+samsa_image_resource_count(const samsa_image_t *img)
+{
+    return img->misc.nresources;
+}
+
+const samsa_image_config_t *
+samsa_image_resource_at(const samsa_image_t *img, size_t i, int8_t *type,
+                        const char **name, size_t *n)
+{
+    const image_resource_t  *r;
+
+    samsa_assert(i < img->misc.nresources);
+    r = &img->misc.resources[i];
+    *type = r->type;
+    *name = r->name;
+    *n = r->ncfgs;
+    return r->cfgs;
+}
+
+bool
+samsa_image_client_quota(const samsa_image_t *img, const char *entity_key,
+                         const char *key, double *value)
+{
+    const samsa_image_config_t  *cfgs;
+    size_t                       n, i;
+
+    cfgs = samsa_image_resource_configs(img, SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA,
+                                        entity_key, &n);
+    for (i = 0; i < n; i++) {
+        if (strcmp(cfgs[i].name, key) == 0) {
+            *value = strtod(cfgs[i].value, NULL);
+            return true;
+        }
+    }
+    return false;
+}
+
 int16_t
 samsa_image_feature_level(const samsa_image_t *img, const char *name)
 {
@@ -955,6 +994,50 @@ replay_config(samsa_image_delta_t *d, const samsa_ConfigRecord_t *r,
     return SAMSA_ERR_NONE;
 }
 
+/* A ClientQuotaRecord: the entity's quotas live as the configs of a
+ * resource of type SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA named by its
+ * samsa_qentity_key, each value printed with %.17g (exact for a double). */
+static samsa_err_t
+replay_client_quota(samsa_image_delta_t *d, const samsa_ClientQuotaRecord_t *r,
+                    int64_t offset, char *errstr, size_t errstr_size)
+{
+    samsa_ConfigRecord_t  cr;
+    samsa_qentity_t       e;
+    samsa_arena_t         arena = SAMSA_ARENA_INIT;
+    char                  value[40];
+    int32_t               i;
+    int                   t;
+    samsa_err_t           err;
+
+    memset(&e, 0, sizeof(e));
+    for (i = 0; i < r->Entity_cnt; i++) {
+        t = samsa_qentity_type_find(r->Entity[i].EntityType);
+        if (t < 0 || e.has[t]) {
+            return replay_bad(errstr, errstr_size, offset,
+                              "ClientQuotaRecord with a bad entity type "
+                              "'%.*s'",
+                              (int) r->Entity[i].EntityType.len,
+                              r->Entity[i].EntityType.ptr);
+        }
+        e.has[t] = true;
+        e.name[t] = r->Entity[i].EntityName;
+    }
+    if (r->Entity_cnt <= 0) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "ClientQuotaRecord with an empty entity");
+    }
+    snprintf(value, sizeof(value), "%.17g", r->Value);
+    samsa_ConfigRecord_init(&cr);
+    cr.ResourceType = SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA;
+    cr.ResourceName = samsa_slice_cstr(samsa_qentity_key(&e, &arena));
+    cr.Name = r->Key;
+    cr.Value = r->Remove ? (samsa_slice_t) { NULL, 0 }
+                         : samsa_slice_cstr(value);
+    err = replay_config(d, &cr, offset, errstr, errstr_size);
+    samsa_arena_fini(&arena);
+    return err;
+}
+
 static samsa_err_t
 replay_remove_topic(samsa_image_delta_t *d,
                     const samsa_RemoveTopicRecord_t *r, int64_t offset,
@@ -1062,6 +1145,10 @@ samsa_image_delta_replay(samsa_image_delta_t *d,
     case SAMSA_MetadataRecords_ConfigRecord:
         err = replay_config(d, &rec->u.ConfigRecord, offset, errstr,
                             errstr_size);
+        break;
+    case SAMSA_MetadataRecords_ClientQuotaRecord:
+        err = replay_client_quota(d, &rec->u.ClientQuotaRecord, offset,
+                                  errstr, errstr_size);
         break;
     case SAMSA_MetadataRecords_RemoveTopicRecord:
         err = replay_remove_topic(d, &rec->u.RemoveTopicRecord, offset,

@@ -42,6 +42,11 @@
 #define SAMSA_CONFIG_RESOURCE_TOPIC   2
 #define SAMSA_CONFIG_RESOURCE_BROKER  4
 
+/* Not a ConfigResource type: the image keeps each client quota entity's
+ * quotas (ClientQuotaRecord) as a resource of this type named by its
+ * samsa_qentity_key (meta/qentity.h), values as decimal strings. */
+#define SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA  100
+
 /* One config override: a key and its value, both NUL-terminated. */
 typedef struct samsa_image_config {
     const char  *name;
@@ -126,6 +131,21 @@ const char *samsa_image_topic_config(const samsa_image_topic_t *topic,
  * name; *n gets their count (0 and NULL when there are none). */
 const samsa_image_config_t *samsa_image_resource_configs(
     const samsa_image_t *img, int8_t type, const char *name, size_t *n);
+
+/* Every non-topic resource (dynamic broker configs and client quota
+ * entities), i from 0 to samsa_image_resource_count()-1, in no order;
+ * an entity whose quotas were all removed stays with *n == 0. */
+size_t samsa_image_resource_count(const samsa_image_t *img);
+const samsa_image_config_t *samsa_image_resource_at(const samsa_image_t *img,
+                                                    size_t i, int8_t *type,
+                                                    const char **name,
+                                                    size_t *n);
+
+/* The client quota key (producer_byte_rate, ...) of the entity whose
+ * samsa_qentity_key is entity_key: true and *value if set. */
+bool samsa_image_client_quota(const samsa_image_t *img,
+                              const char *entity_key, const char *key,
+                              double *value);
 
 /* Finalized level of a feature ("metadata.version"); 0 when not set. */
 int16_t samsa_image_feature_level(const samsa_image_t *img,

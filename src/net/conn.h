@@ -52,6 +52,12 @@ typedef struct samsa_conn {
     int64_t              active_ns;
     struct samsa_conn   *lru_prev;
     struct samsa_conn   *lru_next;
+    /* Throttled by a client quota (MUTED_AND_THROTTLED*): in the
+     * processor's throttle list, by deadline, until throttle_end_ns. */
+    int64_t              throttle_end_ns;
+    struct samsa_conn   *thr_prev;
+    struct samsa_conn   *thr_next;
+    bool                 throttled;
     /* membership in the processor's per-turn lists */
     struct samsa_conn   *next_recv;     /* completed receives */
     struct samsa_conn   *next_send;     /* completed sends */

@@ -3,8 +3,10 @@
  * eventfd, the connections the acceptor gave it, and the seven-step turn:
  *   1 configure new connections (at most 20 a turn)
  *   2 process new responses (from the handlers)
- *   3 poll: epoll_wait (0 ms if connections wait, else up to 300 ms), then
- *     read and write; at most one completed receive per connection
+ *   3 poll: epoll_wait (0 ms if connections wait, else up to 300 ms, or
+ *     until the first client-quota throttle ends), then read and write; at
+ *     most one completed receive per connection; then end the throttles
+ *     whose delay passed (MUTED_AND_THROTTLED -> MUTED, and unmute)
  *   4 process completed receives: parse the header, queue the request
  *     (blocking while the queue is full) and mute the connection
  *   5 process completed sends: request log, unmute
@@ -162,6 +164,92 @@ proc_conn_try_unmute(samsa_proc_t *proc, samsa_conn_t *conn)
     }
 }
 
+/* ---- throttling (client quotas) ------------------------------------------ */
+
+static void
+proc_throttle_unlink(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    if (!conn->throttled) {
+        return;
+    }
+    if (conn->thr_prev != NULL) {
+        conn->thr_prev->thr_next = conn->thr_next;
+    } else {
+        proc->thr_head = conn->thr_next;
+    }
+    if (conn->thr_next != NULL) {
+        conn->thr_next->thr_prev = conn->thr_prev;
+    }
+    conn->thr_prev = conn->thr_next = NULL;
+    conn->throttled = false;
+}
+
+/* Kafka's StartThrottlingResponse: a quota throttles the connection for
+ * ms from now; its response still goes out at once (KIP-219: the client
+ * backs off by itself, and an older client simply is not read), but the
+ * connection is not read again before the delay ends. */
+static bool
+proc_throttle_start(samsa_proc_t *proc, samsa_conn_t *conn, int32_t ms,
+                    int64_t now)
+{
+    samsa_conn_t  **pp, *prev = NULL;
+
+    if (!proc_mute_event(proc, conn, SAMSA_MUTE_EV_THROTTLE_STARTED)) {
+        proc_conn_schedule_close(proc, conn);
+        return false;
+    }
+    conn->throttle_end_ns = now + (int64_t) ms * 1000000;
+    for (pp = &proc->thr_head; *pp != NULL
+                               && (*pp)->throttle_end_ns
+                                      <= conn->throttle_end_ns;
+         pp = &(*pp)->thr_next) {
+        prev = *pp;
+    }
+    conn->thr_next = *pp;
+    conn->thr_prev = prev;
+    if (*pp != NULL) {
+        (*pp)->thr_prev = conn;
+    }
+    *pp = conn;
+    conn->throttled = true;
+    return true;
+}
+
+/* Kafka's EndThrottlingResponse for every connection whose delay ended. */
+static void
+proc_throttle_expire(samsa_proc_t *proc, int64_t now)
+{
+    samsa_conn_t  *conn;
+
+    while ((conn = proc->thr_head) != NULL && conn->throttle_end_ns <= now) {
+        proc_throttle_unlink(proc, conn);
+        if (conn->closing) {
+            continue;
+        }
+        if (!proc_mute_event(proc, conn, SAMSA_MUTE_EV_THROTTLE_ENDED)) {
+            proc_conn_schedule_close(proc, conn);
+            continue;
+        }
+        proc_conn_try_unmute(proc, conn);
+    }
+}
+
+/* Poll no longer than until the first throttle ends. */
+static int
+proc_throttle_poll_ms(samsa_proc_t *proc, int timeout, int64_t now)
+{
+    int64_t  ms;
+
+    if (proc->thr_head == NULL) {
+        return timeout;
+    }
+    ms = (proc->thr_head->throttle_end_ns - now + 999999) / 1000000;
+    if (ms < 0) {
+        ms = 0;
+    }
+    return ms < timeout ? (int) ms : timeout;
+}
+
 /* ---- closing -------------------------------------------------------------- */
 
 /* Close at step 6 of this turn; until then the connection is skipped. */
@@ -199,6 +287,7 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
         proc->nmem_muted--;
     }
     proc_lru_unlink(proc, conn);
+    proc_throttle_unlink(proc, conn);
     proc->slots[conn->id.slot] = NULL;
     proc->gens[conn->id.slot]++;
     proc->free_slots[proc->nfree++] = conn->id.slot;
@@ -366,6 +455,13 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
     if (conn == NULL || conn->closing) {
         /* The connection went away meanwhile: the answer has nowhere to
          * go. */
+        resp->req->end_ns = now;
+        proc->inflight--;
+        samsa_resp_free(resp);
+        return;
+    }
+    if (resp->throttle_ms > 0 && resp->kind != SAMSA_RESP_CLOSE
+        && !proc_throttle_start(proc, conn, resp->throttle_ms, now)) {
         resp->req->end_ns = now;
         proc->inflight--;
         samsa_resp_free(resp);
@@ -602,6 +698,7 @@ proc_poll(samsa_proc_t *proc)
         timeout = timeout > 20 ? 20 : timeout;
     }
     idle_from = samsa_now_ns();
+    timeout = proc_throttle_poll_ms(proc, timeout, idle_from);
     n = epoll_wait(proc->epfd, evs, PROC_MAX_EVENTS, timeout);
     if (n < 0 && errno != EINTR) {
         samsa_error("epoll_wait failed: %s", strerror(errno));
@@ -629,6 +726,7 @@ proc_poll(samsa_proc_t *proc)
             }
         }
     }
+    proc_throttle_expire(proc, now);
     proc_expire_idle(proc, now);
     proc_close_stalled(proc, now);
 }
@@ -687,6 +785,7 @@ proc_build_request(samsa_proc_t *proc, samsa_conn_t *conn, uint8_t *payload,
     snprintf(req->sw_version, sizeof(req->sw_version), "%s", conn->sw_version);
     req->payload = payload;
     req->payload_size = size;
+    req->size_bytes = size;
     req->body = *rd;
     samsa_arena_init(&req->arena);
     req->start_ns = samsa_now_ns();

@@ -37,9 +37,13 @@ typedef struct samsa_req {
     char              sw_version[64];
     uint8_t          *payload;          /* the whole receive (header+body) */
     int64_t           payload_size;     /* bytes charged to the mempool */
+    int32_t           size_bytes;       /* [const] the request's size
+                                           (header + body), for quotas */
     samsa_rd_t        body;             /* what follows the header */
     samsa_arena_t     arena;            /* decode output and scratch */
     samsa_errtally_t  errors;           /* the response's ErrorCodes */
+    int32_t           throttle_ms;      /* the quota throttle time its
+                                           response gave (request log) */
     /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:
      * start: receive completed on the network thread; dequeue: taken by a
      * handler; local_done: the handler's own work ended; resp_done: the
@@ -77,6 +81,12 @@ typedef struct samsa_resp {
     size_t                nregions;
     size_t                regions_cap;
     int64_t               regions_len;  /* sum of the regions' lengths */
+    int32_t               throttle_ms;  /* > 0: a client quota throttles
+                                           the connection this long: the
+                                           network thread sends the
+                                           response at once and does not
+                                           read the connection until the
+                                           delay passes (KIP-219) */
 } samsa_resp_t;
 
 /* A response that will be written: frame holds the 4-byte size (patched at

@@ -101,6 +101,8 @@ struct samsa_proc {
     uint64_t                    conn_seq;
     samsa_conn_t               *lru_head;   /* least recently active */
     samsa_conn_t               *lru_tail;
+    samsa_conn_t               *thr_head;   /* throttled, soonest end
+                                               first */
     samsa_conn_t               *recv_done;  /* this turn's receives */
     samsa_conn_t               *send_done;  /* this turn's sends */
     samsa_conn_t               *dis_done;   /* this turn's closes */

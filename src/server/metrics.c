@@ -889,6 +889,91 @@ mx_purgatories(samsa_metrics_t *m, samsa_buf_t *out)
     }
 }
 
+/* ---- Prometheus: client quotas ------------------------------------------- */
+
+typedef struct mx_quota_list {
+    samsa_quota_stat_t  *v;
+    char               **strs;          /* user, client id: owned copies */
+    size_t               n;
+    size_t               cap;
+} mx_quota_list_t;
+
+static void
+mx_quota_collect(void *ctx, const samsa_quota_stat_t *st)
+{
+    mx_quota_list_t  *l = ctx;
+
+    if (l->n == l->cap) {
+        l->cap = l->cap * 2 + 8;
+        l->v = samsa_realloc(l->v, l->cap * sizeof(*l->v));
+        l->strs = samsa_realloc(l->strs, 2 * l->cap * sizeof(*l->strs));
+    }
+    l->v[l->n] = *st;
+    l->strs[2 * l->n] = samsa_strdup(st->user);
+    l->strs[2 * l->n + 1] = samsa_strdup(st->client_id);
+    l->v[l->n].user = l->strs[2 * l->n];
+    l->v[l->n].client_id = l->strs[2 * l->n + 1];
+    l->n++;
+}
+
+static void
+mx_quota_labels(samsa_buf_t *out, const char *name,
+                const samsa_quota_stat_t *st)
+{
+    mx_printf(out, "%s{quota_type=\"%s\",user=\"", name,
+              samsa_quota_type_name(st->type));
+    mx_label(out, st->user);
+    mx_printf(out, "\",client_id=\"");
+    mx_label(out, st->client_id);
+    mx_printf(out, "\"} ");
+}
+
+/* Kafka's per user/client-id quota metrics (byte-rate, throttle-time),
+ * one series per quota sensor; none until a client quota exists. */
+static void
+mx_quotas(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    mx_quota_list_t  l = { 0 };
+    size_t           i;
+
+    samsa_quota_snapshot(m->brk->quota, samsa_now_ms(), mx_quota_collect, &l);
+    mx_family(out, "samsa_client_quota_byte_rate", "gauge",
+              "Bytes per second a quota entity produced or fetched, over "
+              "the quota windows (byte-rate).");
+    for (i = 0; i < l.n; i++) {
+        mx_quota_labels(out, "samsa_client_quota_byte_rate", &l.v[i]);
+        mx_double(out, l.v[i].byte_rate);
+        mx_printf(out, "\n");
+    }
+    mx_family(out, "samsa_client_quota_limit", "gauge",
+              "The quota applied to the entity, bytes per second; 0: none.");
+    for (i = 0; i < l.n; i++) {
+        mx_quota_labels(out, "samsa_client_quota_limit", &l.v[i]);
+        mx_double(out, l.v[i].quota);
+        mx_printf(out, "\n");
+    }
+    mx_family(out, "samsa_client_quota_throttle_time_seconds_total", "counter",
+              "Throttle time given to the entity's requests (throttle-time).");
+    for (i = 0; i < l.n; i++) {
+        mx_quota_labels(out, "samsa_client_quota_throttle_time_seconds_total",
+                        &l.v[i]);
+        mx_double(out, (double) l.v[i].throttle_time_ms / 1e3);
+        mx_printf(out, "\n");
+    }
+    mx_family(out, "samsa_client_quota_throttled_requests_total", "counter",
+              "Requests of the entity that were throttled.");
+    for (i = 0; i < l.n; i++) {
+        mx_quota_labels(out, "samsa_client_quota_throttled_requests_total",
+                        &l.v[i]);
+        mx_printf(out, "%llu\n", (unsigned long long) l.v[i].throttled);
+    }
+    for (i = 0; i < 2 * l.n; i++) {
+        samsa_free(l.strs[i]);
+    }
+    samsa_free(l.strs);
+    samsa_free(l.v);
+}
+
 static int64_t
 mx_lag(const metrics_lag_t *l)
 {
@@ -990,6 +1075,7 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     if (m->brk != NULL) {
         mx_partitions(&snap, out);
         mx_purgatories(m, out);
+        mx_quotas(m, out);
         mx_groups(&snap, out);
     }
     mx_process(m, out);

@@ -139,12 +139,13 @@ samsa_reqlog_format(const samsa_req_t *req, char *out, size_t size)
     reqlog_printf(&o,
                   ",\"totalTimeMs\":%.3f,\"requestQueueTimeMs\":%.3f,"
                   "\"localTimeMs\":%.3f,\"remoteTimeMs\":%.3f,"
-                  "\"throttleTimeMs\":0,\"responseQueueTimeMs\":%.3f,"
+                  "\"throttleTimeMs\":%d,\"responseQueueTimeMs\":%.3f,"
                   "\"sendTimeMs\":%.3f,\"securityProtocol\":",
                   reqlog_ms(req->start_ns, req->end_ns),
                   reqlog_ms(req->start_ns, req->dequeue_ns),
                   reqlog_ms(req->dequeue_ns, req->local_done_ns),
                   reqlog_ms(req->local_done_ns, req->resp_done_ns),
+                  (int) req->throttle_ms,
                   reqlog_ms(req->resp_done_ns, req->resp_dequeue_ns),
                   reqlog_ms(req->resp_dequeue_ns, req->end_ns));
     reqlog_json_str(&o, req->security_protocol);

@@ -330,6 +330,25 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .doc = "New connections per second accepted by the broker.",
     },
     {
+        .name = "quota.window.num",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "11",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = 64,
+        .implemented = true,
+        .doc = "The number of samples to retain in memory for client "
+               "quotas.",
+    },
+    {
+        .name = "quota.window.size.seconds",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "1",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
+        .implemented = true,
+        .doc = "The time span of each sample for client quotas.",
+    },
+    {
         .name = "request.log.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "false",

@@ -345,7 +345,9 @@ test_MetadataRecords_table(void **state)
     assert_int_equal(info->flexible_min, 0);
     assert_null(samsa_MetadataRecords_find(6));
     assert_null(samsa_MetadataRecords_find(-1));
-    assert_int_equal(samsa_MetadataRecords_infos_cnt, 9);
+    assert_int_equal(samsa_MetadataRecords_infos_cnt, 10);
+    assert_string_equal(samsa_MetadataRecords_find(14)->name,
+                        "ClientQuotaRecord");
     assert_int_equal(samsa_MetadataRecords_infos[0].type, 0);
     assert_string_equal(samsa_MetadataRecords_find(20)->name, "NoOpRecord");
 }
@@ -385,6 +387,48 @@ test_MetadataRecords_framed_bytes(void **state)
     assert_true(samsa_slice_eq_cstr(out.u.TopicRecord.Name, "foo"));
     assert_true(samsa_uuid_eq(out.u.TopicRecord.TopicId, uuid_seq));
     samsa_arena_fini(&arena);
+    samsa_buf_fini(&buf);
+}
+
+/* ClientQuotaRecord's bytes, written out by hand from Kafka's
+ * ClientQuotaRecord.json (flexible v0: compact strings and arrays). */
+static void
+test_MetadataRecords_client_quota_bytes(void **state)
+{
+    static const uint8_t              want[] = {
+        0x01, 0x0e, 0x00,                       /* frame 1, type 14, v0 */
+        0x03,                                   /* Entity: 2 */
+        0x05, 'u', 's', 'e', 'r', 0x00, 0x00,   /* user, null name */
+        0x0a, 'c', 'l', 'i', 'e', 'n', 't', '-', 'i', 'd', 0x02, 'A', 0x00,
+        0x13, 'p', 'r', 'o', 'd', 'u', 'c', 'e', 'r', '_', 'b', 'y', 't',
+        'e', '_', 'r', 'a', 't', 'e',
+        0x41, 0x30, 0, 0, 0, 0, 0, 0,           /* 1048576.0 */
+        0x00,                                   /* Remove false */
+        0x00,
+    };
+    samsa_MetadataRecords_any_t       any;
+    samsa_ClientQuotaRecordEntity_t   ent[2];
+    samsa_buf_t                       buf = SAMSA_BUF_INIT;
+    samsa_wr_t                        wr;
+
+    (void) state;
+    memset(&any, 0, sizeof(any));
+    any.type = SAMSA_MetadataRecords_ClientQuotaRecord;
+    samsa_ClientQuotaRecord_init(&any.u.ClientQuotaRecord);
+    samsa_ClientQuotaRecordEntity_init(&ent[0]);
+    ent[0].EntityType = S("user");
+    ent[0].EntityName = SAMSA_SLICE_NULL;
+    samsa_ClientQuotaRecordEntity_init(&ent[1]);
+    ent[1].EntityType = S("client-id");
+    ent[1].EntityName = S("A");
+    any.u.ClientQuotaRecord.Entity = ent;
+    any.u.ClientQuotaRecord.Entity_cnt = 2;
+    any.u.ClientQuotaRecord.Key = S("producer_byte_rate");
+    any.u.ClientQuotaRecord.Value = 1048576.0;
+    samsa_wr_init(&wr, &buf);
+    samsa_MetadataRecords_encode_framed(&wr, &any);
+    assert_int_equal(buf.len, sizeof(want));
+    assert_memory_equal(buf.data, want, sizeof(want));
     samsa_buf_fini(&buf);
 }
 
@@ -436,6 +480,7 @@ main(void)
         cmocka_unit_test(test_MetadataRecords_round_trips),
         cmocka_unit_test(test_MetadataRecords_table),
         cmocka_unit_test(test_MetadataRecords_framed_bytes),
+        cmocka_unit_test(test_MetadataRecords_client_quota_bytes),
         cmocka_unit_test(test_MetadataRecords_framed_errors),
     };
 

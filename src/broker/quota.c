@@ -1,0 +1,323 @@
+/*
+ * broker/quota.c - see quota.h.  Two chained hash tables under the
+ * manager's mutex: client ids (each caching, per quota type, the image
+ * offset its quota was resolved at, the bound and the sensor) and sensors
+ * (by type and the level's user and client-id tags).  Neither is pruned:
+ * Kafka expires a sensor idle for an hour, we keep it (one per distinct
+ * client id that talked to us while a quota existed).
+ */
+#include "broker/quota.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "broker/qrate.h"
+#include "meta/image.h"
+#include "meta/qentity.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+
+#define QUOTA_BUCKETS 256
+
+typedef struct quota_sensor {
+    struct quota_sensor  *next;         /* [mgr lock] chain */
+    samsa_quota_type_t    type;         /* [const] */
+    char                 *user;         /* [const] tag, "" if none */
+    char                 *client;       /* [const] tag, "" if none */
+    pthread_mutex_t       lock;
+    samsa_qrate_t         rate;         /* [lock] */
+    double                bound;        /* [lock] last quota applied */
+    uint64_t              throttled;    /* [lock] */
+    uint64_t              throttle_ms;  /* [lock] */
+} quota_sensor_t;
+
+typedef struct quota_client {
+    struct quota_client  *next;
+    char                 *id;           /* "" for a null client id */
+    int64_t               offset[SAMSA_QUOTA__NTYPES];  /* -2: unresolved */
+    double                bound[SAMSA_QUOTA__NTYPES];
+    quota_sensor_t       *sensor[SAMSA_QUOTA__NTYPES];
+} quota_client_t;
+
+struct samsa_quota_mgr {
+    samsa_meta_t     *meta;             /* [const] */
+    int               samples;          /* [const] */
+    int64_t           window_ms;        /* [const] */
+    pthread_mutex_t   lock;             /* guards everything below */
+    quota_client_t   *clients[QUOTA_BUCKETS];
+    quota_sensor_t   *sensors[QUOTA_BUCKETS];
+    int64_t           any_offset;       /* image offset `any` is for */
+    bool              any;              /* the image has a client quota */
+    _Atomic int64_t   none_at;          /* [atomic] (offset + 1) of an
+                                           image known to hold no client
+                                           quota, or -1: the lock-free
+                                           fast path of every request
+                                           while no quota exists */
+};
+
+static const char *const  quota_keys[SAMSA_QUOTA__NTYPES] = {
+    "producer_byte_rate", "consumer_byte_rate",
+};
+static const char *const  quota_names[SAMSA_QUOTA__NTYPES] = {
+    "Produce", "Fetch",
+};
+
+const char *
+samsa_quota_type_name(samsa_quota_type_t type)
+{
+    return (unsigned) type < SAMSA_QUOTA__NTYPES ? quota_names[type] : "?";
+}
+
+samsa_quota_mgr_t *
+samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s)
+{
+    samsa_quota_mgr_t  *q = samsa_calloc(1, sizeof(*q));
+
+    q->meta = meta;
+    q->samples = samples;
+    q->window_ms = (int64_t) window_s * 1000;
+    q->any_offset = -2;
+    atomic_init(&q->none_at, -1);
+    pthread_mutex_init(&q->lock, NULL);
+    return q;
+}
+
+void
+samsa_quota_mgr_free(samsa_quota_mgr_t *q)
+{
+    quota_client_t  *c, *cn;
+    quota_sensor_t  *s, *sn;
+    size_t           i;
+
+    if (q == NULL) {
+        return;
+    }
+    for (i = 0; i < QUOTA_BUCKETS; i++) {
+        for (c = q->clients[i]; c != NULL; c = cn) {
+            cn = c->next;
+            samsa_free(c->id);
+            samsa_free(c);
+        }
+        for (s = q->sensors[i]; s != NULL; s = sn) {
+            sn = s->next;
+            pthread_mutex_destroy(&s->lock);
+            samsa_free(s->user);
+            samsa_free(s->client);
+            samsa_free(s);
+        }
+    }
+    pthread_mutex_destroy(&q->lock);
+    samsa_free(q);
+}
+
+static uint32_t
+quota_hash(const char *a, size_t alen, const char *b, uint32_t seed)
+{
+    uint32_t  h = 2166136261u ^ seed;
+    size_t    i;
+
+    for (i = 0; i < alen; i++) {
+        h = (h ^ (uint8_t) a[i]) * 16777619u;
+    }
+    for (; b != NULL && *b != '\0'; b++) {
+        h = (h ^ (uint8_t) *b) * 16777619u;
+    }
+    return h % QUOTA_BUCKETS;
+}
+
+/* @locks q->lock held */
+static quota_client_t *
+quota_client_get(samsa_quota_mgr_t *q, samsa_slice_t id)
+{
+    const char      *p = id.ptr != NULL ? id.ptr : "";
+    uint32_t         h = quota_hash(p, id.len, NULL, 0);
+    quota_client_t  *c;
+    int              t;
+
+    for (c = q->clients[h]; c != NULL; c = c->next) {
+        if (strlen(c->id) == id.len && memcmp(c->id, p, id.len) == 0) {
+            return c;
+        }
+    }
+    c = samsa_calloc(1, sizeof(*c));
+    c->id = samsa_calloc(1, id.len + 1);
+    memcpy(c->id, p, id.len);
+    for (t = 0; t < SAMSA_QUOTA__NTYPES; t++) {
+        c->offset[t] = -2;
+    }
+    c->next = q->clients[h];
+    q->clients[h] = c;
+    return c;
+}
+
+/* @locks q->lock held */
+static quota_sensor_t *
+quota_sensor_get(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                 const char *user, const char *client)
+{
+    uint32_t         h = quota_hash(user, strlen(user), client,
+                                    (uint32_t) type);
+    quota_sensor_t  *s;
+
+    for (s = q->sensors[h]; s != NULL; s = s->next) {
+        if (s->type == type && strcmp(s->user, user) == 0
+            && strcmp(s->client, client) == 0) {
+            return s;
+        }
+    }
+    s = samsa_calloc(1, sizeof(*s));
+    s->type = type;
+    s->user = samsa_strdup(user);
+    s->client = samsa_strdup(client);
+    pthread_mutex_init(&s->lock, NULL);
+    samsa_qrate_init(&s->rate, q->samples, q->window_ms);
+    s->next = q->sensors[h];
+    q->sensors[h] = s;
+    return s;
+}
+
+/* Does img hold any client quota?  @locks q->lock held */
+static bool
+quota_any(samsa_quota_mgr_t *q, const samsa_image_t *img)
+{
+    const char  *name;
+    size_t       i, n, cnt;
+    int8_t       type;
+
+    if (q->any_offset == samsa_image_offset(img)) {
+        return q->any;
+    }
+    q->any = false;
+    cnt = samsa_image_resource_count(img);
+    for (i = 0; i < cnt && !q->any; i++) {
+        (void) samsa_image_resource_at(img, i, &type, &name, &n);
+        q->any = type == SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA && n > 0;
+    }
+    q->any_offset = samsa_image_offset(img);
+    atomic_store_explicit(&q->none_at, q->any ? -1 : q->any_offset + 1,
+                          memory_order_relaxed);
+    return q->any;
+}
+
+/* Kafka's eight levels, most specific first: which of user and client-id
+ * the entity has (0 none, 1 named, 2 default), and whether the sensor is
+ * shared by every client id of the user (no client-id tag). */
+static const struct {
+    int8_t  user, client;
+    bool    user_tag, client_tag;
+} quota_levels[8] = {
+    { 1, 1, true, true },  { 1, 2, true, true },  { 1, 0, true, false },
+    { 2, 1, true, true },  { 2, 2, true, true },  { 2, 0, true, false },
+    { 0, 1, false, true }, { 0, 2, false, true },
+};
+
+/* The bound for client id under type (0: none) and its sensor's tags. */
+static double
+quota_resolve(const samsa_image_t *img, samsa_quota_type_t type,
+              const char *client, const char **user_tag,
+              const char **client_tag)
+{
+    samsa_arena_t    arena = SAMSA_ARENA_INIT;
+    samsa_qentity_t  e;
+    double           v = 0.0;
+    size_t           i;
+
+    *user_tag = "";
+    *client_tag = client;
+    for (i = 0; i < 8; i++) {
+        memset(&e, 0, sizeof(e));
+        if (quota_levels[i].user != 0) {
+            e.has[SAMSA_QENTITY_USER] = true;
+            if (quota_levels[i].user == 1) {
+                e.name[SAMSA_QENTITY_USER] =
+                    samsa_slice_cstr(SAMSA_QUOTA_ANONYMOUS);
+            }
+        }
+        if (quota_levels[i].client != 0) {
+            e.has[SAMSA_QENTITY_CLIENT_ID] = true;
+            if (quota_levels[i].client == 1) {
+                e.name[SAMSA_QENTITY_CLIENT_ID] = samsa_slice_cstr(client);
+            }
+        }
+        if (samsa_image_client_quota(img, samsa_qentity_key(&e, &arena),
+                                     quota_keys[type], &v)) {
+            *user_tag = quota_levels[i].user_tag ? SAMSA_QUOTA_ANONYMOUS : "";
+            *client_tag = quota_levels[i].client_tag ? client : "";
+            break;
+        }
+        v = 0.0;
+    }
+    samsa_arena_fini(&arena);
+    return v;
+}
+
+int32_t
+samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                   samsa_slice_t client_id, double value, int64_t now_ms)
+{
+    samsa_image_t   *img = samsa_meta_image_get(q->meta);
+    quota_client_t  *c;
+    quota_sensor_t  *s = NULL;
+    const char      *utag, *ctag;
+    double           bound = 0.0;
+    int64_t          ms = 0;
+
+    if (atomic_load_explicit(&q->none_at, memory_order_relaxed)
+        == samsa_image_offset(img) + 1) {
+        samsa_image_put(img);
+        return 0;
+    }
+    pthread_mutex_lock(&q->lock);
+    if (quota_any(q, img)) {
+        c = quota_client_get(q, client_id);
+        if (c->offset[type] != samsa_image_offset(img)) {
+            c->bound[type] = quota_resolve(img, type, c->id, &utag, &ctag);
+            c->sensor[type] = quota_sensor_get(q, type, utag, ctag);
+            c->offset[type] = samsa_image_offset(img);
+        }
+        s = c->sensor[type];
+        bound = c->bound[type];
+    }
+    pthread_mutex_unlock(&q->lock);
+    samsa_image_put(img);
+    if (s == NULL) {
+        return 0;
+    }
+    pthread_mutex_lock(&s->lock);
+    s->bound = bound;
+    ms = samsa_qrate_record_throttle(&s->rate, value, bound, 0, now_ms);
+    if (ms > 0) {
+        s->throttled++;
+        s->throttle_ms += (uint64_t) ms;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return ms > INT32_MAX ? INT32_MAX : (int32_t) ms;
+}
+
+void
+samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
+                     void (*fn)(void *ctx, const samsa_quota_stat_t *s),
+                     void *ctx)
+{
+    samsa_quota_stat_t  st;
+    quota_sensor_t     *s;
+    size_t              i;
+
+    pthread_mutex_lock(&q->lock);
+    for (i = 0; i < QUOTA_BUCKETS; i++) {
+        for (s = q->sensors[i]; s != NULL; s = s->next) {
+            pthread_mutex_lock(&s->lock);
+            st = (samsa_quota_stat_t) {
+                .type = s->type, .user = s->user, .client_id = s->client,
+                .byte_rate = samsa_qrate_measure(&s->rate, now_ms),
+                .quota = s->bound, .throttle_time_ms = s->throttle_ms,
+                .throttled = s->throttled,
+            };
+            pthread_mutex_unlock(&s->lock);
+            fn(ctx, &st);
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+}

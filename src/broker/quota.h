@@ -1,0 +1,83 @@
+/*
+ * broker/quota.h - the client quota manager (Kafka's ClientQuotaManager for
+ * the Produce and Fetch byte rates, with its default quota callback): one
+ * sensor per quota type and quota entity, each a broker/qrate.h rate over
+ * quota.window.num windows of quota.window.size.seconds, and the throttle
+ * time a request earns by pushing its sensor over the entity's quota.
+ *
+ * Which quota applies: the most specific of Kafka's eight levels that sets
+ * the type's key (producer_byte_rate, consumer_byte_rate), from
+ * user+client-id through user+default client, user, default user+client-id,
+ * default user+default client, default user, client-id, to default
+ * client-id.  There is no authentication yet: every request's principal is
+ * User:ANONYMOUS, so the user levels apply with the name "ANONYMOUS".  The
+ * sensor is shared by all the clients the level groups: a user-level quota
+ * by every client id of that user, a client-id level one per client id
+ * (Kafka's metric tags).  With no client quota in the image at all nothing
+ * is recorded (Kafka's quotasEnabled).
+ *
+ * request_percentage and controller_mutation_rate are stored by
+ * AlterClientQuotas and described, but not enforced yet.
+ *
+ * Threads: samsa_quota_record from any handler thread (and the purgatory
+ * threads completing a request).  While the image holds no client quota a
+ * request costs one atomic load and no lock.  The sensor table is guarded
+ * by one mutex held only to find or add a sensor; each sensor has its own
+ * mutex for recording.  The resolved quota of a client id is cached per metadata
+ * image offset.  samsa_quota_snapshot from the metrics thread.
+ */
+#ifndef SAMSA_BROKER_QUOTA_H
+#define SAMSA_BROKER_QUOTA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meta/meta.h"
+#include "util/slice.h"
+
+/* The principal of every request until authentication exists. */
+#define SAMSA_QUOTA_ANONYMOUS  "ANONYMOUS"
+
+typedef enum samsa_quota_type {
+    SAMSA_QUOTA_PRODUCE = 0,
+    SAMSA_QUOTA_FETCH,
+    SAMSA_QUOTA__NTYPES
+} samsa_quota_type_t;
+
+typedef struct samsa_quota_mgr samsa_quota_mgr_t;
+
+/* samples: quota.window.num; window_s: quota.window.size.seconds.
+ * meta outlives the manager.  @thread main */
+samsa_quota_mgr_t *samsa_quota_mgr_new(samsa_meta_t *meta, int samples,
+                                       int window_s);
+void samsa_quota_mgr_free(samsa_quota_mgr_t *q);   /* NULL: no-op */
+
+/* Record value (bytes) for the client under type at now_ms and return the
+ * throttle time in ms it earned (0: within quota, or no quota).  The
+ * throttle time is also added to the sensor's throttle-time metric. */
+int32_t samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                           samsa_slice_t client_id, double value,
+                           int64_t now_ms);
+
+/* "Produce", "Fetch": Kafka's QuotaType names (the metric's type). */
+const char *samsa_quota_type_name(samsa_quota_type_t type);
+
+/* One sensor as the metrics see it. */
+typedef struct samsa_quota_stat {
+    samsa_quota_type_t  type;
+    const char         *user;           /* "" when the level has none */
+    const char         *client_id;      /* "" likewise */
+    double              byte_rate;      /* now, per second */
+    double              quota;          /* bound; 0: none */
+    uint64_t            throttle_time_ms;  /* throttle time earned, in all */
+    uint64_t            throttled;      /* requests throttled, in all */
+} samsa_quota_stat_t;
+
+/* Call fn for every sensor.  Strings live for the call.
+ * @thread metrics (any) */
+void samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
+                          void (*fn)(void *ctx, const samsa_quota_stat_t *s),
+                          void *ctx);
+
+#endif /* SAMSA_BROKER_QUOTA_H */
