@@ -3,7 +3,9 @@
  * and OffsetFetcher).  One Fetch per broker at a time, for every
  * fetchable partition it leads; the next goes out as soon as the answer
  * is in, while the application drains what came (a partition with two
- * chunks buffered waits).  Full fetches (no KIP-227 fetch sessions: the
+ * chunks buffered waits).  The records are read in place: the callback
+ * takes the response buffer over and each partition's chunk keeps a
+ * reference on it (crecs.h).  Full fetches (no KIP-227 fetch sessions: the
  * session id is 0 and the epoch -1), Fetch v4-v12 (v13+ name topics by
  * id).  ListOffsets resolves resets (auto.offset.reset, seek to the
  * beginning/end) and the offsets_for_times / beginning / end operations.
