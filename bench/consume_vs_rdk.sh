@@ -3,8 +3,9 @@
 # consumer) side by side with `rdk_perf consume` (librdkafka's simple
 # consumer) on the same data in the same run: topics of 100-byte and 1 KiB
 # records with 1 and 6 partitions, filled once with rdk_perf produce
-# (acks=1), then each consumer reads the whole topic from the start, three
-# times, alternating.  Prints one line per run and a median table
+# (acks=1) and synced to disk (so that writing back the pages just written
+# does not overlap the first runs), then each consumer reads the whole
+# topic from the start, three times, alternating.  Prints one line per run and a median table
 # (records/s, and libsamsa / librdkafka).  Optional extra libsamsa columns,
 # run in the same alternation: BASE=/path/to/other/samsa (an A/B build,
 # default settings) and ALT_PROPS="k=v ..." (this build with these consumer
@@ -20,7 +21,8 @@ WORK=$(mktemp -d /tmp/samsa-consume-bench.XXXXXX)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$B/samsa-server" --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-    --override "log.dirs=$WORK/data" >"$WORK/server.log" 2>&1 &
+    --override "log.dirs=$WORK/data" --override "metrics.listener=http://127.0.0.1:0" \
+    >"$WORK/server.log" 2>&1 &
 SPID=$!
 trap 'kill -TERM $SPID 2>/dev/null; wait $SPID 2>/dev/null; rm -rf "$WORK"' EXIT
 SB=127.0.0.1:$port
@@ -39,6 +41,7 @@ for spec in "100 1 $N100" "100 6 $N100" "1024 1 $N1K" "1024 6 $N1K"; do
     size=$1 parts=$2 n=$3 topic=cons-$1-$2
     "$B/rdk_perf" create -b "$SB" -t "$topic" -p "$parts" >/dev/null
     "$B/rdk_perf" produce -b "$SB" -t "$topic" -n "$n" -s "$size" -a 1 --json >/dev/null
+    sync        # the topic's dirty pages written back before anyone reads
     for run in 1 2 3; do
         r=$("$B/rdk_perf" consume -b "$SB" -t "$topic" -n "$n" --json | rps)
         s=$("$B/samsa" perf consume -b "$SB" --topic "$topic" --messages "$n" --no-group --json | rps)
