@@ -57,7 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_src_len = 0;
     if (data[0] & 0x40) {
-        uint8_t  *copy = samsa_malloc(size - 17 + 1);
+        uint8_t  *copy = samsa_malloc(size > 17 ? size - 17 : 1);
 
         memcpy(copy, data + 17, size - 17);
         fuzz_src_len = size - 17;
