@@ -3,9 +3,11 @@
  * kcat -C / kafka-console-consumer, on libsamsa's consumer.  Without
  * --group the partitions are assigned directly (all, or --partition);
  * with --group the consumer subscribes and commits as the group's member.
- * Exit codes: 0 done (end reached with -e, -n records, or interrupted),
- * 1 the cluster failed us (unreachable within --timeout, a consume
- * error), 2 usage or configuration error, 3 topic or partition not found.
+ * Flags through cli/opts.c, as every samsa command.  Exit codes
+ * (SAMSA_EXIT_*): 0 done (end reached with -e, -n records, or
+ * interrupted), 1 a consume error or no such topic or partition, 2 usage
+ * or configuration error, 3 no answer from the cluster within
+ * --connect-timeout.
  * Threads: main (the consumer runs its own background thread; SIGINT /
  * SIGTERM only set a flag the loop checks).
  */
@@ -19,14 +21,10 @@
 #include <samsa/consumer.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "util/diag.h"
 
-/* the exit codes of every samsa command (cli/opts.h) */
-#define CONSUME_EXIT_OK        0
-#define CONSUME_EXIT_CLUSTER   1    /* the operation failed */
-#define CONSUME_EXIT_USAGE     2
-#define CONSUME_EXIT_NOTFOUND  1    /* no such topic or partition */
-#define CONSUME_EXIT_UNREACHABLE 3  /* no answer from the cluster */
+#define CONSUME_TIMEOUT_MS  10000      /* --timeout's default */
 
 typedef struct consume_opts {
     const char   *topic;
@@ -41,6 +39,7 @@ typedef struct consume_opts {
     bool          exit_at_end;
     bool          json;
     int64_t       timeout_ms;
+    int64_t       connect_timeout_ms;   /* the first Metadata answer */
 } consume_opts_t;
 
 /* Set by SIGINT/SIGTERM; the loop polls at most 200 ms at a time and
@@ -54,82 +53,53 @@ consume_on_signal(int sig)
     consume_stop = 1;
 }
 
-static void
-consume_usage(FILE *out)
+/* The flags of samsa consume (cli/opts.c adds the common ones). */
+static const samsa_opt_t  consume_flags[] = {
+    { "--group", 'g', SAMSA_OPT_VALUE, "GROUP",
+      "consume as a member of GROUP (commits)" },
+    { "--partition", 'p', SAMSA_OPT_VALUE, "P[,P..]",
+      "only these partitions (no group)" },
+    { "--from-beginning", 0, SAMSA_OPT_FLAG, NULL,
+      "start at the earliest offset" },
+    { "--offset", 'o', SAMSA_OPT_VALUE, "N", "start at offset N (no group)" },
+    { "--from-time", 0, SAMSA_OPT_VALUE, "T",
+      "start at the first record at or after T: ms since the epoch, or "
+      "YYYY-MM-DDTHH:MM[:SS[.mmm]][Z|+HH:MM] (no zone: UTC)" },
+    { "--count", 'n', SAMSA_OPT_VALUE, "N", "exit after N records" },
+    { "--exit-at-end", 'e', SAMSA_OPT_FLAG, NULL,
+      "exit once every partition is read to its end" },
+    { "--format", 'f', SAMSA_OPT_VALUE, "FMT",
+      "kcat-style: %t topic, %p partition, %o offset, %k key, %s value, "
+      "%h headers, %T timestamp, %% a %, \\n \\t (default \"%s\\n\")" },
+    { "--property", 'X', SAMSA_OPT_MULTI, "K=V",
+      "consumer property (Java names); overrides --command-config" },
+    { NULL, 0, SAMSA_OPT_FLAG, NULL, NULL },
+};
+
+#define CONSUME_SYNOPSIS "samsa consume TOPIC [options]"
+#define CONSUME_ABOUT \
+    "Print a topic's records (libsamsa consumer), like kcat -C.  Without\n" \
+    "--group the partitions are assigned directly; with it the consumer\n" \
+    "joins GROUP and commits what it printed.  --timeout (10000) bounds\n" \
+    "each lookup, --connect-timeout (default: --timeout) the first\n" \
+    "answer from the cluster.  Exit 1 also when the topic or partition\n" \
+    "does not exist."
+
+/* Print a usage error; returns the exit code (2). */
+static int
+consume_usage_error(const char *msg)
 {
-    fprintf(out,
-        "usage: samsa consume TOPIC [options]\n"
-        "  -b, --bootstrap-server HOST:PORT  (default: $SAMSA_BOOTSTRAP)\n"
-        "  -g, --group GROUP        consume as a member of GROUP (commits)\n"
-        "  -p, --partition P[,P..]  only these partitions (no group)\n"
-        "      --from-beginning     start at the earliest offset\n"
-        "  -o, --offset N           start at offset N (no group)\n"
-        "      --from-time T        start at the first record at or after T\n"
-        "                           (ms since the epoch, or\n"
-        "                           YYYY-MM-DDTHH:MM:SS[.mmm] UTC)\n"
-        "  -n, --count N            exit after N records\n"
-        "  -e, --exit-at-end        exit once every partition is read to "
-        "its end\n"
-        "  -f, --format FMT         kcat-style: %%t topic, %%p partition, "
-        "%%o offset,\n"
-        "                           %%k key, %%s value, %%h headers, %%T "
-        "timestamp,\n"
-        "                           %%%% a %%, \\n \\t (default \"%%s\\n\")\n"
-        "      --json               one JSON object per record\n"
-        "  -X, --property K=V       consumer property (Java names)\n"
-        "      --command-config F   consumer properties file\n"
-        "      --timeout MS         how long to wait for the cluster "
-        "(10000)\n"
-        "  -v, --verbose            log the client's INFO lines\n"
-        "exit status: 0 done, 1 cluster error, 2 usage error, 3 topic or "
-        "partition not found\n");
+    fprintf(stderr, "samsa consume: %s\nTry 'samsa consume --help'.\n",
+            msg);
+    return SAMSA_EXIT_USAGE;
 }
 
-/* "2026-11-29T10:00:00[.123]" (UTC) or a number of ms. */
-static bool
-consume_parse_time(const char *s, int64_t *ms)
-{
-    struct tm   tm;
-    char       *end;
-    long long   v;
-    int         frac = 0;
-
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (*s != '\0' && *end == '\0' && errno == 0 && v >= 0) {
-        *ms = v;
-        return true;
-    }
-    memset(&tm, 0, sizeof(tm));
-    end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (end == NULL) {
-        end = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
-    }
-    if (end == NULL) {
-        return false;
-    }
-    if (*end == '.') {
-        frac = atoi(end + 1);
-        end++;
-        while (*end >= '0' && *end <= '9') {
-            end++;
-        }
-    }
-    if (*end == 'Z') {
-        end++;
-    }
-    if (*end != '\0') {
-        return false;
-    }
-    *ms = (int64_t) timegm(&tm) * 1000 + frac;
-    return true;
-}
-
+/* "P[,P..]" into o->parts. */
 static bool
 consume_parse_parts(const char *s, consume_opts_t *o)
 {
-    char       *end;
-    long        v;
+    char  *end;
+    long   v;
 
     while (*s != '\0') {
         errno = 0;
@@ -146,170 +116,145 @@ consume_parse_parts(const char *s, consume_opts_t *o)
     return o->nparts > 0;
 }
 
-static bool
-consume_parse_num(const char *s, int64_t *v)
-{
-    char       *end;
-    long long   x;
-
-    errno = 0;
-    x = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0 || x < 0) {
-        return false;
-    }
-    *v = x;
-    return true;
-}
-
-static bool
-consume_takes_value(const char *a)
-{
-    static const char *const  opts[] = {
-        "-b", "--bootstrap-server", "-g", "--group", "-p", "--partition",
-        "-o", "--offset", "--from-time", "-n", "--count", "-f", "--format",
-        "--timeout", "-X", "--property", "--command-config",
-    };
-    size_t                    i;
-
-    for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-        if (strcmp(a, opts[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Parse argv (after "consume").  Returns -1 on a usage error (message
- * printed), 1 for --help, 0 to go on. */
+/* --from-time: a number of ms since the epoch, or an ISO 8601 time. */
 static int
-consume_parse(int argc, char **argv, consume_opts_t *o, samsa_conf_t *conf)
+consume_parse_time(const char *text, int64_t *ms, char *err,
+                   size_t err_size)
 {
-    const char  *bootstrap = getenv("SAMSA_BOOTSTRAP");
-    char         err[512];
-    int          i;
+    if (text[0] >= '0' && text[0] <= '9' && strchr(text, '-') == NULL) {
+        return samsa_opts_parse_i64("--from-time", text, 0, INT64_MAX, ms,
+                                    err, err_size);
+    }
+    return samsa_opts_parse_datetime("--from-time", text, ms, err,
+                                     err_size);
+}
 
-    memset(o, 0, sizeof(*o));
-    o->offset = -1;
-    o->from_time = -1;
-    o->count = -1;
-    o->format = "%s\n";
-    o->timeout_ms = 10000;
-    for (i = 0; i < argc; i++) {
-        const char  *a = argv[i];
-        const char  *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool         flag = true;
+/* The numbers and the partition list.  0, or -1 with err. */
+static int
+consume_values(const samsa_opts_t *so, consume_opts_t *o, char *err,
+               size_t err_size)
+{
+    const char  *v;
 
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            consume_usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--from-beginning") == 0) {
-            o->from_beginning = true;
-        } else if (strcmp(a, "-e") == 0
-                   || strcmp(a, "--exit-at-end") == 0) {
-            o->exit_at_end = true;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = true;
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            samsa_diag_set_level(SAMSA_DIAG_INFO);
-        } else if (a[0] != '-') {
-            if (o->topic != NULL) {
-                fprintf(stderr, "samsa consume: unexpected argument '%s'\n",
-                        a);
-                return -1;
-            }
-            o->topic = a;
-        } else {
-            flag = false;
-        }
-        if (flag) {
-            continue;
-        }
-        if (!consume_takes_value(a)) {
-            fprintf(stderr, "samsa consume: unknown option '%s'\n", a);
-            return -1;
-        }
-        if (v == NULL) {
-            fprintf(stderr, "samsa consume: %s needs a value\n", a);
-            return -1;
-        }
-        i++;
-        if (strcmp(a, "-b") == 0 || strcmp(a, "--bootstrap-server") == 0) {
-            bootstrap = v;
-        } else if (strcmp(a, "-g") == 0 || strcmp(a, "--group") == 0) {
-            o->group = v;
-        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--partition") == 0) {
-            if (!consume_parse_parts(v, o)) {
-                fprintf(stderr, "samsa consume: bad partition list '%s'\n",
-                        v);
-                return -1;
-            }
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--offset") == 0) {
-            if (!consume_parse_num(v, &o->offset)) {
-                fprintf(stderr, "samsa consume: bad offset '%s'\n", v);
-                return -1;
-            }
-        } else if (strcmp(a, "--from-time") == 0) {
-            if (!consume_parse_time(v, &o->from_time)) {
-                fprintf(stderr, "samsa consume: bad time '%s' (ms since "
-                        "the epoch or YYYY-MM-DDTHH:MM:SS)\n", v);
-                return -1;
-            }
-        } else if (strcmp(a, "-n") == 0 || strcmp(a, "--count") == 0) {
-            if (!consume_parse_num(v, &o->count)) {
-                fprintf(stderr, "samsa consume: bad count '%s'\n", v);
-                return -1;
-            }
-        } else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) {
-            o->format = v;
-        } else if (strcmp(a, "--timeout") == 0) {
-            if (!consume_parse_num(v, &o->timeout_ms)) {
-                fprintf(stderr, "samsa consume: bad timeout '%s'\n", v);
-                return -1;
-            }
-        } else if (strcmp(a, "-X") == 0 || strcmp(a, "--property") == 0) {
-            if (samsa_conf_set_kv(conf, v, err, sizeof(err))
-                != SAMSA_ERR_NONE) {
-                fprintf(stderr, "samsa consume: %s\n", err);
-                return -1;
-            }
-        } else if (strcmp(a, "--command-config") == 0) {
-            if (samsa_conf_load_file(conf, v, err, sizeof(err))
-                != SAMSA_ERR_NONE) {
-                fprintf(stderr, "samsa consume: %s\n", err);
-                return -1;
-            }
-        } else {
-            fprintf(stderr, "samsa consume: unknown option '%s'\n", a);
-            return -1;
-        }
-    }
-    if (o->topic == NULL) {
-        fprintf(stderr, "samsa consume: no topic given\n");
+    if (samsa_opts_i64(so, "--offset", 0, INT64_MAX, -1, &o->offset, err,
+                       err_size) != 0
+        || samsa_opts_i64(so, "--count", 0, INT64_MAX, -1, &o->count, err,
+                          err_size) != 0
+        || samsa_opts_i64(so, "--timeout", 0, INT32_MAX, CONSUME_TIMEOUT_MS,
+                          &o->timeout_ms, err, err_size) != 0
+        || samsa_opts_i64(so, "--connect-timeout", 0, INT32_MAX,
+                          o->timeout_ms, &o->connect_timeout_ms, err,
+                          err_size) != 0) {
         return -1;
     }
-    if (o->group != NULL && (o->nparts > 0 || o->offset >= 0)) {
-        fprintf(stderr, "samsa consume: --group cannot be combined with "
-                "--partition or --offset\n");
+    v = samsa_opts_get(so, "--from-time");
+    if (v != NULL && consume_parse_time(v, &o->from_time, err, err_size)
+                         != 0) {
         return -1;
     }
-    if ((o->from_beginning ? 1 : 0) + (o->offset >= 0 ? 1 : 0)
-            + (o->from_time >= 0 ? 1 : 0) > 1) {
-        fprintf(stderr, "samsa consume: use only one of --from-beginning, "
-                "--offset, --from-time\n");
-        return -1;
-    }
-    if (bootstrap != NULL
-        && samsa_conf_set(conf, "bootstrap.servers", bootstrap, err,
-                          sizeof(err)) != SAMSA_ERR_NONE) {
-        fprintf(stderr, "samsa consume: %s\n", err);
-        return -1;
-    }
-    if (samsa_conf_get(conf, "bootstrap.servers") == NULL) {
-        fprintf(stderr, "samsa consume: no bootstrap server: use -b "
-                "HOST:PORT or set SAMSA_BOOTSTRAP\n");
+    v = samsa_opts_get(so, "--partition");
+    if (v != NULL && !consume_parse_parts(v, o)) {
+        snprintf(err, err_size, "invalid value '%s' for --partition: "
+                 "expected P[,P..]", v);
         return -1;
     }
     return 0;
+}
+
+/* The consumer configuration: --command-config, then -b (else the
+ * file's bootstrap.servers, else $SAMSA_BOOTSTRAP), then every -X in
+ * order.  0, or the exit code (2) after printing why. */
+static int
+consume_conf(const samsa_opts_t *so, samsa_conf_t *conf)
+{
+    const char *const  *props;
+    char                err[512];
+    size_t              n, i;
+
+    if (samsa_opts_client_conf(so, conf, err, sizeof(err)) != 0) {
+        if (samsa_conf_get(conf, "bootstrap.servers") == NULL) {
+            return consume_usage_error("no bootstrap server: use -b "
+                                       "HOST:PORT, bootstrap.servers in "
+                                       "--command-config, or set "
+                                       "SAMSA_BOOTSTRAP");
+        }
+        return consume_usage_error(err);
+    }
+    props = samsa_opts_all(so, "--property", &n);
+    for (i = 0; i < n; i++) {
+        char         *key;
+        const char   *value;
+        samsa_err_t   e;
+
+        if (samsa_opts_kv("--property", props[i], &key, &value, err,
+                          sizeof(err)) != 0) {
+            return consume_usage_error(err);
+        }
+        e = samsa_conf_set(conf, key, value, err, sizeof(err));
+        free(key);
+        if (e != SAMSA_ERR_NONE) {
+            return consume_usage_error(err);
+        }
+    }
+    return SAMSA_EXIT_OK;
+}
+
+/* Parse argv (after "consume") into o and conf.  Returns -1 to go on,
+ * else the exit code to return at once (0 after --help, 2 after a usage
+ * error, printed). */
+static int
+consume_parse(int argc, char **argv, consume_opts_t *o, samsa_conf_t *conf)
+{
+    samsa_opts_t  so;
+    char          err[512];
+    int           rc = -1;
+
+    memset(o, 0, sizeof(*o));
+    o->from_time = -1;
+    o->format = "%s\n";
+    if (samsa_opts_parse(&so, consume_flags, argc, argv, err, sizeof(err))
+        != 0) {
+        rc = consume_usage_error(err);
+    } else if (samsa_opts_has(&so, "--help")) {
+        samsa_opts_usage(stdout, CONSUME_SYNOPSIS, CONSUME_ABOUT,
+                         consume_flags, true);
+        rc = SAMSA_EXIT_OK;
+    } else if (so.npos == 0) {
+        rc = consume_usage_error("no topic given");
+    } else if (so.npos > 1) {
+        snprintf(err, sizeof(err), "unexpected argument '%s'", so.pos[1]);
+        rc = consume_usage_error(err);
+    } else if (consume_values(&so, o, err, sizeof(err)) != 0) {
+        rc = consume_usage_error(err);
+    }
+    if (rc >= 0) {
+        samsa_opts_fini(&so);
+        return rc;
+    }
+    /* values borrow argv: they outlive so */
+    o->topic = so.pos[0];
+    o->group = samsa_opts_get(&so, "--group");
+    o->from_beginning = samsa_opts_has(&so, "--from-beginning");
+    o->exit_at_end = samsa_opts_has(&so, "--exit-at-end");
+    o->json = samsa_opts_has(&so, "--json");
+    if (samsa_opts_get(&so, "--format") != NULL) {
+        o->format = samsa_opts_get(&so, "--format");
+    }
+    if (samsa_opts_has(&so, "--verbose")) {
+        samsa_diag_set_level(SAMSA_DIAG_INFO);
+    }
+    if (o->group != NULL && (o->nparts > 0 || o->offset >= 0)) {
+        rc = consume_usage_error("--group cannot be combined with "
+                                 "--partition or --offset");
+    } else if ((o->from_beginning ? 1 : 0) + (o->offset >= 0 ? 1 : 0)
+                   + (o->from_time >= 0 ? 1 : 0) > 1) {
+        rc = consume_usage_error("use only one of --from-beginning, "
+                                 "--offset, --from-time");
+    } else if (consume_conf(&so, conf) != SAMSA_EXIT_OK) {
+        rc = SAMSA_EXIT_USAGE;
+    }
+    samsa_opts_fini(&so);
+    return rc;
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -489,7 +434,7 @@ consume_assign(samsa_consumer_t *c, consume_opts_t *o, int32_t nparts)
             fprintf(stderr, "samsa consume: topic '%s' has no partition %d "
                     "(it has %d)\n", o->topic, tps[i].partition, nparts);
             free(tps);
-            return CONSUME_EXIT_NOTFOUND;
+            return SAMSA_EXIT_FAILED;
         }
     }
     err = samsa_consumer_assign(c, tps, (size_t) n);
@@ -519,9 +464,9 @@ consume_assign(samsa_consumer_t *c, consume_opts_t *o, int32_t nparts)
     if (err != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa consume: cannot position the partitions: %s "
                 "(%s)\n", samsa_err_name(err), samsa_err_text(err));
-        return CONSUME_EXIT_CLUSTER;
+        return SAMSA_EXIT_FAILED;
     }
-    return CONSUME_EXIT_OK;
+    return SAMSA_EXIT_OK;
 }
 
 /* With --from-time in a group: seek each partition when it is assigned. */
@@ -595,19 +540,19 @@ consume_loop(samsa_consumer_t *c, const consume_opts_t *o)
 
     for (;;) {
         if (consume_stop || (o->count >= 0 && seen >= o->count)) {
-            return CONSUME_EXIT_OK;
+            return SAMSA_EXIT_OK;
         }
         if (o->exit_at_end && consume_at_end(c)) {
-            return CONSUME_EXIT_OK;
+            return SAMSA_EXIT_OK;
         }
         err = samsa_consumer_poll(c, 200, &rs);
         if (err == SAMSA_ERR__SHUTDOWN) {
-            return CONSUME_EXIT_OK;                 /* interrupted */
+            return SAMSA_EXIT_OK;                 /* interrupted */
         }
         if (err != SAMSA_ERR_NONE) {
             fprintf(stderr, "samsa consume: %s (%s)\n", samsa_err_name(err),
                     samsa_err_text(err));
-            return CONSUME_EXIT_CLUSTER;
+            return SAMSA_EXIT_FAILED;
         }
         for (i = 0; i < samsa_consumer_records_count(rs); i++) {
             if (o->count >= 0 && seen >= o->count) {
@@ -640,13 +585,10 @@ samsa_cmd_consume(int argc, char **argv)
 
     samsa_diag_set_level(SAMSA_DIAG_WARN);     /* -v: INFO */
     rc = consume_parse(argc - 1, argv + 1, &o, conf);
-    if (rc != 0) {
-        if (rc < 0) {
-            fprintf(stderr, "Try 'samsa consume --help'.\n");
-        }
+    if (rc >= 0) {
         samsa_conf_free(conf);
         free(o.parts);
-        return rc < 0 ? CONSUME_EXIT_USAGE : CONSUME_EXIT_OK;
+        return rc;
     }
     err = SAMSA_ERR_NONE;
     if (samsa_conf_get(conf, "allow.auto.create.topics") == NULL) {
@@ -668,32 +610,33 @@ samsa_cmd_consume(int argc, char **argv)
     if (err != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa consume: %s\n", errstr);
         free(o.parts);
-        return CONSUME_EXIT_USAGE;
+        return SAMSA_EXIT_USAGE;
     }
-    err = samsa_consumer_partitions_for(c, o.topic, o.timeout_ms, &nparts);
+    err = samsa_consumer_partitions_for(c, o.topic, o.connect_timeout_ms,
+                                        &nparts);
     if (err == SAMSA_ERR__TIMED_OUT) {
         fprintf(stderr, "samsa consume: no answer from the cluster within "
                 "%lld ms (is the bootstrap server right and up?)\n",
-                (long long) o.timeout_ms);
-        rc = CONSUME_EXIT_UNREACHABLE;
+                (long long) o.connect_timeout_ms);
+        rc = SAMSA_EXIT_UNREACHABLE;
     } else if (err == SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
         fprintf(stderr, "samsa consume: topic '%s' does not exist\n",
                 o.topic);
-        rc = CONSUME_EXIT_NOTFOUND;
+        rc = SAMSA_EXIT_FAILED;
     } else if (err != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa consume: topic '%s': %s (%s)\n", o.topic,
                 samsa_err_name(err), samsa_err_text(err));
-        rc = CONSUME_EXIT_CLUSTER;
+        rc = SAMSA_EXIT_FAILED;
     } else if (o.group != NULL) {
         const char  *topics[1] = { o.topic };
 
         samsa_consumer_set_rebalance_cb(c, consume_on_rebalance, &o);
         err = samsa_consumer_subscribe(c, topics, 1);
-        rc = err == SAMSA_ERR_NONE ? CONSUME_EXIT_OK : CONSUME_EXIT_USAGE;
+        rc = err == SAMSA_ERR_NONE ? SAMSA_EXIT_OK : SAMSA_EXIT_USAGE;
     } else {
         rc = consume_assign(c, &o, nparts);
     }
-    if (rc == CONSUME_EXIT_OK) {
+    if (rc == SAMSA_EXIT_OK) {
         signal(SIGINT, consume_on_signal);
         signal(SIGTERM, consume_on_signal);
         rc = consume_loop(c, &o);

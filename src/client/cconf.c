@@ -22,6 +22,9 @@ cconf_str(const samsa_conf_t *conf, const char *key)
     return v != NULL ? v : samsa_conf_default(key);
 }
 
+/* ConsumerConfig's receive.buffer.bytes default (-1: the OS's). */
+#define CCONF_RECEIVE_BUFFER_BYTES  65536
+
 /* Values were checked by samsa_conf_set(); defaults are well-formed. */
 static int32_t
 cconf_int(const samsa_conf_t *conf, const char *key)
@@ -153,6 +156,10 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
     }
     if (cc->group_id == NULL) {
         cc->enable_auto_commit = false;     /* Java: no group, no commits */
+    }
+    if (samsa_conf_get(conf, "receive.buffer.bytes") == NULL) {
+        /* the shared key's default is the producer's (32768) */
+        cc->net.receive_buffer_bytes = CCONF_RECEIVE_BUFFER_BYTES;
     }
     if (cc->net.client_id == NULL || cc->net.client_id[0] == '\0') {
         static _Atomic int  seq;

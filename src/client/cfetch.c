@@ -3,7 +3,9 @@
  * and OffsetFetcher).  One Fetch per broker at a time, for every
  * fetchable partition it leads; the next goes out as soon as the answer
  * is in, while the application drains what came (a partition with two
- * chunks buffered waits).  Full fetches (no KIP-227 fetch sessions: the
+ * chunks buffered waits).  The records are read in place: the callback
+ * takes the response buffer over and each partition's chunk keeps a
+ * reference on it (crecs.h).  Full fetches (no KIP-227 fetch sessions: the
  * session id is 0 and the epoch -1), Fetch v4-v12 (v13+ name topics by
  * id).  ListOffsets resolves resets (auto.offset.reset, seek to the
  * beginning/end) and the offsets_for_times / beginning / end operations.
@@ -428,9 +430,12 @@ cfetch_op_list_offsets(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
 
 /* ---- Fetch -------------------------------------------------------------- */
 
+/* One partition's answer: its records become a chunk in the partition's
+ * queue (pointing into src, the response, where they can). */
 static void
 cfetch_part_data(samsa_consumer_t *c, const cfetch_ent_t *e,
-                 const samsa_FetchPartitionData_t *pd, int64_t now)
+                 const samsa_FetchPartitionData_t *pd,
+                 samsa_crecs_src_t *src, int64_t now)
 {
     samsa_cpart_t          *p;
     samsa_crecs_chunk_t    *ch;
@@ -457,6 +462,7 @@ cfetch_part_data(samsa_consumer_t *c, const cfetch_ent_t *e,
         o.read_committed = c->cc.read_committed;
         o.check_crcs = c->cc.check_crcs;
         o.max_batch_bytes = CFETCH_MAX_BATCH_BYTES;
+        o.src = src;
         if (pd->AbortedTransactions_cnt > 0) {
             ab = samsa_calloc((size_t) pd->AbortedTransactions_cnt,
                               sizeof(*ab));
@@ -528,6 +534,8 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     cfetch_req_t           *r = opaque;
     samsa_FetchResponse_t   resp;
     samsa_arena_t           arena = SAMSA_ARENA_INIT;
+    samsa_crecs_src_t      *src = NULL;
+    uint8_t                *bytes;
     int64_t                 now = samsa_now_ms();
     int32_t                 i, j;
     size_t                  k;
@@ -535,6 +543,9 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     pthread_mutex_lock(&c->lock);
     cfetch_node_set(c, node, false);
     if (err == SAMSA_ERR_NONE) {
+        /* records are read in place: the chunks keep the response */
+        bytes = samsa_netclient_take_response(c->nc);
+        src = bytes != NULL ? samsa_crecs_src_new(bytes) : NULL;
         err = samsa_FetchResponse_decode(body, r->version, &arena, &resp);
         if (err == SAMSA_ERR_NONE && resp.ErrorCode != 0) {
             err = (samsa_err_t) resp.ErrorCode;
@@ -553,7 +564,7 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
                             == t->Partitions[j].PartitionIndex
                         && samsa_slice_eq_cstr(t->Topic, r->ents[k].topic)) {
                         cfetch_part_data(c, &r->ents[k], &t->Partitions[j],
-                                         now);
+                                         src, now);
                         break;
                     }
                 }
@@ -577,6 +588,7 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             }
         }
     }
+    samsa_crecs_src_unref(src);         /* the chunks hold their own refs */
     samsa_arena_fini(&arena);
     cfetch_req_free(r);
     pthread_mutex_unlock(&c->lock);

@@ -626,7 +626,7 @@ samsa_consumer_new(const samsa_conf_t *conf, samsa_consumer_t **consumerp,
         .connection_setup_timeout_ms =
             c->cc.net.connection_setup_timeout_ms,
         .send_buffer_bytes = c->cc.net.send_buffer_bytes,
-        .receive_buffer_bytes = 65536,
+        .receive_buffer_bytes = c->cc.net.receive_buffer_bytes,
         .log_name = "consumer",
     };
     /* a Fetch waits up to fetch.max.wait.ms on the broker */

@@ -1,9 +1,12 @@
 /*
  * client/crecs.c - record batches of a Fetch response into consumer
- * records (see crecs.h).  Two passes: the first walks the batches,
- * decides which to keep and copies each kept batch (decompressed, behind
- * its 61-byte header) into one buffer; the second walks that buffer's
- * records and points the records at it, so nothing moves after.
+ * records (see crecs.h).  Two passes: the first walks the batches and
+ * decides which to keep: an uncompressed one stays where it is when the
+ * response is handed over as a source (else it is copied), a compressed
+ * one is decompressed behind a copy of its 61-byte header into the
+ * chunk's buffer; the second walks the kept batches' records and points
+ * the records at them, once that buffer no longer moves.  The record
+ * array is sized once from the kept batches' record counts.
  * Threads: pure over the caller's bytes.
  */
 #include "client/crecs.h"
@@ -20,8 +23,9 @@
 #define CRECS_CONTROL_ABORT 0
 
 typedef struct crecs_span {
-    size_t   off;           /* in data */
-    size_t   size;          /* header + records */
+    const uint8_t  *at;     /* in the source, or NULL: at off in data */
+    size_t          off;    /* in data */
+    size_t          size;   /* header + records */
 } crecs_span_t;
 
 typedef struct crecs_pids {
@@ -41,6 +45,8 @@ typedef struct crecs_state {
     size_t                     naborted;
     size_t                     next_aborted;
     size_t                     nhdrs;           /* headers so far */
+    size_t                     nrecs_max;       /* kept batches' counts */
+    bool                       in_place;        /* a kept batch is in src */
     int64_t                    last_off;        /* last record kept */
     samsa_crecs_chunk_t       *chunk;
 } crecs_state_t;
@@ -142,7 +148,14 @@ crecs_take_batch(crecs_state_t *st, const uint8_t *p, size_t size,
     samsa_err_t  err;
     size_t       before = st->data.len;
 
+    span->at = NULL;
     span->off = before;
+    if (samsa_batch_codec(hdr) == SAMSA_BATCH_CODEC_NONE
+        && st->o->src != NULL) {
+        span->at = p;                   /* parsed in place */
+        span->size = size;
+        return true;
+    }
     if (samsa_batch_codec(hdr) == SAMSA_BATCH_CODEC_NONE) {
         samsa_buf_append(&st->data, p, size);
         span->size = size;
@@ -206,7 +219,9 @@ crecs_batch(crecs_state_t *st, const uint8_t *p, size_t size,
             if (!crecs_take_batch(st, p, size, hdr, &span)) {
                 return false;
             }
-            if (crecs_is_abort_marker(st->data.data + span.off,
+            if (crecs_is_abort_marker(span.at != NULL
+                                          ? span.at
+                                          : st->data.data + span.off,
                                       span.size)) {
                 crecs_pid_del(&st->aborted_pids, hdr->ProducerId);
             }
@@ -224,6 +239,10 @@ crecs_batch(crecs_state_t *st, const uint8_t *p, size_t size,
         return false;
     }
     crecs_span_add(st, span);
+    st->in_place = st->in_place || span.at != NULL;
+    if (hdr->RecordsCount > 0) {
+        st->nrecs_max += (size_t) hdr->RecordsCount;
+    }
     st->chunk->next_offset = last + 1;
     return true;
 }
@@ -305,7 +324,8 @@ crecs_fill(crecs_state_t *st, const crecs_span_t *span, size_t *cap_recs,
            size_t **hdr_start, size_t *cap_hdrs)
 {
     samsa_crecs_chunk_t      *c = st->chunk;
-    const uint8_t            *b = c->data + span->off;
+    const uint8_t            *b = span->at != NULL ? span->at
+                                                   : c->data + span->off;
     samsa_batch_hdr_t         hdr;
     samsa_record_it_t         it;
     samsa_record_t            rec;
@@ -367,14 +387,73 @@ crecs_fill(crecs_state_t *st, const crecs_span_t *span, size_t *cap_recs,
     return it.err == SAMSA_ERR_NONE;
 }
 
+/* Room for the records of the kept batches: their RecordsCount fields,
+ * bounded by the bytes (a record takes at least 7), so a lying header
+ * cannot ask for much; crecs_fill() still grows the arrays if needed. */
+static void
+crecs_presize(crecs_state_t *st, size_t *cap_recs, size_t **hdr_start)
+{
+    samsa_crecs_chunk_t  *c = st->chunk;
+    size_t                bytes = 0, n, i;
+
+    for (i = 0; i < st->nspans; i++) {
+        bytes += st->spans[i].size;
+    }
+    n = st->nrecs_max < bytes / 7 + 1 ? st->nrecs_max : bytes / 7 + 1;
+    if (n == 0) {
+        return;
+    }
+    c->recs = samsa_realloc(c->recs, n * sizeof(*c->recs));
+    *hdr_start = samsa_realloc(*hdr_start, n * sizeof(**hdr_start));
+    *cap_recs = n;
+}
+
+/* Pass 2 over every kept batch; a bad one ends the chunk with the
+ * records before it and CORRUPT_MESSAGE at its base offset. */
+static void
+crecs_fill_all(crecs_state_t *st)
+{
+    samsa_crecs_chunk_t  *c = st->chunk;
+    int64_t               fetch_offset = st->o->fetch_offset;
+    size_t                i, cap_recs = 0, cap_hdrs = 0;
+    size_t               *hdr_start = NULL;
+
+    crecs_presize(st, &cap_recs, &hdr_start);
+    for (i = 0; i < st->nspans; i++) {
+        const crecs_span_t  *sp = &st->spans[i];
+        size_t               n_before = c->n, h_before = st->nhdrs;
+        samsa_batch_hdr_t    hdr;
+
+        if (crecs_fill(st, sp, &cap_recs, &hdr_start, &cap_hdrs)) {
+            continue;
+        }
+        /* keep the batches before the bad one; stop at it */
+        c->n = n_before;
+        st->nhdrs = h_before;
+        if (samsa_batch_parse(sp->at != NULL ? sp->at : c->data + sp->off,
+                              sp->size, &hdr) != SAMSA_ERR_NONE) {
+            hdr.BaseOffset = fetch_offset;
+        }
+        crecs_fail(st, SAMSA_ERR_CORRUPT_MESSAGE, hdr.BaseOffset);
+        if (c->next_offset > hdr.BaseOffset) {
+            c->next_offset = hdr.BaseOffset > fetch_offset ? hdr.BaseOffset
+                                                           : fetch_offset;
+        }
+        break;
+    }
+    for (i = 0; i < c->n; i++) {
+        c->recs[i].headers = c->recs[i].nheaders > 0
+                                 ? &c->hdrs[hdr_start[i]] : NULL;
+    }
+    samsa_free(hdr_start);
+}
+
 samsa_crecs_chunk_t *
 samsa_crecs_parse(const char *topic, int32_t partition, const uint8_t *p,
                   size_t len, const samsa_crecs_opts_t *opts)
 {
     crecs_state_t         st;
     samsa_crecs_chunk_t  *c = samsa_calloc(1, sizeof(*c));
-    size_t                i, cap_recs = 0, cap_hdrs = 0;
-    size_t               *hdr_start = NULL;
 
     atomic_init(&c->refs, 1);
     c->topic = samsa_strdup(topic);
@@ -396,37 +475,37 @@ samsa_crecs_parse(const char *topic, int32_t partition, const uint8_t *p,
     }
     crecs_walk(&st, p, len);
     c->data = samsa_buf_take(&st.data, &c->data_len);
-    for (i = 0; i < st.nspans; i++) {
-        size_t              n_before = c->n, h_before = st.nhdrs;
-        samsa_batch_hdr_t   hdr;
-
-        if (!crecs_fill(&st, &st.spans[i], &cap_recs, &hdr_start,
-                        &cap_hdrs)) {
-            /* keep the batches before the bad one; stop at it */
-            c->n = n_before;
-            st.nhdrs = h_before;
-            if (samsa_batch_parse(c->data + st.spans[i].off,
-                                  st.spans[i].size, &hdr)
-                != SAMSA_ERR_NONE) {
-                hdr.BaseOffset = opts->fetch_offset;
-            }
-            crecs_fail(&st, SAMSA_ERR_CORRUPT_MESSAGE, hdr.BaseOffset);
-            if (c->next_offset > hdr.BaseOffset) {
-                c->next_offset = hdr.BaseOffset > opts->fetch_offset
-                                     ? hdr.BaseOffset : opts->fetch_offset;
-            }
-            break;
-        }
+    crecs_fill_all(&st);
+    if (c->n > 0 && st.in_place) {
+        atomic_fetch_add_explicit(&opts->src->refs, 1, memory_order_relaxed);
+        c->src = opts->src;
     }
-    for (i = 0; i < c->n; i++) {
-        c->recs[i].headers = c->recs[i].nheaders > 0
-                                 ? &c->hdrs[hdr_start[i]] : NULL;
-    }
-    samsa_free(hdr_start);
     samsa_free(st.spans);
     samsa_free(st.aborted_pids.v);
     samsa_free(st.aborted);
     return c;
+}
+
+samsa_crecs_src_t *
+samsa_crecs_src_new(uint8_t *bytes)
+{
+    samsa_crecs_src_t  *src = samsa_malloc(sizeof(*src));
+
+    atomic_init(&src->refs, 1);
+    src->bytes = bytes;
+    return src;
+}
+
+void
+samsa_crecs_src_unref(samsa_crecs_src_t *src)
+{
+    if (src == NULL
+        || atomic_fetch_sub_explicit(&src->refs, 1, memory_order_acq_rel)
+               > 1) {
+        return;
+    }
+    samsa_free(src->bytes);
+    samsa_free(src);
 }
 
 void
@@ -447,5 +526,6 @@ samsa_crecs_chunk_unref(samsa_crecs_chunk_t *chunk)
     samsa_free(chunk->recs);
     samsa_free(chunk->hdrs);
     samsa_free(chunk->data);
+    samsa_crecs_src_unref(chunk->src);
     samsa_free(chunk);
 }

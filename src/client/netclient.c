@@ -89,6 +89,8 @@ struct samsa_netclient {
     int32_t           nnodes;
     int32_t           corr;
     samsa_mempool_t   mempool;          /* unlimited: receive accounting */
+    uint8_t          *resp_buf;         /* the response whose callback
+                                           runs, until taken */
 };
 
 static void nc_disconnect(samsa_netclient_t *nc, nc_node_t *n,
@@ -700,8 +702,10 @@ nc_readable(samsa_netclient_t *nc, nc_node_t *n)
         }
         payload = samsa_conn_take_payload(&n->conn, &size);
         (void) samsa_mempool_give(&nc->mempool, size);
+        nc->resp_buf = payload;
         nc_handle_response(nc, n, payload, size);
-        samsa_free(payload);
+        samsa_free(nc->resp_buf);       /* NULL if the callback took it */
+        nc->resp_buf = NULL;
     }
 }
 
@@ -779,6 +783,15 @@ samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
         nc_event(nc, evs[i].data.ptr, evs[i].events);
     }
     nc_expire(nc, samsa_now_ms());
+}
+
+uint8_t *
+samsa_netclient_take_response(samsa_netclient_t *nc)
+{
+    uint8_t  *p = nc->resp_buf;
+
+    nc->resp_buf = NULL;
+    return p;
 }
 
 void

@@ -111,6 +111,12 @@ SAMSA_MUST_CHECK samsa_err_t samsa_netclient_send(
  * expire requests and connection attempts. */
 void samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms);
 
+/* Only inside a response callback: take the buffer its body lies in
+ * (free it with samsa_free()), so that data can point into the response
+ * after the callback returns (the consumer's records do).  NULL once
+ * taken, or outside a callback. */
+uint8_t *samsa_netclient_take_response(samsa_netclient_t *nc);
+
 /* Make a poll in progress (or the next) return at once.  @thread any */
 void samsa_netclient_wakeup(samsa_netclient_t *nc);
 

@@ -2,15 +2,20 @@
  * libFuzzer target: a Fetch response's Records through the consumer's
  * batch reader, samsa_crecs_parse().  The first byte picks the options
  * (read_committed, check.crcs, an aborted transaction list taken from the
- * next 16 bytes); the rest is the records blob.  Whatever comes back must
- * be consistent: records in offset order at or after the fetch offset,
- * every key/value/header inside the chunk's own bytes, the next offset not
- * behind the fetch offset.
+ * next 16 bytes, and bit 0x40: parse in place from a copy handed over as
+ * a source, released before the records are checked); the rest is the
+ * records blob.  Whatever comes back must be consistent: records in
+ * offset order at or after the fetch offset, every key/value/header
+ * inside the chunk's own bytes or its source, the next offset not behind
+ * the fetch offset.
  */
 #include "fuzz.h"
 
 #include "client/crecs.h"
+#include "util/alloc.h"
 #include "util/endian.h"
+
+static size_t  fuzz_src_len;        /* bytes of the source, in place */
 
 static void
 fuzz_crecs_inside(const samsa_crecs_chunk_t *ch, const void *p, size_t len)
@@ -18,6 +23,10 @@ fuzz_crecs_inside(const samsa_crecs_chunk_t *ch, const void *p, size_t len)
     const uint8_t  *b = p;
 
     if (p == NULL) {
+        return;
+    }
+    if (ch->src != NULL && b >= ch->src->bytes
+        && b + len <= ch->src->bytes + fuzz_src_len) {
         return;
     }
     fuzz_require(b >= ch->data && b + len <= ch->data + ch->data_len);
@@ -46,7 +55,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.aborted = &ab;
         o.naborted = 1;
     }
-    ch = samsa_crecs_parse("fuzz", 0, data + 17, size - 17, &o);
+    fuzz_src_len = 0;
+    if (data[0] & 0x40) {
+        uint8_t  *copy = samsa_malloc(size > 17 ? size - 17 : 1);
+
+        memcpy(copy, data + 17, size - 17);
+        fuzz_src_len = size - 17;
+        o.src = samsa_crecs_src_new(copy);
+        ch = samsa_crecs_parse("fuzz", 0, copy, size - 17, &o);
+        samsa_crecs_src_unref(o.src);   /* the chunk keeps its own */
+    } else {
+        ch = samsa_crecs_parse("fuzz", 0, data + 17, size - 17, &o);
+    }
     fuzz_require(ch->next_offset >= o.fetch_offset);
     for (i = 0; i < ch->n; i++) {
         const samsa_consumer_record_t  *r = &ch->recs[i];

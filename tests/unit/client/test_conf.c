@@ -10,6 +10,7 @@
 
 #include <samsa/conf.h>
 
+#include "client/cconf.h"
 #include "client/pconf.h"
 
 static void
@@ -197,6 +198,38 @@ test_conf_load_file_names_line(void **state)
     samsa_conf_free(conf);
 }
 
+/* receive.buffer.bytes: the consumer's default is ConsumerConfig's
+ * 65536, not the shared key's (the producer's 32768); a value given,
+ * -1 (the OS's) included, is used as is. */
+static void
+test_conf_consumer_receive_buffer(void **state)
+{
+    samsa_conf_t   *conf = samsa_conf_new();
+    samsa_cconf_t   cc;
+    char            err[256];
+
+    (void) state;
+    assert_int_equal(samsa_conf_set(conf, "bootstrap.servers", "h:1", err,
+                                    sizeof(err)), SAMSA_ERR_NONE);
+    assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(cc.net.receive_buffer_bytes, 65536);
+    samsa_cconf_fini(&cc);
+    assert_int_equal(samsa_conf_set(conf, "receive.buffer.bytes", "-1", err,
+                                    sizeof(err)), SAMSA_ERR_NONE);
+    assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(cc.net.receive_buffer_bytes, -1);
+    samsa_cconf_fini(&cc);
+    assert_int_equal(samsa_conf_set(conf, "receive.buffer.bytes", "262144",
+                                    err, sizeof(err)), SAMSA_ERR_NONE);
+    assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(cc.net.receive_buffer_bytes, 262144);
+    samsa_cconf_fini(&cc);
+    samsa_conf_free(conf);
+}
+
 int
 main(void)
 {
@@ -205,6 +238,7 @@ main(void)
         cmocka_unit_test(test_conf_bad_values_name_the_key),
         cmocka_unit_test(test_conf_cross_key_rules),
         cmocka_unit_test(test_conf_load_file_names_line),
+        cmocka_unit_test(test_conf_consumer_receive_buffer),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,11 @@
  * empty), every codec, a fetch offset inside a batch, a partial batch at
  * the end, a CRC failure (records before it kept, position stops at it),
  * control batches skipped, aborted transactions dropped under
- * read_committed and kept under read_uncommitted, LogAppendTime.
+ * read_committed and kept under read_uncommitted, LogAppendTime.  Each
+ * case runs twice: records copied, and read in place from a response
+ * buffer handed over as a source (exactly sized, so ASan sees any read
+ * past it, and released by the test before the records are read, so
+ * the chunk's own reference must keep it).
  */
 #include "unit.h"
 
@@ -78,14 +82,51 @@ fx_marker(samsa_buf_t *out, int64_t offset, int64_t pid, int16_t type)
     samsa_free(buf);
 }
 
+static bool  fx_in_place;           /* parse from a source */
+
+static int
+fx_mode_copy(void **state)
+{
+    (void) state;
+    fx_in_place = false;
+    return 0;
+}
+
+static int
+fx_mode_in_place(void **state)
+{
+    (void) state;
+    fx_in_place = true;
+    return 0;
+}
+
 static samsa_crecs_chunk_t *
 fx_parse(const samsa_buf_t *b, size_t len, int64_t fetch_offset,
          bool read_committed, const samsa_crecs_aborted_t *ab, size_t nab)
 {
-    samsa_crecs_opts_t  o = { fetch_offset, read_committed, true, ab, nab,
-                              1 << 20 };
+    samsa_crecs_opts_t    o = { fetch_offset, read_committed, true, ab, nab,
+                                1 << 20, NULL };
+    samsa_crecs_chunk_t  *ch;
+    uint8_t              *bytes;
 
-    return samsa_crecs_parse("t", 3, b->data, len, &o);
+    if (!fx_in_place) {
+        return samsa_crecs_parse("t", 3, b->data, len, &o);
+    }
+    bytes = samsa_malloc(len > 0 ? len : 1);
+    memcpy(bytes, b->data, len);
+    o.src = samsa_crecs_src_new(bytes);
+    ch = samsa_crecs_parse("t", 3, bytes, len, &o);
+    samsa_crecs_src_unref(o.src);       /* the chunk keeps its own */
+    return ch;
+}
+
+/* Does p lie in the chunk's own buffer (a copy), not in a source? */
+static bool
+fx_copied(const samsa_crecs_chunk_t *ch, const void *p)
+{
+    const uint8_t  *q = p;
+
+    return ch->data != NULL && q >= ch->data && q < ch->data + ch->data_len;
 }
 
 static void
@@ -128,6 +169,18 @@ test_crecs_fields_every_codec(void **state)
         assert_int_equal(ch->recs[40].nheaders, 1);   /* 2nd batch */
         assert_memory_equal(ch->recs[40].headers[0].value, "x", 1);
         assert_int_equal(ch->recs[41].nheaders, 0);
+        /* copied unless in place and not compressed (test_crecs_in_place_
+         * mixed checks a batch that is) */
+        assert_true(fx_in_place || fx_copied(ch, r->value));
+        assert_true(!fx_in_place || codecs[c] != SAMSA_CODEC_NONE
+                    || !fx_copied(ch, r->value));
+        assert_true(fx_copied(ch, r->headers[0].value)
+                    == fx_copied(ch, r->value));
+        /* (recbuild keeps a batch that does not shrink uncompressed:
+         * the 3-record one may be in place whatever the codec) */
+        assert_true(fx_in_place || ch->src == NULL);
+        assert_true(!fx_in_place || codecs[c] != SAMSA_CODEC_NONE
+                    || ch->src != NULL);
         samsa_crecs_chunk_unref(ch);
         /* fetch offset inside the first batch: earlier records dropped */
         ch = fx_parse(&b, b.len, 45, false, NULL, 0);
@@ -207,6 +260,65 @@ test_crecs_transactions(void **state)
     samsa_buf_fini(&b);
 }
 
+/* One response, uncompressed and compressed batches mixed, in place: the
+ * plain batches' records point into the source, the zstd one's into the
+ * chunk; the record array is sized from the batches' counts; a chunk
+ * without records does not keep the source. */
+static void
+test_crecs_in_place_mixed(void **state)
+{
+    samsa_buf_t           b = SAMSA_BUF_INIT;
+    samsa_crecs_chunk_t  *ch;
+    samsa_batch_hdr_t     hdr;
+    uint8_t              *bytes;
+    samsa_crecs_opts_t    o = { 0, false, true, NULL, 0, 1 << 20, NULL };
+    size_t                i, first;
+
+    (void) state;
+    fx_batch(&b, 0, 4, SAMSA_CODEC_NONE, -1, false);
+    first = b.len;
+    fx_batch(&b, 4, 40, SAMSA_CODEC_ZSTD, -1, false);
+    assert_int_equal(samsa_batch_parse(b.data + first, b.len - first, &hdr),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_batch_codec(&hdr), SAMSA_BATCH_CODEC_ZSTD);
+    fx_batch(&b, 44, 4, SAMSA_CODEC_NONE, -1, false);
+    bytes = samsa_malloc(b.len);
+    memcpy(bytes, b.data, b.len);
+    o.src = samsa_crecs_src_new(bytes);
+    ch = samsa_crecs_parse("t", 0, bytes, b.len, &o);
+    assert_int_equal(ch->err, SAMSA_ERR_NONE);
+    assert_int_equal(ch->n, 48);
+    assert_ptr_equal(ch->src, o.src);
+    assert_int_equal(atomic_load(&o.src->refs), 2);
+    for (i = 0; i < 48; i++) {
+        const uint8_t  *k = ch->recs[i].key;
+
+        assert_int_equal(ch->recs[i].offset, (int64_t) i);
+        if (k == NULL) {
+            continue;                   /* record 1 of each batch */
+        }
+        assert_true((k >= bytes && k < bytes + b.len) == (i < 4 || i >= 44));
+        assert_true(fx_copied(ch, k) == (i >= 4 && i < 44));
+    }
+    samsa_crecs_src_unref(o.src);
+    assert_memory_equal(ch->recs[47].value, "v47", 3);  /* still there */
+    assert_memory_equal(ch->recs[43].value, "v43", 3);
+    samsa_crecs_chunk_unref(ch);
+    /* at an offset past everything: no records, no reference kept */
+    bytes = samsa_malloc(b.len);
+    memcpy(bytes, b.data, b.len);
+    o.src = samsa_crecs_src_new(bytes);
+    o.fetch_offset = 48;
+    ch = samsa_crecs_parse("t", 0, bytes, b.len, &o);
+    assert_int_equal(ch->n, 0);
+    assert_int_equal(ch->next_offset, 48);
+    assert_null(ch->src);
+    assert_int_equal(atomic_load(&o.src->refs), 1);
+    samsa_crecs_chunk_unref(ch);
+    samsa_crecs_src_unref(o.src);
+    samsa_buf_fini(&b);
+}
+
 static void
 test_crecs_log_append_time(void **state)
 {
@@ -229,10 +341,13 @@ int
 main(void)
 {
     const struct CMUnitTest  tests[] = {
-        cmocka_unit_test(test_crecs_fields_every_codec),
-        cmocka_unit_test(test_crecs_partial_and_crc),
-        cmocka_unit_test(test_crecs_transactions),
-        cmocka_unit_test(test_crecs_log_append_time),
+#define FX_BOTH(t)  cmocka_unit_test_setup(t, fx_mode_copy), \
+                    cmocka_unit_test_setup(t, fx_mode_in_place)
+        FX_BOTH(test_crecs_fields_every_codec),
+        FX_BOTH(test_crecs_partial_and_crc),
+        FX_BOTH(test_crecs_transactions),
+        FX_BOTH(test_crecs_log_append_time),
+        cmocka_unit_test(test_crecs_in_place_mixed),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
