@@ -346,22 +346,17 @@ samsa_cg848_hb_failed(samsa_cg848_t *sm, int64_t now, int64_t backoff_ms)
     cg848_sent_reset(sm);
 }
 
+/* Errors worth another heartbeat after a backoff; every other error not
+ * handled by name is fatal (Java's ConsumerHeartbeatRequestManager:
+ * GROUP_AUTHORIZATION_FAILED, INVALID_REQUEST, GROUP_MAX_SIZE_REACHED,
+ * UNSUPPORTED_ASSIGNOR, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION, and
+ * GROUP_ID_NOT_FOUND for a classic group of the same id ...). */
 static bool
-cg848_fatal_err(samsa_err_t err)
+cg848_retriable_err(samsa_err_t err)
 {
-    switch (err) {
-    case SAMSA_ERR_GROUP_AUTHORIZATION_FAILED:
-    case SAMSA_ERR_INVALID_REQUEST:
-    case SAMSA_ERR_GROUP_MAX_SIZE_REACHED:
-    case SAMSA_ERR_UNSUPPORTED_ASSIGNOR:
-    case SAMSA_ERR_UNRELEASED_INSTANCE_ID:
-    case SAMSA_ERR_UNSUPPORTED_VERSION:
-    case SAMSA_ERR_FENCED_INSTANCE_ID:
-    case SAMSA_ERR_INVALID_GROUP_ID:
-        return true;
-    default:
-        return false;
-    }
+    return err == SAMSA_ERR_COORDINATOR_LOAD_IN_PROGRESS
+           || err == SAMSA_ERR_REQUEST_TIMED_OUT
+           || err == SAMSA_ERR_NETWORK_EXCEPTION;
 }
 
 samsa_cg848_act_t
@@ -451,13 +446,13 @@ samsa_cg848_hb_result(samsa_cg848_t *sm, int64_t now, int64_t backoff_ms,
         sm->hb_next_ms = now;
         return SAMSA_CG848_ACT_COORD;
     }
-    if (cg848_fatal_err(err)) {
-        sm->fatal = err;
-        sm->state = SAMSA_CG848_FATAL;
-        return SAMSA_CG848_ACT_FATAL;
+    if (cg848_retriable_err(err)) {
+        sm->hb_next_ms = now + backoff_ms;
+        return SAMSA_CG848_ACT_RETRY;
     }
-    sm->hb_next_ms = now + backoff_ms;      /* LOAD_IN_PROGRESS, ... */
-    return SAMSA_CG848_ACT_RETRY;
+    sm->fatal = err;
+    sm->state = SAMSA_CG848_FATAL;
+    return SAMSA_CG848_ACT_FATAL;
 }
 
 /* ---- reconciliation ----------------------------------------------------- */

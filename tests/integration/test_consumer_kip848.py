@@ -16,6 +16,11 @@ assignors), through consumer_probe.c / cprobe.py:
 - a member that stops calling poll() for max.poll.interval.ms leaves
   (epoch -1; the other member takes everything), reports LOST and joins
   again at its next poll();
+- mixed protocols, as samsa-server allows them (no online migration):
+  a classic member cannot join a consumer group with members
+  (INCONSISTENT_GROUP_PROTOCOL from its poll()), a consumer-protocol
+  member cannot join a classic group with members (GROUP_ID_NOT_FOUND,
+  fatal as in Java), and the members already there go on reading;
 - the key rules of Java 4.0 refuse session.timeout.ms with
   group.protocol=consumer, naming the key;
 - `samsa group describe` lists the consumer group's members and their
@@ -191,6 +196,35 @@ def test_poll_timeout_loses_and_rejoins(bs):
     wait_values([a, b], want)
     a.stop()
     b.stop()
+
+
+def test_mixed_protocols_as_the_broker_allows(bs):
+    topic = "k-mixed"
+    create_topic(bs, topic)
+    k = Probe(bs, "--subscribe", topic, conf=conf("k8"))
+    k.wait(lambda pr: len(pr.assigned()) == PARTS, 20, "consumer member in")
+    classic = {"group.id": "k8", "auto.offset.reset": "earliest",
+               "session.timeout.ms": "6000", "heartbeat.interval.ms": "300"}
+    c = Probe(bs, "--subscribe", topic, conf=classic)
+    c.wait(lambda pr: any(o.get("err") == "INCONSISTENT_GROUP_PROTOCOL"
+                          for o in pr.snapshot()), 20,
+           "classic member refused")
+    c.kill()
+    want = produce(bs, topic, 0, 30)
+    wait_values([k], want)
+    assert k.stop()["close"] == "NONE"
+    # the other way round: a classic group with a member
+    c = Probe(bs, "--subscribe", topic, conf=dict(classic, **{"group.id":
+                                                               "k9"}))
+    c.wait(lambda pr: len(pr.assigned()) == PARTS, 20, "classic member in")
+    k = Probe(bs, "--subscribe", topic, conf=conf("k9"))
+    k.wait(lambda pr: any(o.get("err") == "GROUP_ID_NOT_FOUND"
+                          for o in pr.snapshot()), 20,
+           "consumer member refused")
+    k.kill()
+    time.sleep(T(0.5))
+    assert c.assigned() == {(topic, p) for p in range(PARTS)}
+    c.stop()
 
 
 def test_classic_keys_refused(bs):

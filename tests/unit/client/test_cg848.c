@@ -348,6 +348,14 @@ test_cg848_errors(void **state)
     assert_int_equal(sm.fatal, SAMSA_ERR_UNRELEASED_INSTANCE_ID);
     assert_false(samsa_cg848_hb_due(&sm, 99999));
     samsa_cg848_fini(&sm);
+    /* an error not named (a classic group of that id) is fatal, as Java */
+    joined(&sm, false);
+    hb(&sm, 1010, &req);
+    assert_int_equal(answer(&sm, 1020, SAMSA_ERR_GROUP_ID_NOT_FOUND, 0, NULL,
+                            0, false),
+                     SAMSA_CG848_ACT_FATAL);
+    assert_int_equal(sm.state, SAMSA_CG848_FATAL);
+    samsa_cg848_fini(&sm);
 }
 
 static void
