@@ -1173,6 +1173,44 @@ cgroup_position_from(samsa_consumer_t *c, const samsa_topic_partition_t *tp,
     pthread_cond_broadcast(&c->cond);
 }
 
+/* v8+ answers per group: our one group's answer in the v0-7 fields. */
+static samsa_err_t
+cgroup_ofetch_flatten(samsa_OffsetFetchResponse_t *resp, samsa_arena_t *arena)
+{
+    const samsa_OffsetFetchResponseGroup_t  *g;
+    int32_t                                  i, j;
+
+    if (resp->Groups_cnt != 1) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    g = &resp->Groups[0];
+    resp->ErrorCode = g->ErrorCode;
+    resp->Topics_cnt = g->Topics_cnt > 0 ? g->Topics_cnt : 0;
+    resp->Topics = samsa_arena_calloc(arena, (size_t) resp->Topics_cnt + 1,
+                                      sizeof(*resp->Topics));
+    for (i = 0; i < resp->Topics_cnt; i++) {
+        samsa_OffsetFetchResponseTopic_t  *t = &resp->Topics[i];
+
+        t->Name = g->Topics[i].Name;
+        t->Partitions_cnt = g->Topics[i].Partitions_cnt > 0
+                                ? g->Topics[i].Partitions_cnt : 0;
+        t->Partitions = samsa_arena_calloc(arena,
+                                           (size_t) t->Partitions_cnt + 1,
+                                           sizeof(*t->Partitions));
+        for (j = 0; j < t->Partitions_cnt; j++) {
+            const samsa_OffsetFetchResponsePartitions_t  *p =
+                &g->Topics[i].Partitions[j];
+
+            t->Partitions[j].PartitionIndex = p->PartitionIndex;
+            t->Partitions[j].CommittedOffset = p->CommittedOffset;
+            t->Partitions[j].CommittedLeaderEpoch = p->CommittedLeaderEpoch;
+            t->Partitions[j].Metadata = p->Metadata;
+            t->Partitions[j].ErrorCode = p->ErrorCode;
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
 static void
 cgroup_on_ofetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
                  void *opaque)
@@ -1197,6 +1235,9 @@ cgroup_on_ofetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     if (err == SAMSA_ERR_NONE) {
         err = samsa_OffsetFetchResponse_decode(body, of->version, &arena,
                                                &resp);
+    }
+    if (err == SAMSA_ERR_NONE && of->version >= 8) {
+        err = cgroup_ofetch_flatten(&resp, &arena);
     }
     if (err == SAMSA_ERR_NONE && resp.ErrorCode != 0) {
         err = (samsa_err_t) resp.ErrorCode;
@@ -1268,6 +1309,8 @@ cgroup_send_ofetch(samsa_consumer_t *c, cgroup_ofetch_t *of,
 {
     samsa_OffsetFetchRequest_t        req;
     samsa_OffsetFetchRequestTopic_t  *topics;
+    samsa_OffsetFetchRequestTopics_t *gtopics = NULL;
+    samsa_OffsetFetchRequestGroup_t   grp;
     int32_t                          *idx, nt = 0, i;
     size_t                            k, off = 0;
     samsa_buf_t                       frame = SAMSA_BUF_INIT;
@@ -1300,15 +1343,50 @@ cgroup_send_ofetch(samsa_consumer_t *c, cgroup_ofetch_t *of,
     req.GroupId = samsa_slice_cstr(c->cc.group_id);
     req.Topics = topics;
     req.Topics_cnt = nt;
+    if (of->version >= 8) {
+        /* KIP-848 (v9): one group, with the member id and epoch while in
+           it, so that the coordinator can check them */
+        gtopics = samsa_calloc((size_t) nt + 1, sizeof(*gtopics));
+        for (i = 0; i < nt; i++) {
+            samsa_OffsetFetchRequestTopics_init(&gtopics[i]);
+            gtopics[i].Name = topics[i].Name;
+            gtopics[i].PartitionIndexes = topics[i].PartitionIndexes;
+            gtopics[i].PartitionIndexes_cnt = topics[i].PartitionIndexes_cnt;
+        }
+        samsa_OffsetFetchRequestGroup_init(&grp);
+        grp.GroupId = req.GroupId;
+        if (cgroup_subscribed(c) && c->grp.generation >= 0) {
+            grp.MemberId = samsa_slice_cstr(c->grp.member_id);
+            grp.MemberEpoch = c->grp.generation;
+        }
+        grp.Topics = gtopics;
+        grp.Topics_cnt = nt;
+        req.Groups = &grp;
+        req.Groups_cnt = 1;
+    }
     samsa_netclient_frame_begin(c->nc, SAMSA_API_OffsetFetch, of->version,
                                 &frame, &wr);
     samsa_OffsetFetchRequest_encode(&wr, of->version, &req);
+    samsa_free(gtopics);
     samsa_free(topics);
     samsa_free(idx);
     if (!cgroup_send(c, &frame, SAMSA_API_OffsetFetch, of->version,
                      cgroup_on_ofetch, of, now)) {
         cgroup_on_ofetch(c, c->grp.coord_node, SAMSA_ERR__STATE, NULL, of);
     }
+}
+
+/* OffsetFetch v9 (member id and epoch) with group.protocol=consumer when
+ * the coordinator has it, as Java's AsyncKafkaConsumer; else v1-7. */
+static int16_t
+cgroup_ofetch_version(samsa_consumer_t *c)
+{
+    int16_t  v = -1;
+
+    if (c->cc.group_protocol_consumer) {
+        v = cgroup_version(c, SAMSA_API_OffsetFetch, 9, 9);
+    }
+    return v >= 0 ? v : cgroup_version(c, SAMSA_API_OffsetFetch, 1, 7);
 }
 
 /* Committed offsets for partitions that need a starting position. */
@@ -1319,8 +1397,7 @@ cgroup_positions(samsa_consumer_t *c, int64_t now)
     int32_t           i;
     int16_t           v;
 
-    if (c->grp.of_inflight
-        || (v = cgroup_version(c, SAMSA_API_OffsetFetch, 1, 7)) < 0) {
+    if (c->grp.of_inflight || (v = cgroup_ofetch_version(c)) < 0) {
         return;
     }
     of = samsa_calloc(1, sizeof(*of));
@@ -1356,7 +1433,7 @@ cgroup_committed_op(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     cgroup_ofetch_t  *of;
     int16_t           v;
 
-    if ((v = cgroup_version(c, SAMSA_API_OffsetFetch, 1, 7)) < 0) {
+    if ((v = cgroup_ofetch_version(c)) < 0) {
         return;
     }
     samsa_consumer_op_unlink(c, op);
