@@ -8,6 +8,9 @@ assignors), through consumer_probe.c / cprobe.py:
   its owner, committed first, before the newcomer gets it) and later
   leaves (its partitions go back): across these rebalances no record is
   lost or read twice;
+- subscribe_pattern(): the client resolves the regex against metadata
+  and sends topic names (Java 4.0's subscribe(Pattern)); a topic created
+  later that matches is picked up at a metadata refresh;
 - close commits (auto-commit) and leaves: a new member of the group
   resumes right after what the first one returned;
 - a static member (group.instance.id) that closes (epoch -2) and comes
@@ -138,6 +141,25 @@ def test_two_split_third_joins_and_leaves(bs):
     assert sorted(values([a, b, c])) == sorted(want)    # no loss, no dup
     for pr in (b, a):
         assert pr.stop()["close"] == "NONE"
+
+
+def test_pattern_resolved_by_the_client(bs):
+    for t in ("kpat-a", "kpat-b", "kother"):
+        create_topic(bs, t, 1)
+    want = (produce(bs, "kpat-a", 0, 5, parts=1)
+            | produce(bs, "kpat-b", 5, 5, parts=1))
+    produce(bs, "kother", 100, 5, parts=1)
+    pr = Probe(bs, "--pattern", "kpat-.*",
+               conf=conf("k10", metadata_max_age_ms="1000"))
+    wait_values([pr], want)
+    # a topic created later that matches joins the subscription
+    create_topic(bs, "kpat-c", 1)
+    want |= produce(bs, "kpat-c", 10, 5, parts=1)
+    wait_values([pr], want, timeout=30)
+    time.sleep(T(0.5))
+    assert sorted(values([pr])) == sorted(want)
+    assert pr.assigned() == {("kpat-a", 0), ("kpat-b", 0), ("kpat-c", 0)}
+    pr.stop()
 
 
 def test_close_commits_and_resume(bs):
