@@ -16,6 +16,9 @@ assignors), through consumer_probe.c / cprobe.py:
 - a static member (group.instance.id) that closes (epoch -2) and comes
   back within the session timeout gets its partitions back, and the other
   member sees no change;
+- a member whose session expired (stopped with SIGSTOP past
+  group.consumer.session.timeout.ms) is fenced when it comes back: LOST,
+  then it joins again with epoch 0 and gets partitions back;
 - a member that stops calling poll() for max.poll.interval.ms leaves
   (epoch -1; the other member takes everything), reports LOST and joins
   again at its next poll();
@@ -32,6 +35,7 @@ assignors), through consumer_probe.c / cprobe.py:
 
 import json
 import os
+import signal
 import subprocess
 import time
 
@@ -216,6 +220,32 @@ def test_poll_timeout_loses_and_rejoins(bs):
     wait_split([a, b], topic)           # a joined again
     want = produce(bs, topic, 0, 30)
     wait_values([a, b], want)
+    a.stop()
+    b.stop()
+
+
+def test_fenced_member_loses_and_rejoins(bs):
+    topic = "k-fence"
+    create_topic(bs, topic)
+    a = Probe(bs, "--subscribe", topic, conf=conf("k11"))
+    b = Probe(bs, "--subscribe", topic, conf=conf("k11"))
+    wait_split([a, b], topic)
+    os.kill(a.p.pid, signal.SIGSTOP)    # no heartbeats: the session ends
+    try:
+        b.wait(lambda pr: pr.assigned() == {(topic, p)
+                                            for p in range(PARTS)},
+               20, "b holds every partition once a's session expired")
+    finally:
+        os.kill(a.p.pid, signal.SIGCONT)
+    # a's next heartbeat is refused (UNKNOWN_MEMBER_ID or
+    # FENCED_MEMBER_EPOCH): LOST, then a join with epoch 0
+    a.wait(lambda pr: any(ev == "lost" for ev, _ in pr.events()), 15,
+           "a's partitions reported lost")
+    wait_split([a, b], topic)
+    want = produce(bs, topic, 0, 30)
+    wait_values([a, b], want)
+    time.sleep(T(0.3))
+    assert sorted(values([a, b])) == sorted(want)
     a.stop()
     b.stop()
 
