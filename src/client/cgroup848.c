@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "client/consumer_int.h"
 #include "proto/gen/ConsumerGroupHeartbeat.h"
@@ -54,8 +55,15 @@ cg848_ensure_id(samsa_consumer_t *c)
         return;
     }
     if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd)) {
-        for (i = 0; i < sizeof(rnd); i++) {
-            rnd[i] = (uint8_t) (samsa_now_ns() >> (i % 8)) ^ (uint8_t) i;
+        uint64_t  x = (uint64_t) samsa_now_ns() ^ ((uint64_t) getpid() << 32)
+                      ^ (uint64_t) (uintptr_t) c;
+
+        for (i = 0; i < sizeof(rnd); i++) {     /* splitmix64 */
+            uint64_t  z = (x += 0x9e3779b97f4a7c15ULL);
+
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+            rnd[i] = (uint8_t) (z ^ (z >> 31));
         }
     }
     samsa_cg848_init(&c->grp.k848, rnd, c->cc.group_instance_id != NULL);
