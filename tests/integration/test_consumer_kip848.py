@@ -30,7 +30,9 @@ assignors), through consumer_probe.c / cprobe.py:
 - the key rules of Java 4.0 refuse session.timeout.ms with
   group.protocol=consumer, naming the key;
 - `samsa group describe` lists the consumer group's members and their
-  partitions (ConsumerGroupDescribe).
+  partitions (ConsumerGroupDescribe);
+- `samsa consume --group` with -X group.protocol=consumer: two runs read
+  every record once (the first one's close committed what it printed).
 """
 
 import json
@@ -319,3 +321,26 @@ def test_group_describe_lists_members(bs):
     assert owned == {(topic, p) for p in range(PARTS)}
     a.stop()
     b.stop()
+
+
+def test_consume_cli_with_consumer_protocol(bs):
+    topic = "k-cli"
+    create_topic(bs, topic)
+    want = sorted("v%d" % i for i in range(12))
+    produce(bs, topic, 0, 12)
+    cli = os.path.join(build_dir(), "samsa")
+    args = [cli, "consume", topic, "-b", bs, "--group", "k12",
+            "-X", "group.protocol=consumer", "--from-beginning"]
+    r1 = subprocess.run(args + ["-n", "5"], capture_output=True, text=True,
+                        timeout=T(40))
+    assert r1.returncode == 0, r1.stderr
+    r2 = subprocess.run(args + ["-e"], capture_output=True, text=True,
+                        timeout=T(40))
+    assert r2.returncode == 0, r2.stderr
+    first, rest = r1.stdout.splitlines(), r2.stdout.splitlines()
+    assert len(first) == 5
+    assert sorted(first + rest) == want     # the close committed exactly
+    bad = subprocess.run(args + ["-e", "-X", "session.timeout.ms=9000"],
+                         capture_output=True, text=True, timeout=T(40))
+    assert bad.returncode == 2
+    assert "session.timeout.ms" in bad.stderr
