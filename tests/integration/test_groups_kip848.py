@@ -458,3 +458,38 @@ def test_admin_views_and_protocol_mixing(samsa):
         r = hb(conn, "classic-g", "m", 0, topics=["t"], rebalance=1000, owned={})
         assert r["error"] == E_NOT_FOUND
         assert r["message"] == "Group classic-g is not a consumer group."
+
+
+def test_revocation_timeout_fences_member(samsa):
+    srv = srv_start(samsa)
+    with srv.connect() as conn:
+        tid = make_topic(conn, "t", 4)
+        r = hb(conn, "gt", "slow", 0, topics=["t"], rebalance=800, owned={})
+        assert r["assignment"] == {tid: {0, 1, 2, 3}}
+        b = member(join(conn, "gt", "b", ["t"]))
+        r = hb(conn, "gt", "slow", 1, owned={tid: {0, 1, 2, 3}})
+        assert len(r["assignment"][tid]) == 2           # asked to revoke two
+        # "slow" never acknowledges; b keeps heartbeating and ends up with
+        # everything once "slow" is fenced after its rebalance timeout
+        deadline = time.monotonic() + T(10)
+        while b["owned"] != {tid: {0, 1, 2, 3}} and time.monotonic() < deadline:
+            r = hb(conn, "gt", "b", b["epoch"], owned=b["owned"])
+            assert r["error"] == E_NONE
+            b["epoch"] = r["epoch"]
+            if r["assignment"] is not None:
+                b["owned"] = r["assignment"]
+            time.sleep(0.1)
+        assert b["owned"] == {tid: {0, 1, 2, 3}}
+        r = hb(conn, "gt", "slow", 1, owned={tid: {0, 1, 2, 3}})
+        assert r["error"] == E_UNKNOWN_MEMBER
+
+
+def test_group_max_size(samsa):
+    srv = srv_start(samsa, **{"group.consumer.max.size": "1"})
+    with srv.connect() as conn:
+        make_topic(conn, "t", 1)
+        join(conn, "gm", "a", ["t"])
+        r = hb(conn, "gm", "b", 0, topics=["t"], rebalance=1000, owned={})
+        assert r["error"] == 81
+        assert r["message"] == ("The consumer group has reached its maximum "
+                                "capacity of 1 members.")
