@@ -493,3 +493,24 @@ def test_group_max_size(samsa):
         assert r["error"] == 81
         assert r["message"] == ("The consumer group has reached its maximum "
                                 "capacity of 1 members.")
+
+
+def test_regex_subscription(samsa):
+    srv = srv_start(samsa)
+    with srv.connect() as conn:
+        ta = make_topic(conn, "re-a", 2)
+        make_topic(conn, "other", 1)
+        r = hb(conn, "gx", "m", 0, regex="(", rebalance=1000, owned={})
+        assert r["error"] == 130
+        assert r["message"].startswith("SubscribedTopicRegex `(` is not a valid regular expression: ")
+        r = hb(conn, "gx", "m", 0, regex="re-.*", rebalance=1000, owned={})
+        assert r["error"] == E_NONE and r["assignment"] == {ta: {0, 1}}
+        d = describe(conn, "gx")
+        assert d["members"][0]["regex"] == "re-.*" and d["members"][0]["topics"] == []
+        # a new matching topic is seen by the next heartbeat (whole-name match:
+        # "xre-c" is not)
+        tb = make_topic(conn, "re-b", 1)
+        make_topic(conn, "xre-c", 1)
+        r = hb(conn, "gx", "m", r["epoch"], owned={ta: {0, 1}})
+        assert r["epoch"] == 2 and r["assignment"] == {ta: {0, 1}, tb: {0}}
+        assert describe(conn, "gx")["members"][0]["assignment"] == {"re-a": {0, 1}, "re-b": {0}}
