@@ -1390,6 +1390,25 @@ samsa_cgrp_commit_check(samsa_grp_t *g, samsa_slice_t member_id,
 }
 
 samsa_err_t
+samsa_cgrp_txn_commit_check(samsa_grp_t *g, samsa_slice_t member_id,
+                            int32_t member_epoch)
+{
+    const cg_member_t  *m;
+
+    if (member_id.len == 0) {
+        return SAMSA_ERR_NONE;
+    }
+    m = cg_member_find(g->cg, member_id, NULL);
+    if (m == NULL) {
+        return SAMSA_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (member_epoch >= 0 && member_epoch != m->epoch) {
+        return SAMSA_ERR_ILLEGAL_GENERATION;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
 samsa_cgrp_fetch_check(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                        samsa_slice_t member_id, int32_t member_epoch)
 {
@@ -1400,7 +1419,8 @@ samsa_cgrp_fetch_check(samsa_grpcoord_t *gc, samsa_slice_t group_id,
         return SAMSA_ERR_NONE;
     }
     pthread_mutex_lock(&g->lock);
-    if (g->cg != NULL && member_id.ptr != NULL) {
+    if (g->cg != NULL && member_id.ptr != NULL
+        && !(member_id.len == 0 && member_epoch < 0)) {
         err = cg_member_epoch_check(g->cg, member_id, member_epoch);
     }
     pthread_mutex_unlock(&g->lock);
