@@ -615,7 +615,7 @@ cg_compute_target(samsa_grp_t *g)
     }
     for (i = 0; i < cg->nmembers; i++) {
         cg_member_t     *m = cg->members[i];
-        int32_t         *st = samsa_calloc(m->ntopics + 1, sizeof(*st));
+        int32_t         *st = samsa_calloc(cg->ntopics + 1, sizeof(*st));
         samsa_cga_tp_t  *prev = samsa_calloc(m->target.n + 1, sizeof(*prev));
         size_t           nst = 0, nprev = 0;
 
