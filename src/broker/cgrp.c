@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -53,6 +54,8 @@ typedef struct cg_member {
     char         *assignor;         /* ServerAssignor, NULL: none */
     char        **topics;           /* subscription, sorted, unique */
     size_t        ntopics;
+    char         *regex;            /* SubscribedTopicRegex, NULL: none */
+    regex_t       re;               /* regex compiled (when set) */
     int32_t       rebalance_timeout_ms;
     int32_t       epoch;
     int32_t       prev_epoch;
@@ -197,6 +200,10 @@ cg_member_free(cg_member_t *m)
         samsa_free(m->topics[i]);
     }
     samsa_free(m->topics);
+    if (m->regex != NULL) {
+        regfree(&m->re);
+        samsa_free(m->regex);
+    }
     samsa_free(m->id);
     samsa_free(m->instance_id);
     samsa_free(m->rack_id);
@@ -395,6 +402,28 @@ cg_timer_start(samsa_grp_t *g, cg_member_t *m, int kind, int32_t ms)
 
 /* ---- subscription metadata and target assignment ---------------------------- */
 
+/* A SubscribedTopicRegex as a POSIX extended expression that must match
+ * the whole topic name (Kafka's RE2J matches()); false with why set. */
+static bool
+cg_regex_compile(const char *pattern, size_t len, regex_t *re, char *why,
+                 size_t why_size)
+{
+    char  *full = samsa_malloc(len + 5);
+    int    rc;
+
+    memcpy(full, "^(", 2);
+    memcpy(full + 2, pattern, len);
+    memcpy(full + 2 + len, ")$", 3);
+    rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
+    samsa_free(full);
+    if (rc != 0) {
+        regerror(rc, re, why, why_size);
+        return false;
+    }
+    return true;
+}
+
+/* Whether the member subscribes to topic: by name or by its regex. */
 static bool
 cg_member_subscribes(const cg_member_t *m, const char *topic)
 {
@@ -405,7 +434,7 @@ cg_member_subscribes(const cg_member_t *m, const char *topic)
             return true;
         }
     }
-    return false;
+    return m->regex != NULL && regexec(&m->re, topic, 0, NULL, 0) == 0;
 }
 
 static int
@@ -479,6 +508,27 @@ cg_refresh_topics(samsa_grp_t *g)
             v[n].id = it->id;
             v[n].npartitions = it->npartitions;
             n++;
+        }
+    }
+    for (j = 0; j < samsa_image_topic_count(img); j++) {
+        it = samsa_image_topic_at(img, j);
+        if (it == NULL || it->is_internal) {
+            continue;               /* regexes never match internal topics */
+        }
+        seen = false;
+        for (k = 0; k < n && !seen; k++) {
+            seen = strcmp(v[k].name, it->name) == 0;
+        }
+        for (i = 0; !seen && i < cg->nmembers; i++) {
+            if (cg->members[i]->regex != NULL
+                && regexec(&cg->members[i]->re, it->name, 0, NULL, 0) == 0) {
+                v = samsa_realloc(v, (n + 1) * sizeof(*v));
+                v[n].name = samsa_strdup(it->name);
+                v[n].id = it->id;
+                v[n].npartitions = it->npartitions;
+                n++;
+                seen = true;
+            }
         }
     }
     samsa_image_put(img);
@@ -565,7 +615,7 @@ cg_compute_target(samsa_grp_t *g)
     }
     for (i = 0; i < cg->nmembers; i++) {
         cg_member_t     *m = cg->members[i];
-        int32_t         *st = samsa_calloc(m->ntopics + 1, sizeof(*st));
+        int32_t         *st = samsa_calloc(cg->ntopics + 1, sizeof(*st));
         samsa_cga_tp_t  *prev = samsa_calloc(m->target.n + 1, sizeof(*prev));
         size_t           nst = 0, nprev = 0;
 
@@ -808,10 +858,19 @@ cg_validate(cg_hb_t *h)
     }
     if (rq->SubscribedTopicRegex.ptr != NULL
         && rq->SubscribedTopicRegex.len > 0) {
-        /* not implemented: said plainly rather than ignored */
-        cg_fail(h, SAMSA_ERR_INVALID_REQUEST,
-                "SubscribedTopicRegex is not supported by this broker.");
-        return false;
+        regex_t  re;
+        char     why[128];
+
+        if (!cg_regex_compile(rq->SubscribedTopicRegex.ptr,
+                              rq->SubscribedTopicRegex.len, &re, why,
+                              sizeof(why))) {
+            cg_fail(h, SAMSA_ERR_INVALID_REGULAR_EXPRESSION,
+                    "SubscribedTopicRegex `%.*s` is not a valid regular "
+                    "expression: %s.", (int) rq->SubscribedTopicRegex.len,
+                    rq->SubscribedTopicRegex.ptr, why);
+            return false;
+        }
+        regfree(&re);
     }
     if (rq->ServerAssignor.ptr != NULL
         && !cg_assignor_configured(h->gc, rq->ServerAssignor)) {
@@ -956,6 +1015,15 @@ cg_hb_member(cg_hb_t *h, samsa_grp_t *g, const cg_set_t *owned, bool *bump)
         m->ntopics = old->ntopics;
         old->topics = NULL;
         old->ntopics = 0;
+        if (old->regex != NULL) {
+            char  why[128];
+
+            /* compiled again rather than moving a regex_t */
+            if (cg_regex_compile(old->regex, strlen(old->regex), &m->re, why,
+                                 sizeof(why))) {
+                m->regex = samsa_strdup(old->regex);
+            }
+        }
         m->assignor = old->assignor;
         old->assignor = NULL;
         m->assigned = old->assigned;
@@ -1019,6 +1087,25 @@ cg_update_member(cg_member_t *m, const cg_hb_t *h, samsa_slice_t client_id,
         samsa_free(m->assignor);
         m->assignor = cg_dup(rq->ServerAssignor);
         changed = true;                 /* may change the group's choice */
+    }
+    if (rq->SubscribedTopicRegex.ptr != NULL
+        && (m->regex == NULL
+            || !samsa_slice_eq_cstr(rq->SubscribedTopicRegex, m->regex))
+        && !(m->regex == NULL && rq->SubscribedTopicRegex.len == 0)) {
+        char  why[128];
+
+        if (m->regex != NULL) {
+            regfree(&m->re);
+            samsa_free(m->regex);
+            m->regex = NULL;
+        }
+        if (rq->SubscribedTopicRegex.len > 0
+            && cg_regex_compile(rq->SubscribedTopicRegex.ptr,
+                                rq->SubscribedTopicRegex.len, &m->re, why,
+                                sizeof(why))) {
+            m->regex = cg_dup(rq->SubscribedTopicRegex);   /* validated */
+        }
+        changed = true;
     }
     if (rq->SubscribedTopicNames_cnt >= 0) {
         topics = cg_topics_from(rq->SubscribedTopicNames,
@@ -1266,6 +1353,7 @@ samsa_cgrp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
         for (j = 0; j < m->ntopics; j++) {
             dm->SubscribedTopicNames[j] = cg_adup(arena, m->topics[j]);
         }
+        dm->SubscribedTopicRegex = cg_adup(arena, m->regex);
         cg_describe_set(arena, img, &m->assigned, &dm->Assignment);
         cg_describe_set(arena, img, &m->target, &dm->TargetAssignment);
         dm->MemberType = 1;             /* a consumer-protocol member */
@@ -1302,6 +1390,25 @@ samsa_cgrp_commit_check(samsa_grp_t *g, samsa_slice_t member_id,
 }
 
 samsa_err_t
+samsa_cgrp_txn_commit_check(samsa_grp_t *g, samsa_slice_t member_id,
+                            int32_t member_epoch)
+{
+    const cg_member_t  *m;
+
+    if (member_id.len == 0) {
+        return SAMSA_ERR_NONE;
+    }
+    m = cg_member_find(g->cg, member_id, NULL);
+    if (m == NULL) {
+        return SAMSA_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (member_epoch >= 0 && member_epoch != m->epoch) {
+        return SAMSA_ERR_ILLEGAL_GENERATION;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
 samsa_cgrp_fetch_check(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                        samsa_slice_t member_id, int32_t member_epoch)
 {
@@ -1312,7 +1419,8 @@ samsa_cgrp_fetch_check(samsa_grpcoord_t *gc, samsa_slice_t group_id,
         return SAMSA_ERR_NONE;
     }
     pthread_mutex_lock(&g->lock);
-    if (g->cg != NULL && member_id.ptr != NULL) {
+    if (g->cg != NULL && member_id.ptr != NULL
+        && !(member_id.len == 0 && member_epoch < 0)) {
         err = cg_member_epoch_check(g->cg, member_id, member_epoch);
     }
     pthread_mutex_unlock(&g->lock);

@@ -676,6 +676,12 @@ grp_txn_commit_check(samsa_grp_t *g, const samsa_grp_txn_commit_req_t *rq)
     if (g->state == SAMSA_GRP_DEAD) {
         return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
     }
+    if (g->cg != NULL) {
+        /* KIP-848: the generation is the member epoch; a transactional
+         * commit gets ILLEGAL_GENERATION for a wrong one (older
+         * TxnOffsetCommit versions know no STALE_MEMBER_EPOCH) */
+        return samsa_cgrp_txn_commit_check(g, rq->member_id, rq->generation);
+    }
     for (i = 0; rq->instance_id.ptr != NULL && i < g->nmembers; i++) {
         m = g->members[i];
         if (m->instance_id != NULL

@@ -226,6 +226,12 @@ bool samsa_cgrp_subscribes(const samsa_cgrp_t *cg, const char *topic);
 samsa_err_t samsa_cgrp_commit_check(samsa_grp_t *grp, samsa_slice_t member_id,
                                     int32_t member_epoch);
 
+/* TxnOffsetCommit's member check for a consumer group (UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION).  @locks grp held */
+samsa_err_t samsa_cgrp_txn_commit_check(samsa_grp_t *grp,
+                                        samsa_slice_t member_id,
+                                        int32_t member_epoch);
+
 /* ---- grptxn.c ------------------------------------------------------------ */
 
 /* Keep one pending transactional offset of producer_id (copies). */
