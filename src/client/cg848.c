@@ -103,6 +103,7 @@ cg848_sent_reset(samsa_cg848_t *sm)
     sm->sent_topics = NULL;
     sm->nsent_topics = 0;
     sm->sent_topics_valid = false;
+    sm->sent_regex = false;
     samsa_cg848_tps_free(sm->sent_owned, sm->nsent_owned);
     sm->sent_owned = NULL;
     sm->nsent_owned = 0;
@@ -278,6 +279,7 @@ cg848_group_owned(samsa_cg848_t *sm)
 void
 samsa_cg848_hb_build(samsa_cg848_t *sm, int64_t now,
                      const char *const *topics, int32_t ntopics,
+                     const char *regex,
                      const char *instance_id, const char *rack_id,
                      int32_t rebalance_timeout_ms,
                      const char *server_assignor, samsa_cg848_hbreq_t *req)
@@ -306,9 +308,26 @@ samsa_cg848_hb_build(samsa_cg848_t *sm, int64_t now,
         req->rebalance_timeout_ms = rebalance_timeout_ms;
         req->server_assignor = server_assignor;
     }
-    if (full || !sm->sent_topics_valid
-        || !cg848_topics_eq(sm->sent_topics, sm->nsent_topics, topics,
-                            ntopics)) {
+    if (regex != NULL) {
+        if (full || !sm->sent_topics_valid || !sm->sent_regex) {
+            if (!full && sm->nsent_topics > 0) {
+                req->ntopics = 0;           /* names given up */
+                req->topics_null = false;
+            }
+            req->regex = regex;
+            cg848_strs_free(sm->sent_topics, sm->nsent_topics);
+            sm->sent_topics = NULL;
+            sm->nsent_topics = 0;
+            sm->sent_regex = true;
+            sm->sent_topics_valid = true;
+        }
+    } else if (full || !sm->sent_topics_valid || sm->sent_regex
+               || !cg848_topics_eq(sm->sent_topics, sm->nsent_topics,
+                                   topics, ntopics)) {
+        if (!full && sm->sent_regex) {
+            req->regex = "";                /* the regex given up */
+        }
+        sm->sent_regex = false;
         req->topics = topics;
         req->ntopics = ntopics;
         req->topics_null = false;

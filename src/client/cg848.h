@@ -74,6 +74,7 @@ typedef struct samsa_cg848_hbreq {
     const char *const          *topics;
     int32_t                     ntopics;
     bool                        topics_null;
+    const char                 *regex;          /* NULL: not sent */
     const char                 *server_assignor;
     const samsa_cg848_topic_t  *owned;
     int32_t                     nowned;
@@ -120,6 +121,8 @@ typedef struct samsa_cg848 {
     char                **sent_topics;
     int32_t               nsent_topics;
     bool                  sent_topics_valid;
+    bool                  sent_regex;           /* the coordinator has
+                                                   the regex */
     samsa_cg848_tp_t     *sent_owned;
     int32_t               nsent_owned;
     bool                  sent_owned_valid;
@@ -157,11 +160,13 @@ bool samsa_cg848_leave(samsa_cg848_t *sm);
 /* Is a heartbeat due at now? */
 bool samsa_cg848_hb_due(const samsa_cg848_t *sm, int64_t now);
 
-/* Fill req for the heartbeat to send now (topics: the subscription;
- * instance_id, rack_id, server_assignor: NULL when none) and remember
- * what was sent.  @pre samsa_cg848_hb_due() */
+/* Fill req for the heartbeat to send now (topics: the subscription, or
+ * regex: a pattern the coordinator resolves (v1, SubscribedTopicRegex),
+ * then topics are not sent; instance_id, rack_id, server_assignor: NULL
+ * when none) and remember what was sent.  @pre samsa_cg848_hb_due() */
 void samsa_cg848_hb_build(samsa_cg848_t *sm, int64_t now,
                           const char *const *topics, int32_t ntopics,
+                          const char *regex,
                           const char *instance_id, const char *rack_id,
                           int32_t rebalance_timeout_ms,
                           const char *server_assignor,

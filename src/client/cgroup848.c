@@ -320,6 +320,7 @@ cg848_heartbeat(samsa_consumer_t *c, int64_t now)
     samsa_buf_t                              frame = SAMSA_BUF_INIT;
     samsa_wr_t                               wr;
     const char                             **topics;
+    const char                              *regex;
     int32_t                                  n, i;
     int16_t                                  v;
 
@@ -337,7 +338,14 @@ cg848_heartbeat(samsa_consumer_t *c, int64_t now)
         return;
     }
     topics = samsa_consumer_sub_topics(c, &n);
-    samsa_cg848_hb_build(sm, now, topics, n, c->cc.group_instance_id,
+    /* v1: the coordinator resolves the pattern (SubscribedTopicRegex,
+       POSIX extended, whole names, internal topics left out, as
+       subscribe_pattern() here); v0 or internal topics wanted: the
+       client resolves it and sends the names (Java's subscribe(Pattern)) */
+    regex = v >= 1 && c->sub_mode == SAMSA_CSUB_PATTERN
+                    && c->cc.exclude_internal_topics
+                ? c->sub_re_src : NULL;
+    samsa_cg848_hb_build(sm, now, topics, n, regex, c->cc.group_instance_id,
                          c->cc.client_rack[0] != '\0' ? c->cc.client_rack
                                                       : NULL,
                          c->cc.max_poll_interval_ms,
@@ -364,6 +372,9 @@ cg848_heartbeat(samsa_consumer_t *c, int64_t now)
         req.SubscribedTopicNames = names;
         req.SubscribedTopicNames_cnt = hr.ntopics;
     }
+    req.SubscribedTopicRegex = hr.regex != NULL
+                                   ? samsa_slice_cstr(hr.regex)
+                                   : SAMSA_SLICE_NULL;
     req.ServerAssignor = hr.server_assignor != NULL
                              ? samsa_slice_cstr(hr.server_assignor)
                              : SAMSA_SLICE_NULL;

@@ -829,6 +829,8 @@ consumer_sub_clear(samsa_consumer_t *c)
         regfree(&c->sub_re);
         c->has_re = false;
     }
+    samsa_free(c->sub_re_src);
+    c->sub_re_src = NULL;
 }
 
 /* Start (or restart) joining.  @locks c->lock */
@@ -897,6 +899,7 @@ samsa_consumer_subscribe_pattern(samsa_consumer_t *c, const char *regex)
     consumer_sub_clear(c);
     c->sub_re = re;
     c->has_re = true;
+    c->sub_re_src = samsa_strdup(regex);
     c->sub_mode = SAMSA_CSUB_PATTERN;
     consumer_join_request(c);
     pthread_mutex_unlock(&c->lock);

@@ -214,6 +214,7 @@ struct samsa_consumer {
     int32_t                   nsub_topics;
     regex_t                   sub_re;
     bool                      has_re;
+    char                     *sub_re_src;   /* the pattern as given */
     samsa_cpart_t           **parts;
     int32_t                   nparts;
     int32_t                   rr;           /* poll's round-robin start */

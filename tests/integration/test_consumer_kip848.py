@@ -8,9 +8,10 @@ assignors), through consumer_probe.c / cprobe.py:
   its owner, committed first, before the newcomer gets it) and later
   leaves (its partitions go back): across these rebalances no record is
   lost or read twice;
-- subscribe_pattern(): the client resolves the regex against metadata
-  and sends topic names (Java 4.0's subscribe(Pattern)); a topic created
-  later that matches is picked up at a metadata refresh;
+- subscribe_pattern(): sent as SubscribedTopicRegex (v1) and resolved
+  by the coordinator, or resolved by the client against metadata and
+  sent as names (exclude.internal.topics=false); either way a topic
+  created later that matches is picked up;
 - close commits (auto-commit) and leaves: a new member of the group
   resumes right after what the first one returned;
 - a static member (group.instance.id) that closes (epoch -2) and comes
@@ -149,22 +150,32 @@ def test_two_split_third_joins_and_leaves(bs):
         assert pr.stop()["close"] == "NONE"
 
 
-def test_pattern_resolved_by_the_client(bs):
-    for t in ("kpat-a", "kpat-b", "kother"):
+@pytest.mark.parametrize("where", ["coordinator", "client"])
+def test_pattern(bs, where):
+    """coordinator: SubscribedTopicRegex (v1); with the default
+    metadata.max.age.ms (5 minutes) only the coordinator can see a new
+    matching topic within the test's time.  client: with
+    exclude.internal.topics=false the client resolves the pattern and
+    sends names (the coordinator always leaves internal topics out), and
+    finds the new topic at its next metadata refresh (1 s here)."""
+    pre = "kp%s-" % where[:2]
+    for t in (pre + "a", pre + "b", "kother" + where):
         create_topic(bs, t, 1)
-    want = (produce(bs, "kpat-a", 0, 5, parts=1)
-            | produce(bs, "kpat-b", 5, 5, parts=1))
-    produce(bs, "kother", 100, 5, parts=1)
-    pr = Probe(bs, "--pattern", "kpat-.*",
-               conf=conf("k10", metadata_max_age_ms="1000"))
+    want = (produce(bs, pre + "a", 0, 5, parts=1)
+            | produce(bs, pre + "b", 5, 5, parts=1))
+    produce(bs, "kother" + where, 100, 5, parts=1)
+    extra = {} if where == "coordinator" else {
+        "exclude_internal_topics": "false", "metadata_max_age_ms": "1000"}
+    pr = Probe(bs, "--pattern", pre + ".*",
+               conf=conf("k10" + where, **extra))
     wait_values([pr], want)
     # a topic created later that matches joins the subscription
-    create_topic(bs, "kpat-c", 1)
-    want |= produce(bs, "kpat-c", 10, 5, parts=1)
+    create_topic(bs, pre + "c", 1)
+    want |= produce(bs, pre + "c", 10, 5, parts=1)
     wait_values([pr], want, timeout=30)
     time.sleep(T(0.5))
     assert sorted(values([pr])) == sorted(want)
-    assert pr.assigned() == {("kpat-a", 0), ("kpat-b", 0), ("kpat-c", 0)}
+    assert pr.assigned() == {(pre + x, 0) for x in "abc"}
     pr.stop()
 
 

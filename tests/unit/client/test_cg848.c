@@ -46,8 +46,8 @@ static void
 hb(samsa_cg848_t *sm, int64_t now, samsa_cg848_hbreq_t *req)
 {
     assert_true(samsa_cg848_hb_due(sm, now));
-    samsa_cg848_hb_build(sm, now, TOPICS, 2, NULL, "rack1", 300000, NULL,
-                         req);
+    samsa_cg848_hb_build(sm, now, TOPICS, 2, NULL, NULL, "rack1", 300000,
+                         NULL, req);
     assert_false(samsa_cg848_hb_due(sm, now));      /* one in flight */
 }
 
@@ -389,6 +389,45 @@ test_cg848_leave(void **state)
     samsa_cg848_fini(&sm);
 }
 
+/* SubscribedTopicRegex: sent on join and when the subscription changes,
+ * names not sent with it; switching gives the other one up ("" / []). */
+static void
+test_cg848_regex(void **state)
+{
+    samsa_cg848_t        sm;
+    samsa_cg848_hbreq_t  req;
+
+    (void) state;
+    samsa_cg848_init(&sm, RND, false);
+    samsa_cg848_join(&sm);
+    samsa_cg848_hb_build(&sm, 0, TOPICS, 2, "t.*", NULL, NULL, 1000, NULL,
+                         &req);
+    assert_string_equal(req.regex, "t.*");
+    assert_true(req.topics_null);
+    answer(&sm, 10, SAMSA_ERR_NONE, 1, NULL, 0, false);
+    samsa_cg848_hb_build(&sm, 1010, TOPICS, 2, "t.*", NULL, NULL, 1000,
+                         NULL, &req);
+    assert_null(req.regex);                         /* unchanged */
+    assert_true(req.topics_null);
+    answer(&sm, 1020, SAMSA_ERR_NONE, 1, NULL, 0, false);
+    /* subscribe() to names: the regex is given up */
+    samsa_cg848_sub_changed(&sm);
+    samsa_cg848_hb_build(&sm, 1030, TOPICS, 2, NULL, NULL, NULL, 1000, NULL,
+                         &req);
+    assert_string_equal(req.regex, "");
+    assert_false(req.topics_null);
+    assert_int_equal(req.ntopics, 2);
+    answer(&sm, 1040, SAMSA_ERR_NONE, 1, NULL, 0, false);
+    /* and back to a pattern: the names are given up */
+    samsa_cg848_sub_changed(&sm);
+    samsa_cg848_hb_build(&sm, 1050, TOPICS, 2, "u.*", NULL, NULL, 1000,
+                         NULL, &req);
+    assert_string_equal(req.regex, "u.*");
+    assert_false(req.topics_null);
+    assert_int_equal(req.ntopics, 0);
+    samsa_cg848_fini(&sm);
+}
+
 int
 main(void)
 {
@@ -401,6 +440,7 @@ main(void)
         cmocka_unit_test(test_cg848_fenced_loses_and_rejoins),
         cmocka_unit_test(test_cg848_errors),
         cmocka_unit_test(test_cg848_leave),
+        cmocka_unit_test(test_cg848_regex),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
