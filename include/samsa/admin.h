@@ -344,6 +344,9 @@ typedef struct samsa_group_desc {
     int32_t                coordinator;
     samsa_group_member_t  *members;
     size_t                 nmembers;
+    const char            *type;        /* "consumer" (KIP-848,
+                                           ConsumerGroupDescribe) or
+                                           "classic" (DescribeGroups) */
 } samsa_group_desc_t;
 
 typedef struct samsa_group_descs {
@@ -351,9 +354,11 @@ typedef struct samsa_group_descs {
     size_t               n;
 } samsa_group_descs_t;
 
-/* FindCoordinator then DescribeGroups for each group; member assignments
- * are decoded from ConsumerProtocolAssignment (v0-v3) when the protocol
- * type is "consumer". */
+/* FindCoordinator, then ConsumerGroupDescribe for a consumer-type group
+ * (KIP-848: members and their current assignments), else DescribeGroups
+ * (classic groups; member assignments decoded from
+ * ConsumerProtocolAssignment v0-v3 when the protocol type is
+ * "consumer"). */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_groups(
     samsa_admin_t *admin, const char *const *group_ids, size_t n,
     int64_t timeout_ms, samsa_group_descs_t **resultp);

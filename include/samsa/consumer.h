@@ -2,8 +2,10 @@
  * samsa/consumer.h - libsamsa's consumer, after Kafka's Java consumer
  * (KafkaConsumer): manual assign() or subscribe() to topics (list or
  * regex) in a group over the classic group protocol with client-side
- * assignors (range, roundrobin, cooperative-sticky), poll() returning
- * records, commits, seeks, pause/resume, offsets for times.
+ * assignors (range, roundrobin, cooperative-sticky) or the KIP-848
+ * consumer protocol (group.protocol=consumer, server-side assignors,
+ * group.remote.assignor), poll() returning records, commits, seeks,
+ * pause/resume, offsets for times.
  *
  * Configuration uses the Java consumer's property names and defaults
  * (samsa/conf.h): bootstrap.servers, group.id, group.instance.id,
@@ -124,8 +126,10 @@ typedef void samsa_commit_cb(samsa_consumer_t *consumer, samsa_err_t err,
 
 /* Create a consumer from conf (copied) and start its background thread.
  * SAMSA_ERR__CONFIG with errstr naming the key for a bad setting
- * (missing bootstrap.servers; group.protocol=consumer, KIP-848, is not
- * implemented; group.instance.id without group.id ...).  No network I/O
+ * (missing bootstrap.servers; session.timeout.ms, heartbeat.interval.ms
+ * or partition.assignment.strategy with group.protocol=consumer;
+ * group.remote.assignor with classic; group.instance.id without
+ * group.id ...).  No network I/O
  * happens here.  @thread any */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_consumer_new(
     const samsa_conf_t *conf, samsa_consumer_t **consumerp, char *errstr,

@@ -53,6 +53,8 @@ static const samsa_api_def_t  api_defs[] = {
     { 61, 0, 0, samsa_h_DescribeProducers, B },
     { 65, 0, 0, samsa_h_DescribeTransactions, B },
     { 66, 0, 1, samsa_h_ListTransactions, B },
+    { 68, 0, 1, samsa_h_ConsumerGroupHeartbeat, B },
+    { 69, 0, 1, samsa_h_ConsumerGroupDescribe, B },
 };
 
 void

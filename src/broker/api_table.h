@@ -58,6 +58,10 @@ void samsa_apis_handle(void *ctx, samsa_req_t *req);
 /* Answer req by closing its connection (a request we cannot decode). */
 void samsa_apis_close(samsa_req_t *req, const char *why);
 
+/* "/127.0.0.1": the client's address as Kafka shows it (group members'
+ * ClientHost), in req's arena. */
+samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
+
 /* Handlers, one file each (h_<Api>.c). */
 void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req);
@@ -94,5 +98,7 @@ void samsa_h_EndTxn(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req);
 void samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

@@ -197,6 +197,7 @@ grp_free(samsa_grp_t *g)
         samsa_free(g->offsets[i].metadata);
     }
     samsa_grp_txn_offsets_free(g);
+    samsa_cgrp_free(g->cg);
     samsa_free(g->members);
     samsa_free(g->pending);
     samsa_free(g->offsets);
@@ -361,6 +362,13 @@ samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
     gc->max_session_timeout_ms =
         samsa_config_int(conf->cfg, "group.max.session.timeout.ms");
     gc->max_size = samsa_config_int(conf->cfg, "group.max.size");
+    gc->cg_session_timeout_ms =
+        samsa_config_int(conf->cfg, "group.consumer.session.timeout.ms");
+    gc->cg_heartbeat_interval_ms =
+        samsa_config_int(conf->cfg, "group.consumer.heartbeat.interval.ms");
+    gc->cg_max_size = samsa_config_int(conf->cfg, "group.consumer.max.size");
+    gc->cg_assignors = samsa_config_list(conf->cfg, "group.consumer.assignors",
+                                         &gc->cg_nassignors);
     gc->metadata_max_bytes =
         samsa_config_int(conf->cfg, "offset.metadata.max.bytes");
     gc->num_partitions =
@@ -527,6 +535,10 @@ grp_commit_check(samsa_grp_t *g, const samsa_grp_commit_req_t *rq)
     if (g->state == SAMSA_GRP_DEAD) {
         return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
     }
+    if (g->cg != NULL) {
+        /* KIP-848: the generation is the member epoch */
+        return samsa_cgrp_commit_check(g, rq->member_id, rq->generation);
+    }
     if (rq->instance_id.ptr != NULL) {
         for (size_t i = 0; i < g->nmembers; i++) {
             m = g->members[i];
@@ -644,7 +656,8 @@ samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
         }
     }
     if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0) {
+        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
+        && g->cg == NULL) {
         samsa_grp_remove(g);
     }
     pthread_mutex_unlock(&g->lock);
@@ -662,6 +675,12 @@ grp_txn_commit_check(samsa_grp_t *g, const samsa_grp_txn_commit_req_t *rq)
 
     if (g->state == SAMSA_GRP_DEAD) {
         return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+    }
+    if (g->cg != NULL) {
+        /* KIP-848: the generation is the member epoch; a transactional
+         * commit gets ILLEGAL_GENERATION for a wrong one (older
+         * TxnOffsetCommit versions know no STALE_MEMBER_EPOCH) */
+        return samsa_cgrp_txn_commit_check(g, rq->member_id, rq->generation);
     }
     for (i = 0; rq->instance_id.ptr != NULL && i < g->nmembers; i++) {
         m = g->members[i];
@@ -729,7 +748,8 @@ samsa_grp_txn_commit(samsa_grpcoord_t *gc,
         }
     }
     if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0) {
+        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
+        && g->cg == NULL) {
         samsa_grp_remove(g);
     }
     pthread_mutex_unlock(&g->lock);
@@ -912,7 +932,10 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
         want = all[i]->state != SAMSA_GRP_DEAD;
         for (j = 0; want && nstates > 0 && j < nstates; j++) {
             if (samsa_slice_eq_cstr(states[j],
-                                    samsa_grp_state_name(all[i]->state))) {
+                                    all[i]->cg != NULL
+                                        ? samsa_cgrp_state_name(all[i]->cg)
+                                        : samsa_grp_state_name(
+                                              all[i]->state))) {
                 break;
             }
         }
@@ -924,6 +947,10 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
                                       strlen(all[i]->protocol_type))
                 : "";
             (*out)[k].state = all[i]->state;
+            (*out)[k].consumer = all[i]->cg != NULL;
+            (*out)[k].state_name = all[i]->cg != NULL
+                ? samsa_cgrp_state_name(all[i]->cg)
+                : samsa_grp_state_name(all[i]->state);
             k++;
         }
         pthread_mutex_unlock(&all[i]->lock);
@@ -969,6 +996,13 @@ samsa_grp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
         return;
     }
     pthread_mutex_lock(&g->lock);
+    if (g->cg != NULL) {
+        /* Kafka 4 answers DescribeGroups v0-v5 of a consumer group as of
+         * an unknown one (Dead, no members) */
+        pthread_mutex_unlock(&g->lock);
+        samsa_grp_unref(g);
+        return;
+    }
     stable = g->state == SAMSA_GRP_STABLE;
     out->state = g->state;
     out->protocol_type = g->protocol_type != NULL
@@ -1025,7 +1059,8 @@ samsa_grp_delete(samsa_grpcoord_t *gc, samsa_slice_t group_id)
     pthread_mutex_lock(&g->lock);
     if (g->state == SAMSA_GRP_DEAD) {
         err = SAMSA_ERR_GROUP_ID_NOT_FOUND;
-    } else if (g->state != SAMSA_GRP_EMPTY || g->npending > 0) {
+    } else if (g->state != SAMSA_GRP_EMPTY || g->npending > 0
+               || samsa_cgrp_nmembers(g->cg) > 0) {
         err = SAMSA_ERR_NON_EMPTY_GROUP;
     } else {
         err = samsa_grpstore_write_tombstones(g, true, g->offsets,
@@ -1055,7 +1090,14 @@ samsa_grp_offset_expired(samsa_grp_t *g, const grp_offset_t *o,
     if (o->expire_ts_ms >= 0) {
         return now_ms >= o->expire_ts_ms;       /* v2-v4 retention */
     }
-    if (g->protocol_type == NULL) {
+    if (samsa_cgrp_nmembers(g->cg) > 0) {
+        /* a consumer group with members: only topics nobody subscribes to
+         * (Kafka's ConsumerGroup offset expiration condition) */
+        if (samsa_cgrp_subscribes(g->cg, o->topic)) {
+            return false;
+        }
+        base = o->commit_ts_ms;
+    } else if (g->protocol_type == NULL) {
         base = o->commit_ts_ms;                 /* simple consumer */
     } else if (g->state == SAMSA_GRP_EMPTY) {
         base = g->state_ts_ms >= 0 ? g->state_ts_ms : o->commit_ts_ms;
@@ -1102,6 +1144,7 @@ grp_expire_one(samsa_grp_t *g, int64_t now_ms, int64_t retention_ms,
         samsa_info("group %s: %zu committed offset(s) expired", g->id, n);
     }
     if (g->state == SAMSA_GRP_EMPTY && g->noffsets == 0 && g->npending == 0
+        && samsa_cgrp_nmembers(g->cg) == 0
         && samsa_grpstore_write_tombstones(g, true, NULL, 0)
                == SAMSA_ERR_NONE) {
         samsa_grp_set_state(g, SAMSA_GRP_DEAD);

@@ -275,6 +275,11 @@ typedef struct samsa_grp_listed {
     const char         *group_id;
     const char         *protocol_type;      /* "" for offsets only */
     samsa_grp_state_t   state;
+    const char         *state_name;         /* Kafka's name of the state
+                                               (consumer groups have
+                                               their own states) */
+    bool                consumer;           /* a consumer-type group
+                                               (KIP-848), else classic */
 } samsa_grp_listed_t;
 
 /* Every group (not Dead) whose state is in states (NULL: any); allocated

@@ -18,6 +18,7 @@
 #include "broker/purgatory.h"
 
 typedef struct samsa_grp samsa_grp_t;
+typedef struct samsa_cgrp samsa_cgrp_t;     /* broker/cgrp.c */
 
 /* One protocol a member supports (copied out of its JoinGroup). */
 typedef struct grp_proto {
@@ -107,6 +108,9 @@ struct samsa_grp {
     grp_txn_offset_t    *txn_offsets;       /* pending, in commit order */
     size_t               ntxn_offsets;
     bool                 in_table;          /* [table lock] */
+    samsa_cgrp_t        *cg;                /* a consumer-type group
+                                               (KIP-848, cgrp.c); NULL:
+                                               classic */
 };
 
 struct samsa_grpcoord {
@@ -139,6 +143,14 @@ struct samsa_grpcoord {
     pthread_mutex_t        expire_lock;     /* guards expire_stop */
     pthread_cond_t         expire_cond;
     bool                   expire_stop;     /* [expire_lock] */
+    int32_t                cg_session_timeout_ms;   /* [const] group.
+                                               consumer.session.timeout.ms */
+    int32_t                cg_heartbeat_interval_ms;    /* [const] */
+    int32_t                cg_max_size;     /* [const] group.consumer.
+                                               max.size */
+    char *const           *cg_assignors;    /* [const] group.consumer.
+                                               assignors (the config's) */
+    size_t                 cg_nassignors;   /* [const] */
 };
 
 /* Whether the group's committed offset o has expired at now_ms (Kafka's
@@ -192,6 +204,33 @@ void samsa_grp_member_touch(samsa_grp_t *grp, grp_member_t *m);
 /* Answer every waiting join and sync with err, forget the members' timers
  * (coordinator shutdown).  @locks grp held */
 void samsa_grp_fail_waiting(samsa_grp_t *grp, samsa_err_t err);
+
+/* ---- cgrp.c --------------------------------------------------------------- */
+
+/* Free a consumer group's state (its timers must be gone: they hold a ref
+ * of the group).  NULL is a no-op. */
+void samsa_cgrp_free(samsa_cgrp_t *cg);
+
+/* Members of the consumer group (0 for NULL). */
+size_t samsa_cgrp_nmembers(const samsa_cgrp_t *cg);
+
+/* Kafka's ConsumerGroupState name: Empty, Assigning, Reconciling,
+ * Stable.  @locks grp held */
+const char *samsa_cgrp_state_name(const samsa_cgrp_t *cg);
+
+/* Whether a member subscribes to topic.  @locks grp held */
+bool samsa_cgrp_subscribes(const samsa_cgrp_t *cg, const char *topic);
+
+/* OffsetCommit's member check (Kafka's ConsumerGroup.validateOffsetCommit:
+ * the member epoch is the generation).  @locks grp held */
+samsa_err_t samsa_cgrp_commit_check(samsa_grp_t *grp, samsa_slice_t member_id,
+                                    int32_t member_epoch);
+
+/* TxnOffsetCommit's member check for a consumer group (UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION).  @locks grp held */
+samsa_err_t samsa_cgrp_txn_commit_check(samsa_grp_t *grp,
+                                        samsa_slice_t member_id,
+                                        int32_t member_epoch);
 
 /* ---- grptxn.c ------------------------------------------------------------ */
 

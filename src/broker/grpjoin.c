@@ -1198,7 +1198,7 @@ static void
 grp_drop_if_unused(samsa_grp_t *g)
 {
     if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->npending == 0
-        && g->noffsets == 0 && g->generation == 0) {
+        && g->noffsets == 0 && g->generation == 0 && g->cg == NULL) {
         samsa_grp_remove(g);
     }
 }
@@ -1231,7 +1231,20 @@ samsa_grp_join(samsa_grpcoord_t *gc, const samsa_grp_join_req_t *rq,
         return;
     }
     pthread_mutex_lock(&g->lock);
-    if ((int64_t) g->nmembers >= gc->max_size
+    if (g->cg != NULL && samsa_cgrp_nmembers(g->cg) == 0) {
+        /* an empty consumer group (KIP-848) becomes a classic one again,
+         * keeping its offsets */
+        samsa_cgrp_free(g->cg);
+        g->cg = NULL;
+        samsa_free(g->protocol_type);
+        g->protocol_type = NULL;
+    }
+    if (g->cg != NULL) {
+        /* no online migration: classic members cannot join a consumer
+         * group that has members */
+        grp_join_answer_error(cb, ctx, SAMSA_ERR_INCONSISTENT_GROUP_PROTOCOL,
+                              NULL);
+    } else if ((int64_t) g->nmembers >= gc->max_size
         && (unknown || samsa_grp_member_find(g, rq->member_id.ptr,
                                              rq->member_id.len) == NULL)) {
         grp_join_answer_error(cb, ctx, SAMSA_ERR_GROUP_MAX_SIZE_REACHED,

@@ -18,8 +18,8 @@
 
 /* "/127.0.0.1" from the connection id "local:port-remote:port-proc-seq",
  * as Kafka shows a client's address. */
-static samsa_slice_t
-joingroup_client_host(samsa_req_t *req)
+samsa_slice_t
+samsa_apis_client_host(samsa_req_t *req)
 {
     const char  *s = strchr(req->connection, '-');
     const char  *end, *colon;
@@ -111,7 +111,7 @@ samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req)
     jr.instance_id = rq.GroupInstanceId;
     jr.client_id = samsa_slice_cstr(req->client_id != NULL ? req->client_id
                                                            : "");
-    jr.client_host = joingroup_client_host(req);
+    jr.client_host = samsa_apis_client_host(req);
     jr.protocol_type = rq.ProtocolType;
     jr.protocols = protos;
     jr.nprotocols = rq.Protocols_cnt > 0 ? (size_t) rq.Protocols_cnt : 0;

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "broker/cgrp.h"
 #include "broker/grp.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
@@ -209,6 +210,7 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
     samsa_wr_t                   wr;
     int16_t                      v = req->hdr.ApiVersion;
     int32_t                      i;
+    samsa_err_t                  err;
 
     samsa_OffsetFetchRequest_init(&rq);
     if (samsa_OffsetFetchRequest_decode(&req->body, v, &req->arena, &rq)
@@ -227,9 +229,20 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
         m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
                                       sizeof(*m.Groups));
         for (i = 0; i < m.Groups_cnt; i++) {
-            offsetfetch_ask_group(req, &rq.Groups[i], &a);
-            offsetfetch_one(apis, req, rq.Groups[i].GroupId, &a,
-                            rq.RequireStable, &g);
+            /* v9: a consumer group's member asks with its epoch */
+            err = v >= 9 ? samsa_cgrp_fetch_check(apis->broker->grp,
+                                                  rq.Groups[i].GroupId,
+                                                  rq.Groups[i].MemberId,
+                                                  rq.Groups[i].MemberEpoch)
+                         : SAMSA_ERR_NONE;
+            if (err != SAMSA_ERR_NONE) {
+                memset(&g, 0, sizeof(g));
+                g.error = err;
+            } else {
+                offsetfetch_ask_group(req, &rq.Groups[i], &a);
+                offsetfetch_one(apis, req, rq.Groups[i].GroupId, &a,
+                                rq.RequireStable, &g);
+            }
             offsetfetch_fill_group(req, rq.Groups[i].GroupId, &g,
                                    &m.Groups[i]);
         }

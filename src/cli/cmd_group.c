@@ -196,6 +196,8 @@ group_describe_json(samsa_json_t *j, const samsa_group_desc_t *gd,
     samsa_json_obj(j);
     samsa_json_key(j, "group_id");
     samsa_json_str(j, gd->group_id);
+    samsa_json_key(j, "type");
+    samsa_json_str(j, gd->type);
     samsa_json_key(j, "state");
     samsa_json_str(j, gd->state);
     samsa_json_key(j, "protocol_type");
@@ -282,8 +284,9 @@ group_describe_text(const samsa_group_desc_t *gd, const group_rows_t *rs)
     char                     *asg;
     size_t                    i, k, len;
 
-    printf("Group '%s': state %s, protocol %s/%s, coordinator %d, "
-           "%zu member(s)\n\n", gd->group_id, gd->state,
+    printf("Group '%s' (%s): state %s, protocol %s/%s, coordinator %d, "
+           "%zu member(s)\n\n", gd->group_id,
+           gd->type != NULL ? gd->type : "classic", gd->state,
            gd->protocol_type != NULL && gd->protocol_type[0] != '\0'
                ? gd->protocol_type : "-",
            gd->protocol != NULL && gd->protocol[0] != '\0' ? gd->protocol

@@ -12,6 +12,7 @@
 
 #include "client/admin_int.h"
 #include "proto/gen/DeleteGroups.h"
+#include "proto/gen/ConsumerGroupDescribe.h"
 #include "proto/gen/DescribeGroups.h"
 #include "proto/gen/ListGroups.h"
 #include "proto/gen/OffsetCommit.h"
@@ -226,6 +227,7 @@ admin_group_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
 
     gd->err = (samsa_err_t) g->ErrorCode;
     gd->errmsg = samsa_admin_errmsg(arena, gd->err, SAMSA_SLICE_NULL);
+    gd->type = "classic";
     gd->state = samsa_admin_str(arena, g->GroupState);
     gd->state = gd->state != NULL && gd->state[0] != '\0' ? gd->state
                                                           : "Dead";
@@ -257,6 +259,100 @@ admin_group_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
     }
 }
 
+/* A consumer-type group (KIP-848) from ConsumerGroupDescribe: members
+ * with their current assignments (topic names given by the
+ * coordinator). */
+static void
+admin_cgroup_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
+                  const samsa_CGDescribedGroup_t *g, int32_t coordinator)
+{
+    const samsa_CGDescribedMember_t  *dm;
+    samsa_group_member_t             *m;
+    size_t                            total;
+    int32_t                           i, j, k;
+
+    gd->err = SAMSA_ERR_NONE;
+    gd->errmsg = NULL;
+    gd->type = "consumer";
+    gd->state = samsa_admin_str(arena, g->GroupState);
+    gd->protocol_type = "consumer";
+    gd->protocol = samsa_admin_str(arena, g->AssignorName);
+    gd->coordinator = coordinator;
+    gd->nmembers = g->Members_cnt > 0 ? (size_t) g->Members_cnt : 0;
+    gd->members = samsa_arena_calloc(arena, gd->nmembers + 1,
+                                     sizeof(*gd->members));
+    for (i = 0; i < (int32_t) gd->nmembers; i++) {
+        const samsa_CGDescribedAssignment_t  *as;
+
+        dm = &g->Members[i];
+        m = &gd->members[i];
+        as = &dm->Assignment;
+        m->member_id = samsa_admin_str(arena, dm->MemberId);
+        m->group_instance_id = samsa_admin_str(arena, dm->InstanceId);
+        m->client_id = samsa_admin_str(arena, dm->ClientId);
+        m->client_host = samsa_admin_str(arena, dm->ClientHost);
+        total = 0;
+        for (j = 0; j < as->TopicPartitions_cnt; j++) {
+            if (as->TopicPartitions[j].Partitions_cnt > 0) {
+                total += (size_t) as->TopicPartitions[j].Partitions_cnt;
+            }
+        }
+        m->assignment = samsa_arena_calloc(arena, total + 1,
+                                           sizeof(*m->assignment));
+        for (j = 0; j < as->TopicPartitions_cnt; j++) {
+            const samsa_CGDescribedTopicPartitions_t  *tp =
+                &as->TopicPartitions[j];
+            const char  *name = samsa_admin_str(arena, tp->TopicName);
+
+            for (k = 0; k < tp->Partitions_cnt; k++) {
+                m->assignment[m->nassignment].topic = name;
+                m->assignment[m->nassignment++].partition = tp->Partitions[k];
+            }
+        }
+        m->assignment_decoded = true;
+        if (m->nassignment > 0) {
+            qsort(m->assignment, m->nassignment, sizeof(*m->assignment),
+                  admin_cmp_tp);
+        }
+    }
+}
+
+/* ConsumerGroupDescribe: true when group_id is a consumer-type group
+ * (gd filled); false for a classic or unknown group, or a coordinator
+ * without the API (then DescribeGroups answers). */
+static bool
+admin_describe_cgroup(samsa_admin_t *a, const char *group_id, int32_t node,
+                      int64_t deadline, samsa_arena_t *scratch,
+                      samsa_arena_t *arena, samsa_group_desc_t *gd)
+{
+    samsa_ConsumerGroupDescribeRequest_t   req;
+    samsa_ConsumerGroupDescribeResponse_t  resp;
+    samsa_slice_t                          id = samsa_slice_cstr(group_id);
+    samsa_admin_rpc_t                      rpc;
+    samsa_rd_t                             rd;
+    samsa_err_t                            err;
+
+    if (samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_ConsumerGroupDescribe,
+                              0, 1, deadline) != SAMSA_ERR_NONE) {
+        return false;
+    }
+    samsa_ConsumerGroupDescribeRequest_init(&req);
+    req.GroupIds = &id;
+    req.GroupIds_cnt = 1;
+    samsa_ConsumerGroupDescribeRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_ConsumerGroupDescribeResponse_decode(&rd, rpc.version,
+                                                         scratch, &resp);
+    }
+    if (err != SAMSA_ERR_NONE || resp.Groups_cnt != 1
+        || resp.Groups[0].ErrorCode != 0) {
+        return false;           /* GROUP_ID_NOT_FOUND: classic or none */
+    }
+    admin_cgroup_desc(arena, gd, &resp.Groups[0], node);
+    return true;
+}
+
 static samsa_err_t
 admin_describe_group(samsa_admin_t *a, const char *group_id,
                      int64_t deadline, samsa_arena_t *scratch,
@@ -274,6 +370,11 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     gd->state = "Dead";
     gd->coordinator = -1;
     err = samsa_admin_coordinator(a, group_id, deadline, &node);
+    if (err == SAMSA_ERR_NONE
+        && admin_describe_cgroup(a, group_id, node, deadline, scratch, arena,
+                                 gd)) {
+        return SAMSA_ERR_NONE;
+    }
     if (err == SAMSA_ERR_NONE) {
         err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_DescribeGroups, 0,
                                     5, deadline);

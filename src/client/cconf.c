@@ -93,6 +93,39 @@ cconf_assignors(samsa_cconf_t *cc, const char *list)
     }
 }
 
+/* Java's ConsumerConfig rules for group.protocol (Kafka 4.0): the keys of
+ * the other protocol may not be set explicitly. */
+static samsa_err_t
+cconf_protocol_rules(const samsa_cconf_t *cc, const samsa_conf_t *conf,
+                     char *errstr, size_t errstr_size)
+{
+    static const char *const  classic_only[] = {
+        "partition.assignment.strategy",
+        "session.timeout.ms",
+        "heartbeat.interval.ms",
+    };
+    size_t                    i;
+
+    if (!cc->group_protocol_consumer) {
+        if (cc->group_remote_assignor != NULL) {
+            cconf_err(errstr, errstr_size, "invalid configuration "
+                      "'group.remote.assignor': cannot be set when "
+                      "group.protocol=classic");
+            return SAMSA_ERR__CONFIG;
+        }
+        return SAMSA_ERR_NONE;
+    }
+    for (i = 0; i < sizeof(classic_only) / sizeof(classic_only[0]); i++) {
+        if (samsa_conf_get(conf, classic_only[i]) != NULL) {
+            cconf_err(errstr, errstr_size, "invalid configuration '%s': "
+                      "cannot be set when group.protocol=consumer (the "
+                      "group coordinator decides it)", classic_only[i]);
+            return SAMSA_ERR__CONFIG;
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
 samsa_err_t
 samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
                  size_t errstr_size)
@@ -135,19 +168,22 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
                                               "allow.auto.create.topics");
     cc->client_rack = samsa_strdup(cconf_str(conf, "client.rack"));
 
-    if (strcasecmp(cconf_str(conf, "group.protocol"), "consumer") == 0) {
-        cconf_err(errstr, errstr_size, "invalid value 'consumer' for "
-                  "configuration 'group.protocol': the KIP-848 consumer "
-                  "group protocol is not implemented in libsamsa; use "
-                  "classic");
-        return SAMSA_ERR__CONFIG;
+    cc->group_protocol_consumer =
+        strcasecmp(cconf_str(conf, "group.protocol"), "consumer") == 0;
+    v = samsa_conf_get(conf, "group.remote.assignor");
+    cc->group_remote_assignor = v != NULL && v[0] != '\0' ? samsa_strdup(v)
+                                                           : NULL;
+    err = cconf_protocol_rules(cc, conf, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     if (cc->group_instance_id != NULL && cc->group_id == NULL) {
         cconf_err(errstr, errstr_size, "invalid configuration "
                   "'group.instance.id': requires group.id");
         return SAMSA_ERR__CONFIG;
     }
-    if (cc->heartbeat_interval_ms >= cc->session_timeout_ms) {
+    if (!cc->group_protocol_consumer
+        && cc->heartbeat_interval_ms >= cc->session_timeout_ms) {
         cconf_err(errstr, errstr_size, "invalid value '%d' for "
                   "configuration 'heartbeat.interval.ms': must be lower "
                   "than session.timeout.ms (%d)", cc->heartbeat_interval_ms,
@@ -189,5 +225,6 @@ samsa_cconf_fini(samsa_cconf_t *cc)
     }
     samsa_free(cc->assignors);
     samsa_free(cc->client_rack);
+    samsa_free(cc->group_remote_assignor);
     memset(cc, 0, sizeof(*cc));
 }

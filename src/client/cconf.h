@@ -3,8 +3,10 @@
  * samsa_conf_t with Java's rules (ConsumerConfig): group.instance.id and
  * subscribe() need group.id; enable.auto.commit without group.id is off
  * (Java turns it off when group.id is null); heartbeat.interval.ms must be
- * below session.timeout.ms; group.protocol=consumer (KIP-848) is refused
- * as not implemented.  Connection settings (bootstrap.servers,
+ * below session.timeout.ms; with group.protocol=consumer (KIP-848)
+ * partition.assignment.strategy, session.timeout.ms and
+ * heartbeat.interval.ms may not be set, with classic
+ * group.remote.assignor may not (Kafka 4.0's ConsumerConfig).  Connection settings (bootstrap.servers,
  * client.id, request.timeout.ms, reconnect.backoff.*, ...) are read with
  * the producer's loader (pconf.c).
  * Threads: built once by samsa_consumer_new(), then read-only.
@@ -49,6 +51,8 @@ typedef struct samsa_cconf {
     bool            exclude_internal_topics;
     bool            allow_auto_create_topics;
     char           *client_rack;        /* "" none */
+    bool            group_protocol_consumer;    /* KIP-848 */
+    char           *group_remote_assignor;      /* NULL: broker's default */
 } samsa_cconf_t;
 
 SAMSA_MUST_CHECK samsa_err_t samsa_cconf_load(samsa_cconf_t *cc,

@@ -74,6 +74,11 @@ samsa_cgroup_fini(samsa_cgroup_t *g)
 {
     cgroup_members_free(g);
     cgroup_joined_free(g);
+    samsa_cg848_fini(&g->k848);
+    samsa_cg848_tps_free(g->k848_added, g->nk848_added);
+    if (g->k848_leave_op != NULL) {
+        samsa_consumer_op_free(g->k848_leave_op);
+    }
     samsa_free(g->member_id);
     samsa_free(g->protocol);
     samsa_free(g->leader_id);
@@ -202,6 +207,39 @@ static int16_t
 cgroup_version(samsa_consumer_t *c, int16_t api, int16_t lo, int16_t hi)
 {
     return samsa_netclient_version(c->nc, c->grp.coord_node, api, lo, hi);
+}
+
+bool
+samsa_cgroup_send(samsa_consumer_t *c, samsa_buf_t *frame, int16_t api,
+                  int16_t v, samsa_nc_resp_fn *cb, void *opaque, int64_t now)
+{
+    return cgroup_send(c, frame, api, v, cb, opaque, now);
+}
+
+int16_t
+samsa_cgroup_version(samsa_consumer_t *c, int16_t api, int16_t lo,
+                     int16_t hi)
+{
+    return cgroup_version(c, api, lo, hi);
+}
+
+void
+samsa_cgroup_coord_dead(samsa_consumer_t *c, samsa_err_t err)
+{
+    cgroup_coord_dead(c, err);
+}
+
+void
+samsa_cgroup_fatal(samsa_consumer_t *c, samsa_err_t err, const char *what)
+{
+    cgroup_fatal(c, err, what);
+}
+
+void
+samsa_cgroup_push(samsa_consumer_t *c, samsa_cevent_kind_t kind,
+                  samsa_topic_partition_t *tps, size_t n, bool rejoin)
+{
+    cgroup_push(c, kind, tps, n, rejoin);
 }
 
 /* ---- FindCoordinator ---------------------------------------------------- */
@@ -346,6 +384,16 @@ cgroup_snapshot(samsa_consumer_t *c)
 
 void
 samsa_cgroup_md_changed(samsa_consumer_t *c)
+{
+    if (c->grp.mship != NULL) {
+        c->grp.mship->md_changed(c);
+    }
+}
+
+/* Classic: rejoin when this member's topics or their partition counts
+ * changed since it joined. */
+static void
+cgroup_classic_md_changed(samsa_consumer_t *c)
 {
     samsa_cgroup_t     *g = &c->grp;
     samsa_cmd_topic_t  *t;
@@ -961,6 +1009,19 @@ cgroup_on_commit(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             }
         }
     }
+    if (err == SAMSA_ERR_STALE_MEMBER_EPOCH && op->waited
+        && samsa_now_ms() < op->deadline_ms) {
+        /* KIP-848: the epoch moved on; send again once a heartbeat
+           brought the new one (Java retries it) */
+        op->sent = false;
+        op->not_before_ms = samsa_now_ms() + c->cc.net.retry_backoff_ms;
+        op->next = c->op_head;
+        c->op_head = op;
+        if (c->op_tail == NULL) {
+            c->op_tail = op;
+        }
+        goto out;
+    }
     if (cgroup_coord_err(err) && err != SAMSA_ERR__SHUTDOWN) {
         cgroup_coord_dead(c, err);
         if (op->waited && samsa_now_ms() < op->deadline_ms) {
@@ -973,9 +1034,11 @@ cgroup_on_commit(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             goto out;
         }
     }
-    if ((err == SAMSA_ERR_UNKNOWN_MEMBER_ID
-         || err == SAMSA_ERR_ILLEGAL_GENERATION)
-        && c->grp.state == SAMSA_CGROUP_STABLE) {
+    if (c->cc.group_protocol_consumer) {
+        /* KIP-848: the heartbeat alone decides about the membership */
+    } else if ((err == SAMSA_ERR_UNKNOWN_MEMBER_ID
+                || err == SAMSA_ERR_ILLEGAL_GENERATION)
+               && c->grp.state == SAMSA_CGROUP_STABLE) {
         cgroup_lose(c, true);
     } else if (err == SAMSA_ERR_REBALANCE_IN_PROGRESS
                && c->grp.state == SAMSA_CGROUP_STABLE) {
@@ -1006,7 +1069,10 @@ cgroup_commit(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     int16_t                            v;
     bool                               member;
 
-    if ((v = cgroup_version(c, SAMSA_API_OffsetCommit, 2, 8)) < 0) {
+    /* v9: the generation may be a KIP-848 member epoch */
+    if ((v = cgroup_version(c, SAMSA_API_OffsetCommit,
+                            c->cc.group_protocol_consumer ? 9 : 2,
+                            c->cc.group_protocol_consumer ? 9 : 8)) < 0) {
         return;
     }
     samsa_consumer_op_unlink(c, op);
@@ -1107,6 +1173,44 @@ cgroup_position_from(samsa_consumer_t *c, const samsa_topic_partition_t *tp,
     pthread_cond_broadcast(&c->cond);
 }
 
+/* v8+ answers per group: our one group's answer in the v0-7 fields. */
+static samsa_err_t
+cgroup_ofetch_flatten(samsa_OffsetFetchResponse_t *resp, samsa_arena_t *arena)
+{
+    const samsa_OffsetFetchResponseGroup_t  *g;
+    int32_t                                  i, j;
+
+    if (resp->Groups_cnt != 1) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    g = &resp->Groups[0];
+    resp->ErrorCode = g->ErrorCode;
+    resp->Topics_cnt = g->Topics_cnt > 0 ? g->Topics_cnt : 0;
+    resp->Topics = samsa_arena_calloc(arena, (size_t) resp->Topics_cnt + 1,
+                                      sizeof(*resp->Topics));
+    for (i = 0; i < resp->Topics_cnt; i++) {
+        samsa_OffsetFetchResponseTopic_t  *t = &resp->Topics[i];
+
+        t->Name = g->Topics[i].Name;
+        t->Partitions_cnt = g->Topics[i].Partitions_cnt > 0
+                                ? g->Topics[i].Partitions_cnt : 0;
+        t->Partitions = samsa_arena_calloc(arena,
+                                           (size_t) t->Partitions_cnt + 1,
+                                           sizeof(*t->Partitions));
+        for (j = 0; j < t->Partitions_cnt; j++) {
+            const samsa_OffsetFetchResponsePartitions_t  *p =
+                &g->Topics[i].Partitions[j];
+
+            t->Partitions[j].PartitionIndex = p->PartitionIndex;
+            t->Partitions[j].CommittedOffset = p->CommittedOffset;
+            t->Partitions[j].CommittedLeaderEpoch = p->CommittedLeaderEpoch;
+            t->Partitions[j].Metadata = p->Metadata;
+            t->Partitions[j].ErrorCode = p->ErrorCode;
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
 static void
 cgroup_on_ofetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
                  void *opaque)
@@ -1131,6 +1235,9 @@ cgroup_on_ofetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     if (err == SAMSA_ERR_NONE) {
         err = samsa_OffsetFetchResponse_decode(body, of->version, &arena,
                                                &resp);
+    }
+    if (err == SAMSA_ERR_NONE && of->version >= 8) {
+        err = cgroup_ofetch_flatten(&resp, &arena);
     }
     if (err == SAMSA_ERR_NONE && resp.ErrorCode != 0) {
         err = (samsa_err_t) resp.ErrorCode;
@@ -1202,6 +1309,8 @@ cgroup_send_ofetch(samsa_consumer_t *c, cgroup_ofetch_t *of,
 {
     samsa_OffsetFetchRequest_t        req;
     samsa_OffsetFetchRequestTopic_t  *topics;
+    samsa_OffsetFetchRequestTopics_t *gtopics = NULL;
+    samsa_OffsetFetchRequestGroup_t   grp;
     int32_t                          *idx, nt = 0, i;
     size_t                            k, off = 0;
     samsa_buf_t                       frame = SAMSA_BUF_INIT;
@@ -1234,15 +1343,50 @@ cgroup_send_ofetch(samsa_consumer_t *c, cgroup_ofetch_t *of,
     req.GroupId = samsa_slice_cstr(c->cc.group_id);
     req.Topics = topics;
     req.Topics_cnt = nt;
+    if (of->version >= 8) {
+        /* KIP-848 (v9): one group, with the member id and epoch while in
+           it, so that the coordinator can check them */
+        gtopics = samsa_calloc((size_t) nt + 1, sizeof(*gtopics));
+        for (i = 0; i < nt; i++) {
+            samsa_OffsetFetchRequestTopics_init(&gtopics[i]);
+            gtopics[i].Name = topics[i].Name;
+            gtopics[i].PartitionIndexes = topics[i].PartitionIndexes;
+            gtopics[i].PartitionIndexes_cnt = topics[i].PartitionIndexes_cnt;
+        }
+        samsa_OffsetFetchRequestGroup_init(&grp);
+        grp.GroupId = req.GroupId;
+        if (cgroup_subscribed(c) && c->grp.generation >= 0) {
+            grp.MemberId = samsa_slice_cstr(c->grp.member_id);
+            grp.MemberEpoch = c->grp.generation;
+        }
+        grp.Topics = gtopics;
+        grp.Topics_cnt = nt;
+        req.Groups = &grp;
+        req.Groups_cnt = 1;
+    }
     samsa_netclient_frame_begin(c->nc, SAMSA_API_OffsetFetch, of->version,
                                 &frame, &wr);
     samsa_OffsetFetchRequest_encode(&wr, of->version, &req);
+    samsa_free(gtopics);
     samsa_free(topics);
     samsa_free(idx);
     if (!cgroup_send(c, &frame, SAMSA_API_OffsetFetch, of->version,
                      cgroup_on_ofetch, of, now)) {
         cgroup_on_ofetch(c, c->grp.coord_node, SAMSA_ERR__STATE, NULL, of);
     }
+}
+
+/* OffsetFetch v9 (member id and epoch) with group.protocol=consumer when
+ * the coordinator has it, as Java's AsyncKafkaConsumer; else v1-7. */
+static int16_t
+cgroup_ofetch_version(samsa_consumer_t *c)
+{
+    int16_t  v = -1;
+
+    if (c->cc.group_protocol_consumer) {
+        v = cgroup_version(c, SAMSA_API_OffsetFetch, 9, 9);
+    }
+    return v >= 0 ? v : cgroup_version(c, SAMSA_API_OffsetFetch, 1, 7);
 }
 
 /* Committed offsets for partitions that need a starting position. */
@@ -1253,8 +1397,7 @@ cgroup_positions(samsa_consumer_t *c, int64_t now)
     int32_t           i;
     int16_t           v;
 
-    if (c->grp.of_inflight
-        || (v = cgroup_version(c, SAMSA_API_OffsetFetch, 1, 7)) < 0) {
+    if (c->grp.of_inflight || (v = cgroup_ofetch_version(c)) < 0) {
         return;
     }
     of = samsa_calloc(1, sizeof(*of));
@@ -1290,7 +1433,7 @@ cgroup_committed_op(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     cgroup_ofetch_t  *of;
     int16_t           v;
 
-    if ((v = cgroup_version(c, SAMSA_API_OffsetFetch, 1, 7)) < 0) {
+    if ((v = cgroup_ofetch_version(c)) < 0) {
         return;
     }
     samsa_consumer_op_unlink(c, op);
@@ -1341,14 +1484,14 @@ cgroup_ops(samsa_consumer_t *c, int64_t now, bool ready)
         }
         if (op->kind == SAMSA_COP_LEAVE) {
             samsa_consumer_op_unlink(c, op);
-            if (!ready || c->grp.member_id[0] == '\0'
-                || !cgroup_leave(c, op, now)) {
+            if (!ready || c->grp.mship == NULL
+                || !c->grp.mship->leave(c, op, now)) {
                 samsa_consumer_op_done(c, op, ready ? SAMSA_ERR_NONE
                                                     : SAMSA_ERR__STATE);
             }
             continue;
         }
-        if (!ready) {
+        if (!ready || now < op->not_before_ms) {
             if (op->deadline_ms > 0 && now >= op->deadline_ms) {
                 samsa_consumer_op_unlink(c, op);
                 samsa_consumer_op_done(c, op, SAMSA_ERR__TIMED_OUT);
@@ -1451,6 +1594,27 @@ samsa_cgroup_work(samsa_consumer_t *c, int64_t now)
     if (!ready || g->fatal != SAMSA_ERR_NONE) {
         return CGROUP_IDLE_MS;
     }
+    if (g->mship != NULL) {
+        g->mship->step(c, now);
+    }
+    cgroup_positions(c, now);
+    if (c->cc.group_protocol_consumer) {
+        return g->k848.hb_inflight || g->k848.hb_next_ms <= now
+                   ? CGROUP_IDLE_MS
+                   : g->k848.hb_next_ms - now;
+    }
+    return g->state == SAMSA_CGROUP_STABLE
+               ? (g->hb_next_ms > now ? g->hb_next_ms - now : 0)
+               : CGROUP_IDLE_MS;
+}
+
+/* ---- the classic membership ----------------------------------------------- */
+
+static void
+cgroup_classic_step(samsa_consumer_t *c, int64_t now)
+{
+    samsa_cgroup_t  *g = &c->grp;
+
     switch (g->state) {
     case SAMSA_CGROUP_NEED_JOIN:
         if (!g->cooperative && c->nparts > 0) {
@@ -1474,8 +1638,45 @@ samsa_cgroup_work(samsa_consumer_t *c, int64_t now)
     default:
         break;
     }
-    cgroup_positions(c, now);
-    return g->state == SAMSA_CGROUP_STABLE
-               ? (g->hb_next_ms > now ? g->hb_next_ms - now : 0)
-               : CGROUP_IDLE_MS;
 }
+
+static void
+cgroup_classic_join(samsa_consumer_t *c)
+{
+    if (c->grp.state == SAMSA_CGROUP_IDLE
+        || c->grp.state == SAMSA_CGROUP_STABLE) {
+        c->grp.state = SAMSA_CGROUP_NEED_JOIN;
+    }
+}
+
+static bool
+cgroup_classic_leave(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
+{
+    return c->grp.member_id[0] != '\0' && cgroup_leave(c, op, now);
+}
+
+static void
+cgroup_classic_event_done(samsa_consumer_t *c, const samsa_cevent_t *ev)
+{
+    if (ev->rejoin && c->grp.state == SAMSA_CGROUP_WAIT_APP) {
+        c->grp.state = SAMSA_CGROUP_NEED_JOIN;
+        samsa_netclient_wakeup(c->nc);
+    }
+}
+
+static void
+cgroup_classic_reset(samsa_consumer_t *c)
+{
+    c->grp.state = SAMSA_CGROUP_IDLE;
+    c->grp.generation = -1;
+}
+
+const samsa_cmembership_t  samsa_cgroup_classic = {
+    .name = "classic",
+    .join = cgroup_classic_join,
+    .step = cgroup_classic_step,
+    .md_changed = cgroup_classic_md_changed,
+    .leave = cgroup_classic_leave,
+    .event_done = cgroup_classic_event_done,
+    .reset = cgroup_classic_reset,
+};

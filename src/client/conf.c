@@ -72,6 +72,7 @@ const samsa_conf_def_t  samsa_conf_defs[] = {
     { "group.id", SAMSA_CONF_STRING, NULL, 0, 0 },
     { "group.instance.id", SAMSA_CONF_STRING, NULL, 0, 0 },
     { "group.protocol", SAMSA_CONF_GROUP_PROTOCOL, "classic", 0, 0 },
+    { "group.remote.assignor", SAMSA_CONF_STRING, NULL, 0, 0 },
     { "session.timeout.ms", SAMSA_CONF_INT, "45000", 1, INT32_MAX },
     { "heartbeat.interval.ms", SAMSA_CONF_INT, "3000", 1, INT32_MAX },
     { "max.poll.interval.ms", SAMSA_CONF_INT, "300000", 1, INT32_MAX },

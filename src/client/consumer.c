@@ -469,6 +469,7 @@ consumer_on_metadata(void *ctx, int32_t node, samsa_err_t err,
         samsa_free(t->leaders);
         t->err = (samsa_err_t) rt->ErrorCode;
         t->internal = rt->IsInternal;
+        t->id = rt->TopicId;
         max = -1;
         for (j = 0; j < rt->Partitions_cnt; j++) {
             if (rt->Partitions[j].PartitionIndex > max
@@ -828,16 +829,19 @@ consumer_sub_clear(samsa_consumer_t *c)
         regfree(&c->sub_re);
         c->has_re = false;
     }
+    samsa_free(c->sub_re_src);
+    c->sub_re_src = NULL;
 }
 
 /* Start (or restart) joining.  @locks c->lock */
 static void
 consumer_join_request(samsa_consumer_t *c)
 {
-    if (c->grp.state == SAMSA_CGROUP_IDLE
-        || c->grp.state == SAMSA_CGROUP_STABLE) {
-        c->grp.state = SAMSA_CGROUP_NEED_JOIN;
+    if (c->grp.mship == NULL) {
+        c->grp.mship = c->cc.group_protocol_consumer ? &samsa_cgroup_k848
+                                                     : &samsa_cgroup_classic;
     }
+    c->grp.mship->join(c);
     samsa_consumer_md_request(c);
 }
 
@@ -895,6 +899,7 @@ samsa_consumer_subscribe_pattern(samsa_consumer_t *c, const char *regex)
     consumer_sub_clear(c);
     c->sub_re = re;
     c->has_re = true;
+    c->sub_re_src = samsa_strdup(regex);
     c->sub_mode = SAMSA_CSUB_PATTERN;
     consumer_join_request(c);
     pthread_mutex_unlock(&c->lock);
@@ -976,7 +981,9 @@ consumer_leave(samsa_consumer_t *c, int64_t deadline_ms)
     samsa_err_t   err;
 
     pthread_mutex_lock(&c->lock);
-    if (c->grp.member_id[0] == '\0' || c->cc.group_instance_id != NULL) {
+    if (c->grp.member_id[0] == '\0'
+        || (c->cc.group_instance_id != NULL
+            && !c->cc.group_protocol_consumer)) {
         c->grp.state = SAMSA_CGROUP_IDLE;
         pthread_mutex_unlock(&c->lock);
         return;
@@ -1006,6 +1013,9 @@ samsa_consumer_unsubscribe(samsa_consumer_t *c)
     consumer_sub_clear(c);
     consumer_parts_clear(c);
     c->sub_mode = SAMSA_CSUB_NONE;
+    if (c->grp.mship != NULL) {
+        c->grp.mship->reset(c);
+    }
     c->grp.state = SAMSA_CGROUP_IDLE;
     c->grp.generation = -1;
     pthread_mutex_unlock(&c->lock);
@@ -1189,9 +1199,8 @@ consumer_run_events(samsa_consumer_t *c)
         if (ev->kind == SAMSA_CEVENT_REVOKE
             || ev->kind == SAMSA_CEVENT_LOST) {
             samsa_consumer_parts_remove(c, ev->tps, ev->n);
-            if (ev->rejoin && c->grp.state == SAMSA_CGROUP_WAIT_APP) {
-                c->grp.state = SAMSA_CGROUP_NEED_JOIN;
-                samsa_netclient_wakeup(c->nc);
+            if (c->grp.mship != NULL) {
+                c->grp.mship->event_done(c, ev);
             }
         }
         consumer_event_free(ev);

@@ -27,6 +27,7 @@
 #include <samsa/consumer.h>
 
 #include "client/cconf.h"
+#include "client/cg848.h"
 #include "client/cproto.h"
 #include "client/crecs.h"
 #include "client/netclient.h"
@@ -70,6 +71,8 @@ typedef struct samsa_cmd_topic {
     int32_t       nparts;
     int32_t      *leaders;                  /* -1 unknown */
     bool          internal;
+    samsa_uuid_t  id;                       /* zero: unknown (Metadata
+                                               before v10) */
 } samsa_cmd_topic_t;
 
 /* Events for the application thread (callbacks run in poll()).  [lock] */
@@ -115,6 +118,8 @@ typedef struct samsa_cop {
     samsa_commit_cb           *cb;          /* COMMIT async */
     void                      *opaque;
     bool                       is_auto;     /* auto-commit */
+    int64_t                    not_before_ms;   /* retry after (stale
+                                                   member epoch) */
 } samsa_cop_t;
 
 typedef enum samsa_cgroup_state {
@@ -134,8 +139,14 @@ typedef struct samsa_cmember {
     samsa_cproto_sub_t    sub;
 } samsa_cmember_t;
 
+struct samsa_cmembership;
+
 /* The group part of the consumer.  [lock] */
 typedef struct samsa_cgroup {
+    const struct samsa_cmembership  *mship;     /* the protocol's
+                                                   membership: classic or
+                                                   KIP-848, chosen at
+                                                   subscribe */
     samsa_cgroup_state_t   state;
     int32_t                coord_id;        /* broker id, -1 unknown */
     int32_t                coord_node;      /* netclient node id */
@@ -159,6 +170,18 @@ typedef struct samsa_cgroup {
     bool                   cooperative;     /* protocol COOPERATIVE */
     samsa_err_t            fatal;           /* FENCED_INSTANCE_ID ... */
     bool                   poll_expired;
+    /* group.protocol=consumer (cgroup848.c); generation and member_id
+       above mirror its epoch and id, for commits */
+    samsa_cg848_t          k848;
+    samsa_cg848_tp_t      *k848_added;      /* assign once revoked */
+    int32_t                nk848_added;
+    samsa_cop_t           *k848_leave_op;   /* done when the leave
+                                               heartbeat is answered */
+    bool                   k848_left;       /* left on purpose: no
+                                               rejoin */
+    bool                   k848_id_set;     /* member id initialised */
+    bool                   k848_id_from_coord;  /* v0: the coordinator
+                                                   gave the member id */
 } samsa_cgroup_t;
 
 typedef enum samsa_csub_mode {
@@ -191,6 +214,7 @@ struct samsa_consumer {
     int32_t                   nsub_topics;
     regex_t                   sub_re;
     bool                      has_re;
+    char                     *sub_re_src;   /* the pattern as given */
     samsa_cpart_t           **parts;
     int32_t                   nparts;
     int32_t                   rr;           /* poll's round-robin start */
@@ -299,6 +323,57 @@ const char **samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n);
 /* Send what is due: ListOffsets for resets and ops, Fetch per broker.
  * @thread bg @locks c->lock */
 void samsa_cfetch_work(samsa_consumer_t *c, int64_t now_ms);
+
+/* ---- group membership: classic (cgroup.c) or KIP-848 (cgroup848.c) ---- */
+
+/* What differs between the two protocols; the rest (coordinator,
+ * commits, committed offsets, auto-commit) is cgroup.c's, shared.  The
+ * consumer picks one at subscribe() from group.protocol.
+ * @thread bg (step, md_changed, leave) or app (join, event_done)
+ * @locks c->lock, always */
+typedef struct samsa_cmembership {
+    const char  *name;
+    /* subscribe() or a new subscription: (re)join */
+    void       (*join)(samsa_consumer_t *c);
+    /* the coordinator is ready: join, heartbeat, reconcile */
+    void       (*step)(samsa_consumer_t *c, int64_t now);
+    /* metadata changed */
+    void       (*md_changed)(samsa_consumer_t *c);
+    /* leave the group (op may be NULL); false: nothing was sent and op
+       is the caller's to finish */
+    bool       (*leave)(samsa_consumer_t *c, samsa_cop_t *op, int64_t now);
+    /* the app ran a REVOKE or LOST event's callback and dropped its
+       partitions */
+    void       (*event_done)(samsa_consumer_t *c, const samsa_cevent_t *ev);
+    /* membership given up (unsubscribe) */
+    void       (*reset)(samsa_consumer_t *c);
+} samsa_cmembership_t;
+
+extern const samsa_cmembership_t  samsa_cgroup_classic;
+extern const samsa_cmembership_t  samsa_cgroup_k848;
+
+/* ---- cgroup.c: shared with cgroup848.c ------------------------------------ */
+
+/* Send frame to the coordinator; false (frame freed) if it could not go.
+ * @thread bg @locks c->lock */
+bool samsa_cgroup_send(samsa_consumer_t *c, samsa_buf_t *frame, int16_t api,
+                       int16_t v, samsa_nc_resp_fn *cb, void *opaque,
+                       int64_t now);
+
+/* The version to use with the coordinator, or -1. */
+int16_t samsa_cgroup_version(samsa_consumer_t *c, int16_t api, int16_t lo,
+                             int16_t hi);
+
+/* Find the coordinator again (after retry.backoff.ms). */
+void samsa_cgroup_coord_dead(samsa_consumer_t *c, samsa_err_t err);
+
+/* A fatal group error: every later poll() returns it. */
+void samsa_cgroup_fatal(samsa_consumer_t *c, samsa_err_t err,
+                        const char *what);
+
+/* Queue a rebalance event (tps owned by the event). */
+void samsa_cgroup_push(samsa_consumer_t *c, samsa_cevent_kind_t kind,
+                       samsa_topic_partition_t *tps, size_t n, bool rejoin);
 
 /* ---- cgroup.c ----------------------------------------------------------- */
 

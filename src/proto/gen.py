@@ -68,8 +68,10 @@ the api name) from Kafka's <Name>Request.json/<Name>Response.json (the
 build picks it up: CONFIGURE_DEPENDS glob), add tests/unit/proto/test_<Name>.c
 (round trip per version, golden bytes) plus tests/fuzz/fuzz_<Name>Request.c.
 Struct names are global C names: rename one (any name; it is not on the
-wire) if two APIs define the same.  Not supported yet (gen.py says so):
-nullable structs and tagged struct fields.
+wire) if two APIs define the same.  A nullable struct field X (null=...)
+gets a `bool X_null` member beside it (true: null; set by init() when
+default=null); on the wire Kafka writes an int8 before it, -1 for null and
+1 for a struct.  Not supported yet (gen.py says so): tagged struct fields.
 
 Generated C (for message M and each nested struct S, named as in the schema):
     typedef struct samsa_M { ... } samsa_M_t;    arrays are `T *X; int32_t
@@ -186,7 +188,7 @@ class Type:
         return self.kind == 'prim' and (not names or self.name in names)
 
     def nullable_ok(self):
-        return self.kind == 'array' or self.is_prim(*BLOBS)
+        return self.kind in ('array', 'struct') or self.is_prim(*BLOBS)
 
     def ctype(self):
         if self.kind == 'prim':
@@ -534,9 +536,7 @@ def walk_struct(api, st, ctx, refs, stack):
 def check_field(api, f, tags):
     w = f.where
     if not f.nullable.empty() and not f.type.nullable_ok():
-        raise SchemaError('%s: %s cannot be nullable%s' % (
-            w, f.name, ' (nullable structs are not supported yet)'
-            if f.type.kind == 'struct' else ''))
+        raise SchemaError('%s: %s cannot be nullable' % (w, f.name))
     if f.tag is not None:
         if f.tag in tags:
             raise SchemaError('%s: tag %d used twice' % (w, f.tag))
@@ -563,6 +563,8 @@ def default_value(f):
             return None
         if d == 'null' and t.kind == 'array':
             return -1
+        if d == 'null' and t.kind == 'struct':
+            return 'true'               # the X_null member
         raise SchemaError('%s: bad default for %s' % (w, f.name))
     if t.is_prim('records'):
         if d in (None, 'null'):
@@ -622,6 +624,8 @@ def min_wire(api, st, v):
         t = f.type
         if t.kind == 'array':
             n += 1 if flex else 4
+        elif t.kind == 'struct' and f.nullable.has(v):
+            n += 1                      # the null marker alone
         elif t.kind == 'struct':
             n += min_wire(api, t.struct, v)
         elif PRIMS[t.name][2] is not None:
@@ -716,6 +720,16 @@ class Emitter:
     def dec_value(self, f, rd, ctx, lhs):
         """Statements (level, text) decoding f (present) into lhs."""
         t = f.type
+        if t.kind == 'struct' and not f.nullable.intersect(ctx).empty():
+            return [
+                (0, '%s_null = %ssamsa_rd_i8(%s) < 0;'
+                 % (lhs, '' if cond(f.nullable, ctx) == 'true' else
+                    '(%s) && ' % cond(f.nullable, ctx), rd)),
+                (0, 'if (!%s_null) {' % lhs),
+                (1, '%s_decode(%s, version, arena, &%s);'
+                 % (t.struct.name, rd, lhs)),
+                (0, '}'),
+            ]
         if t.kind == 'struct':
             return [(0, '%s_decode(%s, version, arena, &%s);'
                      % (t.struct.name, rd, lhs))]
@@ -759,6 +773,16 @@ class Emitter:
 
     def enc_value(self, f, ctx, val):
         t = f.type
+        if t.kind == 'struct' and not f.nullable.intersect(ctx).empty():
+            c = cond(f.nullable, ctx)
+            guard_ = '%s_null' % val if c == 'true' else \
+                '(%s) && %s_null' % (c, val)
+            mark = [(0, 'samsa_wr_i8(wr, %s_null ? -1 : 1);' % val)]
+            return (guard(c, [t_ for _, t_ in mark], 0) + [
+                (0, 'if (!(%s)) {' % guard_),
+                (1, '%s_encode(wr, version, &%s);' % (t.struct.name, val)),
+                (0, '}'),
+            ])
         if t.kind == 'struct':
             return [(0, '%s_encode(wr, version, &%s);' % (t.struct.name, val))]
         if t.kind == 'prim' and t.is_prim('int16') and f.name == 'ErrorCode':
@@ -821,6 +845,8 @@ def c_fields(st):
                          '-1: null' if not f.nullable.empty() else ''))
         else:
             rows.append((f.type.ctype(), f.name, about))
+            if f.type.kind == 'struct' and not f.nullable.empty():
+                rows.append(('bool', f.name + '_null', 'true: null'))
     if not rows:
         rows.append(('char', 'unused_', 'no fields in any version'))
     return rows
@@ -846,6 +872,8 @@ def emit_init(st):
         if f.type.kind == 'struct':
             body.append((1, 'samsa_%s_init(&m->%s);'
                          % (f.type.struct.name, f.name)))
+            if default_value(f) == 'true':
+                body.append((1, 'm->%s_null = true;' % f.name))
             continue
         d = default_value(f)
         if d is None:

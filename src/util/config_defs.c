@@ -16,6 +16,10 @@
 
 static const char *const  config_roles[] = { "broker", "controller", NULL };
 
+static const char *const  config_consumer_assignors[] = {
+    "uniform", "range", NULL,
+};
+
 static const char *const  config_compression_types[] = {
     "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL,
 };
@@ -1029,8 +1033,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "45000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Session timeout of the consumer group protocol (KIP-848).",
+        .implemented = true,
+        .doc = "Session timeout of the consumer group protocol (KIP-848): a "
+               "member without a heartbeat for this long is removed.",
     },
     {
         .name = "group.consumer.heartbeat.interval.ms",
@@ -1038,8 +1043,29 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "5000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Heartbeat interval of the consumer group protocol (KIP-848).",
+        .implemented = true,
+        .doc = "Heartbeat interval of the consumer group protocol (KIP-848), "
+               "told to every member.",
+    },
+    {
+        .name = "group.consumer.max.size",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "2147483647",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
+        .implemented = true,
+        .doc = "Members a consumer group (KIP-848) may have.",
+    },
+    {
+        .name = "group.consumer.assignors",
+        .type = SAMSA_CONFIG_LIST,
+        .dflt = "uniform,range",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_consumer_assignors,
+        .nonempty = true,
+        .implemented = true,
+        .doc = "Server-side assignors of consumer groups (KIP-848); the "
+               "first is the default.",
     },
     {
         .name = "offsets.topic.num.partitions",

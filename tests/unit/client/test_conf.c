@@ -230,6 +230,75 @@ test_conf_consumer_receive_buffer(void **state)
     samsa_conf_free(conf);
 }
 
+/* group.protocol (KIP-848): the classic-only keys are refused with
+ * consumer, group.remote.assignor with classic (Kafka 4.0's
+ * ConsumerConfig), each error naming the key. */
+static void
+test_conf_group_protocol_rules(void **state)
+{
+    static const char *const  classic_only[] = {
+        "partition.assignment.strategy", "session.timeout.ms",
+        "heartbeat.interval.ms",
+    };
+    static const char *const  values[] = { "range", "30000", "1000" };
+    samsa_conf_t             *conf;
+    samsa_cconf_t             cc;
+    char                      err[256];
+    size_t                    i;
+
+    (void) state;
+    assert_null(samsa_conf_default("group.remote.assignor"));
+    conf = samsa_conf_new();
+    assert_int_equal(samsa_conf_set(conf, "bootstrap.servers", "h:1", err,
+                                    sizeof(err)), SAMSA_ERR_NONE);
+    assert_int_equal(samsa_conf_set(conf, "group.id", "g", err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_conf_set(conf, "group.protocol", "raft", err,
+                                    sizeof(err)), SAMSA_ERR__CONFIG);
+    assert_non_null(strstr(err, "'group.protocol'"));
+    /* classic (default): group.remote.assignor is refused */
+    assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_false(cc.group_protocol_consumer);
+    samsa_cconf_fini(&cc);
+    assert_int_equal(samsa_conf_set(conf, "group.remote.assignor", "range",
+                                    err, sizeof(err)), SAMSA_ERR_NONE);
+    assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                     SAMSA_ERR__CONFIG);
+    assert_non_null(strstr(err, "'group.remote.assignor'"));
+    samsa_cconf_fini(&cc);
+    /* consumer: accepted with the assignor */
+    assert_int_equal(samsa_conf_set(conf, "group.protocol", "CONSUMER", err,
+                                    sizeof(err)), SAMSA_ERR_NONE);
+    assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_true(cc.group_protocol_consumer);
+    assert_string_equal(cc.group_remote_assignor, "range");
+    samsa_cconf_fini(&cc);
+    samsa_conf_free(conf);
+    for (i = 0; i < sizeof(classic_only) / sizeof(classic_only[0]); i++) {
+        conf = samsa_conf_new();
+        assert_int_equal(samsa_conf_set(conf, "bootstrap.servers", "h:1",
+                                        err, sizeof(err)), SAMSA_ERR_NONE);
+        assert_int_equal(samsa_conf_set(conf, "group.protocol", "consumer",
+                                        err, sizeof(err)), SAMSA_ERR_NONE);
+        assert_int_equal(samsa_conf_set(conf, classic_only[i], values[i],
+                                        err, sizeof(err)), SAMSA_ERR_NONE);
+        assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                         SAMSA_ERR__CONFIG);
+        assert_non_null(strstr(err, classic_only[i]));
+        assert_non_null(strstr(err, "group.protocol=consumer"));
+        samsa_cconf_fini(&cc);
+        /* the same key is fine with classic */
+        assert_int_equal(samsa_conf_set(conf, "group.protocol", "classic",
+                                        err, sizeof(err)), SAMSA_ERR_NONE);
+        assert_int_equal(samsa_cconf_load(&cc, conf, err, sizeof(err)),
+                         SAMSA_ERR_NONE);
+        samsa_cconf_fini(&cc);
+        samsa_conf_free(conf);
+    }
+}
+
 int
 main(void)
 {
@@ -239,6 +308,7 @@ main(void)
         cmocka_unit_test(test_conf_cross_key_rules),
         cmocka_unit_test(test_conf_load_file_names_line),
         cmocka_unit_test(test_conf_consumer_receive_buffer),
+        cmocka_unit_test(test_conf_group_protocol_rules),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,53 @@
+/*
+ * broker/cgrp.h - consumer-type groups (KIP-848, Kafka's ConsumerGroup and
+ * the consumer half of GroupMetadataManager) beside the classic groups of
+ * broker/grp.h, in the same table: a samsa_grp_t whose cg is set.  Members
+ * heartbeat (ConsumerGroupHeartbeat); the coordinator keeps the group
+ * epoch, computes the target assignment with a server-side assignor
+ * (broker/cgrp_assign.h) and reconciles each member towards it: a
+ * partition reaches its new owner only once the previous owner stopped
+ * reporting it (or was fenced).  Session and rebalance (revocation)
+ * timeouts are delayed operations in the coordinator's heartbeat
+ * purgatory, run under the group's lock.
+ *
+ * In memory only: members, epochs and assignments are not written to
+ * __consumer_offsets (committed offsets are), so a restarted broker
+ * forgets them and members rejoin (UNKNOWN_MEMBER_ID, then epoch 0).
+ *
+ * Threads: any handler thread; everything under the group's lock (the
+ * lock order of broker/grp.h).
+ */
+#ifndef SAMSA_BROKER_CGRP_H
+#define SAMSA_BROKER_CGRP_H
+
+#include "broker/grp.h"
+#include "proto/gen/ConsumerGroupDescribe.h"
+#include "proto/gen/ConsumerGroupHeartbeat.h"
+#include "util/arena.h"
+
+/* Kafka's ConsumerGroupHeartbeat handling: join (epoch 0), heartbeat,
+ * leave (-1), static temporary leave (-2).  out (initialised by the
+ * caller) gets the error and message, or the member's id, epoch,
+ * heartbeat interval and, when it changed or was asked for in full, its
+ * assignment; everything it points to lives in arena. */
+void samsa_cgrp_heartbeat(samsa_grpcoord_t *gc, int16_t version,
+                          const samsa_ConsumerGroupHeartbeatRequest_t *rq,
+                          samsa_slice_t client_id, samsa_slice_t client_host,
+                          samsa_arena_t *arena,
+                          samsa_ConsumerGroupHeartbeatResponse_t *out);
+
+/* One group of ConsumerGroupDescribe into out (initialised by the
+ * caller; strings and arrays in arena): GROUP_ID_NOT_FOUND for an unknown
+ * or classic group. */
+void samsa_cgrp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
+                         samsa_arena_t *arena, samsa_CGDescribedGroup_t *out);
+
+/* OffsetFetch v9's member check for a consumer group: NONE when group_id
+ * is not a consumer group, else UNKNOWN_MEMBER_ID / STALE_MEMBER_EPOCH as
+ * Kafka's ConsumerGroup.validateOffsetFetch. */
+samsa_err_t samsa_cgrp_fetch_check(samsa_grpcoord_t *gc,
+                                   samsa_slice_t group_id,
+                                   samsa_slice_t member_id,
+                                   int32_t member_epoch);
+
+#endif /* SAMSA_BROKER_CGRP_H */
