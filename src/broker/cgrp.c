@@ -21,6 +21,7 @@
 #include "meta/image.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/time.h"
 
 /* Kafka's special member epochs. */
 #define CG_LEAVE_EPOCH         (-1)
@@ -248,11 +249,13 @@ cg_member_find_instance(const samsa_cgrp_t *cg, samsa_slice_t instance_id)
 }
 
 /* Take the member out and free it; bump is Kafka's group epoch bump of a
- * removal (not when a static member is replaced). */
+ * removal (not when a static member is replaced).  The last one out
+ * starts the group's Empty time (offsets retention counts from it). */
 static void
-cg_member_remove(samsa_cgrp_t *cg, cg_member_t *m, bool bump)
+cg_member_remove(samsa_grp_t *g, cg_member_t *m, bool bump)
 {
-    size_t  i;
+    samsa_cgrp_t  *cg = g->cg;
+    size_t         i;
 
     for (i = 0; i < cg->nmembers; i++) {
         if (cg->members[i] == m) {
@@ -265,6 +268,9 @@ cg_member_remove(samsa_cgrp_t *cg, cg_member_t *m, bool bump)
     cg_member_free(m);
     if (bump) {
         cg->group_epoch++;
+    }
+    if (cg->nmembers == 0) {
+        g->state_ts_ms = samsa_wall_ms();
     }
 }
 
@@ -344,7 +350,7 @@ cg_timer_on_complete(samsa_delayed_op_t *op)
                    "within %d ms: fencing it", g->id, m->id,
                    (int) m->rebalance_timeout_ms);
     }
-    cg_member_remove(g->cg, m, true);
+    cg_member_remove(g, m, true);
 }
 
 static void
@@ -1031,7 +1037,7 @@ cg_hb_member(cg_hb_t *h, samsa_grp_t *g, const cg_set_t *owned, bool *bump)
         m->target = old->target;
         old->target = (cg_set_t) { NULL, 0 };
         m->state = CG_STABLE;
-        cg_member_remove(cg, old, false);
+        cg_member_remove(g, old, false);
         cg->members = samsa_realloc(cg->members,
                                     (cg->nmembers + 1) * sizeof(*cg->members));
         cg->members[cg->nmembers++] = m;
@@ -1191,7 +1197,7 @@ samsa_cgrp_heartbeat(samsa_grpcoord_t *gc, int16_t version,
                                                          strlen(m->id)));
     if (rq->MemberEpoch == CG_LEAVE_EPOCH) {
         samsa_info("group %s: member %s left", g->id, m->id);
-        cg_member_remove(g->cg, m, true);
+        cg_member_remove(g, m, true);
         out->MemberEpoch = CG_LEAVE_EPOCH;
         goto done;
     }

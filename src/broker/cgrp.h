@@ -43,8 +43,9 @@ void samsa_cgrp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                          samsa_arena_t *arena, samsa_CGDescribedGroup_t *out);
 
 /* OffsetFetch v9's member check for a consumer group: NONE when group_id
- * is not a consumer group, else UNKNOWN_MEMBER_ID / STALE_MEMBER_EPOCH as
- * Kafka's ConsumerGroup.validateOffsetFetch. */
+ * is not a consumer group or for an admin fetch (member id null, or "" with
+ * epoch -1), else UNKNOWN_MEMBER_ID / STALE_MEMBER_EPOCH as Kafka's
+ * ConsumerGroup.validateOffsetFetch. */
 samsa_err_t samsa_cgrp_fetch_check(samsa_grpcoord_t *gc,
                                    samsa_slice_t group_id,
                                    samsa_slice_t member_id,

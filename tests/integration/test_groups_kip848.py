@@ -6,8 +6,10 @@ reporting it), leave (-1), session timeout, fenced epochs, static members
 (-2 and rejoin, UNRELEASED_INSTANCE_ID), new partitions bumping the group
 epoch, ConsumerGroupDescribe, OffsetCommit/OffsetFetch v9 with member
 epochs, ListGroups v5 types, DescribeGroups/DeleteGroups on a consumer
-group, classic and consumer protocols on one group id, ApiVersions.
-Consumer groups are in memory only (docs/GROUPS.md): no restart test.
+group, classic and consumer protocols on one group id, ApiVersions,
+SubscribedTopicRegex (v1) and INVALID_REGULAR_EXPRESSION, the revocation
+timeout, group.consumer.max.size.  Consumer groups are in memory only
+(docs/GROUPS.md): no restart test.
 """
 
 import time
