@@ -223,8 +223,9 @@ typedef struct samsa_plog_region {
 void samsa_plog_region_release(samsa_plog_region_t *region);
 
 /* The batches from the one holding offset, up to max_bytes (with
- * min_one_batch the whole first batch even if larger; without it the last
- * batch may be cut, as Kafka sends it), from one segment, below max_offset
+ * min_one_batch the whole first batch even if larger, without it nothing
+ * when the first batch does not fit; a later batch may be cut, as Kafka
+ * sends it), from one segment, below max_offset
  * (the high watermark or last stable offset the fetch may see).  offset
  * == LEO or >= max_offset gives an empty region.
  * @returns OFFSET_OUT_OF_RANGE outside [log start offset, LEO];

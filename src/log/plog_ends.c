@@ -108,8 +108,13 @@ samsa_plog_read(samsa_plog_t *plog, int64_t offset, int32_t max_bytes,
     }
     if (err == SAMSA_ERR_NONE && limit > pos.pos) {
         want = max_bytes > 0 ? max_bytes : 0;
-        if (min_one_batch && want < samsa_batch_size(&pos.hdr)) {
-            want = samsa_batch_size(&pos.hdr);
+        if (want < samsa_batch_size(&pos.hdr)) {
+            /* The first batch does not fit: whole with min_one_batch
+             * (KIP-74), else nothing.  Kafka sends Fetch v3+ an empty
+             * partition rather than a cut first batch (ReplicaManager
+             * drops a read whose first entry is incomplete), so the
+             * consumer simply makes no progress there this round. */
+            want = min_one_batch ? samsa_batch_size(&pos.hdr) : 0;
         }
         out->len = (size_t) (want < limit - pos.pos ? want : limit - pos.pos);
     }

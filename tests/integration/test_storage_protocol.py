@@ -270,6 +270,18 @@ def test_fetch_max_bytes_first_batch_whole(conn):
     assert len(b0) == 1 and not b1, "MaxBytes=100 over two partitions: %d and %d batches" % (
         len(b0), len(b1))
     assert parts[1]["high_watermark"] == 1 and parts[1]["error_code"] == 0
+    # a later partition whose first batch is over its own limit gets no
+    # bytes at all, not a cut batch (Kafka's Fetch v3+: the consumer makes
+    # no progress there this round instead of failing as too large)
+    body = kwire.encode_fetch_request(12, [(name, [(0, 0, 100), (1, 0, 100)])],
+                                      max_wait_ms=0)
+    r = conn.request(kwire.API_FETCH, 12, body, timeout=T(5))
+    parts = {x["partition"]: x for x in r["topics"][0]["partitions"]}
+    b0, t0 = kwire.decode_batches(parts[0]["records"])
+    b1, t1 = kwire.decode_batches(parts[1]["records"])
+    assert len(b0) == 1 and t0 == 0
+    assert not b1 and t1 == 0 and not parts[1]["records"], \
+        "partition 1: %d batches, %d tail bytes" % (len(b1), t1)
 
 
 def test_fetch_errors(conn):
