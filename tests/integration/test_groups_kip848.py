@@ -639,3 +639,22 @@ def test_deleted_group_stays_gone_after_restart(samsa):
         assert hb(conn, "gd", "a", a["epoch"], owned={})["error"] == E_UNKNOWN_MEMBER
         assert "gd" not in list_groups(conn, [])
         assert [m["id"] for m in describe(conn, "gk")["members"]] == ["k"]
+
+
+def test_consumer_group_turned_classic_stays_classic_after_restart(samsa):
+    srv = srv_start(samsa)
+    with srv.connect() as conn:
+        make_topic(conn, "t", 2)
+        join(conn, "gx", "a", ["t"])
+        assert hb(conn, "gx", "a", -1)["error"] == E_NONE
+        # a classic join turns the empty consumer group into a classic one
+        w = Writer().string("gx", True).i32(10000).i32(10000).string("", True)
+        w.string(None, True).string("consumer", True)
+        w.array([("range", b"")], lambda ww, p: ww.string(p[0], True).blob(p[1], True).tags(), True).tags()
+        call(conn, JOIN, 6, w.bytes())
+        assert describe(conn, "gx")["error"] == E_NOT_FOUND
+    srv = restart(samsa, srv)
+    with srv.connect() as conn:
+        # its consumer group records have tombstones: it does not come back
+        d = describe(conn, "gx")
+        assert d["error"] == E_NOT_FOUND, d
