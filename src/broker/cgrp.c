@@ -4,6 +4,9 @@
  * ConsumerGroupMember, CurrentAssignmentBuilder and the consumer half of
  * GroupMetadataManager).  See cgrp.h.
  *
+ * Every change is written to __consumer_offsets (cgrp_store.c) before
+ * the heartbeat is answered.
+ *
  * Threads: every function runs with the group's lock held (the timers'
  * callbacks run under it too); a samsa_cgrp_t belongs to its samsa_grp_t.
  */
@@ -17,73 +20,12 @@
 #include <sys/random.h>
 
 #include "broker/cgrp_assign.h"
+#include "broker/cgrp_int.h"
 #include "broker/grp_int.h"
 #include "meta/image.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
-
-/* Kafka's special member epochs. */
-#define CG_LEAVE_EPOCH         (-1)
-#define CG_LEAVE_STATIC_EPOCH  (-2)
-
-typedef struct cg_tp {
-    samsa_uuid_t  tid;
-    int32_t       p;
-} cg_tp_t;
-
-/* A set of partitions, sorted by (topic id, partition). */
-typedef struct cg_set {
-    cg_tp_t  *v;
-    size_t    n;
-} cg_set_t;
-
-typedef enum cg_mstate {
-    CG_STABLE,                      /* has its target, or all it may have */
-    CG_UNREVOKED,                   /* must first revoke some partitions */
-    CG_UNRELEASED,                  /* waits for others to release some */
-} cg_mstate_t;
-
-typedef struct cg_timer cg_timer_t;
-
-typedef struct cg_member {
-    char         *id;
-    char         *instance_id;      /* NULL: dynamic */
-    char         *rack_id;          /* NULL: none */
-    char         *client_id;
-    char         *client_host;
-    char         *assignor;         /* ServerAssignor, NULL: none */
-    char        **topics;           /* subscription, sorted, unique */
-    size_t        ntopics;
-    char         *regex;            /* SubscribedTopicRegex, NULL: none */
-    regex_t       re;               /* regex compiled (when set) */
-    int32_t       rebalance_timeout_ms;
-    int32_t       epoch;
-    int32_t       prev_epoch;
-    cg_mstate_t   state;
-    cg_set_t      assigned;         /* may use now */
-    cg_set_t      revoking;         /* must give up */
-    cg_set_t      target;
-    cg_timer_t   *session;          /* borrowed: cleared on completion */
-    cg_timer_t   *revoke;           /* armed while CG_UNREVOKED */
-} cg_member_t;
-
-/* A subscribed topic as of the last group epoch. */
-typedef struct cg_topic {
-    char          *name;
-    samsa_uuid_t   id;
-    int32_t        npartitions;
-} cg_topic_t;
-
-struct samsa_cgrp {
-    int32_t        group_epoch;
-    int32_t        assignment_epoch;
-    char          *assignor;        /* of the last target assignment */
-    cg_member_t  **members;         /* in join order */
-    size_t         nmembers;
-    cg_topic_t    *topics;          /* sorted by name */
-    size_t         ntopics;
-};
 
 enum { CG_TIMER_SESSION, CG_TIMER_REVOKE };
 
@@ -122,23 +64,23 @@ cg_set_has(const cg_set_t *s, const cg_tp_t *tp)
                            != NULL;
 }
 
-static void
-cg_set_add(cg_set_t *s, const cg_tp_t *tp)
+void
+samsa_cgrp_set_add(cg_set_t *s, const cg_tp_t *tp)
 {
     s->v = samsa_realloc(s->v, (s->n + 1) * sizeof(*s->v));
     s->v[s->n++] = *tp;
 }
 
-static void
-cg_set_sort(cg_set_t *s)
+void
+samsa_cgrp_set_sort(cg_set_t *s)
 {
     if (s->n > 1) {
         qsort(s->v, s->n, sizeof(*s->v), cg_tp_qcmp);
     }
 }
 
-static void
-cg_set_clear(cg_set_t *s)
+void
+samsa_cgrp_set_clear(cg_set_t *s)
 {
     samsa_free(s->v);
     s->v = NULL;
@@ -155,7 +97,7 @@ cg_set_eq(const cg_set_t *a, const cg_set_t *b)
 static void
 cg_set_copy(cg_set_t *dst, const cg_set_t *src)
 {
-    cg_set_clear(dst);
+    samsa_cgrp_set_clear(dst);
     if (src->n > 0) {
         dst->v = samsa_malloc(src->n * sizeof(*dst->v));
         memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
@@ -174,10 +116,10 @@ cg_set_from_owned(cg_set_t *s, const samsa_CGHeartbeatOwned_t *o, int32_t n)
         for (j = 0; j < o[i].Partitions_cnt; j++) {
             tp.tid = o[i].TopicId;
             tp.p = o[i].Partitions[j];
-            cg_set_add(s, &tp);
+            samsa_cgrp_set_add(s, &tp);
         }
     }
-    cg_set_sort(s);
+    samsa_cgrp_set_sort(s);
 }
 
 /* ---- members ---------------------------------------------------------------- */
@@ -211,9 +153,12 @@ cg_member_free(cg_member_t *m)
     samsa_free(m->client_id);
     samsa_free(m->client_host);
     samsa_free(m->assignor);
-    cg_set_clear(&m->assigned);
-    cg_set_clear(&m->revoking);
-    cg_set_clear(&m->target);
+    for (i = 0; i < CG_REC_MEMBER_N; i++) {
+        samsa_buf_fini(&m->rec[i]);
+    }
+    samsa_cgrp_set_clear(&m->assigned);
+    samsa_cgrp_set_clear(&m->revoking);
+    samsa_cgrp_set_clear(&m->target);
     samsa_free(m);
 }
 
@@ -262,6 +207,16 @@ cg_member_remove(samsa_grp_t *g, cg_member_t *m, bool bump)
             memmove(&cg->members[i], &cg->members[i + 1],
                     (cg->nmembers - i - 1) * sizeof(*cg->members));
             cg->nmembers--;
+            break;
+        }
+    }
+    for (i = 0; i < CG_REC_MEMBER_N; i++) {
+        if (m->rec[i].len > 0) {
+            /* its records need tombstones (cgrp_store.c) */
+            cg->gone = samsa_realloc(cg->gone,
+                                     (cg->ngone + 1) * sizeof(*cg->gone));
+            cg->gone[cg->ngone++] = m->id;
+            m->id = NULL;
             break;
         }
     }
@@ -351,6 +306,11 @@ cg_timer_on_complete(samsa_delayed_op_t *op)
                    (int) m->rebalance_timeout_ms);
     }
     cg_member_remove(g, m, true);
+    if (samsa_cgrp_store_write(g) != SAMSA_ERR_NONE) {
+        /* kept as changed: the next write of the group retries */
+        samsa_warn("group %s: cannot write the removal of a member",
+                   g->id);
+    }
 }
 
 static void
@@ -410,8 +370,8 @@ cg_timer_start(samsa_grp_t *g, cg_member_t *m, int kind, int32_t ms)
 
 /* A SubscribedTopicRegex as a POSIX extended expression that must match
  * the whole topic name (Kafka's RE2J matches()); false with why set. */
-static bool
-cg_regex_compile(const char *pattern, size_t len, regex_t *re, char *why,
+bool
+samsa_cgrp_regex_compile(const char *pattern, size_t len, regex_t *re, char *why,
                  size_t why_size)
 {
     char  *full = samsa_malloc(len + 5);
@@ -646,14 +606,14 @@ cg_compute_target(samsa_grp_t *g)
         cg_member_t  *m = cg->members[i];
 
         if (err == SAMSA_ERR_NONE) {
-            cg_set_clear(&m->target);
+            samsa_cgrp_set_clear(&m->target);
             for (j = 0; j < ms[i].nout; j++) {
                 cg_tp_t  tp = { cg->topics[ms[i].out[j].topic].id,
                                 ms[i].out[j].partition };
 
-                cg_set_add(&m->target, &tp);
+                samsa_cgrp_set_add(&m->target, &tp);
             }
-            cg_set_sort(&m->target);
+            samsa_cgrp_set_sort(&m->target);
         }
         samsa_free((void *) ms[i].topics);
         samsa_free((void *) ms[i].prev);
@@ -698,15 +658,15 @@ cg_compute_next(samsa_cgrp_t *cg, cg_member_t *m)
     size_t    i;
 
     for (i = 0; i < m->assigned.n; i++) {
-        cg_set_add(cg_set_has(&m->target, &m->assigned.v[i]) ? &keep
+        samsa_cgrp_set_add(cg_set_has(&m->target, &m->assigned.v[i]) ? &keep
                                                              : &revoke,
                    &m->assigned.v[i]);
     }
     if (revoke.n > 0) {
         /* revoke first, keeping the epoch */
-        cg_set_clear(&m->assigned);
+        samsa_cgrp_set_clear(&m->assigned);
         m->assigned = keep;
-        cg_set_clear(&m->revoking);
+        samsa_cgrp_set_clear(&m->revoking);
         m->revoking = revoke;
         m->state = CG_UNREVOKED;
         return;
@@ -718,13 +678,13 @@ cg_compute_next(samsa_cgrp_t *cg, cg_member_t *m)
         if (cg_held_by_other(cg, m, &m->target.v[i])) {
             unreleased = true;
         } else {
-            cg_set_add(&keep, &m->target.v[i]);
+            samsa_cgrp_set_add(&keep, &m->target.v[i]);
         }
     }
-    cg_set_sort(&keep);
-    cg_set_clear(&m->assigned);
+    samsa_cgrp_set_sort(&keep);
+    samsa_cgrp_set_clear(&m->assigned);
     m->assigned = keep;
-    cg_set_clear(&m->revoking);
+    samsa_cgrp_set_clear(&m->revoking);
     if (m->epoch != cg->assignment_epoch) {
         m->prev_epoch = m->epoch;
         m->epoch = cg->assignment_epoch;
@@ -867,7 +827,7 @@ cg_validate(cg_hb_t *h)
         regex_t  re;
         char     why[128];
 
-        if (!cg_regex_compile(rq->SubscribedTopicRegex.ptr,
+        if (!samsa_cgrp_regex_compile(rq->SubscribedTopicRegex.ptr,
                               rq->SubscribedTopicRegex.len, &re, why,
                               sizeof(why))) {
             cg_fail(h, SAMSA_ERR_INVALID_REGULAR_EXPRESSION,
@@ -1025,7 +985,7 @@ cg_hb_member(cg_hb_t *h, samsa_grp_t *g, const cg_set_t *owned, bool *bump)
             char  why[128];
 
             /* compiled again rather than moving a regex_t */
-            if (cg_regex_compile(old->regex, strlen(old->regex), &m->re, why,
+            if (samsa_cgrp_regex_compile(old->regex, strlen(old->regex), &m->re, why,
                                  sizeof(why))) {
                 m->regex = samsa_strdup(old->regex);
             }
@@ -1106,7 +1066,7 @@ cg_update_member(cg_member_t *m, const cg_hb_t *h, samsa_slice_t client_id,
             m->regex = NULL;
         }
         if (rq->SubscribedTopicRegex.len > 0
-            && cg_regex_compile(rq->SubscribedTopicRegex.ptr,
+            && samsa_cgrp_regex_compile(rq->SubscribedTopicRegex.ptr,
                                 rq->SubscribedTopicRegex.len, &m->re, why,
                                 sizeof(why))) {
             m->regex = cg_dup(rq->SubscribedTopicRegex);   /* validated */
@@ -1179,13 +1139,19 @@ samsa_cgrp_heartbeat(samsa_grpcoord_t *gc, int16_t version,
     if (!cg_validate(&h)) {
         return;
     }
+    if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
+        /* the group's records need their partition */
+        cg_fail(&h, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE,
+                "The coordinator is not available.");
+        return;
+    }
     if (rq->TopicPartitions_cnt >= 0) {
         cg_set_from_owned(&owned, rq->TopicPartitions,
                           rq->TopicPartitions_cnt);
     }
     g = cg_group(&h);
     if (g == NULL) {
-        cg_set_clear(&owned);
+        samsa_cgrp_set_clear(&owned);
         return;
     }
     m = cg_hb_member(&h, g, rq->TopicPartitions_cnt >= 0 ? &owned : NULL,
@@ -1205,7 +1171,7 @@ samsa_cgrp_heartbeat(samsa_grpcoord_t *gc, int16_t version,
         /* keeps its partitions for when it comes back (or until its
          * session times out) */
         m->epoch = CG_LEAVE_STATIC_EPOCH;
-        cg_set_clear(&m->revoking);
+        samsa_cgrp_set_clear(&m->revoking);
         cg_timer_stop(&m->revoke);
         m->state = CG_STABLE;
         out->MemberEpoch = CG_LEAVE_STATIC_EPOCH;
@@ -1247,8 +1213,14 @@ samsa_cgrp_heartbeat(samsa_grpcoord_t *gc, int16_t version,
         cg_hb_answer_assignment(&h, m);
     }
 done:
-    cg_set_clear(&owned);
-    cg_set_clear(&before);
+    /* as Kafka, the answer waits until what changed is in the log */
+    err = g->cg != NULL ? samsa_cgrp_store_write(g) : SAMSA_ERR_NONE;
+    if (err != SAMSA_ERR_NONE && out->ErrorCode == SAMSA_ERR_NONE) {
+        cg_fail(&h, err, "The group's records could not be written.");
+        out->Assignment_null = true;
+    }
+    samsa_cgrp_set_clear(&owned);
+    samsa_cgrp_set_clear(&before);
     pthread_mutex_unlock(&g->lock);
     samsa_grp_unref(g);
 }
@@ -1448,7 +1420,73 @@ samsa_cgrp_free(samsa_cgrp_t *cg)
     samsa_free(cg->members);
     cg_topics_free(cg->topics, cg->ntopics);
     samsa_free(cg->assignor);
+    samsa_cgrp_store_fini(cg);
     samsa_free(cg);
+}
+
+cg_member_t *
+samsa_cgrp_member_get(samsa_cgrp_t *cg, samsa_slice_t id)
+{
+    cg_member_t  *m = cg_member_find(cg, id, NULL);
+
+    if (m == NULL) {
+        m = samsa_calloc(1, sizeof(*m));
+        m->id = cg_dup(id);
+        m->state = CG_STABLE;
+        cg->members = samsa_realloc(cg->members, (cg->nmembers + 1)
+                                                     * sizeof(*cg->members));
+        cg->members[cg->nmembers++] = m;
+    }
+    return m;
+}
+
+void
+samsa_cgrp_member_drop(samsa_cgrp_t *cg, cg_member_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < cg->nmembers; i++) {
+        if (cg->members[i] == m) {
+            memmove(&cg->members[i], &cg->members[i + 1],
+                    (cg->nmembers - i - 1) * sizeof(*cg->members));
+            cg->nmembers--;
+            break;
+        }
+    }
+    cg_member_free(m);
+}
+
+void
+samsa_cgrp_load_finish(samsa_grp_t *g)
+{
+    samsa_cgrp_t  *cg = g->cg;
+    cg_member_t   *m;
+    size_t         i = 0;
+
+    if (cg == NULL) {
+        return;
+    }
+    while (i < cg->nmembers) {
+        m = cg->members[i];
+        if (!m->has_meta) {
+            samsa_warn("group %s: member %s has assignment records but no "
+                       "metadata: dropping it", g->id, m->id);
+            samsa_cgrp_member_drop(cg, m);
+            continue;
+        }
+        cg_timer_start(g, m, CG_TIMER_SESSION,
+                       g->gc->cg_session_timeout_ms);
+        if (m->state == CG_UNREVOKED) {
+            cg_timer_start(g, m, CG_TIMER_REVOKE, m->rebalance_timeout_ms);
+        }
+        i++;
+    }
+    if (cg->nmembers == 0 && cg->rec[CG_REC_GROUP].len == 0) {
+        samsa_cgrp_free(cg);
+        g->cg = NULL;
+        samsa_free(g->protocol_type);
+        g->protocol_type = NULL;
+    }
 }
 
 size_t

@@ -10,9 +10,11 @@
  * timeouts are delayed operations in the coordinator's heartbeat
  * purgatory, run under the group's lock.
  *
- * In memory only: members, epochs and assignments are not written to
- * __consumer_offsets (committed offsets are), so a restarted broker
- * forgets them and members rejoin (UNKNOWN_MEMBER_ID, then epoch 0).
+ * Persistent as in Kafka 4: the group's epoch, subscribed topics,
+ * members, target and current assignments are records in
+ * __consumer_offsets (broker/cgrp_store.c), written before a heartbeat is
+ * answered and read back at start, so members keep their epochs across a
+ * restart; their session timers start again at load.
  *
  * Threads: any handler thread; everything under the group's lock (the
  * lock order of broker/grp.h).

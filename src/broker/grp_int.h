@@ -250,6 +250,24 @@ void samsa_grp_txn_offsets_free(samsa_grp_t *grp);
 
 /* ---- grpstore.c ----------------------------------------------------------- */
 
+/* One record to append: key and value (tombstone: a null value). */
+typedef struct samsa_grpstore_rec {
+    samsa_buf_t  key;
+    samsa_buf_t  value;
+    bool         tombstone;
+} samsa_grpstore_rec_t;
+
+/* Append n records as one (non-transactional) batch to the group's
+ * partition; returns once they are in the log, with Kafka's mapping of
+ * append errors (COORDINATOR_NOT_AVAILABLE, INVALID_COMMIT_OFFSET_SIZE).
+ * @locks grp held */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_append(samsa_grp_t *grp,
+                                                   samsa_grpstore_rec_t *recs,
+                                                   size_t n);
+
+/* Free n records and the array. */
+void samsa_grpstore_recs_free(samsa_grpstore_rec_t *recs, size_t n);
+
 /* Append the group's metadata (members and assignments) to its
  * partition.  @locks grp held */
 SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_group(samsa_grp_t *grp);

@@ -12,6 +12,7 @@
  * members and groups point at their current op without a ref (cleared in
  * the op's on_complete, which always runs before its memory goes).
  */
+#include "broker/cgrp_int.h"
 #include "broker/grp_int.h"
 
 #include <stdio.h>
@@ -1233,7 +1234,14 @@ samsa_grp_join(samsa_grpcoord_t *gc, const samsa_grp_join_req_t *rq,
     pthread_mutex_lock(&g->lock);
     if (g->cg != NULL && samsa_cgrp_nmembers(g->cg) == 0) {
         /* an empty consumer group (KIP-848) becomes a classic one again,
-         * keeping its offsets */
+         * keeping its offsets; its records get tombstones first */
+        if (samsa_cgrp_store_forget(g) != SAMSA_ERR_NONE) {
+            pthread_mutex_unlock(&g->lock);
+            samsa_grp_unref(g);
+            grp_join_answer_error(cb, ctx,
+                                  SAMSA_ERR_COORDINATOR_NOT_AVAILABLE, NULL);
+            return;
+        }
         samsa_cgrp_free(g->cg);
         g->cg = NULL;
         samsa_free(g->protocol_type);

@@ -3,12 +3,14 @@
  * (Kafka's GroupMetadataManager): offset commits (key OffsetCommitKey v1,
  * value OffsetCommitValue v3, or v1 with an expire timestamp), group
  * metadata (GroupMetadataKey v2, GroupMetadataValue v3), tombstones (null
- * values), written through the normal partition log as uncompressed
+ * values; with a consumer group's, broker/cgrp_store.c, whose records this
+ * load hands over), written through the normal partition log as uncompressed
  * record batches; and the replay of every partition at start.
  * Threads: writes run on handlers (or a reaper) with the group's lock
  * held; the load runs on main before any handler starts.
  */
 #include "broker/grp_int.h"
+#include "broker/cgrp_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,12 +34,7 @@
 #define GRPSTORE_VALUE_GROUP     3      /* GroupMetadataValue */
 #define GRPSTORE_READ_BYTES      (1 << 20)
 
-/* One record to write: key and value (value.ptr NULL: a tombstone). */
-typedef struct grpstore_rec {
-    samsa_buf_t  key;
-    samsa_buf_t  value;
-    bool         tombstone;
-} grpstore_rec_t;
+typedef samsa_grpstore_rec_t grpstore_rec_t;
 
 /* ---- writing --------------------------------------------------------------- */
 
@@ -150,8 +147,14 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
     return err;
 }
 
-static void
-grpstore_recs_free(grpstore_rec_t *recs, size_t n)
+samsa_err_t
+samsa_grpstore_append(samsa_grp_t *g, samsa_grpstore_rec_t *recs, size_t n)
+{
+    return grpstore_append(g, recs, n, -1, -1);
+}
+
+void
+samsa_grpstore_recs_free(grpstore_rec_t *recs, size_t n)
 {
     size_t  i;
 
@@ -249,7 +252,7 @@ grpstore_write_offsets(samsa_grp_t *g, const samsa_grp_offset_t *offs,
         k++;
     }
     err = grpstore_append(g, recs, k, pid, epoch);
-    grpstore_recs_free(recs, n + 1);
+    samsa_grpstore_recs_free(recs, n + 1);
     return err;
 }
 
@@ -282,12 +285,18 @@ samsa_grpstore_write_tombstones(samsa_grp_t *g, bool with_group,
                             offs[i].partition);
         recs[k++].tombstone = true;
     }
+    if (with_group && g->cg != NULL) {
+        /* a consumer group's records go first, as in Kafka */
+        k = samsa_cgrp_store_tombstones(g, &recs, k);
+    }
     if (with_group) {
+        recs = samsa_realloc(recs, (k + 1) * sizeof(*recs));
+        memset(&recs[k], 0, sizeof(*recs));
         grpstore_key_group(&recs[k].key, g->id);
         recs[k++].tombstone = true;
     }
     err = grpstore_append(g, recs, k, -1, -1);
-    grpstore_recs_free(recs, n + 2);
+    samsa_grpstore_recs_free(recs, k);
     return err;
 }
 
@@ -475,6 +484,9 @@ grpstore_load_record(samsa_grpcoord_t *gc, const samsa_record_t *rec,
         grpstore_load_offset(gc, &krd, kver, rec, pid, &arena);
     } else if (krd.err == SAMSA_ERR_NONE && kver == GRPSTORE_KEY_GROUP) {
         grpstore_load_group(gc, &krd, rec, &arena);
+    } else if (krd.err == SAMSA_ERR_NONE && kver >= 3 && kver <= 8) {
+        /* a consumer group's (KIP-848): the version is its type */
+        samsa_cgrp_store_load(gc, kver, &krd, rec, &arena);
     }
     samsa_arena_fini(&arena);
 }
@@ -556,18 +568,27 @@ grpstore_load_partition(samsa_grpcoord_t *gc, samsa_plog_t *plog)
     return samsa_plog_scan(plog, GRPSTORE_READ_BYTES, grpstore_scan_cb, &sc);
 }
 
-/* After loading: groups with nothing go, loaded members get session
- * timers (they must come back, as after a Kafka coordinator moves). */
+/* After loading: groups with nothing go, loaded members (classic and
+ * consumer) get session timers (they must come back, as after a Kafka
+ * coordinator moves). */
 static void
 grpstore_load_finish(samsa_grpcoord_t *gc)
 {
     samsa_grp_t  *g;
     size_t        i = 0, j;
 
+    for (i = 0; i < gc->ngroups; i++) {
+        g = gc->groups[i];
+        pthread_mutex_lock(&g->lock);
+        samsa_cgrp_load_finish(g);
+        pthread_mutex_unlock(&g->lock);
+    }
+    i = 0;
     pthread_mutex_lock(&gc->table_lock);
     while (i < gc->ngroups) {
         g = gc->groups[i];
-        if (g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0) {
+        if (g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0
+            && g->cg == NULL) {
             memmove(&gc->groups[i], &gc->groups[i + 1],
                     (gc->ngroups - i - 1) * sizeof(*gc->groups));
             gc->ngroups--;

@@ -8,11 +8,16 @@ epoch, ConsumerGroupDescribe, OffsetCommit/OffsetFetch v9 with member
 epochs, ListGroups v5 types, DescribeGroups/DeleteGroups on a consumer
 group, classic and consumer protocols on one group id, ApiVersions,
 SubscribedTopicRegex (v1) and INVALID_REGULAR_EXPRESSION, the revocation
-timeout, group.consumer.max.size.  Consumer groups are in memory only
-(docs/GROUPS.md): no restart test.
+timeout, group.consumer.max.size; and persistence (docs/GROUPS.md): after
+a clean restart or a SIGKILL members keep heartbeating with their epochs and
+assignments, a silent member times out from the restart, a member that left
+and a deleted group stay gone.
 """
 
+import signal
 import time
+
+import pytest
 
 import kwire
 from kwire import Writer
@@ -516,3 +521,140 @@ def test_regex_subscription(samsa):
         r = hb(conn, "gx", "m", r["epoch"], owned={ta: {0, 1}})
         assert r["epoch"] == 2 and r["assignment"] == {ta: {0, 1}, tb: {0}}
         assert describe(conn, "gx")["members"][0]["assignment"] == {"re-a": {0, 1}, "re-b": {0}}
+
+
+# ---- persistence: the group's records in __consumer_offsets ----------------
+
+def restart(samsa, srv, kill=False):
+    """Stops the server (SIGTERM, or SIGKILL with kill) and starts it again
+    on the same ports and data directory."""
+    if kill:
+        srv.proc.send_signal(signal.SIGKILL)
+        srv.proc.wait(timeout=T(10))
+        srv.stopped = True
+    else:
+        problems = srv.stop()
+        assert not problems, problems
+    return samsa.start(workdir=srv.workdir, overrides=dict(srv.overrides),
+                       use_ports=False, ports=(srv.port, srv.controller_port))
+
+
+def delete_group(conn, g):
+    r = call(conn, DELETE_GROUPS, 2, Writer().array([g], lambda ww, x: ww.string(x, True), True)
+             .tags().bytes())
+    r.i32()
+    return r.array(lambda rr: (rr.string(True), rr.i16(), rr.tags()), True)[0][1]
+
+
+def comparable(d):
+    """A ConsumerGroupDescribe answer without what may differ after a
+    restart (nothing should)."""
+    d = dict(d)
+    d["members"] = sorted(d["members"], key=lambda m: m["id"])
+    return d
+
+
+@pytest.mark.parametrize("kill", [False, True], ids=["clean", "sigkill"])
+def test_restart_keeps_group_and_epochs(samsa, kill):
+    srv = srv_start(samsa)
+    with srv.connect() as conn:
+        tid = make_topic(conn, "t", 4)
+        ms = {k: member(join(conn, "gp", k, ["t"], instance=None))
+              for k in ("a", "b")}
+        got = settle(conn, "gp", ms)
+        assert got["a"] and got["b"] and not (got["a"][tid] & got["b"][tid])
+        before = describe(conn, "gp")
+        assert before["state"] == "Stable" and before["group_epoch"] == 2
+    srv = restart(samsa, srv, kill=kill)
+    with srv.connect() as conn:
+        after = describe(conn, "gp")
+        assert comparable(after) == comparable(before)
+        # members go on with their epochs: no rejoin, no new group epoch,
+        # nothing new to reconcile
+        for k, m in ms.items():
+            r = hb(conn, "gp", m["id"], m["epoch"], owned=m["owned"])
+            assert r["error"] == E_NONE, r
+            assert r["epoch"] == m["epoch"] == 2
+            assert r["assignment"] is None
+        d = describe(conn, "gp")
+        assert d["state"] == "Stable" and d["group_epoch"] == 2
+        assert comparable(d) == comparable(before)
+        # and the group keeps working: a third member brings epoch 3
+        c = join(conn, "gp", "c", ["t"])
+        assert c["epoch"] == 3
+
+
+def test_restart_times_out_silent_member_and_forgets_left_one(samsa):
+    srv = srv_start(samsa, **{"group.consumer.session.timeout.ms": "3000"})
+    with srv.connect() as conn:
+        tid = make_topic(conn, "t", 4)
+        ms = {k: member(join(conn, "gt", k, ["t"])) for k in ("a", "b", "c")}
+        settle(conn, "gt", ms)
+        assert hb(conn, "gt", "c", -1)["error"] == E_NONE      # c leaves
+        del ms["c"]
+        settle(conn, "gt", ms)
+        epoch = describe(conn, "gt")["group_epoch"]
+    srv = restart(samsa, srv)
+    with srv.connect() as conn:
+        d = describe(conn, "gt")
+        assert sorted(m["id"] for m in d["members"]) == ["a", "b"]
+        assert d["group_epoch"] == epoch
+        assert hb(conn, "gt", "c", 4, owned={})["error"] == E_UNKNOWN_MEMBER
+        # a heartbeats, b is silent: b goes after its session timeout
+        # (counted from the load) and a gets everything
+        a = ms["a"]
+        deadline = time.monotonic() + T(15)
+        while time.monotonic() < deadline:
+            r = hb(conn, "gt", "a", a["epoch"], owned=a["owned"])
+            assert r["error"] == E_NONE, r
+            a["epoch"] = r["epoch"]
+            if r["assignment"] is not None:
+                a["owned"] = r["assignment"]
+            if a["owned"] == {tid: {0, 1, 2, 3}}:
+                break
+            time.sleep(0.3)
+        assert a["owned"] == {tid: {0, 1, 2, 3}}
+        assert [m["id"] for m in describe(conn, "gt")["members"]] == ["a"]
+        assert hb(conn, "gt", "b", ms["b"]["epoch"], owned={})["error"] == E_UNKNOWN_MEMBER
+        final = describe(conn, "gt")
+    # what the timeout changed was written too
+    srv = restart(samsa, srv)
+    with srv.connect() as conn:
+        assert comparable(describe(conn, "gt")) == comparable(final)
+
+
+def test_deleted_group_stays_gone_after_restart(samsa):
+    srv = srv_start(samsa)
+    with srv.connect() as conn:
+        make_topic(conn, "t", 2)
+        a = join(conn, "gd", "a", ["t"])
+        assert hb(conn, "gd", "a", -1)["error"] == E_NONE
+        assert delete_group(conn, "gd") == E_NONE
+        # another group stays
+        join(conn, "gk", "k", ["t"])
+    srv = restart(samsa, srv, kill=True)
+    with srv.connect() as conn:
+        d = describe(conn, "gd")
+        assert d["error"] == E_NOT_FOUND, d
+        assert hb(conn, "gd", "a", a["epoch"], owned={})["error"] == E_UNKNOWN_MEMBER
+        assert "gd" not in list_groups(conn, [])
+        assert [m["id"] for m in describe(conn, "gk")["members"]] == ["k"]
+
+
+def test_consumer_group_turned_classic_stays_classic_after_restart(samsa):
+    srv = srv_start(samsa)
+    with srv.connect() as conn:
+        make_topic(conn, "t", 2)
+        join(conn, "gx", "a", ["t"])
+        assert hb(conn, "gx", "a", -1)["error"] == E_NONE
+        # a classic join turns the empty consumer group into a classic one
+        w = Writer().string("gx", True).i32(10000).i32(10000).string("", True)
+        w.string(None, True).string("consumer", True)
+        w.array([("range", b"")], lambda ww, p: ww.string(p[0], True).blob(p[1], True).tags(), True).tags()
+        call(conn, JOIN, 6, w.bytes())
+        assert describe(conn, "gx")["error"] == E_NOT_FOUND
+    srv = restart(samsa, srv)
+    with srv.connect() as conn:
+        # its consumer group records have tombstones: it does not come back
+        d = describe(conn, "gx")
+        assert d["error"] == E_NOT_FOUND, d
