@@ -2,7 +2,8 @@
  * client/netclient.h - the producer's network client (Kafka's
  * NetworkClient): one connection per broker, each framed and written by
  * net/conn.c (the channel code the broker's network threads use), driven
- * by one epoll loop.  A connection is usable once its ApiVersions
+ * by a net/selector.c selector (the broker's network threads each drive
+ * one too).  A connection is usable once its ApiVersions
  * exchange is done (v3, falling back to v0); requests go out in order, at
  * most max.in.flight per connection, and their responses come back to
  * the caller's callback in order.  A request past request.timeout.ms, a
