@@ -3,8 +3,8 @@
  * netclient.h).  Framing and socket writes are net/conn.c's, the epoll
  * set and its wake-up net/selector.c's (both shared with the broker's
  * network threads); this file adds connecting, the ApiVersions
- * handshake, request/response matching by correlation id, timeouts and
- * backoff.
+ * handshake, request/response matching by correlation id, timeouts,
+ * backoff and throttling.
  * Threads: the sender thread owns everything here (the selector
  * included); other threads only wake the selector.
  */
@@ -70,6 +70,9 @@ typedef struct nc_node {
     int64_t         connect_deadline_ms;
     int64_t         backoff_ms;
     int64_t         backoff_until_ms;
+    int64_t         throttle_until_ms;  /* KIP-219: nothing is sent
+                                           before (kept over reconnects,
+                                           as the broker's quota is) */
     samsa_err_t     last_err;           /* why it last disconnected */
     int16_t         apiv_version;       /* ApiVersions version tried */
     int16_t         api_min[NC_MAX_API];
@@ -561,7 +564,40 @@ samsa_netclient_ready(samsa_netclient_t *nc, int32_t node, int64_t now_ms)
     if (n->state == NC_DISCONNECTED && now_ms >= n->backoff_until_ms) {
         nc_connect(nc, n, now_ms);
     }
-    return n->state == NC_READY && n->nreqs < nc->conf.max_in_flight;
+    return n->state == NC_READY && n->nreqs < nc->conf.max_in_flight
+           && now_ms >= n->throttle_until_ms;
+}
+
+/* Kafka's shouldClientThrottle: the versions from which the broker
+ * answers a throttled request at once and leaves the waiting to the
+ * client (KIP-219).  Before them it delayed the response itself. */
+static bool
+nc_client_throttles(int16_t api, int16_t version)
+{
+    switch (api) {
+    case SAMSA_API_Produce:
+        return version >= 6;
+    case SAMSA_API_Fetch:
+        return version >= 8;
+    default:
+        return false;
+    }
+}
+
+void
+samsa_netclient_throttle(samsa_netclient_t *nc, int32_t node, int16_t api,
+                         int16_t version, int32_t throttle_ms,
+                         int64_t now_ms)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    if (n == NULL || throttle_ms <= 0 || !nc_client_throttles(api, version)
+        || now_ms + throttle_ms <= n->throttle_until_ms) {
+        return;
+    }
+    samsa_debug("%s: node %d throttled for %d ms", nc->conf.log_name,
+                node, throttle_ms);
+    n->throttle_until_ms = now_ms + throttle_ms;
 }
 
 bool
@@ -609,6 +645,7 @@ samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms)
     for (i = 0; i < nc->nnodes; i++) {
         n = nc->nodes[(start + i) % nc->nnodes];
         if (n->state == NC_READY && n->nreqs < nc->conf.max_in_flight
+            && now_ms >= n->throttle_until_ms
             && (best == NULL || best->state != NC_READY
                 || n->nreqs < best->nreqs)) {
             best = n;
@@ -763,6 +800,16 @@ samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
 {
     samsa_selector_event_t  evs[NC_MAX_EVENTS];
     size_t                  i, n;
+    int64_t                 now = samsa_now_ms();
+    int32_t                 k;
+
+    /* wake when a throttle ends: the caller may send then */
+    for (k = 0; k < nc->nnodes; k++) {
+        if (nc->nodes[k]->throttle_until_ms > now
+            && nc->nodes[k]->throttle_until_ms - now < timeout_ms) {
+            timeout_ms = nc->nodes[k]->throttle_until_ms - now;
+        }
+    }
     if (samsa_selector_wait(&nc->sel, evs, NC_MAX_EVENTS, timeout_ms, &n)
         != SAMSA_ERR_NONE) {
         /* logged; n is 0: expire what is due and let the caller poll
