@@ -1,10 +1,12 @@
 /*
  * client/netclient.c - connections to brokers for the sender thread (see
- * netclient.h).  Framing and socket writes are net/conn.c's; this file
- * adds connecting, the ApiVersions handshake, request/response matching
- * by correlation id, timeouts and backoff.
- * Threads: the sender thread owns everything here; wake_fd is the only
- * thing other threads touch (write(2) on an eventfd).
+ * netclient.h).  Framing and socket writes are net/conn.c's, the epoll
+ * set and its wake-up net/selector.c's (both shared with the broker's
+ * network threads); this file adds connecting, the ApiVersions
+ * handshake, request/response matching by correlation id, timeouts,
+ * backoff and throttling.
+ * Threads: the sender thread owns everything here (the selector
+ * included); other threads only wake the selector.
  */
 #include "client/netclient.h"
 
@@ -12,17 +14,15 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "net/conn.h"
 #include "net/mempool.h"
 #include "net/req.h"
+#include "net/selector.h"
 #include "proto/gen/ApiVersions.h"
 #include "proto/gen/apis.h"
 #include "proto/proto.h"
@@ -70,6 +70,9 @@ typedef struct nc_node {
     int64_t         connect_deadline_ms;
     int64_t         backoff_ms;
     int64_t         backoff_until_ms;
+    int64_t         throttle_until_ms;  /* KIP-219: nothing is sent
+                                           before (kept over reconnects,
+                                           as the broker's quota is) */
     samsa_err_t     last_err;           /* why it last disconnected */
     int16_t         apiv_version;       /* ApiVersions version tried */
     int16_t         api_min[NC_MAX_API];
@@ -79,11 +82,8 @@ typedef struct nc_node {
 struct samsa_netclient {
     samsa_nc_conf_t   conf;
     char             *client_id;
-    int               epfd;
-    int               wake_fd;
-    _Atomic bool      wake_pending;     /* [atomic] a wakeup is written and
-                                           not yet read: app threads skip
-                                           the write (one syscall per
+    samsa_selector_t  sel;              /* wakeups: any thread (they
+                                           coalesce: one syscall per
                                            sender turn, not per record) */
     nc_node_t       **nodes;
     int32_t           nnodes;
@@ -100,9 +100,6 @@ samsa_netclient_t *
 samsa_netclient_new(const samsa_nc_conf_t *conf)
 {
     samsa_netclient_t   *nc = samsa_calloc(1, sizeof(*nc));
-    struct epoll_event   ev = { .events = EPOLLIN, .data.ptr = NULL };
-
-    atomic_init(&nc->wake_pending, false);
 
     nc->conf = *conf;
     nc->client_id = samsa_strdup(conf->client_id != NULL ? conf->client_id
@@ -111,10 +108,7 @@ samsa_netclient_new(const samsa_nc_conf_t *conf)
     if (nc->conf.log_name == NULL) {
         nc->conf.log_name = "producer";
     }
-    nc->epfd = epoll_create1(EPOLL_CLOEXEC);
-    nc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    samsa_assert(nc->epfd >= 0 && nc->wake_fd >= 0);
-    samsa_assert(epoll_ctl(nc->epfd, EPOLL_CTL_ADD, nc->wake_fd, &ev) == 0);
+    samsa_assert(samsa_selector_init(&nc->sel) == SAMSA_ERR_NONE);
     samsa_mempool_init(&nc->mempool, 0);
     return nc;
 }
@@ -132,8 +126,7 @@ samsa_netclient_free(samsa_netclient_t *nc)
         samsa_free(nc->nodes[i]);
     }
     samsa_free(nc->nodes);
-    close(nc->wake_fd);
-    close(nc->epfd);
+    samsa_selector_fini(&nc->sel);
     samsa_free(nc->client_id);
     samsa_free(nc);
 }
@@ -200,25 +193,30 @@ samsa_netclient_frame_begin(samsa_netclient_t *nc, int16_t api,
     return corr;
 }
 
-static void
+/* Register what n waits for now: writability while connecting or while a
+ * write is blocked, readability once connected.  _IO (logged) if the
+ * selector refuses: the caller closes the connection. */
+static samsa_err_t
 nc_events(samsa_netclient_t *nc, nc_node_t *n)
 {
-    struct epoll_event  ev;
-    uint32_t            want;
+    uint32_t  want;
 
     if (n->conn.fd < 0) {
-        return;
+        return SAMSA_ERR_NONE;
     }
-    want = n->state == NC_CONNECTING ? EPOLLOUT
-                                     : EPOLLIN | (n->want_write ? EPOLLOUT
-                                                                : 0);
+    want = n->state == NC_CONNECTING
+               ? SAMSA_SELECTOR_F_WRITE
+               : SAMSA_SELECTOR_F_READ
+                     | (n->want_write ? SAMSA_SELECTOR_F_WRITE : 0);
     if (want == n->conn.events) {
-        return;
+        return SAMSA_ERR_NONE;
     }
-    ev.events = want;
-    ev.data.ptr = n;
-    samsa_assert(epoll_ctl(nc->epfd, EPOLL_CTL_MOD, n->conn.fd, &ev) == 0);
+    if (samsa_selector_modify(&nc->sel, n->conn.fd, want, n)
+        != SAMSA_ERR_NONE) {
+        return SAMSA_ERR__IO;
+    }
     n->conn.events = want;
+    return SAMSA_ERR_NONE;
 }
 
 /* Fail and free every request of n.  @thread sender */
@@ -259,7 +257,11 @@ nc_disconnect(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err)
                    samsa_err_name(err));
     }
     if (n->conn.fd >= 0) {
-        close(n->conn.fd);              /* also leaves the epoll set */
+        if (n->conn.events != 0) {
+            /* logged if it fails; the close leaves the set anyway */
+            (void) !samsa_selector_remove(&nc->sel, n->conn.fd);
+        }
+        close(n->conn.fd);
     }
     samsa_free(samsa_conn_take_payload(&n->conn, &size));
     if (n->conn.sending != NULL) {
@@ -322,8 +324,7 @@ nc_flush(samsa_netclient_t *nc, nc_node_t *n)
         }
         if (!done) {
             n->want_write = true;
-            nc_events(nc, n);
-            return SAMSA_ERR_NONE;
+            return nc_events(nc, n);
         }
         n->conn.sending = NULL;
         samsa_resp_free(r->frame);
@@ -349,8 +350,7 @@ nc_flush(samsa_netclient_t *nc, nc_node_t *n)
         }
     }
     n->want_write = false;
-    nc_events(nc, n);
-    return SAMSA_ERR_NONE;
+    return nc_events(nc, n);
 }
 
 static void
@@ -499,10 +499,9 @@ nc_sockopts(samsa_netclient_t *nc, int fd)
 static void
 nc_connect(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
 {
-    struct addrinfo     hints, *ai = NULL;
-    struct epoll_event  ev;
-    char                port[16];
-    int                 fd, r;
+    struct addrinfo  hints, *ai = NULL;
+    char             port[16];
+    int              fd, r;
 
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
@@ -529,10 +528,12 @@ nc_connect(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
         nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
         return;
     }
-    ev.events = EPOLLOUT;
-    ev.data.ptr = n;
-    samsa_assert(epoll_ctl(nc->epfd, EPOLL_CTL_ADD, fd, &ev) == 0);
-    n->conn.events = EPOLLOUT;
+    if (samsa_selector_add(&nc->sel, fd, SAMSA_SELECTOR_F_WRITE, n)
+        != SAMSA_ERR_NONE) {
+        nc_disconnect(nc, n, SAMSA_ERR__IO);
+        return;
+    }
+    n->conn.events = SAMSA_SELECTOR_F_WRITE;
     n->connect_deadline_ms = now_ms + nc->conf.connection_setup_timeout_ms;
     n->apiv_version = 3;
 }
@@ -549,7 +550,9 @@ nc_connected(samsa_netclient_t *nc, nc_node_t *n)
         return;
     }
     nc_send_apiversions(nc, n);
-    nc_events(nc, n);
+    if (n->state != NC_DISCONNECTED && nc_events(nc, n) != SAMSA_ERR_NONE) {
+        nc_disconnect(nc, n, SAMSA_ERR__IO);
+    }
 }
 
 bool
@@ -563,7 +566,40 @@ samsa_netclient_ready(samsa_netclient_t *nc, int32_t node, int64_t now_ms)
     if (n->state == NC_DISCONNECTED && now_ms >= n->backoff_until_ms) {
         nc_connect(nc, n, now_ms);
     }
-    return n->state == NC_READY && n->nreqs < nc->conf.max_in_flight;
+    return n->state == NC_READY && n->nreqs < nc->conf.max_in_flight
+           && now_ms >= n->throttle_until_ms;
+}
+
+/* Kafka's shouldClientThrottle: the versions from which the broker
+ * answers a throttled request at once and leaves the waiting to the
+ * client (KIP-219).  Before them it delayed the response itself. */
+static bool
+nc_client_throttles(int16_t api, int16_t version)
+{
+    switch (api) {
+    case SAMSA_API_Produce:
+        return version >= 6;
+    case SAMSA_API_Fetch:
+        return version >= 8;
+    default:
+        return false;
+    }
+}
+
+void
+samsa_netclient_throttle(samsa_netclient_t *nc, int32_t node, int16_t api,
+                         int16_t version, int32_t throttle_ms,
+                         int64_t now_ms)
+{
+    nc_node_t  *n = nc_node_find(nc, node);
+
+    if (n == NULL || throttle_ms <= 0 || !nc_client_throttles(api, version)
+        || now_ms + throttle_ms <= n->throttle_until_ms) {
+        return;
+    }
+    samsa_debug("%s: node %d throttled for %d ms", nc->conf.log_name,
+                node, throttle_ms);
+    n->throttle_until_ms = now_ms + throttle_ms;
 }
 
 bool
@@ -611,6 +647,7 @@ samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms)
     for (i = 0; i < nc->nnodes; i++) {
         n = nc->nodes[(start + i) % nc->nnodes];
         if (n->state == NC_READY && n->nreqs < nc->conf.max_in_flight
+            && now_ms >= n->throttle_until_ms
             && (best == NULL || best->state != NC_READY
                 || n->nreqs < best->nreqs)) {
             best = n;
@@ -715,22 +752,25 @@ nc_event(samsa_netclient_t *nc, nc_node_t *n, uint32_t events)
     samsa_err_t  err;
 
     if (n->state == NC_CONNECTING) {
-        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+        if (events & (SAMSA_SELECTOR_F_WRITE | SAMSA_SELECTOR_F_ERR
+                      | SAMSA_SELECTOR_F_HUP)) {
             nc_connected(nc, n);
         }
         return;
     }
-    if (events & EPOLLIN) {
+    if (events & SAMSA_SELECTOR_F_READ) {
         nc_readable(nc, n);
     }
-    if (n->state != NC_DISCONNECTED && (events & (EPOLLOUT | EPOLLERR))) {
+    if (n->state != NC_DISCONNECTED
+        && (events & (SAMSA_SELECTOR_F_WRITE | SAMSA_SELECTOR_F_ERR))) {
         err = nc_flush(nc, n);
         if (err != SAMSA_ERR_NONE) {
             nc_disconnect(nc, n, err);
         }
     }
-    if (n->state != NC_DISCONNECTED && (events & (EPOLLHUP | EPOLLERR))
-        && !(events & EPOLLIN)) {
+    if (n->state != NC_DISCONNECTED
+        && (events & (SAMSA_SELECTOR_F_HUP | SAMSA_SELECTOR_F_ERR))
+        && !(events & SAMSA_SELECTOR_F_READ)) {
         nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
     }
 }
@@ -762,25 +802,25 @@ nc_expire(samsa_netclient_t *nc, int64_t now_ms)
 void
 samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
 {
-    struct epoll_event  evs[NC_MAX_EVENTS];
-    uint64_t            v;
-    int                 i, n;
+    samsa_selector_event_t  evs[NC_MAX_EVENTS];
+    size_t                  i, n;
+    int64_t                 now = samsa_now_ms();
+    int32_t                 k;
 
-    if (timeout_ms > INT32_MAX) {
-        timeout_ms = INT32_MAX;
-    }
-    n = epoll_wait(nc->epfd, evs, NC_MAX_EVENTS,
-                   (int) (timeout_ms < 0 ? 0 : timeout_ms));
-    for (i = 0; i < n; i++) {
-        if (evs[i].data.ptr == NULL) {
-            /* read, then clear: a wakeup between the two finds the flag
-             * set and writes nothing, but this turn is not over yet and
-             * sees what it was woken for; one after the clear writes */
-            (void) !read(nc->wake_fd, &v, sizeof(v));
-            atomic_store(&nc->wake_pending, false);
-            continue;
+    /* wake when a throttle ends: the caller may send then */
+    for (k = 0; k < nc->nnodes; k++) {
+        if (nc->nodes[k]->throttle_until_ms > now
+            && nc->nodes[k]->throttle_until_ms - now < timeout_ms) {
+            timeout_ms = nc->nodes[k]->throttle_until_ms - now;
         }
-        nc_event(nc, evs[i].data.ptr, evs[i].events);
+    }
+    if (samsa_selector_wait(&nc->sel, evs, NC_MAX_EVENTS, timeout_ms, &n)
+        != SAMSA_ERR_NONE) {
+        /* logged; n is 0: expire what is due and let the caller poll
+         * again */
+    }
+    for (i = 0; i < n; i++) {
+        nc_event(nc, evs[i].ptr, evs[i].ready);
     }
     nc_expire(nc, samsa_now_ms());
 }
@@ -797,9 +837,5 @@ samsa_netclient_take_response(samsa_netclient_t *nc)
 void
 samsa_netclient_wakeup(samsa_netclient_t *nc)
 {
-    uint64_t  one = 1;
-
-    if (!atomic_exchange(&nc->wake_pending, true)) {
-        (void) !write(nc->wake_fd, &one, sizeof(one));
-    }
+    samsa_selector_wakeup(&nc->sel);
 }

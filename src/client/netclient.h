@@ -2,7 +2,8 @@
  * client/netclient.h - the producer's network client (Kafka's
  * NetworkClient): one connection per broker, each framed and written by
  * net/conn.c (the channel code the broker's network threads use), driven
- * by one epoll loop.  A connection is usable once its ApiVersions
+ * by a net/selector.c selector (the broker's network threads each drive
+ * one too).  A connection is usable once its ApiVersions
  * exchange is done (v3, falling back to v0); requests go out in order, at
  * most max.in.flight per connection, and their responses come back to
  * the caller's callback in order.  A request past request.timeout.ms, a
@@ -10,6 +11,8 @@
  * socket.connection.setup.timeout.ms, or any socket error closes the
  * connection and fails everything in flight on it; reconnects back off
  * exponentially (reconnect.backoff.ms .. reconnect.backoff.max.ms).
+ * A response's throttle_time_ms, passed in by the caller that decoded it
+ * (samsa_netclient_throttle), holds the node back (KIP-219).
  * Threads: everything on the sender thread, except
  * samsa_netclient_wakeup() (any thread).
  */
@@ -57,10 +60,21 @@ void samsa_netclient_node_set(samsa_netclient_t *nc, int32_t node,
                               const char *host, int32_t port);
 
 /* True if a request can go to node now (connected, ApiVersions known,
- * fewer than max.in.flight outstanding).  Otherwise starts connecting if
- * it is not connected and not backing off. */
+ * fewer than max.in.flight outstanding, not throttled).  Otherwise starts
+ * connecting if it is not connected and not backing off. */
 bool samsa_netclient_ready(samsa_netclient_t *nc, int32_t node,
                            int64_t now_ms);
+
+/* A response of (api, version) from node said throttle_time_ms: for the
+ * versions that leave the waiting to the client (KIP-219: Produce v6+,
+ * Fetch v8+; Kafka's shouldClientThrottle) node is not ready until
+ * now_ms + throttle_ms, as in Java's ClusterConnectionStates, and a poll
+ * waits no longer than that.  Older versions and throttle_ms <= 0 change
+ * nothing.  samsa_netclient_send does not check it: callers ask
+ * samsa_netclient_ready first. */
+void samsa_netclient_throttle(samsa_netclient_t *nc, int32_t node,
+                              int16_t api, int16_t version,
+                              int32_t throttle_ms, int64_t now_ms);
 
 /* True if node's connection is up and at max.in.flight: it takes no
  * request before it answers one. */

@@ -296,7 +296,6 @@ sender_on_produce(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     int64_t                                  now = samsa_now_ms();
     int32_t                                  i;
 
-    (void) node;
     s->inflight -= preq->n;
     if (err == SAMSA_ERR_NONE && body == NULL) {       /* acks=0: written */
         for (i = 0; i < preq->n; i++) {
@@ -310,6 +309,10 @@ sender_on_produce(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     if (err == SAMSA_ERR_NONE) {
         err = samsa_ProduceResponse_decode(body, preq->version, &arena,
                                            &resp);
+    }
+    if (err == SAMSA_ERR_NONE) {        /* KIP-219: hold the node back */
+        samsa_netclient_throttle(s->nc, node, SAMSA_API_Produce,
+                                 preq->version, resp.ThrottleTimeMs, now);
     }
     for (i = 0; i < preq->n; i++) {
         b = preq->batches[i];

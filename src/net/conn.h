@@ -25,7 +25,8 @@ typedef struct samsa_conn {
     char                 idstr[192];    /* local:port-remote:port-proc-seq */
     char                 remote_ip[64];
     samsa_mute_state_t   mute;
-    uint32_t             events;        /* epoll interest now registered */
+    uint32_t             events;        /* selector interest registered
+                                           now (SAMSA_SELECTOR_F_*) */
     bool                 mem_muted;     /* muted while the pool is empty */
     bool                 closing;       /* close requested, not yet done */
     bool                 recv_complete; /* a whole request awaits handling */

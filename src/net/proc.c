@@ -1,9 +1,10 @@
 /*
- * net/proc.c - a network thread (Kafka's Processor): its own epoll and
- * eventfd, the connections the acceptor gave it, and the seven-step turn:
+ * net/proc.c - a network thread (Kafka's Processor): its own selector
+ * (net/selector.c: epoll set and wake-up), the connections the acceptor
+ * gave it, and the seven-step turn:
  *   1 configure new connections (at most 20 a turn)
  *   2 process new responses (from the handlers)
- *   3 poll: epoll_wait (0 ms if connections wait, else up to 300 ms, or
+ *   3 poll: selector wait (0 ms if connections wait, else up to 300 ms, or
  *     until the first client-quota throttle ends), then read and write; at
  *     most one completed receive per connection; then end the throttles
  *     whose delay passed (MUTED_AND_THROTTLED -> MUTED, and unmute)
@@ -27,8 +28,6 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,16 +60,15 @@ proc_conn_find(samsa_proc_t *proc, samsa_conn_id_t id)
 }
 
 static void
-proc_epoll_set(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t events)
+proc_sel_set(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t events)
 {
-    struct epoll_event  ev = { .events = events, .data.ptr = conn };
-
     if (conn->events == events) {
         return;
     }
-    if (epoll_ctl(proc->epfd, EPOLL_CTL_MOD, conn->fd, &ev) != 0) {
-        samsa_error("epoll_ctl(MOD) on connection %s failed: %s",
-                    conn->idstr, strerror(errno));
+    if (samsa_selector_modify(&proc->sel, conn->fd, events, conn)
+        != SAMSA_ERR_NONE) {
+        samsa_error("changing the interest of connection %s failed",
+                    conn->idstr);
     }
     conn->events = events;
 }
@@ -143,7 +141,7 @@ proc_conn_mute(samsa_proc_t *proc, samsa_conn_t *conn)
         proc_conn_schedule_close(proc, conn);
         return;
     }
-    proc_epoll_set(proc, conn, conn->events & ~(uint32_t) EPOLLIN);
+    proc_sel_set(proc, conn, conn->events & ~SAMSA_SELECTOR_F_READ);
 }
 
 /* Kafka's tryUnmuteChannel: resume reading if nothing holds the connection
@@ -160,7 +158,7 @@ proc_conn_try_unmute(samsa_proc_t *proc, samsa_conn_t *conn)
         return;
     }
     if (conn->mute == SAMSA_MUTE_NOT_MUTED) {
-        proc_epoll_set(proc, conn, conn->events | EPOLLIN);
+        proc_sel_set(proc, conn, conn->events | SAMSA_SELECTOR_F_READ);
     }
 }
 
@@ -269,7 +267,8 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
 {
     samsa_sockserver_t  *ss = proc->ss;
 
-    epoll_ctl(proc->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
+    /* logged if it fails; the close below leaves the set anyway */
+    (void) !samsa_selector_remove(&proc->sel, conn->fd);
     close(conn->fd);
     samsa_connquota_give(&ss->quota, conn->remote_ip);
     if (conn->payload != NULL) {
@@ -379,7 +378,6 @@ static void
 proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
 {
     samsa_conn_t        *conn = samsa_calloc(1, sizeof(*conn));
-    struct epoll_event   ev = { .events = EPOLLIN, .data.ptr = conn };
     uint32_t             slot = proc_slot_alloc(proc);
 
     conn->fd = nc->fd;
@@ -395,13 +393,13 @@ proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
                           memory_order_relaxed);
     proc_stat_add(&proc->stat_conns_created, 1);
     proc_lru_touch(proc, conn, now);
-    if (epoll_ctl(proc->epfd, EPOLL_CTL_ADD, conn->fd, &ev) != 0) {
-        samsa_error("epoll_ctl(ADD) for connection %s failed: %s",
-                    conn->idstr, strerror(errno));
+    if (samsa_selector_add(&proc->sel, conn->fd, SAMSA_SELECTOR_F_READ, conn)
+        != SAMSA_ERR_NONE) {
+        samsa_error("registering connection %s failed", conn->idstr);
         proc_conn_schedule_close(proc, conn);
         return;
     }
-    conn->events = EPOLLIN;
+    conn->events = SAMSA_SELECTOR_F_READ;
     samsa_debug("new connection %s", conn->idstr);
 }
 
@@ -583,7 +581,7 @@ proc_write_now(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
         conn->next_send = proc->send_done;
         proc->send_done = conn;
     } else {
-        proc_epoll_set(proc, conn, conn->events | EPOLLOUT);
+        proc_sel_set(proc, conn, conn->events | SAMSA_SELECTOR_F_WRITE);
     }
 }
 
@@ -594,7 +592,7 @@ proc_on_writable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     bool         done;
 
     if (conn->sending == NULL) {
-        proc_epoll_set(proc, conn, conn->events & ~(uint32_t) EPOLLOUT);
+        proc_sel_set(proc, conn, conn->events & ~SAMSA_SELECTOR_F_WRITE);
         return;
     }
     err = samsa_conn_write(conn, &done);
@@ -604,19 +602,9 @@ proc_on_writable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
         return;
     }
     if (done) {
-        proc_epoll_set(proc, conn, conn->events & ~(uint32_t) EPOLLOUT);
+        proc_sel_set(proc, conn, conn->events & ~SAMSA_SELECTOR_F_WRITE);
         conn->next_send = proc->send_done;
         proc->send_done = conn;
-    }
-}
-
-static void
-proc_drain_wakeups(samsa_proc_t *proc)
-{
-    uint64_t  v;
-
-    if (read(proc->wakefd, &v, sizeof(v)) < 0) {
-        /* EAGAIN: nothing pending */
     }
 }
 
@@ -682,10 +670,11 @@ proc_close_stalled(samsa_proc_t *proc, int64_t now)
 static void
 proc_poll(samsa_proc_t *proc)
 {
-    struct epoll_event  evs[PROC_MAX_EVENTS];
-    samsa_conn_t       *conn;
-    int                 timeout, n, i;
-    int64_t             now, idle_from;
+    samsa_selector_event_t  evs[PROC_MAX_EVENTS];
+    samsa_conn_t           *conn;
+    int                     timeout;
+    size_t                  n, i;
+    int64_t                 now, idle_from;
 
     proc_resume_mem_muted(proc);
     /* Don't wait when connections are queued for us, or when step 2
@@ -699,26 +688,25 @@ proc_poll(samsa_proc_t *proc)
     }
     idle_from = samsa_now_ns();
     timeout = proc_throttle_poll_ms(proc, timeout, idle_from);
-    n = epoll_wait(proc->epfd, evs, PROC_MAX_EVENTS, timeout);
-    if (n < 0 && errno != EINTR) {
-        samsa_error("epoll_wait failed: %s", strerror(errno));
+    if (samsa_selector_wait(&proc->sel, evs, PROC_MAX_EVENTS, timeout, &n)
+        != SAMSA_ERR_NONE) {
+        /* logged; n is 0 and the turn goes on */
     }
     now = samsa_now_ns();
     proc_stat_add(&proc->stat_idle_ns, (uint64_t) (now - idle_from));
     for (i = 0; i < n; i++) {
-        conn = evs[i].data.ptr;
-        if (conn == NULL) {
-            proc_drain_wakeups(proc);
-            continue;
-        }
+        conn = evs[i].ptr;
         if (conn->closing) {
             continue;
         }
-        if (evs[i].events & EPOLLOUT) {
+        if (evs[i].ready & SAMSA_SELECTOR_F_WRITE) {
             proc_on_writable(proc, conn, now);
         }
-        if (!conn->closing && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-            if ((evs[i].events & EPOLLERR) && conn->sending == NULL) {
+        if (!conn->closing
+            && (evs[i].ready & (SAMSA_SELECTOR_F_READ | SAMSA_SELECTOR_F_HUP
+                                | SAMSA_SELECTOR_F_ERR))) {
+            if ((evs[i].ready & SAMSA_SELECTOR_F_ERR)
+                && conn->sending == NULL) {
                 proc_conn_schedule_close(proc, conn);
             } else if (atomic_load_explicit(&proc->run, memory_order_acquire)
                        == SAMSA_PROC_RUNNING) {
@@ -953,14 +941,11 @@ proc_close_all(samsa_proc_t *proc)
     }
 }
 
-/* What only the thread used: its epoll and connection table. */
+/* What only the thread used: its connection table.  (Its selector stays
+ * until samsa_proc_fini: other threads may still wake it.) */
 static void
 proc_release(samsa_proc_t *proc)
 {
-    if (proc->epfd >= 0) {
-        close(proc->epfd);
-        proc->epfd = -1;
-    }
     samsa_free(proc->slots);
     samsa_free(proc->gens);
     samsa_free(proc->free_slots);
@@ -1002,16 +987,11 @@ void
 samsa_proc_init(samsa_proc_t *proc, samsa_sockserver_t *ss, uint16_t id,
                 size_t listener)
 {
-    struct epoll_event  ev = { .events = EPOLLIN, .data.ptr = NULL };
-
     memset(proc, 0, sizeof(*proc));
     proc->id = id;
     proc->listener = listener;
     proc->ss = ss;
-    proc->epfd = epoll_create1(EPOLL_CLOEXEC);
-    proc->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    samsa_assert(proc->epfd >= 0 && proc->wakefd >= 0);
-    samsa_assert(epoll_ctl(proc->epfd, EPOLL_CTL_ADD, proc->wakefd, &ev) == 0);
+    samsa_assert(samsa_selector_init(&proc->sel) == SAMSA_ERR_NONE);
     samsa_queue_init(&proc->newconns, SAMSA_PROC_NEWCONN_QUEUE);
     pthread_mutex_init(&proc->resp_lock, NULL);
     atomic_init(&proc->run, SAMSA_PROC_RUNNING);
@@ -1030,8 +1010,8 @@ samsa_proc_fini(samsa_proc_t *proc)
     }
     samsa_queue_fini(&proc->newconns);
     pthread_mutex_destroy(&proc->resp_lock);
-    close(proc->wakefd);
     proc_release(proc);
+    samsa_selector_fini(&proc->sel);
 }
 
 samsa_err_t
@@ -1057,11 +1037,7 @@ samsa_proc_join(samsa_proc_t *proc)
 void
 samsa_proc_wakeup(samsa_proc_t *proc)
 {
-    uint64_t  one = 1;
-
-    if (write(proc->wakefd, &one, sizeof(one)) < 0) {
-        /* EAGAIN: the counter is saturated, a wake-up is pending anyway */
-    }
+    samsa_selector_wakeup(&proc->sel);
 }
 
 bool

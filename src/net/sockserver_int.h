@@ -14,6 +14,7 @@
 #include "net/connquota.h"
 #include "net/mempool.h"
 #include "net/reqchan.h"
+#include "net/selector.h"
 #include "net/sockserver.h"
 #include "util/queue.h"
 
@@ -76,8 +77,8 @@ struct samsa_proc {
     _Atomic int                 state;      /* [atomic] samsa_proc_state_t */
     bool                        retired;    /* [resp_lock] thread gone:
                                                responses are dropped */
-    int                         epfd;       /* [const] */
-    int                         wakefd;     /* [const] eventfd */
+    samsa_selector_t            sel;        /* [const] epoll set; its
+                                               wake-up: any thread */
     samsa_queue_t               newconns;   /* [thread-safe] from acceptor */
     pthread_mutex_t             resp_lock;  /* guards retired, resp_*,
                                                nresp */

@@ -433,3 +433,68 @@ def test_fetch_quota_holds_a_consumer(samsa):
     # 200 KB fetches more (without the quota, all 4 MB at once)
     assert slow_thr > 0
     assert 1000000 <= slow <= 1000000 + 3 * 262144, slow
+
+
+def run_producer_probe(*args, timeout=60):
+    """tests/integration/producer_probe.c (libsamsa): its JSON line, stderr
+    and how long it ran."""
+    import os
+    import subprocess
+    d = os.environ.get("SAMSA_BUILD_DIR")
+    if not d:
+        pytest.skip("SAMSA_BUILD_DIR not set: run through ctest")
+    t = time.monotonic()
+    p = subprocess.run([os.path.join(d, "producer_probe")] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=T(timeout))
+    took = time.monotonic() - t
+    found = samsa_harness.sanitizer_reports(p.stderr)
+    assert not found, "sanitizer report (%s):\n%s" % (found, p.stderr[-6000:])
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr, took
+
+
+def test_libsamsa_holds_back_while_throttled(samsa, tmp_path):
+    """KIP-219 on the client side: after a Produce response with
+    throttle_time_ms, libsamsa sends that broker nothing until the delay
+    has passed.  The broker does not read a throttled connection either, so
+    a client that sent at once would have its next request sit unread for
+    the whole delay: with request.timeout.ms (1.5 s) shorter than the delay
+    (about 2.9 s) that request times out, the connection is closed and the
+    batch retried.  Held back, the request is sent when the delay ends and
+    answered at once: no timeout, no retry."""
+    log = str(tmp_path / "requests.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": log})
+    with srv.connect() as c:
+        assert c.create_topic("thr", num_partitions=1)["error_code"] == 0
+        c.wait_topic("thr", timeout=T(10))
+        # as in test_throttled_connection_is_not_read: a 40 KB first
+        # request against 3100 B/s over the 10 s minimum span, about 2.9 s
+        ok(alter(c, [({"client-id": "thr"}, [("producer_byte_rate", 3100.0)])]))
+    # 4500 small records, 40 KB batches, one request at a time: a 40 KB
+    # request, then (after its throttled response) one of about 20 KB
+    n = 4500
+    out, err, took = run_producer_probe(
+        "seq", srv.bootstrap(), "thr", str(n), "client.id=thr",
+        "enable.idempotence=false", "acks=all",
+        "max.in.flight.requests.per.connection=1", "batch.size=40000",
+        "linger.ms=1000", "request.timeout.ms=1500",
+        "delivery.timeout.ms=60000", "probe.flush=1")
+    assert out["delivered"] == n and out["errors"] == 0, (out, err[-3000:])
+
+    def produces():
+        with open(log) as f:
+            lines = [json.loads(x) for x in f.read().split("\n")[:-1]
+                     if x.strip()]
+        return [x["throttleTimeMs"] for x in lines
+                if x["requestHeader"]["clientId"] == "thr"
+                and x["requestHeader"]["requestApiKey"] == 0]
+
+    assert samsa_harness.wait_until(lambda: len(produces()) >= 2, T(5))
+    thr = produces()
+    print("probe", out, "took %.2f s, produce throttles %s" % (took, thr))
+    assert thr[0] >= 2000, thr                   # the delay was long enough
+    assert out["retries"] == 0, (out, err[-3000:])
+    assert "timed out" not in err, err[-3000:]
+    assert len(thr) == 2, thr
+    assert took >= thr[0] / 1000.0 - 0.1, (took, thr)
