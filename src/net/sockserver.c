@@ -54,6 +54,10 @@ samsa_sockserver_open(samsa_sockserver_t **out,
     samsa_connquota_init(&ss->quota, conf->max_connections,
                          conf->max_connections_per_ip, conf->overrides,
                          conf->noverrides);
+    samsa_connquota_set_rates(&ss->quota, conf->max_connection_creation_rate,
+                              conf->quota_window_num,
+                              conf->quota_window_ms, conf->ip_rate,
+                              conf->ip_rate_ctx);
     ss->acceptors = samsa_calloc(conf->nlisteners, sizeof(*ss->acceptors));
     for (i = 0; i < conf->nlisteners; i++) {
         ss->acceptors[i].fd = ss->acceptors[i].epfd = -1;
@@ -283,6 +287,7 @@ samsa_sockserver_free(samsa_sockserver_t *ss)
     for (i = 0; i < ss->conf.nlisteners; i++) {
         samsa_free(ss->acceptors[i].procs);
         samsa_free(ss->acceptors[i].removed);
+        samsa_free(ss->acceptors[i].closing);   /* closed by the thread */
     }
     samsa_free(ss->acceptors);
     samsa_connquota_fini(&ss->quota);

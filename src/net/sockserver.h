@@ -72,6 +72,11 @@ typedef struct samsa_sockserver_conf {
     int32_t                            max_connections_per_ip;
     const samsa_connquota_override_t  *overrides;
     size_t                             noverrides;
+    int32_t                            max_connection_creation_rate;
+    int32_t                            quota_window_num;   /* rates' */
+    int64_t                            quota_window_ms;
+    samsa_connquota_ip_rate_fn         ip_rate;   /* NULL: no ip quotas */
+    void                              *ip_rate_ctx;
     samsa_api_gate_fn                  gate;
     samsa_req_handle_fn                handle;
     void                              *ctx;     /* for gate and handle */
