@@ -167,6 +167,16 @@ samsa_sockserver_nlisteners(const samsa_sockserver_t *ss)
     return ss->conf.nlisteners;
 }
 
+void
+samsa_sockserver_conn_throttles(samsa_sockserver_t *ss, uint64_t *rate_waits,
+                                uint64_t *ip_throttled)
+{
+    *rate_waits = atomic_load_explicit(&ss->quota.rate_waits,
+                                       memory_order_relaxed);
+    *ip_throttled = atomic_load_explicit(&ss->quota.ip_throttled,
+                                         memory_order_relaxed);
+}
+
 const char *
 samsa_sockserver_listener_name(const samsa_sockserver_t *ss, size_t i)
 {
