@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "broker/qrate.h"
+#include "util/qrate.h"
 #include "meta/image.h"
 #include "meta/qentity.h"
 #include "util/alloc.h"
@@ -251,6 +251,33 @@ quota_resolve(const samsa_image_t *img, samsa_quota_type_t type,
     }
     samsa_arena_fini(&arena);
     return v;
+}
+
+int32_t
+samsa_quota_ip_conn_rate(void *meta, const char *ip)
+{
+    samsa_image_t    *img = samsa_meta_image_get(meta);
+    samsa_arena_t     arena = SAMSA_ARENA_INIT;
+    samsa_qentity_t   e;
+    double            v = 0.0;
+    bool              found;
+
+    memset(&e, 0, sizeof(e));
+    e.has[SAMSA_QENTITY_IP] = true;
+    e.name[SAMSA_QENTITY_IP] = samsa_slice_cstr(ip);
+    found = samsa_image_client_quota(img, samsa_qentity_key(&e, &arena),
+                                     "connection_creation_rate", &v);
+    if (!found) {
+        e.name[SAMSA_QENTITY_IP] = (samsa_slice_t) { 0 };
+        found = samsa_image_client_quota(img, samsa_qentity_key(&e, &arena),
+                                         "connection_creation_rate", &v);
+    }
+    samsa_arena_fini(&arena);
+    samsa_image_put(img);
+    if (!found || !(v > 0.0) || v >= (double) INT32_MAX) {
+        return INT32_MAX;
+    }
+    return (int32_t) v;
 }
 
 int32_t

@@ -1,7 +1,7 @@
 /*
  * broker/quota.h - the client quota manager (Kafka's ClientQuotaManager for
  * the Produce and Fetch byte rates, with its default quota callback): one
- * sensor per quota type and quota entity, each a broker/qrate.h rate over
+ * sensor per quota type and quota entity, each a util/qrate.h rate over
  * quota.window.num windows of quota.window.size.seconds, and the throttle
  * time a request earns by pushing its sensor over the entity's quota.
  *
@@ -59,6 +59,13 @@ void samsa_quota_mgr_free(samsa_quota_mgr_t *q);   /* NULL: no-op */
 int32_t samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                            samsa_slice_t client_id, double value,
                            int64_t now_ms);
+
+/* The connection_creation_rate quota of ip: its own ip entity's, else the
+ * default ip entity's, else INT32_MAX (none), from the current metadata
+ * image, so an AlterClientQuotas applies to the next connection.  ctx is
+ * the samsa_meta_t (a net/connquota.h samsa_connquota_ip_rate_fn).
+ * @thread any (acceptors): lock-free */
+int32_t samsa_quota_ip_conn_rate(void *meta, const char *ip);
 
 /* "Produce", "Fetch": Kafka's QuotaType names (the metric's type). */
 const char *samsa_quota_type_name(samsa_quota_type_t type);

@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -188,6 +189,42 @@ acceptor_assign(samsa_acceptor_t *acc, samsa_newconn_t *nc)
     } while (!samsa_proc_accept(proc, nc, retries == 0));
 }
 
+/* ---- sockets refused by an ip connection_creation_rate quota ----------
+ * Kafka keeps such a socket open for the throttle time and then closes
+ * it, so a client that reconnects at once is held back too. */
+
+static void
+acceptor_close_later(samsa_acceptor_t *acc, int fd, int64_t delay_ms)
+{
+    acc->closing = samsa_realloc(acc->closing, (acc->nclosing + 1)
+                                                   * sizeof(*acc->closing));
+    acc->closing[acc->nclosing].fd = fd;
+    acc->closing[acc->nclosing].close_ms = samsa_now_ms() + delay_ms;
+    acc->nclosing++;
+}
+
+/* Close the sockets whose time came (all of them if all); return the ms
+ * until the next one is due, at most SAMSA_ACCEPTOR_POLL_MS. */
+static int
+acceptor_close_due(samsa_acceptor_t *acc, bool all)
+{
+    int64_t  now = samsa_now_ms(), next = SAMSA_ACCEPTOR_POLL_MS;
+    size_t   i = 0;
+
+    while (i < acc->nclosing) {
+        if (all || acc->closing[i].close_ms <= now) {
+            close(acc->closing[i].fd);
+            acc->closing[i] = acc->closing[--acc->nclosing];
+        } else {
+            if (acc->closing[i].close_ms - now < next) {
+                next = acc->closing[i].close_ms - now;
+            }
+            i++;
+        }
+    }
+    return (int) next;
+}
+
 static void
 acceptor_accept_one(samsa_acceptor_t *acc)
 {
@@ -195,6 +232,7 @@ acceptor_accept_one(samsa_acceptor_t *acc)
     socklen_t                len = sizeof(sa);
     samsa_newconn_t         *nc;
     samsa_err_t              err;
+    int64_t                  delay_ms;
     char                     ip[64];
     int                      fd;
 
@@ -212,7 +250,13 @@ acceptor_accept_one(samsa_acceptor_t *acc)
     }
     acceptor_peer_ip(&sa, ip, sizeof(ip));
     err = samsa_connquota_take(&acc->ss->quota, ip, &acc->running,
-                               SAMSA_ACCEPTOR_POLL_MS);
+                               SAMSA_ACCEPTOR_POLL_MS, &delay_ms);
+    if (err == SAMSA_ERR__FULL && delay_ms > 0) {
+        samsa_debug("Delaying closing of connection from %s for %" PRId64
+                    " ms", ip, delay_ms);
+        acceptor_close_later(acc, fd, delay_ms);
+        return;
+    }
     if (err != SAMSA_ERR_NONE) {
         if (err == SAMSA_ERR__FULL) {
             samsa_info("rejected connection from %s on port %d: "
@@ -330,13 +374,14 @@ acceptor_main(void *arg)
     struct epoll_event   ev;
     uint64_t             cnt;
     char                 name[16];
-    int                  n;
+    int                  n, timeout;
 
     snprintf(name, sizeof(name), "acceptor-%d", acc->port);
     samsa_thread_name_set(name);
     while (atomic_load_explicit(&acc->running, memory_order_acquire)) {
         acceptor_apply_resize(acc);
-        n = epoll_wait(acc->epfd, &ev, 1, SAMSA_ACCEPTOR_POLL_MS);
+        timeout = acceptor_close_due(acc, false);
+        n = epoll_wait(acc->epfd, &ev, 1, timeout);
         if (n > 0 && ev.data.fd == acc->wakefd) {
             /* stop (the loop test exits) or resize (the loop top) */
             if (read(acc->wakefd, &cnt, sizeof(cnt)) < 0) {
@@ -350,6 +395,7 @@ acceptor_main(void *arg)
             samsa_error("acceptor epoll_wait failed: %s", strerror(errno));
         }
     }
+    (void) acceptor_close_due(acc, true);
     return NULL;
 }
 

@@ -1,6 +1,8 @@
 /*
- * net/connquota.c - see connquota.h.  The per-IP table is a small array
- * searched linearly: it holds distinct client IPs, not connections.
+ * net/connquota.c - see connquota.h.  The per-IP tables are small arrays
+ * searched linearly: they hold distinct client IPs, not connections.  An
+ * IP's rate is dropped once all its windows are too old to count (Kafka
+ * expires an idle sensor after an hour).
  */
 #include "net/connquota.h"
 
@@ -10,6 +12,7 @@
 
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/time.h"
 
 void
 samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
@@ -33,6 +36,25 @@ samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
     }
     q->noverrides = noverrides;
     atomic_init(&q->total, 0);
+    q->max_rate = INT32_MAX;
+    q->samples = 1;
+    q->window_ms = 1000;
+    samsa_qrate_init(&q->rate, q->samples, q->window_ms);
+    atomic_init(&q->rate_waits, 0);
+    atomic_init(&q->ip_throttled, 0);
+}
+
+void
+samsa_connquota_set_rates(samsa_connquota_t *q, int32_t max_rate,
+                          int samples, int64_t window_ms,
+                          samsa_connquota_ip_rate_fn ip_rate, void *ctx)
+{
+    q->max_rate = max_rate;
+    q->samples = samples;
+    q->window_ms = window_ms;
+    q->ip_rate = ip_rate;
+    q->ip_rate_ctx = ctx;
+    samsa_qrate_init(&q->rate, samples, window_ms);
 }
 
 void
@@ -40,6 +62,10 @@ samsa_connquota_fini(samsa_connquota_t *q)
 {
     samsa_free(q->overrides);
     samsa_free(q->ips);
+    for (size_t i = 0; i < q->niprates; i++) {
+        samsa_free(q->iprates[i]);
+    }
+    samsa_free(q->iprates);
     pthread_cond_destroy(&q->freed);
     pthread_mutex_destroy(&q->lock);
 }
@@ -80,36 +106,135 @@ connquota_ip_find(samsa_connquota_t *q, const char *ip, bool create)
     return &q->ips[q->nips++];
 }
 
-/* @locks q->lock held */
-static bool
-connquota_wait_slot(samsa_connquota_t *q, _Atomic bool *running, int wait_ms)
+/* Record one connection in r against bound (connections per second) and
+ * return the throttle time in ms, capped at one window as Kafka's
+ * ConnectionQuotas caps it.  No bound (INT32_MAX): nothing recorded. */
+static int64_t
+connquota_rate_record(const samsa_connquota_t *q, samsa_qrate_t *r,
+                      int32_t bound, int64_t now_ms)
+{
+    if (bound >= INT32_MAX) {
+        return 0;
+    }
+    return samsa_qrate_record_throttle(r, 1.0, (double) bound, q->window_ms,
+                                       now_ms);
+}
+
+/* Wait on the cond for ms at most.  @locks q->lock held */
+static void
+connquota_cond_wait(samsa_connquota_t *q, int64_t ms)
 {
     struct timespec  ts;
 
-    while (atomic_load_explicit(&q->total, memory_order_relaxed)
-           >= q->max_total) {
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t) (ms / 1000);
+    ts.tv_nsec += (long) (ms % 1000) * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&q->freed, &q->lock, &ts);
+}
+
+/* Kafka's waitForConnectionSlot: record the connection in the broker-wide
+ * rate, then wait out its throttle time and until the total is below
+ * max.connections.  @locks q->lock held */
+static bool
+connquota_wait_slot(samsa_connquota_t *q, _Atomic bool *running, int wait_ms)
+{
+    int64_t  now = samsa_now_ms();
+    int64_t  end = now + connquota_rate_record(q, &q->rate, q->max_rate, now);
+    int64_t  left;
+
+    if (end > now) {
+        atomic_fetch_add_explicit(&q->rate_waits, 1, memory_order_relaxed);
+    }
+    for (;;) {
+        left = end - samsa_now_ms();
+        if (left <= 0 && atomic_load_explicit(&q->total, memory_order_relaxed)
+                             < q->max_total) {
+            return true;
+        }
         if (!atomic_load_explicit(running, memory_order_acquire)) {
             return false;
         }
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += (long) wait_ms * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&q->freed, &q->lock, &ts);
+        connquota_cond_wait(q, left > 0 && left < wait_ms ? left : wait_ms);
     }
-    return true;
+}
+
+/* The rate of ip, made if need be; idle ones are dropped while looking.
+ * @locks q->lock held */
+static samsa_qrate_t *
+connquota_iprate(samsa_connquota_t *q, const char *ip, int64_t now_ms)
+{
+    samsa_connquota_iprate_t  *e, *found = NULL;
+    int64_t                    idle = (int64_t) q->samples * q->window_ms;
+    size_t                     i = 0;
+
+    while (i < q->niprates) {
+        e = q->iprates[i];
+        if (strcmp(e->ip, ip) == 0) {
+            found = e;
+            i++;
+        } else if (now_ms - e->last_ms > idle) {
+            samsa_free(e);
+            q->iprates[i] = q->iprates[--q->niprates];
+        } else {
+            i++;
+        }
+    }
+    if (found == NULL) {
+        found = samsa_calloc(1, sizeof(*found));
+        snprintf(found->ip, sizeof(found->ip), "%s", ip);
+        samsa_qrate_init(&found->rate, q->samples, q->window_ms);
+        q->iprates = samsa_realloc(q->iprates, (q->niprates + 1)
+                                                   * sizeof(*q->iprates));
+        q->iprates[q->niprates++] = found;
+    }
+    found->last_ms = now_ms;
+    return &found->rate;
+}
+
+/* Kafka's recordIpConnectionMaybeThrottle: the throttle time of one more
+ * connection from ip under its quota; a throttled one is taken back out of
+ * the rate (it is closed, not counted).  @locks q->lock held */
+static int64_t
+connquota_ip_throttle(samsa_connquota_t *q, const char *ip, int32_t bound)
+{
+    int64_t         now = samsa_now_ms(), ms;
+    samsa_qrate_t  *r;
+
+    if (bound >= INT32_MAX) {
+        return 0;
+    }
+    r = connquota_iprate(q, ip, now);
+    ms = connquota_rate_record(q, r, bound, now);
+    if (ms > 0) {
+        samsa_qrate_record(r, -1.0, now);
+        atomic_fetch_add_explicit(&q->ip_throttled, 1, memory_order_relaxed);
+    }
+    return ms;
 }
 
 samsa_err_t
 samsa_connquota_take(samsa_connquota_t *q, const char *ip,
-                     _Atomic bool *running, int wait_ms)
+                     _Atomic bool *running, int wait_ms,
+                     int64_t *close_delay_ms)
 {
     samsa_connquota_ip_t  *e;
     samsa_err_t            err = SAMSA_ERR_NONE;
+    int32_t                ip_bound = INT32_MAX;
 
+    *close_delay_ms = 0;
+    if (q->ip_rate != NULL) {
+        ip_bound = q->ip_rate(q->ip_rate_ctx, ip);
+    }
     pthread_mutex_lock(&q->lock);
     if (!connquota_wait_slot(q, running, wait_ms)) {
         err = SAMSA_ERR__SHUTDOWN;
+        goto out_unlock;
+    }
+    *close_delay_ms = connquota_ip_throttle(q, ip, ip_bound);
+    if (*close_delay_ms > 0) {
+        err = SAMSA_ERR__FULL;
         goto out_unlock;
     }
     e = connquota_ip_find(q, ip, true);

@@ -1,9 +1,16 @@
 /*
- * net/connquota.h - connection counts of one socket server (Kafka's
- * ConnectionQuotas): the total against max.connections and the count per
- * client IP against max.connections.per.ip and its overrides.
+ * net/connquota.h - connection counts and creation rates of one socket
+ * server (Kafka's ConnectionQuotas): the total against max.connections,
+ * the count per client IP against max.connections.per.ip and its
+ * overrides, the creation rate against max.connection.creation.rate (the
+ * acceptor waits until the rate allows the connection) and, per client
+ * IP, against the connection_creation_rate client quota (a connection over
+ * it is refused: its socket is closed after the throttle time).  Rates are
+ * util/qrate.h rates over quota.window.num windows of
+ * quota.window.size.seconds; throttle times are capped at one window, as
+ * Kafka's.
  * Threads: the acceptors take slots, the network threads give them back;
- * the mutex guards the counts.
+ * the mutex guards the counts and the rates.
  */
 #ifndef SAMSA_NET_CONNQUOTA_H
 #define SAMSA_NET_CONNQUOTA_H
@@ -16,6 +23,8 @@
 
 #include <samsa/errors.h>
 
+#include "util/qrate.h"
+
 typedef struct samsa_connquota_override {
     char     ip[64];                /* numeric, as inet_ntop writes it */
     int32_t  max;
@@ -25,6 +34,17 @@ typedef struct samsa_connquota_ip {
     char     ip[64];
     int32_t  count;
 } samsa_connquota_ip_t;
+
+/* The connection_creation_rate quota of ip (its own, else the default
+ * ip entity's), or INT32_MAX (Kafka's IP_CONNECTION_RATE_DEFAULT): none.
+ * Called on the acceptor thread without the lock; must not block. */
+typedef int32_t (*samsa_connquota_ip_rate_fn)(void *ctx, const char *ip);
+
+typedef struct samsa_connquota_iprate {
+    char           ip[64];
+    int64_t        last_ms;         /* last recorded */
+    samsa_qrate_t  rate;
+} samsa_connquota_iprate_t;
 
 typedef struct samsa_connquota {
     pthread_mutex_t              lock;      /* guards [lock] fields */
@@ -37,6 +57,20 @@ typedef struct samsa_connquota {
     size_t                       nips;      /* [lock] */
     size_t                       ips_cap;   /* [lock] */
     _Atomic int32_t              total;     /* [lock] writes; atomic reads */
+    /* creation rates (samsa_connquota_set_rates, before any take): */
+    int32_t                      max_rate;          /* [const] */
+    int64_t                      window_ms;         /* [const] */
+    int                          samples;           /* [const] */
+    samsa_connquota_ip_rate_fn   ip_rate;           /* [const] may be NULL */
+    void                        *ip_rate_ctx;       /* [const] */
+    samsa_qrate_t                rate;      /* [lock] broker-wide */
+    samsa_connquota_iprate_t   **iprates;   /* [lock] IPs with a quota */
+    size_t                       niprates;  /* [lock] */
+    _Atomic uint64_t             rate_waits;    /* [atomic] accepts delayed
+                                                   by max.connection.
+                                                   creation.rate */
+    _Atomic uint64_t             ip_throttled;  /* [atomic] connections
+                                                   refused by an ip quota */
 } samsa_connquota_t;
 
 /* overrides are copied. */
@@ -46,15 +80,28 @@ void samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
                           size_t noverrides);
 void samsa_connquota_fini(samsa_connquota_t *q);
 
-/* Take a slot for a connection from ip.  Waits (in steps of wait_ms, while
- * *running stays true) for the total to drop below max.connections, then
- * checks the per-IP limit: SAMSA_ERR__FULL if ip already has its maximum,
+/* Creation rates: max_rate (max.connection.creation.rate, INT32_MAX: no
+ * limit), samples and window_ms (quota.window.num, .size.seconds * 1000),
+ * and the per-IP quota lookup (NULL: none).  Call after init, before the
+ * acceptors start; without it no rate is limited. */
+void samsa_connquota_set_rates(samsa_connquota_t *q, int32_t max_rate,
+                               int samples, int64_t window_ms,
+                               samsa_connquota_ip_rate_fn ip_rate, void *ctx);
+
+/* Take a slot for a connection from ip, in Kafka's order: record the
+ * connection in the broker-wide rate and wait out its throttle time, wait
+ * (in steps of wait_ms, while *running stays true) for the total to drop
+ * below max.connections, then check the ip's creation rate and count.
+ * SAMSA_ERR__FULL if ip is over its connection_creation_rate quota
+ * (*close_delay_ms > 0: close the socket after that long, as Kafka does)
+ * or already has its maximum connections (*close_delay_ms 0);
  * SAMSA_ERR__SHUTDOWN if *running went false while waiting.
  * @thread acceptor */
 SAMSA_MUST_CHECK samsa_err_t samsa_connquota_take(samsa_connquota_t *q,
                                                   const char *ip,
                                                   _Atomic bool *running,
-                                                  int wait_ms);
+                                                  int wait_ms,
+                                                  int64_t *close_delay_ms);
 
 /* Give back the slot of a closed connection from ip. @thread network */
 void samsa_connquota_give(samsa_connquota_t *q, const char *ip);

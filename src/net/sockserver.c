@@ -54,6 +54,10 @@ samsa_sockserver_open(samsa_sockserver_t **out,
     samsa_connquota_init(&ss->quota, conf->max_connections,
                          conf->max_connections_per_ip, conf->overrides,
                          conf->noverrides);
+    samsa_connquota_set_rates(&ss->quota, conf->max_connection_creation_rate,
+                              conf->quota_window_num,
+                              conf->quota_window_ms, conf->ip_rate,
+                              conf->ip_rate_ctx);
     ss->acceptors = samsa_calloc(conf->nlisteners, sizeof(*ss->acceptors));
     for (i = 0; i < conf->nlisteners; i++) {
         ss->acceptors[i].fd = ss->acceptors[i].epfd = -1;
@@ -161,6 +165,16 @@ size_t
 samsa_sockserver_nlisteners(const samsa_sockserver_t *ss)
 {
     return ss->conf.nlisteners;
+}
+
+void
+samsa_sockserver_conn_throttles(samsa_sockserver_t *ss, uint64_t *rate_waits,
+                                uint64_t *ip_throttled)
+{
+    *rate_waits = atomic_load_explicit(&ss->quota.rate_waits,
+                                       memory_order_relaxed);
+    *ip_throttled = atomic_load_explicit(&ss->quota.ip_throttled,
+                                         memory_order_relaxed);
 }
 
 const char *
@@ -283,6 +297,7 @@ samsa_sockserver_free(samsa_sockserver_t *ss)
     for (i = 0; i < ss->conf.nlisteners; i++) {
         samsa_free(ss->acceptors[i].procs);
         samsa_free(ss->acceptors[i].removed);
+        samsa_free(ss->acceptors[i].closing);   /* closed by the thread */
     }
     samsa_free(ss->acceptors);
     samsa_connquota_fini(&ss->quota);

@@ -72,6 +72,11 @@ typedef struct samsa_sockserver_conf {
     int32_t                            max_connections_per_ip;
     const samsa_connquota_override_t  *overrides;
     size_t                             noverrides;
+    int32_t                            max_connection_creation_rate;
+    int32_t                            quota_window_num;   /* rates' */
+    int64_t                            quota_window_ms;
+    samsa_connquota_ip_rate_fn         ip_rate;   /* NULL: no ip quotas */
+    void                              *ip_rate_ctx;
     samsa_api_gate_fn                  gate;
     samsa_req_handle_fn                handle;
     void                              *ctx;     /* for gate and handle */
@@ -125,6 +130,12 @@ uint64_t samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss,
 /* Requests waiting for a handler (Kafka's RequestQueueSize). */
 size_t samsa_sockserver_request_queue_size(samsa_sockserver_t *ss);
 size_t samsa_sockserver_nlisteners(const samsa_sockserver_t *ss);
+/* Connections whose accept waited for max.connection.creation.rate, and
+ * connections closed over their IP's connection_creation_rate quota,
+ * since start.  @thread any */
+void samsa_sockserver_conn_throttles(samsa_sockserver_t *ss,
+                                     uint64_t *rate_waits,
+                                     uint64_t *ip_throttled);
 const char *samsa_sockserver_listener_name(const samsa_sockserver_t *ss,
                                            size_t i);
 

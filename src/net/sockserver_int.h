@@ -135,6 +135,14 @@ typedef struct samsa_acceptor {
     size_t               nprocs;
     samsa_proc_t       **removed;       /* removed, not yet joined */
     size_t               nremoved;
+    /* acceptor thread: sockets refused by an ip connection_creation_rate
+     * quota, closed when their throttle time ends (Kafka's
+     * DelayedCloseSocket) */
+    struct samsa_delayed_close {
+        int      fd;
+        int64_t  close_ms;              /* samsa_now_ms() */
+    }                   *closing;
+    size_t               nclosing;
 } samsa_acceptor_t;
 
 /* The most handler threads a pool may have (num.io.threads at start is

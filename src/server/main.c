@@ -18,6 +18,7 @@
 #include "broker/api_table.h"
 #include "broker/broker.h"
 #include "broker/node.h"
+#include "broker/quota.h"
 #include "meta/metaprops.h"
 #include "meta/brokercfg.h"
 #include "net/sockserver.h"
@@ -201,6 +202,16 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.max_connections_per_ip = cfg->max_connections_per_ip;
     conf.overrides = srv->overrides;
     conf.noverrides = cfg->nmax_connections_per_ip_overrides;
+    /* Kafka's controller listeners are protected from the broker-wide
+     * creation rate, and the ip quotas are the broker's */
+    conf.max_connection_creation_rate =
+        controller ? INT32_MAX
+                   : samsa_config_int(cfg, "max.connection.creation.rate");
+    conf.quota_window_num = samsa_config_int(cfg, "quota.window.num");
+    conf.quota_window_ms =
+        (int64_t) samsa_config_int(cfg, "quota.window.size.seconds") * 1000;
+    conf.ip_rate = controller ? NULL : samsa_quota_ip_conn_rate;
+    conf.ip_rate_ctx = controller ? NULL : srv->brk.meta;
     conf.gate = samsa_apis_gate;
     conf.handle = samsa_apis_handle;
     conf.ctx = &side->apis;

@@ -761,6 +761,27 @@ mx_connections(samsa_metrics_t *m, samsa_buf_t *out, bool created)
     }
 }
 
+/* Connection creation rate throttles (net/connquota.h), per server. */
+static void
+mx_conn_throttles(samsa_metrics_t *m, samsa_buf_t *out, bool ip)
+{
+    const char  *name = ip ? "samsa_connection_ip_throttled_total"
+                           : "samsa_connection_accept_throttled_total";
+    uint64_t     waits, ips;
+    size_t       i;
+
+    mx_family(out, name, "counter",
+              ip ? "Connections closed over their IP's "
+                   "connection_creation_rate quota."
+                 : "Accepts delayed by max.connection.creation.rate.");
+    for (i = 0; i < m->nservers; i++) {
+        samsa_sockserver_conn_throttles(m->servers[i].ss, &waits, &ips);
+        mx_printf(out, "%s{server=\"%s\"} %llu\n", name,
+                  samsa_reqstats_kind(m->servers[i].rs),
+                  (unsigned long long) (ip ? ips : waits));
+    }
+}
+
 /* ---- Prometheus: topics, partitions, purgatories, groups ----------------- */
 
 typedef enum mx_topic_field {
@@ -1072,6 +1093,8 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_handler_idle(m, out);
     mx_connections(m, out, false);
     mx_connections(m, out, true);
+    mx_conn_throttles(m, out, false);
+    mx_conn_throttles(m, out, true);
     if (m->brk != NULL) {
         mx_partitions(&snap, out);
         mx_purgatories(m, out);

@@ -330,8 +330,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "2147483647",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "New connections per second accepted by the broker.",
+        .implemented = true,
+        .doc = "New connections per second the broker's listeners accept "
+               "in all; above it the acceptor delays accepting (the "
+               "controller listeners are exempt).",
     },
     {
         .name = "quota.window.num",

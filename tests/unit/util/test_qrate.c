@@ -1,10 +1,10 @@
-/* Unit tests for broker/qrate.c: Kafka's sampled rate and throttle time,
+/* Unit tests for util/qrate.c: Kafka's sampled rate and throttle time,
  * with the expected values worked out by hand from the formulas. */
 #include "unit.h"
 
 #include <math.h>
 
-#include "broker/qrate.h"
+#include "util/qrate.h"
 
 /* A young rate divides by at least (samples - 1) windows. */
 static void

@@ -1,7 +1,7 @@
 /*
- * broker/qrate.c - see qrate.h.
+ * util/qrate.c - see qrate.h.
  */
-#include "broker/qrate.h"
+#include "util/qrate.h"
 
 #include <string.h>
 

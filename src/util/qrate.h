@@ -1,5 +1,5 @@
 /*
- * broker/qrate.h - a rate over sampled windows and the throttle time of a
+ * util/qrate.h - a rate over sampled windows and the throttle time of a
  * quota on it, as Kafka's metrics Rate/SampledStat and QuotaUtils compute
  * them (the rate behind every client quota).
  *
@@ -14,10 +14,10 @@
  * long the client must stay idle for R to fall back to B.
  *
  * Threads: none of its own; the caller serialises access (broker/quota.c
- * holds the sensor's lock).
+ * and net/connquota.c hold their locks).
  */
-#ifndef SAMSA_BROKER_QRATE_H
-#define SAMSA_BROKER_QRATE_H
+#ifndef SAMSA_UTIL_QRATE_H
+#define SAMSA_UTIL_QRATE_H
 
 #include <stdint.h>
 
@@ -55,4 +55,4 @@ int64_t samsa_qrate_record_throttle(samsa_qrate_t *r, double value,
                                     double bound, int64_t max_ms,
                                     int64_t now_ms);
 
-#endif /* SAMSA_BROKER_QRATE_H */
+#endif /* SAMSA_UTIL_QRATE_H */
