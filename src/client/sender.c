@@ -87,6 +87,10 @@ sender_complete(samsa_sender_t *s, samsa_batch_t *b, int64_t base_offset,
 {
     samsa_pq_t  *pq = b->pq;
     int64_t      n = b->nthunks;
+    /* a sequence of the current producer id and epoch that the broker may
+     * or may not have: later batches would be out of order */
+    bool         unresolved = b->has_seq && b->rb.producer_id == s->pid
+                              && b->rb.producer_epoch == s->epoch;
 
     samsa_batch_complete(b, pq->topic->name, pq->partition, base_offset,
                          log_append_time, err);
@@ -96,11 +100,6 @@ sender_complete(samsa_sender_t *s, samsa_batch_t *b, int64_t base_offset,
                               n, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->m->records_in_flight, n,
                               memory_order_relaxed);
-    /* a sequence of the current producer id and epoch that the broker may
-     * or may not have: later batches would be out of order */
-    bool         unresolved = b->has_seq && b->rb.producer_id == s->pid
-                              && b->rb.producer_epoch == s->epoch;
-
     if (err != SAMSA_ERR_NONE && s->tm != NULL) {
         /* the transaction must be aborted (or the producer is fenced);
          * the epoch bump waits for the abort */
