@@ -285,8 +285,7 @@ sec_ingest() {
 # librdkafka: batch.size=1000000), and both at each other's batch.size:
 # libsamsa-b1m (batch.size=1000000) and librdkafka-b16k (-X
 # batch.size=16384).  Targets alternate in order from run to run.
-# Idempotence off on both (librdkafka's default; libsamsa's idempotent
-# producer keeps one batch per partition in flight, docs/PRODUCER.md).
+# Idempotence off on both (librdkafka's default).
 # With BASE_CLI=path/to/another/samsa, a fifth target, libsamsa-base, runs
 # that build's `samsa perf produce` (batch.size=16384): before/after.
 sec_perf() {

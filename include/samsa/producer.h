@@ -151,6 +151,8 @@ typedef struct samsa_producer_metrics {
     int16_t  producer_epoch;
     int64_t  batch_split_total;     /* batches split after the broker
                                        rejected them as too large */
+    int32_t  partition_inflight_max; /* most batches of one partition
+                                       ever in flight at once */
 } samsa_producer_metrics_t;
 
 /* A snapshot of the metrics.  @thread any */

@@ -529,12 +529,13 @@ typedef struct accum_head {
     int32_t  attempts;
     int64_t  last_attempt_ms;
     int64_t  backoff_ms;
+    bool     has_seq;
 } accum_head_t;
 
 static accum_head_t
 accum_peek(samsa_pq_t *pq)
 {
-    accum_head_t  h = { false, false, 0, 0, 0, 0 };
+    accum_head_t  h = { false, false, 0, 0, 0, 0, false };
 
     pthread_mutex_lock(&pq->lock);
     if (pq->head != NULL) {
@@ -544,6 +545,7 @@ accum_peek(samsa_pq_t *pq)
         h.attempts = pq->head->attempts;
         h.last_attempt_ms = pq->head->last_attempt_ms;
         h.backoff_ms = pq->head->backoff_ms;
+        h.has_seq = pq->head->has_seq;
     }
     pthread_mutex_unlock(&pq->lock);
     return h;
@@ -558,6 +560,7 @@ accum_pq_ready(samsa_accum_t *accum, samsa_pq_t *pq, const accum_head_t *h,
     bool     backing_off, full, expired, sendable;
 
     if (!h->present || pq->muted || pq->txn_wait
+        || (h->has_seq && pq->inflight > 0)
         || ready_has(out, pq->leader)) {
         return;
     }
@@ -653,7 +656,9 @@ accum_pop_ready(samsa_pq_t *pq, size_t size, size_t max_size, bool first,
 
     pthread_mutex_lock(&pq->lock);
     b = pq->head;
-    if (b != NULL && b->attempts > 0
+    if (b != NULL && b->has_seq && pq->inflight > 0) {
+        b = NULL;               /* sequenced (a retry): waits its turn */
+    } else if (b != NULL && b->attempts > 0
         && now_ms - b->last_attempt_ms < b->backoff_ms) {
         b = NULL;
     } else if (b != NULL && !first
@@ -757,6 +762,66 @@ samsa_accum_set_busy(samsa_accum_t *accum, samsa_accum_busy_fn *busy_fn,
     return again;
 }
 
+/* Is sequence a before b (31-bit sequences that wrap to 0)? */
+static bool
+accum_seq_before(int32_t a, int32_t b)
+{
+    uint32_t  d = ((uint32_t) b - (uint32_t) a) & 0x7fffffffu;
+
+    return d != 0 && d < 0x40000000u;
+}
+
+/* Does queued batch q carry a sequence of the same producer id and epoch
+ * as b, before b's? */
+static bool
+accum_seq_earlier(const samsa_batch_t *q, const samsa_batch_t *b)
+{
+    return q->has_seq && b->has_seq
+           && q->rb.producer_id == b->rb.producer_id
+           && q->rb.producer_epoch == b->rb.producer_epoch
+           && accum_seq_before(q->rb.base_seq, b->rb.base_seq);
+}
+
+/* Put the list first..last (in sequence order) back into pq in sequence
+ * order (Java's insertInSequenceOrder): after the queued batches of the
+ * same producer id and epoch whose sequences come before first's, so that
+ * retries go out in the order the broker expects; at the front if first
+ * has no sequence.  @locks pq->lock held */
+static void
+accum_insert_ordered(samsa_pq_t *pq, samsa_batch_t *first,
+                     samsa_batch_t *last, int32_t n)
+{
+    samsa_batch_t  *prev = NULL, *cur = pq->head;
+
+    while (cur != NULL && accum_seq_earlier(cur, first)) {
+        prev = cur;
+        cur = cur->next;
+    }
+    last->next = cur;
+    if (prev != NULL) {
+        prev->next = first;
+    } else {
+        pq->head = first;
+    }
+    if (cur == NULL) {
+        pq->tail = last;
+    }
+    pq->nbatches += n;
+}
+
+bool
+samsa_accum_has_earlier(samsa_accum_t *accum, const samsa_batch_t *batch)
+{
+    samsa_pq_t  *pq = batch->pq;
+    bool         found;
+
+    (void) accum;
+    pthread_mutex_lock(&pq->lock);
+    found = pq->head != NULL && accum_seq_earlier(pq->head, batch);
+    pthread_mutex_unlock(&pq->lock);
+    return found;
+}
+
 void
 samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
                       int64_t backoff_ms, int64_t now_ms)
@@ -770,12 +835,7 @@ samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
     batch->in_retry = true;
     batch->full = true;
     pthread_mutex_lock(&pq->lock);
-    batch->next = pq->head;
-    pq->head = batch;
-    if (pq->tail == NULL) {
-        pq->tail = batch;
-    }
-    pq->nbatches++;
+    accum_insert_ordered(pq, batch, batch, 1);
     pthread_mutex_unlock(&pq->lock);
 }
 
@@ -828,12 +888,7 @@ samsa_accum_split_reenqueue(samsa_accum_t *accum, samsa_batch_t *big)
     accum->nincomplete += n - 1;
     pthread_mutex_unlock(&accum->inc_lock);
     pthread_mutex_lock(&pq->lock);
-    last->next = pq->head;
-    pq->head = list;
-    if (pq->tail == NULL) {
-        pq->tail = last;
-    }
-    pq->nbatches += n;
+    accum_insert_ordered(pq, list, last, n);
     pthread_mutex_unlock(&pq->lock);
     accum_buf_release(accum, big);
     samsa_batch_free(big);

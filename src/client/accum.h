@@ -47,9 +47,12 @@ typedef struct samsa_pq {
     /* sender thread only: */
     int32_t            leader;          /* -1: unknown */
     uint64_t           leader_gen;      /* metadata generation of leader */
-    bool               muted;           /* a batch of it is in flight */
+    bool               muted;           /* a batch of it is in flight and
+                                           max.in.flight=1 */
     int32_t            next_seq;        /* idempotence: next base sequence */
-    int32_t            inflight;        /* batches in flight */
+    int32_t            inflight;        /* batches in flight (with
+                                           idempotence up to max.in.flight,
+                                           in sequence order) */
     bool               txn_wait;        /* transactional: not added to the
                                            transaction yet, not drained */
     _Atomic bool       sender_busy;     /* [atomic, set under lock by the
@@ -136,7 +139,11 @@ void samsa_accum_ready(samsa_accum_t *accum, uint64_t md_gen,
 void samsa_accum_node_latency(samsa_accum_t *accum, int32_t node,
                               int64_t now_ms, bool can_drain);
 
-/* Take sendable batches led by node: one per unmuted partition, starting
+/* Take sendable batches led by node: one per unmuted partition whose head
+ * batch has no sequence yet or nothing of the partition in flight (a
+ * sequenced head is a retry or a split piece: it goes out only after every
+ * earlier batch is resolved, one at a time, as Java's
+ * shouldStopDrainBatchesForPartition has it), starting
  * at the node's rotating index, until max_size bytes (at least one batch).
  * Each batch is closed (compressed, header written) before it returns.
  * Returns the batches as a list linked by ->next, oldest partition first.
@@ -158,20 +165,31 @@ typedef bool samsa_accum_busy_fn(void *ctx, int32_t node);
 bool samsa_accum_set_busy(samsa_accum_t *accum, samsa_accum_busy_fn *busy_fn,
                           void *ctx);
 
-/* Put a failed batch back at the front of its queue to be retried after
- * backoff_ms.  @thread sender */
+/* Put a failed batch back into its queue to be retried after backoff_ms:
+ * at the front, or, if it has a sequence, in sequence order among the
+ * queued batches of the same producer id and epoch (Java's
+ * insertInSequenceOrder).  @thread sender */
 void samsa_accum_reenqueue(samsa_accum_t *accum, samsa_batch_t *batch,
                            int64_t backoff_ms, int64_t now_ms);
 
 /* Split a batch the broker rejected with MESSAGE_TOO_LARGE (Java's
  * splitAndReenqueue; see samsa_batch_split for the sizes and sequences)
- * and put the pieces, in order, at the front of its queue, not yet tried;
+ * and put the pieces, in order, back into its queue where the batch was
+ * (at the front, or in sequence order as samsa_accum_reenqueue), not yet
+ * tried;
  * they take its place in the incomplete set (same id: a flush waiting for
  * it waits for them).  Its buffer goes back to the pool and it is freed.
  * Returns the number of pieces, or 0 (batch untouched) if it cannot be
  * split (a single record).  @thread sender */
 int32_t samsa_accum_split_reenqueue(samsa_accum_t *accum,
                                     samsa_batch_t *batch);
+
+/* Is some batch queued for batch's partition with an earlier sequence of
+ * the same producer id and epoch (a retry of an earlier batch: batch's
+ * OUT_OF_ORDER_SEQUENCE_NUMBER is then expected, not a gap)?
+ * @thread sender */
+bool samsa_accum_has_earlier(samsa_accum_t *accum,
+                             const samsa_batch_t *batch);
 
 /* Remove and return (list by ->next) queued batches older than
  * delivery.timeout.ms.  @thread sender */

@@ -292,6 +292,7 @@ samsa_producer_metrics(samsa_producer_t *p, samsa_producer_metrics_t *m)
     m->producer_id = LOAD(producer_id);
     m->producer_epoch = (int16_t) LOAD(producer_epoch);
     m->batch_split_total = LOAD(batch_split_total);
+    m->partition_inflight_max = LOAD(partition_inflight_max);
 #undef LOAD
     m->buffer_total_bytes = samsa_bufpool_total(p->pool);
     m->buffer_available_bytes = samsa_bufpool_available(p->pool);

@@ -87,6 +87,10 @@ sender_complete(samsa_sender_t *s, samsa_batch_t *b, int64_t base_offset,
 {
     samsa_pq_t  *pq = b->pq;
     int64_t      n = b->nthunks;
+    /* a sequence of the current producer id and epoch that the broker may
+     * or may not have: later batches would be out of order */
+    bool         unresolved = b->has_seq && b->rb.producer_id == s->pid
+                              && b->rb.producer_epoch == s->epoch;
 
     samsa_batch_complete(b, pq->topic->name, pq->partition, base_offset,
                          log_append_time, err);
@@ -99,8 +103,8 @@ sender_complete(samsa_sender_t *s, samsa_batch_t *b, int64_t base_offset,
     if (err != SAMSA_ERR_NONE && s->tm != NULL) {
         /* the transaction must be aborted (or the producer is fenced);
          * the epoch bump waits for the abort */
-        samsa_txnmgr_batch_failed(s->tm, err, b->has_seq);
-    } else if (err != SAMSA_ERR_NONE && b->has_seq && s->pc->idempotence) {
+        samsa_txnmgr_batch_failed(s->tm, err, unresolved);
+    } else if (err != SAMSA_ERR_NONE && unresolved && s->pc->idempotence) {
         /* Its sequence is unresolved: later batches would be out of
          * order.  Bump the epoch (KIP-360) once nothing is in flight. */
         s->need_bump = true;
@@ -189,13 +193,18 @@ sender_fail_or_retry(samsa_sender_t *s, samsa_batch_t *b, samsa_err_t err,
                      int64_t now)
 {
     samsa_pq_t  *pq = b->pq;
-    bool         bump = s->pc->idempotence && s->tm == NULL
+    /* OUT_OF_ORDER_SEQUENCE_NUMBER behind an earlier batch of the
+     * partition that is queued for a retry is expected (the broker never
+     * got that one): retry with the same sequence, after it */
+    bool         behind = err == SAMSA_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER
+                          && samsa_accum_has_earlier(s->accum, b);
+    bool         bump = !behind && s->pc->idempotence && s->tm == NULL
                         && sender_needs_bump(err);
     bool         can_retry;
 
     pq->muted = false;
     pq->inflight--;
-    can_retry = (sender_retriable(err) || bump)
+    can_retry = (sender_retriable(err) || bump || behind)
                 && b->attempts < s->pc->retries
                 && now - b->created_ms < s->pc->delivery_timeout_ms
                 && !atomic_load_explicit(&s->force, memory_order_acquire)
@@ -212,8 +221,9 @@ sender_fail_or_retry(samsa_sender_t *s, samsa_batch_t *b, samsa_err_t err,
         return;
     }
     if (bump) {
+        /* re-sequenced under the new epoch (sender_prepare); it keeps its
+         * old sequence until then, to be queued in order */
         s->need_bump = true;
-        b->has_seq = false;             /* re-sequenced under the new epoch */
     }
     samsa_debug("producer: retrying %s-%d (attempt %d): %s",
                 pq->topic->name, pq->partition, b->attempts + 1,
@@ -338,8 +348,10 @@ sender_on_produce(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     sender_preq_free(preq);
 }
 
-/* Give drained batches their sequences (idempotence) and mute their
- * partitions (ordering).  @thread sender */
+/* Give drained batches their sequences (idempotence: drain hands a
+ * partition's batches over in sequence order, so several may be in flight)
+ * and, with max.in.flight=1, mute their partitions (ordering).
+ * @thread sender */
 static void
 sender_prepare(samsa_sender_t *s, samsa_batch_t *b)
 {
@@ -357,10 +369,15 @@ sender_prepare(samsa_sender_t *s, samsa_batch_t *b)
             b->has_seq = true;
         }
     }
-    if (s->pc->idempotence || s->pc->max_in_flight == 1) {
+    if (s->pc->max_in_flight == 1) {
         pq->muted = true;
     }
     pq->inflight++;
+    if (pq->inflight > atomic_load_explicit(&s->m->partition_inflight_max,
+                                            memory_order_relaxed)) {
+        atomic_store_explicit(&s->m->partition_inflight_max, pq->inflight,
+                              memory_order_relaxed);
+    }
     if (b->attempts == 0) {
         atomic_fetch_add_explicit(&s->m->batch_total, 1,
                                   memory_order_relaxed);

@@ -39,6 +39,7 @@ typedef struct samsa_pmetrics {
     _Atomic int64_t  producer_id;
     _Atomic int32_t  producer_epoch;
     _Atomic int64_t  batch_split_total;
+    _Atomic int32_t  partition_inflight_max;
 } samsa_pmetrics_t;
 
 typedef struct samsa_sender samsa_sender_t;

@@ -122,6 +122,9 @@ class FakeBroker:
         self.response_delay = 0.0       # seconds before each Produce answer
         self.hold_produce = False       # never answer Produce
         self.fail_next = []             # error codes for the next batches
+        self.fail_at = {}               # (topic, part, n) -> error code for
+                                        # the n-th batch (from 1) of it
+        self.arrived = {}               # (topic, part) -> batches seen
         self.requests = []              # (api, version) seen
         self.sock = None
         self.conns = []
@@ -265,6 +268,10 @@ class FakeBroker:
             return 2, -1
         if self.fail_next:
             return self.fail_next.pop(0), -1
+        nth = self.arrived.get((topic, part), 0) + 1
+        self.arrived[(topic, part)] = nth
+        if (topic, part, nth) in self.fail_at:
+            return self.fail_at.pop((topic, part, nth)), -1
         count = struct.unpack(">i", batch[57:61])[0]
         pid, epoch, seq = struct.unpack(">qhi", batch[43:57])
         log = self.logs.setdefault((topic, part), [])

@@ -168,12 +168,13 @@ finish(samsa_producer_t *p, long sent, samsa_err_t err)
     printf("{\"sent\": %ld, \"delivered\": %ld, \"errors\": %ld, "
            "\"send_err\": \"%s\", \"close_err\": \"%s\", "
            "\"first_err\": \"%s\", \"retries\": %lld, "
-           "\"producer_id\": %lld, \"splits\": %lld}\n", sent,
+           "\"producer_id\": %lld, \"splits\": %lld, \"pinflight_max\": %d}\n",
+           sent,
            atomic_load(&delivered),
            atomic_load(&failed), samsa_err_name(err), samsa_err_name(cerr),
            samsa_err_name((samsa_err_t) atomic_load(&first_err)),
            (long long) m.record_retry_total, (long long) m.producer_id,
-           (long long) m.batch_split_total);
+           (long long) m.batch_split_total, m.partition_inflight_max);
     return 0;
 }
 

@@ -110,7 +110,8 @@ def test_libsamsa_idempotent_through_restart(samsa, tmp_path, how):
     Produce handler takes 5 ms, answers wait for the group commit of
     flush.messages=1), or a clean SIGTERM: every record delivered once, at
     its acknowledged offset, in send order per partition (nothing lost,
-    nothing duplicated), and after the SIGKILL batches were retried."""
+    nothing duplicated), and after the SIGKILL batches were retried.  With
+    several batches of a partition in flight at once (pipelining)."""
     import test_producer as tp
 
     n = 100000
@@ -150,6 +151,8 @@ def test_libsamsa_idempotent_through_restart(samsa, tmp_path, how):
             proc.wait()
     assert out["sent"] == n and out["delivered"] == n and out["errors"] == 0, out
     assert out["producer_id"] >= 0, out
+    # idempotence pipelines: several batches of a partition were in flight
+    assert out["pinflight_max"] >= 2, out
     if how == "sigkill":
         assert out["retries"] > 0, "no batch was retried: %s\n%s" % (out, err[-2000:])
     assert "closed" in err, "the producer did not see the restart:\n" + err[-2000:]

@@ -96,6 +96,52 @@ def test_idempotent_restart_no_loss_no_dup(broker):
     assert broker.duplicates > 0, "the restart should have caused retries"
 
 
+def test_idempotent_pipelined_retry_keeps_order(broker):
+    """Several batches of a partition in flight (max.in.flight=5); the 2nd
+    batch of partition 0 fails with a retriable error (NOT_ENOUGH_REPLICAS),
+    so the fake answers the ones behind it OUT_OF_ORDER_SEQUENCE_NUMBER:
+    they are retried after it with their sequences, in order, without an
+    epoch bump, and nothing is lost or duplicated."""
+    n = 20000
+    broker.response_delay = 0.02        # answers slow: requests pile up
+    broker.fail_at = {("t", 0, 2): 19}
+    out = probe("seq", broker.bootstrap, "t", str(n), "linger.ms=2",
+                "batch.size=2048", "retry.backoff.ms=20", "probe.flush=1",
+                timeout=120)
+    assert out["delivered"] == n and out["errors"] == 0, out
+    assert not broker.fail_at, "the error was not injected"
+    assert out["retries"] > 0, (out, broker.arrived)
+    assert out["pinflight_max"] >= 2, out
+    check_sequence(broker, n)
+    # no epoch bump (the fake's InitProducerId v0-1 bumps to a new id)
+    assert len({(b["producer_id"], b["producer_epoch"]) for p in range(3)
+                for b in broker.batches("t", p)}) == 1
+
+
+def test_idempotent_pipelined_bump_resequences_in_order(broker):
+    """The 2nd batch of partition 0 is answered UNKNOWN_PRODUCER_ID with
+    more of the partition in flight (answered OUT_OF_ORDER_SEQUENCE_NUMBER
+    behind it): one epoch bump (the fake's InitProducerId v0-1 gives a new
+    id), after which the partition starts again at sequence 0 with the
+    failed batches first, in order; nothing lost or duplicated."""
+    n = 20000
+    broker.response_delay = 0.02
+    broker.fail_at = {("t", 0, 2): 59}
+    out = probe("seq", broker.bootstrap, "t", str(n), "linger.ms=2",
+                "batch.size=2048", "retry.backoff.ms=20", "probe.flush=1",
+                timeout=120)
+    assert out["delivered"] == n and out["errors"] == 0, out
+    assert not broker.fail_at, "the error was not injected"
+    assert out["pinflight_max"] >= 2, out
+    check_sequence(broker, n)
+    pids = []
+    for b in broker.batches("t", 0):
+        if not pids or pids[-1][0] != b["producer_id"]:
+            pids.append((b["producer_id"], b["base_sequence"]))
+    assert len(pids) == 2, pids         # one bump, never back to the old id
+    assert pids[1][1] == 0, pids        # the new id starts at sequence 0
+
+
 def test_idempotent_close_right_after_send_delivers_all(broker):
     # close() first waits for the producer id, then drains
     out = probe("seq", broker.bootstrap, "t", "5000", "linger.ms=60000",

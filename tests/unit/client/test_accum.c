@@ -719,6 +719,198 @@ test_accum_split_repeats(void **state)
     fx_free(&fx);
 }
 
+/* ---- idempotent pipelining ---------------------------------------------- */
+
+/* What the sender does when it sends b: sequence it, count it in flight. */
+static void
+pipe_send(samsa_batch_t *b, int16_t epoch, int32_t *next_seq)
+{
+    if (!b->has_seq || b->rb.producer_epoch != epoch) {
+        samsa_recbuild_set_producer(&b->rb, 7, epoch, *next_seq, false);
+        *next_seq += b->rb.count;
+        b->has_seq = true;
+    }
+    b->pq->inflight++;
+}
+
+/* Several batches of a partition in flight; a retry of the second goes
+ * back in sequence order with the later ones that failed behind it
+ * (whatever order they come back in), and the drain then sends only the
+ * head retry, one at a time, until every sequenced batch is resolved. */
+static void
+test_accum_idempotent_pipeline(void **state)
+{
+    fixture_t           fx = fx_new(1024, 1 << 20, 0);
+    samsa_append_res_t  res;
+    samsa_ready_t       ready = { 0 };
+    samsa_batch_t      *b[5], *x;
+    samsa_pq_t         *pq;
+    int64_t             now = samsa_now_ms();
+    int32_t             next_seq = 0;
+    int                 i;
+
+    (void) state;
+    for (i = 0; i < 48; i++) {
+        assert_int_equal(append(&fx, 0, NULL, 100, &res), SAMSA_ERR_NONE);
+    }
+    pq = samsa_accum_pq_find(fx.accum, "t", 0);
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, now, &ready);
+    for (i = 0; i < 5; i++) {           /* new batches pipeline */
+        b[i] = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+        assert_non_null(b[i]);
+        assert_false(b[i]->has_seq);
+        pipe_send(b[i], 0, &next_seq);
+        assert_int_equal(b[i]->rb.base_seq, 8 * i);
+    }
+    assert_int_equal(pq->inflight, 5);
+    /* the second fails with a retriable error: back at the front */
+    pq->inflight--;
+    assert_false(samsa_accum_has_earlier(fx.accum, b[1]));
+    samsa_accum_reenqueue(fx.accum, b[1], 0, now);
+    /* the drain stops behind it while others are in flight */
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, now + 1, &ready);
+    assert_int_equal(ready.nnodes, 0);
+    assert_null(samsa_accum_drain(fx.accum, 1, 1 << 20, now + 1));
+    /* the first succeeds; the later ones come back out of order behind
+     * the retry (OUT_OF_ORDER_SEQUENCE_NUMBER: expected, retried) */
+    pq->inflight--;
+    release_list(&fx, b[0], NULL);
+    for (i = 4; i >= 2; i--) {
+        pq->inflight--;
+        assert_true(samsa_accum_has_earlier(fx.accum, b[i]));
+        samsa_accum_reenqueue(fx.accum, b[i], 0, now);
+    }
+    assert_int_equal(pq->inflight, 0);
+    for (i = 1; i < 5; i++) {           /* in order, one at a time */
+        samsa_accum_ready(fx.accum, 1, leader_one, NULL, now + 1, &ready);
+        assert_int_equal(ready.nnodes, 1);
+        x = samsa_accum_drain(fx.accum, 1, 1 << 20, now + 1);
+        assert_ptr_equal(x, b[i]);
+        assert_int_equal(x->rb.base_seq, 8 * i);
+        pipe_send(x, 0, &next_seq);
+        if (i < 4) {                    /* a retry waits for the one */
+            assert_null(samsa_accum_drain(fx.accum, 1, 1 << 20, now + 1));
+        }
+        pq->inflight--;
+        release_list(&fx, x, NULL);
+    }
+    /* then new batches pipeline again, sequenced after them */
+    b[0] = samsa_accum_drain(fx.accum, 1, 1 << 20, now + 1);
+    assert_non_null(b[0]);
+    assert_false(b[0]->has_seq);
+    pipe_send(b[0], 0, &next_seq);
+    assert_int_equal(b[0]->rb.base_seq, 40);
+    pq->inflight--;
+    release_list(&fx, b[0], NULL);
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
+/* After an epoch bump the retried batches keep their old sequences only
+ * to stay in order: a batch of the new epoch never sorts among them, and
+ * a failure of the new epoch behind an old-epoch retry is a real gap. */
+static void
+test_accum_idempotent_epoch_bump(void **state)
+{
+    fixture_t           fx = fx_new(1024, 1 << 20, 0);
+    samsa_append_res_t  res;
+    samsa_ready_t       ready = { 0 };
+    samsa_batch_t      *b[3], *x;
+    samsa_pq_t         *pq;
+    int64_t             now = samsa_now_ms();
+    int32_t             next_seq = 100;
+    int                 i;
+
+    (void) state;
+    for (i = 0; i < 24; i++) {
+        assert_int_equal(append(&fx, 0, NULL, 100, &res), SAMSA_ERR_NONE);
+    }
+    pq = samsa_accum_pq_find(fx.accum, "t", 0);
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, now, &ready);
+    for (i = 0; i < 3; i++) {
+        b[i] = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+        assert_non_null(b[i]);
+        pipe_send(b[i], 0, &next_seq);
+    }
+    /* all three fail needing a bump (UNKNOWN_PRODUCER_ID), in order */
+    for (i = 0; i < 3; i++) {
+        pq->inflight--;
+        samsa_accum_reenqueue(fx.accum, b[i], 0, now);
+    }
+    /* bumped: epoch 1, sequences from 0; the head goes out re-sequenced */
+    next_seq = 0;
+    x = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+    assert_ptr_equal(x, b[0]);
+    pipe_send(x, 1, &next_seq);
+    assert_int_equal(x->rb.base_seq, 0);
+    assert_int_equal(x->rb.producer_epoch, 1);
+    /* old-epoch sequences are not "earlier" than new-epoch ones */
+    assert_false(samsa_accum_has_earlier(fx.accum, x));
+    /* it fails again: it goes before the old-epoch ones, whose stale
+     * sequences (108, 116) would otherwise sort before 0..7 wrongly */
+    pq->inflight--;
+    samsa_accum_reenqueue(fx.accum, x, 0, now);
+    for (i = 0; i < 3; i++) {
+        x = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+        assert_ptr_equal(x, b[i]);
+        pipe_send(x, 1, &next_seq);
+        assert_int_equal(x->rb.base_seq, 8 * i);
+        assert_null(samsa_accum_drain(fx.accum, 1, 1 << 20, now));
+        pq->inflight--;
+        release_list(&fx, x, NULL);
+    }
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
+/* Split pieces of a batch go back in sequence order behind an earlier
+ * retry, not in front of it. */
+static void
+test_accum_split_behind_retry(void **state)
+{
+    fixture_t       fx = fx_new(1024, 1 << 20, 0);
+    samsa_ready_t   ready = { 0 };
+    samsa_batch_t  *b[2], *x;
+    int64_t         now = samsa_now_ms();
+    int32_t         next_seq = 0, seq = 0, n;
+    int             i;
+
+    (void) state;
+    split_ncalls = 0;
+    for (i = 0; i < 16; i++) {
+        split_append(&fx, i);
+    }
+    samsa_accum_ready(fx.accum, 1, leader_one, NULL, now, &ready);
+    for (i = 0; i < 2; i++) {
+        b[i] = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+        assert_non_null(b[i]);
+        pipe_send(b[i], 0, &next_seq);
+    }
+    b[0]->pq->inflight -= 2;
+    samsa_accum_reenqueue(fx.accum, b[0], 0, now);     /* retriable */
+    n = samsa_accum_split_reenqueue(fx.accum, b[1]);   /* too large */
+    assert_true(n >= 2);
+    x = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+    assert_ptr_equal(x, b[0]);
+    for (;;) {
+        pipe_send(x, 0, &next_seq);     /* later batches get new ones */
+        x->pq->inflight--;
+        assert_int_equal(x->rb.base_seq, seq);
+        seq += x->rb.count;
+        release_list(&fx, x, NULL);
+        x = samsa_accum_drain(fx.accum, 1, 1 << 20, now);
+        if (x == NULL) {
+            break;
+        }
+    }
+    assert_int_equal(seq, 16);
+    for (i = 0; i < 16; i++) {
+        assert_int_equal(split_order[i], i);
+    }
+    samsa_ready_fini(&ready);
+    fx_free(&fx);
+}
+
 int
 main(void)
 {
@@ -735,6 +927,9 @@ main(void)
         cmocka_unit_test(test_accum_split),
         cmocka_unit_test(test_accum_split_compressed),
         cmocka_unit_test(test_accum_split_repeats),
+        cmocka_unit_test(test_accum_idempotent_pipeline),
+        cmocka_unit_test(test_accum_idempotent_epoch_bump),
+        cmocka_unit_test(test_accum_split_behind_retry),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
