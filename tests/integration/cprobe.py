@@ -148,3 +148,47 @@ def run(bootstrap, *args, conf=None, timeout=30):
     pr = Probe(bootstrap, *args, conf=conf)
     done = pr.finish(timeout)
     return done, pr.snapshot()
+
+
+# -- group scenarios shared by test_consumer_groups.py (classic) and
+# test_consumer_kip848.py (KIP-848) ------------------------------------------
+
+def create_topic(bs, topic, parts=3):
+    from confluent_kafka.admin import AdminClient, NewTopic
+    a = AdminClient({"bootstrap.servers": bs})
+    a.create_topics([NewTopic(topic, parts, 1)])[topic].result(T(20))
+
+
+def produce(bs, topic, start, n, parts=3):
+    """Values v<start>..v<start+n-1> round robin over parts partitions
+    (confluent_kafka); returns them base64-encoded, as probes report."""
+    from confluent_kafka import Producer
+    p = Producer({"bootstrap.servers": bs, "linger.ms": 5})
+    for i in range(start, start + n):
+        p.produce(topic, value=b"v%d" % i, partition=i % parts)
+    assert p.flush(T(20)) == 0
+    return {b64(b"v%d" % i) for i in range(start, start + n)}
+
+
+def values(probes):
+    out = []
+    for pr in probes:
+        out += [r["v"] for r in pr.records()]
+    return out
+
+
+def wait_split(probes, topic, parts=3, timeout=20):
+    """Until the members' assignments are disjoint, non-empty and cover
+    every partition."""
+    want = {(topic, p) for p in range(parts)}
+
+    def ok(_):
+        held = [pr.assigned() for pr in probes]
+        return (all(held) and sum(map(len, held)) == len(want)
+                and set().union(*held) == want)
+    probes[0].wait(ok, timeout, "partitions split over %d members" % len(probes))
+
+
+def wait_values(probes, want, timeout=20):
+    probes[0].wait(lambda _: set(values(probes)) >= want, timeout,
+                   "every record read")

@@ -44,7 +44,8 @@ import time
 
 import pytest
 
-from cprobe import Probe, b64, build_dir
+from cprobe import (Probe, build_dir, create_topic, produce, values,
+                    wait_split, wait_values)
 from samsa_harness import T
 
 PARTS = 3
@@ -62,44 +63,6 @@ def conf(group, **extra):
 @pytest.fixture
 def bs(samsa):
     return samsa.start(overrides=OVERRIDES).bootstrap()
-
-
-def create_topic(bs, topic, parts=PARTS):
-    from confluent_kafka.admin import AdminClient, NewTopic
-    a = AdminClient({"bootstrap.servers": bs})
-    a.create_topics([NewTopic(topic, parts, 1)])[topic].result(T(20))
-
-
-def produce(bs, topic, start, n, parts=PARTS):
-    from confluent_kafka import Producer
-    p = Producer({"bootstrap.servers": bs, "linger.ms": 5})
-    for i in range(start, start + n):
-        p.produce(topic, value=b"v%d" % i, partition=i % parts)
-    assert p.flush(T(20)) == 0
-    return {b64(b"v%d" % i) for i in range(start, start + n)}
-
-
-def values(probes):
-    out = []
-    for pr in probes:
-        out += [r["v"] for r in pr.records()]
-    return out
-
-
-def wait_split(probes, topic, parts=PARTS, timeout=20):
-    want = {(topic, p) for p in range(parts)}
-
-    def ok(_):
-        held = [pr.assigned() for pr in probes]
-        return (all(held) and sum(map(len, held)) == len(want)
-                and set().union(*held) == want)
-    probes[0].wait(ok, timeout,
-                   "partitions split over %d members" % len(probes))
-
-
-def wait_values(probes, want, timeout=20):
-    probes[0].wait(lambda _: set(values(probes)) >= want, timeout,
-                   "every record read")
 
 
 def test_one_member_reads_all(bs):
