@@ -49,7 +49,7 @@ POINTS = [
     ("log.roll.after_open", 3),
     ("log.retention.after_rename", 1),
     ("log.retention.before_unlink", 1),
-    ("log.checkpoint.before_rename", 4),
+    ("log.checkpoint.before_rename", 20),  # after the set-up's topic creations
     ("group.store.before_append", 30),
     ("group.store.after_append", 30),
     ("metadata.append.before_write", 8),
@@ -67,6 +67,7 @@ OVERRIDES = {
     "offsets.topic.num.partitions": "3",
     "transaction.state.log.num.partitions": "3",
     "log.cleaner.backoff.ms": "100",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
 }
 
 
@@ -112,7 +113,9 @@ def txn_step(c, state, seq):
     """One transaction of one batch, committed; state["txn_done"] lists the
     seqs whose EndTxn was answered."""
     if "pid" not in state:
-        err, pid, epoch = tx.init_pid(c, TXN_ID)
+        # a short timeout: a transaction left open by the crash is aborted
+        # soon after the restart, so check_txn can wait for LSO == HW
+        err, pid, epoch = tx.init_pid(c, TXN_ID, timeout_ms=5000)
         if err != 0:
             return
         state["pid"], state["epoch"], state["tseq"] = pid, epoch, 0
