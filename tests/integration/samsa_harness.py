@@ -346,6 +346,19 @@ class ServerFactory:
         os.makedirs(d, exist_ok=True)
         return d
 
+    def restart(self, srv, kill=False):
+        """Stops srv (SIGTERM, must stop cleanly; or SIGKILL with kill) and
+        starts it again on the same ports, data directory and overrides."""
+        if kill:
+            srv.proc.send_signal(signal.SIGKILL)
+            srv.proc.wait(timeout=T(10))
+            srv.stopped = True
+        else:
+            problems = srv.stop()
+            assert not problems, problems
+        return self.start(workdir=srv.workdir, overrides=dict(srv.overrides),
+                          use_ports=False, ports=(srv.port, srv.controller_port))
+
     def start(self, overrides=None, env=None, props_file=None, args=None,
               workdir=None, wait=True, use_ports=True, ports=None, retries=3,
               binary=None):

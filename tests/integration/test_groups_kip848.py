@@ -14,7 +14,6 @@ assignments, a silent member times out from the restart, a member that left
 and a deleted group stay gone.
 """
 
-import signal
 import time
 
 import pytest
@@ -525,18 +524,6 @@ def test_regex_subscription(samsa):
 
 # ---- persistence: the group's records in __consumer_offsets ----------------
 
-def restart(samsa, srv, kill=False):
-    """Stops the server (SIGTERM, or SIGKILL with kill) and starts it again
-    on the same ports and data directory."""
-    if kill:
-        srv.proc.send_signal(signal.SIGKILL)
-        srv.proc.wait(timeout=T(10))
-        srv.stopped = True
-    else:
-        problems = srv.stop()
-        assert not problems, problems
-    return samsa.start(workdir=srv.workdir, overrides=dict(srv.overrides),
-                       use_ports=False, ports=(srv.port, srv.controller_port))
 
 
 def delete_group(conn, g):
@@ -565,7 +552,7 @@ def test_restart_keeps_group_and_epochs(samsa, kill):
         assert got["a"] and got["b"] and not (got["a"][tid] & got["b"][tid])
         before = describe(conn, "gp")
         assert before["state"] == "Stable" and before["group_epoch"] == 2
-    srv = restart(samsa, srv, kill=kill)
+    srv = samsa.restart(srv, kill=kill)
     with srv.connect() as conn:
         after = describe(conn, "gp")
         assert comparable(after) == comparable(before)
@@ -594,7 +581,7 @@ def test_restart_times_out_silent_member_and_forgets_left_one(samsa):
         del ms["c"]
         settle(conn, "gt", ms)
         epoch = describe(conn, "gt")["group_epoch"]
-    srv = restart(samsa, srv)
+    srv = samsa.restart(srv)
     with srv.connect() as conn:
         d = describe(conn, "gt")
         assert sorted(m["id"] for m in d["members"]) == ["a", "b"]
@@ -618,7 +605,7 @@ def test_restart_times_out_silent_member_and_forgets_left_one(samsa):
         assert hb(conn, "gt", "b", ms["b"]["epoch"], owned={})["error"] == E_UNKNOWN_MEMBER
         final = describe(conn, "gt")
     # what the timeout changed was written too
-    srv = restart(samsa, srv)
+    srv = samsa.restart(srv)
     with srv.connect() as conn:
         assert comparable(describe(conn, "gt")) == comparable(final)
 
@@ -632,7 +619,7 @@ def test_deleted_group_stays_gone_after_restart(samsa):
         assert delete_group(conn, "gd") == E_NONE
         # another group stays
         join(conn, "gk", "k", ["t"])
-    srv = restart(samsa, srv, kill=True)
+    srv = samsa.restart(srv, kill=True)
     with srv.connect() as conn:
         d = describe(conn, "gd")
         assert d["error"] == E_NOT_FOUND, d
@@ -653,7 +640,7 @@ def test_consumer_group_turned_classic_stays_classic_after_restart(samsa):
         w.array([("range", b"")], lambda ww, p: ww.string(p[0], True).blob(p[1], True).tags(), True).tags()
         call(conn, JOIN, 6, w.bytes())
         assert describe(conn, "gx")["error"] == E_NOT_FOUND
-    srv = restart(samsa, srv)
+    srv = samsa.restart(srv)
     with srv.connect() as conn:
         # its consumer group records have tombstones: it does not come back
         d = describe(conn, "gx")

@@ -17,7 +17,6 @@ over the raw protocol (kwire):
 - DescribeProducers lists the partition's producers.
 """
 
-import signal
 
 import kwire
 import txnwire as txn
@@ -26,18 +25,6 @@ from samsa_harness import T
 TOPIC = "idem"
 
 
-def restart(samsa, srv, kill=False):
-    """Stops (SIGTERM, or SIGKILL with kill) and starts the server again on
-    the same ports and data directory."""
-    if kill:
-        srv.proc.send_signal(signal.SIGKILL)
-        srv.proc.wait(timeout=T(10))
-        srv.stopped = True
-    else:
-        problems = srv.stop()
-        assert not problems, problems
-    return samsa.start(workdir=srv.workdir, overrides=dict(srv.overrides),
-                       use_ports=False, ports=(srv.port, srv.controller_port))
 
 
 def make_topic(srv, topic=TOPIC):
@@ -89,7 +76,7 @@ def test_init_producer_id(samsa):
         versions = c.api_versions(3)["api_keys"]
         assert versions[kwire.API_INIT_PRODUCER_ID] == (0, 5)
         assert versions[kwire.API_DESCRIBE_PRODUCERS] == (0, 0)
-    srv = restart(samsa, srv, kill=True)
+    srv = samsa.restart(srv, kill=True)
     with srv.connect(timeout=T(5)) as c:
         r = kwire.init_producer_id(c)
         assert r["error_code"] == 0
@@ -128,7 +115,7 @@ def test_duplicates_gaps_epochs_and_restarts(samsa):
         last = batch(pid, 1, 2, 3, b"b")
         assert produce(c, last)["base_offset"] == 7
 
-    srv = restart(samsa, srv)                       # clean: snapshot at close
+    srv = samsa.restart(srv)                       # clean: snapshot at close
     with srv.connect(timeout=T(5)) as c:
         c.wait_topic(TOPIC, 1, timeout=T(10))
         r = produce(c, last)
@@ -140,7 +127,7 @@ def test_duplicates_gaps_epochs_and_restarts(samsa):
         more = batch(pid, 1, 5, 2, b"b")
         assert produce(c, more)["base_offset"] == 10
 
-    srv = restart(samsa, srv, kill=True)            # crash: replay
+    srv = samsa.restart(srv, kill=True)            # crash: replay
     with srv.connect(timeout=T(5)) as c:
         c.wait_topic(TOPIC, 1, timeout=T(10))
         for b, off in ((more, 10), (last, 7)):
@@ -199,11 +186,11 @@ def test_open_transaction_holds_the_lso(samsa):
 
     with srv.connect(timeout=T(5)) as c:
         check(c)
-    srv = restart(samsa, srv)
+    srv = samsa.restart(srv)
     with srv.connect(timeout=T(5)) as c:
         c.wait_topic(TOPIC, 1, timeout=T(10))
         check(c)
-    srv = restart(samsa, srv, kill=True)
+    srv = samsa.restart(srv, kill=True)
     with srv.connect(timeout=T(5)) as c:
         c.wait_topic(TOPIC, 1, timeout=T(10))
         check(c)

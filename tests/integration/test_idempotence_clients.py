@@ -23,16 +23,6 @@ PARTITIONS = 3
 N = 100000
 
 
-def restart(samsa, srv, kill):
-    if kill:
-        srv.proc.send_signal(signal.SIGKILL)
-        srv.proc.wait(timeout=T(10))
-        srv.stopped = True
-    else:
-        problems = srv.stop()
-        assert not problems, problems
-    return samsa.start(workdir=srv.workdir, overrides=dict(srv.overrides),
-                       use_ports=False, ports=(srv.port, srv.controller_port))
 
 
 def test_confluent_idempotent_through_restarts(samsa):
@@ -71,7 +61,7 @@ def test_confluent_idempotent_through_restarts(samsa):
     for seq in range(N):
         if seq in restarts:
             prod.poll(0)
-            srv = restart(samsa, srv, restarts[seq])
+            srv = samsa.restart(srv, restarts[seq])
         while True:
             try:
                 prod.produce(TOPIC, value=b"%d" % seq, on_delivery=on_delivery)
