@@ -20,6 +20,7 @@
 #include "broker/pidmgr.h"
 #include "broker/purgatory.h"
 #include "broker/quota.h"
+#include "broker/quota_mut.h"
 #include "broker/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
@@ -62,6 +63,8 @@ typedef struct samsa_broker {
     void                  *txn_verify_ctx; /* [const] */
     samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
     samsa_quota_mgr_t     *quota;       /* [const] client quotas */
+    samsa_mutquota_mgr_t  *mutquota;    /* [const] controller mutation
+                                           quotas */
     pthread_mutex_t        reconf_lock; /* guards the two below and their
                                            calls */
     samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */

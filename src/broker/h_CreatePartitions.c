@@ -11,6 +11,7 @@
 #include "proto/errmap.h"
 #include "proto/gen/CreatePartitions.h"
 #include "proto/wr.h"
+#include "util/time.h"
 
 void
 samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
@@ -21,10 +22,11 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_assignment_t         *as;
     samsa_controller_result_t             *res;
     samsa_resp_t                          *resp;
+    samsa_mutquota_t                       mq;
     samsa_wr_t                             wr;
     samsa_err_t                            err;
     size_t                                 i, n;
-    int32_t                                j;
+    int32_t                                j, throttle_ms;
 
     samsa_CreatePartitionsRequest_init(&rq);
     if (samsa_CreatePartitionsRequest_decode(&req->body, req->hdr.ApiVersion,
@@ -53,10 +55,14 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    err = samsa_controller_create_partitions(apis->broker->ctrl, np, n,
-                                             rq.ValidateOnly, &req->arena,
-                                             res);
+    samsa_mutquota_begin(apis->broker->mutquota, &mq, req->hdr.ClientId,
+                         req->hdr.ApiVersion >= 3);
+    err = samsa_controller_create_partitions(
+        apis->broker->ctrl, np, n, rq.ValidateOnly,
+        rq.ValidateOnly ? NULL : samsa_mutquota_ctl(&mq), &req->arena, res);
+    throttle_ms = samsa_mutquota_end(&mq, samsa_now_ms());
     samsa_CreatePartitionsResponse_init(&m);
+    m.ThrottleTimeMs = throttle_ms;
     m.Results_cnt = (int32_t) n;
     m.Results = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Results));
     for (i = 0; i < n; i++) {
@@ -69,7 +75,9 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
             m.Results[i].ErrorMessage = samsa_slice_cstr(res[i].message);
         }
     }
+    req->throttle_ms = throttle_ms;
     resp = samsa_resp_new_send(req);
+    resp->throttle_ms = throttle_ms;
     wr = samsa_resp_wr(resp);
     samsa_CreatePartitionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);

@@ -2,7 +2,9 @@
  * broker/h_CreateTopics.c - CreateTopics (key 19), forwarded to the
  * controller (DESIGN.md section 6: in-process on a combined node).  v5+
  * answers carry the new topic's partitions, replication factor and every
- * topic config with its source, as Kafka's do.
+ * topic config with its source, as Kafka's do.  The controller mutation
+ * quota (broker/quota_mut.h) is strict from v6, as Kafka's
+ * ControllerApis makes it; validate_only requests are not charged.
  * Threads: handler (the controller call waits for the controller thread).
  */
 #include "broker/api_table.h"
@@ -15,6 +17,7 @@
 #include "proto/errmap.h"
 #include "proto/gen/CreateTopics.h"
 #include "proto/wr.h"
+#include "util/time.h"
 
 /* The request's topics in the controller's terms (arena-allocated). */
 static samsa_controller_new_topic_t *
@@ -103,9 +106,10 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_topic_result_t    *res;
     samsa_CreatableTopicResult_t       *tr;
     samsa_resp_t                       *resp;
+    samsa_mutquota_t                    mq;
     samsa_wr_t                          wr;
     samsa_err_t                         err;
-    int32_t                             i;
+    int32_t                             i, throttle_ms;
 
     samsa_CreateTopicsRequest_init(&rq);
     if (samsa_CreateTopicsRequest_decode(&req->body, req->hdr.ApiVersion,
@@ -118,10 +122,15 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
     ct.topics = createtopics_convert(&req->arena, &rq);
     ct.ntopics = (size_t) (rq.Topics_cnt > 0 ? rq.Topics_cnt : 0);
     ct.validate_only = rq.ValidateOnly;
+    samsa_mutquota_begin(apis->broker->mutquota, &mq, req->hdr.ClientId,
+                         req->hdr.ApiVersion >= 6);
+    ct.quota = rq.ValidateOnly ? NULL : samsa_mutquota_ctl(&mq);
     res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
     err = samsa_controller_create_topics(apis->broker->ctrl, &ct, &req->arena,
                                          res);
+    throttle_ms = samsa_mutquota_end(&mq, samsa_now_ms());
     samsa_CreateTopicsResponse_init(&m);
+    m.ThrottleTimeMs = throttle_ms;
     m.Topics_cnt = (int32_t) ct.ntopics;
     m.Topics = samsa_arena_calloc(&req->arena, ct.ntopics + 1,
                                   sizeof(*m.Topics));
@@ -147,7 +156,9 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
             }
         }
     }
+    req->throttle_ms = throttle_ms;
     resp = samsa_resp_new_send(req);
+    resp->throttle_ms = throttle_ms;
     wr = samsa_resp_wr(resp);
     samsa_CreateTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);

@@ -1,7 +1,9 @@
 /*
  * broker/h_DeleteTopics.c - DeleteTopics (key 20): by name (v0-v5) or by
  * name or id (v6), forwarded to the controller; the image listener then
- * deletes the partition logs.
+ * deletes the partition logs.  The controller mutation quota
+ * (broker/quota_mut.h) is strict from v5, as Kafka's ControllerApis makes
+ * it.
  * Threads: handler.
  */
 #include "broker/api_table.h"
@@ -11,6 +13,7 @@
 #include "proto/errmap.h"
 #include "proto/gen/DeleteTopics.h"
 #include "proto/wr.h"
+#include "util/time.h"
 
 void
 samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
@@ -21,9 +24,11 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_delete_result_t    *res;
     samsa_DeletableTopicResult_t        *r;
     samsa_resp_t                        *resp;
+    samsa_mutquota_t                     mq;
     samsa_wr_t                           wr;
     samsa_err_t                          err;
     size_t                               i, n;
+    int32_t                              throttle_ms;
     bool                                 v6 = req->hdr.ApiVersion >= 6;
 
     samsa_DeleteTopicsRequest_init(&rq);
@@ -45,9 +50,14 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
+    samsa_mutquota_begin(apis->broker->mutquota, &mq, req->hdr.ClientId,
+                         req->hdr.ApiVersion >= 5);
     err = samsa_controller_delete_topics(apis->broker->ctrl, refs, n,
-                                         &req->arena, res);
+                                         samsa_mutquota_ctl(&mq), &req->arena,
+                                         res);
+    throttle_ms = samsa_mutquota_end(&mq, samsa_now_ms());
     samsa_DeleteTopicsResponse_init(&m);
+    m.ThrottleTimeMs = throttle_ms;
     m.Responses_cnt = (int32_t) n;
     m.Responses = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Responses));
     for (i = 0; i < n; i++) {
@@ -63,7 +73,9 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
         r->ErrorCode = samsa_err_wire(res[i].error);
         r->ErrorMessage = samsa_slice_cstr(res[i].message);
     }
+    req->throttle_ms = throttle_ms;
     resp = samsa_resp_new_send(req);
+    resp->throttle_ms = throttle_ms;
     wr = samsa_resp_wr(resp);
     samsa_DeleteTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
     samsa_reqchan_respond(resp);

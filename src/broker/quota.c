@@ -348,3 +348,42 @@ samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
     }
     pthread_mutex_unlock(&q->lock);
 }
+
+double
+samsa_quota_resolve_key(const samsa_image_t *img, const char *key,
+                        const char *client, const char **user_tag,
+                        const char **client_tag)
+{
+    samsa_arena_t    arena = SAMSA_ARENA_INIT;
+    samsa_qentity_t  e;
+    double           v = 0.0;
+    size_t           i;
+
+    *user_tag = "";
+    *client_tag = client;
+    for (i = 0; i < sizeof(quota_levels) / sizeof(quota_levels[0]); i++) {
+        memset(&e, 0, sizeof(e));
+        if (quota_levels[i].user != 0) {
+            e.has[SAMSA_QENTITY_USER] = true;
+            if (quota_levels[i].user == 1) {
+                e.name[SAMSA_QENTITY_USER] =
+                    samsa_slice_cstr(SAMSA_QUOTA_ANONYMOUS);
+            }
+        }
+        if (quota_levels[i].client != 0) {
+            e.has[SAMSA_QENTITY_CLIENT_ID] = true;
+            if (quota_levels[i].client == 1) {
+                e.name[SAMSA_QENTITY_CLIENT_ID] = samsa_slice_cstr(client);
+            }
+        }
+        if (samsa_image_client_quota(img, samsa_qentity_key(&e, &arena), key,
+                                     &v)) {
+            *user_tag = quota_levels[i].user_tag ? SAMSA_QUOTA_ANONYMOUS : "";
+            *client_tag = quota_levels[i].client_tag ? client : "";
+            break;
+        }
+        v = 0.0;
+    }
+    samsa_arena_fini(&arena);
+    return v;
+}

@@ -87,4 +87,14 @@ void samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
                           void (*fn)(void *ctx, const samsa_quota_stat_t *s),
                           void *ctx);
 
+/* The quota key (any client quota key: controller_mutation_rate, ...) of
+ * client (NUL-terminated, "" for a null client id) at the most specific of
+ * Kafka's eight levels that sets it in img, 0 when none does, and the
+ * user and client-id tags of the sensor that level shares (pointing to
+ * client or to static strings).  For the quota managers other than this
+ * one (broker/quota_mut.h).  @thread any: lock-free */
+double samsa_quota_resolve_key(const samsa_image_t *img, const char *key,
+                               const char *client, const char **user_tag,
+                               const char **client_tag);
+
 #endif /* SAMSA_BROKER_QUOTA_H */

@@ -38,6 +38,8 @@ typedef struct ctl_op {
     bool              validate_only;
     samsa_arena_t    *arena;
     void             *results;
+    const samsa_controller_quota_t *quota;  /* DeleteTopics,
+                                               CreatePartitions; NULL */
     int64_t          *first;        /* CTL_ALLOC_PRODUCER_IDS */
     samsa_err_t       err;          /* whole-operation result */
     pthread_mutex_t   lock;         /* guards done */
@@ -207,11 +209,12 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         samsa_ctltopics_create(&b, op->req, op->arena, op->results);
         break;
     case CTL_DELETE_TOPICS:
-        samsa_ctltopics_delete(&b, op->req, op->n, op->arena, op->results);
+        samsa_ctltopics_delete(&b, op->req, op->n, op->quota, op->arena,
+                               op->results);
         break;
     case CTL_CREATE_PARTITIONS:
-        samsa_ctltopics_partitions(&b, op->req, op->n, op->arena,
-                                   op->results);
+        samsa_ctltopics_partitions(&b, op->req, op->n, op->quota,
+                                   op->arena, op->results);
         break;
     case CTL_ALTER_CONFIGS:
         samsa_ctlconfigs_alter(&b, op->req, op->n, op->incremental,
@@ -306,12 +309,14 @@ samsa_controller_create_topics(samsa_controller_t *ctrl,
 samsa_err_t
 samsa_controller_delete_topics(samsa_controller_t *ctrl,
                                const samsa_controller_topic_ref_t *refs,
-                               size_t n, samsa_arena_t *arena,
+                               size_t n,
+                               const samsa_controller_quota_t *quota,
+                               samsa_arena_t *arena,
                                samsa_controller_delete_result_t *results)
 {
     ctl_op_t  op = {
         .kind = CTL_DELETE_TOPICS, .req = refs, .n = n, .arena = arena,
-        .results = results,
+        .results = results, .quota = quota,
     };
 
     return ctl_submit(ctrl, &op);
@@ -320,12 +325,13 @@ samsa_controller_delete_topics(samsa_controller_t *ctrl,
 samsa_err_t
 samsa_controller_create_partitions(
     samsa_controller_t *ctrl, const samsa_controller_new_partitions_t *topics,
-    size_t n, bool validate_only, samsa_arena_t *arena,
-    samsa_controller_result_t *results)
+    size_t n, bool validate_only, const samsa_controller_quota_t *quota,
+    samsa_arena_t *arena, samsa_controller_result_t *results)
 {
     ctl_op_t  op = {
         .kind = CTL_CREATE_PARTITIONS, .req = topics, .n = n,
         .validate_only = validate_only, .arena = arena, .results = results,
+        .quota = quota,
     };
 
     return ctl_submit(ctrl, &op);

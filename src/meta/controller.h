@@ -93,6 +93,21 @@ void samsa_controller_close(samsa_controller_t *ctrl);
  * except that a batch over SAMSA_CONTROLLER_MAX_RECORDS fails whole.
  * @thread any but the controller's (listeners must not call these) */
 
+/* ---- the controller mutation quota */
+
+/* Kafka's ControllerRequestContext.applyPartitionChangeQuota (KIP-599):
+ * the topic operations call apply on the controller thread for each topic
+ * that passed every other check, with the partitions it creates, deletes
+ * or adds, before making its records; false refuses that topic with
+ * THROTTLING_QUOTA_EXCEEDED and no message (Kafka's ApiError.fromThrowable
+ * leaves out a message that is the error's default one).  A NULL quota
+ * (or apply) is none: internal and validate_only requests, which Kafka does
+ * not count either.  apply must not call the controller. */
+typedef struct samsa_controller_quota {
+    bool  (*apply)(void *ctx, int32_t partitions);
+    void   *ctx;
+} samsa_controller_quota_t;
+
 /* ---- CreateTopics */
 
 typedef struct samsa_controller_assignment {
@@ -122,6 +137,7 @@ typedef struct samsa_controller_create_topics {
                                                        may create
                                                        __consumer_offsets and
                                                        __transaction_state */
+    const samsa_controller_quota_t      *quota;     /* NULL: none */
 } samsa_controller_create_topics_t;
 
 typedef struct samsa_controller_topic_result {
@@ -141,7 +157,8 @@ typedef struct samsa_controller_topic_result {
  * already exists."), INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR
  * ("Unable to replicate the partition 3 time(s): The target replication
  * factor of 3 cannot be reached because only 1 broker(s) are
- * registered."), INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG.
+ * registered."), INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG,
+ * THROTTLING_QUOTA_EXCEEDED (req->quota, charged the topic's partitions).
  * results[i] answers req->topics[i]. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_topics(
     samsa_controller_t *ctrl, const samsa_controller_create_topics_t *req,
@@ -166,10 +183,11 @@ typedef struct samsa_controller_delete_result {
 } samsa_controller_delete_result_t;
 
 /* Delete topics (one RemoveTopicRecord each: partitions and configs go
- * with it).  results[i] answers refs[i]. */
+ * with it).  quota (NULL: none) is charged each topic's partitions and may
+ * refuse it with THROTTLING_QUOTA_EXCEEDED.  results[i] answers refs[i]. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_delete_topics(
     samsa_controller_t *ctrl, const samsa_controller_topic_ref_t *refs,
-    size_t n, samsa_arena_t *arena,
+    size_t n, const samsa_controller_quota_t *quota, samsa_arena_t *arena,
     samsa_controller_delete_result_t *results);
 
 /* ---- CreatePartitions */
@@ -192,12 +210,13 @@ typedef struct samsa_controller_result {
 /* Kafka's errors: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS ("The
  * topic t currently has 3 partition(s); 2 would not be an increase.",
  * "Topic already has 3 partition(s)."), INVALID_REPLICA_ASSIGNMENT,
- * INVALID_REQUEST ("Duplicate topic name.").  results[i] answers
- * topics[i]. */
+ * INVALID_REQUEST ("Duplicate topic name."), THROTTLING_QUOTA_EXCEEDED
+ * (quota, NULL: none, charged the partitions each topic adds).
+ * results[i] answers topics[i]. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_partitions(
     samsa_controller_t *ctrl, const samsa_controller_new_partitions_t *topics,
-    size_t n, bool validate_only, samsa_arena_t *arena,
-    samsa_controller_result_t *results);
+    size_t n, bool validate_only, const samsa_controller_quota_t *quota,
+    samsa_arena_t *arena, samsa_controller_result_t *results);
 
 /* ---- AlterConfigs / IncrementalAlterConfigs */
 

@@ -64,11 +64,14 @@ void samsa_ctltopics_create(samsa_ctlbatch_t *b,
                             samsa_controller_topic_result_t *results);
 void samsa_ctltopics_delete(samsa_ctlbatch_t *b,
                             const samsa_controller_topic_ref_t *refs,
-                            size_t n, samsa_arena_t *arena,
+                            size_t n, const samsa_controller_quota_t *quota,
+                            samsa_arena_t *arena,
                             samsa_controller_delete_result_t *results);
 void samsa_ctltopics_partitions(samsa_ctlbatch_t *b,
                                 const samsa_controller_new_partitions_t *t,
-                                size_t n, samsa_arena_t *arena,
+                                size_t n,
+                                const samsa_controller_quota_t *quota,
+                                samsa_arena_t *arena,
                                 samsa_controller_result_t *results);
 
 /* ctlconfigs.c: AlterConfigs and IncrementalAlterConfigs. */

@@ -136,6 +136,17 @@ ctl_topic_fail(samsa_controller_topic_result_t *r, samsa_err_t err,
     }
 }
 
+/* Charge quota (NULL: none) the partitions a topic that passed every other
+ * check mutates: false if it refuses them (Kafka's
+ * applyPartitionChangeQuota throwing ThrottlingQuotaExceededException,
+ * answered with the error and no message). */
+static bool
+ctl_quota_apply(const samsa_controller_quota_t *quota, int32_t partitions)
+{
+    return quota == NULL || quota->apply == NULL
+           || quota->apply(quota->ctx, partitions);
+}
+
 static bool
 ctl_slice_eq(samsa_slice_t a, samsa_slice_t b)
 {
@@ -348,6 +359,10 @@ ctl_create_one(samsa_ctlbatch_t *b,
         || !samsa_ctlbatch_room(b, 1 + (int64_t) ncfgs + nparts)) {
         return;
     }
+    if (!ctl_quota_apply(req->quota, nparts)) {
+        r->error = SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED;
+        return;
+    }
     do {
         id = samsa_image_id_random();
     } while (samsa_image_delta_topic_find_id(b->delta, id) != NULL);
@@ -434,7 +449,8 @@ ctl_delete_check(const samsa_controller_topic_ref_t *refs, size_t n,
 
 static void
 ctl_delete_one(samsa_ctlbatch_t *b, const samsa_controller_topic_ref_t *ref,
-               samsa_arena_t *arena, samsa_controller_delete_result_t *r)
+               const samsa_controller_quota_t *quota, samsa_arena_t *arena,
+               samsa_controller_delete_result_t *r)
 {
     const samsa_image_topic_t    *t;
     samsa_MetadataRecords_any_t   rec;
@@ -460,6 +476,10 @@ ctl_delete_one(samsa_ctlbatch_t *b, const samsa_controller_topic_ref_t *ref,
         || !samsa_ctlbatch_room(b, 1)) {
         return;                         /* already removed by this batch */
     }
+    if (!ctl_quota_apply(quota, (int32_t) t->npartitions)) {
+        r->error = SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED;
+        return;
+    }
     ctl_rec_init(&rec, SAMSA_MetadataRecords_RemoveTopicRecord);
     samsa_RemoveTopicRecord_init(&rec.u.RemoveTopicRecord);
     rec.u.RemoveTopicRecord.TopicId = t->id;
@@ -469,6 +489,7 @@ ctl_delete_one(samsa_ctlbatch_t *b, const samsa_controller_topic_ref_t *ref,
 void
 samsa_ctltopics_delete(samsa_ctlbatch_t *b,
                        const samsa_controller_topic_ref_t *refs, size_t n,
+                       const samsa_controller_quota_t *quota,
                        samsa_arena_t *arena,
                        samsa_controller_delete_result_t *results)
 {
@@ -482,7 +503,7 @@ samsa_ctltopics_delete(samsa_ctlbatch_t *b,
                                                 refs[i].name.len)
                           : NULL;
         if (ctl_delete_check(refs, n, i, &results[i])) {
-            ctl_delete_one(b, &refs[i], arena, &results[i]);
+            ctl_delete_one(b, &refs[i], quota, arena, &results[i]);
         }
     }
 }
@@ -492,6 +513,7 @@ samsa_ctltopics_delete(samsa_ctlbatch_t *b,
 static void
 ctl_partitions_one(samsa_ctlbatch_t *b,
                    const samsa_controller_new_partitions_t *t,
+                   const samsa_controller_quota_t *quota,
                    samsa_arena_t *arena, samsa_controller_result_t *r)
 {
     const samsa_image_topic_t  *topic;
@@ -542,6 +564,10 @@ ctl_partitions_one(samsa_ctlbatch_t *b,
     if (!samsa_ctlbatch_room(b, add)) {
         return;
     }
+    if (!ctl_quota_apply(quota, add)) {
+        r->error = SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED;
+        return;
+    }
     for (p = have; p < t->count; p++) {
         ctl_add_partition_record(b, topic->id, p, &node, 1);
     }
@@ -550,7 +576,8 @@ ctl_partitions_one(samsa_ctlbatch_t *b,
 void
 samsa_ctltopics_partitions(samsa_ctlbatch_t *b,
                            const samsa_controller_new_partitions_t *t,
-                           size_t n, samsa_arena_t *arena,
+                           size_t n, const samsa_controller_quota_t *quota,
+                           samsa_arena_t *arena,
                            samsa_controller_result_t *results)
 {
     size_t  i, j;
@@ -564,7 +591,7 @@ samsa_ctltopics_partitions(samsa_ctlbatch_t *b,
             }
         }
         if (results[i].error == SAMSA_ERR_NONE) {
-            ctl_partitions_one(b, &t[i], arena, &results[i]);
+            ctl_partitions_one(b, &t[i], quota, arena, &results[i]);
         }
     }
 }

@@ -355,6 +355,27 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .doc = "The time span of each sample for client quotas.",
     },
     {
+        .name = "controller.quota.window.num",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "11",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
+        .implemented = true,
+        .doc = "The number of samples to retain in memory for controller "
+               "mutation quotas (the token bucket holds this many windows' "
+               "worth of controller_mutation_rate).",
+    },
+    {
+        .name = "controller.quota.window.size.seconds",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "1",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
+        .implemented = true,
+        .doc = "The time span of each sample for controller mutations "
+               "quotas.",
+    },
+    {
         .name = "request.log.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "false",

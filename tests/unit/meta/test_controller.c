@@ -287,7 +287,7 @@ test_controller_create_batch(void **state)
         { .name = { "__consumer_offsets", 18 }, .num_partitions = 50,
           .replication_factor = 1 },
     };
-    samsa_controller_create_topics_t   req = { t, 5, false, true };
+    samsa_controller_create_topics_t   req = { t, 5, false, true, NULL };
     samsa_controller_topic_result_t    r[5];
     samsa_image_t                     *img;
 
@@ -327,7 +327,7 @@ test_controller_create_manual(void **state)
     samsa_controller_new_topic_t       t = {
         .name = { "m", 1 }, .num_partitions = -1, .replication_factor = -1,
     };
-    samsa_controller_create_topics_t   req = { &t, 1, false, false };
+    samsa_controller_create_topics_t   req = { &t, 1, false, false, NULL };
     samsa_controller_topic_result_t    r;
 
 #define MANUAL(a, n)                                                    \
@@ -374,7 +374,7 @@ test_controller_validate_only(void **state)
     samsa_controller_new_topic_t       t = {
         .name = { "v", 1 }, .num_partitions = 4, .replication_factor = 1,
     };
-    samsa_controller_create_topics_t   req = { &t, 1, true, false };
+    samsa_controller_create_topics_t   req = { &t, 1, true, false, NULL };
     samsa_controller_topic_result_t    r;
     samsa_image_t                     *img;
 
@@ -414,7 +414,7 @@ test_controller_delete_topics(void **state)
     /* refs[5]: neither */
     refs[6].id = a.topic_id;                    /* "a" again, by id */
     assert_int_equal(samsa_controller_delete_topics(fx->ctrl, refs, 7,
-                                                    &fx->arena, r),
+                                                    NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_int_equal(r[0].error, SAMSA_ERR_NONE);
     assert_true(samsa_uuid_eq(r[0].id, a.topic_id));
@@ -441,7 +441,7 @@ test_controller_delete_topics(void **state)
     refs[0].name = samsa_slice_cstr("z");
     refs[1].name = samsa_slice_cstr("z");
     assert_int_equal(samsa_controller_delete_topics(fx->ctrl, refs, 2,
-                                                    &fx->arena, r),
+                                                    NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_int_equal(r[0].error, SAMSA_ERR_INVALID_REQUEST);
     assert_string_equal(r[1].message, "Duplicate topic name.");
@@ -469,7 +469,7 @@ test_controller_create_partitions(void **state)
     assert_int_equal(create1(fx, "t", 2, 1, NULL, 0).error, SAMSA_ERR_NONE);
     assert_int_equal(create1(fx, "v", 3, 1, NULL, 0).error, SAMSA_ERR_NONE);
     assert_int_equal(samsa_controller_create_partitions(fx->ctrl, t, 4, false,
-                                                        &fx->arena, r),
+                                                        NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_int_equal(r[0].error, SAMSA_ERR_NONE);
     assert_null(r[0].message);
@@ -486,21 +486,21 @@ test_controller_create_partitions(void **state)
     t[0].name = samsa_slice_cstr("v");
     t[0].count = 2;
     assert_int_equal(samsa_controller_create_partitions(fx->ctrl, t, 1, false,
-                                                        &fx->arena, r),
+                                                        NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_int_equal(r[0].error, SAMSA_ERR_INVALID_PARTITIONS);
     assert_string_equal(r[0].message, "The topic v currently has 3 "
                         "partition(s); 2 would not be an increase.");
     t[0].count = 3;
     assert_int_equal(samsa_controller_create_partitions(fx->ctrl, t, 1, false,
-                                                        &fx->arena, r),
+                                                        NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_string_equal(r[0].message, "Topic already has 3 partition(s).");
     t[0].count = 5;
     t[0].assignments = one;
     t[0].nassignments = 1;
     assert_int_equal(samsa_controller_create_partitions(fx->ctrl, t, 1, false,
-                                                        &fx->arena, r),
+                                                        NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_int_equal(r[0].error, SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT);
     assert_string_equal(r[0].message, "Attempted to add 2 additional "
@@ -508,7 +508,7 @@ test_controller_create_partitions(void **state)
                         "specified.");
     t[0].count = 4;                             /* validate only */
     assert_int_equal(samsa_controller_create_partitions(fx->ctrl, t, 1, true,
-                                                        &fx->arena, r),
+                                                        NULL, &fx->arena, r),
                      SAMSA_ERR_NONE);
     assert_int_equal(r[0].error, SAMSA_ERR_NONE);
     img = fx_image(fx);
@@ -550,6 +550,115 @@ topic_config(fixture_t *fx, const char *topic, const char *key,
     snprintf(copy, sizeof(copy), "%s", v != NULL ? v : "(none)");
     samsa_image_put(img);
     return copy;
+}
+
+/* ---- the controller mutation quota hook */
+
+/* A quota that records its charges and refuses every one after `allow`. */
+typedef struct fake_quota {
+    int32_t  charges[8];
+    int      n;
+    int      allow;
+} fake_quota_t;
+
+static bool
+fake_quota_apply(void *ctx, int32_t partitions)
+{
+    fake_quota_t  *fq = ctx;
+
+    assert_true(fq->n < 8);
+    fq->charges[fq->n++] = partitions;
+    return fq->n <= fq->allow;
+}
+
+/* Each topic that passed every other check is charged its partitions
+ * (created, deleted or added) before its records are made; a refused one
+ * fails with THROTTLING_QUOTA_EXCEEDED, no message, and changes nothing. */
+static void
+test_controller_quota(void **state)
+{
+    fixture_t                          *fx = *state;
+    fake_quota_t                        fq = { .allow = 2 };
+    samsa_controller_quota_t            quota = { fake_quota_apply, &fq };
+    samsa_controller_new_topic_t        t[4] = {
+        { .name = samsa_slice_cstr("a"), .num_partitions = 2,
+          .replication_factor = 1 },
+        { .name = samsa_slice_cstr("bad"), .num_partitions = 0,
+          .replication_factor = 1 },
+        { .name = samsa_slice_cstr("b"), .num_partitions = 3,
+          .replication_factor = 1 },
+        { .name = samsa_slice_cstr("c"), .num_partitions = 4,
+          .replication_factor = 1 },
+    };
+    samsa_controller_create_topics_t    req = { t, 4, false, false, &quota };
+    samsa_controller_topic_result_t     r[4];
+    samsa_controller_topic_ref_t        refs[2];
+    samsa_controller_delete_result_t    dr[2];
+    samsa_controller_new_partitions_t   np = {
+        .name = samsa_slice_cstr("a"), .count = 5,
+    };
+    samsa_controller_result_t           pr;
+    samsa_image_t                      *img;
+
+    assert_int_equal(samsa_controller_create_topics(fx->ctrl, &req,
+                                                    &fx->arena, r),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(r[0].error, SAMSA_ERR_NONE);
+    assert_int_equal(r[1].error, SAMSA_ERR_INVALID_PARTITIONS);
+    assert_int_equal(r[2].error, SAMSA_ERR_NONE);
+    assert_int_equal(r[3].error, SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED);
+    assert_null(r[3].message);
+    assert_int_equal(fq.n, 3);                  /* "bad" was not charged */
+    assert_int_equal(fq.charges[0], 2);
+    assert_int_equal(fq.charges[1], 3);
+    assert_int_equal(fq.charges[2], 4);
+    img = fx_image(fx);
+    assert_non_null(samsa_image_topic_find(img, "b", 1));
+    assert_null(samsa_image_topic_find(img, "c", 1));
+    samsa_image_put(img);
+
+    /* CreatePartitions: the partitions added */
+    fq = (fake_quota_t) { .allow = 1 };
+    assert_int_equal(samsa_controller_create_partitions(fx->ctrl, &np, 1,
+                                                        false, &quota,
+                                                        &fx->arena, &pr),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(pr.error, SAMSA_ERR_NONE);
+    assert_int_equal(fq.n, 1);
+    assert_int_equal(fq.charges[0], 3);
+    np.count = 6;
+    assert_int_equal(samsa_controller_create_partitions(fx->ctrl, &np, 1,
+                                                        false, &quota,
+                                                        &fx->arena, &pr),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(pr.error, SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED);
+    assert_null(pr.message);
+
+    /* DeleteTopics: each topic's partitions; unknown ones are not
+     * charged */
+    fq = (fake_quota_t) { .allow = 0 };
+    memset(refs, 0, sizeof(refs));
+    refs[0].name = samsa_slice_cstr("nope");
+    refs[1].name = samsa_slice_cstr("a");
+    assert_int_equal(samsa_controller_delete_topics(fx->ctrl, refs, 2,
+                                                    &quota, &fx->arena, dr),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(dr[0].error, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    assert_int_equal(dr[1].error, SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED);
+    assert_null(dr[1].message);
+    assert_int_equal(fq.n, 1);
+    assert_int_equal(fq.charges[0], 5);
+    img = fx_image(fx);
+    assert_int_equal(samsa_image_topic_find(img, "a", 1)->npartitions, 5);
+    samsa_image_put(img);
+    fq = (fake_quota_t) { .allow = 1 };
+    assert_int_equal(samsa_controller_delete_topics(fx->ctrl, &refs[1], 1,
+                                                    &quota, &fx->arena, dr),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(dr[0].error, SAMSA_ERR_NONE);
+    img = fx_image(fx);
+    assert_null(samsa_image_topic_find(img, "a", 1));
+    samsa_image_put(img);
 }
 
 static void
@@ -699,11 +808,12 @@ test_controller_restart(void **state)
     assert_int_equal(create1(fx, "gone", 1, 1, NULL, 0).error,
                      SAMSA_ERR_NONE);
     assert_int_equal(samsa_controller_delete_topics(fx->ctrl, &del, 1,
-                                                    &fx->arena, &dr),
+                                                    NULL, &fx->arena, &dr),
                      SAMSA_ERR_NONE);
     assert_int_equal(samsa_controller_create_partitions(fx->ctrl, &np, 1,
-                                                        false, &fx->arena,
-                                                        &r), SAMSA_ERR_NONE);
+                                                        false, NULL,
+                                                        &fx->arena, &r),
+                     SAMSA_ERR_NONE);
     assert_int_equal(samsa_controller_alloc_producer_ids(fx->ctrl, &pid),
                      SAMSA_ERR_NONE);
     assert_int_equal(pid, 0);
@@ -786,7 +896,7 @@ caller_main(void *arg)
         samsa_controller_new_topic_t      t = {
             .num_partitions = 1, .replication_factor = 1,
         };
-        samsa_controller_create_topics_t  req = { &t, 1, false, false };
+        samsa_controller_create_topics_t  req = { &t, 1, false, false, NULL };
         samsa_controller_topic_result_t   r;
         samsa_image_t                    *img;
 
@@ -841,6 +951,7 @@ main(void)
         T(test_controller_validate_only),
         T(test_controller_delete_topics),
         T(test_controller_create_partitions),
+        T(test_controller_quota),
         T(test_controller_alter_configs),
         T(test_controller_restart),
         T(test_controller_torn_tail),
