@@ -995,6 +995,102 @@ mx_quotas(samsa_metrics_t *m, samsa_buf_t *out)
     samsa_free(l.v);
 }
 
+/* ---- Prometheus: controller mutation quotas ------------------------------ */
+
+typedef struct mx_mutquota_list {
+    samsa_mutquota_stat_t  *v;
+    char                  **strs;       /* user, client id: owned copies */
+    size_t                  n;
+    size_t                  cap;
+} mx_mutquota_list_t;
+
+static void
+mx_mutquota_collect(void *ctx, const samsa_mutquota_stat_t *st)
+{
+    mx_mutquota_list_t  *l = ctx;
+
+    if (l->n == l->cap) {
+        l->cap = l->cap * 2 + 8;
+        l->v = samsa_realloc(l->v, l->cap * sizeof(*l->v));
+        l->strs = samsa_realloc(l->strs, 2 * l->cap * sizeof(*l->strs));
+    }
+    l->v[l->n] = *st;
+    l->strs[2 * l->n] = samsa_strdup(st->user);
+    l->strs[2 * l->n + 1] = samsa_strdup(st->client_id);
+    l->v[l->n].user = l->strs[2 * l->n];
+    l->v[l->n].client_id = l->strs[2 * l->n + 1];
+    l->n++;
+}
+
+static void
+mx_mutquota_labels(samsa_buf_t *out, const char *name,
+                   const samsa_mutquota_stat_t *st)
+{
+    mx_printf(out, "%s{user=\"", name);
+    mx_label(out, st->user);
+    mx_printf(out, "\",client_id=\"");
+    mx_label(out, st->client_id);
+    mx_printf(out, "\"} ");
+}
+
+/* Kafka's ControllerMutation metrics per user/client-id (mutation-rate,
+ * tokens, throttle-time), one series per sensor; none until a
+ * controller_mutation_rate quota has been applied to a request. */
+static void
+mx_mutquotas(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    static const struct {
+        const char  *name, *type, *help;
+    } fam[5] = {
+        { "samsa_controller_mutation_rate", "gauge",
+          "Partition mutations per second of a quota entity, over the "
+          "controller quota windows (mutation-rate)." },
+        { "samsa_controller_mutation_tokens", "gauge",
+          "Credits left in the entity's token bucket; below 0: exhausted "
+          "(tokens)." },
+        { "samsa_controller_mutation_quota", "gauge",
+          "The controller_mutation_rate applied to the entity." },
+        { "samsa_controller_mutation_throttle_time_seconds_total", "counter",
+          "Throttle time given to the entity's requests (throttle-time)." },
+        { "samsa_controller_mutation_throttled_requests_total", "counter",
+          "Requests of the entity that were throttled." },
+    };
+    mx_mutquota_list_t  l = { 0 };
+    size_t              i, f;
+
+    samsa_mutquota_snapshot(m->brk->mutquota, samsa_now_ms(),
+                            mx_mutquota_collect, &l);
+    for (f = 0; f < 5; f++) {
+        mx_family(out, fam[f].name, fam[f].type, fam[f].help);
+        for (i = 0; i < l.n; i++) {
+            mx_mutquota_labels(out, fam[f].name, &l.v[i]);
+            switch (f) {
+            case 0:
+                mx_double(out, l.v[i].rate);
+                break;
+            case 1:
+                mx_double(out, l.v[i].tokens);
+                break;
+            case 2:
+                mx_double(out, l.v[i].quota);
+                break;
+            case 3:
+                mx_double(out, (double) l.v[i].throttle_time_ms / 1e3);
+                break;
+            default:
+                mx_printf(out, "%llu", (unsigned long long) l.v[i].throttled);
+                break;
+            }
+            mx_printf(out, "\n");
+        }
+    }
+    for (i = 0; i < 2 * l.n; i++) {
+        samsa_free(l.strs[i]);
+    }
+    samsa_free(l.strs);
+    samsa_free(l.v);
+}
+
 static int64_t
 mx_lag(const metrics_lag_t *l)
 {
@@ -1099,6 +1195,7 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
         mx_partitions(&snap, out);
         mx_purgatories(m, out);
         mx_quotas(m, out);
+        mx_mutquotas(m, out);
         mx_groups(&snap, out);
     }
     mx_process(m, out);
