@@ -92,6 +92,12 @@ typedef struct samsa_admin_items {
     size_t               n;
 } samsa_admin_items_t;
 
+/* CreateTopics, DeleteTopics and CreatePartitions retry the topics a
+ * broker refuses with THROTTLING_QUOTA_EXCEEDED (controller_mutation_rate,
+ * KIP-599) once the response's throttle time has passed, while the call's
+ * timeout allows, as Kafka's AdminClient does by default
+ * (retryOnQuotaViolation); then they keep the error. */
+
 /* CreateTopics.  validate_only: check, create nothing. */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_create_topics(
     samsa_admin_t *admin, const samsa_new_topic_t *topics, size_t n,

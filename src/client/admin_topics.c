@@ -19,6 +19,7 @@
 #include "proto/gen/ListOffsets.h"
 #include "proto/gen/apis.h"
 #include "util/alloc.h"
+#include "util/time.h"
 
 static samsa_admin_items_t *
 admin_items_new(size_t n, samsa_arena_t **arenap)
@@ -43,22 +44,174 @@ admin_item_set(samsa_arena_t *arena, samsa_admin_item_t *it,
 
 /* ---- CreateTopics, DeleteTopics, CreatePartitions ---------------------- */
 
+/* One round trip of a topic call: the items sent (their indexes in the
+ * call) and the answers, in the same order, in the round's arena. */
+typedef struct admin_round {
+    size_t          n;              /* items sent */
+    const size_t   *idx;            /* [n] their indexes in the call */
+    samsa_slice_t  *names;          /* [n] answers */
+    int16_t        *codes;
+    samsa_slice_t  *msgs;
+    int32_t         throttle_ms;    /* the response's ThrottleTimeMs */
+} admin_round_t;
+
+/* Send the items r->idx of the call described by ctx and fill r's
+ * answers (allocated in arena); SAMSA_ERR__BAD_MSG when the response does
+ * not answer each item once. */
+typedef samsa_err_t admin_round_fn(samsa_admin_t *a, const void *ctx,
+                                   int64_t deadline, samsa_arena_t *arena,
+                                   admin_round_t *r);
+
+static samsa_err_t
+admin_round_alloc(samsa_arena_t *arena, admin_round_t *r, int32_t count)
+{
+    if (count < 0 || (size_t) count != r->n) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    r->names = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->names));
+    r->codes = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->codes));
+    r->msgs = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->msgs));
+    return SAMSA_ERR_NONE;
+}
+
+/* Run a topic call of n items, as Kafka's AdminClient does with its
+ * default retryOnQuotaViolation: the items a response refuses with
+ * THROTTLING_QUOTA_EXCEEDED are sent again, on their own, once its
+ * throttle time has passed (the broker does not read the connection
+ * before), as long as that ends before the deadline; otherwise they keep
+ * the error.  A round trip that fails whole fails the call when it is the
+ * first; on a retry the items it carried keep their quota error. */
+static samsa_err_t
+admin_topics_call(samsa_admin_t *a, size_t n, admin_round_fn *fn,
+                  const void *ctx, int64_t deadline,
+                  samsa_admin_items_t **resultp)
+{
+    samsa_arena_t         scratch, *arena;
+    samsa_admin_items_t  *res;
+    admin_round_t         r;
+    samsa_err_t           err = SAMSA_ERR_NONE;
+    size_t               *idx, i, pending = n, keep;
+    int64_t               wait_ms, until, now;
+    bool                  retry;
+
+    res = admin_items_new(n, &arena);
+    idx = samsa_calloc(n + 1, sizeof(*idx));
+    for (i = 0; i < n; i++) {
+        idx[i] = i;
+    }
+    while (pending > 0) {
+        scratch = SAMSA_ARENA_INIT;
+        memset(&r, 0, sizeof(r));
+        r.n = pending;
+        r.idx = idx;
+        err = fn(a, ctx, deadline, &scratch, &r);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_arena_fini(&scratch);
+            break;
+        }
+        wait_ms = r.throttle_ms > 0 ? r.throttle_ms : a->retry_backoff_ms;
+        retry = samsa_now_ms() + wait_ms < deadline;
+        keep = 0;
+        for (i = 0; i < r.n; i++) {
+            admin_item_set(arena, &res->items[idx[i]], r.names[i],
+                           r.codes[i], r.msgs[i]);
+            if (retry
+                && r.codes[i] == (int16_t) SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED) {
+                idx[keep++] = idx[i];
+            }
+        }
+        samsa_arena_fini(&scratch);
+        if (pending == n) {
+            res->n = n;                 /* every item has its answer */
+        }
+        pending = keep;
+        until = samsa_now_ms() + wait_ms;
+        while (pending > 0 && (now = samsa_now_ms()) < until) {
+            samsa_netclient_poll(a->nc, until - now);
+        }
+    }
+    samsa_free(idx);
+    if (res->n == 0) {                  /* the first round trip failed */
+        samsa_admin_result_free(res);
+        return err;
+    }
+    *resultp = res;
+    return SAMSA_ERR_NONE;
+}
+
+typedef struct admin_create_topics {
+    const samsa_new_topic_t  *topics;
+    bool                      validate_only;
+} admin_create_topics_t;
+
+static samsa_err_t
+admin_create_topics_round(samsa_admin_t *a, const void *ctx,
+                          int64_t deadline, samsa_arena_t *scratch,
+                          admin_round_t *r)
+{
+    const admin_create_topics_t    *c = ctx;
+    const samsa_new_topic_t        *t;
+    samsa_CreateTopicsRequest_t     req;
+    samsa_CreateTopicsResponse_t    resp;
+    samsa_CreatableTopic_t         *ct;
+    samsa_CreateableTopicConfig_t  *cfg;
+    samsa_admin_rpc_t               rpc;
+    samsa_rd_t                      rd;
+    samsa_err_t                     err;
+    size_t                          i, j;
+
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_CreateTopics, 2, 7, deadline);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    ct = samsa_arena_calloc(scratch, r->n, sizeof(*ct));
+    for (i = 0; i < r->n; i++) {
+        t = &c->topics[r->idx[i]];
+        samsa_CreatableTopic_init(&ct[i]);
+        ct[i].Name = samsa_slice_cstr(t->name);
+        ct[i].NumPartitions = t->num_partitions;
+        ct[i].ReplicationFactor = t->replication_factor;
+        cfg = samsa_arena_calloc(scratch, t->nconfigs + 1, sizeof(*cfg));
+        for (j = 0; j < t->nconfigs; j++) {
+            samsa_CreateableTopicConfig_init(&cfg[j]);
+            cfg[j].Name = samsa_slice_cstr(t->configs[j].name);
+            cfg[j].Value = samsa_slice_cstr(t->configs[j].value);
+        }
+        ct[i].Configs = cfg;
+        ct[i].Configs_cnt = (int32_t) t->nconfigs;
+    }
+    samsa_CreateTopicsRequest_init(&req);
+    req.Topics = ct;
+    req.Topics_cnt = (int32_t) r->n;
+    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
+    req.ValidateOnly = c->validate_only;
+    samsa_CreateTopicsRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_CreateTopicsResponse_decode(&rd, rpc.version, scratch,
+                                                &resp);
+    }
+    if (err == SAMSA_ERR_NONE) {
+        err = admin_round_alloc(scratch, r, resp.Topics_cnt);
+    }
+    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
+        r->names[i] = resp.Topics[i].Name;
+        r->codes[i] = resp.Topics[i].ErrorCode;
+        r->msgs[i] = resp.Topics[i].ErrorMessage;
+    }
+    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
+    return err;
+}
+
 samsa_err_t
 samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
                           size_t n, bool validate_only, int64_t timeout_ms,
                           samsa_admin_items_t **resultp)
 {
-    samsa_CreateTopicsRequest_t     req;
-    samsa_CreateTopicsResponse_t    resp;
-    samsa_CreatableTopic_t         *ct;
-    samsa_CreateableTopicConfig_t  *cfg;
-    samsa_arena_t                   scratch = SAMSA_ARENA_INIT, *arena;
-    samsa_admin_items_t            *res;
-    samsa_admin_rpc_t               rpc;
-    samsa_rd_t                      rd;
-    samsa_err_t                     err;
-    int64_t                         deadline;
-    size_t                          i, j;
+    admin_create_topics_t  c = { topics, validate_only };
+    samsa_err_t            err;
+    int64_t                deadline;
 
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
@@ -66,51 +219,54 @@ samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
+    err = admin_topics_call(a, n, admin_create_topics_round, &c, deadline,
+                            resultp);
+    pthread_mutex_unlock(&a->lock);
+    return err;
+}
+
+static samsa_err_t
+admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
+                          int64_t deadline, samsa_arena_t *scratch,
+                          admin_round_t *r)
+{
+    const char *const             *names = ctx;
+    samsa_DeleteTopicsRequest_t    req;
+    samsa_DeleteTopicsResponse_t   resp;
+    samsa_slice_t                 *sl;
+    samsa_admin_rpc_t              rpc;
+    samsa_rd_t                     rd;
+    samsa_err_t                    err;
+    size_t                         i;
+
     err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
-                                SAMSA_API_CreateTopics, 2, 7, deadline);
+                                SAMSA_API_DeleteTopics, 1, 5, deadline);
     if (err != SAMSA_ERR_NONE) {
-        goto out;
+        return err;
     }
-    ct = samsa_arena_calloc(&scratch, n, sizeof(*ct));
-    for (i = 0; i < n; i++) {
-        samsa_CreatableTopic_init(&ct[i]);
-        ct[i].Name = samsa_slice_cstr(topics[i].name);
-        ct[i].NumPartitions = topics[i].num_partitions;
-        ct[i].ReplicationFactor = topics[i].replication_factor;
-        cfg = samsa_arena_calloc(&scratch, topics[i].nconfigs + 1,
-                                 sizeof(*cfg));
-        for (j = 0; j < topics[i].nconfigs; j++) {
-            samsa_CreateableTopicConfig_init(&cfg[j]);
-            cfg[j].Name = samsa_slice_cstr(topics[i].configs[j].name);
-            cfg[j].Value = samsa_slice_cstr(topics[i].configs[j].value);
-        }
-        ct[i].Configs = cfg;
-        ct[i].Configs_cnt = (int32_t) topics[i].nconfigs;
+    sl = samsa_arena_calloc(scratch, r->n, sizeof(*sl));
+    for (i = 0; i < r->n; i++) {
+        sl[i] = samsa_slice_cstr(names[r->idx[i]]);
     }
-    samsa_CreateTopicsRequest_init(&req);
-    req.Topics = ct;
-    req.Topics_cnt = (int32_t) n;
+    samsa_DeleteTopicsRequest_init(&req);
+    req.TopicNames = sl;
+    req.TopicNames_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    req.ValidateOnly = validate_only;
-    samsa_CreateTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
+    samsa_DeleteTopicsRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
     if (err == SAMSA_ERR_NONE) {
-        err = samsa_CreateTopicsResponse_decode(&rd, rpc.version, &scratch,
+        err = samsa_DeleteTopicsResponse_decode(&rd, rpc.version, scratch,
                                                 &resp);
     }
     if (err == SAMSA_ERR_NONE) {
-        res = admin_items_new((size_t) resp.Topics_cnt, &arena);
-        for (i = 0; i < (size_t) resp.Topics_cnt; i++) {
-            admin_item_set(arena, &res->items[i], resp.Topics[i].Name,
-                           resp.Topics[i].ErrorCode,
-                           resp.Topics[i].ErrorMessage);
-        }
-        res->n = (size_t) resp.Topics_cnt;
-        *resultp = res;
+        err = admin_round_alloc(scratch, r, resp.Responses_cnt);
     }
-out:
-    pthread_mutex_unlock(&a->lock);
-    samsa_arena_fini(&scratch);
+    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
+        r->names[i] = resp.Responses[i].Name;
+        r->codes[i] = resp.Responses[i].ErrorCode;
+        r->msgs[i] = resp.Responses[i].ErrorMessage;
+    }
+    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
     return err;
 }
 
@@ -119,16 +275,8 @@ samsa_admin_delete_topics(samsa_admin_t *a, const char *const *names,
                           size_t n, int64_t timeout_ms,
                           samsa_admin_items_t **resultp)
 {
-    samsa_DeleteTopicsRequest_t   req;
-    samsa_DeleteTopicsResponse_t  resp;
-    samsa_slice_t                *sl;
-    samsa_arena_t                 scratch = SAMSA_ARENA_INIT, *arena;
-    samsa_admin_items_t          *res;
-    samsa_admin_rpc_t             rpc;
-    samsa_rd_t                    rd;
-    samsa_err_t                   err;
-    int64_t                       deadline;
-    size_t                        i;
+    samsa_err_t  err;
+    int64_t      deadline;
 
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
@@ -136,38 +284,64 @@ samsa_admin_delete_topics(samsa_admin_t *a, const char *const *names,
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
-    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
-                                SAMSA_API_DeleteTopics, 1, 5, deadline);
-    if (err != SAMSA_ERR_NONE) {
-        goto out;
-    }
-    sl = samsa_arena_calloc(&scratch, n, sizeof(*sl));
-    for (i = 0; i < n; i++) {
-        sl[i] = samsa_slice_cstr(names[i]);
-    }
-    samsa_DeleteTopicsRequest_init(&req);
-    req.TopicNames = sl;
-    req.TopicNames_cnt = (int32_t) n;
-    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    samsa_DeleteTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteTopicsResponse_decode(&rd, rpc.version, &scratch,
-                                                &resp);
-    }
-    if (err == SAMSA_ERR_NONE) {
-        res = admin_items_new((size_t) resp.Responses_cnt, &arena);
-        for (i = 0; i < (size_t) resp.Responses_cnt; i++) {
-            admin_item_set(arena, &res->items[i], resp.Responses[i].Name,
-                           resp.Responses[i].ErrorCode,
-                           resp.Responses[i].ErrorMessage);
-        }
-        res->n = (size_t) resp.Responses_cnt;
-        *resultp = res;
-    }
-out:
+    err = admin_topics_call(a, n, admin_delete_topics_round, names, deadline,
+                            resultp);
     pthread_mutex_unlock(&a->lock);
-    samsa_arena_fini(&scratch);
+    return err;
+}
+
+typedef struct admin_create_partitions {
+    const char *const  *names;
+    const int32_t      *counts;
+    bool                validate_only;
+} admin_create_partitions_t;
+
+static samsa_err_t
+admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
+                              int64_t deadline, samsa_arena_t *scratch,
+                              admin_round_t *r)
+{
+    const admin_create_partitions_t   *c = ctx;
+    samsa_CreatePartitionsRequest_t    req;
+    samsa_CreatePartitionsResponse_t   resp;
+    samsa_CreatePartitionsTopic_t     *ct;
+    samsa_admin_rpc_t                  rpc;
+    samsa_rd_t                         rd;
+    samsa_err_t                        err;
+    size_t                             i;
+
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_CreatePartitions, 0, 3, deadline);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    ct = samsa_arena_calloc(scratch, r->n, sizeof(*ct));
+    for (i = 0; i < r->n; i++) {
+        samsa_CreatePartitionsTopic_init(&ct[i]);
+        ct[i].Name = samsa_slice_cstr(c->names[r->idx[i]]);
+        ct[i].Count = c->counts[r->idx[i]];
+        ct[i].Assignments_cnt = -1;                 /* broker assigns */
+    }
+    samsa_CreatePartitionsRequest_init(&req);
+    req.Topics = ct;
+    req.Topics_cnt = (int32_t) r->n;
+    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
+    req.ValidateOnly = c->validate_only;
+    samsa_CreatePartitionsRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_CreatePartitionsResponse_decode(&rd, rpc.version,
+                                                    scratch, &resp);
+    }
+    if (err == SAMSA_ERR_NONE) {
+        err = admin_round_alloc(scratch, r, resp.Results_cnt);
+    }
+    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
+        r->names[i] = resp.Results[i].Name;
+        r->codes[i] = resp.Results[i].ErrorCode;
+        r->msgs[i] = resp.Results[i].ErrorMessage;
+    }
+    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
     return err;
 }
 
@@ -177,16 +351,9 @@ samsa_admin_create_partitions(samsa_admin_t *a, const char *const *names,
                               bool validate_only, int64_t timeout_ms,
                               samsa_admin_items_t **resultp)
 {
-    samsa_CreatePartitionsRequest_t   req;
-    samsa_CreatePartitionsResponse_t  resp;
-    samsa_CreatePartitionsTopic_t    *ct;
-    samsa_arena_t                     scratch = SAMSA_ARENA_INIT, *arena;
-    samsa_admin_items_t              *res;
-    samsa_admin_rpc_t                 rpc;
-    samsa_rd_t                        rd;
-    samsa_err_t                       err;
-    int64_t                           deadline;
-    size_t                            i;
+    admin_create_partitions_t  c = { names, counts, validate_only };
+    samsa_err_t                err;
+    int64_t                    deadline;
 
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
@@ -194,42 +361,9 @@ samsa_admin_create_partitions(samsa_admin_t *a, const char *const *names,
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&a->lock);
-    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
-                                SAMSA_API_CreatePartitions, 0, 3, deadline);
-    if (err != SAMSA_ERR_NONE) {
-        goto out;
-    }
-    ct = samsa_arena_calloc(&scratch, n, sizeof(*ct));
-    for (i = 0; i < n; i++) {
-        samsa_CreatePartitionsTopic_init(&ct[i]);
-        ct[i].Name = samsa_slice_cstr(names[i]);
-        ct[i].Count = counts[i];
-        ct[i].Assignments_cnt = -1;                 /* broker assigns */
-    }
-    samsa_CreatePartitionsRequest_init(&req);
-    req.Topics = ct;
-    req.Topics_cnt = (int32_t) n;
-    req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    req.ValidateOnly = validate_only;
-    samsa_CreatePartitionsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_CreatePartitionsResponse_decode(&rd, rpc.version,
-                                                    &scratch, &resp);
-    }
-    if (err == SAMSA_ERR_NONE) {
-        res = admin_items_new((size_t) resp.Results_cnt, &arena);
-        for (i = 0; i < (size_t) resp.Results_cnt; i++) {
-            admin_item_set(arena, &res->items[i], resp.Results[i].Name,
-                           resp.Results[i].ErrorCode,
-                           resp.Results[i].ErrorMessage);
-        }
-        res->n = (size_t) resp.Results_cnt;
-        *resultp = res;
-    }
-out:
+    err = admin_topics_call(a, n, admin_create_partitions_round, &c,
+                            deadline, resultp);
     pthread_mutex_unlock(&a->lock);
-    samsa_arena_fini(&scratch);
     return err;
 }
 

@@ -216,3 +216,24 @@ def test_default_client_id_level(samsa):
     assert q.value(user="", client_id="x") == 2.0
     assert q.value(user="", client_id="y") == 2.0
     assert q.value(user="", client_id="big") == 1000.0
+
+
+def test_admin_client_retries_after_throttle(samsa):
+    """libsamsa's admin client (here through `samsa topic create` and
+    `samsa topic delete`, client id samsa-admin) retries a topic refused
+    with THROTTLING_QUOTA_EXCEEDED once the throttle time has passed, as
+    Kafka's AdminClient does, so the command succeeds after the wait."""
+    from cli_util import ok as cli_ok
+    srv = samsa.start(overrides=OVERRIDES)
+    set_rate(srv, "samsa-admin", 0.5)          # a burst of 1 partition
+    bs = srv.bootstrap()
+    # 1 - 3 = -2: accepted, the bucket is 4 s short
+    cli_ok("topic", "create", "r1", "--partitions", 3, bootstrap=bs)
+    # refused at once, created on the retry about 4 s later
+    r = cli_ok("topic", "create", "r2", "--partitions", 1, bootstrap=bs)
+    assert r.secs >= 3.0, r.secs
+    with srv.connect() as c:
+        assert c.topic_metadata("r2")["error_code"] == 0
+    fams = scrape(srv)
+    assert fams["samsa_controller_mutation_throttled_requests_total"].value(
+        user="", client_id="samsa-admin") >= 1
