@@ -546,11 +546,8 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
         /* records are read in place: the chunks keep the response */
         bytes = samsa_netclient_take_response(c->nc);
         src = bytes != NULL ? samsa_crecs_src_new(bytes) : NULL;
+        /* its ThrottleTimeMs the netclient has applied (KIP-219) */
         err = samsa_FetchResponse_decode(body, r->version, &arena, &resp);
-        if (err == SAMSA_ERR_NONE) {    /* KIP-219: hold the node back */
-            samsa_netclient_throttle(c->nc, node, SAMSA_API_Fetch,
-                                     r->version, resp.ThrottleTimeMs, now);
-        }
         if (err == SAMSA_ERR_NONE && resp.ErrorCode != 0) {
             err = (samsa_err_t) resp.ErrorCode;
         }

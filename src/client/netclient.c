@@ -303,7 +303,26 @@ samsa_netclient_disconnect(samsa_netclient_t *nc, int32_t node,
     }
 }
 
-/* Write queued frames until the socket is full.  @thread sender */
+/* Is n throttled (KIP-219) now?  Clears an ended throttle, so that an
+ * unthrottled node costs no clock read.  @thread sender */
+static bool
+nc_throttled(nc_node_t *n)
+{
+    if (n->throttle_until_ms == 0) {
+        return false;
+    }
+    if (samsa_now_ms() < n->throttle_until_ms) {
+        return true;
+    }
+    n->throttle_until_ms = 0;
+    return false;
+}
+
+/* Write queued frames until the socket is full.  While the node is
+ * throttled, requests not yet begun stay queued (callers that do not ask
+ * samsa_netclient_ready first, such as the admin client and the group
+ * coordinator calls, are held back too); samsa_netclient_poll writes them
+ * when the throttle ends.  @thread sender */
 static samsa_err_t
 nc_flush(samsa_netclient_t *nc, nc_node_t *n)
 {
@@ -312,6 +331,9 @@ nc_flush(samsa_netclient_t *nc, nc_node_t *n)
     bool          done;
 
     while ((r = n->outq) != NULL) {
+        if (!r->internal && n->conn.sending != r->frame && nc_throttled(n)) {
+            break;
+        }
         if (n->conn.sending != r->frame) {
             n->conn.sending = r->frame;
             n->conn.send_off = 0;
@@ -570,20 +592,70 @@ samsa_netclient_ready(samsa_netclient_t *nc, int32_t node, int64_t now_ms)
            && now_ms >= n->throttle_until_ms;
 }
 
-/* Kafka's shouldClientThrottle: the versions from which the broker
- * answers a throttled request at once and leaves the waiting to the
- * client (KIP-219).  Before them it delayed the response itself. */
-static bool
-nc_client_throttles(int16_t api, int16_t version)
+/* Where a response says its throttle time, for the netclient to read it
+ * itself: from version `from` on, Kafka's shouldClientThrottle is true
+ * (KIP-219: the broker answered at once and the client must wait; before
+ * it the broker delayed the response itself) and ThrottleTimeMs is the
+ * int32 at byte `at` of the body.  Produce's comes after its responses:
+ * the sender reads it (at -1).  APIs not listed never throttle the
+ * client; the ApiVersions handshake is the netclient's own and exempt. */
+static const struct nc_throttle_field {
+    int16_t  api;
+    int16_t  from;
+    int8_t   at;
+} nc_throttle_fields[] = {
+    { SAMSA_API_Produce,                 6, -1 },
+    { SAMSA_API_Fetch,                   8, 0 },
+    { SAMSA_API_ListOffsets,             3, 0 },
+    { SAMSA_API_Metadata,                6, 0 },
+    { SAMSA_API_OffsetCommit,            4, 0 },
+    { SAMSA_API_OffsetFetch,             4, 0 },
+    { SAMSA_API_FindCoordinator,         2, 0 },
+    { SAMSA_API_JoinGroup,               3, 0 },
+    { SAMSA_API_Heartbeat,               2, 0 },
+    { SAMSA_API_LeaveGroup,              2, 0 },
+    { SAMSA_API_SyncGroup,               2, 0 },
+    { SAMSA_API_DescribeGroups,          2, 0 },
+    { SAMSA_API_ListGroups,              2, 0 },
+    { SAMSA_API_CreateTopics,            3, 0 },
+    { SAMSA_API_DeleteTopics,            2, 0 },
+    { SAMSA_API_DeleteRecords,           1, 0 },
+    { SAMSA_API_InitProducerId,          1, 0 },
+    { SAMSA_API_AddPartitionsToTxn,      1, 0 },
+    { SAMSA_API_AddOffsetsToTxn,         1, 0 },
+    { SAMSA_API_EndTxn,                  1, 0 },
+    { SAMSA_API_TxnOffsetCommit,         1, 0 },
+    { SAMSA_API_DescribeConfigs,         2, 0 },
+    { SAMSA_API_AlterConfigs,            1, 0 },
+    { SAMSA_API_DescribeLogDirs,         1, 0 },
+    { SAMSA_API_CreatePartitions,        1, 0 },
+    { SAMSA_API_DeleteGroups,            1, 0 },
+    { SAMSA_API_IncrementalAlterConfigs, 0, 0 },
+    { SAMSA_API_OffsetDelete,            0, 2 },    /* after ErrorCode */
+    { SAMSA_API_DescribeClientQuotas,    0, 0 },
+    { SAMSA_API_AlterClientQuotas,       0, 0 },
+    { SAMSA_API_DescribeCluster,         0, 0 },
+    { SAMSA_API_DescribeProducers,       0, 0 },
+    { SAMSA_API_DescribeTransactions,    0, 0 },
+    { SAMSA_API_ListTransactions,        0, 0 },
+    { SAMSA_API_ConsumerGroupHeartbeat,  0, 0 },
+    { SAMSA_API_ConsumerGroupDescribe,   0, 0 },
+};
+
+static const struct nc_throttle_field *
+nc_throttle_field(int16_t api, int16_t version)
 {
-    switch (api) {
-    case SAMSA_API_Produce:
-        return version >= 6;
-    case SAMSA_API_Fetch:
-        return version >= 8;
-    default:
-        return false;
+    size_t  i;
+
+    for (i = 0; i < sizeof(nc_throttle_fields)
+                        / sizeof(nc_throttle_fields[0]); i++) {
+        if (nc_throttle_fields[i].api == api) {
+            return version >= nc_throttle_fields[i].from
+                       ? &nc_throttle_fields[i]
+                       : NULL;
+        }
     }
+    return NULL;
 }
 
 void
@@ -593,7 +665,8 @@ samsa_netclient_throttle(samsa_netclient_t *nc, int32_t node, int16_t api,
 {
     nc_node_t  *n = nc_node_find(nc, node);
 
-    if (n == NULL || throttle_ms <= 0 || !nc_client_throttles(api, version)
+    if (n == NULL || throttle_ms <= 0
+        || nc_throttle_field(api, version) == NULL
         || now_ms + throttle_ms <= n->throttle_until_ms) {
         return;
     }
@@ -682,6 +755,28 @@ samsa_netclient_inflight(samsa_netclient_t *nc, int32_t node)
 
 /* ---- receiving ---------------------------------------------------------- */
 
+/* KIP-219 for every API: read the throttle time of r's response, whose
+ * body rd starts, and hold n back for it (Produce's the sender reads). */
+static void
+nc_response_throttle(samsa_netclient_t *nc, nc_node_t *n, const nc_req_t *r,
+                     const samsa_rd_t *body)
+{
+    const struct nc_throttle_field  *f = nc_throttle_field(r->api,
+                                                           r->version);
+    samsa_rd_t                       rd = *body;
+    int32_t                          ms;
+
+    if (f == NULL || f->at < 0 || body->err != SAMSA_ERR_NONE) {
+        return;
+    }
+    samsa_rd_skip(&rd, (size_t) f->at);
+    ms = samsa_rd_i32(&rd);
+    if (rd.err == SAMSA_ERR_NONE && ms > 0) {
+        samsa_netclient_throttle(nc, n->id, r->api, r->version, ms,
+                                 samsa_now_ms());
+    }
+}
+
 /* One complete response: match it to the oldest request in flight. */
 static void
 nc_handle_response(samsa_netclient_t *nc, nc_node_t *n, uint8_t *payload,
@@ -711,6 +806,7 @@ nc_handle_response(samsa_netclient_t *nc, nc_node_t *n, uint8_t *payload,
     if (r->internal) {
         nc_handle_apiversions(nc, n, r, &rd);
     } else {
+        nc_response_throttle(nc, n, r, &rd);
         n->nreqs--;
         if (r->cb != NULL) {
             r->cb(r->ctx, n->id, rd.err, rd.err == SAMSA_ERR_NONE ? &rd
@@ -790,12 +886,36 @@ nc_expire(samsa_netclient_t *nc, int64_t now_ms)
             continue;
         }
         r = n->inflight != NULL ? n->inflight : n->outq;
+        if (r != NULL && r == n->outq && n->conn.sending != r->frame) {
+            continue;           /* held by a throttle, not yet written */
+        }
         if (r != NULL && now_ms - r->sent_ms > nc->conf.request_timeout_ms) {
             samsa_warn("%s: request to node %d timed out after "
                        "%lld ms", nc->conf.log_name, n->id,
                        (long long) nc->conf.request_timeout_ms);
             nc_disconnect(nc, n, SAMSA_ERR__TIMED_OUT);
         }
+    }
+}
+
+/* Write what a throttle held once it has ended; the request timeout of a
+ * held request counts from now, when it is written.  @thread sender */
+static void
+nc_resume(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
+{
+    nc_req_t     *r;
+    samsa_err_t   err;
+
+    if (n->state != NC_READY || n->outq == NULL || n->want_write
+        || n->conn.sending == n->outq->frame || nc_throttled(n)) {
+        return;
+    }
+    for (r = n->outq; r != NULL; r = r->next) {
+        r->sent_ms = now_ms;
+    }
+    err = nc_flush(nc, n);
+    if (err != SAMSA_ERR_NONE) {
+        nc_disconnect(nc, n, err);
     }
 }
 
@@ -822,7 +942,11 @@ samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
     for (i = 0; i < n; i++) {
         nc_event(nc, evs[i].ptr, evs[i].ready);
     }
-    nc_expire(nc, samsa_now_ms());
+    now = samsa_now_ms();
+    for (k = 0; k < nc->nnodes; k++) {
+        nc_resume(nc, nc->nodes[k], now);
+    }
+    nc_expire(nc, now);
 }
 
 uint8_t *

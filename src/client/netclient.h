@@ -11,8 +11,9 @@
  * socket.connection.setup.timeout.ms, or any socket error closes the
  * connection and fails everything in flight on it; reconnects back off
  * exponentially (reconnect.backoff.ms .. reconnect.backoff.max.ms).
- * A response's throttle_time_ms, passed in by the caller that decoded it
- * (samsa_netclient_throttle), holds the node back (KIP-219).
+ * A response's throttle time holds the node back (KIP-219): the netclient
+ * reads it from every response but Produce's, which the sender passes in
+ * (samsa_netclient_throttle).
  * Threads: everything on the sender thread, except
  * samsa_netclient_wakeup() (any thread).
  */
@@ -66,12 +67,14 @@ bool samsa_netclient_ready(samsa_netclient_t *nc, int32_t node,
                            int64_t now_ms);
 
 /* A response of (api, version) from node said throttle_time_ms: for the
- * versions that leave the waiting to the client (KIP-219: Produce v6+,
- * Fetch v8+; Kafka's shouldClientThrottle) node is not ready until
- * now_ms + throttle_ms, as in Java's ClusterConnectionStates, and a poll
- * waits no longer than that.  Older versions and throttle_ms <= 0 change
- * nothing.  samsa_netclient_send does not check it: callers ask
- * samsa_netclient_ready first. */
+ * versions that leave the waiting to the client (KIP-219, Kafka's
+ * shouldClientThrottle: Produce v6+, Fetch v8+, Metadata v6+, ... and
+ * every API newer than Kafka 2.0) node is not ready until
+ * now_ms + throttle_ms, as in Java's ClusterConnectionStates, a poll waits
+ * no longer than that, and requests sent meanwhile are queued and written
+ * when it ends.  Older versions and throttle_ms <= 0 change nothing.  The
+ * netclient reads the throttle time of every response itself except
+ * Produce's (at the end of its body): the sender passes that one in. */
 void samsa_netclient_throttle(samsa_netclient_t *nc, int32_t node,
                               int16_t api, int16_t version,
                               int32_t throttle_ms, int64_t now_ms);
