@@ -18,12 +18,12 @@ from test_quotas import alter, ok, scrape
 DELAY = {"SAMSA_TEST_HANDLER_DELAY_MS": "100"}
 
 
-def start(samsa):
+def start(samsa, overrides=None):
     """A server whose requests take 100 ms of handler time, with every
     client id but 'admin' limited to 1.8 % of a thread: the first request
     of a client (1 %) passes, the second (2 %) is throttled by
     (2 - 1.8) / 1.8 * 10 s, over the cap of one window (1 s)."""
-    srv = samsa.start(env=DELAY)
+    srv = samsa.start(overrides, env=DELAY)
     admin = srv.connect(client_id="admin", timeout=T(10))
     ok(alter(admin, [({"client-id": None}, [("request_percentage", 1.8)]),
                      ({"client-id": "admin"},
@@ -165,3 +165,17 @@ def test_request_rate_holds_near_the_quota(samsa):
     assert max(throttles) <= 1000, throttles
     assert sum(1 for x in throttles if x > 0) >= seconds, throttles
     assert counts["fast"] > 2 * counts["slow"], counts
+
+
+def test_join_wait_is_not_handler_time(samsa):
+    """A JoinGroup answered after the initial rebalance delay (3 s) spent
+    that time waiting, not in a handler: as in Kafka it costs its handler
+    time only (1 %), and is not throttled."""
+    from test_groups_protocol import join
+    srv, admin = start(samsa)
+    with admin, srv.connect(client_id="g", timeout=T(10)) as c:
+        t0 = time.monotonic()
+        j = join(c, "grp", version=3)
+        assert j["error"] == 0, j
+        assert time.monotonic() - t0 >= 2.5     # it did wait
+        assert j["throttle"] == 0, j
