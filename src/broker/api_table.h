@@ -33,6 +33,10 @@ typedef struct samsa_api_def {
     int16_t        max_version;
     samsa_api_fn   fn;
     unsigned       flags;           /* SAMSA_API_F_* */
+    int16_t        throttle_from;   /* first response version with
+                                       ThrottleTimeMs; -1: the handler
+                                       records the request quota itself */
+    uint8_t        throttle_at;     /* its offset in the response body */
 } samsa_api_def_t;
 
 /* One socket server's view of the table. */
@@ -54,6 +58,20 @@ const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
 /* samsa_api_gate_fn and samsa_req_handle_fn for the socket server. */
 samsa_api_gate_t samsa_apis_gate(void *ctx, int16_t key, int16_t version);
 void samsa_apis_handle(void *ctx, samsa_req_t *req);
+
+/* samsa_resp_hook_fn of the broker's socket server: Kafka's
+ * sendResponseMaybeThrottle.  A response that will be sent (not an acks=0
+ * no-op, not a close) records its request's handler time in the
+ * request-time quota, unless its handler did; a throttle time longer than
+ * the response's own (a byte-rate one) replaces it, in resp->throttle_ms
+ * and in the body's ThrottleTimeMs where the version has one.
+ * @thread whoever responds (handler, purgatory) */
+void samsa_apis_respond(void *ctx, samsa_resp_t *resp);
+
+/* samsa_req_net_time_fn of the broker's socket server: the network
+ * thread's time on a request goes to its request-time sensor, without
+ * throttling (Kafka's recordNetworkThreadTimeCallback).  @thread network */
+void samsa_apis_net_time(void *ctx, const samsa_req_t *req, int64_t ns);
 
 /* Answer req by closing its connection (a request we cannot decode). */
 void samsa_apis_close(samsa_req_t *req, const char *why);

@@ -8,6 +8,7 @@
  */
 #include "broker/api_table.h"
 
+#include "broker/quota.h"
 #include "net/reqchan.h"
 #include "proto/gen/ApiVersions.h"
 #include "proto/proto.h"
@@ -35,13 +36,23 @@ apiversions_fill_keys(samsa_apis_t *apis, samsa_arena_t *arena,
     }
 }
 
+/* ThrottleTimeMs follows the ApiKeys array: the request time is recorded
+ * before encoding (broker/quota.h; none on a controller listener). */
 static void
-apiversions_send(samsa_req_t *req, int16_t version,
-                 const samsa_ApiVersionsResponse_t *m)
+apiversions_send(samsa_apis_t *apis, samsa_req_t *req, int16_t version,
+                 samsa_ApiVersionsResponse_t *m)
 {
-    samsa_resp_t  *resp = samsa_resp_new_send_version(req, version);
-    samsa_wr_t     wr = samsa_resp_wr(resp);
+    samsa_resp_t  *resp;
+    samsa_wr_t     wr;
 
+    if (apis->broker != NULL) {
+        m->ThrottleTimeMs = samsa_quota_record_request(apis->broker->quota,
+                                                       req);
+        req->throttle_ms = m->ThrottleTimeMs;
+    }
+    resp = samsa_resp_new_send_version(req, version);
+    resp->throttle_ms = m->ThrottleTimeMs;
+    wr = samsa_resp_wr(resp);
     samsa_ApiVersionsResponse_encode(&wr, version, m);
     samsa_reqchan_respond(resp);
 }
@@ -58,7 +69,7 @@ samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req)
     if (version < def->min_version || version > def->max_version) {
         m.ErrorCode = SAMSA_ERR_UNSUPPORTED_VERSION;
         apiversions_fill_keys(apis, &req->arena, &m);
-        apiversions_send(req, 0, &m);
+        apiversions_send(apis, req, 0, &m);
         return;
     }
     samsa_ApiVersionsRequest_init(&rq);
@@ -71,9 +82,9 @@ samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req)
         && (!samsa_proto_software_valid(rq.ClientSoftwareName)
             || !samsa_proto_software_valid(rq.ClientSoftwareVersion))) {
         m.ErrorCode = SAMSA_ERR_INVALID_REQUEST;
-        apiversions_send(req, version, &m);
+        apiversions_send(apis, req, version, &m);
         return;
     }
     apiversions_fill_keys(apis, &req->arena, &m);
-    apiversions_send(req, version, &m);
+    apiversions_send(apis, req, version, &m);
 }

@@ -120,5 +120,8 @@ samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req)
                                                        : -1;
     jr.require_known_member_id = req->hdr.ApiVersion >= 4;
     jr.supports_skip_assignment = req->hdr.ApiVersion >= 9;
+    /* The answer may wait for the rebalance: that is remote time, not the
+     * handler's (the request quota, the request log), as in Kafka. */
+    samsa_req_mark_local_done(req);
     samsa_grp_join(apis->broker->grp, &jr, joingroup_answer, req);
 }

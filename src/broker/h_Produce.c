@@ -67,7 +67,14 @@ produce_send(samsa_broker_t *b, samsa_req_t *req, samsa_ProduceResponse_t *m)
     samsa_resp_t  *resp;
     samsa_wr_t     wr;
     int32_t        throttle_ms = produce_quota(b, req);
+    int32_t        request_ms = samsa_quota_record_request(b->quota, req);
 
+    /* Kafka throttles by the longer of the byte-rate and request-time
+     * quotas; acks=0 requests (no response) skip the request time */
+    if (request_ms > throttle_ms) {
+        throttle_ms = request_ms;
+        req->throttle_ms = request_ms;
+    }
     m->ThrottleTimeMs = throttle_ms;
     resp = samsa_resp_new_send(req);
     resp->throttle_ms = throttle_ms;

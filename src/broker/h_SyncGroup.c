@@ -65,5 +65,8 @@ samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req)
     sr.protocol_name = rq.ProtocolName;
     sr.assignments = as;
     sr.nassignments = (size_t) n;
+    /* The answer may wait for the leader's assignment: remote time, not
+     * the handler's (the request quota, the request log), as in Kafka. */
+    samsa_req_mark_local_done(req);
     samsa_grp_sync(apis->broker->grp, &sr, syncgroup_answer, req);
 }

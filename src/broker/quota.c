@@ -16,8 +16,10 @@
 #include "util/qrate.h"
 #include "meta/image.h"
 #include "meta/qentity.h"
+#include "net/reqchan.h"
 #include "util/alloc.h"
 #include "util/arena.h"
+#include "util/time.h"
 
 #define QUOTA_BUCKETS 256
 
@@ -58,10 +60,10 @@ struct samsa_quota_mgr {
 };
 
 static const char *const  quota_keys[SAMSA_QUOTA__NTYPES] = {
-    "producer_byte_rate", "consumer_byte_rate",
+    "producer_byte_rate", "consumer_byte_rate", "request_percentage",
 };
 static const char *const  quota_names[SAMSA_QUOTA__NTYPES] = {
-    "Produce", "Fetch",
+    "Produce", "Fetch", "Request",
 };
 
 const char *
@@ -280,21 +282,21 @@ samsa_quota_ip_conn_rate(void *meta, const char *ip)
     return (int32_t) v;
 }
 
-int32_t
-samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                   samsa_slice_t client_id, double value, int64_t now_ms)
+/* The client's sensor under type and its bound, or NULL while the image
+ * holds no client quota (one atomic load, no lock, on that path). */
+static quota_sensor_t *
+quota_sensor_for(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                 samsa_slice_t client_id, double *bound)
 {
     samsa_image_t   *img = samsa_meta_image_get(q->meta);
     quota_client_t  *c;
     quota_sensor_t  *s = NULL;
     const char      *utag, *ctag;
-    double           bound = 0.0;
-    int64_t          ms = 0;
 
     if (atomic_load_explicit(&q->none_at, memory_order_relaxed)
         == samsa_image_offset(img) + 1) {
         samsa_image_put(img);
-        return 0;
+        return NULL;
     }
     pthread_mutex_lock(&q->lock);
     if (quota_any(q, img)) {
@@ -305,22 +307,92 @@ samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
             c->offset[type] = samsa_image_offset(img);
         }
         s = c->sensor[type];
-        bound = c->bound[type];
+        *bound = c->bound[type];
     }
     pthread_mutex_unlock(&q->lock);
     samsa_image_put(img);
-    if (s == NULL) {
-        return 0;
-    }
+    return s;
+}
+
+/* Record value on s (from quota_sensor_for) and return the throttle time
+ * it earned, capped at max_ms when > 0; throttle false records only
+ * (Kafka's recordNoThrottle).  @locks s->lock, taken here */
+static int64_t
+quota_sensor_record(quota_sensor_t *s, double bound, double value,
+                    int64_t max_ms, bool throttle, int64_t now_ms)
+{
+    int64_t  ms = 0;
+
     pthread_mutex_lock(&s->lock);
     s->bound = bound;
-    ms = samsa_qrate_record_throttle(&s->rate, value, bound, 0, now_ms);
+    if (!throttle) {
+        samsa_qrate_record(&s->rate, value, now_ms);
+    } else {
+        ms = samsa_qrate_record_throttle(&s->rate, value, bound, max_ms,
+                                         now_ms);
+    }
     if (ms > 0) {
         s->throttled++;
         s->throttle_ms += (uint64_t) ms;
     }
     pthread_mutex_unlock(&s->lock);
-    return ms > INT32_MAX ? INT32_MAX : (int32_t) ms;
+    return ms > INT32_MAX ? INT32_MAX : ms;
+}
+
+int32_t
+samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                   samsa_slice_t client_id, double value, int64_t now_ms)
+{
+    quota_sensor_t  *s;
+    double           bound = 0.0;
+    /* Kafka caps only request-time throttles, at one window */
+    int64_t          max_ms = type == SAMSA_QUOTA_REQUEST ? q->window_ms : 0;
+
+    s = quota_sensor_for(q, type, client_id, &bound);
+    if (s == NULL) {
+        return 0;
+    }
+    return (int32_t) quota_sensor_record(s, bound, value, max_ms, true,
+                                         now_ms);
+}
+
+/* Kafka's nanosToPercentage: 100 is one thread busy for one second. */
+static double
+quota_percentage(int64_t ns)
+{
+    return ns > 0 ? (double) ns * 100.0 / 1e9 : 0.0;
+}
+
+int32_t
+samsa_quota_record_request(samsa_quota_mgr_t *q, samsa_req_t *req)
+{
+    quota_sensor_t  *s;
+    double           bound = 0.0;
+
+    samsa_req_mark_local_done(req);
+    req->request_quota_done = true;
+    s = quota_sensor_for(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId, &bound);
+    req->request_quota_net = s != NULL;
+    if (s == NULL) {
+        return 0;
+    }
+    return (int32_t) quota_sensor_record(
+        s, bound, quota_percentage(req->local_done_ns - req->dequeue_ns),
+        q->window_ms, true, samsa_now_ms());
+}
+
+void
+samsa_quota_record_request_net(samsa_quota_mgr_t *q, const samsa_req_t *req,
+                               int64_t ns)
+{
+    quota_sensor_t  *s;
+    double           bound = 0.0;
+
+    s = quota_sensor_for(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId, &bound);
+    if (s != NULL) {
+        (void) quota_sensor_record(s, bound, quota_percentage(ns), 0, false,
+                                   samsa_now_ms());
+    }
 }
 
 void

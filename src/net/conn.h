@@ -41,6 +41,11 @@ typedef struct samsa_conn {
                                            (payload_got <= charged <= size) */
     int64_t              recv_start_ns; /* when its first charge was taken */
     int64_t              recv_done_ns;
+    int64_t              net_ns;        /* time this thread spent reading
+                                           and writing it since its last
+                                           response was sent (Kafka's
+                                           KafkaChannel network thread
+                                           time, for the request quota) */
     /* response being written */
     samsa_resp_t        *sending;
     size_t               send_off;      /* frame bytes written */

@@ -423,11 +423,16 @@ proc_configure_new_connections(samsa_proc_t *proc)
 /* ---- step 2: new responses --------------------------------------------- */
 
 static void
-proc_request_done(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
+proc_request_done(samsa_proc_t *proc, samsa_conn_t *conn, samsa_resp_t *resp,
+                  int64_t now)
 {
     samsa_sockserver_t  *ss = proc->ss;
 
     resp->req->end_ns = now;
+    if (ss->conf.net_time != NULL && resp->req->request_quota_net) {
+        ss->conf.net_time(ss->conf.ctx, resp->req, conn->net_ns);
+    }
+    conn->net_ns = 0;
     if (ss->conf.done != NULL) {
         ss->conf.done(ss->conf.done_ctx, resp->req);
     }
@@ -448,6 +453,7 @@ static void
 proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
 {
     samsa_conn_t  *conn = proc_conn_find(proc, resp->req->conn_id);
+    int64_t        from;
 
     resp->req->resp_dequeue_ns = now;
     if (conn == NULL || conn->closing) {
@@ -474,15 +480,17 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
         conn->region_off = 0;
         /* Most responses fit the socket buffer: write now rather than after
          * another epoll round; what is left waits for EPOLLOUT. */
+        from = samsa_now_ns();
         proc_write_now(proc, conn, now);
+        conn->net_ns += samsa_now_ns() - from;
         return;
     case SAMSA_RESP_NOOP:
-        proc_request_done(proc, resp, now);
+        proc_request_done(proc, conn, resp, now);
         samsa_resp_free(resp);
         proc_response_sent(proc, conn);
         return;
     case SAMSA_RESP_CLOSE:
-        proc_request_done(proc, resp, now);
+        proc_request_done(proc, conn, resp, now);
         samsa_resp_free(resp);
         samsa_debug("closing connection %s as the response asks",
                     conn->idstr);
@@ -674,7 +682,7 @@ proc_poll(samsa_proc_t *proc)
     samsa_conn_t           *conn;
     int                     timeout;
     size_t                  n, i;
-    int64_t                 now, idle_from;
+    int64_t                 now, idle_from, from;
 
     proc_resume_mem_muted(proc);
     /* Don't wait when connections are queued for us, or when step 2
@@ -699,6 +707,7 @@ proc_poll(samsa_proc_t *proc)
         if (conn->closing) {
             continue;
         }
+        from = samsa_now_ns();
         if (evs[i].ready & SAMSA_SELECTOR_F_WRITE) {
             proc_on_writable(proc, conn, now);
         }
@@ -713,6 +722,8 @@ proc_poll(samsa_proc_t *proc)
                 proc_on_readable(proc, conn, now);
             }
         }
+        /* scheduled closes free conn only at the turn's step 6 */
+        conn->net_ns += samsa_now_ns() - from;
     }
     proc_throttle_expire(proc, now);
     proc_expire_idle(proc, now);
@@ -864,7 +875,7 @@ proc_process_completed_sends(samsa_proc_t *proc)
         }
         resp = conn->sending;
         conn->sending = NULL;
-        proc_request_done(proc, resp, now);
+        proc_request_done(proc, conn, resp, now);
         samsa_resp_free(resp);
         proc_response_sent(proc, conn);
     }

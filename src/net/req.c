@@ -32,6 +32,7 @@ samsa_resp_new_send_version(samsa_req_t *req, int16_t version)
     (void) samsa_wr_i32(&wr, 0);        /* size, patched at respond */
     samsa_resphdr_encode(&wr, req->hdr.ApiKey, version,
                          req->hdr.CorrelationId);
+    resp->body_at = resp->frame.len;
     return resp;
 }
 

@@ -44,6 +44,12 @@ typedef struct samsa_req {
     samsa_errtally_t  errors;           /* the response's ErrorCodes */
     int32_t           throttle_ms;      /* the quota throttle time its
                                            response gave (request log) */
+    bool              request_quota_done;  /* its handler time went to the
+                                           request-time quota already
+                                           (broker/quota.h) */
+    bool              request_quota_net;   /* and client quotas exist: the
+                                           network thread's time on it
+                                           goes there too */
     /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:
      * start: receive completed on the network thread; dequeue: taken by a
      * handler; local_done: the handler's own work ended; resp_done: the
@@ -77,6 +83,8 @@ typedef struct samsa_resp {
     samsa_resp_kind_t     kind;
     samsa_req_t          *req;          /* owned */
     samsa_buf_t           frame;        /* size + response header + body */
+    size_t                body_at;      /* where the body begins in frame
+                                           (SAMSA_RESP_SEND) */
     samsa_resp_region_t  *regions;      /* in frame order; may be NULL */
     size_t                nregions;
     size_t                regions_cap;

@@ -949,8 +949,9 @@ mx_quota_labels(samsa_buf_t *out, const char *name,
     mx_printf(out, "\"} ");
 }
 
-/* Kafka's per user/client-id quota metrics (byte-rate, throttle-time),
- * one series per quota sensor; none until a client quota exists. */
+/* Kafka's per user/client-id quota metrics (byte-rate, request-time,
+ * throttle-time), one series per quota sensor; none until a client quota
+ * exists. */
 static void
 mx_quotas(samsa_metrics_t *m, samsa_buf_t *out)
 {
@@ -962,12 +963,25 @@ mx_quotas(samsa_metrics_t *m, samsa_buf_t *out)
               "Bytes per second a quota entity produced or fetched, over "
               "the quota windows (byte-rate).");
     for (i = 0; i < l.n; i++) {
-        mx_quota_labels(out, "samsa_client_quota_byte_rate", &l.v[i]);
-        mx_double(out, l.v[i].byte_rate);
-        mx_printf(out, "\n");
+        if (l.v[i].type != SAMSA_QUOTA_REQUEST) {
+            mx_quota_labels(out, "samsa_client_quota_byte_rate", &l.v[i]);
+            mx_double(out, l.v[i].byte_rate);
+            mx_printf(out, "\n");
+        }
+    }
+    mx_family(out, "samsa_client_quota_request_time", "gauge",
+              "Handler time of the entity's requests, in percent of one "
+              "thread, over the quota windows (request-time).");
+    for (i = 0; i < l.n; i++) {
+        if (l.v[i].type == SAMSA_QUOTA_REQUEST) {
+            mx_quota_labels(out, "samsa_client_quota_request_time", &l.v[i]);
+            mx_double(out, l.v[i].byte_rate);
+            mx_printf(out, "\n");
+        }
     }
     mx_family(out, "samsa_client_quota_limit", "gauge",
-              "The quota applied to the entity, bytes per second; 0: none.");
+              "The quota applied to the entity, bytes per second (Request: "
+              "percent of one thread); 0: none.");
     for (i = 0; i < l.n; i++) {
         mx_quota_labels(out, "samsa_client_quota_limit", &l.v[i]);
         mx_double(out, l.v[i].quota);

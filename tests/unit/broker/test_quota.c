@@ -1,6 +1,7 @@
 /* Unit tests for broker/quota.c: which of Kafka's eight user/client-id
  * levels applies, which clients share a sensor, and the throttle time the
- * manager hands out (the rate math itself: test_qrate.c). */
+ * manager hands out, for byte rates and request time (the rate math
+ * itself: test_qrate.c). */
 #include "unit.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "broker/quota.h"
 #include "meta/image.h"
 #include "meta/meta.h"
+#include "util/time.h"
 
 #define DFLT     ((const char *) 1)     /* the default entity */
 
@@ -135,11 +137,96 @@ test_quota_levels(void **state)
     samsa_meta_free(meta);
 }
 
+/* A request a handler took at 0 and finished thread_ms later. */
+static int32_t
+rec_request(samsa_quota_mgr_t *q, samsa_req_t *req, const char *client,
+            int64_t thread_ms)
+{
+    memset(req, 0, sizeof(*req));
+    req->hdr.ClientId = samsa_slice_cstr(client);
+    req->dequeue_ns = 1;
+    req->local_done_ns = 1 + thread_ms * 1000000;
+    return samsa_quota_record_request(q, req);
+}
+
+static void
+find_request_sensor(void *ctx, const samsa_quota_stat_t *st)
+{
+    seen_t  *s = ctx;
+
+    if (st->type == SAMSA_QUOTA_REQUEST
+        && strcmp(st->client_id, s->client) == 0) {
+        s->n++;
+        s->quota = st->byte_rate;       /* the percentage, here */
+    }
+}
+
+static void
+test_quota_request(void **state)
+{
+    samsa_meta_t       *meta = samsa_meta_new();
+    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 2);
+    samsa_req_t         req;
+    seen_t              s = { 0 };
+
+    (void) state;
+    next_offset = 0;
+    /* no client quota: nothing recorded, by the network thread neither */
+    assert_int_equal(rec_request(q, &req, "v", 5000), 0);
+    assert_true(req.request_quota_done);
+    assert_false(req.request_quota_net);
+    /* a byte-rate quota does not limit request time */
+    set_quota(meta, NULL, DFLT, "producer_byte_rate", 1.0);
+    assert_int_equal(rec_request(q, &req, "v", 5000), 0);
+    assert_true(req.request_quota_net);
+
+    /* request_percentage 1 on client-id x: 100 ms of handler time is 10
+     * (percent of a thread for a second); over the 20 s minimum span (10
+     * windows of 2 s) that is 0.5 %: within */
+    set_quota(meta, NULL, "x", "request_percentage", 1.0);
+    assert_int_equal(rec_request(q, &req, "x", 100), 0);
+    snprintf(s.client, sizeof(s.client), "x");
+    samsa_quota_snapshot(q, samsa_now_ms(), find_request_sensor, &s);
+    assert_int_equal(s.n, 1);
+    assert_true(s.quota > 0.49 && s.quota < 0.51);
+    /* 200 ms more is 1.5 %: (1.5 - 1) / 1 * 20 s = 10 s, capped at one
+     * window (Kafka's ClientRequestQuotaManager): 2 s */
+    assert_int_equal(rec_request(q, &req, "x", 200), 2000);
+    /* another client id has no request quota */
+    assert_int_equal(rec_request(q, &req, "y", 10000), 0);
+    /* a fractional percentage applies too: 0.01 % of a thread */
+    set_quota(meta, NULL, "w", "request_percentage", 0.01);
+    assert_int_equal(rec_request(q, &req, "w", 1), 0);  /* 0.005 % */
+    assert_int_equal(rec_request(q, &req, "w", 2), 2000); /* 0.015 % */
+
+    /* the network thread's time counts without throttling (Kafka's
+     * recordNoThrottle), and throttles the next request: 1 s more is
+     * 100 / 20 s = 5 % on w */
+    assert_true(req.request_quota_net);
+    samsa_quota_record_request_net(q, &req, 1000000000);
+    memset(&s, 0, sizeof(s));
+    snprintf(s.client, sizeof(s.client), "w");
+    samsa_quota_snapshot(q, samsa_now_ms(), find_request_sensor, &s);
+    assert_true(s.quota > 5.0 && s.quota < 5.1);
+    assert_int_equal(rec_request(q, &req, "w", 0), 2000);
+
+    /* not yet marked done: the time runs to now */
+    memset(&req, 0, sizeof(req));
+    req.hdr.ClientId = samsa_slice_cstr("z");
+    req.dequeue_ns = samsa_now_ns();
+    assert_int_equal(samsa_quota_record_request(q, &req), 0);
+    assert_true(req.local_done_ns >= req.dequeue_ns);
+
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quota_levels),
+        cmocka_unit_test(test_quota_request),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
