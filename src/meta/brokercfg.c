@@ -194,19 +194,19 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Not a number of type %s", s, key,
                  def->type == SAMSA_CONFIG_INT ? "INT" : "LONG");
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (range && def->check == SAMSA_CONFIG_CHECK_RANGE && v < def->min) {
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Value must be at least %lld", s, key,
                  (long long) def->min);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (range && def->check == SAMSA_CONFIG_CHECK_RANGE && v > def->max) {
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Value must be no more than %lld", s, key,
                  (long long) def->max);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     return SAMSA_ERR_NONE;
 }
@@ -222,14 +222,14 @@ brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
         snprintf(errstr, errstr_size, "Dynamic thread count update "
                  "validation failed for %s=%d, value should be at least 1",
                  key, (int) v);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (v > SAMSA_BROKERCFG_THREADS_MAX) {
         snprintf(errstr, errstr_size, "Dynamic thread count update "
                  "validation failed for %s=%d, value should be at most %d "
                  "(Samsa's limit)", key, (int) v,
                  SAMSA_BROKERCFG_THREADS_MAX);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (v < cur / 2) {
         why = "at least half";
@@ -241,7 +241,7 @@ brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
     snprintf(errstr, errstr_size, "Dynamic thread count update validation "
              "failed for %s=%d, value should %s%s the current value %d", key,
              (int) v, v < cur / 2 ? "be " : "", why, (int) cur);
-    return SAMSA_ERR_INVALID_REQUEST;
+    return SAMSA_ERR_INVALID_CONFIG;
 }
 
 samsa_err_t
@@ -258,14 +258,14 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         if (brokercfg_non_dynamic(set[i].name)) {
             brokercfg_refuse("Cannot update these configs dynamically", set,
                              n, brokercfg_non_dynamic, errstr, errstr_size);
-            return SAMSA_ERR_INVALID_REQUEST;
+            return SAMSA_ERR_INVALID_CONFIG;
         }
     }
     for (i = 0; i < n; i++) {
         if (samsa_brokercfg_is_dynamic(set[i].name)
             && brokercfg_check_value(set[i].name, set[i].value, errstr,
                                      errstr_size) != SAMSA_ERR_NONE) {
-            return SAMSA_ERR_INVALID_REQUEST;
+            return SAMSA_ERR_INVALID_CONFIG;
         }
     }
     if (is_default) {
@@ -285,7 +285,7 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
             && brokercfg_check_threads(brokercfg_dynamic[i].name, now, v,
                                        errstr, errstr_size)
                    != SAMSA_ERR_NONE) {
-            return SAMSA_ERR_INVALID_REQUEST;
+            return SAMSA_ERR_INVALID_CONFIG;
         }
     }
     return SAMSA_ERR_NONE;

@@ -52,8 +52,10 @@ const char *samsa_brokercfg_value(const samsa_config_t *cfg,
 /* Check a resource's complete new set of dynamic configs before it is
  * written: is_default says which level it replaces (the node's or the
  * cluster default), cur the levels in effect now.  Fills errstr with
- * Kafka's message; the caller answers INVALID_REQUEST as Kafka's broker
- * does (KAFKA-13609). */
+ * Kafka's message and returns SAMSA_ERR_INVALID_CONFIG: the request is
+ * well formed, the configuration cannot be applied (what Kafka's comment
+ * on KAFKA-13609 calls the right error; Kafka 3.x's broker still answers
+ * INVALID_REQUEST). */
 SAMSA_MUST_CHECK samsa_err_t samsa_brokercfg_validate(
     const samsa_config_t *cfg, const samsa_brokercfg_levels_t *cur,
     bool is_default, const samsa_image_config_t *set, size_t n,

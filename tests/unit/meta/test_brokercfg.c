@@ -94,26 +94,26 @@ test_brokercfg_validate(void **state)
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "4", err),
                      SAMSA_ERR_NONE);
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "17", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=17, value should not be greater "
                         "than double the current value 8");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "3", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=3, value should be at least half "
                         "the current value 8");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "-1", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=-1, value should be at least 1");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "8x", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value 8x for configuration "
                         "num.io.threads: Not a number of type INT");
     assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, two, 2, err,
                                               sizeof(err)),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Cannot update these configs dynamically: "
                         "Set(log.dirs, log.cleaner.threads)");
     /* unknown keys pass, as Kafka lets them */
@@ -129,7 +129,7 @@ test_brokercfg_validate(void **state)
                      SAMSA_ERR_NONE);
     assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, NULL, 0, err,
                                               sizeof(err)),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=8, value should not be greater "
                         "than double the current value 3");
@@ -153,7 +153,7 @@ test_brokercfg_network_threads(void **state)
     assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "6", err),
                      SAMSA_ERR_NONE);
     assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "7", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.network.threads=7, value should not be "
                         "greater than double the current value 3");
@@ -164,7 +164,7 @@ test_brokercfg_network_threads(void **state)
     samsa_brokercfg_value(&cfg, &lv, "num.network.threads", &source);
     assert_int_equal(source, SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG);
     assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "2", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.network.threads=2, value should be at least "
                         "half the current value 6");
@@ -178,7 +178,7 @@ test_brokercfg_network_threads(void **state)
     samsa_config_fini(&cfg);
     cfg_load(&cfg, "num.network.threads", "1");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "4", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.network.threads=1, value should be at least "
                         "half the current value 6");
@@ -205,16 +205,16 @@ test_brokercfg_log_defaults(void **state)
                            "9000000000000", err),
                      SAMSA_ERR_NONE);          /* a LONG, not an INT */
     assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "-2", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value -2 for configuration "
                         "log.retention.ms: Value must be at least -1");
     assert_int_equal(check(&cfg, &lv, false, "log.retention.hours",
                            "9000000000000", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value 9000000000000 for configuration "
                         "log.retention.hours: Not a number of type INT");
     assert_int_equal(check(&cfg, &lv, false, "log.retention.bytes", "x", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value x for configuration "
                         "log.retention.bytes: Not a number of type LONG");
     samsa_config_fini(&cfg);
