@@ -33,7 +33,7 @@ static const char *const  config_cleanup_policies[] = {
 };
 
 static const char *const  config_diag_levels[] = {
-    "ERROR", "WARN", "INFO", "DEBUG", NULL,
+    "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", NULL,
 };
 
 static const char *const  config_timestamp_types[] = {
@@ -390,8 +390,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .doc = "Samsa: level of the diagnostics on standard error (Kafka "
                "sets its log4j root logger level in log4j's own file); "
-               "changed at run time by POST /loglevel on "
-               "metrics.listener.",
+               "changed at run time, not persisted, by "
+               "IncrementalAlterConfigs on the BROKER_LOGGER logger root "
+               "or by POST /loglevel on metrics.listener.",
     },
     {
         .name = "message.max.bytes",
