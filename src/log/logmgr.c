@@ -78,7 +78,11 @@ struct samsa_logmgr {
     logmgr_doomed_dir_t    *doomed;         /* [maint_lock] */
     size_t                  ndoomed;        /* [maint_lock] */
 
-    samsa_cleaner_t        *cleaner;        /* [main] open/close only */
+    pthread_mutex_t         cleaner_lock;   /* guards the two below; held
+                                               while the cleaner's threads
+                                               stop and start */
+    samsa_cleaner_t        *cleaner;        /* [cleaner_lock] */
+    samsa_cleaner_config_t  cleaner_cfg;    /* [cleaner_lock] in effect */
     pthread_mutex_t         cleaner_ckpt_lock;  /* serialises writes of
                                                cleaner-offset-checkpoint */
     pthread_t               flush_thread;   /* [const] */
@@ -478,6 +482,42 @@ logmgr_cleaner_done(void *ctx)
     if (samsa_logmgr_cleaner_checkpoint(ctx) != SAMSA_ERR_NONE) {
         samsa_warn("log: writing %s failed", SAMSA_CLEANER_CHECKPOINT_FILE);
     }
+}
+
+samsa_err_t
+samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
+                                 int64_t backoff_ms)
+{
+    samsa_cleaner_config_t  cfg;
+    samsa_err_t             err = SAMSA_ERR_NONE;
+
+    pthread_mutex_lock(&mgr->cleaner_lock);
+    cfg = mgr->cleaner_cfg;
+    if (mgr->cleaner == NULL
+        || (cfg.threads == threads && cfg.backoff_ms == backoff_ms)) {
+        pthread_mutex_unlock(&mgr->cleaner_lock);
+        return SAMSA_ERR_NONE;          /* closing, or nothing to do */
+    }
+    cfg.threads = threads;
+    cfg.backoff_ms = backoff_ms;
+    /* Kafka's LogCleaner.reconfigure: stop the cleaners (each finishes
+     * the group it is rewriting), start new ones */
+    samsa_cleaner_stop(mgr->cleaner);
+    mgr->cleaner = samsa_cleaner_start(&cfg, logmgr_cleaner_each,
+                                       logmgr_cleaner_done, mgr);
+    if (mgr->cleaner != NULL) {
+        mgr->cleaner_cfg = cfg;
+        samsa_info("log cleaner: %" PRId32 " thread(s), backoff %" PRId64
+                   " ms%s", cfg.enable ? cfg.threads : 0, cfg.backoff_ms,
+                   cfg.enable ? "" : " (log.cleaner.enable=false)");
+    } else {
+        err = SAMSA_ERR__IO;            /* keep the old settings */
+        mgr->cleaner = samsa_cleaner_start(&mgr->cleaner_cfg,
+                                           logmgr_cleaner_each,
+                                           logmgr_cleaner_done, mgr);
+    }
+    pthread_mutex_unlock(&mgr->cleaner_lock);
+    return err;
 }
 
 /* Write one checkpoint file of dir from the logs in all[] that live there:
@@ -1045,6 +1085,7 @@ logmgr_new(const samsa_logmgr_config_t *cfg)
     pthread_cond_init(&mgr->fq_cond, NULL);
     pthread_mutex_init(&mgr->maint_lock, NULL);
     pthread_mutex_init(&mgr->cleaner_ckpt_lock, NULL);
+    pthread_mutex_init(&mgr->cleaner_lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&mgr->maint_cond, &ca);
@@ -1075,6 +1116,7 @@ logmgr_free(samsa_logmgr_t *mgr)
     pthread_mutex_destroy(&mgr->maint_lock);
     pthread_cond_destroy(&mgr->maint_cond);
     pthread_mutex_destroy(&mgr->cleaner_ckpt_lock);
+    pthread_mutex_destroy(&mgr->cleaner_lock);
     samsa_free(mgr);
 }
 
@@ -1164,8 +1206,10 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
     bool            *ok;
     size_t           n, i;
 
+    pthread_mutex_lock(&mgr->cleaner_lock);
     samsa_cleaner_stop(mgr->cleaner);   /* before the logs close */
     mgr->cleaner = NULL;
+    pthread_mutex_unlock(&mgr->cleaner_lock);
     logmgr_stop_maint(mgr);
     logmgr_stop_flusher(mgr);           /* no flush may race the closes */
     all = logmgr_take_all(mgr, &n);
@@ -1404,9 +1448,12 @@ samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
                          && pthread_create(&mgr->maint_thread, NULL,
                                            logmgr_maint_main, mgr) == 0;
     if (mgr->maint_started) {
-        mgr->cleaner = samsa_cleaner_start(&mgr->cfg.cleaner,
+        pthread_mutex_lock(&mgr->cleaner_lock);
+        mgr->cleaner_cfg = mgr->cfg.cleaner;
+        mgr->cleaner = samsa_cleaner_start(&mgr->cleaner_cfg,
                                            logmgr_cleaner_each,
                                            logmgr_cleaner_done, mgr);
+        pthread_mutex_unlock(&mgr->cleaner_lock);
     }
     if (!mgr->maint_started || mgr->cleaner == NULL) {
         snprintf(errstr, errstr_size, "cannot start the log threads");

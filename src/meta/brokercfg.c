@@ -16,10 +16,15 @@
  * in DataPlaneAcceptor.validateReconfiguration (num.network.threads,
  * applied to every listener); log defaults (Kafka's DynamicLogConfig) by
  * their type and range, and every topic without an override of its own
- * follows them (broker/broker.c applies them again to each topic). */
+ * follows them (broker/broker.c applies them again to each topic); the
+ * log cleaner's (Kafka's LogCleaner.ReconfigurableConfigs that Samsa's
+ * cleaner uses) by their type and range, log.cleaner.threads also by
+ * LogCleaner.validateReconfiguration. */
 typedef enum brokercfg_kind {
     BROKERCFG_THREADS,
     BROKERCFG_LOG_DEFAULT,
+    BROKERCFG_CLEANER,
+    BROKERCFG_CLEANER_THREADS,
 } brokercfg_kind_t;
 
 static const struct {
@@ -34,6 +39,8 @@ static const struct {
     { "log.retention.bytes", BROKERCFG_LOG_DEFAULT },
     { "log.segment.bytes", BROKERCFG_LOG_DEFAULT },
     { "message.max.bytes", BROKERCFG_LOG_DEFAULT },
+    { "log.cleaner.threads", BROKERCFG_CLEANER_THREADS },
+    { "log.cleaner.backoff.ms", BROKERCFG_CLEANER },
 };
 
 #define BROKERCFG_NDYNAMIC \
@@ -141,6 +148,26 @@ samsa_brokercfg_int(const samsa_config_t *cfg,
     return samsa_config_int(cfg, key);
 }
 
+int64_t
+samsa_brokercfg_long(const samsa_config_t *cfg,
+                     const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
+    char        *end;
+    long long    n;
+
+    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG && v != NULL) {
+        errno = 0;
+        n = strtoll(v, &end, 10);
+        if (end != v && *end == '\0' && errno == 0) {
+            return (int64_t) n;
+        }
+    }
+    return samsa_config_long(cfg, key);
+}
+
 /* Kafka's "Set(a, b)" rendering of the refused keys. */
 static void
 brokercfg_refuse(const char *what, const samsa_image_config_t *set, size_t n,
@@ -171,15 +198,17 @@ brokercfg_non_dynamic(const char *key)
            && !samsa_brokercfg_is_dynamic(key);
 }
 
-/* A dynamic value against its key's type and, for log defaults, its
- * range (Kafka's ConfigDef messages; thread counts have the thread rule
- * below instead). */
+/* A dynamic value against its key's type and, for log and cleaner
+ * settings, its range (Kafka's ConfigDef messages; thread counts have the
+ * thread rules below instead). */
 static samsa_err_t
 brokercfg_check_value(const char *key, const char *text, char *errstr,
                       size_t errstr_size)
 {
-    bool                       range = brokercfg_dynamic[
-        brokercfg_dynamic_index(key)].kind == BROKERCFG_LOG_DEFAULT;
+    brokercfg_kind_t           kind = brokercfg_dynamic[
+        brokercfg_dynamic_index(key)].kind;
+    bool                       range = kind == BROKERCFG_LOG_DEFAULT
+                                       || kind == BROKERCFG_CLEANER;
     const samsa_config_def_t  *def =
         &samsa_config_defs[samsa_config_defs_index(key)];
     const char                *s = text != NULL ? text : "null";
@@ -244,6 +273,31 @@ brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
     return SAMSA_ERR_INVALID_CONFIG;
 }
 
+/* LogCleaner.validateReconfiguration (log.cleaner.threads). */
+static samsa_err_t
+brokercfg_check_cleaner_threads(int32_t cur, int32_t v, char *errstr,
+                                size_t errstr_size)
+{
+    if (v < 1) {
+        snprintf(errstr, errstr_size,
+                 "Log cleaner threads should be at least 1");
+    } else if (v < cur / 2) {
+        snprintf(errstr, errstr_size, "Log cleaner threads cannot be "
+                 "reduced to less than half the current value %d",
+                 (int) cur);
+    } else if ((int64_t) v > (int64_t) cur * 2) {
+        snprintf(errstr, errstr_size, "Log cleaner threads cannot be "
+                 "increased to more than double the current value %d",
+                 (int) cur);
+    } else if (v > SAMSA_BROKERCFG_THREADS_MAX) {
+        snprintf(errstr, errstr_size, "Log cleaner threads should be at "
+                 "most %d (Samsa's limit)", SAMSA_BROKERCFG_THREADS_MAX);
+    } else {
+        return SAMSA_ERR_NONE;
+    }
+    return SAMSA_ERR_INVALID_CONFIG;
+}
+
 samsa_err_t
 samsa_brokercfg_validate(const samsa_config_t *cfg,
                          const samsa_brokercfg_levels_t *cur, bool is_default,
@@ -276,15 +330,22 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         next.nnode = n;
     }
     for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
-        if (brokercfg_dynamic[i].kind != BROKERCFG_THREADS) {
+        if (brokercfg_dynamic[i].kind != BROKERCFG_THREADS
+            && brokercfg_dynamic[i].kind != BROKERCFG_CLEANER_THREADS) {
             continue;
         }
         now = samsa_brokercfg_int(cfg, cur, brokercfg_dynamic[i].name);
         v = samsa_brokercfg_int(cfg, &next, brokercfg_dynamic[i].name);
-        if (v != now
-            && brokercfg_check_threads(brokercfg_dynamic[i].name, now, v,
-                                       errstr, errstr_size)
-                   != SAMSA_ERR_NONE) {
+        if (v == now) {
+            continue;
+        }
+        if (brokercfg_dynamic[i].kind == BROKERCFG_CLEANER_THREADS
+                ? brokercfg_check_cleaner_threads(now, v, errstr,
+                                                  errstr_size)
+                      != SAMSA_ERR_NONE
+                : brokercfg_check_threads(brokercfg_dynamic[i].name, now, v,
+                                          errstr, errstr_size)
+                      != SAMSA_ERR_NONE) {
             return SAMSA_ERR_INVALID_CONFIG;
         }
     }

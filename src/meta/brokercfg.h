@@ -4,7 +4,8 @@
  * it (the per-broker dynamic value, else the cluster-wide dynamic default,
  * else server.properties/--override, else the default), and the checks a
  * change must pass (DynamicThreadPool: a thread count moves by at most a
- * factor of two per change; a log default keeps its type and range).
+ * factor of two per change, the log cleaner's by LogCleaner's own rule;
+ * a log or cleaner setting keeps its type and range).
  * The dynamic values live in the metadata
  * image as ConfigRecords of resource type BROKER, named by the node id, or
  * "" for the cluster-wide default.
@@ -66,5 +67,10 @@ SAMSA_MUST_CHECK samsa_err_t samsa_brokercfg_validate(
 int32_t samsa_brokercfg_int(const samsa_config_t *cfg,
                             const samsa_brokercfg_levels_t *lv,
                             const char *key);
+
+/* The same for a LONG key. */
+int64_t samsa_brokercfg_long(const samsa_config_t *cfg,
+                             const samsa_brokercfg_levels_t *lv,
+                             const char *key);
 
 #endif /* SAMSA_META_BROKERCFG_H */

@@ -138,14 +138,15 @@ server_dynamic_int(server_t *srv, const char *key)
 
 /* The broker's reconf hook: apply the thread counts in effect to both
  * socket servers' handler pools and listeners (as Kafka resizes the
- * broker's and the controller's).  @thread controller (or main, when installed) */
+ * broker's and the controller's), and the log cleaner's settings to the
+ * log manager.  @thread controller (or main, when installed) */
 static void
 server_reconf(void *ctx, const samsa_image_t *img)
 {
     server_t                 *srv = ctx;
     server_side_t            *sides[2] = { &srv->broker, &srv->controller };
     samsa_brokercfg_levels_t  lv;
-    int32_t                   io, net;
+    int32_t                   io, net, cleaner;
     size_t                    i;
 
     samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
@@ -166,6 +167,13 @@ server_reconf(void *ctx, const samsa_image_t *img)
             samsa_error("%s: cannot apply num.network.threads=%d",
                         sides[i]->kind, (int) net);
         }
+    }
+    cleaner = samsa_brokercfg_int(&srv->cfg, &lv, "log.cleaner.threads");
+    if (samsa_logmgr_cleaner_reconfigure(
+            srv->brk.logs, cleaner,
+            samsa_brokercfg_long(&srv->cfg, &lv, "log.cleaner.backoff.ms"))
+        != SAMSA_ERR_NONE) {
+        samsa_error("cannot apply log.cleaner.threads=%d", (int) cleaner);
     }
 }
 

@@ -215,8 +215,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Network threads (processors) per listener. Not dynamic "
-               "yet (Kafka's run-time change is refused).",
+        .doc = "Network threads (processors) per listener. Dynamic: "
+               "IncrementalAlterConfigs/AlterConfigs on the BROKER "
+               "resource change every listener's count at run time.",
     },
     {
         .name = "num.io.threads",
@@ -826,7 +827,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Log cleaner threads.",
+        .doc = "Log cleaner threads. Dynamic: a change on the BROKER "
+               "resource restarts the cleaner with the new count (at "
+               "least 1, half to double the current value).",
     },
     {
         .name = "log.cleaner.dedupe.buffer.size",
@@ -865,7 +868,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
         .implemented = true,
-        .doc = "Sleep of the cleaner when there is nothing to clean.",
+        .doc = "Sleep of the cleaner when there is nothing to clean. "
+               "Dynamic (BROKER resource).",
     },
     {
         .name = "log.cleaner.min.cleanable.ratio",

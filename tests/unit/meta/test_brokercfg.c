@@ -84,7 +84,8 @@ test_brokercfg_validate(void **state)
     samsa_brokercfg_levels_t  lv = { 0 };
     samsa_image_config_t      node[] = { { "num.io.threads", "3" } };
     samsa_image_config_t      two[] = { { "log.dirs", "/x" },
-                                        { "log.cleaner.threads", "2" } };
+                                        { "log.cleaner.io.buffer.size",
+                                          "2" } };
     char                      err[512];
 
     (void) state;
@@ -115,7 +116,7 @@ test_brokercfg_validate(void **state)
                                               sizeof(err)),
                      SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Cannot update these configs dynamically: "
-                        "Set(log.dirs, log.cleaner.threads)");
+                        "Set(log.dirs, log.cleaner.io.buffer.size)");
     /* unknown keys pass, as Kafka lets them */
     assert_int_equal(check(&cfg, &lv, false, "custom.key", "1", err),
                      SAMSA_ERR_NONE);
@@ -198,7 +199,7 @@ test_brokercfg_log_defaults(void **state)
     cfg_load(&cfg, NULL, NULL);
     assert_true(samsa_brokercfg_is_dynamic("log.retention.ms"));
     assert_true(samsa_brokercfg_is_dynamic("log.retention.hours"));
-    assert_false(samsa_brokercfg_is_dynamic("log.cleaner.threads"));
+    assert_false(samsa_brokercfg_is_dynamic("log.cleaner.io.buffer.size"));
     assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "1", err),
                      SAMSA_ERR_NONE);
     assert_int_equal(check(&cfg, &lv, false, "log.retention.ms",
@@ -220,6 +221,65 @@ test_brokercfg_log_defaults(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* log.cleaner.threads: LogCleaner.validateReconfiguration's rule and
+ * messages against the value in effect; log.cleaner.backoff.ms by its
+ * type and range. */
+static void
+test_brokercfg_cleaner(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    samsa_image_config_t      node[] = { { "log.cleaner.threads", "4" } };
+    char                      err[512];
+
+    (void) state;
+    cfg_load(&cfg, "log.cleaner.threads", "3");
+    assert_true(samsa_brokercfg_is_dynamic("log.cleaner.threads"));
+    assert_true(samsa_brokercfg_is_dynamic("log.cleaner.backoff.ms"));
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "6", err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "1", err),
+                     SAMSA_ERR_NONE);           /* 3 / 2 == 1, as Kafka's */
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "7", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Log cleaner threads cannot be increased to "
+                        "more than double the current value 3");
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "0", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Log cleaner threads should be at least 1");
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "two",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value two for configuration "
+                        "log.cleaner.threads: Not a number of type INT");
+    /* against the value in effect: the broker's 4 */
+    lv.node = node;
+    lv.nnode = 1;
+    assert_int_equal(samsa_brokercfg_int(&cfg, &lv, "log.cleaner.threads"),
+                     4);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "1", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Log cleaner threads cannot be reduced to less "
+                        "than half the current value 4");
+    lv.node = NULL;
+    lv.nnode = 0;
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.backoff.ms", "-1",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value -1 for configuration "
+                        "log.cleaner.backoff.ms: Value must be at least 0");
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.backoff.ms",
+                           "9000000000000", err),
+                     SAMSA_ERR_NONE);
+    node[0].name = "log.cleaner.backoff.ms";
+    node[0].value = "250";
+    lv.node = node;
+    lv.nnode = 1;
+    assert_int_equal(samsa_brokercfg_long(&cfg, &lv,
+                                          "log.cleaner.backoff.ms"), 250);
+    samsa_config_fini(&cfg);
+}
+
 int
 main(void)
 {
@@ -228,6 +288,7 @@ main(void)
         cmocka_unit_test(test_brokercfg_validate),
         cmocka_unit_test(test_brokercfg_network_threads),
         cmocka_unit_test(test_brokercfg_log_defaults),
+        cmocka_unit_test(test_brokercfg_cleaner),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
