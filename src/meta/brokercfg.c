@@ -19,12 +19,16 @@
  * follows them (broker/broker.c applies them again to each topic); the
  * log cleaner's (Kafka's LogCleaner.ReconfigurableConfigs that Samsa's
  * cleaner uses) by their type and range, log.cleaner.threads also by
- * LogCleaner.validateReconfiguration. */
+ * LogCleaner.validateReconfiguration; the connection limits (Kafka's
+ * DynamicConnectionQuota) by their type and range, and their
+ * listener.name.<listener>. forms (ListenerConnectionQuota) by theirs:
+ * more than 0. */
 typedef enum brokercfg_kind {
     BROKERCFG_THREADS,
     BROKERCFG_LOG_DEFAULT,
     BROKERCFG_CLEANER,
     BROKERCFG_CLEANER_THREADS,
+    BROKERCFG_CONN,
 } brokercfg_kind_t;
 
 static const struct {
@@ -41,6 +45,9 @@ static const struct {
     { "message.max.bytes", BROKERCFG_LOG_DEFAULT },
     { "log.cleaner.threads", BROKERCFG_CLEANER_THREADS },
     { "log.cleaner.backoff.ms", BROKERCFG_CLEANER },
+    { "max.connections", BROKERCFG_CONN },
+    { "max.connections.per.ip", BROKERCFG_CONN },
+    { "max.connection.creation.rate", BROKERCFG_CONN },
 };
 
 #define BROKERCFG_NDYNAMIC \
@@ -59,10 +66,26 @@ brokercfg_dynamic_index(const char *key)
     return -1;
 }
 
+/* listener.name.<listener>.<key> of a per-listener key that is dynamic
+ * (*base: the key without its prefix). */
+static bool
+brokercfg_listener_key(const char *key, const char **base)
+{
+    char    listener[64];
+    size_t  def;
+
+    return samsa_config_listener_key(key, listener, sizeof(listener), base,
+                                     &def)
+           && brokercfg_dynamic_index(*base) >= 0;
+}
+
 bool
 samsa_brokercfg_is_dynamic(const char *key)
 {
-    return brokercfg_dynamic_index(key) >= 0;
+    const char  *base;
+
+    return brokercfg_dynamic_index(key) >= 0
+           || brokercfg_listener_key(key, &base);
 }
 
 void
@@ -148,6 +171,40 @@ samsa_brokercfg_int(const samsa_config_t *cfg,
     return samsa_config_int(cfg, key);
 }
 
+int32_t
+samsa_brokercfg_listener_int(const samsa_config_t *cfg,
+                             const samsa_brokercfg_levels_t *lv,
+                             const char *listener, const char *key,
+                             bool *prefixed)
+{
+    const samsa_listener_value_t  *sv;
+    const char                    *v;
+    char                           lkey[256], lower[64];
+    size_t                         i;
+    int32_t                        n;
+
+    for (i = 0; listener[i] != '\0' && i + 1 < sizeof(lower); i++) {
+        lower[i] = (char) (listener[i] >= 'A' && listener[i] <= 'Z'
+                               ? listener[i] - 'A' + 'a' : listener[i]);
+    }
+    lower[i] = '\0';
+    snprintf(lkey, sizeof(lkey), "listener.name.%s.%s", lower, key);
+    v = brokercfg_find(lv->node, lv->nnode, lkey);
+    if (v == NULL) {
+        v = brokercfg_find(lv->dflt, lv->ndflt, lkey);
+    }
+    *prefixed = true;
+    if (v != NULL && brokercfg_parse_int(v, &n)) {
+        return n;
+    }
+    sv = samsa_config_listener_value(cfg, listener, key);
+    if (sv != NULL) {
+        return (int32_t) sv->num;
+    }
+    *prefixed = false;
+    return samsa_brokercfg_int(cfg, lv, key);
+}
+
 int64_t
 samsa_brokercfg_long(const samsa_config_t *cfg,
                      const samsa_brokercfg_levels_t *lv, const char *key)
@@ -208,7 +265,8 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
     brokercfg_kind_t           kind = brokercfg_dynamic[
         brokercfg_dynamic_index(key)].kind;
     bool                       range = kind == BROKERCFG_LOG_DEFAULT
-                                       || kind == BROKERCFG_CLEANER;
+                                       || kind == BROKERCFG_CLEANER
+                                       || kind == BROKERCFG_CONN;
     const samsa_config_def_t  *def =
         &samsa_config_defs[samsa_config_defs_index(key)];
     const char                *s = text != NULL ? text : "null";
@@ -298,6 +356,27 @@ brokercfg_check_cleaner_threads(int32_t cur, int32_t v, char *errstr,
     return SAMSA_ERR_INVALID_CONFIG;
 }
 
+/* ListenerConnectionQuota.validateReconfiguration: an INT above 0. */
+static samsa_err_t
+brokercfg_check_listener_value(const char *key, const char *base,
+                               const char *text, char *errstr,
+                               size_t errstr_size)
+{
+    int32_t  v;
+
+    if (!brokercfg_parse_int(text, &v)) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "%s: Not a number of type INT", text != NULL ? text : "null",
+                 key);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    if (v <= 0) {
+        snprintf(errstr, errstr_size, "Invalid %s %d", base, (int) v);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    return SAMSA_ERR_NONE;
+}
+
 samsa_err_t
 samsa_brokercfg_validate(const samsa_config_t *cfg,
                          const samsa_brokercfg_levels_t *cur, bool is_default,
@@ -307,6 +386,7 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
     samsa_brokercfg_levels_t  next = *cur;
     int32_t                   now, v;
     size_t                    i;
+    const char               *base;
 
     for (i = 0; i < n; i++) {
         if (brokercfg_non_dynamic(set[i].name)) {
@@ -316,6 +396,15 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         }
     }
     for (i = 0; i < n; i++) {
+        if (brokercfg_listener_key(set[i].name, &base)) {
+            if (brokercfg_check_listener_value(set[i].name, base,
+                                               set[i].value, errstr,
+                                               errstr_size)
+                != SAMSA_ERR_NONE) {
+                return SAMSA_ERR_INVALID_CONFIG;
+            }
+            continue;
+        }
         if (samsa_brokercfg_is_dynamic(set[i].name)
             && brokercfg_check_value(set[i].name, set[i].value, errstr,
                                      errstr_size) != SAMSA_ERR_NONE) {
@@ -328,6 +417,14 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
     } else {
         next.node = set;
         next.nnode = n;
+    }
+    /* KafkaConfig's check of the whole new configuration */
+    if (samsa_brokercfg_int(cfg, &next, "max.connections.per.ip") == 0
+        && cfg->nmax_connections_per_ip_overrides == 0) {
+        snprintf(errstr, errstr_size, "requirement failed: "
+                 "max.connections.per.ip can be set to zero only if "
+                 "max.connections.per.ip.overrides property is set.");
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
         if (brokercfg_dynamic[i].kind != BROKERCFG_THREADS

@@ -36,7 +36,8 @@ typedef struct samsa_brokercfg_levels {
 } samsa_brokercfg_levels_t;
 
 /* Can key be changed at run time (Kafka's reconfigurable broker configs
- * that Samsa applies)? */
+ * that Samsa applies, and the listener.name.<listener>. forms of the
+ * per-listener ones)? */
 bool samsa_brokercfg_is_dynamic(const char *key);
 
 /* The levels of node_id in img. */
@@ -67,6 +68,15 @@ SAMSA_MUST_CHECK samsa_err_t samsa_brokercfg_validate(
 int32_t samsa_brokercfg_int(const samsa_config_t *cfg,
                             const samsa_brokercfg_levels_t *lv,
                             const char *key);
+
+/* A per-listener key's value for listener (its name, any case): the
+ * dynamic listener.name.<listener>.<key> (broker, then default), else
+ * the static one (*prefixed true), else the key's own value in effect
+ * (*prefixed false), as Kafka's valuesWithPrefixOverride. */
+int32_t samsa_brokercfg_listener_int(const samsa_config_t *cfg,
+                                     const samsa_brokercfg_levels_t *lv,
+                                     const char *listener, const char *key,
+                                     bool *prefixed);
 
 /* The same for a LONG key. */
 int64_t samsa_brokercfg_long(const samsa_config_t *cfg,

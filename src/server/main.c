@@ -136,6 +136,55 @@ server_dynamic_int(server_t *srv, const char *key)
     return v;
 }
 
+/* The connection limits in effect for one side (Kafka's
+ * DynamicConnectionQuota and, per listener, ListenerConnectionQuota:
+ * listener.name.<listener>.<key>, else the key's own value).  Kafka's
+ * controller listeners are protected from the broker-wide creation rate:
+ * on the controller side only a listener's own rate applies. */
+typedef struct server_conn_limits {
+    int32_t   max_connections;
+    int32_t   max_per_ip;
+    int32_t   max_rate;
+    int32_t  *listener_max;         /* one per listener of the side */
+    int32_t  *listener_rate;
+} server_conn_limits_t;
+
+static void
+server_conn_limits(const server_t *srv, const samsa_brokercfg_levels_t *lv,
+                   const server_side_t *side, bool controller,
+                   server_conn_limits_t *out)
+{
+    const samsa_config_t  *cfg = &srv->cfg;
+    const char            *name;
+    bool                   prefixed;
+    int32_t                rate;
+    size_t                 i;
+
+    out->max_connections = samsa_brokercfg_int(cfg, lv, "max.connections");
+    out->max_per_ip = samsa_brokercfg_int(cfg, lv, "max.connections.per.ip");
+    out->max_rate = controller
+                        ? INT32_MAX
+                        : samsa_brokercfg_int(cfg, lv,
+                                              "max.connection.creation.rate");
+    out->listener_max = samsa_calloc(side->nlisteners + 1, sizeof(int32_t));
+    out->listener_rate = samsa_calloc(side->nlisteners + 1, sizeof(int32_t));
+    for (i = 0; i < side->nlisteners; i++) {
+        name = side->listeners[i].name;
+        out->listener_max[i] = samsa_brokercfg_listener_int(
+            cfg, lv, name, "max.connections", &prefixed);
+        rate = samsa_brokercfg_listener_int(
+            cfg, lv, name, "max.connection.creation.rate", &prefixed);
+        out->listener_rate[i] = controller && !prefixed ? INT32_MAX : rate;
+    }
+}
+
+static void
+server_conn_limits_free(server_conn_limits_t *l)
+{
+    samsa_free(l->listener_max);
+    samsa_free(l->listener_rate);
+}
+
 /* The broker's reconf hook: apply the thread counts in effect to both
  * socket servers' handler pools and listeners (as Kafka resizes the
  * broker's and the controller's), and the log cleaner's settings to the
@@ -146,6 +195,7 @@ server_reconf(void *ctx, const samsa_image_t *img)
     server_t                 *srv = ctx;
     server_side_t            *sides[2] = { &srv->broker, &srv->controller };
     samsa_brokercfg_levels_t  lv;
+    server_conn_limits_t      lim;
     int32_t                   io, net, cleaner;
     size_t                    i;
 
@@ -167,6 +217,13 @@ server_reconf(void *ctx, const samsa_image_t *img)
             samsa_error("%s: cannot apply num.network.threads=%d",
                         sides[i]->kind, (int) net);
         }
+        server_conn_limits(srv, &lv, sides[i], sides[i] == &srv->controller,
+                           &lim);
+        samsa_sockserver_set_conn_limits(
+            sides[i]->ss, lim.max_connections, lim.max_per_ip,
+            srv->overrides, srv->cfg.nmax_connections_per_ip_overrides,
+            lim.max_rate, lim.listener_max, lim.listener_rate);
+        server_conn_limits_free(&lim);
     }
     cleaner = samsa_brokercfg_int(&srv->cfg, &lv, "log.cleaner.threads");
     if (samsa_logmgr_cleaner_reconfigure(
@@ -183,6 +240,10 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
 {
     const samsa_config_t     *cfg = &srv->cfg;
     samsa_sockserver_conf_t   conf;
+    samsa_brokercfg_levels_t  lv;
+    server_conn_limits_t      lim;
+    samsa_image_t            *img;
+    samsa_err_t               err;
 
     side->kind = kind;
     server_side_listeners(srv, side, controller);
@@ -206,15 +267,18 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.socket_receive_buffer_bytes = cfg->socket_receive_buffer_bytes;
     conf.socket_listen_backlog_size = cfg->socket_listen_backlog_size;
     conf.connections_max_idle_ms = cfg->connections_max_idle_ms;
-    conf.max_connections = cfg->max_connections;
-    conf.max_connections_per_ip = cfg->max_connections_per_ip;
+    img = samsa_meta_image_get(srv->brk.meta);
+    samsa_brokercfg_levels(img, cfg->node_id, &lv);
+    server_conn_limits(srv, &lv, side, controller, &lim);
+    samsa_image_put(img);
+    conf.max_connections = lim.max_connections;
+    conf.max_connections_per_ip = lim.max_per_ip;
     conf.overrides = srv->overrides;
     conf.noverrides = cfg->nmax_connections_per_ip_overrides;
-    /* Kafka's controller listeners are protected from the broker-wide
-     * creation rate, and the ip quotas are the broker's */
-    conf.max_connection_creation_rate =
-        controller ? INT32_MAX
-                   : samsa_config_int(cfg, "max.connection.creation.rate");
+    conf.max_connection_creation_rate = lim.max_rate;
+    conf.listener_max_connections = lim.listener_max;
+    conf.listener_max_connection_creation_rate = lim.listener_rate;
+    /* the ip quotas are the broker's */
     conf.quota_window_num = samsa_config_int(cfg, "quota.window.num");
     conf.quota_window_ms =
         (int64_t) samsa_config_int(cfg, "quota.window.size.seconds") * 1000;
@@ -233,7 +297,9 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
         conf.done = server_request_done;
         conf.done_ctx = side;
     }
-    return samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
+    err = samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
+    server_conn_limits_free(&lim);
+    return err;
 }
 
 /* Advertised endpoints; a port of 0 (listener bound to any free port)

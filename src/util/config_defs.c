@@ -303,8 +303,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
+        .per_listener = true,
         .doc = "Connections the broker accepts in all; acceptors wait above "
-               "it.",
+               "it. Per listener: listener.name.<listener>.max.connections "
+               "(else this value). Dynamic (BROKER resource).",
     },
     {
         .name = "max.connections.per.ip",
@@ -314,7 +316,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .min = 0, .max = INT32_MAX,
         .implemented = true,
         .doc = "Connections accepted from one IP address; 0 only together "
-               "with overrides.",
+               "with overrides. Dynamic (BROKER resource).",
     },
     {
         .name = "max.connections.per.ip.overrides",
@@ -332,9 +334,12 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
+        .per_listener = true,
         .doc = "New connections per second the broker's listeners accept "
                "in all; above it the acceptor delays accepting (the "
-               "controller listeners are exempt).",
+               "controller listeners are exempt). Per listener: "
+               "listener.name.<listener>.max.connection.creation.rate "
+               "(else this value). Dynamic (BROKER resource).",
     },
     {
         .name = "quota.window.num",

@@ -280,6 +280,72 @@ test_brokercfg_cleaner(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* The connection limits (DynamicConnectionQuota) and their listener
+ * forms (ListenerConnectionQuota): dynamic, checked, and a listener's
+ * value falls back to the key's own. */
+static void
+test_brokercfg_connection_limits(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    samsa_image_config_t      node[] = {
+        { "listener.name.plaintext.max.connections", "7" },
+        { "max.connections", "50" },
+    };
+    char                      err[512];
+    bool                      prefixed;
+
+    (void) state;
+    cfg_load(&cfg, "max.connection.creation.rate", "20");
+    assert_true(samsa_brokercfg_is_dynamic("max.connections"));
+    assert_true(samsa_brokercfg_is_dynamic("max.connections.per.ip"));
+    assert_true(samsa_brokercfg_is_dynamic("max.connection.creation.rate"));
+    assert_true(samsa_brokercfg_is_dynamic(
+        "listener.name.plaintext.max.connections"));
+    assert_false(samsa_brokercfg_is_dynamic(
+        "listener.name.plaintext.num.io.threads"));
+    assert_int_equal(check(&cfg, &lv, false, "max.connections", "-1", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value -1 for configuration "
+                        "max.connections: Value must be at least 0");
+    assert_int_equal(check(&cfg, &lv, false, "max.connections.per.ip", "0",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "requirement failed: max.connections.per.ip "
+                        "can be set to zero only if "
+                        "max.connections.per.ip.overrides property is set.");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.plaintext.max.connections", "0",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid max.connections 0");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.x.max.connection.creation.rate",
+                           "-3", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid max.connection.creation.rate -3");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.plaintext.max.connections", "9",
+                           err),
+                     SAMSA_ERR_NONE);
+
+    lv.node = node;
+    lv.nnode = 2;
+    assert_int_equal(samsa_brokercfg_listener_int(&cfg, &lv, "PLAINTEXT",
+                                                  "max.connections",
+                                                  &prefixed), 7);
+    assert_true(prefixed);
+    assert_int_equal(samsa_brokercfg_listener_int(&cfg, &lv, "OTHER",
+                                                  "max.connections",
+                                                  &prefixed), 50);
+    assert_false(prefixed);
+    assert_int_equal(samsa_brokercfg_listener_int(
+                         &cfg, &lv, "PLAINTEXT",
+                         "max.connection.creation.rate", &prefixed), 20);
+    assert_false(prefixed);
+    samsa_config_fini(&cfg);
+}
+
 int
 main(void)
 {
@@ -289,6 +355,7 @@ main(void)
         cmocka_unit_test(test_brokercfg_network_threads),
         cmocka_unit_test(test_brokercfg_log_defaults),
         cmocka_unit_test(test_brokercfg_cleaner),
+        cmocka_unit_test(test_brokercfg_connection_limits),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
