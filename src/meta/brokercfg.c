@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "meta/topic_config.h"
+#include "util/alloc.h"
 #include "util/config_defs.h"
 
 /* The broker keys Samsa reconfigures at run time.  Thread counts are
@@ -29,6 +30,7 @@ typedef enum brokercfg_kind {
     BROKERCFG_CLEANER,
     BROKERCFG_CLEANER_THREADS,
     BROKERCFG_CONN,
+    BROKERCFG_CONN_OVERRIDES,
 } brokercfg_kind_t;
 
 static const struct {
@@ -48,6 +50,7 @@ static const struct {
     { "max.connections", BROKERCFG_CONN },
     { "max.connections.per.ip", BROKERCFG_CONN },
     { "max.connection.creation.rate", BROKERCFG_CONN },
+    { "max.connections.per.ip.overrides", BROKERCFG_CONN_OVERRIDES },
 };
 
 #define BROKERCFG_NDYNAMIC \
@@ -356,6 +359,26 @@ brokercfg_check_cleaner_threads(int32_t cur, int32_t v, char *errstr,
     return SAMSA_ERR_INVALID_CONFIG;
 }
 
+/* max.connections.per.ip.overrides: "host:count, ..." that parses and
+ * resolves, as at start. */
+static samsa_err_t
+brokercfg_check_overrides(const char *text, char *errstr, size_t errstr_size)
+{
+    samsa_ip_override_t  *ov;
+    size_t                nov;
+    char                  why[512];
+
+    if (samsa_config_ip_overrides_parse(text, &ov, &nov, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "max.connections.per.ip.overrides: %s",
+                 text != NULL ? text : "null", why);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    samsa_free(ov);
+    return SAMSA_ERR_NONE;
+}
+
 /* ListenerConnectionQuota.validateReconfiguration: an INT above 0. */
 static samsa_err_t
 brokercfg_check_listener_value(const char *key, const char *base,
@@ -377,6 +400,28 @@ brokercfg_check_listener_value(const char *key, const char *base,
     return SAMSA_ERR_NONE;
 }
 
+/* Are max.connections.per.ip.overrides in effect not empty? */
+static bool
+brokercfg_has_overrides(const samsa_config_t *cfg,
+                        const samsa_brokercfg_levels_t *lv)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv,
+                                           "max.connections.per.ip.overrides",
+                                           &source);
+
+    if (source == SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        || source == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG) {
+        return cfg->nmax_connections_per_ip_overrides > 0;
+    }
+    for (; v != NULL && *v != '\0'; v++) {
+        if (*v != ' ' && *v != ',' && *v != '\t') {
+            return true;
+        }
+    }
+    return false;
+}
+
 samsa_err_t
 samsa_brokercfg_validate(const samsa_config_t *cfg,
                          const samsa_brokercfg_levels_t *cur, bool is_default,
@@ -396,6 +441,13 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         }
     }
     for (i = 0; i < n; i++) {
+        if (strcmp(set[i].name, "max.connections.per.ip.overrides") == 0) {
+            if (brokercfg_check_overrides(set[i].value, errstr, errstr_size)
+                != SAMSA_ERR_NONE) {
+                return SAMSA_ERR_INVALID_CONFIG;
+            }
+            continue;
+        }
         if (brokercfg_listener_key(set[i].name, &base)) {
             if (brokercfg_check_listener_value(set[i].name, base,
                                                set[i].value, errstr,
@@ -420,7 +472,7 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
     }
     /* KafkaConfig's check of the whole new configuration */
     if (samsa_brokercfg_int(cfg, &next, "max.connections.per.ip") == 0
-        && cfg->nmax_connections_per_ip_overrides == 0) {
+        && !brokercfg_has_overrides(cfg, &next)) {
         snprintf(errstr, errstr_size, "requirement failed: "
                  "max.connections.per.ip can be set to zero only if "
                  "max.connections.per.ip.overrides property is set.");

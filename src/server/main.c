@@ -21,6 +21,7 @@
 #include "broker/quota.h"
 #include "meta/metaprops.h"
 #include "meta/brokercfg.h"
+#include "meta/topic_config.h"
 #include "net/sockserver.h"
 #include "util/config.h"
 #include "server/httpd.h"
@@ -142,12 +143,55 @@ server_dynamic_int(server_t *srv, const char *key)
  * controller listeners are protected from the broker-wide creation rate:
  * on the controller side only a listener's own rate applies. */
 typedef struct server_conn_limits {
-    int32_t   max_connections;
-    int32_t   max_per_ip;
-    int32_t   max_rate;
-    int32_t  *listener_max;         /* one per listener of the side */
-    int32_t  *listener_rate;
+    int32_t                      max_connections;
+    int32_t                      max_per_ip;
+    int32_t                      max_rate;
+    int32_t                     *listener_max;  /* one per listener of the
+                                                   side */
+    int32_t                     *listener_rate;
+    const samsa_connquota_override_t *overrides; /* srv's or own below */
+    size_t                       noverrides;
+    samsa_connquota_override_t  *own;           /* a dynamic value's */
 } server_conn_limits_t;
+
+/* max.connections.per.ip.overrides in effect: a dynamic value (resolved
+ * now; checked when it was set, so a failure here is a name that no
+ * longer resolves: the static overrides stay), else server.properties'. */
+static void
+server_conn_overrides(const server_t *srv,
+                      const samsa_brokercfg_levels_t *lv,
+                      server_conn_limits_t *out)
+{
+    samsa_ip_override_t  *ov;
+    size_t                nov, i;
+    int                   source;
+    const char           *v;
+    char                  why[512];
+
+    out->overrides = srv->overrides;
+    out->noverrides = srv->cfg.nmax_connections_per_ip_overrides;
+    out->own = NULL;
+    v = samsa_brokercfg_value(&srv->cfg, lv,
+                              "max.connections.per.ip.overrides", &source);
+    if (source == SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        || source == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG) {
+        return;
+    }
+    if (samsa_config_ip_overrides_parse(v, &ov, &nov, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        samsa_error("cannot apply max.connections.per.ip.overrides=%s: %s",
+                    v, why);
+        return;
+    }
+    out->own = samsa_calloc(nov + 1, sizeof(*out->own));
+    for (i = 0; i < nov; i++) {
+        snprintf(out->own[i].ip, sizeof(out->own[i].ip), "%s", ov[i].ip);
+        out->own[i].max = ov[i].max;
+    }
+    samsa_free(ov);
+    out->overrides = out->own;
+    out->noverrides = nov;
+}
 
 static void
 server_conn_limits(const server_t *srv, const samsa_brokercfg_levels_t *lv,
@@ -166,6 +210,7 @@ server_conn_limits(const server_t *srv, const samsa_brokercfg_levels_t *lv,
                         ? INT32_MAX
                         : samsa_brokercfg_int(cfg, lv,
                                               "max.connection.creation.rate");
+    server_conn_overrides(srv, lv, out);
     out->listener_max = samsa_calloc(side->nlisteners + 1, sizeof(int32_t));
     out->listener_rate = samsa_calloc(side->nlisteners + 1, sizeof(int32_t));
     for (i = 0; i < side->nlisteners; i++) {
@@ -183,6 +228,7 @@ server_conn_limits_free(server_conn_limits_t *l)
 {
     samsa_free(l->listener_max);
     samsa_free(l->listener_rate);
+    samsa_free(l->own);
 }
 
 /* The broker's reconf hook: apply the thread counts in effect to both
@@ -220,9 +266,9 @@ server_reconf(void *ctx, const samsa_image_t *img)
         server_conn_limits(srv, &lv, sides[i], sides[i] == &srv->controller,
                            &lim);
         samsa_sockserver_set_conn_limits(
-            sides[i]->ss, lim.max_connections, lim.max_per_ip,
-            srv->overrides, srv->cfg.nmax_connections_per_ip_overrides,
-            lim.max_rate, lim.listener_max, lim.listener_rate);
+            sides[i]->ss, lim.max_connections, lim.max_per_ip, lim.overrides,
+            lim.noverrides, lim.max_rate, lim.listener_max,
+            lim.listener_rate);
         server_conn_limits_free(&lim);
     }
     cleaner = samsa_brokercfg_int(&srv->cfg, &lv, "log.cleaner.threads");
@@ -273,8 +319,8 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     samsa_image_put(img);
     conf.max_connections = lim.max_connections;
     conf.max_connections_per_ip = lim.max_per_ip;
-    conf.overrides = srv->overrides;
-    conf.noverrides = cfg->nmax_connections_per_ip_overrides;
+    conf.overrides = lim.overrides;
+    conf.noverrides = lim.noverrides;
     conf.max_connection_creation_rate = lim.max_rate;
     conf.listener_max_connections = lim.listener_max;
     conf.listener_max_connection_creation_rate = lim.listener_rate;

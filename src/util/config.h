@@ -170,6 +170,15 @@ bool samsa_config_is_set(const samsa_config_t *cfg, const char *key);
  * Kafka's null: what DescribeConfigs shows. */
 const char *samsa_config_text(const samsa_config_t *cfg, const char *key);
 
+/* Parse max.connections.per.ip.overrides text ("host:count, ...", a host
+ * name standing for every address it resolves to, a later entry for an
+ * address winning) into *out (to free with samsa_free) and *n.
+ * SAMSA_ERR__CONFIG or SAMSA_ERR__RESOLVE with why filled (*out NULL).
+ * @thread any (may block resolving a host name) */
+SAMSA_MUST_CHECK samsa_err_t samsa_config_ip_overrides_parse(
+    const char *text, samsa_ip_override_t **out, size_t *n, char *why,
+    size_t why_size);
+
 /* listener.name.<listener>.<key> as set (listener: a listener's name,
  * any case; key: a per_listener key), or NULL when it is not set. */
 const samsa_listener_value_t *samsa_config_listener_value(

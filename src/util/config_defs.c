@@ -325,7 +325,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .valid = "host:count, ...; host an IP literal or a name (every "
                  "address it resolves to); count >= 0",
         .implemented = true,
-        .doc = "Per-IP exceptions to max.connections.per.ip.",
+        .doc = "Per-IP exceptions to max.connections.per.ip. Dynamic "
+               "(BROKER resource).",
     },
     {
         .name = "max.connection.creation.rate",

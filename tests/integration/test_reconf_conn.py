@@ -39,6 +39,17 @@ def served(srv):
     return c
 
 
+def accepted(srv):
+    """False if a new connection is closed at once (over its IP's
+    limit), True if it is served."""
+    with kwire.Conn(samsa_harness.HOST, srv.port, timeout=T(10)) as x:
+        try:
+            x.api_versions(0, timeout=T(10))
+            return True
+        except (kwire.ConnectionClosed, ConnectionResetError, BrokenPipeError):
+            return False
+
+
 class Waiting(threading.Thread):
     """A connection whose ApiVersions request waits for the broker to
     accept it; done is set once answered."""
@@ -144,15 +155,25 @@ def test_max_connections_at_run_time(samsa):
     # max.connections.per.ip: all of these come from 127.0.0.1, which has
     # 3 open; a 4th is refused (closed), not held
     assert set_broker(admin, "max.connections.per.ip", "3") == (0, None)
-    with kwire.Conn(samsa_harness.HOST, srv.port, timeout=T(10)) as x:
-        try:
-            x.api_versions(0, timeout=T(10))
-            refused = False
-        except (kwire.ConnectionClosed, ConnectionResetError, BrokenPipeError):
-            refused = True
-    assert refused
+    assert not accepted(srv)
     assert set_broker(admin, "max.connections.per.ip", "100") == (0, None)
     d = served(srv)
+    # the overrides at run time: 127.0.0.1 (4 open) held to 4
+    assert set_broker(admin, "max.connections.per.ip.overrides", "127.0.0.1:x") == (
+        kwire.ERR_INVALID_CONFIG, "Invalid value 127.0.0.1:x for configuration "
+        "max.connections.per.ip.overrides: '127.0.0.1:x': the count must be a "
+        "number from 0 to 2147483647")
+    assert set_broker(admin, "max.connections.per.ip.overrides", "127.0.0.1:4") == (0, None)
+    assert not accepted(srv)
+    # max.connections.per.ip 0 is allowed once overrides are set
+    assert set_broker(admin, "max.connections.per.ip", "0") == (0, None)
+    assert set_broker(admin, "max.connections.per.ip.overrides", "127.0.0.1:5") == (0, None)
+    e = served(srv)
+    assert not accepted(srv)
+    assert set_broker(admin, "max.connections.per.ip", "100") == (0, None)
+    assert set_broker(admin, "max.connections.per.ip.overrides", None,
+                      op=OP_DELETE) == (0, None)
+    e.close()
     assert set_broker(admin, "max.connection.creation.rate", "1000") == (0, None)
     closed_all([c, d, w.conn])
     w.join(T(10))

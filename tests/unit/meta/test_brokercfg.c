@@ -292,6 +292,10 @@ test_brokercfg_connection_limits(void **state)
         { "listener.name.plaintext.max.connections", "7" },
         { "max.connections", "50" },
     };
+    samsa_image_config_t      ipzero[] = {
+        { "max.connections.per.ip.overrides", "127.0.0.1:5, ::1:2" },
+        { "max.connections.per.ip", "0" },
+    };
     char                      err[512];
     bool                      prefixed;
 
@@ -328,6 +332,23 @@ test_brokercfg_connection_limits(void **state)
                            "listener.name.plaintext.max.connections", "9",
                            err),
                      SAMSA_ERR_NONE);
+
+    /* the overrides: parsed as at start; with them, a per-IP 0 is fine */
+    assert_true(samsa_brokercfg_is_dynamic(
+        "max.connections.per.ip.overrides"));
+    assert_int_equal(check(&cfg, &lv, false,
+                           "max.connections.per.ip.overrides", "127.0.0.1:x",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value 127.0.0.1:x for configuration "
+                        "max.connections.per.ip.overrides: '127.0.0.1:x': "
+                        "the count must be a number from 0 to 2147483647");
+    assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, ipzero, 2,
+                                              err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, ipzero + 1,
+                                              1, err, sizeof(err)),
+                     SAMSA_ERR_INVALID_CONFIG);
 
     lv.node = node;
     lv.nnode = 2;
