@@ -177,7 +177,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
  * time: as Kafka's LogCleaner.reconfigure, the cleaner threads stop (a
  * pass in progress finishes its group) and new ones start; nothing is
  * done when neither changed or the manager is closing.  SAMSA_ERR__IO if
- * the new threads could not start (the old settings are then restarted).
+ * the new threads could not start (the old settings are then restarted;
+ * if even that fails, no cleaner runs until a restart).  Blocks
+ * until the threads stopped, with no lock held; a close waits for it.
  * @thread any (the broker's reconf hook) */
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_reconfigure(
     samsa_logmgr_t *mgr, int32_t threads, int64_t backoff_ms);
