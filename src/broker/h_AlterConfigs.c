@@ -3,12 +3,18 @@
  * resource's overrides) and IncrementalAlterConfigs (key 44: SET, DELETE,
  * APPEND, SUBTRACT), both forwarded to the controller; the image listener
  * then applies topic changes to the partition logs and dynamic broker
- * configs to the thread pools.
+ * configs to the thread pools.  BROKER_LOGGER resources are the broker's
+ * own (broker/brokerlog.h), answered here and not forwarded, as Kafka's
+ * ConfigAdminManager.preprocess does; legacy AlterConfigs refuses them
+ * ("Unknown resource type 8").
  * Threads: handler.
  */
 #include "broker/api_table.h"
 
+#include <string.h>
+
 #include "broker/broker.h"
+#include "broker/brokerlog.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/AlterConfigs.h"
@@ -21,6 +27,64 @@ ac_cstr(samsa_arena_t *arena, samsa_slice_t s)
     return s.ptr == NULL ? NULL : samsa_arena_strndup(arena, s.ptr, s.len);
 }
 
+/* Answer the BROKER_LOGGER resources of rs[0..n) into res (incremental:
+ * apply them; legacy: refuse them) and forward the others to the
+ * controller in one call (which failing answers each of them
+ * UNKNOWN_SERVER_ERROR). */
+static void
+ac_alter(samsa_apis_t *apis, samsa_req_t *req,
+         const samsa_controller_alter_config_t *rs, size_t n,
+         bool incremental, bool validate_only,
+         samsa_controller_result_t *res)
+{
+    samsa_controller_alter_config_t  *fwd;
+    samsa_controller_result_t        *fres;
+    size_t                           *at, i, j, m = 0;
+    samsa_err_t                       err;
+    bool                              dup;
+
+    fwd = samsa_arena_calloc(&req->arena, n + 1, sizeof(*fwd));
+    at = samsa_arena_calloc(&req->arena, n + 1, sizeof(*at));
+    for (i = 0; i < n; i++) {
+        if (rs[i].resource_type != SAMSA_CONFIG_RESOURCE_BROKER_LOGGER) {
+            at[m] = i;
+            fwd[m++] = rs[i];
+            continue;
+        }
+        dup = false;
+        for (j = 0; j < n; j++) {
+            dup = dup || (j != i && rs[j].resource_type == rs[i].resource_type
+                          && samsa_slice_eq(rs[j].resource_name,
+                                            rs[i].resource_name));
+        }
+        if (dup) {
+            res[i].error = SAMSA_ERR_INVALID_REQUEST;
+            res[i].message = "Each resource must appear at most once.";
+        } else if (!incremental) {
+            res[i].error = SAMSA_ERR_INVALID_REQUEST;
+            res[i].message = "Unknown resource type 8";
+        } else {
+            samsa_brokerlog_alter(apis->broker->node->node_id,
+                                  rs[i].resource_name, rs[i].ops,
+                                  rs[i].nops, validate_only, &req->arena,
+                                  &res[i]);
+        }
+    }
+    if (m == 0) {
+        return;
+    }
+    fres = samsa_arena_calloc(&req->arena, m + 1, sizeof(*fres));
+    err = samsa_controller_alter_configs(apis->broker->ctrl, fwd, m,
+                                         incremental, validate_only,
+                                         &req->arena, fres);
+    for (j = 0; j < m; j++) {
+        res[at[j]] = err != SAMSA_ERR_NONE
+                         ? (samsa_controller_result_t) {
+                               SAMSA_ERR_UNKNOWN_SERVER_ERROR, NULL }
+                         : fres[j];
+    }
+}
+
 void
 samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
 {
@@ -31,7 +95,6 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_result_t         *res;
     samsa_resp_t                      *resp;
     samsa_wr_t                         wr;
-    samsa_err_t                        err;
     size_t                             i, n;
     int32_t                            j;
 
@@ -59,8 +122,7 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         rs[i].ops = ops;
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    err = samsa_controller_alter_configs(apis->broker->ctrl, rs, n, false,
-                                         rq.ValidateOnly, &req->arena, res);
+    ac_alter(apis, req, rs, n, false, rq.ValidateOnly, res);
     samsa_AlterConfigsResponse_init(&m);
     m.Responses_cnt = (int32_t) n;
     m.Responses = samsa_arena_calloc(&req->arena, n + 1,
@@ -69,12 +131,8 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         samsa_AlterConfigsResourceResponse_init(&m.Responses[i]);
         m.Responses[i].ResourceType = rq.Resources[i].ResourceType;
         m.Responses[i].ResourceName = rq.Resources[i].ResourceName;
-        m.Responses[i].ErrorCode = samsa_err_wire(
-            err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                                  : res[i].error);
-        if (err == SAMSA_ERR_NONE) {
-            m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
-        }
+        m.Responses[i].ErrorCode = samsa_err_wire(res[i].error);
+        m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
     }
     resp = samsa_resp_new_send(req);
     wr = samsa_resp_wr(resp);
@@ -92,7 +150,6 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_result_t               *res;
     samsa_resp_t                            *resp;
     samsa_wr_t                               wr;
-    samsa_err_t                              err;
     size_t                                   i, n;
     int32_t                                  j;
 
@@ -120,8 +177,7 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         rs[i].ops = ops;
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    err = samsa_controller_alter_configs(apis->broker->ctrl, rs, n, true,
-                                         rq.ValidateOnly, &req->arena, res);
+    ac_alter(apis, req, rs, n, true, rq.ValidateOnly, res);
     samsa_IncrementalAlterConfigsResponse_init(&m);
     m.Responses_cnt = (int32_t) n;
     m.Responses = samsa_arena_calloc(&req->arena, n + 1,
@@ -130,12 +186,8 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         samsa_IncrementalAlterConfigsResourceResponse_init(&m.Responses[i]);
         m.Responses[i].ResourceType = rq.Resources[i].ResourceType;
         m.Responses[i].ResourceName = rq.Resources[i].ResourceName;
-        m.Responses[i].ErrorCode = samsa_err_wire(
-            err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                                  : res[i].error);
-        if (err == SAMSA_ERR_NONE) {
-            m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
-        }
+        m.Responses[i].ErrorCode = samsa_err_wire(res[i].error);
+        m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
     }
     resp = samsa_resp_new_send(req);
     wr = samsa_resp_wr(resp);

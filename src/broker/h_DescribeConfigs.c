@@ -5,7 +5,9 @@
  * broker's configs (its dynamic value, else the cluster-wide dynamic
  * default, else server.properties and --override, else the default; the
  * keys of meta/brokercfg.h are not read-only), or, for the resource name
- * "", the cluster-wide dynamic defaults alone, as Kafka answers.
+ * "", the cluster-wide dynamic defaults alone, as Kafka answers; or, for
+ * BROKER_LOGGER named by this broker's id, its loggers and their levels
+ * (broker/brokerlog.h, source DYNAMIC_BROKER_LOGGER_CONFIG).
  * Threads: handler.
  */
 #include "broker/api_table.h"
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "broker/brokerlog.h"
 #include "meta/brokercfg.h"
 #include "meta/topic_config.h"
 #include "net/reqchan.h"
@@ -248,6 +251,37 @@ dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
     samsa_image_put(img);
 }
 
+/* Kafka's ConfigHelper over Log4jController.loggers: each logger, its
+ * level as the value, not read-only, no synonyms, no type. */
+static void
+dc_broker_logger(const dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
+{
+    const char                             *msg;
+    samsa_DescribeConfigsResourceResult_t  *r;
+    size_t                                  i, n = 0;
+
+    if (samsa_brokerlog_describe_check(c->b->node->node_id,
+                                       c->res->ResourceName, &c->req->arena,
+                                       &msg) != SAMSA_ERR_NONE) {
+        out->ErrorCode = SAMSA_ERR_INVALID_REQUEST;
+        out->ErrorMessage = samsa_slice_cstr(msg);
+        return;
+    }
+    out->Configs = dc_alloc(c, samsa_brokerlog_count());
+    for (i = 0; i < samsa_brokerlog_count(); i++) {
+        if (!dc_wanted(c, samsa_brokerlog_name(i))) {
+            continue;
+        }
+        r = &out->Configs[n++];
+        samsa_DescribeConfigsResourceResult_init(r);
+        r->Name = samsa_slice_cstr(samsa_brokerlog_name(i));
+        r->Value = samsa_slice_cstr(samsa_brokerlog_level(i));
+        r->ConfigSource = SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER_CONFIG;
+        r->Synonyms_cnt = 0;
+    }
+    out->Configs_cnt = (int32_t) n;
+}
+
 void
 samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
 {
@@ -282,6 +316,9 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
             dc_topic(&c, out);
         } else if (c.res->ResourceType == RESOURCE_BROKER) {
             dc_broker(&c, out);
+        } else if (c.res->ResourceType
+                   == SAMSA_CONFIG_RESOURCE_BROKER_LOGGER) {
+            dc_broker_logger(&c, out);
         } else {
             out->ErrorCode = SAMSA_ERR_INVALID_REQUEST;
             out->ErrorMessage = samsa_slice_cstr("Unsupported resource type");

@@ -78,7 +78,14 @@ struct samsa_logmgr {
     logmgr_doomed_dir_t    *doomed;         /* [maint_lock] */
     size_t                  ndoomed;        /* [maint_lock] */
 
-    samsa_cleaner_t        *cleaner;        /* [main] open/close only */
+    pthread_mutex_t         cleaner_lock;   /* guards the four below */
+    pthread_cond_t          cleaner_cond;   /* cleaner_busy went false */
+    samsa_cleaner_t        *cleaner;        /* [cleaner_lock] */
+    samsa_cleaner_config_t  cleaner_cfg;    /* [cleaner_lock] in effect */
+    bool                    cleaner_busy;   /* [cleaner_lock] a reconfigure
+                                               is stopping and starting
+                                               the threads (cleaner NULL
+                                               meanwhile), lock not held */
     pthread_mutex_t         cleaner_ckpt_lock;  /* serialises writes of
                                                cleaner-offset-checkpoint */
     pthread_t               flush_thread;   /* [const] */
@@ -478,6 +485,57 @@ logmgr_cleaner_done(void *ctx)
     if (samsa_logmgr_cleaner_checkpoint(ctx) != SAMSA_ERR_NONE) {
         samsa_warn("log: writing %s failed", SAMSA_CLEANER_CHECKPOINT_FILE);
     }
+}
+
+samsa_err_t
+samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
+                                 int64_t backoff_ms)
+{
+    samsa_cleaner_config_t  cfg, was;
+    samsa_cleaner_t        *old, *c;
+
+    pthread_mutex_lock(&mgr->cleaner_lock);
+    while (mgr->cleaner_busy) {
+        pthread_cond_wait(&mgr->cleaner_cond, &mgr->cleaner_lock);
+    }
+    was = cfg = mgr->cleaner_cfg;
+    old = mgr->cleaner;
+    if (old == NULL
+        || (cfg.threads == threads && cfg.backoff_ms == backoff_ms)) {
+        pthread_mutex_unlock(&mgr->cleaner_lock);
+        return SAMSA_ERR_NONE;          /* closing, or nothing to do */
+    }
+    mgr->cleaner = NULL;
+    mgr->cleaner_busy = true;           /* the close waits for us */
+    pthread_mutex_unlock(&mgr->cleaner_lock);
+
+    /* Kafka's LogCleaner.reconfigure: stop the cleaners (each finishes
+     * the group it is rewriting), start new ones */
+    cfg.threads = threads;
+    cfg.backoff_ms = backoff_ms;
+    samsa_cleaner_stop(old);
+    c = samsa_cleaner_start(&cfg, logmgr_cleaner_each, logmgr_cleaner_done,
+                            mgr);
+    if (c == NULL) {                    /* keep the old settings */
+        c = samsa_cleaner_start(&was, logmgr_cleaner_each,
+                                logmgr_cleaner_done, mgr);
+    }
+
+    pthread_mutex_lock(&mgr->cleaner_lock);
+    mgr->cleaner = c;
+    mgr->cleaner_cfg = c != NULL ? cfg : was;
+    mgr->cleaner_busy = false;
+    pthread_cond_broadcast(&mgr->cleaner_cond);
+    pthread_mutex_unlock(&mgr->cleaner_lock);
+    if (c == NULL) {
+        samsa_error("log cleaner: cannot start its threads: no compaction "
+                    "until samsa-server restarts");
+        return SAMSA_ERR__IO;
+    }
+    samsa_info("log cleaner: %" PRId32 " thread(s), backoff %" PRId64
+               " ms%s", cfg.enable ? cfg.threads : 0, cfg.backoff_ms,
+               cfg.enable ? "" : " (log.cleaner.enable=false)");
+    return SAMSA_ERR_NONE;
 }
 
 /* Write one checkpoint file of dir from the logs in all[] that live there:
@@ -1045,6 +1103,8 @@ logmgr_new(const samsa_logmgr_config_t *cfg)
     pthread_cond_init(&mgr->fq_cond, NULL);
     pthread_mutex_init(&mgr->maint_lock, NULL);
     pthread_mutex_init(&mgr->cleaner_ckpt_lock, NULL);
+    pthread_mutex_init(&mgr->cleaner_lock, NULL);
+    pthread_cond_init(&mgr->cleaner_cond, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&mgr->maint_cond, &ca);
@@ -1075,6 +1135,8 @@ logmgr_free(samsa_logmgr_t *mgr)
     pthread_mutex_destroy(&mgr->maint_lock);
     pthread_cond_destroy(&mgr->maint_cond);
     pthread_mutex_destroy(&mgr->cleaner_ckpt_lock);
+    pthread_mutex_destroy(&mgr->cleaner_lock);
+    pthread_cond_destroy(&mgr->cleaner_cond);
     samsa_free(mgr);
 }
 
@@ -1159,13 +1221,20 @@ logmgr_mark(const char *dir)
 static void
 logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
 {
+    samsa_cleaner_t *cleaner;
     samsa_plog_t   **all;
     logmgr_dir_t    *dir;
     bool            *ok;
     size_t           n, i;
 
-    samsa_cleaner_stop(mgr->cleaner);   /* before the logs close */
+    pthread_mutex_lock(&mgr->cleaner_lock);
+    while (mgr->cleaner_busy) {
+        pthread_cond_wait(&mgr->cleaner_cond, &mgr->cleaner_lock);
+    }
+    cleaner = mgr->cleaner;
     mgr->cleaner = NULL;
+    pthread_mutex_unlock(&mgr->cleaner_lock);
+    samsa_cleaner_stop(cleaner);        /* before the logs close */
     logmgr_stop_maint(mgr);
     logmgr_stop_flusher(mgr);           /* no flush may race the closes */
     all = logmgr_take_all(mgr, &n);
@@ -1376,8 +1445,9 @@ samsa_err_t
 samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
                   char *errstr, size_t errstr_size)
 {
-    samsa_logmgr_t  *mgr;
-    size_t           i, online = 0;
+    samsa_logmgr_t   *mgr;
+    samsa_cleaner_t  *cleaner;
+    size_t            i, online = 0;
 
     *out = NULL;
     if (cfg->ndirs == 0) {
@@ -1403,12 +1473,16 @@ samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
     mgr->maint_started = mgr->flush_started
                          && pthread_create(&mgr->maint_thread, NULL,
                                            logmgr_maint_main, mgr) == 0;
+    cleaner = NULL;
     if (mgr->maint_started) {
-        mgr->cleaner = samsa_cleaner_start(&mgr->cfg.cleaner,
-                                           logmgr_cleaner_each,
-                                           logmgr_cleaner_done, mgr);
+        cleaner = samsa_cleaner_start(&mgr->cfg.cleaner, logmgr_cleaner_each,
+                                      logmgr_cleaner_done, mgr);
+        pthread_mutex_lock(&mgr->cleaner_lock);
+        mgr->cleaner_cfg = mgr->cfg.cleaner;
+        mgr->cleaner = cleaner;
+        pthread_mutex_unlock(&mgr->cleaner_lock);
     }
-    if (!mgr->maint_started || mgr->cleaner == NULL) {
+    if (!mgr->maint_started || cleaner == NULL) {
         snprintf(errstr, errstr_size, "cannot start the log threads");
         logmgr_shutdown(mgr, false);
         return SAMSA_ERR__IO;

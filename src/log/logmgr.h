@@ -17,7 +17,9 @@
  *             (an append reaching flush.messages, a roll, logmaint),
  *             fdatasyncs each once (covering every batch appended until
  *             then), advances its durable offset and calls on_flushed.
- *   logcleaner  log.cleaner.threads: compaction (log/cleaner.h); each
+ *   logcleaner  log.cleaner.threads (changed at run time by
+ *             samsa_logmgr_cleaner_reconfigure): compaction
+ *             (log/cleaner.h); each
  *             cleaning moves the log's first dirty offset, written to
  *             <dir>/cleaner-offset-checkpoint (same format as the other
  *             checkpoints) and read back at load.
@@ -170,6 +172,17 @@ void samsa_logmgr_retain(samsa_logmgr_t *mgr, int64_t now_ms);
  * cleaner has cleaned or that had an entry at load). */
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
     samsa_logmgr_t *mgr);
+
+/* Apply log.cleaner.threads and log.cleaner.backoff.ms changed at run
+ * time: as Kafka's LogCleaner.reconfigure, the cleaner threads stop (a
+ * pass in progress finishes its group) and new ones start; nothing is
+ * done when neither changed or the manager is closing.  SAMSA_ERR__IO if
+ * the new threads could not start (the old settings are then restarted;
+ * if even that fails, no cleaner runs until a restart).  Blocks
+ * until the threads stopped, with no lock held; a close waits for it.
+ * @thread any (the broker's reconf hook) */
+SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_reconfigure(
+    samsa_logmgr_t *mgr, int32_t threads, int64_t backoff_ms);
 
 typedef struct samsa_logmgr_stats {
     uint64_t  flush_rounds;         /* logflush wake-ups that flushed */

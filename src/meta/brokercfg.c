@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "meta/topic_config.h"
+#include "util/alloc.h"
 #include "util/config_defs.h"
 
 /* The broker keys Samsa reconfigures at run time.  Thread counts are
@@ -16,10 +17,20 @@
  * in DataPlaneAcceptor.validateReconfiguration (num.network.threads,
  * applied to every listener); log defaults (Kafka's DynamicLogConfig) by
  * their type and range, and every topic without an override of its own
- * follows them (broker/broker.c applies them again to each topic). */
+ * follows them (broker/broker.c applies them again to each topic); the
+ * log cleaner's (Kafka's LogCleaner.ReconfigurableConfigs that Samsa's
+ * cleaner uses) by their type and range, log.cleaner.threads also by
+ * LogCleaner.validateReconfiguration; the connection limits (Kafka's
+ * DynamicConnectionQuota) by their type and range, and their
+ * listener.name.<listener>. forms (ListenerConnectionQuota) by theirs:
+ * more than 0. */
 typedef enum brokercfg_kind {
     BROKERCFG_THREADS,
     BROKERCFG_LOG_DEFAULT,
+    BROKERCFG_CLEANER,
+    BROKERCFG_CLEANER_THREADS,
+    BROKERCFG_CONN,
+    BROKERCFG_CONN_OVERRIDES,
 } brokercfg_kind_t;
 
 static const struct {
@@ -34,6 +45,12 @@ static const struct {
     { "log.retention.bytes", BROKERCFG_LOG_DEFAULT },
     { "log.segment.bytes", BROKERCFG_LOG_DEFAULT },
     { "message.max.bytes", BROKERCFG_LOG_DEFAULT },
+    { "log.cleaner.threads", BROKERCFG_CLEANER_THREADS },
+    { "log.cleaner.backoff.ms", BROKERCFG_CLEANER },
+    { "max.connections", BROKERCFG_CONN },
+    { "max.connections.per.ip", BROKERCFG_CONN },
+    { "max.connection.creation.rate", BROKERCFG_CONN },
+    { "max.connections.per.ip.overrides", BROKERCFG_CONN_OVERRIDES },
 };
 
 #define BROKERCFG_NDYNAMIC \
@@ -52,10 +69,26 @@ brokercfg_dynamic_index(const char *key)
     return -1;
 }
 
+/* listener.name.<listener>.<key> of a per-listener key that is dynamic
+ * (*base: the key without its prefix). */
+static bool
+brokercfg_listener_key(const char *key, const char **base)
+{
+    char    listener[64];
+    size_t  def;
+
+    return samsa_config_listener_key(key, listener, sizeof(listener), base,
+                                     &def)
+           && brokercfg_dynamic_index(*base) >= 0;
+}
+
 bool
 samsa_brokercfg_is_dynamic(const char *key)
 {
-    return brokercfg_dynamic_index(key) >= 0;
+    const char  *base;
+
+    return brokercfg_dynamic_index(key) >= 0
+           || brokercfg_listener_key(key, &base);
 }
 
 void
@@ -141,6 +174,60 @@ samsa_brokercfg_int(const samsa_config_t *cfg,
     return samsa_config_int(cfg, key);
 }
 
+int32_t
+samsa_brokercfg_listener_int(const samsa_config_t *cfg,
+                             const samsa_brokercfg_levels_t *lv,
+                             const char *listener, const char *key,
+                             bool *prefixed)
+{
+    const samsa_listener_value_t  *sv;
+    const char                    *v;
+    char                           lkey[256], lower[64];
+    size_t                         i;
+    int32_t                        n;
+
+    for (i = 0; listener[i] != '\0' && i + 1 < sizeof(lower); i++) {
+        lower[i] = (char) (listener[i] >= 'A' && listener[i] <= 'Z'
+                               ? listener[i] - 'A' + 'a' : listener[i]);
+    }
+    lower[i] = '\0';
+    snprintf(lkey, sizeof(lkey), "listener.name.%s.%s", lower, key);
+    v = brokercfg_find(lv->node, lv->nnode, lkey);
+    if (v == NULL) {
+        v = brokercfg_find(lv->dflt, lv->ndflt, lkey);
+    }
+    *prefixed = true;
+    if (v != NULL && brokercfg_parse_int(v, &n)) {
+        return n;
+    }
+    sv = samsa_config_listener_value(cfg, listener, key);
+    if (sv != NULL) {
+        return (int32_t) sv->num;
+    }
+    *prefixed = false;
+    return samsa_brokercfg_int(cfg, lv, key);
+}
+
+int64_t
+samsa_brokercfg_long(const samsa_config_t *cfg,
+                     const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
+    char        *end;
+    long long    n;
+
+    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG && v != NULL) {
+        errno = 0;
+        n = strtoll(v, &end, 10);
+        if (end != v && *end == '\0' && errno == 0) {
+            return (int64_t) n;
+        }
+    }
+    return samsa_config_long(cfg, key);
+}
+
 /* Kafka's "Set(a, b)" rendering of the refused keys. */
 static void
 brokercfg_refuse(const char *what, const samsa_image_config_t *set, size_t n,
@@ -171,15 +258,18 @@ brokercfg_non_dynamic(const char *key)
            && !samsa_brokercfg_is_dynamic(key);
 }
 
-/* A dynamic value against its key's type and, for log defaults, its
- * range (Kafka's ConfigDef messages; thread counts have the thread rule
- * below instead). */
+/* A dynamic value against its key's type and, for log and cleaner
+ * settings, its range (Kafka's ConfigDef messages; thread counts have the
+ * thread rules below instead). */
 static samsa_err_t
 brokercfg_check_value(const char *key, const char *text, char *errstr,
                       size_t errstr_size)
 {
-    bool                       range = brokercfg_dynamic[
-        brokercfg_dynamic_index(key)].kind == BROKERCFG_LOG_DEFAULT;
+    brokercfg_kind_t           kind = brokercfg_dynamic[
+        brokercfg_dynamic_index(key)].kind;
+    bool                       range = kind == BROKERCFG_LOG_DEFAULT
+                                       || kind == BROKERCFG_CLEANER
+                                       || kind == BROKERCFG_CONN;
     const samsa_config_def_t  *def =
         &samsa_config_defs[samsa_config_defs_index(key)];
     const char                *s = text != NULL ? text : "null";
@@ -194,19 +284,19 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Not a number of type %s", s, key,
                  def->type == SAMSA_CONFIG_INT ? "INT" : "LONG");
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (range && def->check == SAMSA_CONFIG_CHECK_RANGE && v < def->min) {
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Value must be at least %lld", s, key,
                  (long long) def->min);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (range && def->check == SAMSA_CONFIG_CHECK_RANGE && v > def->max) {
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Value must be no more than %lld", s, key,
                  (long long) def->max);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     return SAMSA_ERR_NONE;
 }
@@ -222,14 +312,14 @@ brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
         snprintf(errstr, errstr_size, "Dynamic thread count update "
                  "validation failed for %s=%d, value should be at least 1",
                  key, (int) v);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (v > SAMSA_BROKERCFG_THREADS_MAX) {
         snprintf(errstr, errstr_size, "Dynamic thread count update "
                  "validation failed for %s=%d, value should be at most %d "
                  "(Samsa's limit)", key, (int) v,
                  SAMSA_BROKERCFG_THREADS_MAX);
-        return SAMSA_ERR_INVALID_REQUEST;
+        return SAMSA_ERR_INVALID_CONFIG;
     }
     if (v < cur / 2) {
         why = "at least half";
@@ -241,7 +331,95 @@ brokercfg_check_threads(const char *key, int32_t cur, int32_t v,
     snprintf(errstr, errstr_size, "Dynamic thread count update validation "
              "failed for %s=%d, value should %s%s the current value %d", key,
              (int) v, v < cur / 2 ? "be " : "", why, (int) cur);
-    return SAMSA_ERR_INVALID_REQUEST;
+    return SAMSA_ERR_INVALID_CONFIG;
+}
+
+/* LogCleaner.validateReconfiguration (log.cleaner.threads). */
+static samsa_err_t
+brokercfg_check_cleaner_threads(int32_t cur, int32_t v, char *errstr,
+                                size_t errstr_size)
+{
+    if (v < 1) {
+        snprintf(errstr, errstr_size,
+                 "Log cleaner threads should be at least 1");
+    } else if (v < cur / 2) {
+        snprintf(errstr, errstr_size, "Log cleaner threads cannot be "
+                 "reduced to less than half the current value %d",
+                 (int) cur);
+    } else if ((int64_t) v > (int64_t) cur * 2) {
+        snprintf(errstr, errstr_size, "Log cleaner threads cannot be "
+                 "increased to more than double the current value %d",
+                 (int) cur);
+    } else if (v > SAMSA_BROKERCFG_THREADS_MAX) {
+        snprintf(errstr, errstr_size, "Log cleaner threads should be at "
+                 "most %d (Samsa's limit)", SAMSA_BROKERCFG_THREADS_MAX);
+    } else {
+        return SAMSA_ERR_NONE;
+    }
+    return SAMSA_ERR_INVALID_CONFIG;
+}
+
+/* max.connections.per.ip.overrides: "host:count, ..." that parses and
+ * resolves, as at start. */
+static samsa_err_t
+brokercfg_check_overrides(const char *text, char *errstr, size_t errstr_size)
+{
+    samsa_ip_override_t  *ov;
+    size_t                nov;
+    char                  why[512];
+
+    if (samsa_config_ip_overrides_parse(text, &ov, &nov, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "max.connections.per.ip.overrides: %s",
+                 text != NULL ? text : "null", why);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    samsa_free(ov);
+    return SAMSA_ERR_NONE;
+}
+
+/* ListenerConnectionQuota.validateReconfiguration: an INT above 0. */
+static samsa_err_t
+brokercfg_check_listener_value(const char *key, const char *base,
+                               const char *text, char *errstr,
+                               size_t errstr_size)
+{
+    int32_t  v;
+
+    if (!brokercfg_parse_int(text, &v)) {
+        snprintf(errstr, errstr_size, "Invalid value %s for configuration "
+                 "%s: Not a number of type INT", text != NULL ? text : "null",
+                 key);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    if (v <= 0) {
+        snprintf(errstr, errstr_size, "Invalid %s %d", base, (int) v);
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* Are max.connections.per.ip.overrides in effect not empty? */
+static bool
+brokercfg_has_overrides(const samsa_config_t *cfg,
+                        const samsa_brokercfg_levels_t *lv)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv,
+                                           "max.connections.per.ip.overrides",
+                                           &source);
+
+    if (source == SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        || source == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG) {
+        return cfg->nmax_connections_per_ip_overrides > 0;
+    }
+    for (; v != NULL && *v != '\0'; v++) {
+        if (*v != ' ' && *v != ',' && *v != '\t') {
+            return true;
+        }
+    }
+    return false;
 }
 
 samsa_err_t
@@ -253,19 +431,36 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
     samsa_brokercfg_levels_t  next = *cur;
     int32_t                   now, v;
     size_t                    i;
+    const char               *base;
 
     for (i = 0; i < n; i++) {
         if (brokercfg_non_dynamic(set[i].name)) {
             brokercfg_refuse("Cannot update these configs dynamically", set,
                              n, brokercfg_non_dynamic, errstr, errstr_size);
-            return SAMSA_ERR_INVALID_REQUEST;
+            return SAMSA_ERR_INVALID_CONFIG;
         }
     }
     for (i = 0; i < n; i++) {
+        if (strcmp(set[i].name, "max.connections.per.ip.overrides") == 0) {
+            if (brokercfg_check_overrides(set[i].value, errstr, errstr_size)
+                != SAMSA_ERR_NONE) {
+                return SAMSA_ERR_INVALID_CONFIG;
+            }
+            continue;
+        }
+        if (brokercfg_listener_key(set[i].name, &base)) {
+            if (brokercfg_check_listener_value(set[i].name, base,
+                                               set[i].value, errstr,
+                                               errstr_size)
+                != SAMSA_ERR_NONE) {
+                return SAMSA_ERR_INVALID_CONFIG;
+            }
+            continue;
+        }
         if (samsa_brokercfg_is_dynamic(set[i].name)
             && brokercfg_check_value(set[i].name, set[i].value, errstr,
                                      errstr_size) != SAMSA_ERR_NONE) {
-            return SAMSA_ERR_INVALID_REQUEST;
+            return SAMSA_ERR_INVALID_CONFIG;
         }
     }
     if (is_default) {
@@ -275,17 +470,32 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         next.node = set;
         next.nnode = n;
     }
+    /* KafkaConfig's check of the whole new configuration */
+    if (samsa_brokercfg_int(cfg, &next, "max.connections.per.ip") == 0
+        && !brokercfg_has_overrides(cfg, &next)) {
+        snprintf(errstr, errstr_size, "requirement failed: "
+                 "max.connections.per.ip can be set to zero only if "
+                 "max.connections.per.ip.overrides property is set.");
+        return SAMSA_ERR_INVALID_CONFIG;
+    }
     for (i = 0; i < BROKERCFG_NDYNAMIC; i++) {
-        if (brokercfg_dynamic[i].kind != BROKERCFG_THREADS) {
+        if (brokercfg_dynamic[i].kind != BROKERCFG_THREADS
+            && brokercfg_dynamic[i].kind != BROKERCFG_CLEANER_THREADS) {
             continue;
         }
         now = samsa_brokercfg_int(cfg, cur, brokercfg_dynamic[i].name);
         v = samsa_brokercfg_int(cfg, &next, brokercfg_dynamic[i].name);
-        if (v != now
-            && brokercfg_check_threads(brokercfg_dynamic[i].name, now, v,
-                                       errstr, errstr_size)
-                   != SAMSA_ERR_NONE) {
-            return SAMSA_ERR_INVALID_REQUEST;
+        if (v == now) {
+            continue;
+        }
+        if (brokercfg_dynamic[i].kind == BROKERCFG_CLEANER_THREADS
+                ? brokercfg_check_cleaner_threads(now, v, errstr,
+                                                  errstr_size)
+                      != SAMSA_ERR_NONE
+                : brokercfg_check_threads(brokercfg_dynamic[i].name, now, v,
+                                          errstr, errstr_size)
+                      != SAMSA_ERR_NONE) {
+            return SAMSA_ERR_INVALID_CONFIG;
         }
     }
     return SAMSA_ERR_NONE;

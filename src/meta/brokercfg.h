@@ -4,7 +4,8 @@
  * it (the per-broker dynamic value, else the cluster-wide dynamic default,
  * else server.properties/--override, else the default), and the checks a
  * change must pass (DynamicThreadPool: a thread count moves by at most a
- * factor of two per change; a log default keeps its type and range).
+ * factor of two per change, the log cleaner's by LogCleaner's own rule;
+ * a log or cleaner setting keeps its type and range).
  * The dynamic values live in the metadata
  * image as ConfigRecords of resource type BROKER, named by the node id, or
  * "" for the cluster-wide default.
@@ -35,7 +36,8 @@ typedef struct samsa_brokercfg_levels {
 } samsa_brokercfg_levels_t;
 
 /* Can key be changed at run time (Kafka's reconfigurable broker configs
- * that Samsa applies)? */
+ * that Samsa applies, and the listener.name.<listener>. forms of the
+ * per-listener ones)? */
 bool samsa_brokercfg_is_dynamic(const char *key);
 
 /* The levels of node_id in img. */
@@ -52,8 +54,10 @@ const char *samsa_brokercfg_value(const samsa_config_t *cfg,
 /* Check a resource's complete new set of dynamic configs before it is
  * written: is_default says which level it replaces (the node's or the
  * cluster default), cur the levels in effect now.  Fills errstr with
- * Kafka's message; the caller answers INVALID_REQUEST as Kafka's broker
- * does (KAFKA-13609). */
+ * Kafka's message and returns SAMSA_ERR_INVALID_CONFIG: the request is
+ * well formed, the configuration cannot be applied (what Kafka's comment
+ * on KAFKA-13609 calls the right error; Kafka 3.x's broker still answers
+ * INVALID_REQUEST). */
 SAMSA_MUST_CHECK samsa_err_t samsa_brokercfg_validate(
     const samsa_config_t *cfg, const samsa_brokercfg_levels_t *cur,
     bool is_default, const samsa_image_config_t *set, size_t n,
@@ -64,5 +68,19 @@ SAMSA_MUST_CHECK samsa_err_t samsa_brokercfg_validate(
 int32_t samsa_brokercfg_int(const samsa_config_t *cfg,
                             const samsa_brokercfg_levels_t *lv,
                             const char *key);
+
+/* A per-listener key's value for listener (its name, any case): the
+ * dynamic listener.name.<listener>.<key> (broker, then default), else
+ * the static one (*prefixed true), else the key's own value in effect
+ * (*prefixed false), as Kafka's valuesWithPrefixOverride. */
+int32_t samsa_brokercfg_listener_int(const samsa_config_t *cfg,
+                                     const samsa_brokercfg_levels_t *lv,
+                                     const char *listener, const char *key,
+                                     bool *prefixed);
+
+/* The same for a LONG key. */
+int64_t samsa_brokercfg_long(const samsa_config_t *cfg,
+                             const samsa_brokercfg_levels_t *lv,
+                             const char *key);
 
 #endif /* SAMSA_META_BROKERCFG_H */

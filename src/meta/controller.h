@@ -248,8 +248,8 @@ typedef struct samsa_controller_alter_config {
  * APPEND/SUBTRACT of comma-separated items on LIST keys ("Can't APPEND to
  * key retention.ms because its type is not LIST.").  TOPIC resources,
  * and BROKER resources ("" or a broker id: dynamic broker configs,
- * checked by meta/brokercfg.h, refusals INVALID_REQUEST as Kafka's broker
- * answers them); other types INVALID_REQUEST "Unsupported configuration
+ * checked by meta/brokercfg.h, refusals INVALID_CONFIG: the KAFKA-13609
+ * intent, where Kafka 3.x's broker answers INVALID_REQUEST); other types INVALID_REQUEST "Unsupported configuration
  * resource type ...".  Unknown topic: UNKNOWN_TOPIC_OR_PARTITION "The topic
  * 'x' does not exist."; bad keys or values: INVALID_CONFIG.  results[i]
  * answers resources[i]. */

@@ -319,7 +319,9 @@ ctl_broker_name_ok(samsa_slice_t name, samsa_arena_t *arena,
 /* Dynamic broker configs (Kafka's ConfigAdminManager.preprocess then the
  * controller): the resource's new set is checked against the levels in
  * effect (meta/brokercfg.h), then written as ConfigRecords of type BROKER.
- * A bad value is INVALID_REQUEST, as Kafka's broker answers it. */
+ * A change that cannot be applied is INVALID_CONFIG (the KAFKA-13609
+ * intent; Kafka 3.x answers INVALID_REQUEST); a bad resource name or a
+ * null value stays INVALID_REQUEST, as Kafka's. */
 static void
 ctl_alter_broker(samsa_ctlbatch_t *b,
                  const samsa_controller_alter_config_t *res, bool incremental,
@@ -376,7 +378,7 @@ ctl_alter_broker(samsa_ctlbatch_t *b,
     if (samsa_brokercfg_validate(b->ctrl->conf.broker_cfg, &cur, is_default,
                                  set.cfgs, set.n, err, sizeof(err))
         != SAMSA_ERR_NONE) {
-        r->error = SAMSA_ERR_INVALID_REQUEST;
+        r->error = SAMSA_ERR_INVALID_CONFIG;
         r->message = samsa_ctl_msg(arena, "%s", err);
         return;
     }

@@ -34,6 +34,7 @@ typedef enum samsa_config_source {
     SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG = 3,
     SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG          = 4,
     SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG                = 5,
+    SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER_CONFIG  = 6,
 } samsa_config_source_t;
 
 /* DescribeConfigs' ConfigType ids (v3+). */

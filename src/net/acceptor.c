@@ -249,7 +249,8 @@ acceptor_accept_one(samsa_acceptor_t *acc)
         return;
     }
     acceptor_peer_ip(&sa, ip, sizeof(ip));
-    err = samsa_connquota_take(&acc->ss->quota, ip, &acc->running,
+    err = samsa_connquota_take(&acc->ss->quota, acc->listener, ip,
+                               &acc->running,
                                SAMSA_ACCEPTOR_POLL_MS, &delay_ms);
     if (err == SAMSA_ERR__FULL && delay_ms > 0) {
         samsa_debug("Delaying closing of connection from %s for %" PRId64

@@ -14,12 +14,27 @@
 #include "util/diag.h"
 #include "util/time.h"
 
+static void
+connquota_set_overrides(samsa_connquota_t *q,
+                        const samsa_connquota_override_t *overrides,
+                        size_t noverrides)
+{
+    samsa_free(q->overrides);
+    q->overrides = NULL;
+    if (noverrides > 0) {
+        q->overrides = samsa_calloc(noverrides, sizeof(*overrides));
+        memcpy(q->overrides, overrides, noverrides * sizeof(*overrides));
+    }
+    q->noverrides = noverrides;
+}
+
 void
 samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
                      int32_t max_per_ip,
                      const samsa_connquota_override_t *overrides,
-                     size_t noverrides)
+                     size_t noverrides, size_t nlisteners)
 {
+    size_t              i;
     pthread_condattr_t  attr;
 
     memset(q, 0, sizeof(*q));
@@ -28,18 +43,21 @@ samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&q->freed, &attr);
     pthread_condattr_destroy(&attr);
-    q->max_total = max_total;
+    atomic_init(&q->max_total, max_total);
     q->max_per_ip = max_per_ip;
-    if (noverrides > 0) {
-        q->overrides = samsa_calloc(noverrides, sizeof(*overrides));
-        memcpy(q->overrides, overrides, noverrides * sizeof(*overrides));
-    }
-    q->noverrides = noverrides;
+    connquota_set_overrides(q, overrides, noverrides);
     atomic_init(&q->total, 0);
     q->max_rate = INT32_MAX;
     q->samples = 1;
     q->window_ms = 1000;
     samsa_qrate_init(&q->rate, q->samples, q->window_ms);
+    q->listeners = samsa_calloc(nlisteners + 1, sizeof(*q->listeners));
+    q->nlisteners = nlisteners;
+    for (i = 0; i < nlisteners; i++) {
+        q->listeners[i].max = INT32_MAX;
+        q->listeners[i].max_rate = INT32_MAX;
+        samsa_qrate_init(&q->listeners[i].rate, q->samples, q->window_ms);
+    }
     atomic_init(&q->rate_waits, 0);
     atomic_init(&q->ip_throttled, 0);
 }
@@ -55,6 +73,34 @@ samsa_connquota_set_rates(samsa_connquota_t *q, int32_t max_rate,
     q->ip_rate = ip_rate;
     q->ip_rate_ctx = ctx;
     samsa_qrate_init(&q->rate, samples, window_ms);
+    for (size_t i = 0; i < q->nlisteners; i++) {
+        samsa_qrate_init(&q->listeners[i].rate, samples, window_ms);
+    }
+}
+
+void
+samsa_connquota_set_limits(samsa_connquota_t *q, int32_t max_total,
+                           int32_t max_per_ip,
+                           const samsa_connquota_override_t *overrides,
+                           size_t noverrides, int32_t max_rate,
+                           const int32_t *listener_max,
+                           const int32_t *listener_rate)
+{
+    size_t  i;
+
+    pthread_mutex_lock(&q->lock);
+    atomic_store_explicit(&q->max_total, max_total, memory_order_relaxed);
+    q->max_per_ip = max_per_ip;
+    connquota_set_overrides(q, overrides, noverrides);
+    /* a connection already waiting on the old rate keeps its delay, as
+     * Kafka's updateBrokerMaxConnectionRate says */
+    q->max_rate = max_rate;
+    for (i = 0; i < q->nlisteners; i++) {
+        q->listeners[i].max = listener_max[i];
+        q->listeners[i].max_rate = listener_rate[i];
+    }
+    pthread_cond_broadcast(&q->freed);
+    pthread_mutex_unlock(&q->lock);
 }
 
 void
@@ -66,6 +112,7 @@ samsa_connquota_fini(samsa_connquota_t *q)
         samsa_free(q->iprates[i]);
     }
     samsa_free(q->iprates);
+    samsa_free(q->listeners);
     pthread_cond_destroy(&q->freed);
     pthread_mutex_destroy(&q->lock);
 }
@@ -134,14 +181,29 @@ connquota_cond_wait(samsa_connquota_t *q, int64_t ms)
     pthread_cond_timedwait(&q->freed, &q->lock, &ts);
 }
 
-/* Kafka's waitForConnectionSlot: record the connection in the broker-wide
- * rate, then wait out its throttle time and until the total is below
- * max.connections.  @locks q->lock held */
+/* Kafka's connectionSlotAvailable: the listener below its own
+ * max.connections, and the total below the broker's.  @locks q->lock held */
 static bool
-connquota_wait_slot(samsa_connquota_t *q, _Atomic bool *running, int wait_ms)
+connquota_slot_available(samsa_connquota_t *q,
+                         const samsa_connquota_listener_t *l)
+{
+    return l->count < l->max
+           && atomic_load_explicit(&q->total, memory_order_relaxed)
+                  < atomic_load_explicit(&q->max_total,
+                                         memory_order_relaxed);
+}
+
+/* Kafka's waitForConnectionSlot: record the connection in the broker-wide
+ * and the listener's rates, then wait out the longer throttle time and
+ * until a slot is available.  @locks q->lock held */
+static bool
+connquota_wait_slot(samsa_connquota_t *q, samsa_connquota_listener_t *l,
+                    _Atomic bool *running, int wait_ms)
 {
     int64_t  now = samsa_now_ms();
-    int64_t  end = now + connquota_rate_record(q, &q->rate, q->max_rate, now);
+    int64_t  ms = connquota_rate_record(q, &q->rate, q->max_rate, now);
+    int64_t  lms = connquota_rate_record(q, &l->rate, l->max_rate, now);
+    int64_t  end = now + (lms > ms ? lms : ms);
     int64_t  left;
 
     if (end > now) {
@@ -149,8 +211,7 @@ connquota_wait_slot(samsa_connquota_t *q, _Atomic bool *running, int wait_ms)
     }
     for (;;) {
         left = end - samsa_now_ms();
-        if (left <= 0 && atomic_load_explicit(&q->total, memory_order_relaxed)
-                             < q->max_total) {
+        if (left <= 0 && connquota_slot_available(q, l)) {
             return true;
         }
         if (!atomic_load_explicit(running, memory_order_acquire)) {
@@ -195,9 +256,11 @@ connquota_iprate(samsa_connquota_t *q, const char *ip, int64_t now_ms)
 
 /* Kafka's recordIpConnectionMaybeThrottle: the throttle time of one more
  * connection from ip under its quota; a throttled one is taken back out of
- * the rate (it is closed, not counted).  @locks q->lock held */
+ * its rate and the broker's and listener's (it is closed, not counted).
+ * @locks q->lock held */
 static int64_t
-connquota_ip_throttle(samsa_connquota_t *q, const char *ip, int32_t bound)
+connquota_ip_throttle(samsa_connquota_t *q, samsa_connquota_listener_t *l,
+                      const char *ip, int32_t bound)
 {
     int64_t         now = samsa_now_ms(), ms;
     samsa_qrate_t  *r;
@@ -209,30 +272,38 @@ connquota_ip_throttle(samsa_connquota_t *q, const char *ip, int32_t bound)
     ms = connquota_rate_record(q, r, bound, now);
     if (ms > 0) {
         samsa_qrate_record(r, -1.0, now);
+        if (q->max_rate < INT32_MAX) {
+            samsa_qrate_record(&q->rate, -1.0, now);
+        }
+        if (l->max_rate < INT32_MAX) {
+            samsa_qrate_record(&l->rate, -1.0, now);
+        }
         atomic_fetch_add_explicit(&q->ip_throttled, 1, memory_order_relaxed);
     }
     return ms;
 }
 
 samsa_err_t
-samsa_connquota_take(samsa_connquota_t *q, const char *ip,
+samsa_connquota_take(samsa_connquota_t *q, size_t listener, const char *ip,
                      _Atomic bool *running, int wait_ms,
                      int64_t *close_delay_ms)
 {
-    samsa_connquota_ip_t  *e;
-    samsa_err_t            err = SAMSA_ERR_NONE;
-    int32_t                ip_bound = INT32_MAX;
+    samsa_connquota_listener_t  *l = &q->listeners[listener];
+    samsa_connquota_ip_t        *e;
+    samsa_err_t                  err = SAMSA_ERR_NONE;
+    int32_t                      ip_bound = INT32_MAX;
 
+    samsa_assert(listener < q->nlisteners);
     *close_delay_ms = 0;
     if (q->ip_rate != NULL) {
         ip_bound = q->ip_rate(q->ip_rate_ctx, ip);
     }
     pthread_mutex_lock(&q->lock);
-    if (!connquota_wait_slot(q, running, wait_ms)) {
+    if (!connquota_wait_slot(q, l, running, wait_ms)) {
         err = SAMSA_ERR__SHUTDOWN;
         goto out_unlock;
     }
-    *close_delay_ms = connquota_ip_throttle(q, ip, ip_bound);
+    *close_delay_ms = connquota_ip_throttle(q, l, ip, ip_bound);
     if (*close_delay_ms > 0) {
         err = SAMSA_ERR__FULL;
         goto out_unlock;
@@ -246,6 +317,7 @@ samsa_connquota_take(samsa_connquota_t *q, const char *ip,
         goto out_unlock;
     }
     e->count++;
+    l->count++;
     atomic_fetch_add_explicit(&q->total, 1, memory_order_relaxed);
 out_unlock:
     pthread_mutex_unlock(&q->lock);
@@ -253,18 +325,22 @@ out_unlock:
 }
 
 void
-samsa_connquota_give(samsa_connquota_t *q, const char *ip)
+samsa_connquota_give(samsa_connquota_t *q, size_t listener, const char *ip)
 {
     samsa_connquota_ip_t  *e;
 
+    samsa_assert(listener < q->nlisteners);
     pthread_mutex_lock(&q->lock);
     e = connquota_ip_find(q, ip, false);
-    samsa_assert(e != NULL && e->count > 0);
+    samsa_assert(e != NULL && e->count > 0
+                 && q->listeners[listener].count > 0);
     if (--e->count == 0) {
         *e = q->ips[--q->nips];
     }
+    q->listeners[listener].count--;
     atomic_fetch_sub_explicit(&q->total, 1, memory_order_relaxed);
-    pthread_cond_signal(&q->freed);
+    /* every acceptor: the one of this listener may be the one waiting */
+    pthread_cond_broadcast(&q->freed);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -274,8 +350,14 @@ samsa_connquota_total(samsa_connquota_t *q)
     return atomic_load_explicit(&q->total, memory_order_relaxed);
 }
 
+int32_t
+samsa_connquota_max_total(samsa_connquota_t *q)
+{
+    return atomic_load_explicit(&q->max_total, memory_order_relaxed);
+}
+
 bool
 samsa_connquota_over(samsa_connquota_t *q)
 {
-    return samsa_connquota_total(q) > q->max_total;
+    return samsa_connquota_total(q) > samsa_connquota_max_total(q);
 }

@@ -8,9 +8,14 @@
  * it is refused: its socket is closed after the throttle time).  Rates are
  * util/qrate.h rates over quota.window.num windows of
  * quota.window.size.seconds; throttle times are capped at one window, as
- * Kafka's.
- * Threads: the acceptors take slots, the network threads give them back;
- * the mutex guards the counts and the rates.
+ * Kafka's.  Each listener also has its own limits (Kafka's
+ * ListenerConnectionQuota: listener.name.<listener>.max.connections and
+ * .max.connection.creation.rate), checked beside the broker-wide ones.
+ * The limits can change at run time (samsa_connquota_set_limits, Kafka's
+ * DynamicConnectionQuota); acceptors waiting for a slot look again.
+ * Threads: the acceptors take slots, the network threads give them back,
+ * the reconf hook changes the limits; the mutex guards the counts, the
+ * limits and the rates.
  */
 #ifndef SAMSA_NET_CONNQUOTA_H
 #define SAMSA_NET_CONNQUOTA_H
@@ -40,6 +45,14 @@ typedef struct samsa_connquota_ip {
  * Called on the acceptor thread without the lock; must not block. */
 typedef int32_t (*samsa_connquota_ip_rate_fn)(void *ctx, const char *ip);
 
+/* One listener's connections and limits (INT32_MAX: none). */
+typedef struct samsa_connquota_listener {
+    int32_t        max;             /* [lock] max.connections */
+    int32_t        max_rate;        /* [lock] max.connection.creation.rate */
+    int32_t        count;           /* [lock] */
+    samsa_qrate_t  rate;            /* [lock] */
+} samsa_connquota_listener_t;
+
 typedef struct samsa_connquota_iprate {
     char           ip[64];
     int64_t        last_ms;         /* last recorded */
@@ -49,16 +62,18 @@ typedef struct samsa_connquota_iprate {
 typedef struct samsa_connquota {
     pthread_mutex_t              lock;      /* guards [lock] fields */
     pthread_cond_t               freed;     /* a slot was given back */
-    int32_t                      max_total;         /* [const] */
-    int32_t                      max_per_ip;        /* [const] */
-    samsa_connquota_override_t  *overrides;         /* [const] */
-    size_t                       noverrides;        /* [const] */
+    _Atomic int32_t              max_total; /* [lock] writes; atomic reads */
+    int32_t                      max_per_ip;        /* [lock] */
+    samsa_connquota_override_t  *overrides;         /* [lock] */
+    size_t                       noverrides;        /* [lock] */
+    samsa_connquota_listener_t  *listeners; /* [const] array, fields [lock] */
+    size_t                       nlisteners;        /* [const] */
     samsa_connquota_ip_t        *ips;       /* [lock] IPs with connections */
     size_t                       nips;      /* [lock] */
     size_t                       ips_cap;   /* [lock] */
     _Atomic int32_t              total;     /* [lock] writes; atomic reads */
     /* creation rates (samsa_connquota_set_rates, before any take): */
-    int32_t                      max_rate;          /* [const] */
+    int32_t                      max_rate;          /* [lock] */
     int64_t                      window_ms;         /* [const] */
     int                          samples;           /* [const] */
     samsa_connquota_ip_rate_fn   ip_rate;           /* [const] may be NULL */
@@ -73,11 +88,27 @@ typedef struct samsa_connquota {
                                                    refused by an ip quota */
 } samsa_connquota_t;
 
-/* overrides are copied. */
+/* overrides are copied; nlisteners listeners, with no limit of their
+ * own until samsa_connquota_set_limits. */
 void samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
                           int32_t max_per_ip,
                           const samsa_connquota_override_t *overrides,
-                          size_t noverrides);
+                          size_t noverrides, size_t nlisteners);
+
+/* The limits, set at start or changed at run time (Kafka's
+ * DynamicConnectionQuota and ListenerConnectionQuota.reconfigure): the
+ * broker-wide max.connections, max.connections.per.ip and its overrides
+ * (copied), max.connection.creation.rate, and per listener (nlisteners of
+ * them, as at init) its max.connections and creation rate.  A lower limit
+ * closes nothing at once (the network threads close connections over
+ * max.connections one a turn); waiting acceptors look again.
+ * @thread any */
+void samsa_connquota_set_limits(samsa_connquota_t *q, int32_t max_total,
+                                int32_t max_per_ip,
+                                const samsa_connquota_override_t *overrides,
+                                size_t noverrides, int32_t max_rate,
+                                const int32_t *listener_max,
+                                const int32_t *listener_rate);
 void samsa_connquota_fini(samsa_connquota_t *q);
 
 /* Creation rates: max_rate (max.connection.creation.rate, INT32_MAX: no
@@ -88,25 +119,31 @@ void samsa_connquota_set_rates(samsa_connquota_t *q, int32_t max_rate,
                                int samples, int64_t window_ms,
                                samsa_connquota_ip_rate_fn ip_rate, void *ctx);
 
-/* Take a slot for a connection from ip, in Kafka's order: record the
- * connection in the broker-wide rate and wait out its throttle time, wait
- * (in steps of wait_ms, while *running stays true) for the total to drop
- * below max.connections, then check the ip's creation rate and count.
+/* Take a slot for a connection from ip on listener (an index), in
+ * Kafka's order: record the connection in the broker-wide and the
+ * listener's rates and wait out the longer throttle time, wait (in steps
+ * of wait_ms, while *running stays true) for the listener's count to drop
+ * below its max.connections and the total below the broker's, then check
+ * the ip's creation rate and count.
  * SAMSA_ERR__FULL if ip is over its connection_creation_rate quota
  * (*close_delay_ms > 0: close the socket after that long, as Kafka does)
  * or already has its maximum connections (*close_delay_ms 0);
  * SAMSA_ERR__SHUTDOWN if *running went false while waiting.
  * @thread acceptor */
 SAMSA_MUST_CHECK samsa_err_t samsa_connquota_take(samsa_connquota_t *q,
+                                                  size_t listener,
                                                   const char *ip,
                                                   _Atomic bool *running,
                                                   int wait_ms,
                                                   int64_t *close_delay_ms);
 
-/* Give back the slot of a closed connection from ip. @thread network */
-void samsa_connquota_give(samsa_connquota_t *q, const char *ip);
+/* Give back the slot of a closed connection from ip on listener.
+ * @thread network */
+void samsa_connquota_give(samsa_connquota_t *q, size_t listener,
+                          const char *ip);
 
 int32_t samsa_connquota_total(samsa_connquota_t *q);
+int32_t samsa_connquota_max_total(samsa_connquota_t *q);
 bool    samsa_connquota_over(samsa_connquota_t *q);   /* total > max */
 
 #endif /* SAMSA_NET_CONNQUOTA_H */

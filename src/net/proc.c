@@ -270,7 +270,7 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
     /* logged if it fails; the close below leaves the set anyway */
     (void) !samsa_selector_remove(&proc->sel, conn->fd);
     close(conn->fd);
-    samsa_connquota_give(&ss->quota, conn->remote_ip);
+    samsa_connquota_give(&ss->quota, proc->listener, conn->remote_ip);
     if (conn->payload != NULL) {
         samsa_free(conn->payload);
         if (conn->charged > 0
@@ -895,7 +895,7 @@ proc_close_excess_connections(samsa_proc_t *proc)
         return;
     }
     samsa_info("closing connection %s: over max.connections (%d)",
-               conn->idstr, proc->ss->quota.max_total);
+               conn->idstr, samsa_connquota_max_total(&proc->ss->quota));
     proc_lru_unlink(proc, conn);
     proc_conn_schedule_close(proc, conn);
     proc_process_disconnected(proc);
@@ -934,7 +934,8 @@ proc_close_all(samsa_proc_t *proc)
     proc_process_disconnected(proc);
     while ((nc = samsa_queue_take(&proc->newconns, 0)) != NULL) {
         close(nc->fd);
-        samsa_connquota_give(&proc->ss->quota, nc->remote_ip);
+        samsa_connquota_give(&proc->ss->quota, proc->listener,
+                             nc->remote_ip);
         samsa_free(nc);
     }
     /* From here on responses for this thread are dropped as they come

@@ -35,6 +35,46 @@ samsa_sockserver_proc_new(samsa_sockserver_t *ss, size_t listener)
     return proc;
 }
 
+/* The listeners' own limits at open (NULL: none), the broker-wide ones
+ * as conf says. */
+static void
+sockserver_listener_limits(samsa_sockserver_t *ss, const int32_t *max,
+                           const int32_t *rate)
+{
+    const samsa_sockserver_conf_t  *c = &ss->conf;
+    int32_t                        *m, *r;
+    size_t                          i;
+
+    m = samsa_calloc(c->nlisteners + 1, sizeof(*m));
+    r = samsa_calloc(c->nlisteners + 1, sizeof(*r));
+    for (i = 0; i < c->nlisteners; i++) {
+        m[i] = max != NULL ? max[i] : INT32_MAX;
+        r[i] = rate != NULL ? rate[i] : INT32_MAX;
+    }
+    samsa_connquota_set_limits(&ss->quota, c->max_connections,
+                               c->max_connections_per_ip, c->overrides,
+                               c->noverrides,
+                               c->max_connection_creation_rate, m, r);
+    samsa_free(m);
+    samsa_free(r);
+}
+
+void
+samsa_sockserver_set_conn_limits(samsa_sockserver_t *ss,
+                                 int32_t max_connections,
+                                 int32_t max_connections_per_ip,
+                                 const samsa_connquota_override_t *overrides,
+                                 size_t noverrides,
+                                 int32_t max_connection_creation_rate,
+                                 const int32_t *listener_max,
+                                 const int32_t *listener_rate)
+{
+    samsa_connquota_set_limits(&ss->quota, max_connections,
+                               max_connections_per_ip, overrides, noverrides,
+                               max_connection_creation_rate, listener_max,
+                               listener_rate);
+}
+
 samsa_err_t
 samsa_sockserver_open(samsa_sockserver_t **out,
                       const samsa_sockserver_conf_t *conf, char *errstr,
@@ -53,11 +93,13 @@ samsa_sockserver_open(samsa_sockserver_t **out,
     samsa_reqchan_init(&ss->chan, conf->queued_max_requests, &ss->pool);
     samsa_connquota_init(&ss->quota, conf->max_connections,
                          conf->max_connections_per_ip, conf->overrides,
-                         conf->noverrides);
+                         conf->noverrides, conf->nlisteners);
     samsa_connquota_set_rates(&ss->quota, conf->max_connection_creation_rate,
                               conf->quota_window_num,
                               conf->quota_window_ms, conf->ip_rate,
                               conf->ip_rate_ctx);
+    sockserver_listener_limits(ss, conf->listener_max_connections,
+                               conf->listener_max_connection_creation_rate);
     ss->acceptors = samsa_calloc(conf->nlisteners, sizeof(*ss->acceptors));
     for (i = 0; i < conf->nlisteners; i++) {
         ss->acceptors[i].fd = ss->acceptors[i].epfd = -1;

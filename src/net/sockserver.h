@@ -85,6 +85,10 @@ typedef struct samsa_sockserver_conf {
     const samsa_connquota_override_t  *overrides;
     size_t                             noverrides;
     int32_t                            max_connection_creation_rate;
+    const int32_t                     *listener_max_connections;
+    const int32_t                     *listener_max_connection_creation_rate;
+                                        /* listener.name.<l>.*, one per
+                                           listener; NULL: no limit */
     int32_t                            quota_window_num;   /* rates' */
     int64_t                            quota_window_ms;
     samsa_connquota_ip_rate_fn         ip_rate;   /* NULL: no ip quotas */
@@ -163,6 +167,19 @@ SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_start(samsa_sockserver_t *ss);
  * @thread any but a handler of this server */
 SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_set_io_threads(
     samsa_sockserver_t *ss, int32_t n);
+
+/* Change the connection limits at run time (Kafka's
+ * DynamicConnectionQuota and ListenerConnectionQuota): max.connections,
+ * max.connections.per.ip and its overrides (copied),
+ * max.connection.creation.rate, and per listener (one value each, in the
+ * order of conf.listeners) its own max.connections and creation rate
+ * (INT32_MAX: none).  @thread any */
+void samsa_sockserver_set_conn_limits(
+    samsa_sockserver_t *ss, int32_t max_connections,
+    int32_t max_connections_per_ip,
+    const samsa_connquota_override_t *overrides, size_t noverrides,
+    int32_t max_connection_creation_rate, const int32_t *listener_max,
+    const int32_t *listener_rate);
 
 /* Set every listener's network threads to n at run time
  * (num.network.threads, Kafka's DataPlaneAcceptor.reconfigure): each

@@ -160,8 +160,8 @@ httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
 
     if (hr->too_large) {
         return httpd_text(c, MHD_HTTP_CONTENT_TOO_LARGE,
-                          "body too large: send one of ERROR, WARN, INFO, "
-                          "DEBUG\n");
+                          "body too large: send one of FATAL, ERROR, WARN, "
+                          "INFO, DEBUG, TRACE\n");
     }
     hr->body[hr->len] = '\0';
     while (isspace((unsigned char) *s)) {
@@ -175,8 +175,8 @@ httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
     }
     if (!samsa_diag_level_parse(s, &level)) {
         return httpd_text(c, MHD_HTTP_BAD_REQUEST,
-                          "unknown level: send one of ERROR, WARN, INFO, "
-                          "DEBUG\n");
+                          "unknown level: send one of FATAL, ERROR, WARN, "
+                          "INFO, DEBUG, TRACE\n");
     }
     samsa_diag_set_level(level);
     samsa_warn("diagnostics level set to %s (POST /loglevel)",

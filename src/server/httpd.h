@@ -9,7 +9,8 @@
  *   GET  /             the status page (server/status.html)
  *   GET  /api/status   the JSON document the status page polls
  *   GET  /loglevel     the diagnostics level (diag.level)
- *   POST /loglevel     set it: the body is ERROR, WARN, INFO or DEBUG
+ *   POST /loglevel     set it: the body is FATAL, ERROR, WARN, INFO, DEBUG
+ *                      or TRACE
  * Other paths get 404, other methods 405.  HTTP parsing (and the 400 for
  * malformed requests) is libmicrohttpd's.
  * Threads: open/close on main; requests on the metrics thread.

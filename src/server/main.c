@@ -21,6 +21,7 @@
 #include "broker/quota.h"
 #include "meta/metaprops.h"
 #include "meta/brokercfg.h"
+#include "meta/topic_config.h"
 #include "net/sockserver.h"
 #include "util/config.h"
 #include "server/httpd.h"
@@ -136,16 +137,112 @@ server_dynamic_int(server_t *srv, const char *key)
     return v;
 }
 
+/* The connection limits in effect for one side (Kafka's
+ * DynamicConnectionQuota and, per listener, ListenerConnectionQuota:
+ * listener.name.<listener>.<key>, else the key's own value).  Kafka's
+ * controller listeners are protected from the broker-wide creation rate:
+ * on the controller side only a listener's own rate applies. */
+typedef struct server_conn_limits {
+    int32_t                      max_connections;
+    int32_t                      max_per_ip;
+    int32_t                      max_rate;
+    int32_t                     *listener_max;  /* one per listener of the
+                                                   side */
+    int32_t                     *listener_rate;
+    const samsa_connquota_override_t *overrides; /* srv's or own below */
+    size_t                       noverrides;
+    samsa_connquota_override_t  *own;           /* a dynamic value's */
+} server_conn_limits_t;
+
+/* max.connections.per.ip.overrides in effect: a dynamic value (resolved
+ * now; checked when it was set, so a failure here is a name that no
+ * longer resolves: the static overrides stay), else server.properties'. */
+static void
+server_conn_overrides(const server_t *srv,
+                      const samsa_brokercfg_levels_t *lv,
+                      server_conn_limits_t *out)
+{
+    samsa_ip_override_t  *ov;
+    size_t                nov, i;
+    int                   source;
+    const char           *v;
+    char                  why[512];
+
+    out->overrides = srv->overrides;
+    out->noverrides = srv->cfg.nmax_connections_per_ip_overrides;
+    out->own = NULL;
+    v = samsa_brokercfg_value(&srv->cfg, lv,
+                              "max.connections.per.ip.overrides", &source);
+    if (source == SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        || source == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG) {
+        return;
+    }
+    if (samsa_config_ip_overrides_parse(v, &ov, &nov, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        samsa_error("cannot apply max.connections.per.ip.overrides=%s: %s",
+                    v, why);
+        return;
+    }
+    out->own = samsa_calloc(nov + 1, sizeof(*out->own));
+    for (i = 0; i < nov; i++) {
+        snprintf(out->own[i].ip, sizeof(out->own[i].ip), "%s", ov[i].ip);
+        out->own[i].max = ov[i].max;
+    }
+    samsa_free(ov);
+    out->overrides = out->own;
+    out->noverrides = nov;
+}
+
+static void
+server_conn_limits(const server_t *srv, const samsa_brokercfg_levels_t *lv,
+                   const server_side_t *side, bool controller,
+                   server_conn_limits_t *out)
+{
+    const samsa_config_t  *cfg = &srv->cfg;
+    const char            *name;
+    bool                   prefixed;
+    int32_t                rate;
+    size_t                 i;
+
+    out->max_connections = samsa_brokercfg_int(cfg, lv, "max.connections");
+    out->max_per_ip = samsa_brokercfg_int(cfg, lv, "max.connections.per.ip");
+    out->max_rate = controller
+                        ? INT32_MAX
+                        : samsa_brokercfg_int(cfg, lv,
+                                              "max.connection.creation.rate");
+    server_conn_overrides(srv, lv, out);
+    out->listener_max = samsa_calloc(side->nlisteners + 1, sizeof(int32_t));
+    out->listener_rate = samsa_calloc(side->nlisteners + 1, sizeof(int32_t));
+    for (i = 0; i < side->nlisteners; i++) {
+        name = side->listeners[i].name;
+        out->listener_max[i] = samsa_brokercfg_listener_int(
+            cfg, lv, name, "max.connections", &prefixed);
+        rate = samsa_brokercfg_listener_int(
+            cfg, lv, name, "max.connection.creation.rate", &prefixed);
+        out->listener_rate[i] = controller && !prefixed ? INT32_MAX : rate;
+    }
+}
+
+static void
+server_conn_limits_free(server_conn_limits_t *l)
+{
+    samsa_free(l->listener_max);
+    samsa_free(l->listener_rate);
+    samsa_free(l->own);
+}
+
 /* The broker's reconf hook: apply the thread counts in effect to both
  * socket servers' handler pools and listeners (as Kafka resizes the
- * broker's and the controller's).  @thread controller (or main, when installed) */
+ * broker's and the controller's), and the log cleaner's settings to the
+ * log manager.  @thread controller (or main, when installed) */
 static void
 server_reconf(void *ctx, const samsa_image_t *img)
 {
     server_t                 *srv = ctx;
     server_side_t            *sides[2] = { &srv->broker, &srv->controller };
     samsa_brokercfg_levels_t  lv;
-    int32_t                   io, net;
+    server_conn_limits_t      lim;
+    int32_t                   io, net, cleaner;
     size_t                    i;
 
     samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
@@ -166,6 +263,20 @@ server_reconf(void *ctx, const samsa_image_t *img)
             samsa_error("%s: cannot apply num.network.threads=%d",
                         sides[i]->kind, (int) net);
         }
+        server_conn_limits(srv, &lv, sides[i], sides[i] == &srv->controller,
+                           &lim);
+        samsa_sockserver_set_conn_limits(
+            sides[i]->ss, lim.max_connections, lim.max_per_ip, lim.overrides,
+            lim.noverrides, lim.max_rate, lim.listener_max,
+            lim.listener_rate);
+        server_conn_limits_free(&lim);
+    }
+    cleaner = samsa_brokercfg_int(&srv->cfg, &lv, "log.cleaner.threads");
+    if (samsa_logmgr_cleaner_reconfigure(
+            srv->brk.logs, cleaner,
+            samsa_brokercfg_long(&srv->cfg, &lv, "log.cleaner.backoff.ms"))
+        != SAMSA_ERR_NONE) {
+        samsa_error("cannot apply log.cleaner.threads=%d", (int) cleaner);
     }
 }
 
@@ -175,6 +286,10 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
 {
     const samsa_config_t     *cfg = &srv->cfg;
     samsa_sockserver_conf_t   conf;
+    samsa_brokercfg_levels_t  lv;
+    server_conn_limits_t      lim;
+    samsa_image_t            *img;
+    samsa_err_t               err;
 
     side->kind = kind;
     server_side_listeners(srv, side, controller);
@@ -198,15 +313,18 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.socket_receive_buffer_bytes = cfg->socket_receive_buffer_bytes;
     conf.socket_listen_backlog_size = cfg->socket_listen_backlog_size;
     conf.connections_max_idle_ms = cfg->connections_max_idle_ms;
-    conf.max_connections = cfg->max_connections;
-    conf.max_connections_per_ip = cfg->max_connections_per_ip;
-    conf.overrides = srv->overrides;
-    conf.noverrides = cfg->nmax_connections_per_ip_overrides;
-    /* Kafka's controller listeners are protected from the broker-wide
-     * creation rate, and the ip quotas are the broker's */
-    conf.max_connection_creation_rate =
-        controller ? INT32_MAX
-                   : samsa_config_int(cfg, "max.connection.creation.rate");
+    img = samsa_meta_image_get(srv->brk.meta);
+    samsa_brokercfg_levels(img, cfg->node_id, &lv);
+    server_conn_limits(srv, &lv, side, controller, &lim);
+    samsa_image_put(img);
+    conf.max_connections = lim.max_connections;
+    conf.max_connections_per_ip = lim.max_per_ip;
+    conf.overrides = lim.overrides;
+    conf.noverrides = lim.noverrides;
+    conf.max_connection_creation_rate = lim.max_rate;
+    conf.listener_max_connections = lim.listener_max;
+    conf.listener_max_connection_creation_rate = lim.listener_rate;
+    /* the ip quotas are the broker's */
     conf.quota_window_num = samsa_config_int(cfg, "quota.window.num");
     conf.quota_window_ms =
         (int64_t) samsa_config_int(cfg, "quota.window.size.seconds") * 1000;
@@ -228,7 +346,9 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
         conf.done = server_request_done;
         conf.done_ctx = side;
     }
-    return samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
+    err = samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
+    server_conn_limits_free(&lim);
+    return err;
 }
 
 /* Advertised endpoints; a port of 0 (listener bound to any free port)

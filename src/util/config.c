@@ -199,17 +199,86 @@ config_vals_init(samsa_config_t *cfg)
     }
 }
 
+#define CONFIG_LISTENER_PREFIX  "listener.name."
+
+bool
+samsa_config_listener_key(const char *key, char *listener,
+                          size_t listener_size, const char **rest,
+                          size_t *def)
+{
+    const char  *name, *dot;
+    size_t       d;
+
+    if (strncmp(key, CONFIG_LISTENER_PREFIX,
+                strlen(CONFIG_LISTENER_PREFIX)) != 0) {
+        return false;
+    }
+    name = key + strlen(CONFIG_LISTENER_PREFIX);
+    dot = strchr(name, '.');
+    if (dot == NULL || dot == name || (size_t) (dot - name) >= listener_size) {
+        return false;
+    }
+    d = samsa_config_defs_index(dot + 1);
+    if (d == samsa_config_ndefs || !samsa_config_defs[d].per_listener) {
+        return false;
+    }
+    memcpy(listener, name, (size_t) (dot - name));
+    listener[dot - name] = '\0';
+    *rest = dot + 1;
+    *def = d;
+    return true;
+}
+
+/* Keep a listener.name.<listener>.<key> value (the later one of a key
+ * winning, as for any key); checked once the listeners are known. */
+static void
+config_listener_value_put(samsa_config_t *cfg, const char *key,
+                          const char *listener, size_t def, const char *text,
+                          const char *origin)
+{
+    samsa_listener_value_t  *v = NULL;
+    size_t                   i;
+
+    for (i = 0; i < cfg->nlistener_values; i++) {
+        if (strcmp(cfg->listener_values[i].key, key) == 0) {
+            v = &cfg->listener_values[i];
+            samsa_free(v->text);
+            samsa_free(v->source);
+            break;
+        }
+    }
+    if (v == NULL) {
+        cfg->listener_values = samsa_realloc(
+            cfg->listener_values,
+            (cfg->nlistener_values + 1) * sizeof(*cfg->listener_values));
+        v = &cfg->listener_values[cfg->nlistener_values++];
+        memset(v, 0, sizeof(*v));
+        v->key = samsa_strdup(key);
+        v->listener = samsa_strdup(listener);
+        v->def = def;
+    }
+    v->text = samsa_config_strdup_trim(text);
+    v->source = samsa_strdup(origin);
+}
+
 /* Take every known key's text from props; log unknown and unused ones. */
 static void
 config_vals_apply(samsa_config_t *cfg, const samsa_props_t *props)
 {
-    const char          *key, *origin;
+    const char          *key, *origin, *rest;
     samsa_config_val_t  *val;
+    char                 listener[64];
     size_t               i, d;
 
     for (i = 0; props != NULL && i < samsa_props_count(props); i++) {
         key = samsa_props_key(props, i);
         origin = samsa_props_origin(props, i);
+        if (samsa_config_listener_key(key, listener, sizeof(listener),
+                                      &rest, &d)) {
+            config_listener_value_put(cfg, key, listener, d,
+                                      samsa_props_value(props, i), origin);
+            continue;
+        }
         d = samsa_config_defs_index(key);
         if (d == samsa_config_ndefs) {
             samsa_warn("unknown configuration '%s' (%s) is ignored", key,
@@ -599,6 +668,85 @@ config_check_network(samsa_config_loader_t *ld)
     return SAMSA_ERR_NONE;
 }
 
+/* listener.name.<listener>.<key>: the listener, named in lower case as
+ * Kafka's prefix is, must be one of listeners; the value is checked as
+ * the key's own.  Errors name the whole key. */
+static samsa_err_t
+config_check_listener_values(samsa_config_loader_t *ld)
+{
+    samsa_config_t          *cfg = ld->cfg;
+    samsa_listener_value_t  *v;
+    const samsa_config_def_t *def;
+    const char              *why;
+    char                    *up, range[96];
+    size_t                   i, j;
+    bool                     found;
+
+    for (i = 0; i < cfg->nlistener_values; i++) {
+        v = &cfg->listener_values[i];
+        def = &samsa_config_defs[v->def];
+        why = NULL;
+        for (j = 0; v->listener[j] != '\0' && why == NULL; j++) {
+            if (v->listener[j] >= 'A' && v->listener[j] <= 'Z') {
+                why = "the listener name in listener.name.<listener>. must "
+                      "be in lower case";
+            }
+        }
+        up = samsa_strdup(v->listener);
+        samsa_config_upcase(up);
+        found = false;
+        for (j = 0; j < cfg->nlisteners && !found; j++) {
+            found = strcmp(cfg->listeners[j].name, up) == 0;
+        }
+        samsa_free(v->listener);
+        v->listener = up;
+        if (why == NULL && !found) {
+            why = "no such listener in listeners";
+        }
+        if (why == NULL) {
+            why = samsa_config_parse_i64(
+                v->text, def->type == SAMSA_CONFIG_INT ? INT32_MIN : INT64_MIN,
+                def->type == SAMSA_CONFIG_INT ? INT32_MAX : INT64_MAX,
+                &v->num);
+        }
+        if (why == NULL && def->check == SAMSA_CONFIG_CHECK_RANGE
+            && (v->num < def->min || v->num > def->max)) {
+            snprintf(range, sizeof(range), "must be between %lld and %lld",
+                     (long long) def->min, (long long) def->max);
+            if (def->max == (def->type == SAMSA_CONFIG_INT ? INT32_MAX
+                                                           : INT64_MAX)) {
+                snprintf(range, sizeof(range), "must be at least %lld",
+                         (long long) def->min);
+            }
+            why = range;
+        }
+        if (why != NULL) {
+            snprintf(ld->errstr, ld->errstr_size, "invalid value '%s' for "
+                     "configuration '%s': %s (%s)", v->text, v->key, why,
+                     v->source);
+            return SAMSA_ERR__CONFIG;
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
+const samsa_listener_value_t *
+samsa_config_listener_value(const samsa_config_t *cfg, const char *listener,
+                            const char *key)
+{
+    const samsa_listener_value_t  *v;
+    size_t                         i;
+
+    for (i = 0; i < cfg->nlistener_values; i++) {
+        v = &cfg->listener_values[i];
+        if (strcasecmp(v->listener, listener) == 0
+            && strcmp(samsa_config_defs[v->def].name, key) == 0) {
+            return v;
+        }
+    }
+    return NULL;
+}
+
 /* Step 3: the checks across keys and the typed fields, in order. */
 static samsa_err_t
 config_fill(samsa_config_loader_t *ld)
@@ -610,6 +758,7 @@ config_fill(samsa_config_loader_t *ld)
     config_fill_roles(cfg);
     if ((err = config_fill_node_id(ld)) != SAMSA_ERR_NONE
         || (err = samsa_config_net_load(ld)) != SAMSA_ERR_NONE
+        || (err = config_check_listener_values(ld)) != SAMSA_ERR_NONE
         || (err = config_fill_log_dirs(ld)) != SAMSA_ERR_NONE
         || (err = config_check_network(ld)) != SAMSA_ERR_NONE) {
         return err;
@@ -656,6 +805,13 @@ samsa_config_fini(samsa_config_t *cfg)
         samsa_config_strv_free(cfg->vals[i].items, cfg->vals[i].nitems);
     }
     samsa_free(cfg->vals);
+    for (i = 0; i < cfg->nlistener_values; i++) {
+        samsa_free(cfg->listener_values[i].key);
+        samsa_free(cfg->listener_values[i].listener);
+        samsa_free(cfg->listener_values[i].text);
+        samsa_free(cfg->listener_values[i].source);
+    }
+    samsa_free(cfg->listener_values);
     memset(cfg, 0, sizeof(*cfg));
 }
 

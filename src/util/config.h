@@ -36,6 +36,18 @@ typedef struct samsa_ip_override {
     int32_t  max;
 } samsa_ip_override_t;
 
+/* One listener-prefixed value, listener.name.<listener>.<key> (Kafka's
+ * ListenerName.configPrefix: the listener in lower case), for the keys
+ * of samsa_config_defs[] marked per_listener. */
+typedef struct samsa_listener_value {
+    char     *key;              /* the whole key, as given */
+    char     *listener;         /* upper case, one of listeners' names */
+    size_t    def;              /* its samsa_config_defs[] row */
+    char     *text;             /* trimmed */
+    char     *source;           /* props origin */
+    int64_t   num;              /* INT, LONG: parsed and checked */
+} samsa_listener_value_t;
+
 typedef struct samsa_config_val samsa_config_val_t;    /* config.c */
 
 typedef struct samsa_config {
@@ -89,6 +101,10 @@ typedef struct samsa_config {
     /* Every key of samsa_config_defs[], same index: its text, parsed value
      * and source.  Read through the getters below. */
     samsa_config_val_t  *vals;
+
+    /* listener.name.<listener>.<key> values, checked against listeners */
+    samsa_listener_value_t  *listener_values;
+    size_t                   nlistener_values;
 } samsa_config_t;
 
 /* Parse the command line "samsa-server [server.properties]
@@ -153,6 +169,27 @@ bool samsa_config_is_set(const samsa_config_t *cfg, const char *key);
 /* Any key's value as text (trimmed; a password as given), or NULL for
  * Kafka's null: what DescribeConfigs shows. */
 const char *samsa_config_text(const samsa_config_t *cfg, const char *key);
+
+/* Parse max.connections.per.ip.overrides text ("host:count, ...", a host
+ * name standing for every address it resolves to, a later entry for an
+ * address winning) into *out (to free with samsa_free) and *n.
+ * SAMSA_ERR__CONFIG or SAMSA_ERR__RESOLVE with why filled (*out NULL).
+ * @thread any (may block resolving a host name) */
+SAMSA_MUST_CHECK samsa_err_t samsa_config_ip_overrides_parse(
+    const char *text, samsa_ip_override_t **out, size_t *n, char *why,
+    size_t why_size);
+
+/* listener.name.<listener>.<key> as set (listener: a listener's name,
+ * any case; key: a per_listener key), or NULL when it is not set. */
+const samsa_listener_value_t *samsa_config_listener_value(
+    const samsa_config_t *cfg, const char *listener, const char *key);
+
+/* Split key "listener.name.<listener>.<rest>": true with the listener
+ * part (as written) in listener and *rest pointing into key, if rest is a
+ * per_listener key of samsa_config_defs[] (*def its row). */
+bool samsa_config_listener_key(const char *key, char *listener,
+                               size_t listener_size, const char **rest,
+                               size_t *def);
 
 /* Where the key's value came from: "default", "server.properties:12",
  * "--override" (as the props origin said). */

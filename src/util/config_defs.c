@@ -33,7 +33,7 @@ static const char *const  config_cleanup_policies[] = {
 };
 
 static const char *const  config_diag_levels[] = {
-    "ERROR", "WARN", "INFO", "DEBUG", NULL,
+    "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", NULL,
 };
 
 static const char *const  config_timestamp_types[] = {
@@ -215,8 +215,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Network threads (processors) per listener. Not dynamic "
-               "yet (Kafka's run-time change is refused).",
+        .doc = "Network threads (processors) per listener. Dynamic: "
+               "IncrementalAlterConfigs/AlterConfigs on the BROKER "
+               "resource change every listener's count at run time.",
     },
     {
         .name = "num.io.threads",
@@ -302,8 +303,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
+        .per_listener = true,
         .doc = "Connections the broker accepts in all; acceptors wait above "
-               "it.",
+               "it. Per listener: listener.name.<listener>.max.connections "
+               "(else this value). Dynamic (BROKER resource).",
     },
     {
         .name = "max.connections.per.ip",
@@ -313,7 +316,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .min = 0, .max = INT32_MAX,
         .implemented = true,
         .doc = "Connections accepted from one IP address; 0 only together "
-               "with overrides.",
+               "with overrides. Dynamic (BROKER resource).",
     },
     {
         .name = "max.connections.per.ip.overrides",
@@ -322,7 +325,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .valid = "host:count, ...; host an IP literal or a name (every "
                  "address it resolves to); count >= 0",
         .implemented = true,
-        .doc = "Per-IP exceptions to max.connections.per.ip.",
+        .doc = "Per-IP exceptions to max.connections.per.ip. Dynamic "
+               "(BROKER resource).",
     },
     {
         .name = "max.connection.creation.rate",
@@ -331,9 +335,12 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
+        .per_listener = true,
         .doc = "New connections per second the broker's listeners accept "
                "in all; above it the acceptor delays accepting (the "
-               "controller listeners are exempt).",
+               "controller listeners are exempt). Per listener: "
+               "listener.name.<listener>.max.connection.creation.rate "
+               "(else this value). Dynamic (BROKER resource).",
     },
     {
         .name = "quota.window.num",
@@ -411,8 +418,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .doc = "Samsa: level of the diagnostics on standard error (Kafka "
                "sets its log4j root logger level in log4j's own file); "
-               "changed at run time by POST /loglevel on "
-               "metrics.listener.",
+               "changed at run time, not persisted, by "
+               "IncrementalAlterConfigs on the BROKER_LOGGER logger root "
+               "or by POST /loglevel on metrics.listener.",
     },
     {
         .name = "message.max.bytes",
@@ -846,7 +854,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Log cleaner threads.",
+        .doc = "Log cleaner threads. Dynamic: a change on the BROKER "
+               "resource restarts the cleaner with the new count (at "
+               "least 1, half to double the current value).",
     },
     {
         .name = "log.cleaner.dedupe.buffer.size",
@@ -885,7 +895,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
         .implemented = true,
-        .doc = "Sleep of the cleaner when there is nothing to clean.",
+        .doc = "Sleep of the cleaner when there is nothing to clean. "
+               "Dynamic (BROKER resource).",
     },
     {
         .name = "log.cleaner.min.cleanable.ratio",

@@ -52,6 +52,8 @@ typedef struct samsa_config_def {
                                            (listeners...); NULL otherwise */
     bool                   nonempty;    /* LIST: at least one item */
     bool                   implemented; /* false: accepted, not used yet */
+    bool                   per_listener;/* also listener.name.<listener>.
+                                           <name>, for one listener */
     const char            *doc;         /* one line */
 } samsa_config_def_t;
 

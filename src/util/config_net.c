@@ -507,32 +507,32 @@ config_net_fill_advertised(samsa_config_loader_t *ld)
 
 /* Set (or replace, the later entry winning) the override of ip. */
 static void
-config_net_override_put(samsa_config_t *cfg, const char *ip, int32_t max)
+config_net_override_put(samsa_ip_override_t **arr, size_t *n, const char *ip,
+                        int32_t max)
 {
     samsa_ip_override_t  *o;
     size_t                i;
 
-    for (i = 0; i < cfg->nmax_connections_per_ip_overrides; i++) {
-        o = &cfg->max_connections_per_ip_overrides[i];
+    for (i = 0; i < *n; i++) {
+        o = &(*arr)[i];
         if (strcmp(o->ip, ip) == 0) {
             o->max = max;
             return;
         }
     }
-    cfg->max_connections_per_ip_overrides =
-        samsa_realloc(cfg->max_connections_per_ip_overrides,
-                      (i + 1) * sizeof(samsa_ip_override_t));
-    o = &cfg->max_connections_per_ip_overrides[i];
+    *arr = samsa_realloc(*arr, (i + 1) * sizeof(samsa_ip_override_t));
+    o = &(*arr)[i];
     memset(o, 0, sizeof(*o));
     snprintf(o->ip, sizeof(o->ip), "%s", ip);
     o->max = max;
-    cfg->nmax_connections_per_ip_overrides++;
+    (*n)++;
 }
 
 /* Every address host resolves to (a literal resolves to itself). */
 static samsa_err_t
-config_net_override_host(samsa_config_loader_t *ld, const char *host,
-                         int32_t max)
+config_net_override_host(samsa_ip_override_t **arr, size_t *n,
+                         const char *host, int32_t max, char *why,
+                         size_t why_size)
 {
     struct addrinfo   hints = { .ai_socktype = SOCK_STREAM };
     struct addrinfo  *res, *ai;
@@ -543,9 +543,8 @@ config_net_override_host(samsa_config_loader_t *ld, const char *host,
     hints.ai_family = AF_UNSPEC;
     rc = getaddrinfo(host, NULL, &hints, &res);
     if (rc != 0) {
-        (void) samsa_config_bad(ld, "max.connections.per.ip.overrides",
-                                "cannot resolve host '%s': %s", host,
-                                gai_strerror(rc));
+        snprintf(why, why_size, "cannot resolve host '%s': %s", host,
+                 gai_strerror(rc));
         return SAMSA_ERR__RESOLVE;
     }
     for (ai = res; ai != NULL; ai = ai->ai_next) {
@@ -557,11 +556,54 @@ config_net_override_host(samsa_config_loader_t *ld, const char *host,
             continue;
         }
         if (inet_ntop(ai->ai_family, addr, ip, sizeof(ip)) != NULL) {
-            config_net_override_put(ld->cfg, ip, max);
+            config_net_override_put(arr, n, ip, max);
         }
     }
     freeaddrinfo(res);
     return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_config_ip_overrides_parse(const char *text, samsa_ip_override_t **out,
+                                size_t *n, char *why, size_t why_size)
+{
+    char                       host[SAMSA_CONFIG_HOST_MAX];
+    char                     **items;
+    const char                *rest, *bad;
+    size_t                     i, nitems;
+    int64_t                    max;
+    samsa_err_t                err = SAMSA_ERR_NONE;
+
+    *out = NULL;
+    *n = 0;
+    bad = samsa_config_split_list(text != NULL ? text : "", &items, &nitems);
+    if (bad != NULL) {
+        snprintf(why, why_size, "%s", bad);
+        err = SAMSA_ERR__CONFIG;
+    }
+    for (i = 0; err == SAMSA_ERR_NONE && i < nitems; i++) {
+        if (!config_net_split_host(items[i], true, host, &rest, why,
+                                   why_size)) {
+            err = SAMSA_ERR__CONFIG;
+        } else if (host[0] == '\0') {
+            snprintf(why, why_size, "'%s': missing host", items[i]);
+            err = SAMSA_ERR__CONFIG;
+        } else if (samsa_config_parse_i64(rest, 0, INT32_MAX, &max) != NULL) {
+            snprintf(why, why_size, "'%s': the count must be a number from 0 "
+                     "to 2147483647", items[i]);
+            err = SAMSA_ERR__CONFIG;
+        } else {
+            err = config_net_override_host(out, n, host, (int32_t) max, why,
+                                           why_size);
+        }
+    }
+    samsa_config_strv_free(items, nitems);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return err;
 }
 
 /* max.connections.per.ip.overrides: "host:count, ..." (Kafka's format; a
@@ -571,31 +613,15 @@ config_net_fill_overrides(samsa_config_loader_t *ld)
 {
     const char                *key = "max.connections.per.ip.overrides";
     const samsa_config_val_t  *val = samsa_config_val_find(ld->cfg, key);
-    char                       host[SAMSA_CONFIG_HOST_MAX], why[512];
-    char                     **items;
-    const char                *rest, *bad;
-    size_t                     i, n;
-    int64_t                    max;
-    samsa_err_t                err = SAMSA_ERR_NONE;
+    char                       why[512];
+    samsa_err_t                err;
 
-    bad = samsa_config_split_list(val->text, &items, &n);
-    if (bad != NULL) {
-        err = samsa_config_bad(ld, key, "%s", bad);
+    err = samsa_config_ip_overrides_parse(
+        val->text, &ld->cfg->max_connections_per_ip_overrides,
+        &ld->cfg->nmax_connections_per_ip_overrides, why, sizeof(why));
+    if (err != SAMSA_ERR_NONE) {
+        (void) samsa_config_bad(ld, key, "%s", why);
     }
-    for (i = 0; err == SAMSA_ERR_NONE && i < n; i++) {
-        if (!config_net_split_host(items[i], true, host, &rest, why,
-                                   sizeof(why))) {
-            err = samsa_config_bad(ld, key, "%s", why);
-        } else if (host[0] == '\0') {
-            err = samsa_config_bad(ld, key, "'%s': missing host", items[i]);
-        } else if (samsa_config_parse_i64(rest, 0, INT32_MAX, &max) != NULL) {
-            err = samsa_config_bad(ld, key, "'%s': the count must be a number "
-                                   "from 0 to 2147483647", items[i]);
-        } else {
-            err = config_net_override_host(ld, host, (int32_t) max);
-        }
-    }
-    samsa_config_strv_free(items, n);
     return err;
 }
 

@@ -17,7 +17,9 @@
 
 static _Atomic int  diag_level = SAMSA_DIAG_INFO;
 
-static const char *const diag_names[] = { "ERROR", "WARN", "INFO", "DEBUG" };
+static const char *const diag_names[] = {
+    "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE",
+};
 
 void
 samsa_diag_set_level(samsa_diag_level_t level)
@@ -101,7 +103,8 @@ samsa_diag(samsa_diag_level_t level, const char *fmt, ...)
 void
 samsa_assert_fail(const char *what, const char *file, int line)
 {
-    samsa_error("BUG: assertion failed: %s at %s:%d", what, file, line);
+    samsa_diag(SAMSA_DIAG_FATAL, "BUG: assertion failed: %s at %s:%d", what,
+               file, line);
     abort();
 }
 

@@ -8,11 +8,16 @@
 
 #include <stdbool.h>
 
+/* log4j's levels.  FATAL is a line before the process aborts (an
+ * assertion); Samsa writes no TRACE lines, so TRACE shows what DEBUG
+ * does. */
 typedef enum samsa_diag_level {
-    SAMSA_DIAG_ERROR = 0,
-    SAMSA_DIAG_WARN  = 1,
-    SAMSA_DIAG_INFO  = 2,
-    SAMSA_DIAG_DEBUG = 3,
+    SAMSA_DIAG_FATAL = 0,
+    SAMSA_DIAG_ERROR = 1,
+    SAMSA_DIAG_WARN  = 2,
+    SAMSA_DIAG_INFO  = 3,
+    SAMSA_DIAG_DEBUG = 4,
+    SAMSA_DIAG_TRACE = 5,
 } samsa_diag_level_t;
 
 /* Lines above level are dropped.  Default INFO. */
@@ -20,8 +25,8 @@ void samsa_diag_set_level(samsa_diag_level_t level);
 bool samsa_diag_enabled(samsa_diag_level_t level);
 samsa_diag_level_t samsa_diag_get_level(void);
 
-/* "ERROR", "WARN", "INFO", "DEBUG" (log4j's names; case-insensitive) to a
- * level: false for anything else. */
+/* "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE" (log4j's names;
+ * case-insensitive) to a level: false for anything else. */
 bool samsa_diag_level_parse(const char *name, samsa_diag_level_t *out);
 const char *samsa_diag_level_name(samsa_diag_level_t level);
 

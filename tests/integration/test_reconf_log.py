@@ -66,10 +66,10 @@ def test_log_retention_defaults_follow_the_broker(samsa):
 
         # refused with Kafka's ConfigDef messages, nothing applied
         assert set_broker(c, "log.retention.bytes", "lots") == (
-            kwire.ERR_INVALID_REQUEST, "Invalid value lots for configuration "
+            kwire.ERR_INVALID_CONFIG, "Invalid value lots for configuration "
             "log.retention.bytes: Not a number of type LONG")
         assert set_broker(c, "log.retention.ms", "-2") == (
-            kwire.ERR_INVALID_REQUEST, "Invalid value -2 for configuration "
+            kwire.ERR_INVALID_CONFIG, "Invalid value -2 for configuration "
             "log.retention.ms: Value must be at least -1")
 
         # the oldest two segments of the topic that follows the default go
@@ -126,7 +126,7 @@ def test_message_max_bytes_follows_the_broker(samsa):
             p["error_code"])
         assert c.produce("own", 0, big, timeout=T(10))["error_code"] == 0
         assert set_broker(c, "message.max.bytes", "-1") == (
-            kwire.ERR_INVALID_REQUEST, "Invalid value -1 for configuration "
+            kwire.ERR_INVALID_CONFIG, "Invalid value -1 for configuration "
             "message.max.bytes: Value must be at least 0")
 
 
@@ -148,5 +148,5 @@ def test_log_segment_bytes_follows_the_broker(samsa):
         assert len(segs) >= 3, segs
         assert all(s <= SEGMENT_BYTES for _, s in segs[1:]), segs
         assert set_broker(c, "log.segment.bytes", "1000") == (
-            kwire.ERR_INVALID_REQUEST, "Invalid value 1000 for configuration "
+            kwire.ERR_INVALID_CONFIG, "Invalid value 1000 for configuration "
             "log.segment.bytes: Value must be at least %d" % SEGMENT_BYTES)

@@ -84,7 +84,8 @@ test_brokercfg_validate(void **state)
     samsa_brokercfg_levels_t  lv = { 0 };
     samsa_image_config_t      node[] = { { "num.io.threads", "3" } };
     samsa_image_config_t      two[] = { { "log.dirs", "/x" },
-                                        { "log.cleaner.threads", "2" } };
+                                        { "log.cleaner.io.buffer.size",
+                                          "2" } };
     char                      err[512];
 
     (void) state;
@@ -94,28 +95,28 @@ test_brokercfg_validate(void **state)
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "4", err),
                      SAMSA_ERR_NONE);
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "17", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=17, value should not be greater "
                         "than double the current value 8");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "3", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=3, value should be at least half "
                         "the current value 8");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "-1", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=-1, value should be at least 1");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "8x", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value 8x for configuration "
                         "num.io.threads: Not a number of type INT");
     assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, two, 2, err,
                                               sizeof(err)),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Cannot update these configs dynamically: "
-                        "Set(log.dirs, log.cleaner.threads)");
+                        "Set(log.dirs, log.cleaner.io.buffer.size)");
     /* unknown keys pass, as Kafka lets them */
     assert_int_equal(check(&cfg, &lv, false, "custom.key", "1", err),
                      SAMSA_ERR_NONE);
@@ -129,7 +130,7 @@ test_brokercfg_validate(void **state)
                      SAMSA_ERR_NONE);
     assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, NULL, 0, err,
                                               sizeof(err)),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.io.threads=8, value should not be greater "
                         "than double the current value 3");
@@ -153,7 +154,7 @@ test_brokercfg_network_threads(void **state)
     assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "6", err),
                      SAMSA_ERR_NONE);
     assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "7", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.network.threads=7, value should not be "
                         "greater than double the current value 3");
@@ -164,7 +165,7 @@ test_brokercfg_network_threads(void **state)
     samsa_brokercfg_value(&cfg, &lv, "num.network.threads", &source);
     assert_int_equal(source, SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG);
     assert_int_equal(check(&cfg, &lv, false, "num.network.threads", "2", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.network.threads=2, value should be at least "
                         "half the current value 6");
@@ -178,7 +179,7 @@ test_brokercfg_network_threads(void **state)
     samsa_config_fini(&cfg);
     cfg_load(&cfg, "num.network.threads", "1");
     assert_int_equal(check(&cfg, &lv, false, "num.io.threads", "4", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Dynamic thread count update validation failed "
                         "for num.network.threads=1, value should be at least "
                         "half the current value 6");
@@ -198,25 +199,171 @@ test_brokercfg_log_defaults(void **state)
     cfg_load(&cfg, NULL, NULL);
     assert_true(samsa_brokercfg_is_dynamic("log.retention.ms"));
     assert_true(samsa_brokercfg_is_dynamic("log.retention.hours"));
-    assert_false(samsa_brokercfg_is_dynamic("log.cleaner.threads"));
+    assert_false(samsa_brokercfg_is_dynamic("log.cleaner.io.buffer.size"));
     assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "1", err),
                      SAMSA_ERR_NONE);
     assert_int_equal(check(&cfg, &lv, false, "log.retention.ms",
                            "9000000000000", err),
                      SAMSA_ERR_NONE);          /* a LONG, not an INT */
     assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "-2", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value -2 for configuration "
                         "log.retention.ms: Value must be at least -1");
     assert_int_equal(check(&cfg, &lv, false, "log.retention.hours",
                            "9000000000000", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value 9000000000000 for configuration "
                         "log.retention.hours: Not a number of type INT");
     assert_int_equal(check(&cfg, &lv, false, "log.retention.bytes", "x", err),
-                     SAMSA_ERR_INVALID_REQUEST);
+                     SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, "Invalid value x for configuration "
                         "log.retention.bytes: Not a number of type LONG");
+    samsa_config_fini(&cfg);
+}
+
+/* log.cleaner.threads: LogCleaner.validateReconfiguration's rule and
+ * messages against the value in effect; log.cleaner.backoff.ms by its
+ * type and range. */
+static void
+test_brokercfg_cleaner(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    samsa_image_config_t      node[] = { { "log.cleaner.threads", "4" } };
+    char                      err[512];
+
+    (void) state;
+    cfg_load(&cfg, "log.cleaner.threads", "3");
+    assert_true(samsa_brokercfg_is_dynamic("log.cleaner.threads"));
+    assert_true(samsa_brokercfg_is_dynamic("log.cleaner.backoff.ms"));
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "6", err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "1", err),
+                     SAMSA_ERR_NONE);           /* 3 / 2 == 1, as Kafka's */
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "7", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Log cleaner threads cannot be increased to "
+                        "more than double the current value 3");
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "0", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Log cleaner threads should be at least 1");
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "two",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value two for configuration "
+                        "log.cleaner.threads: Not a number of type INT");
+    /* against the value in effect: the broker's 4 */
+    lv.node = node;
+    lv.nnode = 1;
+    assert_int_equal(samsa_brokercfg_int(&cfg, &lv, "log.cleaner.threads"),
+                     4);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "1", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Log cleaner threads cannot be reduced to less "
+                        "than half the current value 4");
+    lv.node = NULL;
+    lv.nnode = 0;
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.backoff.ms", "-1",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value -1 for configuration "
+                        "log.cleaner.backoff.ms: Value must be at least 0");
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.backoff.ms",
+                           "9000000000000", err),
+                     SAMSA_ERR_NONE);
+    node[0].name = "log.cleaner.backoff.ms";
+    node[0].value = "250";
+    lv.node = node;
+    lv.nnode = 1;
+    assert_int_equal(samsa_brokercfg_long(&cfg, &lv,
+                                          "log.cleaner.backoff.ms"), 250);
+    samsa_config_fini(&cfg);
+}
+
+/* The connection limits (DynamicConnectionQuota) and their listener
+ * forms (ListenerConnectionQuota): dynamic, checked, and a listener's
+ * value falls back to the key's own. */
+static void
+test_brokercfg_connection_limits(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    samsa_image_config_t      node[] = {
+        { "listener.name.plaintext.max.connections", "7" },
+        { "max.connections", "50" },
+    };
+    samsa_image_config_t      ipzero[] = {
+        { "max.connections.per.ip.overrides", "127.0.0.1:5, ::1:2" },
+        { "max.connections.per.ip", "0" },
+    };
+    char                      err[512];
+    bool                      prefixed;
+
+    (void) state;
+    cfg_load(&cfg, "max.connection.creation.rate", "20");
+    assert_true(samsa_brokercfg_is_dynamic("max.connections"));
+    assert_true(samsa_brokercfg_is_dynamic("max.connections.per.ip"));
+    assert_true(samsa_brokercfg_is_dynamic("max.connection.creation.rate"));
+    assert_true(samsa_brokercfg_is_dynamic(
+        "listener.name.plaintext.max.connections"));
+    assert_false(samsa_brokercfg_is_dynamic(
+        "listener.name.plaintext.num.io.threads"));
+    assert_int_equal(check(&cfg, &lv, false, "max.connections", "-1", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value -1 for configuration "
+                        "max.connections: Value must be at least 0");
+    assert_int_equal(check(&cfg, &lv, false, "max.connections.per.ip", "0",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "requirement failed: max.connections.per.ip "
+                        "can be set to zero only if "
+                        "max.connections.per.ip.overrides property is set.");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.plaintext.max.connections", "0",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid max.connections 0");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.x.max.connection.creation.rate",
+                           "-3", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid max.connection.creation.rate -3");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.plaintext.max.connections", "9",
+                           err),
+                     SAMSA_ERR_NONE);
+
+    /* the overrides: parsed as at start; with them, a per-IP 0 is fine */
+    assert_true(samsa_brokercfg_is_dynamic(
+        "max.connections.per.ip.overrides"));
+    assert_int_equal(check(&cfg, &lv, false,
+                           "max.connections.per.ip.overrides", "127.0.0.1:x",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value 127.0.0.1:x for configuration "
+                        "max.connections.per.ip.overrides: '127.0.0.1:x': "
+                        "the count must be a number from 0 to 2147483647");
+    assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, ipzero, 2,
+                                              err, sizeof(err)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_brokercfg_validate(&cfg, &lv, false, ipzero + 1,
+                                              1, err, sizeof(err)),
+                     SAMSA_ERR_INVALID_CONFIG);
+
+    lv.node = node;
+    lv.nnode = 2;
+    assert_int_equal(samsa_brokercfg_listener_int(&cfg, &lv, "PLAINTEXT",
+                                                  "max.connections",
+                                                  &prefixed), 7);
+    assert_true(prefixed);
+    assert_int_equal(samsa_brokercfg_listener_int(&cfg, &lv, "OTHER",
+                                                  "max.connections",
+                                                  &prefixed), 50);
+    assert_false(prefixed);
+    assert_int_equal(samsa_brokercfg_listener_int(
+                         &cfg, &lv, "PLAINTEXT",
+                         "max.connection.creation.rate", &prefixed), 20);
+    assert_false(prefixed);
     samsa_config_fini(&cfg);
 }
 
@@ -228,6 +375,8 @@ main(void)
         cmocka_unit_test(test_brokercfg_validate),
         cmocka_unit_test(test_brokercfg_network_threads),
         cmocka_unit_test(test_brokercfg_log_defaults),
+        cmocka_unit_test(test_brokercfg_cleaner),
+        cmocka_unit_test(test_brokercfg_connection_limits),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

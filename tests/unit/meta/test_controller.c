@@ -734,11 +734,12 @@ test_controller_alter_configs(void **state)
     assert_string_equal(r.message, "The topic 'nope' does not exist.");
     /* BROKER resources: dynamic broker configs (meta/brokercfg.h); a key
      * the broker does not know is stored, as Kafka does; a known static
-     * one is refused; a name that is no broker id too */
+     * one is refused (INVALID_CONFIG); a name that is no broker id is a
+     * malformed request (INVALID_REQUEST) */
     r = alter1(fx, "1", SAMSA_CONFIG_RESOURCE_BROKER, set, 1, true);
     assert_int_equal(r.error, SAMSA_ERR_NONE);
     r = alter1(fx, "1", SAMSA_CONFIG_RESOURCE_BROKER, broker_static, 1, true);
-    assert_int_equal(r.error, SAMSA_ERR_INVALID_REQUEST);
+    assert_int_equal(r.error, SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(r.message, "Cannot update these configs "
                         "dynamically: Set(log.dirs)");
     r = alter1(fx, "b1", SAMSA_CONFIG_RESOURCE_BROKER, broker_io, 1, true);

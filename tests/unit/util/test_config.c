@@ -823,6 +823,57 @@ test_config_doc_in_sync(void **state)
     free(doc);
 }
 
+/* listener.name.<listener>.<key> for the per-listener keys: the listener
+ * in lower case and among listeners, the value checked as the key's own;
+ * other keys with the prefix are unknown (ignored). */
+static void
+test_config_listener_prefixed(void **state)
+{
+    samsa_config_t                 cfg;
+    const samsa_listener_value_t  *v;
+    char                           listener[64];
+    const char                    *rest;
+    size_t                         def;
+
+    (void) state;
+    LOAD_OK(&cfg, "listener.name.plaintext.max.connections", " 5 ",
+            "listener.name.plaintext.max.connection.creation.rate", "7",
+            "listener.name.plaintext.num.io.threads", "3");
+    v = samsa_config_listener_value(&cfg, "PLAINTEXT", "max.connections");
+    assert_non_null(v);
+    assert_int_equal(v->num, 5);
+    assert_string_equal(v->listener, "PLAINTEXT");
+    assert_string_equal(v->source, ORIGIN);
+    v = samsa_config_listener_value(&cfg, "plaintext",
+                                    "max.connection.creation.rate");
+    assert_non_null(v);
+    assert_int_equal(v->num, 7);
+    assert_null(samsa_config_listener_value(&cfg, "CONTROLLER",
+                                            "max.connections"));
+    assert_int_equal(cfg.nlistener_values, 2);     /* num.io.threads: no */
+    samsa_config_fini(&cfg);
+    assert_true(samsa_config_listener_key(
+        "listener.name.x.max.connections", listener, sizeof(listener), &rest,
+        &def));
+    assert_string_equal(listener, "x");
+    assert_string_equal(rest, "max.connections");
+    assert_false(samsa_config_listener_key(
+        "listener.name.x.num.io.threads", listener, sizeof(listener), &rest,
+        &def));
+    assert_false(samsa_config_listener_key(
+        "listener.name.max.connections", listener, sizeof(listener), &rest,
+        &def));
+
+    expect_bad("listener.name.plaintext.max.connections", "-1",
+               "must be at least 0");
+    expect_bad("listener.name.plaintext.max.connections", "many",
+               "not a number");
+    expect_bad("listener.name.other.max.connections", "5",
+               "no such listener in listeners");
+    expect_bad("listener.name.PLAINTEXT.max.connections", "5",
+               "must be in lower case");
+}
+
 int
 main(void)
 {
@@ -847,6 +898,7 @@ main(void)
         cmocka_unit_test(test_config_getters_and_sources),
         cmocka_unit_test(test_config_defs_table_consistent),
         cmocka_unit_test(test_config_doc_in_sync),
+        cmocka_unit_test(test_config_listener_prefixed),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,170 @@
+"""Run-time reconfiguration of the log cleaner (Kafka's LogCleaner is a
+BrokerReconfigurable) through IncrementalAlterConfigs on the BROKER
+resource, by raw protocol: log.cleaner.threads 1 -> 2 -> 1 stops the
+cleaner threads and starts the new count (the `logcleaner` threads
+follow), compaction keeps working after each change (at most one record
+per key below the cleaned offset, the latest value of every key kept),
+Kafka's LogCleaner.validateReconfiguration refuses more than double, less
+than half and less than 1 with INVALID_CONFIG and its messages,
+log.cleaner.backoff.ms is checked by its range, DescribeConfigs shows the
+dynamic value, and the value is kept in the metadata log across a
+restart."""
+
+import itertools
+import os
+import time
+
+import kwire
+import samsa_harness
+from samsa_harness import T
+
+BROKER = kwire.RESOURCE_BROKER
+OP_SET, OP_DELETE = 0, 1
+SRC_DYNAMIC_BROKER, SRC_STATIC = 2, 4
+
+_rounds = itertools.count(1)
+
+
+def cleaners(srv):
+    return sum(1 for n in srv.thread_names() if n == "logcleaner")
+
+
+def cleaners_are(srv, n):
+    return samsa_harness.wait_until(lambda: cleaners(srv) == n, T(10),
+                                    interval=0.05)
+
+
+def set_broker(conn, key, value, op=OP_SET):
+    r = conn.incremental_alter_configs([(BROKER, "1", [(key, op, value)])])[0]
+    return r["error_code"], r["error_message"]
+
+
+def describe(conn, key):
+    res = conn.describe_configs([(BROKER, "1", [key])])[0]
+    assert res["error_code"] == 0, res
+    e = res["configs"][0]
+    return e["value"], e["source"], e["read_only"]
+
+
+def cleaner_offset(srv, topic):
+    path = os.path.join(srv.data_dir, "cleaner-offset-checkpoint")
+    try:
+        with open(path) as f:
+            lines = f.read().split("\n")
+    except FileNotFoundError:
+        return -1
+    for ln in lines[2:2 + int(lines[1])]:
+        t, p, o = ln.split()
+        if t == topic and int(p) == 0:
+            return int(o)
+    return -1
+
+
+def produce_rounds(conn, topic, rounds, keys=10):
+    """rounds x keys updates, one batch per round, each in a segment of its
+    own (segment.ms 100: the next append rolls); returns the end offset."""
+    end = None
+    for _ in range(rounds):
+        r = next(_rounds)
+        recs = [kwire.Record(b"r%d-k%d" % (r, k) + b"." * 200, key=b"k%d" % k)
+                for k in range(keys)]
+        p = conn.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
+        assert p["error_code"] == 0, p
+        end = p["base_offset"] + keys
+        time.sleep(0.15)
+    return end
+
+
+def records(conn, topic):
+    batches, p = conn.fetch_all(topic, 0, timeout=T(10))
+    assert p["error_code"] == 0, p
+    return [(rec["offset"], rec["key"], rec["value"])
+            for b in batches for rec in b["records"]]
+
+
+def compacted(conn, srv, topic, end):
+    """Wait for the cleaner to pass over most of the log, then check it."""
+    assert samsa_harness.wait_until(
+        lambda: cleaner_offset(srv, topic) >= end // 2, T(20), interval=0.1), \
+        cleaner_offset(srv, topic)
+    cleaned = cleaner_offset(srv, topic)
+    recs = records(conn, topic)
+    below = [k for o, k, _ in recs if o < cleaned]
+    assert len(below) == len(set(below)), "a key twice below %d" % cleaned
+    latest = {}
+    for o, k, v in recs:
+        latest[k] = v
+    assert sorted(latest) == sorted(b"k%d" % k for k in range(10))
+    return cleaned, len(recs)
+
+
+def test_cleaner_threads_at_run_time(samsa):
+    srv = samsa.start({"log.cleaner.threads": "1",
+                       "log.cleaner.backoff.ms": "100",
+                       "log.segment.delete.delay.ms": "0"})
+    topic = "compacted"
+    with srv.connect(timeout=T(10)) as conn:
+        assert conn.create_topic(topic, configs={
+            "cleanup.policy": "compact", "segment.ms": "100",
+            "min.cleanable.dirty.ratio": "0.01",
+            "min.compaction.lag.ms": "0"})["error_code"] == 0
+        assert cleaners_are(srv, 1), srv.thread_names()
+        assert describe(conn, "log.cleaner.threads") == ("1", SRC_STATIC, False)
+
+        end = produce_rounds(conn, topic, 12)
+        cleaned1, n1 = compacted(conn, srv, topic, end)
+        assert n1 < end
+
+        # 1 -> 2: the cleaner restarts with two threads
+        assert set_broker(conn, "log.cleaner.threads", "2") == (0, None)
+        assert cleaners_are(srv, 2), srv.thread_names()
+        assert describe(conn, "log.cleaner.threads") == (
+            "2", SRC_DYNAMIC_BROKER, False)
+        assert "log cleaner: 2 thread(s), backoff 100 ms" in srv.stderr_text()
+        end = produce_rounds(conn, topic, 12)
+        assert samsa_harness.wait_until(
+            lambda: cleaner_offset(srv, topic) > cleaned1, T(20), interval=0.1)
+        compacted(conn, srv, topic, end)
+
+        # LogCleaner.validateReconfiguration: nothing changes
+        assert set_broker(conn, "log.cleaner.threads", "5") == (
+            kwire.ERR_INVALID_CONFIG, "Log cleaner threads cannot be "
+            "increased to more than double the current value 2")
+        assert set_broker(conn, "log.cleaner.threads", "0") == (
+            kwire.ERR_INVALID_CONFIG, "Log cleaner threads should be at least 1")
+        assert set_broker(conn, "log.cleaner.backoff.ms", "-1") == (
+            kwire.ERR_INVALID_CONFIG, "Invalid value -1 for configuration "
+            "log.cleaner.backoff.ms: Value must be at least 0")
+        assert cleaners(srv) == 2
+        assert set_broker(conn, "log.cleaner.backoff.ms", "200") == (0, None)
+        assert samsa_harness.wait_until(
+            lambda: "log cleaner: 2 thread(s), backoff 200 ms"
+            in srv.stderr_text(), T(10))
+        assert cleaners(srv) == 2
+
+        # 2 -> 4 -> 1 is refused at 4 -> 1 (less than half), 4 -> 2 -> 1 not
+        assert set_broker(conn, "log.cleaner.threads", "4") == (0, None)
+        assert cleaners_are(srv, 4), srv.thread_names()
+        assert set_broker(conn, "log.cleaner.threads", "1") == (
+            kwire.ERR_INVALID_CONFIG, "Log cleaner threads cannot be "
+            "reduced to less than half the current value 4")
+        assert set_broker(conn, "log.cleaner.threads", "2") == (0, None)
+        assert cleaners_are(srv, 2), srv.thread_names()
+
+    # the metadata log keeps the value
+    assert srv.stop() == []
+    over = {k: v for k, v in srv.overrides.items() if k != "listeners"}
+    srv2 = samsa.start(overrides=over, workdir=srv.workdir)
+    assert cleaners_are(srv2, 2), srv2.thread_names()
+    with srv2.connect(timeout=T(10)) as conn:
+        assert describe(conn, "log.cleaner.threads") == (
+            "2", SRC_DYNAMIC_BROKER, False)
+        cleaned = cleaner_offset(srv2, topic)
+        end = produce_rounds(conn, topic, 12)
+        assert samsa_harness.wait_until(
+            lambda: cleaner_offset(srv2, topic) > cleaned, T(20), interval=0.1)
+        compacted(conn, srv2, topic, end)
+        # DELETE: back to the static 1
+        assert set_broker(conn, "log.cleaner.threads", None, op=OP_DELETE) == (0, None)
+        assert cleaners_are(srv2, 1), srv2.thread_names()
+        assert describe(conn, "log.cleaner.threads") == ("1", SRC_STATIC, False)
