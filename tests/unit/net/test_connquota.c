@@ -145,7 +145,10 @@ test_connquota_ip_creation_rate(void **state)
     for (i = 0; i < 2; i++) {
         assert_int_equal(samsa_connquota_take(&q, 0, "10.0.0.1", &running, 10,
                                               &delay), SAMSA_ERR__FULL);
-        assert_in_range(delay, 495, 505);
+        /* 500 ms at the instant of the first take; the rate's span moves
+         * with the clock, so a slow (sanitizer, loaded) run sees a little
+         * less or more */
+        assert_in_range(delay, 400, 600);
     }
     assert_int_equal(atomic_load(&q.ip_throttled), 2);
     for (i = 0; i < 5; i++) {
