@@ -329,12 +329,10 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     b->cfg = cfg;
     b->node = node;
     b->meta = samsa_meta_new();
-    b->quota = samsa_quota_mgr_new(b->meta,
-                                   samsa_config_int(cfg, "quota.window.num"),
-                                   samsa_config_int(
-                                       cfg, "quota.window.size.seconds"));
-    b->mutquota = samsa_mutquota_mgr_new(
-        b->meta, samsa_config_int(cfg, "controller.quota.window.num"),
+    b->quota = samsa_quota_mgr_new(
+        b->meta, samsa_config_int(cfg, "quota.window.num"),
+        samsa_config_int(cfg, "quota.window.size.seconds"),
+        samsa_config_int(cfg, "controller.quota.window.num"),
         samsa_config_int(cfg, "controller.quota.window.size.seconds"));
     b->produce = samsa_purgatory_new("produce",
                                      SAMSA_PURGATORY_PURGE_INTERVAL_DEFAULT);
@@ -416,8 +414,6 @@ samsa_broker_close(samsa_broker_t *b)
     }
     samsa_quota_mgr_free(b->quota);
     b->quota = NULL;
-    samsa_mutquota_mgr_free(b->mutquota);
-    b->mutquota = NULL;
     samsa_meta_free(b->meta);
     b->meta = NULL;
     pthread_mutex_destroy(&b->reconf_lock);

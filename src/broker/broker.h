@@ -20,7 +20,6 @@
 #include "broker/pidmgr.h"
 #include "broker/purgatory.h"
 #include "broker/quota.h"
-#include "broker/quota_mut.h"
 #include "broker/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller.h"
@@ -62,9 +61,8 @@ typedef struct samsa_broker {
                                            start; NULL: no check */
     void                  *txn_verify_ctx; /* [const] */
     samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
-    samsa_quota_mgr_t     *quota;       /* [const] client quotas */
-    samsa_mutquota_mgr_t  *mutquota;    /* [const] controller mutation
-                                           quotas */
+    samsa_quota_mgr_t     *quota;       /* [const] client quotas, the
+                                           controller mutation one too */
     pthread_mutex_t        reconf_lock; /* guards the two below and their
                                            calls */
     samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */

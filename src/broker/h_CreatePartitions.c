@@ -22,7 +22,7 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_assignment_t         *as;
     samsa_controller_result_t             *res;
     samsa_resp_t                          *resp;
-    samsa_mutquota_t                       mq;
+    samsa_quota_mutation_t                 mq;
     samsa_wr_t                             wr;
     samsa_err_t                            err;
     size_t                                 i, n;
@@ -55,12 +55,13 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    samsa_mutquota_begin(apis->broker->mutquota, &mq, req->hdr.ClientId,
-                         req->hdr.ApiVersion >= 3);
+    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
+                               req->hdr.ApiVersion >= 3);
     err = samsa_controller_create_partitions(
         apis->broker->ctrl, np, n, rq.ValidateOnly,
-        rq.ValidateOnly ? NULL : samsa_mutquota_ctl(&mq), &req->arena, res);
-    throttle_ms = samsa_mutquota_end(&mq, samsa_now_ms());
+        rq.ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq), &req->arena,
+        res);
+    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
     samsa_CreatePartitionsResponse_init(&m);
     m.ThrottleTimeMs = throttle_ms;
     m.Results_cnt = (int32_t) n;

@@ -3,7 +3,7 @@
  * controller (DESIGN.md section 6: in-process on a combined node).  v5+
  * answers carry the new topic's partitions, replication factor and every
  * topic config with its source, as Kafka's do.  The controller mutation
- * quota (broker/quota_mut.h) is strict from v6, as Kafka's
+ * quota (broker/quota.h) is strict from v6, as Kafka's
  * ControllerApis makes it; validate_only requests are not charged.
  * Threads: handler (the controller call waits for the controller thread).
  */
@@ -106,7 +106,7 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_topic_result_t    *res;
     samsa_CreatableTopicResult_t       *tr;
     samsa_resp_t                       *resp;
-    samsa_mutquota_t                    mq;
+    samsa_quota_mutation_t              mq;
     samsa_wr_t                          wr;
     samsa_err_t                         err;
     int32_t                             i, throttle_ms;
@@ -122,13 +122,13 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
     ct.topics = createtopics_convert(&req->arena, &rq);
     ct.ntopics = (size_t) (rq.Topics_cnt > 0 ? rq.Topics_cnt : 0);
     ct.validate_only = rq.ValidateOnly;
-    samsa_mutquota_begin(apis->broker->mutquota, &mq, req->hdr.ClientId,
-                         req->hdr.ApiVersion >= 6);
-    ct.quota = rq.ValidateOnly ? NULL : samsa_mutquota_ctl(&mq);
+    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
+                               req->hdr.ApiVersion >= 6);
+    ct.quota = rq.ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq);
     res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
     err = samsa_controller_create_topics(apis->broker->ctrl, &ct, &req->arena,
                                          res);
-    throttle_ms = samsa_mutquota_end(&mq, samsa_now_ms());
+    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
     samsa_CreateTopicsResponse_init(&m);
     m.ThrottleTimeMs = throttle_ms;
     m.Topics_cnt = (int32_t) ct.ntopics;

@@ -2,7 +2,7 @@
  * broker/h_DeleteTopics.c - DeleteTopics (key 20): by name (v0-v5) or by
  * name or id (v6), forwarded to the controller; the image listener then
  * deletes the partition logs.  The controller mutation quota
- * (broker/quota_mut.h) is strict from v5, as Kafka's ControllerApis makes
+ * (broker/quota.h) is strict from v5, as Kafka's ControllerApis makes
  * it.
  * Threads: handler.
  */
@@ -24,7 +24,7 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_delete_result_t    *res;
     samsa_DeletableTopicResult_t        *r;
     samsa_resp_t                        *resp;
-    samsa_mutquota_t                     mq;
+    samsa_quota_mutation_t               mq;
     samsa_wr_t                           wr;
     samsa_err_t                          err;
     size_t                               i, n;
@@ -50,12 +50,12 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    samsa_mutquota_begin(apis->broker->mutquota, &mq, req->hdr.ClientId,
-                         req->hdr.ApiVersion >= 5);
+    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
+                               req->hdr.ApiVersion >= 5);
     err = samsa_controller_delete_topics(apis->broker->ctrl, refs, n,
-                                         samsa_mutquota_ctl(&mq), &req->arena,
-                                         res);
-    throttle_ms = samsa_mutquota_end(&mq, samsa_now_ms());
+                                         samsa_quota_mutation_ctl(&mq),
+                                         &req->arena, res);
+    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
     samsa_DeleteTopicsResponse_init(&m);
     m.ThrottleTimeMs = throttle_ms;
     m.Responses_cnt = (int32_t) n;

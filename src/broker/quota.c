@@ -2,9 +2,12 @@
  * broker/quota.c - see quota.h.  Two chained hash tables under the
  * manager's mutex: client ids (each caching, per quota type, the image
  * offset its quota was resolved at, the bound and the sensor) and sensors
- * (by type and the level's user and client-id tags).  Neither is pruned:
- * Kafka expires a sensor idle for an hour, we keep it (one per distinct
- * client id that talked to us while a quota existed).
+ * (by type and the level's user and client-id tags).  A sensor's stat is
+ * its sampled rate for Produce, Fetch and Request and its token bucket
+ * for Mutation (whose rate is the mutation-rate metric only).  Neither
+ * table is pruned: Kafka expires a sensor idle for an hour, we keep it
+ * (one per distinct client id that talked to us while its type was
+ * enabled).
  */
 #include "broker/quota.h"
 
@@ -19,69 +22,85 @@
 #include "net/reqchan.h"
 #include "util/alloc.h"
 #include "util/arena.h"
+#include "util/diag.h"
+#include "util/tbucket.h"
 #include "util/time.h"
 
 #define QUOTA_BUCKETS 256
 
-typedef struct quota_sensor {
-    struct quota_sensor  *next;         /* [mgr lock] chain */
+struct samsa_quota_sensor {
+    struct samsa_quota_sensor *next;    /* [mgr lock] chain */
     samsa_quota_type_t    type;         /* [const] */
     char                 *user;         /* [const] tag, "" if none */
     char                 *client;       /* [const] tag, "" if none */
     pthread_mutex_t       lock;
-    samsa_qrate_t         rate;         /* [lock] */
+    samsa_qrate_t         rate;         /* [lock] the stat; Mutation: the
+                                           mutations recorded (metric) */
+    samsa_tbucket_t       bucket;       /* [lock] Mutation: the stat */
     double                bound;        /* [lock] last quota applied */
     uint64_t              throttled;    /* [lock] */
     uint64_t              throttle_ms;  /* [lock] */
-} quota_sensor_t;
+};
 
 typedef struct quota_client {
     struct quota_client  *next;
     char                 *id;           /* "" for a null client id */
     int64_t               offset[SAMSA_QUOTA__NTYPES];  /* -2: unresolved */
     double                bound[SAMSA_QUOTA__NTYPES];
-    quota_sensor_t       *sensor[SAMSA_QUOTA__NTYPES];
+    samsa_quota_sensor_t *sensor[SAMSA_QUOTA__NTYPES];
 } quota_client_t;
 
 struct samsa_quota_mgr {
     samsa_meta_t     *meta;             /* [const] */
-    int               samples;          /* [const] */
-    int64_t           window_ms;        /* [const] */
+    int               samples[SAMSA_QUOTA__NTYPES];     /* [const] */
+    int64_t           window_ms[SAMSA_QUOTA__NTYPES];   /* [const] */
     pthread_mutex_t   lock;             /* guards everything below */
     quota_client_t   *clients[QUOTA_BUCKETS];
-    quota_sensor_t   *sensors[QUOTA_BUCKETS];
+    samsa_quota_sensor_t *sensors[QUOTA_BUCKETS];
     int64_t           any_offset;       /* image offset `any` is for */
-    bool              any;              /* the image has a client quota */
-    _Atomic int64_t   none_at;          /* [atomic] (offset + 1) of an
-                                           image known to hold no client
-                                           quota, or -1: the lock-free
-                                           fast path of every request
-                                           while no quota exists */
+    bool              any[SAMSA_QUOTA__NTYPES];  /* the image sets the
+                                                    type's key */
+    _Atomic int64_t   none_at[SAMSA_QUOTA__NTYPES];  /* [atomic]
+                                           (offset + 1) of an image known
+                                           to set none of the type's key,
+                                           or -1: the lock-free fast path
+                                           of every request while the type
+                                           is not enabled */
 };
 
-static const char *const  quota_keys[SAMSA_QUOTA__NTYPES] = {
-    "producer_byte_rate", "consumer_byte_rate", "request_percentage",
-};
-static const char *const  quota_names[SAMSA_QUOTA__NTYPES] = {
-    "Produce", "Fetch", "Request",
+/* Each type's quota key and Kafka's QuotaType name. */
+static const struct {
+    const char  *key, *name;
+} quota_types[SAMSA_QUOTA__NTYPES] = {
+    { "producer_byte_rate", "Produce" },
+    { "consumer_byte_rate", "Fetch" },
+    { "request_percentage", "Request" },
+    { "controller_mutation_rate", "ControllerMutation" },
 };
 
 const char *
 samsa_quota_type_name(samsa_quota_type_t type)
 {
-    return (unsigned) type < SAMSA_QUOTA__NTYPES ? quota_names[type] : "?";
+    return (unsigned) type < SAMSA_QUOTA__NTYPES ? quota_types[type].name
+                                                 : "?";
 }
 
 samsa_quota_mgr_t *
-samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s)
+samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s,
+                    int ctl_samples, int ctl_window_s)
 {
     samsa_quota_mgr_t  *q = samsa_calloc(1, sizeof(*q));
+    int                 t;
 
     q->meta = meta;
-    q->samples = samples;
-    q->window_ms = (int64_t) window_s * 1000;
+    for (t = 0; t < SAMSA_QUOTA__NTYPES; t++) {
+        q->samples[t] = t == SAMSA_QUOTA_MUTATION ? ctl_samples : samples;
+        q->window_ms[t] = (int64_t) (t == SAMSA_QUOTA_MUTATION ? ctl_window_s
+                                                               : window_s)
+                          * 1000;
+        atomic_init(&q->none_at[t], -1);
+    }
     q->any_offset = -2;
-    atomic_init(&q->none_at, -1);
     pthread_mutex_init(&q->lock, NULL);
     return q;
 }
@@ -89,9 +108,9 @@ samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s)
 void
 samsa_quota_mgr_free(samsa_quota_mgr_t *q)
 {
-    quota_client_t  *c, *cn;
-    quota_sensor_t  *s, *sn;
-    size_t           i;
+    quota_client_t        *c, *cn;
+    samsa_quota_sensor_t  *s, *sn;
+    size_t                 i;
 
     if (q == NULL) {
         return;
@@ -155,13 +174,13 @@ quota_client_get(samsa_quota_mgr_t *q, samsa_slice_t id)
 }
 
 /* @locks q->lock held */
-static quota_sensor_t *
+static samsa_quota_sensor_t *
 quota_sensor_get(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                  const char *user, const char *client)
 {
-    uint32_t         h = quota_hash(user, strlen(user), client,
-                                    (uint32_t) type);
-    quota_sensor_t  *s;
+    uint32_t               h = quota_hash(user, strlen(user), client,
+                                          (uint32_t) type);
+    samsa_quota_sensor_t  *s;
 
     for (s = q->sensors[h]; s != NULL; s = s->next) {
         if (s->type == type && strcmp(s->user, user) == 0
@@ -174,33 +193,48 @@ quota_sensor_get(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     s->user = samsa_strdup(user);
     s->client = samsa_strdup(client);
     pthread_mutex_init(&s->lock, NULL);
-    samsa_qrate_init(&s->rate, q->samples, q->window_ms);
+    samsa_qrate_init(&s->rate, q->samples[type], q->window_ms[type]);
+    samsa_tbucket_init(&s->bucket);     /* used by Mutation only */
     s->next = q->sensors[h];
     q->sensors[h] = s;
     return s;
 }
 
-/* Does img hold any client quota?  @locks q->lock held */
+/* Does img set type's key for any entity (Kafka's quotasEnabled of the
+ * type's manager)?  One pass over img answers every type and sets their
+ * none_at.  @locks q->lock held */
 static bool
-quota_any(samsa_quota_mgr_t *q, const samsa_image_t *img)
+quota_enabled(samsa_quota_mgr_t *q, const samsa_image_t *img,
+              samsa_quota_type_t type)
 {
-    const char  *name;
-    size_t       i, n, cnt;
-    int8_t       type;
+    const samsa_image_config_t  *cf;
+    const char                  *name;
+    size_t                       i, j, n, cnt;
+    int8_t                       rtype;
+    int                          t;
 
     if (q->any_offset == samsa_image_offset(img)) {
-        return q->any;
+        return q->any[type];
     }
-    q->any = false;
+    memset(q->any, 0, sizeof(q->any));
     cnt = samsa_image_resource_count(img);
-    for (i = 0; i < cnt && !q->any; i++) {
-        (void) samsa_image_resource_at(img, i, &type, &name, &n);
-        q->any = type == SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA && n > 0;
+    for (i = 0; i < cnt; i++) {
+        cf = samsa_image_resource_at(img, i, &rtype, &name, &n);
+        for (j = 0; rtype == SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA && j < n;
+             j++) {
+            for (t = 0; t < SAMSA_QUOTA__NTYPES; t++) {
+                q->any[t] = q->any[t]
+                            || strcmp(cf[j].name, quota_types[t].key) == 0;
+            }
+        }
     }
     q->any_offset = samsa_image_offset(img);
-    atomic_store_explicit(&q->none_at, q->any ? -1 : q->any_offset + 1,
-                          memory_order_relaxed);
-    return q->any;
+    for (t = 0; t < SAMSA_QUOTA__NTYPES; t++) {
+        atomic_store_explicit(&q->none_at[t],
+                              q->any[t] ? -1 : q->any_offset + 1,
+                              memory_order_relaxed);
+    }
+    return q->any[type];
 }
 
 /* Kafka's eight levels, most specific first: which of user and client-id
@@ -215,11 +249,12 @@ static const struct {
     { 0, 1, false, true }, { 0, 2, false, true },
 };
 
-/* The bound for client id under type (0: none) and its sensor's tags. */
+/* The bound key sets for client id (0: none) at the most specific level
+ * that sets it, and that level's sensor tags (pointing to client or to
+ * static strings). */
 static double
-quota_resolve(const samsa_image_t *img, samsa_quota_type_t type,
-              const char *client, const char **user_tag,
-              const char **client_tag)
+quota_resolve(const samsa_image_t *img, const char *key, const char *client,
+              const char **user_tag, const char **client_tag)
 {
     samsa_arena_t    arena = SAMSA_ARENA_INIT;
     samsa_qentity_t  e;
@@ -228,7 +263,7 @@ quota_resolve(const samsa_image_t *img, samsa_quota_type_t type,
 
     *user_tag = "";
     *client_tag = client;
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < sizeof(quota_levels) / sizeof(quota_levels[0]); i++) {
         memset(&e, 0, sizeof(e));
         if (quota_levels[i].user != 0) {
             e.has[SAMSA_QENTITY_USER] = true;
@@ -243,8 +278,8 @@ quota_resolve(const samsa_image_t *img, samsa_quota_type_t type,
                 e.name[SAMSA_QENTITY_CLIENT_ID] = samsa_slice_cstr(client);
             }
         }
-        if (samsa_image_client_quota(img, samsa_qentity_key(&e, &arena),
-                                     quota_keys[type], &v)) {
+        if (samsa_image_client_quota(img, samsa_qentity_key(&e, &arena), key,
+                                     &v)) {
             *user_tag = quota_levels[i].user_tag ? SAMSA_QUOTA_ANONYMOUS : "";
             *client_tag = quota_levels[i].client_tag ? client : "";
             break;
@@ -283,27 +318,32 @@ samsa_quota_ip_conn_rate(void *meta, const char *ip)
 }
 
 /* The client's sensor under type and its bound, or NULL while the image
- * holds no client quota (one atomic load, no lock, on that path). */
-static quota_sensor_t *
+ * sets no key of type (one atomic load, no lock, on that path); a Mutation
+ * sensor only when a quota applies to the client. */
+static samsa_quota_sensor_t *
 quota_sensor_for(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                  samsa_slice_t client_id, double *bound)
 {
-    samsa_image_t   *img = samsa_meta_image_get(q->meta);
-    quota_client_t  *c;
-    quota_sensor_t  *s = NULL;
-    const char      *utag, *ctag;
+    samsa_image_t         *img = samsa_meta_image_get(q->meta);
+    quota_client_t        *c;
+    samsa_quota_sensor_t  *s = NULL;
+    const char            *utag, *ctag;
 
-    if (atomic_load_explicit(&q->none_at, memory_order_relaxed)
+    if (atomic_load_explicit(&q->none_at[type], memory_order_relaxed)
         == samsa_image_offset(img) + 1) {
         samsa_image_put(img);
         return NULL;
     }
     pthread_mutex_lock(&q->lock);
-    if (quota_any(q, img)) {
+    if (quota_enabled(q, img, type)) {
         c = quota_client_get(q, client_id);
         if (c->offset[type] != samsa_image_offset(img)) {
-            c->bound[type] = quota_resolve(img, type, c->id, &utag, &ctag);
-            c->sensor[type] = quota_sensor_get(q, type, utag, ctag);
+            c->bound[type] = quota_resolve(img, quota_types[type].key, c->id,
+                                           &utag, &ctag);
+            c->sensor[type] = type != SAMSA_QUOTA_MUTATION
+                                      || c->bound[type] > 0.0
+                                  ? quota_sensor_get(q, type, utag, ctag)
+                                  : NULL;
             c->offset[type] = samsa_image_offset(img);
         }
         s = c->sensor[type];
@@ -314,46 +354,51 @@ quota_sensor_for(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     return s;
 }
 
-/* Record value on s (from quota_sensor_for) and return the throttle time
- * it earned, capped at max_ms when > 0; throttle false records only
- * (Kafka's recordNoThrottle).  @locks s->lock, taken here */
-static int64_t
-quota_sensor_record(quota_sensor_t *s, double bound, double value,
-                    int64_t max_ms, bool throttle, int64_t now_ms)
+/* Record value for the client under type (a sampled-rate type) at now_ms
+ * and return the throttle time it earned, capped at one window for
+ * Request as Kafka caps only request-time throttles; throttle false
+ * records only (Kafka's recordNoThrottle) and returns 0.  *enabled (when
+ * not NULL) tells whether the type is enabled.  @locks q->lock, then the
+ * sensor's, each taken here */
+static int32_t
+quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+             samsa_slice_t client_id, double value, bool throttle,
+             int64_t now_ms, bool *enabled)
 {
-    int64_t  ms = 0;
+    samsa_quota_sensor_t  *s;
+    double                 bound = 0.0;
+    int64_t                ms = 0;
 
+    samsa_assert(type != SAMSA_QUOTA_MUTATION);
+    s = quota_sensor_for(q, type, client_id, &bound);
+    if (enabled != NULL) {
+        *enabled = s != NULL;
+    }
+    if (s == NULL) {
+        return 0;
+    }
     pthread_mutex_lock(&s->lock);
     s->bound = bound;
     if (!throttle) {
         samsa_qrate_record(&s->rate, value, now_ms);
     } else {
-        ms = samsa_qrate_record_throttle(&s->rate, value, bound, max_ms,
-                                         now_ms);
+        ms = samsa_qrate_record_throttle(
+            &s->rate, value, bound,
+            type == SAMSA_QUOTA_REQUEST ? q->window_ms[type] : 0, now_ms);
     }
     if (ms > 0) {
         s->throttled++;
         s->throttle_ms += (uint64_t) ms;
     }
     pthread_mutex_unlock(&s->lock);
-    return ms > INT32_MAX ? INT32_MAX : ms;
+    return ms > INT32_MAX ? INT32_MAX : (int32_t) ms;
 }
 
 int32_t
 samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                    samsa_slice_t client_id, double value, int64_t now_ms)
 {
-    quota_sensor_t  *s;
-    double           bound = 0.0;
-    /* Kafka caps only request-time throttles, at one window */
-    int64_t          max_ms = type == SAMSA_QUOTA_REQUEST ? q->window_ms : 0;
-
-    s = quota_sensor_for(q, type, client_id, &bound);
-    if (s == NULL) {
-        return 0;
-    }
-    return (int32_t) quota_sensor_record(s, bound, value, max_ms, true,
-                                         now_ms);
+    return quota_record(q, type, client_id, value, true, now_ms, NULL);
 }
 
 /* Kafka's nanosToPercentage: 100 is one thread busy for one second. */
@@ -366,33 +411,115 @@ quota_percentage(int64_t ns)
 int32_t
 samsa_quota_record_request(samsa_quota_mgr_t *q, samsa_req_t *req)
 {
-    quota_sensor_t  *s;
-    double           bound = 0.0;
-
     samsa_req_mark_local_done(req);
     req->request_quota_done = true;
-    s = quota_sensor_for(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId, &bound);
-    req->request_quota_net = s != NULL;
-    if (s == NULL) {
-        return 0;
-    }
-    return (int32_t) quota_sensor_record(
-        s, bound, quota_percentage(req->local_done_ns - req->dequeue_ns),
-        q->window_ms, true, samsa_now_ms());
+    return quota_record(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId,
+                        quota_percentage(req->local_done_ns
+                                         - req->dequeue_ns),
+                        true, samsa_now_ms(), &req->request_quota_net);
 }
 
 void
 samsa_quota_record_request_net(samsa_quota_mgr_t *q, const samsa_req_t *req,
                                int64_t ns)
 {
-    quota_sensor_t  *s;
-    double           bound = 0.0;
+    (void) quota_record(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId,
+                        quota_percentage(ns), false, samsa_now_ms(), NULL);
+}
 
-    s = quota_sensor_for(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId, &bound);
-    if (s != NULL) {
-        (void) quota_sensor_record(s, bound, quota_percentage(ns), 0, false,
-                                   samsa_now_ms());
+/* The controller's samsa_controller_quota_t.apply: charge now. */
+static bool
+quota_mutation_apply(void *ctx, int32_t partitions)
+{
+    return samsa_quota_mutation_record(ctx, (double) partitions,
+                                       samsa_now_ms());
+}
+
+void
+samsa_quota_mutation_begin(samsa_quota_mgr_t *q, samsa_quota_mutation_t *mq,
+                           samsa_slice_t client_id, bool strict)
+{
+    memset(mq, 0, sizeof(*mq));
+    mq->mgr = q;
+    mq->strict = strict;
+    mq->ctl.apply = quota_mutation_apply;
+    mq->ctl.ctx = mq;
+    mq->sensor = quota_sensor_for(q, SAMSA_QUOTA_MUTATION, client_id,
+                                  &mq->bound);
+}
+
+const samsa_controller_quota_t *
+samsa_quota_mutation_ctl(samsa_quota_mutation_t *mq)
+{
+    return mq->sensor != NULL ? &mq->ctl : NULL;
+}
+
+/* The burst of a Mutation sensor whose quota is bound. */
+static double
+quota_mutation_burst(const samsa_quota_mgr_t *q, double bound)
+{
+    return samsa_tbucket_burst(bound, q->samples[SAMSA_QUOTA_MUTATION],
+                               q->window_ms[SAMSA_QUOTA_MUTATION]);
+}
+
+bool
+samsa_quota_mutation_record(samsa_quota_mutation_t *mq, double permits,
+                            int64_t now_ms)
+{
+    samsa_quota_sensor_t  *s = mq->sensor;
+    double                 burst, tokens;
+    bool                   ok = true;
+
+    if (s == NULL) {
+        return true;
     }
+    burst = quota_mutation_burst(mq->mgr, mq->bound);
+    pthread_mutex_lock(&s->lock);
+    s->bound = mq->bound;
+    if (mq->strict) {
+        /* Kafka's checkQuotas, then record without checking: a charge is
+         * refused only when the bucket is already below zero */
+        tokens = samsa_tbucket_measure(&s->bucket, mq->bound, burst, now_ms);
+        if (tokens < 0.0) {
+            ok = false;
+            mq->throttle_ms = samsa_tbucket_throttle_ms(tokens, mq->bound);
+            mq->throttle_at = now_ms;
+        }
+    }
+    if (ok) {
+        samsa_tbucket_record(&s->bucket, permits, mq->bound, burst, now_ms);
+        samsa_qrate_record(&s->rate, permits, now_ms);
+        tokens = s->bucket.tokens;
+        if (!mq->strict && tokens < 0.0) {     /* record, then check */
+            mq->throttle_ms = samsa_tbucket_throttle_ms(tokens, mq->bound);
+            mq->throttle_at = now_ms;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return ok;
+}
+
+int32_t
+samsa_quota_mutation_end(samsa_quota_mutation_t *mq, int64_t now_ms)
+{
+    samsa_quota_sensor_t  *s = mq->sensor;
+    int64_t                ms;
+
+    if (s == NULL || mq->throttle_ms <= 0) {
+        return 0;
+    }
+    ms = mq->throttle_ms - (now_ms - mq->throttle_at);
+    if (ms <= 0) {
+        return 0;
+    }
+    if (ms > INT32_MAX) {
+        ms = INT32_MAX;
+    }
+    pthread_mutex_lock(&s->lock);
+    s->throttled++;
+    s->throttle_ms += (uint64_t) ms;
+    pthread_mutex_unlock(&s->lock);
+    return (int32_t) ms;
 }
 
 void
@@ -400,9 +527,9 @@ samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
                      void (*fn)(void *ctx, const samsa_quota_stat_t *s),
                      void *ctx)
 {
-    samsa_quota_stat_t  st;
-    quota_sensor_t     *s;
-    size_t              i;
+    samsa_quota_stat_t     st;
+    samsa_quota_sensor_t  *s;
+    size_t                 i;
 
     pthread_mutex_lock(&q->lock);
     for (i = 0; i < QUOTA_BUCKETS; i++) {
@@ -410,52 +537,18 @@ samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
             pthread_mutex_lock(&s->lock);
             st = (samsa_quota_stat_t) {
                 .type = s->type, .user = s->user, .client_id = s->client,
-                .byte_rate = samsa_qrate_measure(&s->rate, now_ms),
+                .rate = samsa_qrate_measure(&s->rate, now_ms),
                 .quota = s->bound, .throttle_time_ms = s->throttle_ms,
                 .throttled = s->throttled,
             };
+            if (s->type == SAMSA_QUOTA_MUTATION && s->bound > 0.0) {
+                st.tokens = samsa_tbucket_measure(
+                    &s->bucket, s->bound, quota_mutation_burst(q, s->bound),
+                    now_ms);
+            }
             pthread_mutex_unlock(&s->lock);
             fn(ctx, &st);
         }
     }
     pthread_mutex_unlock(&q->lock);
-}
-
-double
-samsa_quota_resolve_key(const samsa_image_t *img, const char *key,
-                        const char *client, const char **user_tag,
-                        const char **client_tag)
-{
-    samsa_arena_t    arena = SAMSA_ARENA_INIT;
-    samsa_qentity_t  e;
-    double           v = 0.0;
-    size_t           i;
-
-    *user_tag = "";
-    *client_tag = client;
-    for (i = 0; i < sizeof(quota_levels) / sizeof(quota_levels[0]); i++) {
-        memset(&e, 0, sizeof(e));
-        if (quota_levels[i].user != 0) {
-            e.has[SAMSA_QENTITY_USER] = true;
-            if (quota_levels[i].user == 1) {
-                e.name[SAMSA_QENTITY_USER] =
-                    samsa_slice_cstr(SAMSA_QUOTA_ANONYMOUS);
-            }
-        }
-        if (quota_levels[i].client != 0) {
-            e.has[SAMSA_QENTITY_CLIENT_ID] = true;
-            if (quota_levels[i].client == 1) {
-                e.name[SAMSA_QENTITY_CLIENT_ID] = samsa_slice_cstr(client);
-            }
-        }
-        if (samsa_image_client_quota(img, samsa_qentity_key(&e, &arena), key,
-                                     &v)) {
-            *user_tag = quota_levels[i].user_tag ? SAMSA_QUOTA_ANONYMOUS : "";
-            *client_tag = quota_levels[i].client_tag ? client : "";
-            break;
-        }
-        v = 0.0;
-    }
-    samsa_arena_fini(&arena);
-    return v;
 }

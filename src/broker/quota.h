@@ -1,36 +1,65 @@
 /*
- * broker/quota.h - the client quota manager (Kafka's ClientQuotaManager for
- * the Produce and Fetch byte rates, with its default quota callback): one
- * sensor per quota type and quota entity, each a util/qrate.h rate over
- * quota.window.num windows of quota.window.size.seconds, and the throttle
- * time a request earns by pushing its sensor over the entity's quota.
- * Also Kafka's ClientRequestQuotaManager: the Request type's sensors count
- * the time handler threads spend on a client's requests, as a percentage
- * of one thread (request_percentage), its throttle time capped at one
- * window.
+ * broker/quota.h - the client quota manager: Kafka's ClientQuotaManager
+ * for the Produce and Fetch byte rates (with its default quota callback),
+ * its ClientRequestQuotaManager for request time and its
+ * ControllerMutationQuotaManager (KIP-599) for partition mutations, as one
+ * manager with a quota type per Kafka manager.  Each type has one sensor
+ * per quota entity and earns a request a throttle time by pushing the
+ * sensor over the entity's quota:
+ *
+ *  - Produce, Fetch (producer_byte_rate, consumer_byte_rate): a
+ *    util/qrate.h rate over quota.window.num windows of
+ *    quota.window.size.seconds.
+ *  - Request (request_percentage): the same rate of the time handler and
+ *    network threads spend on a client's requests, as a percentage of one
+ *    thread, its throttle time capped at one window.
+ *  - Mutation (controller_mutation_rate): a util/tbucket.h token bucket
+ *    (burst controller.quota.window.num *
+ *    controller.quota.window.size.seconds * quota) of the partitions a
+ *    client creates (CreateTopics, CreatePartitions) and deletes
+ *    (DeleteTopics), and a util/qrate.h mutation rate over the same
+ *    windows (the metric only).
  *
  * Which quota applies: the most specific of Kafka's eight levels that sets
- * the type's key (producer_byte_rate, consumer_byte_rate,
- * request_percentage), from
- * user+client-id through user+default client, user, default user+client-id,
- * default user+default client, default user, client-id, to default
- * client-id.  There is no authentication yet: every request's principal is
- * User:ANONYMOUS, so the user levels apply with the name "ANONYMOUS".  The
- * sensor is shared by all the clients the level groups: a user-level quota
- * by every client id of that user, a client-id level one per client id
- * (Kafka's metric tags).  With no client quota in the image at all nothing
- * is recorded (Kafka's quotasEnabled).
+ * the type's key, from user+client-id through user+default client, user,
+ * default user+client-id, default user+default client, default user,
+ * client-id, to default client-id.  There is no authentication yet: every
+ * request's principal is User:ANONYMOUS, so the user levels apply with the
+ * name "ANONYMOUS".  The sensor is shared by all the clients the level
+ * groups: a user-level quota by every client id of that user, a client-id
+ * level one per client id (Kafka's metric tags).  Each type is enabled on
+ * its own (Kafka's quotasEnabled, one per manager): while no entity in the
+ * image sets the type's key, nothing is recorded under it.  A Produce,
+ * Fetch or Request sensor exists for every client id seen while its type
+ * is enabled (limit 0 when no level applies to it); a Mutation sensor only
+ * once a quota applies to the client.
  *
- * controller_mutation_rate is stored by AlterClientQuotas and described,
- * but not enforced yet.
+ * A controller mutation request takes a samsa_quota_mutation_t (Kafka's
+ * ControllerMutationQuota): strict for CreateTopics v6+, CreatePartitions
+ * v3+ and DeleteTopics v5+, permissive for older versions.  The controller
+ * charges it each topic's partitions in turn (meta/controller.h's
+ * samsa_controller_quota_t).  Strict: a topic is refused
+ * (THROTTLING_QUOTA_EXCEEDED) while the bucket is below zero when it comes,
+ * else accepted and charged even if that takes the bucket below zero; the
+ * request's throttle time is the one the last refusal computed.
+ * Permissive: every topic is accepted and charged, and a charge that
+ * leaves the bucket below zero sets the throttle time.  Either way the
+ * throttle time is round(-credits / quota * 1000) ms at that moment, less
+ * the time since, not capped (Kafka caps only request_percentage
+ * throttles).
  *
  * Threads: samsa_quota_record from any handler thread (and the purgatory
  * threads completing a request), samsa_quota_record_request_net from the
- * network threads.  While the image holds no client quota a
- * request costs one atomic load and no lock.  The sensor table is guarded
- * by one mutex held only to find or add a sensor; each sensor has its own
- * mutex for recording.  The resolved quota of a client id is cached per metadata
- * image offset.  samsa_quota_snapshot from the metrics thread.
+ * network threads, samsa_quota_mutation_begin and _end on a handler
+ * thread; the controller thread calls a mutation quota's apply while the
+ * handler that began it waits for the operation (the
+ * samsa_quota_mutation_t is the handler's, lent for the call).  While the
+ * image sets no key of a type, recording under it costs one atomic load
+ * and no lock.  The client and sensor tables are guarded by the manager's
+ * mutex, held only to find or add an entry; each sensor has its own mutex
+ * for recording.  The resolved quota of a client id is cached per type
+ * and metadata image offset.  samsa_quota_snapshot from the metrics
+ * thread.
  */
 #ifndef SAMSA_BROKER_QUOTA_H
 #define SAMSA_BROKER_QUOTA_H
@@ -39,6 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "meta/controller.h"
 #include "meta/meta.h"
 #include "net/req.h"
 #include "util/slice.h"
@@ -50,22 +80,28 @@ typedef enum samsa_quota_type {
     SAMSA_QUOTA_PRODUCE = 0,
     SAMSA_QUOTA_FETCH,
     SAMSA_QUOTA_REQUEST,        /* request_percentage: handler time */
+    SAMSA_QUOTA_MUTATION,       /* controller_mutation_rate: a token
+                                   bucket of partition mutations */
     SAMSA_QUOTA__NTYPES
 } samsa_quota_type_t;
 
 typedef struct samsa_quota_mgr samsa_quota_mgr_t;
+typedef struct samsa_quota_sensor samsa_quota_sensor_t;
 
-/* samples: quota.window.num; window_s: quota.window.size.seconds.
- * meta outlives the manager.  @thread main */
+/* samples, window_s: quota.window.num and quota.window.size.seconds
+ * (Produce, Fetch, Request); ctl_samples, ctl_window_s:
+ * controller.quota.window.num and controller.quota.window.size.seconds
+ * (Mutation).  meta outlives the manager.  @thread main */
 samsa_quota_mgr_t *samsa_quota_mgr_new(samsa_meta_t *meta, int samples,
-                                       int window_s);
+                                       int window_s, int ctl_samples,
+                                       int ctl_window_s);
 void samsa_quota_mgr_free(samsa_quota_mgr_t *q);   /* NULL: no-op */
 
 /* Record value (bytes; for SAMSA_QUOTA_REQUEST a percentage of one
- * thread's second) for the client under type at now_ms and return the
- * throttle time in ms it earned (0: within quota, or no quota); a Request
- * throttle time is capped at one window.  The throttle time is also added
- * to the sensor's throttle-time metric. */
+ * thread's second) for the client under type (not Mutation) at now_ms and
+ * return the throttle time in ms it earned (0: within quota, or no quota);
+ * a Request throttle time is capped at one window.  The throttle time is
+ * also added to the sensor's throttle-time metric. */
 int32_t samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                            samsa_slice_t client_id, double value,
                            int64_t now_ms);
@@ -75,7 +111,7 @@ int32_t samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
  * spent on it (from dequeue to local completion, which is marked now if
  * not yet) as a percentage and return the throttle time it earned.  Sets
  * req->request_quota_done (recorded once) and req->request_quota_net
- * (client quotas exist: the network thread records its time too).
+ * (request quotas are enabled: the network thread records its time too).
  * @thread handler or purgatory (whoever completes req) */
 int32_t samsa_quota_record_request(samsa_quota_mgr_t *q, samsa_req_t *req);
 
@@ -86,6 +122,40 @@ int32_t samsa_quota_record_request(samsa_quota_mgr_t *q, samsa_req_t *req);
 void samsa_quota_record_request_net(samsa_quota_mgr_t *q,
                                     const samsa_req_t *req, int64_t ns);
 
+/* One request's controller mutation quota, on its handler's stack. */
+typedef struct samsa_quota_mutation {
+    samsa_quota_mgr_t         *mgr;         /* [const] */
+    samsa_quota_sensor_t      *sensor;      /* [const] NULL: unbounded */
+    double                     bound;       /* [const] the quota */
+    bool                       strict;      /* [const] */
+    int64_t                    throttle_ms; /* the last violation's */
+    int64_t                    throttle_at; /* when it was computed */
+    samsa_controller_quota_t   ctl;         /* [const] what the controller
+                                               calls */
+} samsa_quota_mutation_t;
+
+/* Kafka's newQuotaFor(request, strictSinceVersion): the mutation quota of
+ * client_id (strict or permissive) as the current image sets it.
+ * @thread handler */
+void samsa_quota_mutation_begin(samsa_quota_mgr_t *q,
+                                samsa_quota_mutation_t *mq,
+                                samsa_slice_t client_id, bool strict);
+
+/* What to pass the controller: NULL when mq is unbounded. */
+const samsa_controller_quota_t *samsa_quota_mutation_ctl(
+    samsa_quota_mutation_t *mq);
+
+/* Charge permits (partitions) at now_ms: false when a strict quota
+ * refuses them (the bucket was already below zero).  @thread any, while
+ * the handler that began mq waits */
+bool samsa_quota_mutation_record(samsa_quota_mutation_t *mq, double permits,
+                                 int64_t now_ms);
+
+/* The request's throttle time at now_ms (Kafka's throttleTime: the last
+ * violation's less the time since, 0: none), also added to the sensor's
+ * throttle metrics.  @thread handler */
+int32_t samsa_quota_mutation_end(samsa_quota_mutation_t *mq, int64_t now_ms);
+
 /* The connection_creation_rate quota of ip: its own ip entity's, else the
  * default ip entity's, else INT32_MAX (none), from the current metadata
  * image, so an AlterClientQuotas applies to the next connection.  ctx is
@@ -93,8 +163,8 @@ void samsa_quota_record_request_net(samsa_quota_mgr_t *q,
  * @thread any (acceptors): lock-free */
 int32_t samsa_quota_ip_conn_rate(void *meta, const char *ip);
 
-/* "Produce", "Fetch", "Request": Kafka's QuotaType names (the metric's
- * type). */
+/* "Produce", "Fetch", "Request", "ControllerMutation": Kafka's QuotaType
+ * names (the metric's type). */
 const char *samsa_quota_type_name(samsa_quota_type_t type);
 
 /* One sensor as the metrics see it. */
@@ -102,9 +172,13 @@ typedef struct samsa_quota_stat {
     samsa_quota_type_t  type;
     const char         *user;           /* "" when the level has none */
     const char         *client_id;      /* "" likewise */
-    double              byte_rate;      /* now, per second (Request: the
-                                           percentage of a thread) */
-    double              quota;          /* bound; 0: none */
+    double              rate;           /* now, per second: bytes,
+                                           Request: the percentage of a
+                                           thread, Mutation: partition
+                                           mutations */
+    double              tokens;         /* Mutation: credits left in the
+                                           bucket; else 0 */
+    double              quota;          /* the last bound applied; 0: none */
     uint64_t            throttle_time_ms;  /* throttle time earned, in all */
     uint64_t            throttled;      /* requests throttled, in all */
 } samsa_quota_stat_t;
@@ -114,15 +188,5 @@ typedef struct samsa_quota_stat {
 void samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
                           void (*fn)(void *ctx, const samsa_quota_stat_t *s),
                           void *ctx);
-
-/* The quota key (any client quota key: controller_mutation_rate, ...) of
- * client (NUL-terminated, "" for a null client id) at the most specific of
- * Kafka's eight levels that sets it in img, 0 when none does, and the
- * user and client-id tags of the sensor that level shares (pointing to
- * client or to static strings).  For the quota managers other than this
- * one (broker/quota_mut.h).  @thread any: lock-free */
-double samsa_quota_resolve_key(const samsa_image_t *img, const char *key,
-                               const char *client, const char **user_tag,
-                               const char **client_tag);
 
 #endif /* SAMSA_BROKER_QUOTA_H */

@@ -47,7 +47,7 @@ typedef struct samsa_req {
     bool              request_quota_done;  /* its handler time went to the
                                            request-time quota already
                                            (broker/quota.h) */
-    bool              request_quota_net;   /* and client quotas exist: the
+    bool              request_quota_net;   /* and request quotas exist: the
                                            network thread's time on it
                                            goes there too */
     /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:

@@ -937,165 +937,121 @@ mx_quota_collect(void *ctx, const samsa_quota_stat_t *st)
     l->n++;
 }
 
+/* name{quota_type="...",user="...",client_id="..."}, the controller
+ * mutation series without quota_type. */
 static void
 mx_quota_labels(samsa_buf_t *out, const char *name,
                 const samsa_quota_stat_t *st)
 {
-    mx_printf(out, "%s{quota_type=\"%s\",user=\"", name,
-              samsa_quota_type_name(st->type));
+    if (st->type == SAMSA_QUOTA_MUTATION) {
+        mx_printf(out, "%s{user=\"", name);
+    } else {
+        mx_printf(out, "%s{quota_type=\"%s\",user=\"", name,
+                  samsa_quota_type_name(st->type));
+    }
     mx_label(out, st->user);
     mx_printf(out, "\",client_id=\"");
     mx_label(out, st->client_id);
     mx_printf(out, "\"} ");
 }
 
-/* Kafka's per user/client-id quota metrics (byte-rate, request-time,
- * throttle-time), one series per quota sensor; none until a client quota
- * exists. */
+#define MX_QT(t)        (1u << (t))
+#define MX_QT_CLIENT    (MX_QT(SAMSA_QUOTA_PRODUCE) | MX_QT(SAMSA_QUOTA_FETCH) \
+                         | MX_QT(SAMSA_QUOTA_REQUEST))
+
+/* What a quota family shows of a sensor. */
+typedef enum mx_quota_value {
+    MX_QV_RATE,
+    MX_QV_TOKENS,
+    MX_QV_QUOTA,
+    MX_QV_THROTTLE_S,
+    MX_QV_THROTTLED,
+} mx_quota_value_t;
+
+/* Kafka's per user/client-id quota metrics, one series per sensor of the
+ * family's types: the client quotas' (byte-rate, request-time,
+ * throttle-time; none until a quota of the type exists) and the
+ * ControllerMutation ones (mutation-rate, tokens, throttle-time; none
+ * until a controller_mutation_rate has applied to a request). */
+static const struct {
+    const char        *name, *type, *help;
+    unsigned           types;           /* MX_QT bits */
+    mx_quota_value_t   value;
+} mx_quota_fams[] = {
+    { "samsa_client_quota_byte_rate", "gauge",
+      "Bytes per second a quota entity produced or fetched, over the quota "
+      "windows (byte-rate).",
+      MX_QT(SAMSA_QUOTA_PRODUCE) | MX_QT(SAMSA_QUOTA_FETCH), MX_QV_RATE },
+    { "samsa_client_quota_request_time", "gauge",
+      "Handler time of the entity's requests, in percent of one thread, "
+      "over the quota windows (request-time).",
+      MX_QT(SAMSA_QUOTA_REQUEST), MX_QV_RATE },
+    { "samsa_client_quota_limit", "gauge",
+      "The quota applied to the entity, bytes per second (Request: percent "
+      "of one thread); 0: none.", MX_QT_CLIENT, MX_QV_QUOTA },
+    { "samsa_client_quota_throttle_time_seconds_total", "counter",
+      "Throttle time given to the entity's requests (throttle-time).",
+      MX_QT_CLIENT, MX_QV_THROTTLE_S },
+    { "samsa_client_quota_throttled_requests_total", "counter",
+      "Requests of the entity that were throttled.", MX_QT_CLIENT,
+      MX_QV_THROTTLED },
+    { "samsa_controller_mutation_rate", "gauge",
+      "Partition mutations per second of a quota entity, over the "
+      "controller quota windows (mutation-rate).",
+      MX_QT(SAMSA_QUOTA_MUTATION), MX_QV_RATE },
+    { "samsa_controller_mutation_tokens", "gauge",
+      "Credits left in the entity's token bucket; below 0: exhausted "
+      "(tokens).", MX_QT(SAMSA_QUOTA_MUTATION), MX_QV_TOKENS },
+    { "samsa_controller_mutation_quota", "gauge",
+      "The controller_mutation_rate applied to the entity.",
+      MX_QT(SAMSA_QUOTA_MUTATION), MX_QV_QUOTA },
+    { "samsa_controller_mutation_throttle_time_seconds_total", "counter",
+      "Throttle time given to the entity's requests (throttle-time).",
+      MX_QT(SAMSA_QUOTA_MUTATION), MX_QV_THROTTLE_S },
+    { "samsa_controller_mutation_throttled_requests_total", "counter",
+      "Requests of the entity that were throttled.",
+      MX_QT(SAMSA_QUOTA_MUTATION), MX_QV_THROTTLED },
+};
+
+static void
+mx_quota_value(samsa_buf_t *out, mx_quota_value_t value,
+               const samsa_quota_stat_t *st)
+{
+    switch (value) {
+    case MX_QV_RATE:
+        mx_double(out, st->rate);
+        break;
+    case MX_QV_TOKENS:
+        mx_double(out, st->tokens);
+        break;
+    case MX_QV_QUOTA:
+        mx_double(out, st->quota);
+        break;
+    case MX_QV_THROTTLE_S:
+        mx_double(out, (double) st->throttle_time_ms / 1e3);
+        break;
+    case MX_QV_THROTTLED:
+        mx_printf(out, "%llu", (unsigned long long) st->throttled);
+        break;
+    }
+    mx_printf(out, "\n");
+}
+
 static void
 mx_quotas(samsa_metrics_t *m, samsa_buf_t *out)
 {
     mx_quota_list_t  l = { 0 };
-    size_t           i;
+    size_t           i, f;
 
     samsa_quota_snapshot(m->brk->quota, samsa_now_ms(), mx_quota_collect, &l);
-    mx_family(out, "samsa_client_quota_byte_rate", "gauge",
-              "Bytes per second a quota entity produced or fetched, over "
-              "the quota windows (byte-rate).");
-    for (i = 0; i < l.n; i++) {
-        if (l.v[i].type != SAMSA_QUOTA_REQUEST) {
-            mx_quota_labels(out, "samsa_client_quota_byte_rate", &l.v[i]);
-            mx_double(out, l.v[i].byte_rate);
-            mx_printf(out, "\n");
-        }
-    }
-    mx_family(out, "samsa_client_quota_request_time", "gauge",
-              "Handler time of the entity's requests, in percent of one "
-              "thread, over the quota windows (request-time).");
-    for (i = 0; i < l.n; i++) {
-        if (l.v[i].type == SAMSA_QUOTA_REQUEST) {
-            mx_quota_labels(out, "samsa_client_quota_request_time", &l.v[i]);
-            mx_double(out, l.v[i].byte_rate);
-            mx_printf(out, "\n");
-        }
-    }
-    mx_family(out, "samsa_client_quota_limit", "gauge",
-              "The quota applied to the entity, bytes per second (Request: "
-              "percent of one thread); 0: none.");
-    for (i = 0; i < l.n; i++) {
-        mx_quota_labels(out, "samsa_client_quota_limit", &l.v[i]);
-        mx_double(out, l.v[i].quota);
-        mx_printf(out, "\n");
-    }
-    mx_family(out, "samsa_client_quota_throttle_time_seconds_total", "counter",
-              "Throttle time given to the entity's requests (throttle-time).");
-    for (i = 0; i < l.n; i++) {
-        mx_quota_labels(out, "samsa_client_quota_throttle_time_seconds_total",
-                        &l.v[i]);
-        mx_double(out, (double) l.v[i].throttle_time_ms / 1e3);
-        mx_printf(out, "\n");
-    }
-    mx_family(out, "samsa_client_quota_throttled_requests_total", "counter",
-              "Requests of the entity that were throttled.");
-    for (i = 0; i < l.n; i++) {
-        mx_quota_labels(out, "samsa_client_quota_throttled_requests_total",
-                        &l.v[i]);
-        mx_printf(out, "%llu\n", (unsigned long long) l.v[i].throttled);
-    }
-    for (i = 0; i < 2 * l.n; i++) {
-        samsa_free(l.strs[i]);
-    }
-    samsa_free(l.strs);
-    samsa_free(l.v);
-}
-
-/* ---- Prometheus: controller mutation quotas ------------------------------ */
-
-typedef struct mx_mutquota_list {
-    samsa_mutquota_stat_t  *v;
-    char                  **strs;       /* user, client id: owned copies */
-    size_t                  n;
-    size_t                  cap;
-} mx_mutquota_list_t;
-
-static void
-mx_mutquota_collect(void *ctx, const samsa_mutquota_stat_t *st)
-{
-    mx_mutquota_list_t  *l = ctx;
-
-    if (l->n == l->cap) {
-        l->cap = l->cap * 2 + 8;
-        l->v = samsa_realloc(l->v, l->cap * sizeof(*l->v));
-        l->strs = samsa_realloc(l->strs, 2 * l->cap * sizeof(*l->strs));
-    }
-    l->v[l->n] = *st;
-    l->strs[2 * l->n] = samsa_strdup(st->user);
-    l->strs[2 * l->n + 1] = samsa_strdup(st->client_id);
-    l->v[l->n].user = l->strs[2 * l->n];
-    l->v[l->n].client_id = l->strs[2 * l->n + 1];
-    l->n++;
-}
-
-static void
-mx_mutquota_labels(samsa_buf_t *out, const char *name,
-                   const samsa_mutquota_stat_t *st)
-{
-    mx_printf(out, "%s{user=\"", name);
-    mx_label(out, st->user);
-    mx_printf(out, "\",client_id=\"");
-    mx_label(out, st->client_id);
-    mx_printf(out, "\"} ");
-}
-
-/* Kafka's ControllerMutation metrics per user/client-id (mutation-rate,
- * tokens, throttle-time), one series per sensor; none until a
- * controller_mutation_rate quota has been applied to a request. */
-static void
-mx_mutquotas(samsa_metrics_t *m, samsa_buf_t *out)
-{
-    static const struct {
-        const char  *name, *type, *help;
-    } fam[5] = {
-        { "samsa_controller_mutation_rate", "gauge",
-          "Partition mutations per second of a quota entity, over the "
-          "controller quota windows (mutation-rate)." },
-        { "samsa_controller_mutation_tokens", "gauge",
-          "Credits left in the entity's token bucket; below 0: exhausted "
-          "(tokens)." },
-        { "samsa_controller_mutation_quota", "gauge",
-          "The controller_mutation_rate applied to the entity." },
-        { "samsa_controller_mutation_throttle_time_seconds_total", "counter",
-          "Throttle time given to the entity's requests (throttle-time)." },
-        { "samsa_controller_mutation_throttled_requests_total", "counter",
-          "Requests of the entity that were throttled." },
-    };
-    mx_mutquota_list_t  l = { 0 };
-    size_t              i, f;
-
-    samsa_mutquota_snapshot(m->brk->mutquota, samsa_now_ms(),
-                            mx_mutquota_collect, &l);
-    for (f = 0; f < 5; f++) {
-        mx_family(out, fam[f].name, fam[f].type, fam[f].help);
+    for (f = 0; f < sizeof(mx_quota_fams) / sizeof(mx_quota_fams[0]); f++) {
+        mx_family(out, mx_quota_fams[f].name, mx_quota_fams[f].type,
+                  mx_quota_fams[f].help);
         for (i = 0; i < l.n; i++) {
-            mx_mutquota_labels(out, fam[f].name, &l.v[i]);
-            switch (f) {
-            case 0:
-                mx_double(out, l.v[i].rate);
-                break;
-            case 1:
-                mx_double(out, l.v[i].tokens);
-                break;
-            case 2:
-                mx_double(out, l.v[i].quota);
-                break;
-            case 3:
-                mx_double(out, (double) l.v[i].throttle_time_ms / 1e3);
-                break;
-            default:
-                mx_printf(out, "%llu", (unsigned long long) l.v[i].throttled);
-                break;
+            if ((mx_quota_fams[f].types & MX_QT(l.v[i].type)) != 0) {
+                mx_quota_labels(out, mx_quota_fams[f].name, &l.v[i]);
+                mx_quota_value(out, mx_quota_fams[f].value, &l.v[i]);
             }
-            mx_printf(out, "\n");
         }
     }
     for (i = 0; i < 2 * l.n; i++) {
@@ -1209,7 +1165,6 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
         mx_partitions(&snap, out);
         mx_purgatories(m, out);
         mx_quotas(m, out);
-        mx_mutquotas(m, out);
         mx_groups(&snap, out);
     }
     mx_process(m, out);

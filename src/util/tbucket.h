@@ -13,7 +13,7 @@
  * this one is told so, as its clock (util/time.h's monotonic ms) may start
  * near 0.
  *
- * Threads: none of its own; the caller serialises access (broker/quota_mut.c
+ * Threads: none of its own; the caller serialises access (broker/quota.c
  * holds the sensor's lock).
  */
 #ifndef SAMSA_UTIL_TBUCKET_H

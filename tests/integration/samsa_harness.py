@@ -437,3 +437,40 @@ def wait_until(pred, timeout, interval=0.02):
         if v or time.monotonic() >= deadline:
             return v
         time.sleep(interval)
+
+
+# -- broker configs and the cleaner, for the reconfiguration and compaction
+# tests ------------------------------------------------------------------------
+
+def set_broker(conn, key, value, op=kwire.OP_SET, name="1",
+               validate_only=False):
+    """IncrementalAlterConfigs of one key of broker `name` ("": the cluster
+    default) by raw protocol; returns (error_code, error_message)."""
+    r = conn.incremental_alter_configs(
+        [(kwire.RESOURCE_BROKER, name, [(key, op, value)])],
+        validate_only=validate_only)[0]
+    return r["error_code"], r["error_message"]
+
+
+def describe_broker(conn, key):
+    """DescribeConfigs of one key of broker 1: (value, source, read_only)."""
+    res = conn.describe_configs([(kwire.RESOURCE_BROKER, "1", [key])])[0]
+    assert res["error_code"] == 0, res
+    e = res["configs"][0]
+    return e["value"], e["source"], e["read_only"]
+
+
+def cleaner_offset(srv, topic, part=0):
+    """The partition's offset in srv's cleaner-offset-checkpoint, -1 when
+    it has none (or there is no file yet)."""
+    path = os.path.join(srv.data_dir, "cleaner-offset-checkpoint")
+    try:
+        with open(path) as f:
+            lines = f.read().split("\n")
+    except FileNotFoundError:
+        return -1
+    for ln in lines[2:2 + int(lines[1])]:
+        t, p, o = ln.split()
+        if t == topic and int(p) == part:
+            return int(o)
+    return -1

@@ -24,27 +24,13 @@ import pytest
 import kwire
 import samsa_harness
 from kwire import Writer
-from samsa_harness import T
+from samsa_harness import T, cleaner_offset
 
 OFFSET_COMMIT, OFFSET_FETCH, LIST_GROUPS = 8, 9, 16
 
 BASE = {"log.cleaner.backoff.ms": "100",
         "log.segment.delete.delay.ms": "0",
         "group.initial.rebalance.delay.ms": "0"}
-
-
-def cleaner_offset(srv, topic, part=0):
-    path = os.path.join(srv.data_dir, "cleaner-offset-checkpoint")
-    try:
-        with open(path) as f:
-            lines = f.read().split("\n")
-    except FileNotFoundError:
-        return -1
-    for ln in lines[2:2 + int(lines[1])]:
-        t, p, o = ln.split()
-        if t == topic and int(p) == part:
-            return int(o)
-    return -1
 
 
 def log_bytes(srv, topic, part=0):

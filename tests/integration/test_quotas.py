@@ -352,6 +352,11 @@ def test_produce_quota_holds_a_greedy_producer(samsa):
         quota_type="Produce", user="", client_id="A") == 1048576
     assert fams["samsa_client_quota_limit"].value(
         quota_type="Produce", user="", client_id="B") == 0
+    # only producer_byte_rate is set: Kafka enables each quota type on its
+    # own, so no request-time (or fetch) sensor exists
+    assert fams["samsa_client_quota_request_time"].samples == []
+    assert fams["samsa_client_quota_limit"].find(quota_type="Request") == []
+    assert fams["samsa_client_quota_limit"].find(quota_type="Fetch") == []
 
 
 @pytest.mark.parametrize("version", [5, 9])

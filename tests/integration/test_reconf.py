@@ -14,7 +14,7 @@ import pytest
 
 import kwire
 import samsa_harness
-from samsa_harness import T
+from samsa_harness import T, set_broker
 
 BROKER = kwire.RESOURCE_BROKER
 OP_SET, OP_DELETE = 0, 1
@@ -33,12 +33,6 @@ def pool_sizes_are(srv, n, controller_pool=True):
     want = sorted(["handler-%d" % i for i in range(n)] * (2 if controller_pool else 1))
     return samsa_harness.wait_until(lambda: handlers(srv) == want, T(10),
                                     interval=0.05)
-
-
-def set_broker(conn, key, value, name="1", validate_only=False, op=OP_SET):
-    r = conn.incremental_alter_configs([(BROKER, name, [(key, op, value)])],
-                                       validate_only=validate_only)[0]
-    return r["error_code"], r["error_message"]
 
 
 def describe(conn, key, name="1", synonyms=False):

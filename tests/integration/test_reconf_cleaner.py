@@ -11,15 +11,14 @@ dynamic value, and the value is kept in the metadata log across a
 restart."""
 
 import itertools
-import os
 import time
 
 import kwire
 import samsa_harness
-from samsa_harness import T
+from samsa_harness import T, cleaner_offset, set_broker
+from samsa_harness import describe_broker as describe
 
-BROKER = kwire.RESOURCE_BROKER
-OP_SET, OP_DELETE = 0, 1
+OP_DELETE = 1
 SRC_DYNAMIC_BROKER, SRC_STATIC = 2, 4
 
 _rounds = itertools.count(1)
@@ -32,32 +31,6 @@ def cleaners(srv):
 def cleaners_are(srv, n):
     return samsa_harness.wait_until(lambda: cleaners(srv) == n, T(10),
                                     interval=0.05)
-
-
-def set_broker(conn, key, value, op=OP_SET):
-    r = conn.incremental_alter_configs([(BROKER, "1", [(key, op, value)])])[0]
-    return r["error_code"], r["error_message"]
-
-
-def describe(conn, key):
-    res = conn.describe_configs([(BROKER, "1", [key])])[0]
-    assert res["error_code"] == 0, res
-    e = res["configs"][0]
-    return e["value"], e["source"], e["read_only"]
-
-
-def cleaner_offset(srv, topic):
-    path = os.path.join(srv.data_dir, "cleaner-offset-checkpoint")
-    try:
-        with open(path) as f:
-            lines = f.read().split("\n")
-    except FileNotFoundError:
-        return -1
-    for ln in lines[2:2 + int(lines[1])]:
-        t, p, o = ln.split()
-        if t == topic and int(p) == 0:
-            return int(o)
-    return -1
 
 
 def produce_rounds(conn, topic, rounds, keys=10):

@@ -13,23 +13,11 @@ import threading
 
 import kwire
 import samsa_harness
-from samsa_harness import T
+from samsa_harness import T, set_broker
+from samsa_harness import describe_broker as describe
 
-BROKER = kwire.RESOURCE_BROKER
-OP_SET, OP_DELETE = 0, 1
+OP_DELETE = 1
 SRC_DYNAMIC_BROKER, SRC_STATIC, SRC_DEFAULT = 2, 4, 5
-
-
-def set_broker(conn, key, value, op=OP_SET):
-    r = conn.incremental_alter_configs([(BROKER, "1", [(key, op, value)])])[0]
-    return r["error_code"], r["error_message"]
-
-
-def describe(conn, key):
-    res = conn.describe_configs([(BROKER, "1", [key])])[0]
-    assert res["error_code"] == 0, res
-    e = res["configs"][0]
-    return e["value"], e["source"], e["read_only"]
 
 
 def served(srv):

@@ -11,10 +11,9 @@ import os
 
 import kwire
 import samsa_harness
-from samsa_harness import T
+from samsa_harness import T, set_broker
 
 BROKER, TOPIC = kwire.RESOURCE_BROKER, kwire.RESOURCE_TOPIC
-OP_SET = 0
 SRC_DYNAMIC_BROKER, SRC_DEFAULT = 2, 5
 SEGMENT_BYTES = 1048576
 BIG = 262144
@@ -44,11 +43,6 @@ def topic_entry(conn, name, key):
     assert res["error_code"] == 0, res
     e = res["configs"][0]
     return e["value"], e["source"]
-
-
-def set_broker(conn, key, value):
-    r = conn.incremental_alter_configs([(BROKER, "1", [(key, OP_SET, value)])])[0]
-    return r["error_code"], r["error_message"]
 
 
 def test_log_retention_defaults_follow_the_broker(samsa):

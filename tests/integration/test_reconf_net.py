@@ -18,10 +18,10 @@ import pytest
 
 import kwire
 import samsa_harness
-from samsa_harness import T
+from samsa_harness import T, set_broker
 
 BROKER = kwire.RESOURCE_BROKER
-OP_SET, OP_DELETE = 0, 1
+OP_DELETE = 1
 SRC_DYNAMIC_BROKER, SRC_STATIC = 2, 4
 
 
@@ -41,11 +41,6 @@ def threads_are(srv, broker_ids, controller_count):
         return (network_ids(srv, srv.port) == broker_ids
                 and len(network_ids(srv, srv.controller_port)) == controller_count)
     return samsa_harness.wait_until(ok, T(15), interval=0.05)
-
-
-def set_broker(conn, key, value, op=OP_SET):
-    r = conn.incremental_alter_configs([(BROKER, "1", [(key, op, value)])])[0]
-    return r["error_code"], r["error_message"]
 
 
 def describe(conn, key, synonyms=False):

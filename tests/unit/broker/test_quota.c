@@ -1,7 +1,10 @@
 /* Unit tests for broker/quota.c: which of Kafka's eight user/client-id
- * levels applies, which clients share a sensor, and the throttle time the
- * manager hands out, for byte rates and request time (the rate math
- * itself: test_qrate.c). */
+ * levels applies, which clients share a sensor, each type's own
+ * enablement, and the throttle time the manager hands out, for byte rates,
+ * request time and strict and permissive controller mutation quotas
+ * (Kafka's StrictControllerMutationQuota and
+ * PermissiveControllerMutationQuota over a TokenBucket) (the rate and
+ * bucket math itself: test_qrate.c, test_tbucket.c). */
 #include "unit.h"
 
 #include <stdio.h>
@@ -12,11 +15,13 @@
 #include "util/time.h"
 
 #define DFLT     ((const char *) 1)     /* the default entity */
+#define T0       1000000                /* ms: any start */
 
 static int64_t  next_offset;
 
-/* Publish the current image plus one ClientQuotaRecord.  user/client:
- * NULL absent, DFLT the default, else a name. */
+/* Publish the current image plus one ClientQuotaRecord setting (or, when
+ * value < 0, removing) key.  user/client: NULL absent, DFLT the default,
+ * else a name. */
 static void
 set_quota(samsa_meta_t *meta, const char *user, const char *client,
           const char *key, double value)
@@ -44,7 +49,8 @@ set_quota(samsa_meta_t *meta, const char *user, const char *client,
     rec.u.ClientQuotaRecord.Entity = ent;
     rec.u.ClientQuotaRecord.Entity_cnt = n;
     rec.u.ClientQuotaRecord.Key = samsa_slice_cstr(key);
-    rec.u.ClientQuotaRecord.Value = value;
+    rec.u.ClientQuotaRecord.Value = value < 0.0 ? 0.0 : value;
+    rec.u.ClientQuotaRecord.Remove = value < 0.0;
     assert_int_equal(samsa_image_delta_replay(d, &rec, next_offset++, err,
                                               sizeof(err)),
                      SAMSA_ERR_NONE);
@@ -53,10 +59,13 @@ set_quota(samsa_meta_t *meta, const char *user, const char *client,
     samsa_image_put(base);
 }
 
+/* What find_sensor saw of the sensor of type with these tags. */
 typedef struct seen {
-    int     n;
-    char    user[32], client[32];
-    double  quota;
+    samsa_quota_type_t  type;
+    int                 n;
+    char                user[32], client[32];
+    double              quota, rate, tokens;
+    uint64_t            throttled, throttle_ms;
 } seen_t;
 
 static void
@@ -64,18 +73,29 @@ find_sensor(void *ctx, const samsa_quota_stat_t *st)
 {
     seen_t  *s = ctx;
 
-    if (st->type == SAMSA_QUOTA_PRODUCE && strcmp(st->user, s->user) == 0
+    if (st->type == s->type && strcmp(st->user, s->user) == 0
         && strcmp(st->client_id, s->client) == 0) {
         s->n++;
         s->quota = st->quota;
+        s->rate = st->rate;
+        s->tokens = st->tokens;
+        s->throttled = st->throttled;
+        s->throttle_ms = st->throttle_time_ms;
     }
 }
 
+/* Counts the sensors, by type. */
 static void
 count_sensors(void *ctx, const samsa_quota_stat_t *st)
 {
-    (void) st;
-    (*(int *) ctx)++;
+    ((int *) ctx)[st->type]++;
+}
+
+static int
+count_all(const int *n)
+{
+    return n[SAMSA_QUOTA_PRODUCE] + n[SAMSA_QUOTA_FETCH]
+           + n[SAMSA_QUOTA_REQUEST] + n[SAMSA_QUOTA_MUTATION];
 }
 
 static int32_t
@@ -89,16 +109,16 @@ static void
 test_quota_levels(void **state)
 {
     samsa_meta_t       *meta = samsa_meta_new();
-    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 1);
-    seen_t              s = { 0 };
-    int                 nsensors = 0;
+    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 1, 11, 1);
+    seen_t              s = { .type = SAMSA_QUOTA_PRODUCE };
+    int                 nsensors[SAMSA_QUOTA__NTYPES] = { 0 };
 
     (void) state;
     next_offset = 0;
     /* no quota at all: nothing recorded, never throttled */
     assert_int_equal(rec(q, "x", 1e9, 0), 0);
-    samsa_quota_snapshot(q, 0, count_sensors, &nsensors);
-    assert_int_equal(nsensors, 0);
+    samsa_quota_snapshot(q, 0, count_sensors, nsensors);
+    assert_int_equal(count_all(nsensors), 0);
 
     /* default client-id (level 8): 100 B/s; 2000 B over the 10 s minimum
      * span is 200 B/s: (200 - 100) / 100 * 10 s */
@@ -108,6 +128,13 @@ test_quota_levels(void **state)
     samsa_quota_snapshot(q, 0, find_sensor, &s);
     assert_int_equal(s.n, 1);
     assert_true(s.quota == 100.0);
+    /* only Produce is enabled: a fetch records nothing, and no sensor of
+     * another type exists */
+    assert_int_equal(samsa_quota_record(q, SAMSA_QUOTA_FETCH,
+                                        samsa_slice_cstr("x"), 1e9, 0), 0);
+    samsa_quota_snapshot(q, 0, count_sensors, nsensors);
+    assert_int_equal(nsensors[SAMSA_QUOTA_PRODUCE], 1);
+    assert_int_equal(count_all(nsensors), 1);
     /* a consumer quota does not touch producers */
     set_quota(meta, "ANONYMOUS", NULL, "consumer_byte_rate", 1.0);
     assert_int_equal(rec(q, "y", 1500.0, 0), 5000);
@@ -118,6 +145,7 @@ test_quota_levels(void **state)
     assert_int_equal(rec(q, "x", 2000.0, 0), 0);
     assert_int_equal(rec(q, "y", 9000.0, 0), 1000);
     memset(&s, 0, sizeof(s));
+    s.type = SAMSA_QUOTA_PRODUCE;
     snprintf(s.user, sizeof(s.user), "ANONYMOUS");
     samsa_quota_snapshot(q, 0, find_sensor, &s);
     assert_int_equal(s.n, 1);
@@ -150,24 +178,13 @@ rec_request(samsa_quota_mgr_t *q, samsa_req_t *req, const char *client,
 }
 
 static void
-find_request_sensor(void *ctx, const samsa_quota_stat_t *st)
-{
-    seen_t  *s = ctx;
-
-    if (st->type == SAMSA_QUOTA_REQUEST
-        && strcmp(st->client_id, s->client) == 0) {
-        s->n++;
-        s->quota = st->byte_rate;       /* the percentage, here */
-    }
-}
-
-static void
 test_quota_request(void **state)
 {
     samsa_meta_t       *meta = samsa_meta_new();
-    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 2);
+    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 2, 11, 1);
     samsa_req_t         req;
-    seen_t              s = { 0 };
+    seen_t              s = { .type = SAMSA_QUOTA_REQUEST };
+    int                 nsensors[SAMSA_QUOTA__NTYPES] = { 0 };
 
     (void) state;
     next_offset = 0;
@@ -175,10 +192,15 @@ test_quota_request(void **state)
     assert_int_equal(rec_request(q, &req, "v", 5000), 0);
     assert_true(req.request_quota_done);
     assert_false(req.request_quota_net);
-    /* a byte-rate quota does not limit request time */
+    /* a byte-rate quota does not enable request quotas (Kafka enables each
+     * type on its own): nothing is recorded, by the network thread
+     * neither, and no Request sensor exists */
     set_quota(meta, NULL, DFLT, "producer_byte_rate", 1.0);
     assert_int_equal(rec_request(q, &req, "v", 5000), 0);
-    assert_true(req.request_quota_net);
+    assert_false(req.request_quota_net);
+    samsa_quota_record_request_net(q, &req, 1000000000);
+    samsa_quota_snapshot(q, samsa_now_ms(), count_sensors, nsensors);
+    assert_int_equal(count_all(nsensors), 0);
 
     /* request_percentage 1 on client-id x: 100 ms of handler time is 10
      * (percent of a thread for a second); over the 20 s minimum span (10
@@ -186,14 +208,16 @@ test_quota_request(void **state)
     set_quota(meta, NULL, "x", "request_percentage", 1.0);
     assert_int_equal(rec_request(q, &req, "x", 100), 0);
     snprintf(s.client, sizeof(s.client), "x");
-    samsa_quota_snapshot(q, samsa_now_ms(), find_request_sensor, &s);
+    samsa_quota_snapshot(q, samsa_now_ms(), find_sensor, &s);
     assert_int_equal(s.n, 1);
-    assert_true(s.quota > 0.49 && s.quota < 0.51);
+    assert_true(s.rate > 0.49 && s.rate < 0.51);
     /* 200 ms more is 1.5 %: (1.5 - 1) / 1 * 20 s = 10 s, capped at one
      * window (Kafka's ClientRequestQuotaManager): 2 s */
     assert_int_equal(rec_request(q, &req, "x", 200), 2000);
-    /* another client id has no request quota */
+    /* another client id has no request quota, but request quotas are
+     * enabled now: its time is recorded (limit 0) */
     assert_int_equal(rec_request(q, &req, "y", 10000), 0);
+    assert_true(req.request_quota_net);
     /* a fractional percentage applies too: 0.01 % of a thread */
     set_quota(meta, NULL, "w", "request_percentage", 0.01);
     assert_int_equal(rec_request(q, &req, "w", 1), 0);  /* 0.005 % */
@@ -205,9 +229,10 @@ test_quota_request(void **state)
     assert_true(req.request_quota_net);
     samsa_quota_record_request_net(q, &req, 1000000000);
     memset(&s, 0, sizeof(s));
+    s.type = SAMSA_QUOTA_REQUEST;
     snprintf(s.client, sizeof(s.client), "w");
-    samsa_quota_snapshot(q, samsa_now_ms(), find_request_sensor, &s);
-    assert_true(s.quota > 5.0 && s.quota < 5.1);
+    samsa_quota_snapshot(q, samsa_now_ms(), find_sensor, &s);
+    assert_true(s.rate > 5.0 && s.rate < 5.1);
     assert_int_equal(rec_request(q, &req, "w", 0), 2000);
 
     /* not yet marked done: the time runs to now */
@@ -221,12 +246,151 @@ test_quota_request(void **state)
     samsa_meta_free(meta);
 }
 
+/* No controller_mutation_rate anywhere (other keys do not count): every
+ * request is unbounded and nothing is tracked. */
+static void
+test_quota_mutation_none(void **state)
+{
+    samsa_meta_t           *meta = samsa_meta_new();
+    samsa_quota_mgr_t      *q = samsa_quota_mgr_new(meta, 11, 1, 2, 1);
+    samsa_quota_mutation_t  mq;
+    int                     nsensors[SAMSA_QUOTA__NTYPES] = { 0 };
+
+    (void) state;
+    next_offset = 0;
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_null(samsa_quota_mutation_ctl(&mq));
+    assert_true(samsa_quota_mutation_record(&mq, 1e9, T0));
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0), 0);
+    set_quota(meta, NULL, "x", "producer_byte_rate", 10.0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_null(samsa_quota_mutation_ctl(&mq));
+    /* a quota for another client id: x still has none */
+    set_quota(meta, NULL, "y", "controller_mutation_rate", 1.0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_null(samsa_quota_mutation_ctl(&mq));
+    samsa_quota_snapshot(q, T0, count_sensors, nsensors);
+    assert_int_equal(count_all(nsensors), 0);
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
+/* Strict: quota 2/s, 2 windows of 1 s, a burst of 4. */
+static void
+test_quota_mutation_strict(void **state)
+{
+    samsa_meta_t           *meta = samsa_meta_new();
+    samsa_quota_mgr_t      *q = samsa_quota_mgr_new(meta, 11, 1, 2, 1);
+    samsa_quota_mutation_t  mq;
+    seen_t                  s = { .type = SAMSA_QUOTA_MUTATION,
+                                  .client = "x" };
+
+    (void) state;
+    next_offset = 0;
+    set_quota(meta, NULL, "x", "controller_mutation_rate", 2.0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_non_null(samsa_quota_mutation_ctl(&mq));
+    assert_true(samsa_quota_mutation_record(&mq, 2.0, T0));     /* 4 -> 2 */
+    assert_true(samsa_quota_mutation_record(&mq, 10.0, T0));    /* 2 -> -8 */
+    assert_false(samsa_quota_mutation_record(&mq, 1.0, T0));    /* refused */
+    assert_false(samsa_quota_mutation_record(&mq, 1.0, T0 + 500));  /* -7 */
+    /* the last refusal's 3500 ms, less the 100 ms since */
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 600), 3400);
+
+    /* a request that empties the bucket without a refusal has no throttle
+     * time; the next one is refused */
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_true(samsa_quota_mutation_record(&mq, 1.0, T0 + 4000)); /* 0 -> -1 */
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 4000), 0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_false(samsa_quota_mutation_record(&mq, 1.0, T0 + 4000));
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 4000), 500);
+    /* a throttle time that has passed is none */
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_false(samsa_quota_mutation_record(&mq, 1.0, T0 + 4200));  /* -0.6 */
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 4700), 0);
+
+    samsa_quota_snapshot(q, T0 + 4700, find_sensor, &s);
+    assert_int_equal(s.n, 1);
+    assert_true(s.quota == 2.0);
+    assert_true(s.tokens > 0.39 && s.tokens < 0.41);   /* -0.6 + 0.5 s
+                                                          * 2/s */
+    assert_int_equal(s.throttled, 2);
+    assert_int_equal(s.throttle_ms, 3900);
+
+    /* removing the quota makes the next request unbounded */
+    set_quota(meta, NULL, "x", "controller_mutation_rate", -1.0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_null(samsa_quota_mutation_ctl(&mq));
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
+/* Permissive: everything is accepted; the throttle time is that of the
+ * last charge that left the bucket below zero. */
+static void
+test_quota_mutation_permissive(void **state)
+{
+    samsa_meta_t           *meta = samsa_meta_new();
+    samsa_quota_mgr_t      *q = samsa_quota_mgr_new(meta, 11, 1, 2, 1);
+    samsa_quota_mutation_t  mq;
+
+    (void) state;
+    next_offset = 0;
+    set_quota(meta, NULL, DFLT, "controller_mutation_rate", 2.0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), false);
+    assert_true(samsa_quota_mutation_record(&mq, 4.0, T0));     /* 4 -> 0 */
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0), 0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), false);
+    assert_true(samsa_quota_mutation_record(&mq, 3.0, T0));     /* -3: 1500 */
+    assert_true(samsa_quota_mutation_record(&mq, 2.0, T0));     /* -5: 2500 */
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 200), 2300);
+    /* the default client id's quota gives y a bucket of its own */
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("y"), true);
+    assert_true(samsa_quota_mutation_record(&mq, 4.0, T0));
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0), 0);
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
+/* The user ANONYMOUS (level 3) beats client-id levels and its client ids
+ * share one bucket (no client-id tag). */
+static void
+test_quota_mutation_levels(void **state)
+{
+    samsa_meta_t           *meta = samsa_meta_new();
+    samsa_quota_mgr_t      *q = samsa_quota_mgr_new(meta, 11, 1, 11, 1);
+    samsa_quota_mutation_t  mq;
+    seen_t                  s = { .type = SAMSA_QUOTA_MUTATION,
+                                  .user = "ANONYMOUS" };
+
+    (void) state;
+    next_offset = 0;
+    set_quota(meta, NULL, "x", "controller_mutation_rate", 100.0);
+    set_quota(meta, "ANONYMOUS", NULL, "controller_mutation_rate", 1.0);
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    assert_true(samsa_quota_mutation_record(&mq, 11.0, T0));    /* burst 11 */
+    assert_true(samsa_quota_mutation_record(&mq, 1.0, T0));     /* 0 -> -1 */
+    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("y"), true);
+    assert_false(samsa_quota_mutation_record(&mq, 1.0, T0));
+    assert_int_equal(samsa_quota_mutation_end(&mq, T0), 1000);
+    samsa_quota_snapshot(q, T0, find_sensor, &s);
+    assert_int_equal(s.n, 1);
+    assert_true(s.quota == 1.0);
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quota_levels),
         cmocka_unit_test(test_quota_request),
+        cmocka_unit_test(test_quota_mutation_none),
+        cmocka_unit_test(test_quota_mutation_strict),
+        cmocka_unit_test(test_quota_mutation_permissive),
+        cmocka_unit_test(test_quota_mutation_levels),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
