@@ -4,12 +4,14 @@
 #include "broker/brokerlog.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
+
+/* The messages of the answers: printf into the request's arena. */
+#define brokerlog_msg  samsa_arena_printf
 
 /* Log4jController.ROOT_LOGGER; Samsa's only logger. */
 #define BROKERLOG_ROOT  "root"
@@ -27,30 +29,6 @@ static const char *const  brokerlog_levels[] = {
 static const char *const  brokerlog_op_names[] = {
     "SET", "DELETE", "APPEND", "SUBTRACT",
 };
-
-static const char *
-brokerlog_msg(samsa_arena_t *arena, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static const char *
-brokerlog_msg(samsa_arena_t *arena, const char *fmt, ...)
-{
-    va_list  ap;
-    char    *out;
-    int      len;
-
-    va_start(ap, fmt);
-    len = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (len < 0) {
-        return "";
-    }
-    out = samsa_arena_alloc(arena, (size_t) len + 1);
-    va_start(ap, fmt);
-    vsnprintf(out, (size_t) len + 1, fmt, ap);
-    va_end(ap);
-    return out;
-}
 
 size_t
 samsa_brokerlog_count(void)

@@ -10,7 +10,6 @@
 #include "meta/controller_int.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,23 +47,6 @@ typedef struct ctl_op {
 } ctl_op_t;
 
 /* ---- batches */
-
-const char *
-samsa_ctl_msg(samsa_arena_t *arena, const char *fmt, ...)
-{
-    va_list  ap;
-    char    *out;
-    int      len;
-
-    va_start(ap, fmt);
-    len = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    out = samsa_arena_alloc(arena, (size_t) len + 1);
-    va_start(ap, fmt);
-    vsnprintf(out, (size_t) len + 1, fmt, ap);
-    va_end(ap);
-    return out;
-}
 
 void
 samsa_ctlbatch_add(samsa_ctlbatch_t *b, const samsa_MetadataRecords_any_t *rec)

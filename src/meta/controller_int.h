@@ -14,6 +14,7 @@
 #include "meta/controller.h"
 #include "meta/image.h"
 #include "meta/mlog.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/queue.h"
 
@@ -53,9 +54,9 @@ void samsa_ctlbatch_add(samsa_ctlbatch_t *b,
  * then fails whole, as Kafka's BoundedList does) and returns false. */
 bool samsa_ctlbatch_room(samsa_ctlbatch_t *b, int64_t k);
 
-/* printf into arena. */
-const char *samsa_ctl_msg(samsa_arena_t *arena, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* printf into arena: the controller's messages (the short name keeps the
+ * many call sites on one line). */
+#define samsa_ctl_msg  samsa_arena_printf
 
 /* ctltopics.c: the topic operations' validation and records. */
 void samsa_ctltopics_create(samsa_ctlbatch_t *b,

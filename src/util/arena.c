@@ -3,7 +3,9 @@
  */
 #include "util/arena.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -82,4 +84,25 @@ samsa_arena_strndup(samsa_arena_t *arena, const char *s, size_t n)
     memcpy(d, s, n);
     d[n] = '\0';
     return d;
+}
+
+char *
+samsa_arena_printf(samsa_arena_t *arena, const char *fmt, ...)
+{
+    va_list  ap;
+    char    *out;
+    int      len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0) {              /* a bad format: an empty message */
+        len = 0;
+    }
+    out = samsa_arena_alloc(arena, (size_t) len + 1);
+    out[0] = '\0';
+    va_start(ap, fmt);
+    vsnprintf(out, (size_t) len + 1, fmt, ap);
+    va_end(ap);
+    return out;
 }

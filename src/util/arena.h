@@ -23,5 +23,8 @@ void  samsa_arena_fini(samsa_arena_t *arena);     /* frees every chunk */
 void *samsa_arena_alloc(samsa_arena_t *arena, size_t size);
 void *samsa_arena_calloc(samsa_arena_t *arena, size_t n, size_t size);
 char *samsa_arena_strndup(samsa_arena_t *arena, const char *s, size_t n);
+/* A formatted string in the arena (error messages for responses). */
+char *samsa_arena_printf(samsa_arena_t *arena, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif /* SAMSA_UTIL_ARENA_H */
