@@ -46,6 +46,9 @@ typedef struct samsa_conn {
                                            response was sent (Kafka's
                                            KafkaChannel network thread
                                            time, for the request quota) */
+    bool                 net_timed;     /* measure net_ns: the last response
+                                           was of a request under a request
+                                           quota (no clock reads otherwise) */
     /* response being written */
     samsa_resp_t        *sending;
     size_t               send_off;      /* frame bytes written */

@@ -429,7 +429,9 @@ proc_request_done(samsa_proc_t *proc, samsa_conn_t *conn, samsa_resp_t *resp,
     samsa_sockserver_t  *ss = proc->ss;
 
     resp->req->end_ns = now;
-    if (ss->conf.net_time != NULL && resp->req->request_quota_net) {
+    conn->net_timed = ss->conf.net_time != NULL
+                      && resp->req->request_quota_net;
+    if (conn->net_timed) {
         ss->conf.net_time(ss->conf.ctx, resp->req, conn->net_ns);
     }
     conn->net_ns = 0;
@@ -480,6 +482,10 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
         conn->region_off = 0;
         /* Most responses fit the socket buffer: write now rather than after
          * another epoll round; what is left waits for EPOLLOUT. */
+        if (!resp->req->request_quota_net) {
+            proc_write_now(proc, conn, now);
+            return;
+        }
         from = samsa_now_ns();
         proc_write_now(proc, conn, now);
         conn->net_ns += samsa_now_ns() - from;
@@ -683,6 +689,7 @@ proc_poll(samsa_proc_t *proc)
     int                     timeout;
     size_t                  n, i;
     int64_t                 now, idle_from, from;
+    bool                    timed;
 
     proc_resume_mem_muted(proc);
     /* Don't wait when connections are queued for us, or when step 2
@@ -707,7 +714,8 @@ proc_poll(samsa_proc_t *proc)
         if (conn->closing) {
             continue;
         }
-        from = samsa_now_ns();
+        timed = conn->net_timed;        /* fixed for this event */
+        from = timed ? samsa_now_ns() : 0;
         if (evs[i].ready & SAMSA_SELECTOR_F_WRITE) {
             proc_on_writable(proc, conn, now);
         }
@@ -723,7 +731,9 @@ proc_poll(samsa_proc_t *proc)
             }
         }
         /* scheduled closes free conn only at the turn's step 6 */
-        conn->net_ns += samsa_now_ns() - from;
+        if (timed) {
+            conn->net_ns += samsa_now_ns() - from;
+        }
     }
     proc_throttle_expire(proc, now);
     proc_expire_idle(proc, now);
