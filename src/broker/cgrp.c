@@ -193,14 +193,11 @@ cg_member_find_instance(const samsa_cgrp_t *cg, samsa_slice_t instance_id)
     return NULL;
 }
 
-/* Take the member out and free it; bump is Kafka's group epoch bump of a
- * removal (not when a static member is replaced).  The last one out
- * starts the group's Empty time (offsets retention counts from it). */
+/* Take m out of the member list (not freed). */
 static void
-cg_member_remove(samsa_grp_t *g, cg_member_t *m, bool bump)
+cg_member_unlink(samsa_cgrp_t *cg, cg_member_t *m)
 {
-    samsa_cgrp_t  *cg = g->cg;
-    size_t         i;
+    size_t  i;
 
     for (i = 0; i < cg->nmembers; i++) {
         if (cg->members[i] == m) {
@@ -210,6 +207,18 @@ cg_member_remove(samsa_grp_t *g, cg_member_t *m, bool bump)
             break;
         }
     }
+}
+
+/* Take the member out and free it; bump is Kafka's group epoch bump of a
+ * removal (not when a static member is replaced).  The last one out
+ * starts the group's Empty time (offsets retention counts from it). */
+static void
+cg_member_remove(samsa_grp_t *g, cg_member_t *m, bool bump)
+{
+    samsa_cgrp_t  *cg = g->cg;
+    size_t         i;
+
+    cg_member_unlink(cg, m);
     for (i = 0; i < CG_REC_MEMBER_N; i++) {
         if (m->rec[i].len > 0) {
             /* its records need tombstones (cgrp_store.c) */
@@ -1443,16 +1452,7 @@ samsa_cgrp_member_get(samsa_cgrp_t *cg, samsa_slice_t id)
 void
 samsa_cgrp_member_drop(samsa_cgrp_t *cg, cg_member_t *m)
 {
-    size_t  i;
-
-    for (i = 0; i < cg->nmembers; i++) {
-        if (cg->members[i] == m) {
-            memmove(&cg->members[i], &cg->members[i + 1],
-                    (cg->nmembers - i - 1) * sizeof(*cg->members));
-            cg->nmembers--;
-            break;
-        }
-    }
+    cg_member_unlink(cg, m);
     cg_member_free(m);
 }
 

@@ -1936,6 +1936,18 @@ class Conn:
             raise ProtocolError("correlation id %d, expected %d" % (got, c))
         return decode_response(payload, api_key, version)
 
+    def request_raw(self, api_key, version, body, timeout=5.0):
+        """Sends one request and returns a Reader at its response's body
+        (after the response header), for the tests' own decoders."""
+        c = self.corr()
+        self.send(encode_request(api_key, version, c, body, self.client_id),
+                  timeout)
+        corr, r = decode_response_header(self.recv_frame(timeout), api_key,
+                                         version)
+        if corr != c:
+            raise ProtocolError("correlation id %d, expected %d" % (corr, c))
+        return r
+
     def api_versions(self, version=0, timeout=5.0, **kw):
         resp_version = version
         c = self.corr()

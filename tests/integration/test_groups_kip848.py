@@ -38,12 +38,7 @@ OVERRIDES = {"offsets.topic.num.partitions": "3",
 
 
 def call(conn, key, version, body):
-    c = conn.corr()
-    conn.send(kwire.encode_request(key, version, c, body, conn.client_id), T(5))
-    payload = conn.recv_frame(T(10))
-    corr, r = kwire.decode_response_header(payload, key, version)
-    assert corr == c
-    return r
+    return conn.request_raw(key, version, body, T(10))
 
 
 def hb(conn, group, member, epoch, topics=None, rebalance=-1, owned=None,

@@ -7,13 +7,12 @@ state filter, malformed bodies (the connection closes, the server stays
 up), and __consumer_offsets created with offsets.topic.num.partitions.
 """
 
-import os
 import time
 
 import pytest
 
 import kwire
-from kwire import Reader, Writer
+from kwire import Writer
 from samsa_harness import T
 
 FIND_COORDINATOR, JOIN, HEARTBEAT, LEAVE, SYNC = 10, 11, 12, 13, 14
@@ -34,12 +33,7 @@ OVERRIDES = {"group.initial.rebalance.delay.ms": "0",
 
 
 def call(conn, key, version, body):
-    c = conn.corr()
-    conn.send(kwire.encode_request(key, version, c, body, conn.client_id), T(5))
-    payload = conn.recv_frame(T(10))
-    corr, r = kwire.decode_response_header(payload, key, version)
-    assert corr == c
-    return r
+    return conn.request_raw(key, version, body, T(10))
 
 
 def consumer_meta(topics):

@@ -71,21 +71,6 @@ def segments(srv, name, part):
     return sorted(out)
 
 
-def restart(samsa, srv, kill=False):
-    """Stops srv (SIGTERM, must exit 0; or SIGKILL) and starts a new server
-    on the same directory, waiting until it answers."""
-    if kill:
-        srv.proc.send_signal(signal.SIGKILL)
-        srv.proc.wait(timeout=T(10))
-        srv.stopped = True
-    else:
-        problems = srv.stop()
-        assert problems == [], "clean stop failed: %s\n%s" % (problems, srv.stderr_tail())
-    return samsa.start(overrides={k: v for k, v in srv.overrides.items()
-                                  if k not in ("listeners",)},
-                       workdir=srv.workdir)
-
-
 # -- restart ------------------------------------------------------------------
 
 def check_index_files(d, log_bytes):
@@ -366,7 +351,7 @@ def test_delete_records_moves_the_log_start(samsa):
         p = c.delete_records("no-such-" + name, 0, 0)
         assert p["error_code"] == kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION
         assert c.list_offsets(name, 1, kwire.TS_EARLIEST)["offset"] == 0, "other partition moved"
-    srv2 = restart(samsa, srv)
+    srv2 = samsa.restart(srv)
     with srv2.connect(timeout=T(5)) as c:
         c.wait_topic(name, timeout=T(10))
         assert c.list_offsets(name, 0, kwire.TS_EARLIEST)["offset"] == 11, \

@@ -30,12 +30,7 @@ E = {"NONE": 0, "UNKNOWN_TOPIC_OR_PARTITION": 3, "INVALID_REQUEST": 42,
 # -- raw protocol --------------------------------------------------------------
 
 def call(conn, key, version, body):
-    c = conn.corr()
-    conn.send(kwire.encode_request(key, version, c, body, conn.client_id), T(5))
-    payload = conn.recv_frame(T(10))
-    corr, r = kwire.decode_response_header(payload, key, version)
-    assert corr == c
-    return r
+    return conn.request_raw(key, version, body, T(10))
 
 
 def find_coordinator(conn, key, key_type=1, version=1):

@@ -41,31 +41,15 @@ typedef struct fake_broker {
     int64_t    meta_answered[MAX_REQS]; /* when its response was written */
 } fake_broker_t;
 
+/* Read (out false) or write all n bytes; false on EOF or an error. */
 static bool
-read_full(int fd, void *p, size_t n)
+io_full(int fd, void *p, size_t n, bool out)
 {
     uint8_t  *b = p;
     ssize_t   r;
 
     while (n > 0) {
-        r = read(fd, b, n);
-        if (r <= 0) {
-            return false;
-        }
-        b += r;
-        n -= (size_t) r;
-    }
-    return true;
-}
-
-static bool
-write_full(int fd, const void *p, size_t n)
-{
-    const uint8_t  *b = p;
-    ssize_t         r;
-
-    while (n > 0) {
-        r = write(fd, b, n);
+        r = out ? write(fd, b, n) : read(fd, b, n);
         if (r <= 0) {
             return false;
         }
@@ -104,7 +88,7 @@ fake_answer(fake_broker_t *fb, int fd, int16_t api, int16_t ver, int32_t corr)
         samsa_MetadataResponse_encode(&wr, ver, &md);
     }
     samsa_store_be32(frame.data, (uint32_t) (frame.len - 4));
-    ok = write_full(fd, frame.data, frame.len);
+    ok = io_full(fd, frame.data, frame.len, true);
     samsa_buf_fini(&frame);
     return ok;
 }
@@ -122,13 +106,13 @@ fake_run(void *arg)
     if (fd < 0) {
         return NULL;
     }
-    while (read_full(fd, hdr, 4)) {
+    while (io_full(fd, hdr, 4, false)) {
         size = samsa_load_be32(hdr);
         if (size < 8 || size > (1u << 20)) {
             break;
         }
         payload = malloc(size);
-        if (payload == NULL || !read_full(fd, payload, size)) {
+        if (payload == NULL || !io_full(fd, payload, size, false)) {
             free(payload);
             break;
         }
