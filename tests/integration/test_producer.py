@@ -577,11 +577,23 @@ def test_batch_over_max_message_bytes_is_split(srv, idempotence):
     check_seq_records(srv, topic, n)
 
 
-def test_single_record_over_max_message_bytes_fails(srv, tmp_path):
+@pytest.mark.parametrize("conf", [("linger.ms=1000",),
+                                  ("linger.ms=0",
+                                   "max.in.flight.requests.per.connection=1")])
+def test_single_record_over_max_message_bytes_fails(srv, tmp_path, conf):
     """A record alone over the topic's max.message.bytes cannot be split:
     it fails with MESSAGE_TOO_LARGE (Java's RecordTooLargeException), and
-    the records around it are delivered."""
-    topic = "split-single"
+    the records around it are delivered, in order.
+
+    linger.ms makes the three one batch, whose split pieces carry its
+    sequences in order.  With linger.ms=0 the sender may drain
+    [small-1, big] before small-2 arrives and send [small-2] (sequence 2)
+    while the first batch is refused: Kafka's broker accepts any first
+    sequence from a producer it has no state for (KIP-360), so small-2 is
+    stored and small-1, resent after the split, follows it, as with
+    Java's producer.  Only max.in.flight.requests.per.connection=1 orders
+    that case, tested too."""
+    topic = "split-single-%d" % len(conf)
     with srv.connect(timeout=T(5)) as c:
         r = c.create_topic(topic, 1, {"max.message.bytes": "1024"}, timeout=T(10))
         assert r["error_code"] == 0, kwire.error_name(r["error_code"])
@@ -590,7 +602,7 @@ def test_single_record_over_max_message_bytes_fails(srv, tmp_path):
     write_records(path, [(0, -1, None, b"small-1", []),
                          (0, -1, None, b"x" * 3000, []),
                          (0, -1, None, b"small-2", [])])
-    out = probe("file", srv.bootstrap(), topic, path, "linger.ms=0", "batch.size=16384")
+    out = probe("file", srv.bootstrap(), topic, path, "batch.size=16384", *conf)
     assert out["sent"] == 3 and out["delivered"] == 2 and out["errors"] == 1, out
     assert out["first_err"] == "MESSAGE_TOO_LARGE", out
     vals = [r["value"] for r in kwire.records_of(stored(srv, topic, 0))]
