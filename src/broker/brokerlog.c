@@ -13,9 +13,6 @@
 /* The messages of the answers: printf into the request's arena. */
 #define brokerlog_msg  samsa_arena_printf
 
-/* Log4jController.ROOT_LOGGER; Samsa's only logger. */
-#define BROKERLOG_ROOT  "root"
-
 /* LogLevelConfig.VALID_LOG_LEVELS, matched case-sensitively as Kafka's
  * Set.contains does, in the order the message lists them (Kafka's own
  * order is its set's, which is unspecified). */
@@ -33,34 +30,20 @@ static const char *const  brokerlog_op_names[] = {
 size_t
 samsa_brokerlog_count(void)
 {
-    return 1;
+    return SAMSA_DIAG_NLOGGERS;
 }
 
 const char *
 samsa_brokerlog_name(size_t i)
 {
-    (void) i;
-    return BROKERLOG_ROOT;
+    return samsa_diag_logger_name((samsa_diag_logger_t) i);
 }
 
 const char *
 samsa_brokerlog_level(size_t i)
 {
-    (void) i;
-    return samsa_diag_level_name(samsa_diag_get_level());
-}
-
-static bool
-brokerlog_exists(const char *name)
-{
-    size_t  i;
-
-    for (i = 0; i < samsa_brokerlog_count(); i++) {
-        if (strcmp(samsa_brokerlog_name(i), name) == 0) {
-            return true;
-        }
-    }
-    return false;
+    return samsa_diag_level_name(
+        samsa_diag_logger_level((samsa_diag_logger_t) i));
 }
 
 /* Java's Integer.parseInt of a resource name. */
@@ -185,8 +168,9 @@ static bool
 brokerlog_check_op(const samsa_controller_config_op_t *op,
                    samsa_arena_t *arena, samsa_controller_result_t *r)
 {
-    const char  *name = op->name != NULL ? op->name : "null";
-    size_t       i;
+    const char           *name = op->name != NULL ? op->name : "null";
+    samsa_diag_logger_t   lg;
+    size_t                i;
 
     if (op->op == SAMSA_CONFIG_OP_APPEND
         || op->op == SAMSA_CONFIG_OP_SUBTRACT) {
@@ -203,14 +187,16 @@ brokerlog_check_op(const samsa_controller_config_op_t *op,
                                      "resource", (int) op->op));
         return false;
     }
-    if (!brokerlog_exists(name)) {
+    if (!samsa_diag_logger_find(name, &lg)) {
         brokerlog_fail(r, SAMSA_ERR_INVALID_CONFIG,
                        brokerlog_msg(arena, "Logger %s does not exist!",
                                      name));
         return false;
     }
     if (op->op == SAMSA_CONFIG_OP_DELETE) {
-        /* every Samsa logger is the root */
+        if (lg != SAMSA_DIAG_LOGGER_ROOT) {
+            return true;
+        }
         brokerlog_fail(r, SAMSA_ERR_INVALID_REQUEST,
                        "Removing the log level of the root logger is not "
                        "allowed");
@@ -235,8 +221,11 @@ samsa_brokerlog_alter(int32_t node_id, samsa_slice_t name,
                       bool validate_only, samsa_arena_t *arena,
                       samsa_controller_result_t *r)
 {
-    samsa_diag_level_t  level;
-    size_t              i;
+    samsa_diag_level_t   level = SAMSA_DIAG_INFO;
+    samsa_diag_logger_t  lg;
+    bool                 unset;
+    char                 errbuf[512];
+    size_t               i;
 
     memset(r, 0, sizeof(*r));
     if (!brokerlog_check_request(node_id, name, ops, nops, arena, r)) {
@@ -248,11 +237,28 @@ samsa_brokerlog_alter(int32_t node_id, samsa_slice_t name,
         }
     }
     for (i = 0; i < nops && !validate_only; i++) {
-        /* checked above: SET of root to one of log4j's names */
-        if (samsa_diag_level_parse(ops[i].value, &level)) {
+        /* checked above: a logger that exists; SET to one of log4j's
+         * names, or DELETE of one that is not root (Kafka's
+         * unsetLogLevel: it follows root again) */
+        unset = ops[i].op == SAMSA_CONFIG_OP_DELETE;
+        if (!samsa_diag_logger_find(ops[i].name, &lg)
+            || (!unset && !samsa_diag_level_parse(ops[i].value, &level))) {
+            continue;
+        }
+        if (!samsa_diag_logger_update(lg, unset, level, errbuf,
+                                      sizeof(errbuf))) {
+            brokerlog_fail(r, SAMSA_ERR_INVALID_CONFIG,
+                           brokerlog_msg(arena, "Cannot set the log level "
+                                         "of %s: %s", ops[i].name, errbuf));
+            return;
+        }
+        if (unset) {
+            samsa_info("Unset the log level of %s: it follows root (%s)",
+                       ops[i].name, samsa_diag_level_name(
+                                        samsa_diag_logger_level(lg)));
+        } else {
             samsa_info("Updating the log level of %s to %s", ops[i].name,
                        ops[i].value);
-            samsa_diag_set_level(level);
         }
     }
 }

@@ -157,6 +157,7 @@ httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
 {
     samsa_diag_level_t  level;
     char               *s = hr->body, *e;
+    char                err[512];
 
     if (hr->too_large) {
         return httpd_text(c, MHD_HTTP_CONTENT_TOO_LARGE,
@@ -178,7 +179,10 @@ httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
                           "unknown level: send one of FATAL, ERROR, WARN, "
                           "INFO, DEBUG, TRACE\n");
     }
-    samsa_diag_set_level(level);
+    if (!samsa_diag_logger_update(SAMSA_DIAG_LOGGER_ROOT, false, level,
+                                  err, sizeof(err))) {
+        return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s\n", err);
+    }
     samsa_warn("diagnostics level set to %s (POST /loglevel)",
                samsa_diag_level_name(level));
     return httpd_text(c, MHD_HTTP_OK, "%s\n", samsa_diag_level_name(level));

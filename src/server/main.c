@@ -43,7 +43,7 @@ typedef struct server_side {
     samsa_apis_t           apis;
     samsa_sockserver_t    *ss;
     samsa_reqstats_t      *rs;          /* NULL: no metrics listener */
-    samsa_reqlog_t        *reqlog;      /* NULL: request log disabled */
+    samsa_reqlog_t        *reqlog;      /* written while enabled */
 } server_side_t;
 
 typedef struct server {
@@ -341,11 +341,10 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
          * with num.network.threads at run time */
         side->rs = samsa_reqstats_new(kind, SAMSA_SOCKSERVER_MAX_PROCS);
     }
-    side->reqlog = cfg->request_log_enable ? &srv->reqlog : NULL;
-    if (side->rs != NULL || side->reqlog != NULL) {
-        conf.done = server_request_done;
-        conf.done_ctx = side;
-    }
+    /* the request log may be turned on at run time (kafka.request.logger) */
+    side->reqlog = &srv->reqlog;
+    conf.done = server_request_done;
+    conf.done_ctx = side;
     err = samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
     server_conn_limits_free(&lim);
     return err;
@@ -463,12 +462,16 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    if (cfg->request_log_enable) {
-        err = samsa_reqlog_open(&srv->reqlog, cfg->request_log_file, errstr,
-                                errstr_size);
-        if (err != SAMSA_ERR_NONE) {
-            return err;
-        }
+    /* kafka.request.logger: DEBUG from request.log.enable, else WARN as
+     * Kafka's log4j.properties; an operator may change it at run time */
+    samsa_reqlog_init(&srv->reqlog, cfg->request_log_file);
+    samsa_diag_logger_hook(SAMSA_DIAG_LOGGER_REQUEST,
+                           samsa_reqlog_enable_hook, &srv->reqlog);
+    if (cfg->request_log_enable
+        && !samsa_diag_logger_update(SAMSA_DIAG_LOGGER_REQUEST, false,
+                                     SAMSA_DIAG_DEBUG, errstr,
+                                     errstr_size)) {
+        return SAMSA_ERR__IO;
     }
     srv->overrides = samsa_calloc(cfg->nmax_connections_per_ip_overrides + 1,
                                   sizeof(*srv->overrides));
@@ -613,7 +616,6 @@ main(int argc, char **argv)
     int        sig = 0, rc = 1;
 
     memset(&srv, 0, sizeof(srv));
-    srv.reqlog.fd = -1;
     prctl(PR_SET_NAME, "samsa-server", 0, 0, 0);
     server_block_signals(&set);
     if (samsa_config_from_args(&srv.cfg, argc, argv, errstr, sizeof(errstr))

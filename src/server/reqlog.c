@@ -12,37 +12,67 @@
 #include <unistd.h>
 
 #include "proto/proto.h"
+#include "util/alloc.h"
 #include "util/diag.h"
 
-samsa_err_t
-samsa_reqlog_open(samsa_reqlog_t *rl, const char *path, char *errstr,
-                  size_t errstr_size)
+void
+samsa_reqlog_init(samsa_reqlog_t *rl, const char *path)
 {
-    rl->fd = -1;
+    rl->path = samsa_strdup(path);
+    atomic_init(&rl->fd, -1);
     rl->owns_fd = false;
-    if (strcmp(path, "stderr") == 0) {
-        rl->fd = STDERR_FILENO;
-        return SAMSA_ERR_NONE;
+    pthread_mutex_init(&rl->lock, NULL);
+}
+
+samsa_err_t
+samsa_reqlog_open(samsa_reqlog_t *rl, char *errstr, size_t errstr_size)
+{
+    samsa_err_t  err = SAMSA_ERR_NONE;
+    int          fd;
+
+    pthread_mutex_lock(&rl->lock);
+    if (atomic_load_explicit(&rl->fd, memory_order_acquire) >= 0) {
+        /* open already */
+    } else if (strcmp(rl->path, "stderr") == 0) {
+        atomic_store_explicit(&rl->fd, STDERR_FILENO, memory_order_release);
+    } else {
+        fd = open(rl->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            snprintf(errstr, errstr_size,
+                     "cannot open the request log '%s' (request.log.file): "
+                     "%s", rl->path, strerror(errno));
+            err = SAMSA_ERR__IO;
+        } else {
+            rl->owns_fd = true;
+            atomic_store_explicit(&rl->fd, fd, memory_order_release);
+        }
     }
-    rl->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (rl->fd < 0) {
-        snprintf(errstr, errstr_size,
-                 "cannot open the request log '%s' (request.log.file): %s",
-                 path, strerror(errno));
-        return SAMSA_ERR__IO;
-    }
-    rl->owns_fd = true;
-    return SAMSA_ERR_NONE;
+    pthread_mutex_unlock(&rl->lock);
+    return err;
+}
+
+bool
+samsa_reqlog_enable_hook(void *ctx, char *errstr, size_t errstr_size)
+{
+    return samsa_reqlog_open(ctx, errstr, errstr_size) == SAMSA_ERR_NONE;
 }
 
 void
 samsa_reqlog_close(samsa_reqlog_t *rl)
 {
-    if (rl->owns_fd && rl->fd >= 0) {
-        close(rl->fd);
+    int  fd;
+
+    if (rl->path == NULL) {
+        return;                         /* never set up */
     }
-    rl->fd = -1;
+    fd = atomic_exchange_explicit(&rl->fd, -1, memory_order_acq_rel);
+    if (rl->owns_fd && fd >= 0) {
+        close(fd);
+    }
     rl->owns_fd = false;
+    samsa_free(rl->path);
+    rl->path = NULL;
+    pthread_mutex_destroy(&rl->lock);
 }
 
 /* A bounded appender: once out of room, further text is dropped. */
@@ -168,12 +198,18 @@ samsa_reqlog_done(void *ctx, const samsa_req_t *req)
     samsa_reqlog_t  *rl = ctx;
     char             line[2048];
     size_t           len;
+    int              fd;
 
-    if (rl->fd < 0) {
+    if (!samsa_diag_logger_enabled(SAMSA_DIAG_LOGGER_REQUEST,
+                                   SAMSA_DIAG_DEBUG)) {
         return;
     }
+    fd = atomic_load_explicit(&rl->fd, memory_order_acquire);
+    if (fd < 0) {
+        return;                         /* its hook failed, or none */
+    }
     len = samsa_reqlog_format(req, line, sizeof(line));
-    if (write(rl->fd, line, len) < 0) {
+    if (write(fd, line, len) < 0) {
         samsa_warn("cannot write the request log: %s", strerror(errno));
     }
 }

@@ -8,12 +8,19 @@
  *   responseQueueTimeMs  network thread took the response - handed back
  *   sendTimeMs           last byte written - network thread took it
  *   totalTimeMs          last byte written - finished reading the request
- * Threads: opened and closed by main; written from network threads, each
- * line with one write(2) on an O_APPEND descriptor (no lock needed).
+ * Written while the kafka.request.logger logger (util/diag.h) is at DEBUG
+ * or TRACE: request.log.enable=true sets it at start, IncrementalAlterConfigs
+ * of the BROKER_LOGGER resource at run time.  The file is opened the first
+ * time the logger is enabled (never while it is off: no empty file).
+ * Threads: set up and closed by main; opened by whichever thread enables
+ * the logger (under lock); written from network threads, each line with
+ * one write(2) on an O_APPEND descriptor (no lock needed).
  */
 #ifndef SAMSA_SERVER_REQLOG_H
 #define SAMSA_SERVER_REQLOG_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <samsa/errors.h>
@@ -21,14 +28,21 @@
 #include "net/req.h"
 
 typedef struct samsa_reqlog {
-    int   fd;                   /* -1: disabled */
-    bool  owns_fd;
+    char             *path;     /* request.log.file, resolved; "stderr" */
+    _Atomic int       fd;       /* -1: not open yet */
+    bool              owns_fd;
+    pthread_mutex_t   lock;     /* opening */
 } samsa_reqlog_t;
 
-/* Open path for appending ("stderr" for standard error). */
+/* Remember path (copied); opens nothing. */
+void samsa_reqlog_init(samsa_reqlog_t *rl, const char *path);
+
+/* Open the file for appending unless open already.  Also the request
+ * logger's samsa_diag_enable_fn (ctx is the samsa_reqlog_t). */
 SAMSA_MUST_CHECK samsa_err_t samsa_reqlog_open(samsa_reqlog_t *rl,
-                                               const char *path, char *errstr,
+                                               char *errstr,
                                                size_t errstr_size);
+bool samsa_reqlog_enable_hook(void *ctx, char *errstr, size_t errstr_size);
 void samsa_reqlog_close(samsa_reqlog_t *rl);
 
 /* Format req's line into out (NUL-terminated); returns its length. */

@@ -387,8 +387,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "false",
         .implemented = true,
-        .doc = "Samsa: write one line per completed request (Kafka's "
-               "kafka.request.logger at DEBUG).",
+        .doc = "Samsa: write one line per completed request from the "
+               "start (Kafka's kafka.request.logger at DEBUG; the logger "
+               "can also be set at run time through BROKER_LOGGER).",
     },
     {
         .name = "request.log.file",

@@ -41,6 +41,130 @@ samsa_diag_get_level(void)
                                                      memory_order_relaxed);
 }
 
+/* ---- named loggers ------------------------------------------------------ */
+
+#define DIAG_INHERIT  (-1)
+
+typedef struct diag_logger {
+    const char            *name;
+    _Atomic int            level;   /* DIAG_INHERIT: root's */
+    samsa_diag_enable_fn   enable;
+    void                  *enable_ctx;
+} diag_logger_t;
+
+/* root's own level is diag_level; its entry only names it.  The request
+ * logger starts at WARN, as Kafka's log4j.properties sets it. */
+static diag_logger_t  diag_loggers[SAMSA_DIAG_NLOGGERS] = {
+    [SAMSA_DIAG_LOGGER_ROOT] = { "root", DIAG_INHERIT, NULL, NULL },
+    [SAMSA_DIAG_LOGGER_REQUEST] = { "kafka.request.logger", SAMSA_DIAG_WARN,
+                                    NULL, NULL },
+};
+
+static pthread_mutex_t  diag_update_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *
+samsa_diag_logger_name(samsa_diag_logger_t lg)
+{
+    return (unsigned) lg < SAMSA_DIAG_NLOGGERS ? diag_loggers[lg].name : "?";
+}
+
+bool
+samsa_diag_logger_find(const char *name, samsa_diag_logger_t *out)
+{
+    int  i;
+
+    for (i = 0; i < SAMSA_DIAG_NLOGGERS; i++) {
+        if (strcmp(diag_loggers[i].name, name) == 0) {
+            *out = (samsa_diag_logger_t) i;
+            return true;
+        }
+    }
+    return false;
+}
+
+samsa_diag_level_t
+samsa_diag_logger_level(samsa_diag_logger_t lg)
+{
+    int  level;
+
+    if (lg == SAMSA_DIAG_LOGGER_ROOT || (unsigned) lg >= SAMSA_DIAG_NLOGGERS) {
+        return samsa_diag_get_level();
+    }
+    level = atomic_load_explicit(&diag_loggers[lg].level,
+                                 memory_order_relaxed);
+    return level == DIAG_INHERIT ? samsa_diag_get_level()
+                                 : (samsa_diag_level_t) level;
+}
+
+bool
+samsa_diag_logger_enabled(samsa_diag_logger_t lg, samsa_diag_level_t level)
+{
+    return level <= samsa_diag_logger_level(lg);
+}
+
+void
+samsa_diag_logger_hook(samsa_diag_logger_t lg, samsa_diag_enable_fn fn,
+                       void *ctx)
+{
+    if ((unsigned) lg < SAMSA_DIAG_NLOGGERS) {
+        diag_loggers[lg].enable = fn;
+        diag_loggers[lg].enable_ctx = ctx;
+    }
+}
+
+/* The level logger i would have after the change. */
+static int
+diag_level_after(int i, samsa_diag_logger_t lg, bool unset, int level)
+{
+    int  own, root;
+
+    root = lg == SAMSA_DIAG_LOGGER_ROOT
+               ? level
+               : atomic_load_explicit(&diag_level, memory_order_relaxed);
+    if (i == SAMSA_DIAG_LOGGER_ROOT) {
+        return root;
+    }
+    own = i == (int) lg ? (unset ? DIAG_INHERIT : level)
+                        : atomic_load_explicit(&diag_loggers[i].level,
+                                               memory_order_relaxed);
+    return own == DIAG_INHERIT ? root : own;
+}
+
+bool
+samsa_diag_logger_update(samsa_diag_logger_t lg, bool unset,
+                         samsa_diag_level_t level, char *errstr,
+                         size_t errstr_size)
+{
+    int  i;
+
+    if ((unsigned) lg >= SAMSA_DIAG_NLOGGERS
+        || (unset && lg == SAMSA_DIAG_LOGGER_ROOT)) {
+        snprintf(errstr, errstr_size, "the %s logger cannot be unset",
+                 samsa_diag_logger_name(lg));
+        return false;
+    }
+    pthread_mutex_lock(&diag_update_lock);
+    for (i = 0; i < SAMSA_DIAG_NLOGGERS; i++) {
+        if (diag_loggers[i].enable != NULL
+            && diag_level_after(i, lg, unset, (int) level)
+                   >= SAMSA_DIAG_DEBUG
+            && !diag_loggers[i].enable(diag_loggers[i].enable_ctx, errstr,
+                                       errstr_size)) {
+            pthread_mutex_unlock(&diag_update_lock);
+            return false;
+        }
+    }
+    if (lg == SAMSA_DIAG_LOGGER_ROOT) {
+        samsa_diag_set_level(level);
+    } else {
+        atomic_store_explicit(&diag_loggers[lg].level,
+                              unset ? DIAG_INHERIT : (int) level,
+                              memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&diag_update_lock);
+    return true;
+}
+
 bool
 samsa_diag_level_parse(const char *name, samsa_diag_level_t *out)
 {

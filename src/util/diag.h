@@ -7,6 +7,9 @@
 #define SAMSA_UTIL_DIAG_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#define SAMSA_DIAG_MUST_CHECK  __attribute__((warn_unused_result))
 
 /* log4j's levels.  FATAL is a line before the process aborts (an
  * assertion); Samsa writes no TRACE lines, so TRACE shows what DEBUG
@@ -29,6 +32,40 @@ samsa_diag_level_t samsa_diag_get_level(void);
  * case-insensitive) to a level: false for anything else. */
 bool samsa_diag_level_parse(const char *name, samsa_diag_level_t *out);
 const char *samsa_diag_level_name(samsa_diag_level_t level);
+
+/* Named loggers, as Kafka's Log4jController lists them for the
+ * BROKER_LOGGER resource.  "root" is the diagnostics level above;
+ * "kafka.request.logger" (Kafka's name) turns the request log on at
+ * DEBUG or TRACE.  A logger other than root has its own level or, once
+ * unset, follows root's (log4j's inheritance).  A logger may have an
+ * enable hook, asked before a change leaves it at DEBUG or above: it
+ * opens what the logger writes to, or refuses with a message. */
+typedef enum samsa_diag_logger {
+    SAMSA_DIAG_LOGGER_ROOT = 0,
+    SAMSA_DIAG_LOGGER_REQUEST = 1,
+    SAMSA_DIAG_NLOGGERS
+} samsa_diag_logger_t;
+
+typedef bool (*samsa_diag_enable_fn)(void *ctx, char *errstr,
+                                     size_t errstr_size);
+
+const char *samsa_diag_logger_name(samsa_diag_logger_t lg);
+/* The logger named name (case-sensitive, as log4j): false if none. */
+bool samsa_diag_logger_find(const char *name, samsa_diag_logger_t *out);
+/* The level lg logs at now (its own, or root's). */
+samsa_diag_level_t samsa_diag_logger_level(samsa_diag_logger_t lg);
+bool samsa_diag_logger_enabled(samsa_diag_logger_t lg,
+                               samsa_diag_level_t level);
+/* Install lg's enable hook (main, before any thread is started). */
+void samsa_diag_logger_hook(samsa_diag_logger_t lg, samsa_diag_enable_fn fn,
+                            void *ctx);
+/* Set lg's level, or with unset make it follow root (root cannot be
+ * unset: false).  The hooks of the loggers the change leaves at DEBUG or
+ * above are asked first; if one refuses, nothing changes and errstr says
+ * why.  Changes are serialised. */
+SAMSA_DIAG_MUST_CHECK bool samsa_diag_logger_update(
+    samsa_diag_logger_t lg, bool unset, samsa_diag_level_t level,
+    char *errstr, size_t errstr_size);
 
 void samsa_diag(samsa_diag_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

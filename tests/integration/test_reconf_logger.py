@@ -1,12 +1,14 @@
 """The BROKER_LOGGER config resource (type 8, KIP-412) by raw protocol:
-DescribeConfigs lists the broker's one logger, log4j's "root" (the
-diagnostics level), with its level; IncrementalAlterConfigs SET changes it
+DescribeConfigs lists the broker's loggers, log4j's "root" (the
+diagnostics level) and Kafka's "kafka.request.logger" (the request log,
+on at DEBUG or TRACE), with their levels; IncrementalAlterConfigs SET changes it
 at run time (the diagnostics on standard error follow), validate_only
 changes nothing, and Kafka's refusals hold with Kafka's codes and messages
 (APPEND/SUBTRACT, DELETE of root, an unknown logger or level, a wrong
 broker id); legacy AlterConfigs refuses the resource; the level is not
 persisted: a restart goes back to diag.level."""
 
+import os
 import urllib.request
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 import kwire
 import samsa_harness
 from samsa_harness import T
+from test_reqlog import read_log
 
 BROKER_LOGGER = 8
 OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
@@ -41,7 +44,9 @@ def srv(samsa):
 def test_describe_and_set_root(srv, samsa):
     with srv.connect(timeout=T(10)) as conn:
         assert loggers(conn) == [
-            ("root", "INFO", SRC_DYNAMIC_BROKER_LOGGER, False, False, [])]
+            ("root", "INFO", SRC_DYNAMIC_BROKER_LOGGER, False, False, []),
+            ("kafka.request.logger", "WARN", SRC_DYNAMIC_BROKER_LOGGER, False,
+             False, [])]
         assert loggers(conn, keys=["root"]) == [
             ("root", "INFO", SRC_DYNAMIC_BROKER_LOGGER, False, False, [])]
         assert loggers(conn, keys=["kafka.server"]) == []
@@ -151,3 +156,81 @@ def test_refusals(srv):
             res = conn.describe_configs([(BROKER_LOGGER, name, None)])[0]
             assert (res["error_code"], res["error_message"], res["configs"]) == (
                 kwire.ERR_INVALID_REQUEST, msg, []), res
+
+
+def test_request_logger(samsa, tmp_path):
+    """kafka.request.logger turns the request log on and off at run time,
+    as Kafka's: DEBUG or TRACE writes a line per request, INFO stops it;
+    DELETE makes it follow root; no file exists until it is first on."""
+    path = str(tmp_path / "requests.log")
+    srv = samsa.start({"diag.level": "INFO", "request.log.file": path})
+
+    def logged(cid):
+        return [x for x in read_log(path) if x["requestHeader"]["clientId"] == cid]
+
+    def req_level(conn):
+        return dict((n, v) for n, v, *_ in loggers(conn))["kafka.request.logger"]
+
+    with srv.connect(client_id="rl-admin", timeout=T(10)) as conn:
+        assert req_level(conn) == "WARN"
+        with srv.connect(client_id="rl-before", timeout=T(5)) as c:
+            c.api_versions(0, timeout=T(5))
+        assert not os.path.exists(path)
+        assert alter(conn, [("kafka.request.logger", OP_SET, "DEBUG")],
+                     validate_only=True) == (0, None)
+        assert req_level(conn) == "WARN" and not os.path.exists(path)
+
+        assert alter(conn, [("kafka.request.logger", OP_SET, "DEBUG")]) == (0, None)
+        assert req_level(conn) == "DEBUG"
+        assert loggers(conn)[0][1] == "INFO"          # root untouched
+        with srv.connect(client_id="rl-on", timeout=T(5)) as c:
+            c.api_versions(0, timeout=T(5))
+        assert samsa_harness.wait_until(lambda: logged("rl-on"), T(5)), read_log(path)
+        assert not logged("rl-before")
+
+        assert alter(conn, [("kafka.request.logger", OP_SET, "INFO")]) == (0, None)
+        with srv.connect(client_id="rl-off", timeout=T(5)) as c:
+            c.api_versions(0, timeout=T(5))
+        # TRACE logs too; its first line shows rl-off's request had ended
+        assert alter(conn, [("kafka.request.logger", OP_SET, "TRACE")]) == (0, None)
+        with srv.connect(client_id="rl-trace", timeout=T(5)) as c:
+            c.api_versions(0, timeout=T(5))
+        assert samsa_harness.wait_until(lambda: logged("rl-trace"), T(5))
+        assert not logged("rl-off")
+
+        # DELETE: it follows root (INFO: off), then root's DEBUG turns it on
+        assert alter(conn, [("kafka.request.logger", OP_DELETE, None)]) == (0, None)
+        assert req_level(conn) == "INFO"
+        with srv.connect(client_id="rl-unset", timeout=T(5)) as c:
+            c.api_versions(0, timeout=T(5))
+        assert alter(conn, [("root", OP_SET, "DEBUG")]) == (0, None)
+        assert req_level(conn) == "DEBUG"
+        with srv.connect(client_id="rl-root", timeout=T(5)) as c:
+            c.api_versions(0, timeout=T(5))
+        assert samsa_harness.wait_until(lambda: logged("rl-root"), T(5))
+        assert not logged("rl-unset")
+        assert "Unset the log level of kafka.request.logger" in srv.stderr_text()
+
+    # not persisted: a restart goes back to request.log.enable (false: WARN)
+    assert srv.stop() == []
+    over = {k: v for k, v in srv.overrides.items() if k != "listeners"}
+    srv2 = samsa.start(overrides=over, workdir=srv.workdir)
+    with srv2.connect(timeout=T(10)) as conn:
+        assert req_level(conn) == "WARN"
+
+
+def test_request_logger_unopenable_file(samsa, tmp_path):
+    """A request log that cannot be opened does not stop a broker that
+    does not write it; turning the logger on then fails, naming the
+    file."""
+    path = str(tmp_path / "no-such-dir" / "requests.log")
+    srv = samsa.start({"request.log.file": path})
+    with srv.connect(timeout=T(10)) as conn:
+        code, msg = alter(conn, [("kafka.request.logger", OP_SET, "DEBUG")])
+        assert code == kwire.ERR_INVALID_CONFIG, (code, msg)
+        assert msg.startswith("Cannot set the log level of kafka.request.logger: "
+                              "cannot open the request log '%s' (request.log.file)"
+                              % path), msg
+        assert dict((n, v) for n, v, *_ in loggers(conn))["kafka.request.logger"] == "WARN"
+        # root may still go to DEBUG while the request logger has its own level
+        assert alter(conn, [("root", OP_SET, "DEBUG")]) == (0, None)
