@@ -863,7 +863,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_LONG,
         .dflt = "134217728",
         .implemented = true,
-        .doc = "Memory for deduplication across all cleaner threads.",
+        .doc = "Memory for deduplication across all cleaner threads "
+               "(each thread's offset map gets its share). Dynamic: a "
+               "change on the BROKER resource restarts the cleaner "
+               "(at least 1 MiB per cleaner thread).",
     },
     {
         .name = "log.cleaner.io.buffer.size",
