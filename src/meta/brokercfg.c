@@ -50,6 +50,7 @@ static const struct {
     { "log.cleaner.threads", BROKERCFG_CLEANER_THREADS },
     { "log.cleaner.backoff.ms", BROKERCFG_CLEANER },
     { "log.cleaner.dedupe.buffer.size", BROKERCFG_CLEANER },
+    { "log.cleaner.io.max.bytes.per.second", BROKERCFG_CLEANER },
     { "max.connections", BROKERCFG_CONN },
     { "max.connections.per.ip", BROKERCFG_CONN },
     { "max.connection.creation.rate", BROKERCFG_CONN },
@@ -231,6 +232,36 @@ samsa_brokercfg_long(const samsa_config_t *cfg,
     return samsa_config_long(cfg, key);
 }
 
+/* Java's Double.parseDouble, near enough: strtod over the whole text. */
+static bool
+brokercfg_parse_double(const char *s, double *out)
+{
+    char  *end;
+
+    if (s == NULL) {
+        return false;
+    }
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0' && errno != ERANGE;
+}
+
+double
+samsa_brokercfg_double(const samsa_config_t *cfg,
+                       const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
+    double       d;
+
+    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
+        && brokercfg_parse_double(v, &d)) {
+        return d;
+    }
+    return samsa_config_double(cfg, key);
+}
+
 /* Kafka's "Set(a, b)" rendering of the refused keys. */
 static void
 brokercfg_refuse(const char *what, const samsa_image_config_t *set, size_t n,
@@ -278,7 +309,17 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
     const char                *s = text != NULL ? text : "null";
     char                      *end;
     long long                  v;
+    double                     d;
 
+    if (def->type == SAMSA_CONFIG_DOUBLE) {
+        if (!brokercfg_parse_double(text, &d)) {
+            snprintf(errstr, errstr_size, "Invalid value %s for "
+                     "configuration %s: Not a number of type DOUBLE", s,
+                     key);
+            return SAMSA_ERR_INVALID_CONFIG;
+        }
+        return SAMSA_ERR_NONE;      /* Kafka's ConfigDef has no range */
+    }
     errno = 0;
     v = strtoll(s, &end, 10);
     if (end == s || *end != '\0' || errno != 0

@@ -888,8 +888,11 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "log.cleaner.io.max.bytes.per.second",
         .type = SAMSA_CONFIG_DOUBLE,
         .dflt = "1.7976931348623157E308",
-        .implemented = false,
-        .doc = "Cleaner I/O throttle.",
+        .implemented = true,
+        .doc = "Bytes per second the cleaner threads read and write in "
+               "all (Kafka's Throttler: checked every 300 ms, the thread "
+               "sleeps to bring the rate back down). Dynamic (BROKER "
+               "resource).",
     },
     {
         .name = "log.cleaner.backoff.ms",

@@ -237,3 +237,61 @@ def test_cleaner_dedupe_buffer_at_run_time(samsa):
         assert samsa_harness.wait_until(
             lambda: "dedupe buffer 4194304 bytes" in srv.stderr_text(), T(10))
     assert srv.stop() == []
+
+
+
+IO_MAX = "log.cleaner.io.max.bytes.per.second"
+
+
+def big_topic(conn, topic):
+    """160 batches of 100 new 4 KiB keys (66 MB) in segments of 1 MiB (two
+    batches each): enough for a pass to outlast the throttle's first
+    300 ms period."""
+    assert conn.create_topic(topic, configs={
+        "cleanup.policy": "delete",
+        "segment.bytes": "1048576"})["error_code"] == 0
+    for r in range(160):
+        recs = [kwire.Record(b"v", key=(b"%s-r%d-k%d-" % (topic.encode(), r, k))
+                             .ljust(BIG_KEY, b"."))
+                for k in range(100)]
+        p = conn.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
+        assert p["error_code"] == 0, p
+
+
+def clean_seconds(srv, conn, topic):
+    """Seconds from turning topic compacted until the cleaner's first pass
+    over it (reading its sealed segments twice, 130 MB; nothing to
+    rewrite) is done."""
+    t0 = time.monotonic()
+    end = first_pass_end(srv, conn, topic)
+    assert end >= 15800, end
+    return time.monotonic() - t0
+
+
+def test_cleaner_io_throttle_at_run_time(samsa):
+    """log.cleaner.io.max.bytes.per.second (Kafka's Throttler, checked
+    every 300 ms): 16 MiB/s holds a pass over 130 MB of reads to several
+    seconds (unthrottled about one); the default does not throttle; the
+    value is a DOUBLE, shown and kept."""
+    srv = samsa.start({"log.cleaner.threads": "1",
+                       "log.cleaner.backoff.ms": "100",
+                       "log.segment.delete.delay.ms": "0"})
+    with srv.connect(timeout=T(10)) as conn:
+        assert describe(conn, IO_MAX) == ("1.7976931348623157E308", SRC_DEFAULT, False)
+        assert set_broker(conn, IO_MAX, "fast") == (
+            kwire.ERR_INVALID_CONFIG, "Invalid value fast for configuration "
+            "log.cleaner.io.max.bytes.per.second: Not a number of type DOUBLE")
+        big_topic(conn, "free")
+        free = clean_seconds(srv, conn, "free")
+
+        assert set_broker(conn, IO_MAX, "16777216.0") == (0, None)
+        assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
+        assert samsa_harness.wait_until(
+            lambda: "io max 1.67772e+07 bytes/s" in srv.stderr_text(), T(10))
+        big_topic(conn, "slow")
+        slow = clean_seconds(srv, conn, "slow")
+        assert slow >= 2.5 and slow > 2 * free, (slow, free)
+    srv = samsa.restart(srv)
+    with srv.connect(timeout=T(10)) as conn:
+        assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
+    assert srv.stop() == []

@@ -282,7 +282,8 @@ test_brokercfg_cleaner(void **state)
 
 /* log.cleaner.dedupe.buffer.size: dynamic, a LONG, and KafkaConfig's
  * "more than 1 MiB per cleaner thread" against the new thread count too,
- * checked only when either key changes. */
+ * checked only when either key changes; log.cleaner.io.max.bytes.per.second
+ * a DOUBLE. */
 static void
 test_brokercfg_cleaner_dedupe(void **state)
 {
@@ -325,6 +326,29 @@ test_brokercfg_cleaner_dedupe(void **state)
     assert_int_equal(check(&cfg, &lv, true, "log.cleaner.threads", "2", err),
                      SAMSA_ERR_INVALID_CONFIG);
     assert_string_equal(err, msg);
+    lv.node = NULL;
+    lv.nnode = 0;
+    /* log.cleaner.io.max.bytes.per.second: a DOUBLE, no range */
+    assert_true(samsa_brokercfg_is_dynamic(
+        "log.cleaner.io.max.bytes.per.second"));
+    assert_int_equal(check(&cfg, &lv, false,
+                           "log.cleaner.io.max.bytes.per.second", "1.5e6",
+                           err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false,
+                           "log.cleaner.io.max.bytes.per.second", "fast",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value fast for configuration "
+                        "log.cleaner.io.max.bytes.per.second: Not a number "
+                        "of type DOUBLE");
+    node[0].name = "log.cleaner.io.max.bytes.per.second";
+    node[0].value = "2048.5";
+    lv.node = node;
+    lv.nnode = 1;
+    assert_true(samsa_brokercfg_double(&cfg, &lv,
+                                       "log.cleaner.io.max.bytes.per.second")
+                == 2048.5);
     lv.node = NULL;
     lv.nnode = 0;
     samsa_config_fini(&cfg);
