@@ -307,6 +307,8 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
     lcfg.cleaner.backoff_ms = samsa_config_long(cfg, "log.cleaner.backoff.ms");
     lcfg.cleaner.dedupe_buffer_size =
         samsa_config_long(cfg, "log.cleaner.dedupe.buffer.size");
+    lcfg.cleaner.io_max_bytes_per_second =
+        samsa_config_double(cfg, "log.cleaner.io.max.bytes.per.second");
     samsa_broker_log_config(b, NULL, NULL, &lcfg.defaults);
     lcfg.topic_config = broker_topic_config_cb;
     lcfg.topic_config_ctx = b;

@@ -4,7 +4,9 @@
  * its source and, on request, its synonyms and documentation), or this
  * broker's configs (its dynamic value, else the cluster-wide dynamic
  * default, else server.properties and --override, else the default; the
- * keys of meta/brokercfg.h are not read-only), or, for the resource name
+ * keys of meta/brokercfg.h are not read-only; then the
+ * listener.name.<listener>. keys set at any of those levels), or, for the
+ * resource name
  * "", the cluster-wide dynamic defaults alone, as Kafka answers; or, for
  * BROKER_LOGGER named by this broker's id, its loggers and their levels
  * (broker/brokerlog.h, source DYNAMIC_BROKER_LOGGER_CONFIG).
@@ -211,6 +213,165 @@ dc_broker_entry(const dc_ctx_t *c, const samsa_config_def_t *d,
     }
 }
 
+static const char *
+dc_find(const samsa_image_config_t *cfgs, size_t n, const char *key)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(cfgs[i].name, key) == 0) {
+            return cfgs[i].value;
+        }
+    }
+    return NULL;
+}
+
+/* key's value at one of Kafka's four levels, NULL when it is not set
+ * there: 0 the node's dynamic configs (none for the resource ""), 1 the
+ * cluster default's, 2 server.properties and --override, 3 the key's
+ * default (Kafka's staticDefaultConfigs: none for a prefixed key). */
+static const char *
+dc_level_value(const dc_ctx_t *c, int level, const char *key, int *source)
+{
+    const samsa_listener_value_t  *sv;
+    const char                    *rest;
+    char                           listener[64];
+    size_t                         d;
+    bool                           prefixed;
+
+    prefixed = samsa_config_listener_key(key, listener, sizeof(listener),
+                                         &rest, &d);
+    switch (level) {
+    case 0:
+        *source = SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG;
+        return dc_find(c->lv.node, c->lv.nnode, key);
+    case 1:
+        *source = SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG;
+        return dc_find(c->lv.dflt, c->lv.ndflt, key);
+    case 2:
+        *source = SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG;
+        if (prefixed) {
+            sv = samsa_config_listener_value(c->b->cfg, listener, rest);
+            return sv != NULL ? sv->text : NULL;
+        }
+        return strcmp(samsa_config_source(c->b->cfg, key), "default") != 0
+                   ? samsa_config_text(c->b->cfg, key) : NULL;
+    default:
+        *source = SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;
+        d = samsa_config_defs_index(key);
+        return prefixed || d == samsa_config_ndefs ? NULL
+                                                   : samsa_config_defs[d].dflt;
+    }
+}
+
+/* Kafka's configSynonyms over brokerConfigSynonyms(key, true): key and
+ * its base key at each level, levels in order, less those before the
+ * first of key itself. */
+static void
+dc_listener_synonyms(const dc_ctx_t *c, const char *key, const char *base,
+                     samsa_DescribeConfigsResourceResult_t *r)
+{
+    const char  *names[2] = { key, base };
+    const char  *v;
+    int          level, i, source;
+    size_t       n = 0;
+
+    r->Synonyms = samsa_arena_calloc(&c->req->arena, 9, sizeof(*r->Synonyms));
+    for (level = 0; level < 4; level++) {
+        for (i = 0; i < 2; i++) {
+            v = dc_level_value(c, level, names[i], &source);
+            if (v != NULL && (n > 0 || i == 0)) {
+                dc_synonym(&r->Synonyms[n++], names[i], dc_dup(c, v),
+                           source);
+            }
+        }
+    }
+    r->Synonyms_cnt = (int32_t) n;
+}
+
+/* A listener.name.<listener>.<key> that is set at some level (Kafka lists
+ * KafkaConfig's originals, which hold them): its value in effect and that
+ * level as its source; read-only as Kafka says (its AllDynamicConfigs
+ * names the base keys only), typed as its base key, no documentation. */
+static void
+dc_listener_entry(const dc_ctx_t *c, const char *key, const char *base,
+                  samsa_DescribeConfigsResourceResult_t *r)
+{
+    const char  *v = NULL;
+    int          level, source = SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;
+
+    for (level = 0; level < 3 && v == NULL; level++) {
+        v = dc_level_value(c, level, key, &source);
+    }
+    samsa_DescribeConfigsResourceResult_init(r);
+    r->Name = samsa_slice_cstr(key);
+    r->Value = samsa_slice_cstr(dc_dup(c, v));
+    r->ReadOnly = true;
+    r->ConfigSource = (int8_t) source;
+    r->ConfigType = dc_broker_type(
+        samsa_config_defs[samsa_config_defs_index(base)].type);
+    r->Synonyms_cnt = 0;
+    if (c->rq->IncludeSynonyms) {
+        dc_listener_synonyms(c, key, base, r);
+    }
+}
+
+/* Was key listed already (one of out's first n)? */
+static bool
+dc_listed(const samsa_DescribeConfigsResult_t *out, size_t n,
+          const char *key)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (samsa_slice_eq_cstr(out->Configs[i].Name, key)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One candidate listener-prefixed key: listed once if wanted. */
+static void
+dc_listener_add(const dc_ctx_t *c, const char *key,
+                samsa_DescribeConfigsResult_t *out, size_t *n)
+{
+    const char  *base, *name;
+    char         listener[64];
+    size_t       d;
+
+    if (!samsa_config_listener_key(key, listener, sizeof(listener), &base,
+                                   &d)
+        || !dc_wanted(c, key) || dc_listed(out, *n, key)) {
+        return;
+    }
+    name = dc_dup(c, key);          /* base points into it, past the image */
+    base = name + (base - key);
+    dc_listener_entry(c, name, base, &out->Configs[(*n)++]);
+}
+
+/* The listener-prefixed keys set for the resource: dynamic per-broker
+ * and cluster-default values and static ones, or for the resource ""
+ * the cluster-default values alone (Kafka's
+ * currentDynamicDefaultConfigs). */
+static void
+dc_broker_listeners(const dc_ctx_t *c, bool is_default,
+                    samsa_DescribeConfigsResult_t *out, size_t *n)
+{
+    const samsa_config_t  *cfg = c->b->cfg;
+    size_t                 i;
+
+    for (i = 0; i < c->lv.nnode && !is_default; i++) {
+        dc_listener_add(c, c->lv.node[i].name, out, n);
+    }
+    for (i = 0; i < c->lv.ndflt; i++) {
+        dc_listener_add(c, c->lv.dflt[i].name, out, n);
+    }
+    for (i = 0; i < cfg->nlistener_values && !is_default; i++) {
+        dc_listener_add(c, cfg->listener_values[i].key, out, n);
+    }
+}
+
 static void
 dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
 {
@@ -228,7 +389,14 @@ dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
     }
     img = samsa_meta_image_get(c->b->meta);
     samsa_brokercfg_levels(img, c->b->node->node_id, &c->lv);
-    out->Configs = dc_alloc(c, samsa_config_ndefs);
+    if (is_default) {
+        /* Kafka: only the dynamic defaults, with no node level */
+        c->lv.node = NULL;
+        c->lv.nnode = 0;
+    }
+    out->Configs = dc_alloc(c, samsa_config_ndefs + c->lv.nnode
+                                   + c->lv.ndflt
+                                   + c->b->cfg->nlistener_values);
     for (i = 0; i < samsa_config_ndefs; i++) {
         const samsa_config_def_t  *d = &samsa_config_defs[i];
         int                        source;
@@ -237,9 +405,6 @@ dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
             continue;
         }
         if (is_default) {
-            /* Kafka: only the dynamic defaults, with no node level */
-            c->lv.node = NULL;
-            c->lv.nnode = 0;
             samsa_brokercfg_value(c->b->cfg, &c->lv, d->name, &source);
             if (source != SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG) {
                 continue;
@@ -247,6 +412,7 @@ dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
         }
         dc_broker_entry(c, d, &out->Configs[n++]);
     }
+    dc_broker_listeners(c, is_default, out, &n);
     out->Configs_cnt = (int32_t) n;
     samsa_image_put(img);
 }

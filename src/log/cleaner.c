@@ -7,6 +7,7 @@
 #include "log/cleaner.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 #define CLEANER_PID_MAP_BYTES    (8u << 20)
 #define CLEANER_WRITE_CHUNK      (1u << 20)
 #define CLEANER_MAX_RECORDS_OUT  ((size_t) INT32_MAX)
+#define CLEANER_THROTTLE_CHECK_NS  (300 * 1000000LL)   /* Kafka's 300 ms */
 
 /* ---- offset map ---------------------------------------------------------- */
 
@@ -689,6 +691,15 @@ typedef struct cleaner_pass {
     samsa_cleaner_stats_t       *stats;
 } cleaner_pass_t;
 
+/* Tell the I/O throttle, if any, of bytes read or written. */
+static void
+cleaner_io(const cleaner_pass_t *cp, size_t bytes)
+{
+    if (cp->opts->io_fn != NULL) {
+        cp->opts->io_fn(cp->opts->io_ctx, (int64_t) bytes);
+    }
+}
+
 /* Add seg's keys (offsets >= first dirty) to the map. */
 static samsa_err_t
 cleaner_map_segment(cleaner_pass_t *cp, samsa_seg_t *seg)
@@ -704,6 +715,7 @@ cleaner_map_segment(cleaner_pass_t *cp, samsa_seg_t *seg)
             return err == SAMSA_ERR__NOENT ? SAMSA_ERR_NONE : err;
         }
         cp->stats->bytes_read += (int64_t) cp->in.len;
+        cleaner_io(cp, cp->in.len);
         err = samsa_cleaner_map_batch(cp->map, cp->in.data, cp->in.len,
                                       cp->plan.first_dirty);
         if (err == SAMSA_ERR__BAD_MSG) {
@@ -815,6 +827,7 @@ cleaner_spill(cleaner_pass_t *cp, samsa_seg_t *cleaned)
     if (cp->out.len > 0) {
         err = samsa_seg_append(cleaned, cp->out.data, cp->out.len,
                                cp->plan.cfg.index_interval_bytes);
+        cleaner_io(cp, cp->out.len);
         cp->out.len = 0;
     }
     return err;
@@ -846,6 +859,7 @@ cleaner_filter_group(cleaner_pass_t *cp, size_t a, size_t b,
             if (err != SAMSA_ERR_NONE) {
                 break;
             }
+            cleaner_io(cp, cp->in.len);
             f.retain_empty = (k + 1 == b
                               && pos + cp->in.len == end.size)
                              || cleaner_last_of_producer(cp, &hdr);
@@ -1069,11 +1083,13 @@ samsa_cleaner_config_defaults(samsa_cleaner_config_t *cfg)
     cfg->threads = 1;
     cfg->backoff_ms = 15000;
     cfg->dedupe_buffer_size = 128LL << 20;
+    cfg->io_max_bytes_per_second = DBL_MAX;
 }
 
 /*
  * samsa_cleaner_t - the thread pool.  [const] after start; lock guards
- * stop; counters are atomics.
+ * stop, io_lock the I/O throttle shared by the threads (Kafka's one
+ * Throttler per LogCleaner); counters are atomics.
  */
 struct samsa_cleaner {
     samsa_cleaner_config_t    cfg;          /* [const] */
@@ -1085,10 +1101,70 @@ struct samsa_cleaner {
     pthread_mutex_t           lock;
     pthread_cond_t            cond;
     bool                      stop;         /* [lock] */
+    pthread_mutex_t           io_lock;      /* the throttle's; taken
+                                               before lock, held while
+                                               sleeping as Kafka's */
+    int64_t                   io_start_ns;  /* [io_lock] period start */
+    double                    io_observed;  /* [io_lock] bytes since */
     _Atomic uint64_t          passes;       /* [atomic] */
     _Atomic uint64_t          groups;       /* [atomic] */
     _Atomic uint64_t          removed;      /* [atomic] */
 };
+
+/* Sleep backoff_ms (or until stop); false on stop. */
+static bool
+cleaner_wait(samsa_cleaner_t *c, int64_t ms)
+{
+    struct timespec  ts;
+    int64_t          until = samsa_now_ms() + ms;
+    bool             stop;
+
+    ts.tv_sec = until / 1000;
+    ts.tv_nsec = until % 1000 * 1000000;
+    pthread_mutex_lock(&c->lock);
+    while (!c->stop && samsa_now_ms() < until) {
+        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+    }
+    stop = c->stop;
+    pthread_mutex_unlock(&c->lock);
+    return !stop;
+}
+
+/* Kafka's Throttler (checkIntervalMs 300, throttleDown) over the bytes
+ * all threads read and write: once a period of 300 ms has passed with
+ * bytes seen, a rate above io_max_bytes_per_second sleeps
+ * round(bytes / (rate / 1000) - elapsed ms), then a new period starts.
+ * A rate of 0 sleeps until the cleaner stops (Kafka's sleeps forever).
+ * @thread logcleaner  @locks io_lock taken */
+static void
+cleaner_throttle(void *ctx, int64_t bytes)
+{
+    samsa_cleaner_t  *c = ctx;
+    double            rate = c->cfg.io_max_bytes_per_second;
+    int64_t           now, elapsed_ns;
+    double            sleep_ms;
+
+    pthread_mutex_lock(&c->io_lock);
+    c->io_observed += (double) bytes;
+    now = samsa_now_ns();
+    elapsed_ns = now - c->io_start_ns;
+    if (elapsed_ns > CLEANER_THROTTLE_CHECK_NS && c->io_observed > 0
+        && c->io_observed * 1e9 / (double) elapsed_ns > rate) {
+        sleep_ms = rate > 0 ? c->io_observed / (rate / 1000.0)
+                                  - (double) (elapsed_ns / 1000000)
+                            : (double) INT32_MAX;
+        if (sleep_ms >= 0.5) {
+            (void) cleaner_wait(c, sleep_ms < (double) INT32_MAX
+                                       ? (int64_t) (sleep_ms + 0.5)
+                                       : INT32_MAX);
+        }
+    }
+    if (elapsed_ns > CLEANER_THROTTLE_CHECK_NS && c->io_observed > 0) {
+        c->io_start_ns = samsa_now_ns();
+        c->io_observed = 0;
+    }
+    pthread_mutex_unlock(&c->io_lock);
+}
 
 /* The dirtiest claimable log of one round. */
 typedef struct cleaner_pick {
@@ -1140,6 +1216,9 @@ cleaner_round(samsa_cleaner_t *c)
     opts = (samsa_cleaner_opts_t) {
         .now_ms = pk.now_ms,
         .map_bytes = (size_t) (c->cfg.dedupe_buffer_size / c->nthreads),
+        .io_fn = c->cfg.io_max_bytes_per_second < DBL_MAX ? cleaner_throttle
+                                                          : NULL,
+        .io_ctx = c,
     };
     err = samsa_cleaner_clean_log(pk.best, &opts, &st);
     if (err != SAMSA_ERR_NONE) {
@@ -1162,25 +1241,6 @@ cleaner_round(samsa_cleaner_t *c)
     samsa_plog_clean_unclaim(pk.best);
     samsa_plog_unref(pk.best);
     return err == SAMSA_ERR_NONE && st.cleaned;
-}
-
-/* Sleep backoff_ms (or until stop); false on stop. */
-static bool
-cleaner_wait(samsa_cleaner_t *c, int64_t ms)
-{
-    struct timespec  ts;
-    int64_t          until = samsa_now_ms() + ms;
-    bool             stop;
-
-    ts.tv_sec = until / 1000;
-    ts.tv_nsec = until % 1000 * 1000000;
-    pthread_mutex_lock(&c->lock);
-    while (!c->stop && samsa_now_ms() < until) {
-        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
-    }
-    stop = c->stop;
-    pthread_mutex_unlock(&c->lock);
-    return !stop;
 }
 
 static void *
@@ -1211,6 +1271,8 @@ samsa_cleaner_start(const samsa_cleaner_config_t *cfg,
     c->done_fn = done_fn;
     c->ctx = ctx;
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->io_lock, NULL);
+    c->io_start_ns = samsa_now_ns();
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&c->cond, &ca);
@@ -1244,6 +1306,7 @@ samsa_cleaner_stop(samsa_cleaner_t *c)
         pthread_join(c->tids[i], NULL);
     }
     pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->io_lock);
     pthread_cond_destroy(&c->cond);
     samsa_free(c->tids);
     samsa_free(c);

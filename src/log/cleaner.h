@@ -109,11 +109,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_cleaner_filter_batch(
 
 /* ---- cleaning a log ------------------------------------------------------ */
 
+/* Told the bytes a pass read or wrote, after each batch read and each
+ * write; may sleep (the I/O throttle). */
+typedef void samsa_cleaner_io_fn_t(void *ctx, int64_t bytes);
+
 typedef struct samsa_cleaner_opts {
     int64_t  now_ms;                /* wall clock (injected by tests) */
     size_t   map_bytes;             /* offset map budget */
     bool     force;                 /* clean whatever is cleanable, even
                                        below min.cleanable.dirty.ratio */
+    samsa_cleaner_io_fn_t  *io_fn;  /* NULL: none */
+    void                   *io_ctx;
 } samsa_cleaner_opts_t;
 
 typedef struct samsa_cleaner_stats {
@@ -154,6 +160,9 @@ typedef struct samsa_cleaner_config {
     int64_t  backoff_ms;            /* log.cleaner.backoff.ms (15000) */
     int64_t  dedupe_buffer_size;    /* log.cleaner.dedupe.buffer.size
                                        (128 MiB), split among threads */
+    double   io_max_bytes_per_second;   /* log.cleaner.io.max.bytes.per.
+                                           second (DBL_MAX: no limit), for
+                                           all threads together */
 } samsa_cleaner_config_t;
 
 void samsa_cleaner_config_defaults(samsa_cleaner_config_t *cfg);

@@ -489,7 +489,9 @@ logmgr_cleaner_done(void *ctx)
 
 samsa_err_t
 samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
-                                 int64_t backoff_ms)
+                                 int64_t backoff_ms,
+                                 int64_t dedupe_buffer_size,
+                                 double io_max_bytes_per_second)
 {
     samsa_cleaner_config_t  cfg, was;
     samsa_cleaner_t        *old, *c;
@@ -501,7 +503,9 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
     was = cfg = mgr->cleaner_cfg;
     old = mgr->cleaner;
     if (old == NULL
-        || (cfg.threads == threads && cfg.backoff_ms == backoff_ms)) {
+        || (cfg.threads == threads && cfg.backoff_ms == backoff_ms
+            && cfg.dedupe_buffer_size == dedupe_buffer_size
+            && cfg.io_max_bytes_per_second == io_max_bytes_per_second)) {
         pthread_mutex_unlock(&mgr->cleaner_lock);
         return SAMSA_ERR_NONE;          /* closing, or nothing to do */
     }
@@ -513,6 +517,8 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
      * the group it is rewriting), start new ones */
     cfg.threads = threads;
     cfg.backoff_ms = backoff_ms;
+    cfg.dedupe_buffer_size = dedupe_buffer_size;
+    cfg.io_max_bytes_per_second = io_max_bytes_per_second;
     samsa_cleaner_stop(old);
     c = samsa_cleaner_start(&cfg, logmgr_cleaner_each, logmgr_cleaner_done,
                             mgr);
@@ -533,7 +539,9 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
         return SAMSA_ERR__IO;
     }
     samsa_info("log cleaner: %" PRId32 " thread(s), backoff %" PRId64
-               " ms%s", cfg.enable ? cfg.threads : 0, cfg.backoff_ms,
+               " ms, dedupe buffer %" PRId64 " bytes, io max %g bytes/s%s",
+               cfg.enable ? cfg.threads : 0, cfg.backoff_ms,
+               cfg.dedupe_buffer_size, cfg.io_max_bytes_per_second,
                cfg.enable ? "" : " (log.cleaner.enable=false)");
     return SAMSA_ERR_NONE;
 }

@@ -173,16 +173,20 @@ void samsa_logmgr_retain(samsa_logmgr_t *mgr, int64_t now_ms);
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
     samsa_logmgr_t *mgr);
 
-/* Apply log.cleaner.threads and log.cleaner.backoff.ms changed at run
- * time: as Kafka's LogCleaner.reconfigure, the cleaner threads stop (a
- * pass in progress finishes its group) and new ones start; nothing is
- * done when neither changed or the manager is closing.  SAMSA_ERR__IO if
+/* Apply log.cleaner.threads, log.cleaner.backoff.ms,
+ * log.cleaner.dedupe.buffer.size and log.cleaner.io.max.bytes.per.second
+ * changed at run time: as Kafka's
+ * LogCleaner.reconfigure, the cleaner threads stop (a pass in progress
+ * finishes its group) and new ones start, each with an offset map of
+ * dedupe_buffer_size / threads bytes; nothing is done when none changed
+ * or the manager is closing.  SAMSA_ERR__IO if
  * the new threads could not start (the old settings are then restarted;
  * if even that fails, no cleaner runs until a restart).  Blocks
  * until the threads stopped, with no lock held; a close waits for it.
  * @thread any (the broker's reconf hook) */
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_reconfigure(
-    samsa_logmgr_t *mgr, int32_t threads, int64_t backoff_ms);
+    samsa_logmgr_t *mgr, int32_t threads, int64_t backoff_ms,
+    int64_t dedupe_buffer_size, double io_max_bytes_per_second);
 
 typedef struct samsa_logmgr_stats {
     uint64_t  flush_rounds;         /* logflush wake-ups that flushed */

@@ -20,7 +20,9 @@
  * follows them (broker/broker.c applies them again to each topic); the
  * log cleaner's (Kafka's LogCleaner.ReconfigurableConfigs that Samsa's
  * cleaner uses) by their type and range, log.cleaner.threads also by
- * LogCleaner.validateReconfiguration; the connection limits (Kafka's
+ * LogCleaner.validateReconfiguration, and with
+ * log.cleaner.dedupe.buffer.size by KafkaConfig's at least 1 MiB per
+ * cleaner thread; the connection limits (Kafka's
  * DynamicConnectionQuota) by their type and range, and their
  * listener.name.<listener>. forms (ListenerConnectionQuota) by theirs:
  * more than 0. */
@@ -47,6 +49,8 @@ static const struct {
     { "message.max.bytes", BROKERCFG_LOG_DEFAULT },
     { "log.cleaner.threads", BROKERCFG_CLEANER_THREADS },
     { "log.cleaner.backoff.ms", BROKERCFG_CLEANER },
+    { "log.cleaner.dedupe.buffer.size", BROKERCFG_CLEANER },
+    { "log.cleaner.io.max.bytes.per.second", BROKERCFG_CLEANER },
     { "max.connections", BROKERCFG_CONN },
     { "max.connections.per.ip", BROKERCFG_CONN },
     { "max.connection.creation.rate", BROKERCFG_CONN },
@@ -228,6 +232,36 @@ samsa_brokercfg_long(const samsa_config_t *cfg,
     return samsa_config_long(cfg, key);
 }
 
+/* Java's Double.parseDouble, near enough: strtod over the whole text. */
+static bool
+brokercfg_parse_double(const char *s, double *out)
+{
+    char  *end;
+
+    if (s == NULL) {
+        return false;
+    }
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0' && errno != ERANGE;
+}
+
+double
+samsa_brokercfg_double(const samsa_config_t *cfg,
+                       const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    int          source;
+    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
+    double       d;
+
+    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
+        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
+        && brokercfg_parse_double(v, &d)) {
+        return d;
+    }
+    return samsa_config_double(cfg, key);
+}
+
 /* Kafka's "Set(a, b)" rendering of the refused keys. */
 static void
 brokercfg_refuse(const char *what, const samsa_image_config_t *set, size_t n,
@@ -275,7 +309,17 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
     const char                *s = text != NULL ? text : "null";
     char                      *end;
     long long                  v;
+    double                     d;
 
+    if (def->type == SAMSA_CONFIG_DOUBLE) {
+        if (!brokercfg_parse_double(text, &d)) {
+            snprintf(errstr, errstr_size, "Invalid value %s for "
+                     "configuration %s: Not a number of type DOUBLE", s,
+                     key);
+            return SAMSA_ERR_INVALID_CONFIG;
+        }
+        return SAMSA_ERR_NONE;      /* Kafka's ConfigDef has no range */
+    }
     errno = 0;
     v = strtoll(s, &end, 10);
     if (end == s || *end != '\0' || errno != 0
@@ -422,6 +466,33 @@ brokercfg_has_overrides(const samsa_config_t *cfg,
     return false;
 }
 
+/* KafkaConfig.validateValues: log.cleaner.dedupe.buffer.size /
+ * log.cleaner.threads > 1 MiB, checked when either changes (Samsa does not
+ * refuse a static configuration below it at start). */
+static samsa_err_t
+brokercfg_check_dedupe(const samsa_config_t *cfg,
+                       const samsa_brokercfg_levels_t *cur,
+                       const samsa_brokercfg_levels_t *next, char *errstr,
+                       size_t errstr_size)
+{
+    int64_t  now = samsa_brokercfg_long(cfg, cur,
+                                        "log.cleaner.dedupe.buffer.size");
+    int64_t  v = samsa_brokercfg_long(cfg, next,
+                                      "log.cleaner.dedupe.buffer.size");
+    int32_t  now_threads = samsa_brokercfg_int(cfg, cur,
+                                               "log.cleaner.threads");
+    int32_t  threads = samsa_brokercfg_int(cfg, next, "log.cleaner.threads");
+
+    if ((v == now && threads == now_threads) || threads < 1
+        || v / threads > 1024 * 1024) {
+        return SAMSA_ERR_NONE;
+    }
+    snprintf(errstr, errstr_size, "requirement failed: "
+             "log.cleaner.dedupe.buffer.size must be at least 1MB per "
+             "cleaner thread.");
+    return SAMSA_ERR_INVALID_CONFIG;
+}
+
 samsa_err_t
 samsa_brokercfg_validate(const samsa_config_t *cfg,
                          const samsa_brokercfg_levels_t *cur, bool is_default,
@@ -498,5 +569,5 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
             return SAMSA_ERR_INVALID_CONFIG;
         }
     }
-    return SAMSA_ERR_NONE;
+    return brokercfg_check_dedupe(cfg, cur, &next, errstr, errstr_size);
 }

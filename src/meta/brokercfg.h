@@ -78,6 +78,11 @@ int32_t samsa_brokercfg_listener_int(const samsa_config_t *cfg,
                                      const char *listener, const char *key,
                                      bool *prefixed);
 
+/* The same for a DOUBLE key. */
+double samsa_brokercfg_double(const samsa_config_t *cfg,
+                              const samsa_brokercfg_levels_t *lv,
+                              const char *key);
+
 /* The same for a LONG key. */
 int64_t samsa_brokercfg_long(const samsa_config_t *cfg,
                              const samsa_brokercfg_levels_t *lv,

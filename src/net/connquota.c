@@ -57,6 +57,8 @@ samsa_connquota_init(samsa_connquota_t *q, int32_t max_total,
         q->listeners[i].max = INT32_MAX;
         q->listeners[i].max_rate = INT32_MAX;
         samsa_qrate_init(&q->listeners[i].rate, q->samples, q->window_ms);
+        atomic_init(&q->listeners[i].throttle_ms, 0);
+        atomic_init(&q->listeners[i].throttles, 0);
     }
     atomic_init(&q->rate_waits, 0);
     atomic_init(&q->ip_throttled, 0);
@@ -207,7 +209,12 @@ connquota_wait_slot(samsa_connquota_t *q, samsa_connquota_listener_t *l,
     int64_t  left;
 
     if (end > now) {
+        /* Kafka records the throttle time in the listener's
+         * connection-accept-throttle-time sensor */
         atomic_fetch_add_explicit(&q->rate_waits, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->throttle_ms, (uint64_t) (end - now),
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->throttles, 1, memory_order_relaxed);
     }
     for (;;) {
         left = end - samsa_now_ms();
@@ -342,6 +349,17 @@ samsa_connquota_give(samsa_connquota_t *q, size_t listener, const char *ip)
     /* every acceptor: the one of this listener may be the one waiting */
     pthread_cond_broadcast(&q->freed);
     pthread_mutex_unlock(&q->lock);
+}
+
+void
+samsa_connquota_listener_throttles(samsa_connquota_t *q, size_t listener,
+                                   uint64_t *throttle_ms, uint64_t *throttles)
+{
+    samsa_connquota_listener_t  *l = &q->listeners[listener];
+
+    *throttle_ms = atomic_load_explicit(&l->throttle_ms,
+                                        memory_order_relaxed);
+    *throttles = atomic_load_explicit(&l->throttles, memory_order_relaxed);
 }
 
 int32_t

@@ -51,6 +51,10 @@ typedef struct samsa_connquota_listener {
     int32_t        max_rate;        /* [lock] max.connection.creation.rate */
     int32_t        count;           /* [lock] */
     samsa_qrate_t  rate;            /* [lock] */
+    _Atomic uint64_t  throttle_ms;  /* [atomic] accept throttle times
+                                       given, summed (Kafka's
+                                       connection-accept-throttle-time) */
+    _Atomic uint64_t  throttles;    /* [atomic] accepts throttled */
 } samsa_connquota_listener_t;
 
 typedef struct samsa_connquota_iprate {
@@ -142,6 +146,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_connquota_take(samsa_connquota_t *q,
 void samsa_connquota_give(samsa_connquota_t *q, size_t listener,
                           const char *ip);
 
+/* The accept throttle time (ms, summed) and count of listener's
+ * connections delayed by a creation rate (the broker-wide or the
+ * listener's), since start.  @thread any */
+void samsa_connquota_listener_throttles(samsa_connquota_t *q,
+                                        size_t listener,
+                                        uint64_t *throttle_ms,
+                                        uint64_t *throttles);
 int32_t samsa_connquota_total(samsa_connquota_t *q);
 int32_t samsa_connquota_max_total(samsa_connquota_t *q);
 bool    samsa_connquota_over(samsa_connquota_t *q);   /* total > max */

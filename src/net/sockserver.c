@@ -225,6 +225,13 @@ samsa_sockserver_listener_name(const samsa_sockserver_t *ss, size_t i)
     return ss->conf.listeners[i].name;
 }
 
+void
+samsa_sockserver_accept_throttles(samsa_sockserver_t *ss, size_t i,
+                                  uint64_t *throttle_ms, uint64_t *throttles)
+{
+    samsa_connquota_listener_throttles(&ss->quota, i, throttle_ms, throttles);
+}
+
 samsa_err_t
 samsa_sockserver_start(samsa_sockserver_t *ss)
 {

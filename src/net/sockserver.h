@@ -157,6 +157,11 @@ void samsa_sockserver_conn_throttles(samsa_sockserver_t *ss,
                                      uint64_t *ip_throttled);
 const char *samsa_sockserver_listener_name(const samsa_sockserver_t *ss,
                                            size_t i);
+/* Listener i's accept throttle time (ms, summed) and throttled accepts
+ * (net/connquota.h), since start.  @thread any */
+void samsa_sockserver_accept_throttles(samsa_sockserver_t *ss, size_t i,
+                                       uint64_t *throttle_ms,
+                                       uint64_t *throttles);
 
 /* Start the handlers, then the network threads, then the acceptors. */
 SAMSA_MUST_CHECK samsa_err_t samsa_sockserver_start(samsa_sockserver_t *ss);

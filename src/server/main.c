@@ -274,7 +274,11 @@ server_reconf(void *ctx, const samsa_image_t *img)
     cleaner = samsa_brokercfg_int(&srv->cfg, &lv, "log.cleaner.threads");
     if (samsa_logmgr_cleaner_reconfigure(
             srv->brk.logs, cleaner,
-            samsa_brokercfg_long(&srv->cfg, &lv, "log.cleaner.backoff.ms"))
+            samsa_brokercfg_long(&srv->cfg, &lv, "log.cleaner.backoff.ms"),
+            samsa_brokercfg_long(&srv->cfg, &lv,
+                                 "log.cleaner.dedupe.buffer.size"),
+            samsa_brokercfg_double(&srv->cfg, &lv,
+                                   "log.cleaner.io.max.bytes.per.second"))
         != SAMSA_ERR_NONE) {
         samsa_error("cannot apply log.cleaner.threads=%d", (int) cleaner);
     }

@@ -782,6 +782,37 @@ mx_conn_throttles(samsa_metrics_t *m, samsa_buf_t *out, bool ip)
     }
 }
 
+/* Kafka's connection-accept-throttle-time per listener, as a summary
+ * without quantiles: the throttle times summed and their count (Kafka's
+ * avg is _sum / _count; its max is not kept). */
+static void
+mx_accept_throttle_time(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    samsa_sockserver_t  *ss;
+    const char          *server;
+    uint64_t             ms, n;
+    size_t               i, j;
+
+    mx_family(out, "samsa_connection_accept_throttle_time_seconds", "summary",
+              "Time accepts waited for a connection creation rate, per "
+              "listener (connection-accept-throttle-time).");
+    for (i = 0; i < m->nservers; i++) {
+        ss = m->servers[i].ss;
+        server = samsa_reqstats_kind(m->servers[i].rs);
+        for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
+            samsa_sockserver_accept_throttles(ss, j, &ms, &n);
+            mx_printf(out, "samsa_connection_accept_throttle_time_seconds_sum"
+                      "{server=\"%s\",listener=\"%s\"} %.3f\n", server,
+                      samsa_sockserver_listener_name(ss, j),
+                      (double) ms / 1000.0);
+            mx_printf(out, "samsa_connection_accept_throttle_time_seconds_"
+                      "count{server=\"%s\",listener=\"%s\"} %llu\n", server,
+                      samsa_sockserver_listener_name(ss, j),
+                      (unsigned long long) n);
+        }
+    }
+}
+
 /* ---- Prometheus: topics, partitions, purgatories, groups ----------------- */
 
 typedef enum mx_topic_field {
@@ -1161,6 +1192,7 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_connections(m, out, true);
     mx_conn_throttles(m, out, false);
     mx_conn_throttles(m, out, true);
+    mx_accept_throttle_time(m, out);
     if (m->brk != NULL) {
         mx_partitions(&snap, out);
         mx_purgatories(m, out);

@@ -864,7 +864,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_LONG,
         .dflt = "134217728",
         .implemented = true,
-        .doc = "Memory for deduplication across all cleaner threads.",
+        .doc = "Memory for deduplication across all cleaner threads "
+               "(each thread's offset map gets its share). Dynamic: a "
+               "change on the BROKER resource restarts the cleaner "
+               "(at least 1 MiB per cleaner thread).",
     },
     {
         .name = "log.cleaner.io.buffer.size",
@@ -886,8 +889,11 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "log.cleaner.io.max.bytes.per.second",
         .type = SAMSA_CONFIG_DOUBLE,
         .dflt = "1.7976931348623157E308",
-        .implemented = false,
-        .doc = "Cleaner I/O throttle.",
+        .implemented = true,
+        .doc = "Bytes per second the cleaner threads read and write in "
+               "all (Kafka's Throttler: checked every 300 ms, the thread "
+               "sleeps to bring the rate back down). Dynamic (BROKER "
+               "resource).",
     },
     {
         .name = "log.cleaner.backoff.ms",

@@ -147,8 +147,13 @@ def test_scrape_is_well_formed_and_sane(server):
                  "samsa_request_handler_avg_idle_percent", "samsa_connections",
                  "samsa_connections_created_total", "samsa_under_min_isr_partitions",
                  "samsa_purgatory_size", "samsa_groups", "process_resident_memory_bytes",
-                 "process_cpu_seconds_total", "process_open_fds"):
+                 "process_cpu_seconds_total", "process_open_fds",
+                 "samsa_connection_accept_throttle_time_seconds"):
         assert name in fams and fams[name].help, name
+    # no creation rate set: no accept waited
+    assert fams["samsa_connection_accept_throttle_time_seconds"].value(
+        "samsa_connection_accept_throttle_time_seconds_count",
+        server="broker", listener="PLAINTEXT") == 0
     assert val(fams, "samsa_requests_total", server="broker", request="ApiVersions") >= 1
     assert val(fams, "samsa_connections", server="broker", listener="PLAINTEXT") >= 1
     assert val(fams, "samsa_connections_created_total", server="broker",

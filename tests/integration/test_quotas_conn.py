@@ -41,10 +41,20 @@ def test_max_connection_creation_rate_delays_accepts(samsa):
     # unlimited, a local connect + ApiVersions takes about a millisecond
     assert 15 <= n <= 10 * elapsed + 25, (n, elapsed)
     fams = scrape(srv)
-    assert fams["samsa_connection_accept_throttled_total"].value(
-        server="broker") >= n - 25
+    waits = fams["samsa_connection_accept_throttled_total"].value(
+        server="broker")
+    assert waits >= n - 25
     assert fams["samsa_connection_ip_throttled_total"].value(
         server="broker") == 0
+    # Kafka's connection-accept-throttle-time of the listener: every wait
+    # counted, their times summed (one acceptor waits them one after the
+    # other, so most of the loop, and never more than all of it)
+    tt = fams["samsa_connection_accept_throttle_time_seconds"]
+    name = "samsa_connection_accept_throttle_time_seconds"
+    assert tt.value(name + "_count", server="broker",
+                    listener="PLAINTEXT") == waits
+    total = tt.value(name + "_sum", server="broker", listener="PLAINTEXT")
+    assert elapsed / 3 <= total <= elapsed + 1.0, (total, elapsed)
 
 
 @pytest.mark.parametrize("ip", ["127.0.0.1", None])

@@ -8,7 +8,12 @@ Kafka's LogCleaner.validateReconfiguration refuses more than double, less
 than half and less than 1 with INVALID_CONFIG and its messages,
 log.cleaner.backoff.ms is checked by its range, DescribeConfigs shows the
 dynamic value, and the value is kept in the metadata log across a
-restart."""
+restart.  log.cleaner.dedupe.buffer.size changes the same way: the
+cleaner restarts with the new offset map budget (a pass stops at the
+segment where its map fills up), KafkaConfig's "at least 1MB per cleaner
+thread" is checked against log.cleaner.threads, and the value is kept."""
+
+import re
 
 import itertools
 import time
@@ -19,7 +24,7 @@ from samsa_harness import T, cleaner_offset, set_broker
 from samsa_harness import describe_broker as describe
 
 OP_DELETE = 1
-SRC_DYNAMIC_BROKER, SRC_STATIC = 2, 4
+SRC_DYNAMIC_BROKER, SRC_STATIC, SRC_DEFAULT = 2, 4, 5
 
 _rounds = itertools.count(1)
 
@@ -141,3 +146,152 @@ def test_cleaner_threads_at_run_time(samsa):
         assert set_broker(conn, "log.cleaner.threads", None, op=OP_DELETE) == (0, None)
         assert cleaners_are(srv2, 1), srv2.thread_names()
         assert describe(conn, "log.cleaner.threads") == ("1", SRC_STATIC, False)
+
+
+DEDUPE = "log.cleaner.dedupe.buffer.size"
+BIG_KEY = 4096
+
+
+def produce_distinct(conn, topic, rounds, keys=100):
+    """rounds x keys records, every key new and BIG_KEY bytes long, one
+    segment per round (segment.ms 100); returns the end offset."""
+    end = None
+    for r in range(rounds):
+        recs = [kwire.Record(b"v", key=(b"%s-r%d-k%d-" % (topic.encode(), r, k))
+                             .ljust(BIG_KEY, b"."))
+                for k in range(keys)]
+        p = conn.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
+        assert p["error_code"] == 0, p
+        end = p["base_offset"] + keys
+        time.sleep(0.15)
+    return end
+
+
+def first_pass_end(srv, conn, topic):
+    """Turn topic (cleanup.policy delete until now: all of it is dirty)
+    into a compacted one; the end offset of the cleaner's first pass."""
+    r = conn.incremental_alter_configs([(kwire.RESOURCE_TOPIC, topic, [
+        ("cleanup.policy", kwire.OP_SET, "compact"),
+        ("min.cleanable.dirty.ratio", kwire.OP_SET, "0.01"),
+        ("min.compaction.lag.ms", kwire.OP_SET, "0")])])[0]
+    assert r["error_code"] == 0, r
+    pat = re.compile(r"/%s-0: cleaned offsets (\d+)\.\.(\d+)" % re.escape(topic))
+    assert samsa_harness.wait_until(
+        lambda: pat.search(srv.stderr_text()), T(20), interval=0.1)
+    first, end = map(int, pat.search(srv.stderr_text()).groups())
+    assert first == 0
+    return end
+
+
+def dedupe_topic(conn, topic):
+    assert conn.create_topic(topic, configs={
+        "cleanup.policy": "delete", "segment.ms": "100"})["error_code"] == 0
+    # 8 segments of 100 keys of 4 KiB (3.2 MB of keys); the last is active
+    assert produce_distinct(conn, topic, 8) == 800
+
+
+def test_cleaner_dedupe_buffer_at_run_time(samsa):
+    srv = samsa.start({"log.cleaner.threads": "1",
+                       "log.cleaner.backoff.ms": "100",
+                       "log.segment.delete.delay.ms": "0"})
+    with srv.connect(timeout=T(10)) as conn:
+        assert describe(conn, DEDUPE) == ("134217728", SRC_DEFAULT, False)
+        # KafkaConfig: more than 1 MiB per cleaner thread, and a LONG
+        msg = ("requirement failed: log.cleaner.dedupe.buffer.size must be "
+               "at least 1MB per cleaner thread.")
+        assert set_broker(conn, DEDUPE, "1048576") == (kwire.ERR_INVALID_CONFIG, msg)
+        assert set_broker(conn, DEDUPE, "x") == (
+            kwire.ERR_INVALID_CONFIG, "Invalid value x for configuration "
+            "log.cleaner.dedupe.buffer.size: Not a number of type LONG")
+        assert set_broker(conn, DEDUPE, "2097152") == (0, None)
+        assert describe(conn, DEDUPE) == ("2097152", SRC_DYNAMIC_BROKER, False)
+        assert samsa_harness.wait_until(
+            lambda: "log cleaner: 1 thread(s), backoff 100 ms, dedupe buffer "
+            "2097152 bytes" in srv.stderr_text(), T(10))
+        # two threads would get 1 MiB each
+        assert set_broker(conn, "log.cleaner.threads", "2") == (
+            kwire.ERR_INVALID_CONFIG, msg)
+
+        # a 2 MiB map holds the keys of a few segments: the first pass
+        # stops early, later passes clean the rest
+        dedupe_topic(conn, "small")
+        end = first_pass_end(srv, conn, "small")
+        assert 0 < end < 700, end
+        assert samsa_harness.wait_until(
+            lambda: cleaner_offset(srv, "small") == 700, T(20), interval=0.1), \
+            cleaner_offset(srv, "small")
+
+        # back to the default: one pass cleans every sealed segment
+        assert set_broker(conn, DEDUPE, None, op=OP_DELETE) == (0, None)
+        assert describe(conn, DEDUPE) == ("134217728", SRC_DEFAULT, False)
+        assert samsa_harness.wait_until(
+            lambda: "dedupe buffer 134217728 bytes" in srv.stderr_text(), T(10))
+        dedupe_topic(conn, "large")
+        assert first_pass_end(srv, conn, "large") == 700
+        assert set_broker(conn, DEDUPE, "4194304") == (0, None)
+
+    # the metadata log keeps the value
+    srv = samsa.restart(srv)
+    with srv.connect(timeout=T(10)) as conn:
+        assert describe(conn, DEDUPE) == ("4194304", SRC_DYNAMIC_BROKER, False)
+        assert samsa_harness.wait_until(
+            lambda: "dedupe buffer 4194304 bytes" in srv.stderr_text(), T(10))
+    assert srv.stop() == []
+
+
+
+IO_MAX = "log.cleaner.io.max.bytes.per.second"
+
+
+def big_topic(conn, topic):
+    """160 batches of 100 new 4 KiB keys (66 MB) in segments of 1 MiB (two
+    batches each): enough for a pass to outlast the throttle's first
+    300 ms period."""
+    assert conn.create_topic(topic, configs={
+        "cleanup.policy": "delete",
+        "segment.bytes": "1048576"})["error_code"] == 0
+    for r in range(160):
+        recs = [kwire.Record(b"v", key=(b"%s-r%d-k%d-" % (topic.encode(), r, k))
+                             .ljust(BIG_KEY, b"."))
+                for k in range(100)]
+        p = conn.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
+        assert p["error_code"] == 0, p
+
+
+def clean_seconds(srv, conn, topic):
+    """Seconds from turning topic compacted until the cleaner's first pass
+    over it (reading its sealed segments twice, 130 MB; nothing to
+    rewrite) is done."""
+    t0 = time.monotonic()
+    end = first_pass_end(srv, conn, topic)
+    assert end >= 15800, end
+    return time.monotonic() - t0
+
+
+def test_cleaner_io_throttle_at_run_time(samsa):
+    """log.cleaner.io.max.bytes.per.second (Kafka's Throttler, checked
+    every 300 ms): 16 MiB/s holds a pass over 130 MB of reads to several
+    seconds (unthrottled about one); the default does not throttle; the
+    value is a DOUBLE, shown and kept."""
+    srv = samsa.start({"log.cleaner.threads": "1",
+                       "log.cleaner.backoff.ms": "100",
+                       "log.segment.delete.delay.ms": "0"})
+    with srv.connect(timeout=T(10)) as conn:
+        assert describe(conn, IO_MAX) == ("1.7976931348623157E308", SRC_DEFAULT, False)
+        assert set_broker(conn, IO_MAX, "fast") == (
+            kwire.ERR_INVALID_CONFIG, "Invalid value fast for configuration "
+            "log.cleaner.io.max.bytes.per.second: Not a number of type DOUBLE")
+        big_topic(conn, "free")
+        free = clean_seconds(srv, conn, "free")
+
+        assert set_broker(conn, IO_MAX, "16777216.0") == (0, None)
+        assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
+        assert samsa_harness.wait_until(
+            lambda: "io max 1.67772e+07 bytes/s" in srv.stderr_text(), T(10))
+        big_topic(conn, "slow")
+        slow = clean_seconds(srv, conn, "slow")
+        assert slow >= 2.5 and slow > 2 * free, (slow, free)
+    srv = samsa.restart(srv)
+    with srv.connect(timeout=T(10)) as conn:
+        assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
+    assert srv.stop() == []

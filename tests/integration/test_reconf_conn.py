@@ -82,6 +82,7 @@ def wait_total(srv, n):
 def test_listener_max_connections(samsa):
     srv = samsa.start({"listener.name.plaintext.max.connections": "3"})
     admin = served(srv)
+    assert describe(admin, LMAX) == ("3", SRC_STATIC, True)
     assert wait_total(srv, 1)
     conns = [served(srv), served(srv)]          # 3 on PLAINTEXT
     w = Waiting(srv)
@@ -177,3 +178,66 @@ def test_max_connections_at_run_time(samsa):
             "100", SRC_DYNAMIC_BROKER, False)
         assert describe(conn, "max.connection.creation.rate") == (
             "1000", SRC_DYNAMIC_BROKER, False)
+
+
+LMAX = "listener.name.plaintext.max.connections"
+LRATE = "listener.name.plaintext.max.connection.creation.rate"
+SRC_DYNAMIC_DEFAULT = 3
+
+
+def broker_entries(conn, name="1", keys=None, synonyms=False):
+    """{key: entry} of a DescribeConfigs of broker resource `name`."""
+    res = conn.describe_configs([(kwire.RESOURCE_BROKER, name, keys)],
+                                include_synonyms=synonyms)[0]
+    assert res["error_code"] == 0, res
+    return {e["name"]: e for e in res["configs"]}
+
+
+def check_listener_keys(conn):
+    """LMAX 50 on broker 1 and LRATE 100 as the cluster default (over a
+    static max.connection.creation.rate 7) are listed, as Kafka lists its
+    originals."""
+    every = broker_entries(conn, synonyms=True)
+    assert (every[LMAX]["value"], every[LMAX]["source"]) == ("50", SRC_DYNAMIC_BROKER)
+    assert (every[LRATE]["value"], every[LRATE]["source"]) == (
+        "100", SRC_DYNAMIC_DEFAULT)
+    # Kafka: AllDynamicConfigs names the base keys only
+    assert every[LMAX]["read_only"] and every[LRATE]["read_only"]
+    # brokerConfigSynonyms(name, true): the key, then its base key
+    assert [(s["name"], s["value"], s["source"]) for s in every[LMAX]["synonyms"]] == [
+        (LMAX, "50", SRC_DYNAMIC_BROKER),
+        ("max.connections", "2147483647", SRC_DEFAULT)]
+    assert [(s["name"], s["value"], s["source"]) for s in every[LRATE]["synonyms"]] == [
+        (LRATE, "100", SRC_DYNAMIC_DEFAULT),
+        ("max.connection.creation.rate", "7", SRC_STATIC),
+        ("max.connection.creation.rate", "2147483647", SRC_DEFAULT)]
+    # named explicitly
+    assert describe(conn, LMAX) == ("50", SRC_DYNAMIC_BROKER, True)
+    assert describe(conn, LRATE) == ("100", SRC_DYNAMIC_DEFAULT, True)
+    assert list(broker_entries(conn, keys=[LRATE, "num.io.threads"])) == [
+        "num.io.threads", LRATE]
+    # the cluster default resource: its own values only
+    dflt = broker_entries(conn, name="")
+    assert LMAX not in dflt
+    assert (dflt[LRATE]["value"], dflt[LRATE]["source"]) == ("100", SRC_DYNAMIC_DEFAULT)
+
+
+def test_describe_listener_keys(samsa):
+    """DescribeConfigs of the broker lists the listener-prefixed values
+    set at run time, with their level as the source, after a restart too,
+    and no longer once deleted."""
+    srv = samsa.start({"max.connection.creation.rate": "7"})
+    with srv.connect(timeout=T(10)) as conn:
+        assert LMAX not in broker_entries(conn)
+        assert set_broker(conn, LMAX, "50") == (0, None)
+        assert set_broker(conn, LRATE, "100", name="") == (0, None)
+        check_listener_keys(conn)
+    srv = samsa.restart(srv)
+    with srv.connect(timeout=T(10)) as conn:
+        check_listener_keys(conn)
+        assert set_broker(conn, LMAX, None, op=OP_DELETE) == (0, None)
+        assert set_broker(conn, LRATE, None, op=OP_DELETE, name="") == (0, None)
+        every = broker_entries(conn)
+        assert LMAX not in every and LRATE not in every
+        assert broker_entries(conn, keys=[LMAX]) == {}
+    assert srv.stop() == []

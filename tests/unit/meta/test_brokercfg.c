@@ -280,6 +280,85 @@ test_brokercfg_cleaner(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* log.cleaner.dedupe.buffer.size: dynamic, a LONG, and KafkaConfig's
+ * "more than 1 MiB per cleaner thread" against the new thread count too,
+ * checked only when either key changes; log.cleaner.io.max.bytes.per.second
+ * a DOUBLE. */
+static void
+test_brokercfg_cleaner_dedupe(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    samsa_image_config_t      node[] = {
+        { "log.cleaner.dedupe.buffer.size", "2097152" },
+    };
+    char                      err[512];
+    const char               *msg = "requirement failed: "
+                                    "log.cleaner.dedupe.buffer.size must be "
+                                    "at least 1MB per cleaner thread.";
+
+    (void) state;
+    cfg_load(&cfg, "log.cleaner.dedupe.buffer.size", "4194304");
+    assert_true(samsa_brokercfg_is_dynamic("log.cleaner.dedupe.buffer.size"));
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.dedupe.buffer.size",
+                           "1048577", err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.dedupe.buffer.size",
+                           "1048576", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, msg);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.dedupe.buffer.size",
+                           "-1", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, msg);
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.dedupe.buffer.size",
+                           "1.5", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value 1.5 for configuration "
+                        "log.cleaner.dedupe.buffer.size: Not a number of "
+                        "type LONG");
+    /* 4 MiB over 2 threads is fine; the broker's 2 MiB over 2 is 1 MiB
+     * each */
+    assert_int_equal(check(&cfg, &lv, false, "log.cleaner.threads", "2", err),
+                     SAMSA_ERR_NONE);
+    lv.node = node;
+    lv.nnode = 1;
+    assert_int_equal(check(&cfg, &lv, true, "log.cleaner.threads", "2", err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, msg);
+    lv.node = NULL;
+    lv.nnode = 0;
+    /* log.cleaner.io.max.bytes.per.second: a DOUBLE, no range */
+    assert_true(samsa_brokercfg_is_dynamic(
+        "log.cleaner.io.max.bytes.per.second"));
+    assert_int_equal(check(&cfg, &lv, false,
+                           "log.cleaner.io.max.bytes.per.second", "1.5e6",
+                           err),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(check(&cfg, &lv, false,
+                           "log.cleaner.io.max.bytes.per.second", "fast",
+                           err),
+                     SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Invalid value fast for configuration "
+                        "log.cleaner.io.max.bytes.per.second: Not a number "
+                        "of type DOUBLE");
+    node[0].name = "log.cleaner.io.max.bytes.per.second";
+    node[0].value = "2048.5";
+    lv.node = node;
+    lv.nnode = 1;
+    assert_true(samsa_brokercfg_double(&cfg, &lv,
+                                       "log.cleaner.io.max.bytes.per.second")
+                == 2048.5);
+    lv.node = NULL;
+    lv.nnode = 0;
+    samsa_config_fini(&cfg);
+    /* a static value below the rule does not block other changes */
+    cfg_load(&cfg, "log.cleaner.dedupe.buffer.size", "1000");
+    assert_int_equal(check(&cfg, &lv, false, "log.retention.ms", "1", err),
+                     SAMSA_ERR_NONE);
+    samsa_config_fini(&cfg);
+}
+
 /* The connection limits (DynamicConnectionQuota) and their listener
  * forms (ListenerConnectionQuota): dynamic, checked, and a listener's
  * value falls back to the key's own. */
@@ -376,6 +455,7 @@ main(void)
         cmocka_unit_test(test_brokercfg_network_threads),
         cmocka_unit_test(test_brokercfg_log_defaults),
         cmocka_unit_test(test_brokercfg_cleaner),
+        cmocka_unit_test(test_brokercfg_cleaner_dedupe),
         cmocka_unit_test(test_brokercfg_connection_limits),
     };
 

@@ -83,12 +83,14 @@ test_connquota_total_waits_for_a_slot(void **state)
 
 /* max.connection.creation.rate=5 over 2 windows of 1 s: a young rate
  * divides by one window, so 5 connections pass at once and the 6th waits
- * Kafka's (6 - 5) / 5 * 1000 = 200 ms (never refused). */
+ * Kafka's (6 - 5) / 5 * 1000 = 200 ms (never refused), which the
+ * listener's accept throttle time records. */
 static void
 test_connquota_creation_rate_delays(void **state)
 {
     samsa_connquota_t  q;
     int64_t            t0, waited;
+    uint64_t           throttle_ms, throttles;
     int                i;
 
     (void) state;
@@ -107,6 +109,10 @@ test_connquota_creation_rate_delays(void **state)
     assert_true(waited >= 190);
     assert_true(waited < 1000);
     assert_int_equal(atomic_load(&q.rate_waits), 1);
+    /* the listener's connection-accept-throttle-time: the 200 ms given */
+    samsa_connquota_listener_throttles(&q, 0, &throttle_ms, &throttles);
+    assert_int_equal(throttles, 1);
+    assert_in_range(throttle_ms, 190, 210);
     assert_int_equal(samsa_connquota_total(&q), 6);
     for (i = 0; i < 6; i++) {
         samsa_connquota_give(&q, 0, "127.0.0.1");
