@@ -3,7 +3,8 @@ fetch over the client's consumer_byte_rate (or request_percentage) quota
 is answered empty (no topics, ThrottleTimeMs, session 0), its bytes are
 taken back out of the fetch rate and are not counted as sent; a fetch is
 shrunk to what the client's quota allows in one quota span and to the
-broker's fetch.max.bytes, beyond the first batch."""
+broker's fetch.max.bytes, beyond the first batch.  libsamsa's and
+librdkafka's consumers take the empty answers in their stride."""
 
 import time
 
@@ -193,3 +194,41 @@ def test_request_time_throttled_fetch_is_answered_empty(samsa):
             assert second["topics"] == [] and second["error_code"] == 0
         time.sleep(0.5)
         assert bytes_out(srv, "t") == before
+
+
+def test_librdkafka_consumer_takes_empty_throttled_fetches(samsa):
+    """librdkafka (confluent-kafka) under the same quota as the libsamsa
+    test above: it takes the empty throttled answers as Kafka's, reports
+    their throttle times, and goes on consuming within the quota."""
+    from confluent_kafka import Consumer, TopicPartition
+    srv = samsa.start({"quota.window.num": "2"})
+    with srv.connect() as c:
+        size = fill(c, "k", 100)
+        ok(alter(c, [({"client-id": "rdk"},
+                      [("consumer_byte_rate", 20000.0)])]))
+    throttles = []
+    cons = Consumer({"bootstrap.servers": srv.bootstrap(), "client.id": "rdk",
+                     "group.id": "rdk", "enable.auto.commit": False,
+                     "throttle_cb": lambda ev: throttles.append(
+                         ev.throttle_time)})
+    try:
+        cons.assign([TopicPartition("k", 0, 0)])
+        n, t0, deadline = 0, None, time.monotonic() + T(30)
+        while time.monotonic() < deadline:
+            m = cons.poll(0.1)
+            if m is not None and m.error() is None:
+                n += 1
+                if t0 is None:
+                    t0 = time.monotonic()
+                    n0 = n
+            if t0 is not None and time.monotonic() - t0 >= 6.0:
+                break
+        elapsed = time.monotonic() - t0
+    finally:
+        cons.close()
+    rate = (n - n0) * size / elapsed
+    print("librdkafka consumer: %d records in %.1f s, %.0f B/s, %d throttles"
+          % (n - n0, elapsed, rate, len(throttles)))
+    assert n - n0 >= 2, n
+    assert rate <= 20000 * 1.1, rate
+    assert [t for t in throttles if t > 0]
