@@ -4,11 +4,14 @@
  * read_committed, with the aborted transactions that may touch the range
  * from the partition's transaction indexes) go out straight from the
  * segment files with sendfile: the response only names file regions.  The
- * response is bounded by MaxBytes and each partition by PartitionMaxBytes,
- * except that the first batch of the first partition with data is always
- * sent whole (KIP-74).  When fewer than MinBytes are there and MaxWaitMs
- * allows, the request waits in the fetch purgatory, watching its
- * partitions; a Produce to one of them checks it again (long poll).
+ * response is bounded by MaxBytes (at most fetch.max.bytes and the
+ * client's consumer_byte_rate quota window) and each partition by
+ * PartitionMaxBytes, except that the first batch of the first partition
+ * with data is always sent whole (KIP-74).  When fewer than MinBytes are
+ * there and MaxWaitMs allows, the request waits in the fetch purgatory,
+ * watching its partitions; a Produce to one of them checks it again (long
+ * poll).  A fetch the fetch byte rate or the request time throttles is
+ * answered empty, as Kafka answers it (broker/quota.h).
  * Fetch sessions (KIP-227) are not kept: a full fetch gets session id 0,
  * so clients keep sending full fetches; an incremental one gets
  * FETCH_SESSION_ID_NOT_FOUND.  v13+ name topics by id.
@@ -21,13 +24,15 @@
 #include <unistd.h>
 
 #include "broker/broker.h"
+#include "broker/quota.h"
+#include "net/req.h"
 #include "net/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/Fetch.h"
 #include "proto/wr.h"
 #include "util/alloc.h"
+#include "util/config.h"
 #include "util/diag.h"
-#include "util/endian.h"
 #include "util/time.h"
 
 #define ISOLATION_READ_COMMITTED 1
@@ -283,23 +288,51 @@ fetch_aborted(fetch_op_t *f, fetch_part_t *p)
     samsa_free(fa.a);
 }
 
-/* Kafka records the fetch byte rate with the response's size, known only
- * once it is encoded: ThrottleTimeMs, the body's first field in every
- * version we serve (4+), is patched in at body_at afterwards. */
-static void
-fetch_quota(samsa_broker_t *b, samsa_resp_t *resp, size_t body_at)
+/* Kafka's handleFetchRequest once the data is read (processResponseCallback):
+ * the response's size, known once it is encoded, goes to the fetch byte
+ * rate and the handler time so far to the request time (so the respond
+ * hook records none).  When either throttles, the size is taken back out
+ * of the fetch rate (unrecordQuotaSensor: nothing is sent) and the
+ * connection is throttled by the longer time, which is returned (0: the
+ * data goes out). */
+static int32_t
+fetch_quota(samsa_broker_t *b, samsa_resp_t *resp)
 {
-    int64_t  size = (int64_t) resp->frame.len + resp->regions_len;
-    int32_t  throttle_ms;
+    samsa_req_t  *req = resp->req;
+    double        size = (double) resp->frame.len
+                         + (double) resp->regions_len;
+    int64_t       now_ms = samsa_now_ms();
+    int32_t       bytes_ms, request_ms, ms;
 
-    throttle_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
-                                     resp->req->hdr.ClientId, (double) size,
-                                     samsa_now_ms());
-    if (throttle_ms > 0) {
-        samsa_store_be32(resp->frame.data + body_at, (uint32_t) throttle_ms);
-        resp->throttle_ms = throttle_ms;
-        resp->req->throttle_ms = throttle_ms;
+    request_ms = samsa_quota_record_request(b->quota, req);
+    bytes_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
+                                  req->hdr.ClientId, size, now_ms);
+    ms = bytes_ms > request_ms ? bytes_ms : request_ms;
+    if (ms > 0) {
+        samsa_quota_unrecord(b->quota, SAMSA_QUOTA_FETCH, req->hdr.ClientId,
+                             size, now_ms);
+        resp->throttle_ms = ms;
+        req->throttle_ms = ms;
     }
+    return ms;
+}
+
+/* Kafka's FetchContext.getThrottledResponse in place of the encoded one:
+ * ErrorCode NONE, SessionId 0 (no sessions), no topics at all. */
+static void
+fetch_throttled(samsa_resp_t *resp, samsa_FetchResponse_t *m,
+                int32_t throttle_ms)
+{
+    samsa_wr_t  wr;
+
+    samsa_resp_clear_body(resp);
+    m->ThrottleTimeMs = throttle_ms;
+    m->ErrorCode = 0;
+    m->SessionId = 0;
+    m->Responses_cnt = 0;
+    m->Responses = NULL;
+    wr = samsa_resp_wr(resp);
+    samsa_FetchResponse_encode(&wr, resp->req->hdr.ApiVersion, m);
 }
 
 static void
@@ -309,7 +342,8 @@ fetch_answer(fetch_op_t *f)
     samsa_resp_t  *resp;
     samsa_wr_t     wr;
     fetch_part_t  *p;
-    size_t         i, body_at;
+    int32_t        throttle_ms;
+    size_t         i;
 
     fetch_read(f, true);
     for (i = 0; i < f->nparts; i++) {
@@ -319,7 +353,6 @@ fetch_answer(fetch_op_t *f)
             fetch_aborted(f, p);
         }
         if (p->region.len > 0) {
-            samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
             p->file = (samsa_file_region_t) { p->region.fd, p->region.pos,
                                               (int64_t) p->region.len };
             p->pd->Records = (samsa_records_t) { SAMSA_SLICE_NULL, &p->file };
@@ -329,16 +362,24 @@ fetch_answer(fetch_op_t *f)
         }
     }
     resp = samsa_resp_new_send(req);
-    body_at = resp->frame.len;
     wr = samsa_resp_wr(resp);
     wr.region = fetch_region_sink;
     wr.region_ctx = resp;
     samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, f->m);
-    fetch_quota(f->b, resp, body_at);
+    /* a response that closes the connection (no descriptor for a region)
+     * is exempt, as in Kafka */
+    throttle_ms = resp->kind == SAMSA_RESP_SEND ? fetch_quota(f->b, resp) : 0;
+    if (throttle_ms > 0) {
+        fetch_throttled(resp, f->m, throttle_ms);
+    }
     for (i = 0; i < f->nparts; i++) {
-        samsa_plog_region_release(&f->parts[i].region);
-        samsa_plog_unref(f->parts[i].plog);
-        f->parts[i].plog = NULL;
+        p = &f->parts[i];
+        if (throttle_ms == 0 && p->region.len > 0) {
+            samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
+        }
+        samsa_plog_region_release(&p->region);
+        samsa_plog_unref(p->plog);
+        p->plog = NULL;
     }
     f->req = NULL;
     samsa_reqchan_respond(resp);
@@ -408,6 +449,28 @@ fetch_session_error(samsa_req_t *req, samsa_FetchResponse_t *m)
     samsa_reqchan_respond(resp);
 }
 
+/* Kafka's fetchMaxBytes: the request's MaxBytes, at most the broker's
+ * fetch.max.bytes and what the client's consumer_byte_rate allows in one
+ * quota span (getMaxValueInQuotaWindow; consumers are never followers
+ * here); MinBytes at most that.  The first batch still goes out whole. */
+static void
+fetch_limits(samsa_broker_t *b, fetch_op_t *f, const samsa_FetchRequest_t *rq)
+{
+    int64_t  max = rq->MaxBytes > 0 ? rq->MaxBytes : 0;
+    int64_t  quota_max;
+
+    if (max > samsa_config_int(b->cfg, "fetch.max.bytes")) {
+        max = samsa_config_int(b->cfg, "fetch.max.bytes");
+    }
+    quota_max = samsa_quota_max_in_window(b->quota, SAMSA_QUOTA_FETCH,
+                                          f->req->hdr.ClientId);
+    if (max > quota_max) {
+        max = quota_max;
+    }
+    f->max_bytes = (int32_t) max;
+    f->min_bytes = rq->MinBytes < f->max_bytes ? rq->MinBytes : f->max_bytes;
+}
+
 void
 samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
 {
@@ -433,8 +496,7 @@ samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
         samsa_free(f);
         return;
     }
-    f->min_bytes = rq->MinBytes;
-    f->max_bytes = rq->MaxBytes > 0 ? rq->MaxBytes : 0;
+    fetch_limits(apis->broker, f, rq);
     f->committed = rq->IsolationLevel == ISOLATION_READ_COMMITTED;
     fetch_resolve(apis, f, rq);
     if (rq->MaxWaitMs <= 0 || f->has_error

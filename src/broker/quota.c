@@ -401,6 +401,29 @@ samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     return quota_record(q, type, client_id, value, true, now_ms, NULL);
 }
 
+void
+samsa_quota_unrecord(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                     samsa_slice_t client_id, double value, int64_t now_ms)
+{
+    (void) quota_record(q, type, client_id, -value, false, now_ms, NULL);
+}
+
+int64_t
+samsa_quota_max_in_window(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                          samsa_slice_t client_id)
+{
+    double  bound = 0.0, max;
+
+    samsa_assert(type != SAMSA_QUOTA_MUTATION);
+    if (quota_sensor_for(q, type, client_id, &bound) == NULL
+        || !(bound > 0.0)) {
+        return INT64_MAX;
+    }
+    max = bound * (double) (q->samples[type] - 1)
+          * (double) (q->window_ms[type] / 1000);
+    return max >= (double) INT64_MAX ? INT64_MAX : (int64_t) max;
+}
+
 /* Kafka's nanosToPercentage: 100 is one thread busy for one second. */
 static double
 quota_percentage(int64_t ns)

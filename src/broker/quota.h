@@ -48,7 +48,8 @@
  * the time since, not capped (Kafka caps only request_percentage
  * throttles).
  *
- * Threads: samsa_quota_record from any handler thread (and the purgatory
+ * Threads: samsa_quota_record, samsa_quota_unrecord and
+ * samsa_quota_max_in_window from any handler thread (and the purgatory
  * threads completing a request), samsa_quota_record_request_net from the
  * network threads, samsa_quota_mutation_begin and _end on a handler
  * thread; the controller thread calls a mutation quota's apply while the
@@ -105,6 +106,23 @@ void samsa_quota_mgr_free(samsa_quota_mgr_t *q);   /* NULL: no-op */
 int32_t samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                            samsa_slice_t client_id, double value,
                            int64_t now_ms);
+
+/* Kafka's unrecordQuotaSensor: take value back out of the client's sensor
+ * under type (not Mutation) at now_ms, without throttling (a throttled
+ * Fetch whose records are not sent).  The throttle time the recording
+ * earned stays in the sensor's throttle-time metric. */
+void samsa_quota_unrecord(samsa_quota_mgr_t *q, samsa_quota_type_t type,
+                          samsa_slice_t client_id, double value,
+                          int64_t now_ms);
+
+/* Kafka's getMaxValueInQuotaWindow: the most the client may use of type
+ * (not Mutation) in one quota span, its quota * (quota.window.num - 1) *
+ * quota.window.size.seconds, or INT64_MAX when the type is not enabled or
+ * no quota applies to the client.  Like a record, it makes the client's
+ * sensor if the type is enabled. */
+int64_t samsa_quota_max_in_window(samsa_quota_mgr_t *q,
+                                  samsa_quota_type_t type,
+                                  samsa_slice_t client_id);
 
 /* Kafka's ClientRequestQuotaManager.maybeRecordAndGetThrottleTimeMs for
  * req, whose response is being made: record the time a handler thread

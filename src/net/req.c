@@ -8,7 +8,9 @@
 #include "proto/resphdr.h"
 #include "proto/wr.h"
 #include "util/alloc.h"
+#include "util/diag.h"
 
+#include <string.h>
 #include <unistd.h>
 
 samsa_resp_t *
@@ -86,6 +88,21 @@ samsa_resp_add_region(samsa_resp_t *resp, int fd, int64_t offset, int64_t len)
     r->offset = offset;
     r->len = len;
     resp->regions_len += len;
+}
+
+void
+samsa_resp_clear_body(samsa_resp_t *resp)
+{
+    size_t  i;
+
+    samsa_assert(resp->kind == SAMSA_RESP_SEND);
+    for (i = 0; i < resp->nregions; i++) {
+        close(resp->regions[i].fd);
+    }
+    resp->nregions = 0;
+    resp->regions_len = 0;
+    resp->frame.len = resp->body_at;
+    memset(&resp->req->errors, 0, sizeof(resp->req->errors));
 }
 
 void

@@ -571,7 +571,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "57671680",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1024, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Most bytes returned for one fetch request.",
     },
     {

@@ -1994,11 +1994,17 @@ class Conn:
               timeout=5.0, **kw):
         """Fetches one partition (topic: a name, or a 16-byte id for v13+);
         returns that partition's response dict with 'batches' and 'tail'
-        (decode_batches) and the top-level 'response' added."""
+        (decode_batches) and the top-level 'response' added (a response
+        with no topics, a throttled fetch's, gives no batches)."""
         body = encode_fetch_request(version, [(topic, [(partition, offset, partition_max_bytes)])],
                                     max_wait_ms=max_wait_ms, min_bytes=min_bytes,
                                     max_bytes=max_bytes, **kw)
         r = self.request(API_FETCH, version, body, timeout)
+        if not r["topics"]:
+            # a throttled fetch is answered with no topics at all (Kafka's
+            # FetchContext.getThrottledResponse)
+            return {"partition": partition, "error_code": 0, "records": None,
+                    "batches": [], "tail": 0, "response": r}
         p = r["topics"][0]["partitions"][0]
         p["batches"], p["tail"] = decode_batches(p["records"])
         p["response"] = r

@@ -1,7 +1,8 @@
 /* Unit tests for broker/quota.c: which of Kafka's eight user/client-id
  * levels applies, which clients share a sensor, each type's own
  * enablement, and the throttle time the manager hands out, for byte rates,
- * request time and strict and permissive controller mutation quotas
+ * request time (and the fetch window's bound and a fetch's unrecording)
+ * and strict and permissive controller mutation quotas
  * (Kafka's StrictControllerMutationQuota and
  * PermissiveControllerMutationQuota over a TokenBucket) (the rate and
  * bucket math itself: test_qrate.c, test_tbucket.c). */
@@ -246,6 +247,94 @@ test_quota_request(void **state)
     samsa_meta_free(meta);
 }
 
+static int32_t
+rec_fetch(samsa_quota_mgr_t *q, const char *client, double bytes, int64_t now)
+{
+    return samsa_quota_record(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr(client),
+                              bytes, now);
+}
+
+/* Kafka's getMaxValueInQuotaWindow: quota * (quota.window.num - 1) *
+ * quota.window.size.seconds where a quota applies, else unbounded. */
+static void
+test_quota_max_in_window(void **state)
+{
+    samsa_meta_t       *meta = samsa_meta_new();
+    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 1, 11, 1);
+    samsa_quota_mgr_t  *q2 = samsa_quota_mgr_new(meta, 3, 2, 11, 1);
+
+    (void) state;
+    next_offset = 0;
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+                                          samsa_slice_cstr("c"))
+                == INT64_MAX);
+    set_quota(meta, NULL, "c", "consumer_byte_rate", 10000.0);
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+                                          samsa_slice_cstr("c"))
+                == 100000);
+    /* 3 windows of 2 s: 10000 * 2 * 2 */
+    assert_true(samsa_quota_max_in_window(q2, SAMSA_QUOTA_FETCH,
+                                          samsa_slice_cstr("c"))
+                == 40000);
+    /* the type is enabled but no level applies to d */
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+                                          samsa_slice_cstr("d"))
+                == INT64_MAX);
+    /* Produce is not enabled */
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_PRODUCE,
+                                          samsa_slice_cstr("c"))
+                == INT64_MAX);
+    /* a default client-id quota bounds d too, and c keeps its own */
+    set_quota(meta, NULL, DFLT, "consumer_byte_rate", 500.0);
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+                                          samsa_slice_cstr("d"))
+                == 5000);
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+                                          samsa_slice_cstr("c"))
+                == 100000);
+    samsa_quota_mgr_free(q2);
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
+/* Kafka's unrecordQuotaSensor: a throttled fetch's bytes come back out of
+ * the rate, so the next fetch is judged as if it had not been. */
+static void
+test_quota_unrecord(void **state)
+{
+    samsa_meta_t       *meta = samsa_meta_new();
+    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 1, 11, 1);
+    seen_t              s = { .type = SAMSA_QUOTA_FETCH };
+
+    (void) state;
+    next_offset = 0;
+    /* nothing enabled: a no-op */
+    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr("c"), 5.0,
+                         T0);
+    set_quota(meta, NULL, "c", "consumer_byte_rate", 10000.0);
+    /* 100000 B over the 10 s minimum span: right at the quota */
+    assert_int_equal(rec_fetch(q, "c", 100000.0, T0), 0);
+    /* 1000 B more: (10100 - 10000) / 10000 * 10 s */
+    assert_int_equal(rec_fetch(q, "c", 1000.0, T0), 100);
+    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr("c"),
+                         1000.0, T0);
+    snprintf(s.client, sizeof(s.client), "c");
+    samsa_quota_snapshot(q, T0, find_sensor, &s);
+    assert_int_equal(s.n, 1);
+    assert_true(s.rate > 9999.9 && s.rate < 10000.1);
+    /* the throttle it earned stays counted */
+    assert_int_equal(s.throttled, 1);
+    assert_int_equal(s.throttle_ms, 100);
+    /* the same 1000 B again earns the same, not (10200 - 10000) ... */
+    assert_int_equal(rec_fetch(q, "c", 1000.0, T0), 100);
+    /* and taking back all lets the window's worth through again */
+    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr("c"),
+                         101000.0, T0);
+    assert_int_equal(rec_fetch(q, "c", 100000.0, T0), 0);
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
+}
+
 /* No controller_mutation_rate anywhere (other keys do not count): every
  * request is unbounded and nothing is tracked. */
 static void
@@ -387,6 +476,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quota_levels),
         cmocka_unit_test(test_quota_request),
+        cmocka_unit_test(test_quota_max_in_window),
+        cmocka_unit_test(test_quota_unrecord),
         cmocka_unit_test(test_quota_mutation_none),
         cmocka_unit_test(test_quota_mutation_strict),
         cmocka_unit_test(test_quota_mutation_permissive),
