@@ -330,6 +330,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     pthread_mutex_init(&b->reconf_lock, NULL);
     b->cfg = cfg;
     b->node = node;
+    b->fetch_max_bytes = samsa_config_int(cfg, "fetch.max.bytes");
     b->meta = samsa_meta_new();
     b->quota = samsa_quota_mgr_new(
         b->meta, samsa_config_int(cfg, "quota.window.num"),

@@ -63,6 +63,7 @@ typedef struct samsa_broker {
     samsa_txncoord_t      *txn;         /* [const] transaction coordinator */
     samsa_quota_mgr_t     *quota;       /* [const] client quotas, the
                                            controller mutation one too */
+    int32_t                fetch_max_bytes; /* [const] fetch.max.bytes */
     pthread_mutex_t        reconf_lock; /* guards the two below and their
                                            calls */
     samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */

@@ -459,8 +459,8 @@ fetch_limits(samsa_broker_t *b, fetch_op_t *f, const samsa_FetchRequest_t *rq)
     int64_t  max = rq->MaxBytes > 0 ? rq->MaxBytes : 0;
     int64_t  quota_max;
 
-    if (max > samsa_config_int(b->cfg, "fetch.max.bytes")) {
-        max = samsa_config_int(b->cfg, "fetch.max.bytes");
+    if (max > b->fetch_max_bytes) {
+        max = b->fetch_max_bytes;
     }
     quota_max = samsa_quota_max_in_window(b->quota, SAMSA_QUOTA_FETCH,
                                           f->req->hdr.ClientId);
