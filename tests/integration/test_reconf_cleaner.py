@@ -271,8 +271,8 @@ def clean_seconds(srv, conn, topic):
 def test_cleaner_io_throttle_at_run_time(samsa):
     """log.cleaner.io.max.bytes.per.second (Kafka's Throttler, checked
     every 300 ms): 16 MiB/s holds a pass over 130 MB of reads to several
-    seconds (unthrottled about one); the default does not throttle; the
-    value is a DOUBLE, shown and kept."""
+    seconds (unthrottled about one here, so a broken throttle fails in
+    the normal build); the value is a DOUBLE, shown and kept."""
     srv = samsa.start({"log.cleaner.threads": "1",
                        "log.cleaner.backoff.ms": "100",
                        "log.segment.delete.delay.ms": "0"})
@@ -290,7 +290,9 @@ def test_cleaner_io_throttle_at_run_time(samsa):
             lambda: "io max 1.67772e+07 bytes/s" in srv.stderr_text(), T(10))
         big_topic(conn, "slow")
         slow = clean_seconds(srv, conn, "slow")
-        assert slow >= 2.5 and slow > 2 * free, (slow, free)
+        # a lower bound only: a slow machine (a sanitizer build under
+        # load) lengthens the unthrottled pass too, never shortens this one
+        assert slow >= 2.5, (slow, free)
     srv = samsa.restart(srv)
     with srv.connect(timeout=T(10)) as conn:
         assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
