@@ -108,6 +108,9 @@ sender_complete(samsa_sender_t *s, samsa_batch_t *b, int64_t base_offset,
         /* Its sequence is unresolved: later batches would be out of
          * order.  Bump the epoch (KIP-360) once nothing is in flight. */
         s->need_bump = true;
+        samsa_info("producer: %s-%d: batch at sequence %d failed with %s: "
+                   "bumping the epoch (KIP-360)", pq->topic->name,
+                   pq->partition, b->rb.base_seq, samsa_err_name(err));
     }
     samsa_accum_release(s->accum, b);
 }
@@ -224,6 +227,10 @@ sender_fail_or_retry(samsa_sender_t *s, samsa_batch_t *b, samsa_err_t err,
         /* re-sequenced under the new epoch (sender_prepare); it keeps its
          * old sequence until then, to be queued in order */
         s->need_bump = true;
+        samsa_info("producer: %s-%d: batch at sequence %d (%d records) "
+                   "refused with %s: bumping the epoch (KIP-360)",
+                   pq->topic->name, pq->partition, b->rb.base_seq,
+                   b->nthunks, samsa_err_name(err));
     }
     samsa_debug("producer: retrying %s-%d (attempt %d): %s",
                 pq->topic->name, pq->partition, b->attempts + 1,
