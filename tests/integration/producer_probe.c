@@ -24,6 +24,10 @@
  *   probe.rate=N      seq: at most N records/s
  *   probe.flush=1     flush(-1) before close(-1), so that "retries" (the
  *                     metrics are read before close) counts the whole run
+ *   probe.warmup=N    seq: flush(-1) after the first N records (N=97: one
+ *                     of each key, so every partition has some), so that
+ *                     the broker knows the producer on every partition
+ *                     before a batch of the rest can be refused
  * Threads: main; callbacks on the producer's sender thread (the only one
  * that writes probe.acks).
  */
@@ -43,6 +47,7 @@ static _Atomic int     first_err;
 static FILE           *acks_out;        /* [sender thread] after start */
 static long            rate;            /* [main] records/s, 0: no limit */
 static bool            flush_first;     /* [main] flush(-1) before close */
+static long            warmup;          /* [main] seq: see probe.warmup */
 static samsa_producer_t *_Atomic probe_p;   /* set before the first send */
 static _Atomic long long  seen_pid = -1;    /* producer id at a delivery */
 
@@ -97,6 +102,10 @@ probe_option(const char *kv)
     }
     if (strcmp(kv, "probe.flush=1") == 0) {
         flush_first = true;
+        return true;
+    }
+    if (strncmp(kv, "probe.warmup=", 13) == 0) {
+        warmup = atol(kv + 13);
         return true;
     }
     if (strncmp(kv, "probe.rate=", 11) == 0) {
@@ -194,6 +203,12 @@ probe_seq(const char *bootstrap, const char *topic, long n, int argc,
     rec.partition = SAMSA_PARTITION_ANY;
     rec.timestamp = SAMSA_TIMESTAMP_NOW;
     for (i = 0; i < n; i++) {
+        if (i == warmup && warmup > 0) {
+            err = samsa_producer_flush(p, -1);
+            if (err != SAMSA_ERR_NONE) {
+                break;
+            }
+        }
         if (rate > 0 && i % 100 == 0) {
             ahead = i * 1000 / rate - (now_ms() - t0);
             if (ahead > 0) {
