@@ -38,19 +38,26 @@ def cleaners_are(srv, n):
                                     interval=0.05)
 
 
-def produce_rounds(conn, topic, rounds, keys=10):
-    """rounds x keys updates, one batch per round, each in a segment of its
-    own (segment.ms 100: the next append rolls); returns the end offset."""
+def produce_segments(conn, topic, batches):
+    """Each record list of batches as one batch in a segment of its own
+    (segment.ms 100: the next append rolls); returns the end offset."""
     end = None
-    for _ in range(rounds):
-        r = next(_rounds)
-        recs = [kwire.Record(b"r%d-k%d" % (r, k) + b"." * 200, key=b"k%d" % k)
-                for k in range(keys)]
+    for recs in batches:
         p = conn.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
         assert p["error_code"] == 0, p
-        end = p["base_offset"] + keys
+        end = p["base_offset"] + len(recs)
         time.sleep(0.15)
     return end
+
+
+def produce_rounds(conn, topic, rounds, keys=10):
+    """rounds x keys updates, one segment per round; returns the end
+    offset."""
+    def round_records(r):
+        return [kwire.Record(b"r%d-k%d" % (r, k) + b"." * 200, key=b"k%d" % k)
+                for k in range(keys)]
+    return produce_segments(conn, topic,
+                            (round_records(next(_rounds)) for _ in range(rounds)))
 
 
 def records(conn, topic):
@@ -154,17 +161,12 @@ BIG_KEY = 4096
 
 def produce_distinct(conn, topic, rounds, keys=100):
     """rounds x keys records, every key new and BIG_KEY bytes long, one
-    segment per round (segment.ms 100); returns the end offset."""
-    end = None
-    for r in range(rounds):
-        recs = [kwire.Record(b"v", key=(b"%s-r%d-k%d-" % (topic.encode(), r, k))
-                             .ljust(BIG_KEY, b"."))
-                for k in range(keys)]
-        p = conn.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
-        assert p["error_code"] == 0, p
-        end = p["base_offset"] + keys
-        time.sleep(0.15)
-    return end
+    segment per round; returns the end offset."""
+    return produce_segments(conn, topic, (
+        [kwire.Record(b"v", key=(b"%s-r%d-k%d-" % (topic.encode(), r, k))
+                      .ljust(BIG_KEY, b"."))
+         for k in range(keys)]
+        for r in range(rounds)))
 
 
 def first_pass_end(srv, conn, topic):
