@@ -13,16 +13,6 @@
 /* The messages of the answers: printf into the request's arena. */
 #define brokerlog_msg  samsa_arena_printf
 
-/* LogLevelConfig.VALID_LOG_LEVELS, matched case-sensitively as Kafka's
- * Set.contains does, in the order the message lists them (Kafka's own
- * order is its set's, which is unspecified). */
-static const char *const  brokerlog_levels[] = {
-    "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE",
-};
-
-#define BROKERLOG_NLEVELS \
-    (sizeof(brokerlog_levels) / sizeof(brokerlog_levels[0]))
-
 static const char *const  brokerlog_op_names[] = {
     "SET", "DELETE", "APPEND", "SUBTRACT",
 };
@@ -202,8 +192,11 @@ brokerlog_check_op(const samsa_controller_config_op_t *op,
                        "allowed");
         return false;
     }
-    for (i = 0; i < BROKERLOG_NLEVELS; i++) {
-        if (strcmp(op->value, brokerlog_levels[i]) == 0) {
+    /* LogLevelConfig.VALID_LOG_LEVELS, matched case-sensitively as
+     * Kafka's Set.contains does */
+    for (i = SAMSA_DIAG_FATAL; i <= SAMSA_DIAG_TRACE; i++) {
+        if (strcmp(op->value,
+                   samsa_diag_level_name((samsa_diag_level_t) i)) == 0) {
             return true;
         }
     }

@@ -213,19 +213,6 @@ dc_broker_entry(const dc_ctx_t *c, const samsa_config_def_t *d,
     }
 }
 
-static const char *
-dc_find(const samsa_image_config_t *cfgs, size_t n, const char *key)
-{
-    size_t  i;
-
-    for (i = 0; i < n; i++) {
-        if (strcmp(cfgs[i].name, key) == 0) {
-            return cfgs[i].value;
-        }
-    }
-    return NULL;
-}
-
 /* key's value at one of Kafka's four levels, NULL when it is not set
  * there: 0 the node's dynamic configs (none for the resource ""), 1 the
  * cluster default's, 2 server.properties and --override, 3 the key's
@@ -244,10 +231,10 @@ dc_level_value(const dc_ctx_t *c, int level, const char *key, int *source)
     switch (level) {
     case 0:
         *source = SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG;
-        return dc_find(c->lv.node, c->lv.nnode, key);
+        return samsa_brokercfg_find(c->lv.node, c->lv.nnode, key);
     case 1:
         *source = SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG;
-        return dc_find(c->lv.dflt, c->lv.ndflt, key);
+        return samsa_brokercfg_find(c->lv.dflt, c->lv.ndflt, key);
     case 2:
         *source = SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG;
         if (prefixed) {

@@ -488,10 +488,8 @@ logmgr_cleaner_done(void *ctx)
 }
 
 samsa_err_t
-samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
-                                 int64_t backoff_ms,
-                                 int64_t dedupe_buffer_size,
-                                 double io_max_bytes_per_second)
+samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr,
+                                 const samsa_cleaner_config_t *want)
 {
     samsa_cleaner_config_t  cfg, was;
     samsa_cleaner_t        *old, *c;
@@ -503,9 +501,11 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
     was = cfg = mgr->cleaner_cfg;
     old = mgr->cleaner;
     if (old == NULL
-        || (cfg.threads == threads && cfg.backoff_ms == backoff_ms
-            && cfg.dedupe_buffer_size == dedupe_buffer_size
-            && cfg.io_max_bytes_per_second == io_max_bytes_per_second)) {
+        || (cfg.threads == want->threads
+            && cfg.backoff_ms == want->backoff_ms
+            && cfg.dedupe_buffer_size == want->dedupe_buffer_size
+            && cfg.io_max_bytes_per_second
+                   == want->io_max_bytes_per_second)) {
         pthread_mutex_unlock(&mgr->cleaner_lock);
         return SAMSA_ERR_NONE;          /* closing, or nothing to do */
     }
@@ -515,10 +515,8 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr, int32_t threads,
 
     /* Kafka's LogCleaner.reconfigure: stop the cleaners (each finishes
      * the group it is rewriting), start new ones */
-    cfg.threads = threads;
-    cfg.backoff_ms = backoff_ms;
-    cfg.dedupe_buffer_size = dedupe_buffer_size;
-    cfg.io_max_bytes_per_second = io_max_bytes_per_second;
+    cfg = *want;
+    cfg.enable = was.enable;
     samsa_cleaner_stop(old);
     c = samsa_cleaner_start(&cfg, logmgr_cleaner_each, logmgr_cleaner_done,
                             mgr);

@@ -173,9 +173,10 @@ void samsa_logmgr_retain(samsa_logmgr_t *mgr, int64_t now_ms);
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
     samsa_logmgr_t *mgr);
 
-/* Apply log.cleaner.threads, log.cleaner.backoff.ms,
- * log.cleaner.dedupe.buffer.size and log.cleaner.io.max.bytes.per.second
- * changed at run time: as Kafka's
+/* Apply the cleaner settings want (log.cleaner.threads,
+ * log.cleaner.backoff.ms, log.cleaner.dedupe.buffer.size and
+ * log.cleaner.io.max.bytes.per.second; its enable is ignored) changed at
+ * run time: as Kafka's
  * LogCleaner.reconfigure, the cleaner threads stop (a pass in progress
  * finishes its group) and new ones start, each with an offset map of
  * dedupe_buffer_size / threads bytes; nothing is done when none changed
@@ -185,8 +186,7 @@ SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
  * until the threads stopped, with no lock held; a close waits for it.
  * @thread any (the broker's reconf hook) */
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_reconfigure(
-    samsa_logmgr_t *mgr, int32_t threads, int64_t backoff_ms,
-    int64_t dedupe_buffer_size, double io_max_bytes_per_second);
+    samsa_logmgr_t *mgr, const samsa_cleaner_config_t *want);
 
 typedef struct samsa_logmgr_stats {
     uint64_t  flush_rounds;         /* logflush wake-ups that flushed */

@@ -108,8 +108,9 @@ samsa_brokercfg_levels(const samsa_image_t *img, int32_t node_id,
                                              "", &out->ndflt);
 }
 
-static const char *
-brokercfg_find(const samsa_image_config_t *cfgs, size_t n, const char *key)
+const char *
+samsa_brokercfg_find(const samsa_image_config_t *cfgs, size_t n,
+                     const char *key)
 {
     size_t  i;
 
@@ -126,13 +127,13 @@ samsa_brokercfg_value(const samsa_config_t *cfg,
                       const samsa_brokercfg_levels_t *lv, const char *key,
                       int *source)
 {
-    const char  *v = brokercfg_find(lv->node, lv->nnode, key);
+    const char  *v = samsa_brokercfg_find(lv->node, lv->nnode, key);
 
     if (v != NULL) {
         *source = SAMSA_CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG;
         return v;
     }
-    v = brokercfg_find(lv->dflt, lv->ndflt, key);
+    v = samsa_brokercfg_find(lv->dflt, lv->ndflt, key);
     if (v != NULL) {
         *source = SAMSA_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG;
         return v;
@@ -141,6 +142,16 @@ samsa_brokercfg_value(const samsa_config_t *cfg,
                   ? SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
                   : SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG;
     return samsa_config_text(cfg, key);
+}
+
+/* key's dynamic value: this node's, else the cluster default's; NULL
+ * when neither level sets it. */
+static const char *
+brokercfg_set_value(const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    const char  *v = samsa_brokercfg_find(lv->node, lv->nnode, key);
+
+    return v != NULL ? v : samsa_brokercfg_find(lv->dflt, lv->ndflt, key);
 }
 
 static bool
@@ -162,20 +173,68 @@ brokercfg_parse_int(const char *s, int32_t *out)
     return true;
 }
 
+static bool
+brokercfg_parse_long(const char *s, int64_t *out)
+{
+    char       *end;
+    long long   v;
+
+    if (s == NULL) {
+        return false;
+    }
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0) {
+        return false;
+    }
+    *out = (int64_t) v;
+    return true;
+}
+
+/* Java's Double.parseDouble, near enough: strtod over the whole text. */
+static bool
+brokercfg_parse_double(const char *s, double *out)
+{
+    char  *end;
+
+    if (s == NULL) {
+        return false;
+    }
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0' && errno != ERANGE;
+}
+
+/* The typed values: a dynamic value that parses, else the static
+ * configuration's (already checked when it loaded). */
 int32_t
 samsa_brokercfg_int(const samsa_config_t *cfg,
                     const samsa_brokercfg_levels_t *lv, const char *key)
 {
-    int          source;
-    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
-    int32_t      n;
+    int32_t  n;
 
-    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
-        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
-        && brokercfg_parse_int(v, &n)) {
-        return n;
-    }
-    return samsa_config_int(cfg, key);
+    return brokercfg_parse_int(brokercfg_set_value(lv, key), &n)
+               ? n : samsa_config_int(cfg, key);
+}
+
+int64_t
+samsa_brokercfg_long(const samsa_config_t *cfg,
+                     const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    int64_t  n;
+
+    return brokercfg_parse_long(brokercfg_set_value(lv, key), &n)
+               ? n : samsa_config_long(cfg, key);
+}
+
+double
+samsa_brokercfg_double(const samsa_config_t *cfg,
+                       const samsa_brokercfg_levels_t *lv, const char *key)
+{
+    double  d;
+
+    return brokercfg_parse_double(brokercfg_set_value(lv, key), &d)
+               ? d : samsa_config_double(cfg, key);
 }
 
 int32_t
@@ -196,10 +255,7 @@ samsa_brokercfg_listener_int(const samsa_config_t *cfg,
     }
     lower[i] = '\0';
     snprintf(lkey, sizeof(lkey), "listener.name.%s.%s", lower, key);
-    v = brokercfg_find(lv->node, lv->nnode, lkey);
-    if (v == NULL) {
-        v = brokercfg_find(lv->dflt, lv->ndflt, lkey);
-    }
+    v = brokercfg_set_value(lv, lkey);
     *prefixed = true;
     if (v != NULL && brokercfg_parse_int(v, &n)) {
         return n;
@@ -210,56 +266,6 @@ samsa_brokercfg_listener_int(const samsa_config_t *cfg,
     }
     *prefixed = false;
     return samsa_brokercfg_int(cfg, lv, key);
-}
-
-int64_t
-samsa_brokercfg_long(const samsa_config_t *cfg,
-                     const samsa_brokercfg_levels_t *lv, const char *key)
-{
-    int          source;
-    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
-    char        *end;
-    long long    n;
-
-    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
-        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG && v != NULL) {
-        errno = 0;
-        n = strtoll(v, &end, 10);
-        if (end != v && *end == '\0' && errno == 0) {
-            return (int64_t) n;
-        }
-    }
-    return samsa_config_long(cfg, key);
-}
-
-/* Java's Double.parseDouble, near enough: strtod over the whole text. */
-static bool
-brokercfg_parse_double(const char *s, double *out)
-{
-    char  *end;
-
-    if (s == NULL) {
-        return false;
-    }
-    errno = 0;
-    *out = strtod(s, &end);
-    return end != s && *end == '\0' && errno != ERANGE;
-}
-
-double
-samsa_brokercfg_double(const samsa_config_t *cfg,
-                       const samsa_brokercfg_levels_t *lv, const char *key)
-{
-    int          source;
-    const char  *v = samsa_brokercfg_value(cfg, lv, key, &source);
-    double       d;
-
-    if (source != SAMSA_CONFIG_SOURCE_STATIC_BROKER_CONFIG
-        && source != SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG
-        && brokercfg_parse_double(v, &d)) {
-        return d;
-    }
-    return samsa_config_double(cfg, key);
 }
 
 /* Kafka's "Set(a, b)" rendering of the refused keys. */

@@ -44,6 +44,10 @@ bool samsa_brokercfg_is_dynamic(const char *key);
 void samsa_brokercfg_levels(const samsa_image_t *img, int32_t node_id,
                             samsa_brokercfg_levels_t *out);
 
+/* The value of key among cfgs[0..n), NULL if none. */
+const char *samsa_brokercfg_find(const samsa_image_config_t *cfgs, size_t n,
+                                 const char *key);
+
 /* key's value in effect and its source (a SAMSA_CONFIG_SOURCE_* of
  * meta/topic_config.h): per-broker dynamic, dynamic default, then cfg's
  * (static or default).  The string is borrowed from lv or cfg. */

@@ -456,6 +456,7 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
 {
     samsa_conn_t  *conn = proc_conn_find(proc, resp->req->conn_id);
     int64_t        from;
+    bool           timed;
 
     resp->req->resp_dequeue_ns = now;
     if (conn == NULL || conn->closing) {
@@ -482,13 +483,12 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
         conn->region_off = 0;
         /* Most responses fit the socket buffer: write now rather than after
          * another epoll round; what is left waits for EPOLLOUT. */
-        if (!resp->req->request_quota_net) {
-            proc_write_now(proc, conn, now);
-            return;
-        }
-        from = samsa_now_ns();
+        timed = resp->req->request_quota_net;  /* resp may go in the write */
+        from = timed ? samsa_now_ns() : 0;
         proc_write_now(proc, conn, now);
-        conn->net_ns += samsa_now_ns() - from;
+        if (timed) {
+            conn->net_ns += samsa_now_ns() - from;
+        }
         return;
     case SAMSA_RESP_NOOP:
         proc_request_done(proc, conn, resp, now);

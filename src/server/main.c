@@ -242,7 +242,8 @@ server_reconf(void *ctx, const samsa_image_t *img)
     server_side_t            *sides[2] = { &srv->broker, &srv->controller };
     samsa_brokercfg_levels_t  lv;
     server_conn_limits_t      lim;
-    int32_t                   io, net, cleaner;
+    samsa_cleaner_config_t    cleaner;
+    int32_t                   io, net;
     size_t                    i;
 
     samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
@@ -271,16 +272,19 @@ server_reconf(void *ctx, const samsa_image_t *img)
             lim.listener_rate);
         server_conn_limits_free(&lim);
     }
-    cleaner = samsa_brokercfg_int(&srv->cfg, &lv, "log.cleaner.threads");
-    if (samsa_logmgr_cleaner_reconfigure(
-            srv->brk.logs, cleaner,
-            samsa_brokercfg_long(&srv->cfg, &lv, "log.cleaner.backoff.ms"),
-            samsa_brokercfg_long(&srv->cfg, &lv,
-                                 "log.cleaner.dedupe.buffer.size"),
-            samsa_brokercfg_double(&srv->cfg, &lv,
-                                   "log.cleaner.io.max.bytes.per.second"))
+    samsa_cleaner_config_defaults(&cleaner);
+    cleaner.threads = samsa_brokercfg_int(&srv->cfg, &lv,
+                                          "log.cleaner.threads");
+    cleaner.backoff_ms = samsa_brokercfg_long(&srv->cfg, &lv,
+                                              "log.cleaner.backoff.ms");
+    cleaner.dedupe_buffer_size = samsa_brokercfg_long(
+        &srv->cfg, &lv, "log.cleaner.dedupe.buffer.size");
+    cleaner.io_max_bytes_per_second = samsa_brokercfg_double(
+        &srv->cfg, &lv, "log.cleaner.io.max.bytes.per.second");
+    if (samsa_logmgr_cleaner_reconfigure(srv->brk.logs, &cleaner)
         != SAMSA_ERR_NONE) {
-        samsa_error("cannot apply log.cleaner.threads=%d", (int) cleaner);
+        samsa_error("cannot apply the log cleaner settings "
+                    "(log.cleaner.threads=%d)", (int) cleaner.threads);
     }
 }
 
