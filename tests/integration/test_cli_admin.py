@@ -10,7 +10,6 @@ samsa-server, checked against confluent_kafka's own view of the cluster:
 - -b anywhere after the command words, SAMSA_BOOTSTRAP, --command-config.
 """
 
-import os
 import socket
 
 import pytest

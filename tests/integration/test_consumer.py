@@ -18,7 +18,6 @@
   committed() and a restart that resumes from the committed offset.
 """
 
-import base64
 import json
 import os
 import shutil

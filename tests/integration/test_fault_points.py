@@ -20,7 +20,6 @@ then restarts the plain samsa-server on the same directory and checks:
 A point the workload never reaches within the time limit fails the test.
 """
 
-import os
 import time
 
 import pytest

@@ -26,7 +26,6 @@ import time
 
 import pytest
 
-import samsa_harness
 from samsa_harness import T
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -4,7 +4,6 @@ load says they must; /health, /ready, /loglevel, 404/405/400 answers; the
 listener disabled or on a taken port."""
 
 import json
-import os
 import socket
 import subprocess
 import threading

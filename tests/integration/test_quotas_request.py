@@ -11,7 +11,6 @@ import time
 import pytest
 
 import kwire
-import samsa_harness
 from samsa_harness import T
 from test_quotas import alter, ok, scrape
 

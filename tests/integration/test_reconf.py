@@ -8,7 +8,6 @@ kept in the metadata log across a restart."""
 
 import itertools
 import threading
-import time
 
 import pytest
 

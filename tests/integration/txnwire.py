@@ -130,7 +130,8 @@ def offset_fetch(conn, group, topics, require_stable=False):
     out = {}
 
     def part(rr):
-        p, o, _epoch = rr.i32(), rr.i64(), rr.i32()
+        p, o = rr.i32(), rr.i64()
+        rr.i32()                                # leader epoch
         rr.string(flexible=f, nullable=True)
         err = rr.i16()
         rr.tags()
