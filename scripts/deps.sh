@@ -39,8 +39,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# kafkajs and its codec packages (js/package.json), all plain JavaScript:
+# --ignore-scripts, so no package builds native code (or downloads it).
 JS=tests/integration/js
-if [ ! -f "$JS/node_modules/kafkajs/package.json" ]; then
-  echo "deps: installing kafkajs (npm ci in $JS)"
-  (cd "$JS" && npm ci --no-audit --no-fund --loglevel=error)
+js_missing=0
+for pkg in $(node -e 'console.log(Object.keys(require(process.argv[1]).dependencies).join(" "))' \
+             "$PWD/$JS/package.json"); do
+  [ -f "$JS/node_modules/$pkg/package.json" ] || js_missing=1
+done
+if [ "$js_missing" -ne 0 ]; then
+  echo "deps: installing kafkajs and its codecs (npm ci in $JS)"
+  (cd "$JS" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 fi
