@@ -185,16 +185,27 @@ def test_kafkajs_idempotent_producer(samsa):
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["sent"] == n
     with srv.connect(timeout=T(5)) as c:
-        nums, pids = [], set()
+        nums, pids, last_seq = [], set(), {}
         for p in range(2):
             batches, last = c.fetch_all("idem-js", p, 0, timeout=T(10))
             assert last["error_code"] == 0
             for b in batches:
                 assert b["producer_id"] >= 0 and b["base_sequence"] >= 0, b
                 pids.add(b["producer_id"])
+            if batches:
+                tail = batches[-1]
+                last_seq[p] = (tail["producer_id"],
+                               tail["base_sequence"] + tail["records_count"] - 1)
             nums += [int(x["value"]) for x in kwire.records_of(batches)]
         assert sorted(nums) == list(range(n)), "records lost or stored twice"
         assert len(pids) == 1
+        # every partition the producer wrote shows it, with the last
+        # sequence it stored there; a partition it never wrote shows none
         dp = kwire.describe_producers(c, "idem-js", (0, 1))
+        assert sorted(p["partition"] for p in dp) == [0, 1], dp
         for p in dp:
-            assert [x["producer_id"] for x in p["active_producers"]] in ([], list(pids))
+            assert p["error_code"] == 0, p
+            got = [(x["producer_id"], x["last_sequence"]) for x in p["active_producers"]]
+            want = [last_seq[p["partition"]]] if p["partition"] in last_seq else []
+            assert got == want, (p["partition"], got, want)
+        assert last_seq, "no partition has the producer's batches"
