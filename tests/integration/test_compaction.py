@@ -69,10 +69,14 @@ def test_compacted_topic_confluent(samsa):
     srv = samsa.start(overrides=BASE)
     bs = srv.bootstrap()
     topic = "compacted"
+    # long enough to see the tombstones kept after the first cleaning, on
+    # a loaded machine too
+    retention_s = T(6)
     admin = AdminClient({"bootstrap.servers": bs})
     admin.create_topics([NewTopic(topic, 1, 1, config={
         "cleanup.policy": "compact", "segment.ms": "100",
-        "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "1000",
+        "min.cleanable.dirty.ratio": "0.01",
+        "delete.retention.ms": str(int(retention_s * 1000)),
         "min.compaction.lag.ms": "0"})])[topic].result(T(20))
 
     produced = {}                       # offset -> (key, value)
@@ -94,6 +98,11 @@ def test_compacted_topic_confluent(samsa):
     for r in range(12):                 # 12 rounds x 20 keys
         burst(range(20), b"r%d" % r)
     burst([0, 1, 2], b"gone", tombstone=True)
+    # No cleaning that covers the tombstones starts before this: they are
+    # still in the active segment.  Their delete horizon (KIP-534) is set
+    # by the first such cleaning, so they must stay until this time plus
+    # delete.retention.ms at least.
+    keep_until = time.monotonic() + retention_s
     for r in range(4):                  # roll the tombstones out of the
         burst(range(100, 105), b"x%d" % r)      # active segment
     end = max(produced) + 1
@@ -131,14 +140,25 @@ def test_compacted_topic_confluent(samsa):
         "cleaner did not get past offset %d: %d" % (last_tomb, cleaner_offset(srv, topic))
     cleaned = cleaner_offset(srv, topic)
     offs = check(consume_all(bs, topic, end), cleaned)
+    read_done = time.monotonic()
     assert len(offs) < len(produced) / 3
+    # the first cleaning past them kept the tombstones (their horizon had
+    # not passed); a read that ends too late to tell fails, it never passes
+    assert read_done < keep_until, \
+        "too slow to check the tombstones before delete.retention.ms (%.1f s late)" \
+        % (read_done - keep_until)
+    assert tomb_offsets <= offs, "tombstones %s removed before delete.retention.ms" \
+        % sorted(tomb_offsets - offs)
 
     # tombstones go once delete.retention.ms has passed (the cleaner comes
     # back by itself for them)
     def tombstones_gone():
         offs = {o for o, _, _ in consume_all(bs, topic, end)}
         return not (offs & tomb_offsets)
-    assert samsa_harness.wait_until(tombstones_gone, T(20), interval=0.5)
+    assert samsa_harness.wait_until(tombstones_gone, retention_s + T(20), interval=0.5)
+    # and not before their horizon: each check above ran after keep_until
+    # or saw them
+    assert time.monotonic() >= keep_until
     records = consume_all(bs, topic, end)
     check(records, cleaner_offset(srv, topic))
     assert not {k for _, k, _ in records} & {b"k0", b"k1", b"k2"}
@@ -148,7 +168,7 @@ def test_compacted_topic_confluent(samsa):
         "topic", topic)])
     cfg = list(res.values())[0].result(T(10))
     assert cfg["min.cleanable.dirty.ratio"].value == "0.01"
-    assert cfg["delete.retention.ms"].value == "1000"
+    assert cfg["delete.retention.ms"].value == str(int(retention_s * 1000))
     bad = admin.create_topics([NewTopic("bad", 1, 1, config={
         "cleanup.policy": "compact", "min.compaction.lag.ms": "10",
         "max.compaction.lag.ms": "5"})])["bad"]
