@@ -109,10 +109,13 @@ def decode_batch(batch):
 
 
 class FakeBroker:
-    """FakeBroker(topics={"t": 3}).start() -> .port; .stop(); .restart()."""
+    """FakeBroker(topics={"t": 3}).start() -> .port; .stop(); .restart().
+    apis: the API versions it advertises (SUPPORTED by default; without
+    API_INITPID it answers as a broker that predates idempotence)."""
 
-    def __init__(self, topics, node_id=1, port=0):
+    def __init__(self, topics, node_id=1, port=0, apis=None):
         self.topics = dict(topics)
+        self.apis = dict(SUPPORTED if apis is None else apis)
         self.node_id = node_id
         self.port = port
         self.lock = threading.Lock()
@@ -229,8 +232,8 @@ class FakeBroker:
     def _handle(self, api, ver, r):
         if api == API_APIVERSIONS:
             if ver > 3:
-                return kwire.encode_api_versions_response(0, SUPPORTED, 35)
-            return kwire.encode_api_versions_response(ver, SUPPORTED)
+                return kwire.encode_api_versions_response(0, self.apis, 35)
+            return kwire.encode_api_versions_response(ver, self.apis)
         if api == API_METADATA:
             req = kwire.decode_metadata_request(r, ver)
             names = req["topics"] if req["topics"] is not None else list(self.topics)

@@ -21,6 +21,7 @@ import time
 
 import pytest
 
+import fake_produce_broker
 from fake_produce_broker import FakeBroker
 from samsa_harness import T
 from test_producer import java_partition, probe
@@ -66,6 +67,31 @@ def test_idempotent_each_codec_in_sequence(broker, codec):
              for h in broker.batches("t", p)}
     want = CODECS.index(codec)
     assert want in codes
+
+
+@pytest.mark.parametrize("setting", ["default", "explicit"])
+def test_idempotence_needs_init_producer_id(setting):
+    """A broker that does not advertise InitProducerId: as Java's producer
+    (UnsupportedVersionException "The broker does not support
+    INIT_PRODUCER_ID") and librdkafka's, the idempotent producer fails every
+    record with a clear error; no silent fallback to non-idempotent sends."""
+    apis = dict(fake_produce_broker.SUPPORTED)
+    del apis[fake_produce_broker.API_INITPID]
+    b = FakeBroker({"t": 3}, apis=apis).start()
+    try:
+        args = ["enable.idempotence=true"] if setting == "explicit" else []
+        errs = []
+        out = probe("seq", b.bootstrap, "t", "200", *args, "probe.flush=1",
+                    stderr=errs)
+        assert out["delivered"] == 0, out
+        assert out["send_err"] == "UNSUPPORTED_VERSION" or \
+            out["first_err"] == "UNSUPPORTED_VERSION", out
+        assert out["errors"] == out["sent"], out  # every accepted record failed
+        assert "does not support InitProducerId" in errs[0] \
+            and "enable.idempotence=false" in errs[0], errs[0][-2000:]
+        assert not any(b.batches("t", p) for p in range(3))
+    finally:
+        b.stop()
 
 
 def test_idempotent_restart_no_loss_no_dup(broker):

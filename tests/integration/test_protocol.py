@@ -114,8 +114,7 @@ def test_describe_cluster(shared_server):
     server = shared_server
     with server.connect() as c:
         keys = c.api_versions(3)["api_keys"]
-        if kwire.API_DESCRIBE_CLUSTER not in keys:
-            pytest.skip("DescribeCluster is not advertised yet")
+        assert kwire.API_DESCRIBE_CLUSTER in keys, "DescribeCluster is not advertised"
         lo, hi = keys[kwire.API_DESCRIBE_CLUSTER]
         for version in range(lo, min(hi, 1) + 1):
             r = c.describe_cluster(version)
