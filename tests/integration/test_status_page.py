@@ -18,9 +18,12 @@ from samsa_harness import HOST, T
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Debian's chromium and chromium-driver are not installed (scripts/deps.sh)")
+
+@pytest.fixture(autouse=True)
+def _need_chromium():
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.fail("Debian's chromium and chromium-driver are not installed "
+                    "(scripts/deps.sh installs them)")
 
 
 class WebDriver:

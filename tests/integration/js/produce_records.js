@@ -7,6 +7,7 @@
 'use strict';
 const kafkajs = require('kafkajs');
 const { Kafka, logLevel, CompressionTypes, CompressionCodecs } = kafkajs;
+require('./kafkajs_codecs').register(CompressionTypes, CompressionCodecs);
 
 const CODEC_TYPES = {
   none: CompressionTypes.None,
