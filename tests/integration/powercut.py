@@ -32,18 +32,17 @@ def shim_path(binary):
 
 
 def sanitizer_runtimes(binary):
-    """The sanitizer runtimes binary loads as shared libraries (gcc's
-    -fsanitize links libasan/libtsan dynamically; clang's links them in):
-    they must come first in LD_PRELOAD, before the shim."""
+    """The ASan/TSan runtime binary loads as a shared library (gcc's
+    -fsanitize links it dynamically; clang's links it in): it must come
+    first in LD_PRELOAD, before the shim (ASan checks that it is first)."""
     out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     libs = []
     for line in out.splitlines():
         parts = line.split()
         if len(parts) >= 3 and parts[1] == "=>" and \
-                parts[0].startswith(("libasan.", "libtsan.", "libubsan.")):
+                parts[0].startswith(("libasan.", "libtsan.")):
             libs.append(parts[2])
-    # libasan must be the very first
-    return sorted(libs, key=lambda p: 0 if "asan" in p or "tsan" in p else 1)
+    return libs
 
 
 def env(root, shadow, binary):
