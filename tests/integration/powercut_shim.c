@@ -36,7 +36,9 @@
  * It is built without the sanitizers (the ASan/TSan runtime stays the only
  * instrumented library; the test puts it first in LD_PRELOAD) and uses raw
  * system calls for its own I/O, so it never re-enters itself or the
- * sanitizers' interceptors.
+ * sanitizers' interceptors.  The lazily set pointers to the real functions
+ * are written racily, always with the same value (invisible to TSan: this
+ * file is not instrumented).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -67,6 +69,26 @@ struct pc_dirent {
 };
 
 static atomic_uint  pc_tmp_seq;
+
+/* Held from a copy's start to its rename, so that of two syncs of one file
+ * the later copy is the one left.  A spin lock, not a pthread mutex: TSan
+ * would take a mutex for synchronisation between the process's threads
+ * and could hide a race of theirs. */
+static atomic_flag  pc_lock = ATOMIC_FLAG_INIT;
+
+static void
+pc_lock_take(void)
+{
+    while (atomic_flag_test_and_set_explicit(&pc_lock, memory_order_acquire)) {
+        syscall(SYS_sched_yield);
+    }
+}
+
+static void
+pc_lock_drop(void)
+{
+    atomic_flag_clear_explicit(&pc_lock, memory_order_release);
+}
 
 static int
 pc_sys_open(const char *path, int flags, mode_t mode)
@@ -252,8 +274,12 @@ pc_after_sync(int fd, bool only_if_empty)
     struct stat  st;
     int          saved = errno;
 
-    if (pc_watched(fd, path, sizeof(path))
-        && syscall(SYS_fstat, fd, &st) == 0) {
+    if (!pc_watched(fd, path, sizeof(path))) {
+        errno = saved;
+        return;
+    }
+    pc_lock_take();
+    if (syscall(SYS_fstat, fd, &st) == 0) {
         if (only_if_empty) {
             if (S_ISREG(st.st_mode) && st.st_size == 0) {
                 pc_record_file(fd, st.st_ino, true);
@@ -264,6 +290,7 @@ pc_after_sync(int fd, bool only_if_empty)
             pc_record_dir(fd, st.st_ino);
         }
     }
+    pc_lock_drop();
     errno = saved;
 }
 
