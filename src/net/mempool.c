@@ -9,6 +9,22 @@ samsa_mempool_init(samsa_mempool_t *pool, int64_t capacity)
 {
     pool->capacity = capacity;
     atomic_init(&pool->available, capacity);
+    atomic_init(&pool->max_used, 0);
+}
+
+/* Raise the high-water mark to used (a CAS loop: takes race). */
+static void
+mempool_note_used(samsa_mempool_t *pool, int64_t used)
+{
+    int64_t  max = atomic_load_explicit(&pool->max_used,
+                                        memory_order_relaxed);
+
+    while (used > max
+           && !atomic_compare_exchange_weak_explicit(
+               &pool->max_used, &max, used, memory_order_relaxed,
+               memory_order_relaxed)) {
+        /* a failed CAS reloaded max */
+    }
 }
 
 bool
@@ -24,6 +40,7 @@ samsa_mempool_try_take(samsa_mempool_t *pool, int64_t size)
         if (atomic_compare_exchange_weak_explicit(
                 &pool->available, &avail, avail - size,
                 memory_order_acq_rel, memory_order_acquire)) {
+            mempool_note_used(pool, pool->capacity - (avail - size));
             return true;
         }
     }
@@ -49,4 +66,20 @@ samsa_mempool_is_exhausted(samsa_mempool_t *pool)
     return pool->capacity > 0
            && atomic_load_explicit(&pool->available, memory_order_acquire)
                   <= 0;
+}
+
+int64_t
+samsa_mempool_used(samsa_mempool_t *pool)
+{
+    if (pool->capacity <= 0) {
+        return 0;
+    }
+    return pool->capacity
+           - atomic_load_explicit(&pool->available, memory_order_relaxed);
+}
+
+int64_t
+samsa_mempool_max_used(samsa_mempool_t *pool)
+{
+    return atomic_load_explicit(&pool->max_used, memory_order_relaxed);
 }

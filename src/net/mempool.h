@@ -17,6 +17,8 @@
 typedef struct samsa_mempool {
     int64_t           capacity;     /* [const] <= 0: unlimited */
     _Atomic int64_t   available;    /* [atomic] may go below 0 */
+    _Atomic int64_t   max_used;     /* [atomic] most bytes ever taken at
+                                       once (0 when unlimited) */
 } samsa_mempool_t;
 
 void samsa_mempool_init(samsa_mempool_t *pool, int64_t capacity);
@@ -29,5 +31,12 @@ bool samsa_mempool_try_take(samsa_mempool_t *pool, int64_t size);
 bool samsa_mempool_give(samsa_mempool_t *pool, int64_t size);
 
 bool samsa_mempool_is_exhausted(samsa_mempool_t *pool);
+
+/* For the metrics (Kafka's MemoryPoolAvailable and MemoryPoolUsed): bytes
+ * taken now (0 when unlimited; above the capacity by less than one take
+ * at most, the pool being non-strict), and the most taken at once since
+ * init. */
+int64_t samsa_mempool_used(samsa_mempool_t *pool);
+int64_t samsa_mempool_max_used(samsa_mempool_t *pool);
 
 #endif /* SAMSA_NET_MEMPOOL_H */

@@ -162,6 +162,28 @@ proc_conn_try_unmute(samsa_proc_t *proc, samsa_conn_t *conn)
     }
 }
 
+/* Mute conn for memory (the pool is exhausted: Kafka's KafkaChannel.read()
+ * muting itself), and the end of it; nmem_muted and its metrics follow. */
+static void
+proc_mem_mute(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    conn->mem_muted = true;
+    proc->nmem_muted++;
+    atomic_store_explicit(&proc->stat_mem_muted, (int64_t) proc->nmem_muted,
+                          memory_order_relaxed);
+    proc_stat_add(&proc->stat_mem_mutes, 1);
+    proc_conn_mute(proc, conn);
+}
+
+static void
+proc_mem_muted_end(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    conn->mem_muted = false;
+    proc->nmem_muted--;
+    atomic_store_explicit(&proc->stat_mem_muted, (int64_t) proc->nmem_muted,
+                          memory_order_relaxed);
+}
+
 /* ---- throttling (client quotas) ------------------------------------------ */
 
 static void
@@ -283,7 +305,7 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
         samsa_resp_free(conn->sending);
     }
     if (conn->mem_muted) {
-        proc->nmem_muted--;
+        proc_mem_muted_end(proc, conn);
     }
     proc_lru_unlink(proc, conn);
     proc_throttle_unlink(proc, conn);
@@ -537,8 +559,7 @@ proc_resume_mem_muted(samsa_proc_t *proc)
     for (i = 0; i < proc->nslots && proc->nmem_muted > 0; i++) {
         conn = proc->slots[i];
         if (conn != NULL && conn->mem_muted) {
-            conn->mem_muted = false;
-            proc->nmem_muted--;
+            proc_mem_muted_end(proc, conn);
             proc_conn_try_unmute(proc, conn);
         }
     }
@@ -564,9 +585,7 @@ proc_on_readable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
         }
         return;
     case SAMSA_ERR__FULL:
-        conn->mem_muted = true;
-        proc->nmem_muted++;
-        proc_conn_mute(proc, conn);
+        proc_mem_mute(proc, conn);
         return;
     case SAMSA_ERR__BAD_MSG:
         samsa_info("closing connection %s: request size %d is invalid or "

@@ -168,6 +168,10 @@ samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
                                             memory_order_relaxed);
     out->connections_created = atomic_load_explicit(
         &proc->stat_conns_created, memory_order_relaxed);
+    out->mem_muted = atomic_load_explicit(&proc->stat_mem_muted,
+                                          memory_order_relaxed);
+    out->mem_mutes = atomic_load_explicit(&proc->stat_mem_mutes,
+                                          memory_order_relaxed);
     pthread_mutex_lock(&proc->resp_lock);
     out->response_queue_size = proc->nresp;
     pthread_mutex_unlock(&proc->resp_lock);
@@ -201,6 +205,21 @@ size_t
 samsa_sockserver_request_queue_size(samsa_sockserver_t *ss)
 {
     return samsa_queue_size(&ss->chan.requests);
+}
+
+size_t
+samsa_sockserver_request_queue_max_size(samsa_sockserver_t *ss)
+{
+    return samsa_queue_max_size(&ss->chan.requests);
+}
+
+void
+samsa_sockserver_memory_pool(samsa_sockserver_t *ss, int64_t *capacity,
+                             int64_t *used, int64_t *max_used)
+{
+    *capacity = ss->pool.capacity;
+    *used = samsa_mempool_used(&ss->pool);
+    *max_used = samsa_mempool_max_used(&ss->pool);
 }
 
 size_t

@@ -123,6 +123,9 @@ typedef struct samsa_netstats_proc {
     size_t       response_queue_size;   /* responses not yet taken */
     int64_t      connections;           /* open now */
     uint64_t     connections_created;   /* adopted since start */
+    int64_t      mem_muted;             /* connections muted for memory
+                                           (queued.max.request.bytes) now */
+    uint64_t     mem_mutes;             /* times one was, since start */
 } samsa_netstats_proc_t;
 
 /* Network threads now (num.network.threads times the listeners, as last
@@ -146,8 +149,15 @@ size_t samsa_sockserver_handler_slots(const samsa_sockserver_t *ss);
  * removed handler's total stays as it was.  @thread any */
 uint64_t samsa_sockserver_handler_idle_ns(const samsa_sockserver_t *ss,
                                           size_t i);
-/* Requests waiting for a handler (Kafka's RequestQueueSize). */
+/* Requests waiting for a handler (Kafka's RequestQueueSize), and the
+ * most that ever waited at once since open (<= queued.max.requests). */
 size_t samsa_sockserver_request_queue_size(samsa_sockserver_t *ss);
+size_t samsa_sockserver_request_queue_max_size(samsa_sockserver_t *ss);
+/* The request memory pool (queued.max.request.bytes; Kafka's
+ * MemoryPoolAvailable and MemoryPoolUsed): its capacity (<= 0:
+ * unlimited), bytes taken now and the most taken at once since open. */
+void samsa_sockserver_memory_pool(samsa_sockserver_t *ss, int64_t *capacity,
+                                  int64_t *used, int64_t *max_used);
 size_t samsa_sockserver_nlisteners(const samsa_sockserver_t *ss);
 /* Connections whose accept waited for max.connection.creation.rate, and
  * connections closed over their IP's connection_creation_rate quota,

@@ -92,6 +92,8 @@ struct samsa_proc {
     _Atomic uint64_t            stat_idle_ns;       /* in epoll_wait */
     _Atomic int64_t             stat_conns;         /* open now */
     _Atomic uint64_t            stat_conns_created; /* adopted */
+    _Atomic int64_t             stat_mem_muted;     /* nmem_muted */
+    _Atomic uint64_t            stat_mem_mutes;     /* mutes for memory */
     /* network thread only: */
     samsa_conn_t              **slots;
     uint32_t                   *gens;

@@ -620,6 +620,14 @@ mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
                   samsa_reqstats_kind(m->servers[i].rs),
                   samsa_sockserver_request_queue_size(m->servers[i].ss));
     }
+    mx_family(out, "samsa_request_queue_size_max", "gauge",
+              "The most requests that waited for a handler at once since "
+              "start (at most queued.max.requests).");
+    for (i = 0; i < m->nservers; i++) {
+        mx_printf(out, "samsa_request_queue_size_max{server=\"%s\"} %zu\n",
+                  samsa_reqstats_kind(m->servers[i].rs),
+                  samsa_sockserver_request_queue_max_size(m->servers[i].ss));
+    }
     mx_family(out, "samsa_response_queue_size", "gauge",
               "Responses waiting for their network thread "
               "(ResponseQueueSize, per processor).");
@@ -703,23 +711,31 @@ mx_handler_idle(samsa_metrics_t *m, samsa_buf_t *out)
     }
 }
 
-/* Connections open and created, summed over a listener's processors. */
+/* A listener's connection counts, summed over its processors. */
+typedef struct mx_listener_sums {
+    int64_t   open;         /* connections open */
+    uint64_t  created;      /* adopted since start */
+    int64_t   mem_muted;    /* muted for memory now */
+    uint64_t  mem_mutes;    /* muted for memory since start */
+} mx_listener_sums_t;
+
 static void
-mx_listener_conns(samsa_sockserver_t *ss, const char *listener,
-                  int64_t *open, uint64_t *created)
+mx_listener_sums(samsa_sockserver_t *ss, const char *listener,
+                 mx_listener_sums_t *sums)
 {
     samsa_netstats_proc_t  ps;
     size_t                 j;
 
-    *open = 0;
-    *created = 0;
-    /* every id: a removed thread's connections are closed (0 open) and
-     * its created count stays in the total */
+    memset(sums, 0, sizeof(*sums));
+    /* every id: a removed thread's connections are closed (0 open, none
+     * muted) and its counts stay in the totals */
     for (j = 0; j < samsa_sockserver_proc_ids(ss); j++) {
         (void) samsa_sockserver_proc_stats(ss, j, &ps);
         if (strcmp(ps.listener, listener) == 0) {
-            *open += ps.connections;
-            *created += ps.connections_created;
+            sums->open += ps.connections;
+            sums->created += ps.connections_created;
+            sums->mem_muted += ps.mem_muted;
+            sums->mem_mutes += ps.mem_mutes;
         }
     }
 }
@@ -729,8 +745,7 @@ mx_connections(samsa_metrics_t *m, samsa_buf_t *out, bool created)
 {
     samsa_sockserver_t  *ss;
     const char          *l;
-    int64_t              open;
-    uint64_t             made;
+    mx_listener_sums_t   sums;
     size_t               i, j;
 
     if (created) {
@@ -745,17 +760,86 @@ mx_connections(samsa_metrics_t *m, samsa_buf_t *out, bool created)
         ss = m->servers[i].ss;
         for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
             l = samsa_sockserver_listener_name(ss, j);
-            mx_listener_conns(ss, l, &open, &made);
+            mx_listener_sums(ss, l, &sums);
             if (created) {
                 mx_printf(out, "samsa_connections_created_total{server=\"%s\","
                           "listener=\"%s\"} %llu\n",
                           samsa_reqstats_kind(m->servers[i].rs), l,
-                          (unsigned long long) made);
+                          (unsigned long long) sums.created);
             } else {
                 mx_printf(out, "samsa_connections{server=\"%s\","
                           "listener=\"%s\"} %lld\n",
                           samsa_reqstats_kind(m->servers[i].rs), l,
-                          (long long) open);
+                          (long long) sums.open);
+            }
+        }
+    }
+}
+
+/* The request memory pool (queued.max.request.bytes) of each server:
+ * Kafka's MemoryPoolAvailable and MemoryPoolUsed, the most used at once,
+ * and the connections muted because it was exhausted (per listener: now,
+ * and how many times since start). */
+static void
+mx_memory_pool(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    static const char *const  names[3] = {
+        "samsa_memory_pool_available_bytes", "samsa_memory_pool_used_bytes",
+        "samsa_memory_pool_used_bytes_max",
+    };
+    static const char *const  helps[3] = {
+        "Request bytes the memory pool has left, queued.max.request.bytes "
+        "minus those used; +Inf when unlimited (MemoryPoolAvailable).",
+        "Request bytes taken from the memory pool now (MemoryPoolUsed).",
+        "The most request bytes taken from the memory pool at once since "
+        "start.",
+    };
+    samsa_sockserver_t  *ss;
+    const char          *kind, *l;
+    mx_listener_sums_t   sums;
+    int64_t              cap, used, max_used, v;
+    size_t               f, i, j;
+
+    for (f = 0; f < 3; f++) {
+        mx_family(out, names[f], "gauge", helps[f]);
+        for (i = 0; i < m->nservers; i++) {
+            samsa_sockserver_memory_pool(m->servers[i].ss, &cap, &used,
+                                         &max_used);
+            kind = samsa_reqstats_kind(m->servers[i].rs);
+            if (f == 0 && cap <= 0) {
+                mx_printf(out, "%s{server=\"%s\"} +Inf\n", names[f], kind);
+                continue;
+            }
+            v = f == 0 ? cap - used : f == 1 ? used : max_used;
+            mx_printf(out, "%s{server=\"%s\"} %lld\n", names[f], kind,
+                      (long long) v);
+        }
+    }
+    for (f = 0; f < 2; f++) {
+        if (f == 0) {
+            mx_family(out, "samsa_memory_pool_muted_connections", "gauge",
+                      "Connections muted (not read) now because the memory "
+                      "pool is exhausted, per listener.");
+        } else {
+            mx_family(out, "samsa_memory_pool_muted_total", "counter",
+                      "Times a connection was muted because the memory "
+                      "pool was exhausted, per listener.");
+        }
+        for (i = 0; i < m->nservers; i++) {
+            ss = m->servers[i].ss;
+            kind = samsa_reqstats_kind(m->servers[i].rs);
+            for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
+                l = samsa_sockserver_listener_name(ss, j);
+                mx_listener_sums(ss, l, &sums);
+                if (f == 0) {
+                    mx_printf(out, "samsa_memory_pool_muted_connections{"
+                              "server=\"%s\",listener=\"%s\"} %lld\n", kind,
+                              l, (long long) sums.mem_muted);
+                } else {
+                    mx_printf(out, "samsa_memory_pool_muted_total{"
+                              "server=\"%s\",listener=\"%s\"} %llu\n", kind,
+                              l, (unsigned long long) sums.mem_mutes);
+                }
             }
         }
     }
@@ -1186,6 +1270,7 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_errors(m, &snap, out);
     mx_histograms(m, &snap, out);
     mx_queues(m, out);
+    mx_memory_pool(m, out);
     mx_network_idle(m, out);
     mx_handler_idle(m, out);
     mx_connections(m, out, false);

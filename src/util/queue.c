@@ -25,6 +25,7 @@ samsa_queue_init(samsa_queue_t *q, size_t cap)
     q->cap = cap;
     q->head = 0;
     q->len = 0;
+    q->max_len = 0;
 }
 
 void
@@ -43,6 +44,9 @@ queue_push_locked(samsa_queue_t *q, void *item)
 {
     q->ring[(q->head + q->len) % q->cap] = item;
     q->len++;
+    if (q->len > q->max_len) {
+        q->max_len = q->len;
+    }
     pthread_cond_signal(&q->not_empty);
 }
 
@@ -119,6 +123,17 @@ samsa_queue_size(samsa_queue_t *q)
 
     pthread_mutex_lock(&q->lock);
     n = q->len;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+size_t
+samsa_queue_max_size(samsa_queue_t *q)
+{
+    size_t  n;
+
+    pthread_mutex_lock(&q->lock);
+    n = q->max_len;
     pthread_mutex_unlock(&q->lock);
     return n;
 }

@@ -22,6 +22,7 @@ typedef struct samsa_queue {
     size_t            cap;          /* [const] */
     size_t            head;         /* [lock] next to take */
     size_t            len;          /* [lock] items queued */
+    size_t            max_len;      /* [lock] most items ever queued */
 } samsa_queue_t;
 
 void samsa_queue_init(samsa_queue_t *q, size_t cap);
@@ -38,5 +39,8 @@ bool samsa_queue_offer(samsa_queue_t *q, void *item);
 void *samsa_queue_take(samsa_queue_t *q, int64_t timeout_ms);
 
 size_t samsa_queue_size(samsa_queue_t *q);
+
+/* The most items the queue ever held at once since init (<= cap). */
+size_t samsa_queue_max_size(samsa_queue_t *q);
 
 #endif /* SAMSA_UTIL_QUEUE_H */

@@ -4,11 +4,14 @@ request, with Kafka's request-logger fields and the seed's timings."""
 import json
 import os
 import re
+import socket
+import struct
 import subprocess
+import time
 
 import kwire
 import samsa_harness
-from samsa_harness import HOST, T
+from samsa_harness import HOST, T, timeout_scale
 
 TIMES = ("totalTimeMs", "requestQueueTimeMs", "localTimeMs", "remoteTimeMs",
          "throttleTimeMs", "responseQueueTimeMs", "sendTimeMs")
@@ -139,6 +142,95 @@ def test_request_log_local_time_counts_handler_delay(samsa, tmp_path):
     check_line(line, srv)
     assert line["localTimeMs"] >= 199.0, line
     assert line["totalTimeMs"] >= line["localTimeMs"], line
+
+
+def test_request_log_queue_time_counts_waiting_for_a_handler(samsa, tmp_path):
+    # One handler; Metadata takes DELAY in it. A sends one, B one a moment
+    # later: B's request waits in the request queue until A's is done, and
+    # that wait is B's requestQueueTimeMs (not its localTimeMs, which is
+    # its own DELAY).
+    delay_ms = int(400 * timeout_scale())
+    path = str(tmp_path / "queue.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": path,
+                       "num.io.threads": 1},
+                      env={"SAMSA_TEST_HANDLER_DELAY_MS": delay_ms,
+                           "SAMSA_TEST_HANDLER_DELAY_API": kwire.API_METADATA})
+    with srv.connect(client_id="queue-a") as a, srv.connect(client_id="queue-b") as b:
+        a.api_versions(0)
+        b.api_versions(0)
+        ta = time.monotonic()
+        a.send(kwire.metadata_request(1, 11, None, "queue-a"))
+        time.sleep(0.05)
+        tb = time.monotonic()
+        b.send(kwire.metadata_request(1, 12, None, "queue-b"))
+        a.recv_frame(T(5) + 2 * delay_ms / 1000)
+        b.recv_frame(T(5) + 2 * delay_ms / 1000)
+    gap_ms = (tb - ta) * 1000
+
+    def mine(lines):
+        return {x["requestHeader"]["clientId"]: x for x in lines
+                if x["requestHeader"]["clientId"] in ("queue-a", "queue-b")
+                and x["requestHeader"]["requestApiKeyName"] == "METADATA"}
+    lines = mine(wait_lines(path, lambda ls: len(mine(ls)) == 2, T(5)))
+    la, lb = lines["queue-a"], lines["queue-b"]
+    check_line(la, srv)
+    check_line(lb, srv)
+    assert la["requestQueueTimeMs"] < delay_ms / 2, la
+    assert la["localTimeMs"] >= delay_ms - 1, la
+    # B waited out the rest of A's delay in the queue: >= DELAY less the
+    # gap between the two sends (and 20 ms of slack for the clocks' reads)
+    assert lb["requestQueueTimeMs"] >= delay_ms - gap_ms - 20, \
+        "B's requestQueueTimeMs %.3f, A's delay %d ms, B sent %.1f ms after A: %s" % (
+            lb["requestQueueTimeMs"], delay_ms, gap_ms, lb)
+    assert lb["localTimeMs"] >= delay_ms - 1, lb
+    assert lb["localTimeMs"] < delay_ms * 1.5 + 100, lb
+
+
+def test_request_log_send_time_counts_a_slow_reader(samsa, tmp_path):
+    # A Fetch answer of about 1 MB to a client that reads nothing for PAUSE
+    # (small receive buffer; small socket.send.buffer.bytes on the broker):
+    # the network thread cannot finish writing it before the client reads,
+    # and that time is the request's sendTimeMs.
+    pause = 1.0 * timeout_scale()
+    path = str(tmp_path / "send.log")
+    srv = samsa.start({"request.log.enable": "true", "request.log.file": path,
+                       "socket.send.buffer.bytes": 4096})
+    topic = "reqlog-slow-%d" % os.getpid()
+    with srv.connect(client_id="slow-setup", timeout=T(10)) as c:
+        r = c.create_topic(topic, 1, timeout=T(10))
+        assert r["error_code"] == 0, r
+        c.wait_topic(topic, 1, timeout=T(10))
+        for i in range(4):
+            recs = [kwire.Record(b"%d-%d-" % (i, j) + b"v" * 5000) for j in range(50)]
+            p = c.produce(topic, 0, kwire.encode_batch(recs), timeout=T(10))
+            assert p["error_code"] == 0, p
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(T(10))
+        s.connect((HOST, srv.port))
+        s.sendall(kwire.fetch_request(12, 7, [(topic, [(0, 0, 1 << 24)])], "slow-reader",
+                                      max_wait_ms=0, max_bytes=1 << 24))
+        time.sleep(pause)
+        buf = b""
+        while len(buf) < 4 or len(buf) < 4 + struct.unpack(">i", buf[:4])[0]:
+            chunk = s.recv(1 << 16)
+            assert chunk, "connection closed after %d bytes" % len(buf)
+            buf += chunk
+    finally:
+        s.close()
+    assert kwire.peek_correlation_id(buf[4:]) == 7
+    assert len(buf) > 1000000, len(buf)
+
+    def mine(lines):
+        return [x for x in lines if x["requestHeader"]["clientId"] == "slow-reader"]
+    line = mine(wait_lines(path, lambda ls: mine(ls), T(5)))[0]
+    check_line(line, srv)
+    assert line["requestHeader"]["requestApiKeyName"] == "FETCH"
+    assert line["sendTimeMs"] >= pause * 1000 * 0.9, \
+        "sendTimeMs %.3f while the client read nothing for %.0f ms: %s" % (
+            line["sendTimeMs"], pause * 1000, line)
+    assert line["responseQueueTimeMs"] < pause * 1000 / 2, line
 
 
 def test_request_log_default_file(samsa):

@@ -17,6 +17,7 @@ test_queue_fifo_and_offer_when_full(void **state)
 
     (void) state;
     samsa_queue_init(&q, 2);
+    assert_int_equal(samsa_queue_max_size(&q), 0);
     assert_true(samsa_queue_offer(&q, &items[0]));
     assert_true(samsa_queue_offer(&q, &items[1]));
     assert_false(samsa_queue_offer(&q, &items[2]));     /* full */
@@ -26,6 +27,7 @@ test_queue_fifo_and_offer_when_full(void **state)
     assert_ptr_equal(samsa_queue_take(&q, 0), &items[1]);
     assert_ptr_equal(samsa_queue_take(&q, 0), &items[2]);
     assert_null(samsa_queue_take(&q, 0));
+    assert_int_equal(samsa_queue_max_size(&q), 2);  /* high-water mark */
     samsa_queue_fini(&q);
 }
 
