@@ -20,6 +20,12 @@
 typedef struct samsa_grp samsa_grp_t;
 typedef struct samsa_cgrp samsa_cgrp_t;     /* broker/cgrp.c */
 
+/* How long a new member (one that has never completed a join) may wait in
+ * its first JoinGroup before it is removed: Kafka's
+ * GroupCoordinator.NewMemberJoinTimeoutMs (GroupCoordinatorConfig.
+ * CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS), 5 minutes, not configurable. */
+#define SAMSA_GRP_NEW_MEMBER_JOIN_TIMEOUT_MS  (5 * 60 * 1000)
+
 /* One protocol a member supports (copied out of its JoinGroup). */
 typedef struct grp_proto {
     char     *name;
@@ -198,8 +204,14 @@ grp_member_t *samsa_grp_member_find(samsa_grp_t *grp, const char *id,
 void samsa_grp_member_free(grp_member_t *m);
 
 /* Arm the member's next session timer (completing the current one).
- * @locks grp held */
+ * A new member's first join is timed by SAMSA_GRP_NEW_MEMBER_JOIN_TIMEOUT_MS
+ * instead, armed when it is added.  @locks grp held */
 void samsa_grp_member_touch(samsa_grp_t *grp, grp_member_t *m);
+
+/* Whether an expiring timer leaves m in the group (Kafka's
+ * hasSatisfiedHeartbeat): m waits in a join or a sync and is not new.
+ * @locks m's group held */
+bool samsa_grp_member_keep_alive(const grp_member_t *m);
 
 /* Answer every waiting join and sync with err, forget the members' timers
  * (coordinator shutdown).  @locks grp held */

@@ -23,11 +23,13 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 
-/* Session timer of one member (Kafka's DelayedHeartbeat). */
+/* Session timer of one member (Kafka's DelayedHeartbeat); a new member's
+ * first join is timed by one too, armed with the new-member join timeout. */
 struct grp_hb_op {
     samsa_delayed_op_t  op;
     samsa_grp_t        *grp;            /* ref */
     char               *member_id;
+    int64_t             timeout_ms;     /* what it was armed with */
     bool                expired;
 };
 
@@ -238,12 +240,14 @@ grp_new_member_id(samsa_slice_t client_id)
 
 /* ---- session timers (DelayedHeartbeat) ------------------------------------ */
 
-/* Kafka's shouldKeepAlive: a member waiting for a join (unless new) or a
- * sync is alive whatever its heartbeats. */
-static bool
-grp_keep_alive(const grp_member_t *m)
+/* Kafka's ClassicGroupMember.hasSatisfiedHeartbeat: a member waiting for
+ * a join or a sync is alive whatever its heartbeats, unless it is new (it
+ * has never completed a join): that one's timer, armed with the new-member
+ * join timeout when it was added, expires it even while it waits. */
+bool
+samsa_grp_member_keep_alive(const grp_member_t *m)
 {
-    return (m->join_cb != NULL && !m->is_new) || m->sync_cb != NULL;
+    return !m->is_new && (m->join_cb != NULL || m->sync_cb != NULL);
 }
 
 static bool
@@ -275,11 +279,18 @@ grp_hb_on_complete(samsa_delayed_op_t *op)
         return;
     }
     m->hb = NULL;
-    if (!h->expired || atomic_load(&g->gc->stopping) || grp_keep_alive(m)) {
+    if (!h->expired || atomic_load(&g->gc->stopping)
+        || samsa_grp_member_keep_alive(m)) {
         return;
     }
-    samsa_info("group %s: member %s has no heartbeat for %d ms: removing "
-               "it", g->id, m->member_id, (int) m->session_timeout_ms);
+    if (m->is_new && m->join_cb != NULL) {
+        samsa_info("group %s: new member %s did not complete its join "
+                   "within %d ms: removing it", g->id, m->member_id,
+                   (int) h->timeout_ms);
+    } else {
+        samsa_info("group %s: member %s has no heartbeat for %d ms: "
+                   "removing it", g->id, m->member_id, (int) h->timeout_ms);
+    }
     if (m->is_pending) {
         g->pending[at] = g->pending[--g->npending];
         samsa_grp_member_free(m);
@@ -320,9 +331,10 @@ grp_member_stop_timer(grp_member_t *m)
     m->hb = NULL;
 }
 
-/* Kafka's completeAndScheduleNextHeartbeatExpiration. */
-void
-samsa_grp_member_touch(samsa_grp_t *g, grp_member_t *m)
+/* Kafka's rescheduleClassicGroupMemberHeartbeat (completeAndSchedule-
+ * NextExpiration): m's timer now runs timeout_ms from now. */
+static void
+grp_member_schedule(samsa_grp_t *g, grp_member_t *m, int64_t timeout_ms)
 {
     grp_hb_op_t  *h;
 
@@ -331,15 +343,22 @@ samsa_grp_member_touch(samsa_grp_t *g, grp_member_t *m)
         return;
     }
     h = samsa_calloc(1, sizeof(*h));
-    samsa_delayed_op_init(&h->op, &grp_hb_ops, m->session_timeout_ms,
-                          &g->lock);
+    samsa_delayed_op_init(&h->op, &grp_hb_ops, timeout_ms, &g->lock);
     samsa_grp_ref(g);
     h->grp = g;
     h->member_id = samsa_strdup(m->member_id);
+    h->timeout_ms = timeout_ms;
     m->hb = h;
     samsa_purgatory_try_complete_else_watch(g->gc->heartbeat, &h->op, NULL,
                                             0);
     samsa_delayed_op_unref(&h->op);
+}
+
+/* Kafka's completeAndScheduleNextHeartbeatExpiration: the session timer. */
+void
+samsa_grp_member_touch(samsa_grp_t *g, grp_member_t *m)
+{
+    grp_member_schedule(g, m, m->session_timeout_ms);
 }
 
 /* ---- rebalance timers (DelayedJoin, InitialDelayedJoin) ------------------ */
@@ -1023,7 +1042,12 @@ grp_add_member_and_rebalance(samsa_grp_t *g, const samsa_grp_join_req_t *rq,
         g->pending[at] = g->pending[--g->npending];
         samsa_grp_member_free(p);
     }
-    samsa_grp_member_touch(g, m);
+    /* Kafka's addMemberThenRebalanceOrCompleteJoin: not the session
+     * timeout. A new member has no heartbeats to send while its join is
+     * parked, and a disconnect is not seen then; the join timeout keeps
+     * defunct new members from piling up in a long rebalance. Its session
+     * timer starts when the join completes (grp_complete_join). */
+    grp_member_schedule(g, m, SAMSA_GRP_NEW_MEMBER_JOIN_TIMEOUT_MS);
     grp_maybe_prepare_rebalance(g);
     grp_try_complete_join(g);
 }

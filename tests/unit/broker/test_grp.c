@@ -223,6 +223,42 @@ test_grp_offsets_expiry_rules(void **state)
     samsa_config_fini(&cfg);
 }
 
+static void
+join_noop(void *ctx, const samsa_grp_join_result_t *res)
+{
+    (void) ctx;
+    (void) res;
+}
+
+static void
+sync_noop(void *ctx, const samsa_grp_sync_result_t *res)
+{
+    (void) ctx;
+    (void) res;
+}
+
+/* Kafka's ClassicGroupMember.hasSatisfiedHeartbeat: waiting in a join or a
+ * sync keeps a member that has completed a join; a new member (in its
+ * first join) is not kept: its join timeout expires it. */
+static void
+test_grp_member_keep_alive_rule(void **state)
+{
+    grp_member_t  m;
+
+    (void) state;
+    memset(&m, 0, sizeof(m));
+    assert_false(samsa_grp_member_keep_alive(&m));      /* idle */
+    m.join_cb = join_noop;
+    assert_true(samsa_grp_member_keep_alive(&m));       /* rejoining */
+    m.is_new = true;
+    assert_false(samsa_grp_member_keep_alive(&m));      /* first join */
+    m.is_new = false;
+    m.join_cb = NULL;
+    m.sync_cb = sync_noop;
+    assert_true(samsa_grp_member_keep_alive(&m));       /* syncing */
+    assert_int_equal(SAMSA_GRP_NEW_MEMBER_JOIN_TIMEOUT_MS, 300000);
+}
+
 int
 main(void)
 {
@@ -231,6 +267,7 @@ main(void)
         cmocka_unit_test(test_grp_state_names),
         cmocka_unit_test(test_grp_without_offsets_topic),
         cmocka_unit_test(test_grp_offsets_expiry_rules),
+        cmocka_unit_test(test_grp_member_keep_alive_rule),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
