@@ -11,7 +11,8 @@
  * there and MaxWaitMs allows, the request waits in the fetch purgatory,
  * watching its partitions; a Produce to one of them checks it again (long
  * poll).  A fetch the fetch byte rate or the request time throttles is
- * answered empty, as Kafka answers it (broker/quota.h).
+ * answered empty, as Kafka answers it (broker/quota.h).  Every partition
+ * answered carries a record set, empty for an errored one, never null.
  * Fetch sessions (KIP-227) are not kept: a full fetch gets session id 0,
  * so clients keep sending full fetches; an incremental one gets
  * FETCH_SESSION_ID_NOT_FOUND.  v13+ name topics by id.
@@ -61,6 +62,16 @@ typedef struct fetch_op {
 } fetch_op_t;
 
 /* ---- resolving the request's partitions -------------------------------- */
+
+/* The records of a partition with nothing to send, errored or not: an
+ * empty record set, as Kafka's MemoryRecords.EMPTY, never null (librdkafka
+ * rejects a whole response holding a null one: "invalid MessageSetSize
+ * -1"). */
+static samsa_records_t
+fetch_records_empty(void)
+{
+    return (samsa_records_t) { (samsa_slice_t) { "", 0 }, NULL };
+}
 
 static void
 fetch_part_error(fetch_op_t *f, fetch_part_t *p, samsa_err_t err)
@@ -160,7 +171,7 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
             p->pd = &tr->Partitions[j];
             samsa_FetchPartitionData_init(p->pd);
             p->pd->PartitionIndex = p->rq->Partition;
-            p->pd->Records = SAMSA_RECORDS_NULL;
+            p->pd->Records = fetch_records_empty();
             fetch_part_resolve(apis, f, p, t);
         }
     }
@@ -352,13 +363,15 @@ fetch_answer(fetch_op_t *f)
         if (f->committed && p->plog != NULL && p->pd->ErrorCode == 0) {
             fetch_aborted(f, p);
         }
+        if (p->pd->ErrorCode != 0) {           /* sends no data */
+            samsa_plog_region_release(&p->region);
+        }
         if (p->region.len > 0) {
             p->file = (samsa_file_region_t) { p->region.fd, p->region.pos,
                                               (int64_t) p->region.len };
             p->pd->Records = (samsa_records_t) { SAMSA_SLICE_NULL, &p->file };
-        } else if (p->pd->ErrorCode == 0) {
-            p->pd->Records = (samsa_records_t) {
-                (samsa_slice_t) { "", 0 }, NULL };
+        } else {
+            p->pd->Records = fetch_records_empty();
         }
     }
     resp = samsa_resp_new_send(req);

@@ -429,7 +429,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1048588",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Largest record batch the broker accepts (topic: "
                "max.message.bytes).",
     },
@@ -453,7 +453,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "auto.create.topics.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "true",
-        .implemented = false,
+        .implemented = true,
         .doc = "Create a topic when a client asks for its metadata.",
     },
     {
@@ -469,8 +469,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Partitions of an auto-created topic.",
+        .implemented = true,
+        .doc = "Partitions of a topic created without a count (auto-"
+               "created, or CreateTopics with -1).",
     },
     {
         .name = "default.replication.factor",
@@ -478,8 +479,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Replication factor of an auto-created topic.",
+        .implemented = true,
+        .doc = "Replication factor of a topic created without one "
+               "(auto-created, or CreateTopics with -1); above 1 is "
+               "refused, as there is one broker.",
     },
     {
         .name = "min.insync.replicas",
@@ -488,7 +491,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
         .implemented = false,
-        .doc = "Replicas that must acknowledge an acks=all write.",
+        .doc = "Replicas that must acknowledge an acks=all write; not "
+               "enforced yet (only the under-min-ISR metric reads it).",
     },
     {
         .name = "compression.type",
@@ -638,7 +642,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1073741824",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1048576, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Maximum size of one log segment.",
     },
     {
@@ -647,7 +651,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = NULL,
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time before a new segment is rolled; null means "
                "log.roll.hours.",
     },
@@ -657,7 +661,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "168",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time before a new segment is rolled, in hours.",
     },
     {
@@ -666,7 +670,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = NULL,
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Jitter subtracted from the roll time; null means "
                "log.roll.jitter.hours.",
     },
@@ -676,7 +680,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "0",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Jitter subtracted from the roll time, in hours.",
     },
     {
@@ -685,7 +689,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = NULL,
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = -1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time a segment is kept; null means log.retention.minutes; "
                "-1 means forever.",
     },
@@ -693,7 +697,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "log.retention.minutes",
         .type = SAMSA_CONFIG_INT,
         .dflt = NULL,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time a segment is kept, in minutes; null means "
                "log.retention.hours.",
     },
@@ -701,14 +705,14 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "log.retention.hours",
         .type = SAMSA_CONFIG_INT,
         .dflt = "168",
-        .implemented = false,
+        .implemented = true,
         .doc = "Time a segment is kept, in hours.",
     },
     {
         .name = "log.retention.bytes",
         .type = SAMSA_CONFIG_LONG,
         .dflt = "-1",
-        .implemented = false,
+        .implemented = true,
         .doc = "Size a partition's log is trimmed to; -1 means no limit.",
     },
     {
@@ -717,7 +721,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "300000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often retention is checked.",
     },
     {
@@ -726,7 +730,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "delete",
         .check = SAMSA_CONFIG_CHECK_ENUM,
         .names = config_cleanup_policies,
-        .implemented = false,
+        .implemented = true,
         .doc = "What happens to old segments: delete, compact or both.",
     },
     {
@@ -735,7 +739,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "10485760",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 4, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Maximum size of an offset index.",
     },
     {
@@ -744,7 +748,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "4096",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Bytes of log between offset index entries.",
     },
     {
@@ -753,14 +757,14 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "9223372036854775807",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Messages appended before a partition is fsynced.",
     },
     {
         .name = "log.flush.interval.ms",
         .type = SAMSA_CONFIG_LONG,
         .dflt = NULL,
-        .implemented = false,
+        .implemented = true,
         .doc = "Time a message waits before fsync; null means "
                "log.flush.scheduler.interval.ms.",
     },
@@ -768,7 +772,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "log.flush.scheduler.interval.ms",
         .type = SAMSA_CONFIG_LONG,
         .dflt = "9223372036854775807",
-        .implemented = false,
+        .implemented = true,
         .doc = "How often the flusher checks for logs to fsync.",
     },
     {
@@ -777,7 +781,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "60000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often the recovery-point checkpoint is written.",
     },
     {
@@ -786,7 +790,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "60000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How often the log-start-offset checkpoint is written.",
     },
     {
@@ -795,7 +799,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "60000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Delay before a deleted segment's files are removed.",
     },
     {
@@ -811,7 +815,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "CreateTime",
         .check = SAMSA_CONFIG_CHECK_ENUM,
         .names = config_timestamp_types,
-        .implemented = false,
+        .implemented = true,
         .doc = "Timestamp kept in batches: the producer's or the append time.",
     },
     {
@@ -820,7 +824,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "9223372036854775807",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How far in the past a CreateTime timestamp may be.",
     },
     {
@@ -829,7 +833,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "9223372036854775807",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "How far in the future a CreateTime timestamp may be.",
     },
     {
@@ -838,7 +842,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Threads per data directory for recovery at start-up.",
     },
     {

@@ -90,6 +90,8 @@ ERR_INVALID_REQUEST = 42
 ERR_INVALID_CONFIG = 40
 ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT = 43
 ERR_POLICY_VIOLATION = 44
+ERR_FENCED_LEADER_EPOCH = 74
+ERR_UNKNOWN_LEADER_EPOCH = 75
 ERR_INVALID_RECORD = 87
 ERR_UNKNOWN_TOPIC_ID = 100
 
@@ -102,7 +104,8 @@ ERROR_NAMES = {
     36: "TOPIC_ALREADY_EXISTS", 37: "INVALID_PARTITIONS",
     38: "INVALID_REPLICATION_FACTOR", 40: "INVALID_CONFIG", 42: "INVALID_REQUEST",
     43: "UNSUPPORTED_FOR_MESSAGE_FORMAT", 44: "POLICY_VIOLATION",
-    56: "KAFKA_STORAGE_ERROR", 76: "UNSUPPORTED_COMPRESSION_TYPE",
+    56: "KAFKA_STORAGE_ERROR", 74: "FENCED_LEADER_EPOCH", 75: "UNKNOWN_LEADER_EPOCH",
+    76: "UNSUPPORTED_COMPRESSION_TYPE",
     87: "INVALID_RECORD", 100: "UNKNOWN_TOPIC_ID",
 }
 
@@ -1238,6 +1241,8 @@ def decode_fetch_body(r, version):
             p["aborted_transactions"] = rr.array(aborted, flexible=flex, nullable=True)
         if version >= 11:
             p["preferred_read_replica"] = rr.i32()
+        # None for null records (length -1), b"" for an empty record set:
+        # the two are distinct (librdkafka rejects a response holding null)
         p["records"] = rr.blob(flexible=flex, nullable=True)
         if flex:
             p["tags"] = rr.tags()

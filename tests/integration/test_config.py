@@ -132,3 +132,111 @@ def test_several_log_dirs_share_the_cluster_id(samsa):
     assert metas[0]["directory.id"] != metas[1]["directory.id"]
     with srv.connect() as c:
         assert c.metadata(2, None)["cluster_id"] == metas[0]["cluster.id"]
+
+
+# ---- "accepted but not used yet" ------------------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+UNUSED_RE = re.compile(r"configuration '([^']+)' \(([^)]*)\) is accepted but not used yet")
+
+# The keys the broker accepts and ignores (docs/CONFIG.md's Used = no),
+# each checked against the code: a key that becomes honoured must leave
+# this list and have its `implemented` flag set (src/util/config_defs.c).
+NOT_USED = {
+    # metadata log: no snapshots, fixed segments
+    "metadata.log.segment.bytes", "metadata.log.max.record.bytes.between.snapshots",
+    "metadata.max.retention.bytes", "metadata.max.retention.ms",
+    "metadata.max.idle.interval.ms",
+    # one node: no broker heartbeats, replicas, leader moves, racks
+    "broker.heartbeat.interval.ms", "broker.session.timeout.ms",
+    "unclean.leader.election.enable", "auto.leader.rebalance.enable",
+    "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
+    "broker.rack", "controlled.shutdown.enable", "security.inter.broker.protocol",
+    "inter.broker.listener.name", "num.replica.fetchers", "replica.lag.time.max.ms",
+    "replica.fetch.max.bytes", "replica.fetch.min.bytes", "replica.fetch.wait.max.ms",
+    "replica.fetch.response.max.bytes", "replica.fetch.backoff.ms",
+    "replica.socket.timeout.ms", "replica.socket.receive.buffer.bytes",
+    "replica.high.watermark.checkpoint.interval.ms", "transaction.state.log.min.isr",
+    # acks=all is not refused below it (only the under-min-ISR metric reads it)
+    "min.insync.replicas",
+    # batches are stored as produced: no broker-side recompression
+    "compression.type", "compression.gzip.level", "compression.lz4.level",
+    "compression.zstd.level",
+    # no preallocation, no fetch sessions, no authorizer, no TLS/SASL
+    "log.preallocate", "max.incremental.fetch.session.cache.slots",
+    "authorizer.class.name", "ssl.keystore.location", "ssl.keystore.password",
+    "ssl.key.password", "ssl.truststore.location", "ssl.truststore.password",
+    "sasl.enabled.mechanisms",
+    # the cleaner reads segments its own way
+    "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.load.factor",
+    # no such machinery here
+    "background.threads", "request.timeout.ms", "delete.topic.enable",
+    "fetch.purgatory.purge.interval.requests", "producer.purgatory.purge.interval.requests",
+    "delete.records.purgatory.purge.interval.requests", "offsets.load.buffer.size",
+    "offsets.commit.timeout.ms", "transaction.state.log.load.buffer.size",
+}
+
+
+def config_table():
+    """docs/CONFIG.md's generated table (kept in step with
+    src/util/config_defs.c by the unit test): {key: (default, used)}."""
+    out = {}
+    with open(os.path.join(ROOT, "docs", "CONFIG.md")) as f:
+        for line in f:
+            cells = [c.strip() for c in line.split("|")]
+            if len(cells) < 7 or not cells[1].startswith("`"):
+                continue
+            out[cells[1].strip("`")] = (cells[3], cells[5])
+    return out
+
+
+def test_not_used_keys_are_the_audited_ones():
+    """The keys documented (and logged) as not used are exactly the audited
+    list above."""
+    table = config_table()
+    assert len(table) > 100, "docs/CONFIG.md table not found"
+    documented = {k for k, (_, used) in table.items() if used == "no"}
+    stale = sorted(documented - NOT_USED)
+    assert not stale, "documented as not used but not audited as ignored " \
+        "(a stale implemented flag?): %s" % stale
+    gone = sorted(NOT_USED - documented)
+    assert not gone, "audited as ignored but documented as used: %s" % gone
+
+
+def test_used_keys_are_not_reported_unused(samsa):
+    """A start with keys that are honoured logs no "accepted but not used
+    yet" for them (num.partitions was reported so, though auto-created
+    topics get that many partitions), and does for an ignored one; an
+    auto-created topic has num.partitions partitions."""
+    used = {"num.partitions": "3", "default.replication.factor": "1",
+            "auto.create.topics.enable": "true", "message.max.bytes": "2000000",
+            "log.segment.bytes": "2097152", "log.retention.hours": "100",
+            "log.retention.check.interval.ms": "60000",
+            "log.flush.interval.messages": "100000",
+            "log.message.timestamp.type": "CreateTime",
+            "num.recovery.threads.per.data.dir": "2"}
+    srv = samsa.start(dict(used, **{"background.threads": "4"}))
+    with srv.connect() as c:
+        c.topic_metadata("auto-made", version=4, allow_auto_topic_creation=True)
+        t = c.wait_topic("auto-made", timeout=T(10))
+        assert len(t["partitions"]) == 3, t
+    unused = {m.group(1) for m in UNUSED_RE.finditer(srv.stderr_text())}
+    assert unused & set(used) == set(), \
+        "honoured keys reported as not used: %s" % sorted(unused & set(used))
+    assert "background.threads" in unused, srv.stderr_tail()
+
+
+def test_each_not_used_key_is_reported(samsa):
+    """Every key of the audited list, set to its default, is logged as
+    accepted but not used, and no other key is."""
+    table = config_table()
+    overrides = {}
+    for k in sorted(NOT_USED):
+        dflt = table[k][0]
+        if dflt.startswith("`"):
+            overrides[k] = dflt.strip("`")
+        elif dflt == '""':
+            overrides[k] = ""
+    srv = samsa.start(overrides)
+    unused = {m.group(1) for m in UNUSED_RE.finditer(srv.stderr_text())}
+    assert unused == set(overrides), (sorted(unused ^ set(overrides)), srv.stderr_tail())
