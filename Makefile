@@ -3,7 +3,8 @@
 #               samsa-server on the embedded default configuration
 #   make test   the same set-up, then every test through ctest
 # Options: SANITIZE=address (ASan+UBSan) or SANITIZE=thread (TSan), each in
-# its own build directory; ARGS="..." for samsa-server; CTEST_ARGS="-L unit".
+# its own build directory; ARGS="..." for samsa-server; CTEST_ARGS="-L unit";
+# WERROR=OFF to build past compiler warnings (on by default, and in CI).
 
 SANITIZE   ?=
 BUILD      ?= build$(if $(SANITIZE),-$(SANITIZE))
@@ -11,8 +12,9 @@ BUILD_TYPE ?= $(if $(SANITIZE),Debug,RelWithDebInfo)
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?=
 ARGS       ?=
+WERROR     ?= ON
 
-.PHONY: all deps build run test fuzz clean fmt-check
+.PHONY: all deps build run test fuzz clean fmt-check build-matrix
 
 all: build
 
@@ -21,7 +23,7 @@ deps:
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	    -DSAMSA_SANITIZE=$(SANITIZE) >/dev/null
+	    -DSAMSA_SANITIZE=$(SANITIZE) -DSAMSA_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS) -- --no-print-directory
 
 run: build
@@ -47,5 +49,13 @@ fuzz: deps
 	    --no-print-directory
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS)
 
+# build-matrix: compile clean with gcc and clang in Release (CI), or with
+# MATRIX_CC / MATRIX_TYPES set, e.g. MATRIX_TYPES="Debug Release MinSizeRel".
+MATRIX_CC    ?= gcc clang
+MATRIX_TYPES ?= Release
+
+build-matrix: deps
+	@scripts/build-matrix.sh "$(MATRIX_CC)" "$(MATRIX_TYPES)"
+
 clean:
-	rm -rf build build-address build-thread build-fuzz
+	rm -rf build build-address build-thread build-fuzz build-matrix

@@ -269,7 +269,7 @@ grp_hb_on_complete(samsa_delayed_op_t *op)
     grp_hb_op_t   *h = (grp_hb_op_t *) op;
     samsa_grp_t   *g = h->grp;
     grp_member_t  *m;
-    size_t         at, len = strlen(h->member_id);
+    size_t         at = 0, len = strlen(h->member_id);
 
     m = samsa_grp_member_find(g, h->member_id, len);
     if (m == NULL) {

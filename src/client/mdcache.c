@@ -127,6 +127,7 @@ samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
     samsa_mdtopic_t  *md;
     samsa_err_t       err = SAMSA_ERR__TIMED_OUT;
     bool              woke = false;
+    bool              known;
 
     *out = NULL;
     md_deadline(&deadline, max_wait_ms);
@@ -169,9 +170,12 @@ samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
         }
         woke = false;                   /* an update came; ask again */
     }
+    /* looked up again: md may have been replaced (and freed) by an update
+     * while pthread_cond_timedwait() had the lock released */
+    e = md_find(mdc, topic, strlen(topic));
+    known = e != NULL && e->md != NULL && e->md->npartitions > 0;
     pthread_mutex_unlock(&mdc->lock);
-    if (err == SAMSA_ERR__TIMED_OUT && partition >= 0 && md != NULL
-        && md->npartitions > 0) {
+    if (err == SAMSA_ERR__TIMED_OUT && partition >= 0 && known) {
         err = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
     return err;

@@ -296,7 +296,8 @@ httpd_completed(void *cls, struct MHD_Connection *c, void **ctx,
     *ctx = NULL;
 }
 
-static void
+/* libmicrohttpd's MHD_LogCallback: fmt is its own printf format. */
+__attribute__((format(printf, 2, 0))) static void
 httpd_log(void *cls, const char *fmt, va_list ap)
 {
     char  msg[512];

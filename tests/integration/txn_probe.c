@@ -81,7 +81,7 @@ split(char *s, char **f, int n)
 static samsa_err_t
 step(samsa_producer_t *p, char *st)
 {
-    char                *f[6];
+    char                *f[6] = { NULL };
     int                  n = split(st, f, 6);
     samsa_record_t       rec;
     samsa_txn_offset_t   off;

@@ -792,7 +792,7 @@ test_config_doc_in_sync(void **state)
     long               size;
 
     (void) state;
-    if (__FILE__[0] != '/' || strcmp(__FILE__ + rootlen, suffix) != 0) {
+    if (__FILE__[0] != '/' || strcmp(&__FILE__[rootlen], suffix) != 0) {
         skip();
     }
     snprintf(path, sizeof(path), "%.*sdocs/CONFIG.md", (int) rootlen,
