@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rewrite the generated table of docs/CONFIG.md from src/util/config_defs.c.
+# Rewrite the generated table of docs/CONFIG.md from src/config/config_defs.c.
 # Usage: scripts/gen_config_doc.sh [build-dir]   (default: build)
 # Builds and runs the test_config unit test with SAMSA_WRITE_CONFIG_DOC=1,
 # which writes samsa_config_defs_markdown() between the table markers.

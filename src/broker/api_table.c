@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "broker/quota.h"
-#include "net/reqchan.h"
+#include "net/server/reqchan.h"
 #include "proto/proto.h"
 #include "util/diag.h"
 #include "util/endian.h"
@@ -142,8 +142,8 @@ samsa_apis_respond(void *ctx, samsa_resp_t *resp)
     if (def->throttle_from < 0 || req->hdr.ApiVersion < def->throttle_from) {
         return;                 /* muted all the same, as Kafka does */
     }
-    samsa_assert(resp->frame.len >= resp->body_at + def->throttle_at + 4);
-    at = resp->frame.data + resp->body_at + def->throttle_at;
+    samsa_assert(resp->send.frame.len >= resp->body_at + def->throttle_at + 4);
+    at = resp->send.frame.data + resp->body_at + def->throttle_at;
     samsa_store_be32(at, (uint32_t) ms);
 }
 

@@ -14,8 +14,8 @@
 
 #include "broker/broker.h"
 #include "broker/node.h"
-#include "net/req.h"
-#include "net/sockserver.h"
+#include "net/server/req.h"
+#include "net/server/sockserver.h"
 
 #define SAMSA_API_F_BROKER      0x1     /* served on broker listeners */
 #define SAMSA_API_F_CONTROLLER  0x2     /* served on controller listeners */

@@ -14,20 +14,12 @@
 #include <string.h>
 
 #include "meta/brokercfg.h"
-#include "meta/controller.h"
+#include "meta/controller/controller.h"
 #include "meta/topic_config.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
 #define METADATA_TOPIC "__cluster_metadata"
-
-void
-samsa_tp_key(char out[SAMSA_TP_KEY_MAX], const char *topic, size_t topic_len,
-             int32_t partition)
-{
-    snprintf(out, SAMSA_TP_KEY_MAX, "%.*s-%d", (int) topic_len, topic,
-             (int) partition);
-}
 
 samsa_plog_t *
 samsa_broker_plog_find(samsa_broker_t *b, const samsa_image_t *img,
@@ -274,10 +266,10 @@ broker_on_flushed(void *ctx, const char *topic, int32_t partition,
                   int64_t flushed_offset)
 {
     samsa_broker_t  *b = ctx;
-    char             key[SAMSA_TP_KEY_MAX];
+    char             key[SAMSA_PURGATORY_TP_KEY_MAX];
 
     (void) flushed_offset;
-    samsa_tp_key(key, topic, strlen(topic), partition);
+    samsa_purgatory_tp_key(key, topic, strlen(topic), partition);
     samsa_purgatory_check_and_complete(b->produce, key);
 }
 

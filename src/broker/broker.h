@@ -15,16 +15,16 @@
 
 #include <samsa/errors.h>
 
-#include "broker/grp.h"
+#include "broker/group/grp.h"
 #include "broker/node.h"
 #include "broker/pidmgr.h"
 #include "broker/purgatory.h"
 #include "broker/quota.h"
-#include "broker/txn.h"
+#include "broker/txn/txn.h"
 #include "log/logmgr.h"
-#include "meta/controller.h"
+#include "meta/controller/controller.h"
 #include "meta/meta.h"
-#include "util/config.h"
+#include "config/config.h"
 #include "util/slice.h"
 
 /* The transaction coordinator's check of a transactional Produce (KIP-890
@@ -109,10 +109,5 @@ samsa_plog_t *samsa_broker_plog_find(samsa_broker_t *b,
                                      const samsa_image_t *img,
                                      samsa_slice_t name, int32_t partition,
                                      const samsa_image_topic_t **topic);
-
-/* "topic-partition", the purgatory key of a partition. */
-#define SAMSA_TP_KEY_MAX 272
-void samsa_tp_key(char out[SAMSA_TP_KEY_MAX], const char *topic,
-                  size_t topic_len, int32_t partition);
 
 #endif /* SAMSA_BROKER_BROKER_H */

@@ -20,7 +20,7 @@
 
 #include <samsa/errors.h>
 
-#include "meta/controller.h"
+#include "meta/controller/controller.h"
 #include "util/arena.h"
 #include "util/slice.h"
 

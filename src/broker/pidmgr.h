@@ -15,7 +15,7 @@
 
 #include <samsa/errors.h>
 
-#include "meta/controller.h"
+#include "meta/controller/controller.h"
 
 typedef struct samsa_pidmgr samsa_pidmgr_t;
 

@@ -652,3 +652,11 @@ samsa_purgatory_delayed(samsa_purgatory_t *purg)
 {
     return samsa_timerwheel_size(purg->tw);
 }
+
+void
+samsa_purgatory_tp_key(char out[SAMSA_PURGATORY_TP_KEY_MAX], const char *topic,
+                       size_t topic_len, int32_t partition)
+{
+    snprintf(out, SAMSA_PURGATORY_TP_KEY_MAX, "%.*s-%d", (int) topic_len, topic,
+             (int) partition);
+}

@@ -123,4 +123,11 @@ size_t samsa_purgatory_watched(samsa_purgatory_t *purg);
 /* Ops waiting on their timer (Kafka's NumDelayedOperations).  @thread any */
 size_t samsa_purgatory_delayed(samsa_purgatory_t *purg);
 
+/* "topic-partition", the key a partition's operations watch (Kafka's
+ * TopicPartitionOperationKey). */
+#define SAMSA_PURGATORY_TP_KEY_MAX 272
+void samsa_purgatory_tp_key(char out[SAMSA_PURGATORY_TP_KEY_MAX],
+                            const char *topic, size_t topic_len,
+                            int32_t partition);
+
 #endif /* SAMSA_BROKER_PURGATORY_H */

@@ -19,7 +19,7 @@
 #include "util/qrate.h"
 #include "meta/image.h"
 #include "meta/qentity.h"
-#include "net/reqchan.h"
+#include "net/server/reqchan.h"
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/diag.h"

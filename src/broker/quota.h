@@ -37,7 +37,7 @@
  * A controller mutation request takes a samsa_quota_mutation_t (Kafka's
  * ControllerMutationQuota): strict for CreateTopics v6+, CreatePartitions
  * v3+ and DeleteTopics v5+, permissive for older versions.  The controller
- * charges it each topic's partitions in turn (meta/controller.h's
+ * charges it each topic's partitions in turn (meta/controller/controller.h's
  * samsa_controller_quota_t).  Strict: a topic is refused
  * (THROTTLING_QUOTA_EXCEEDED) while the bucket is below zero when it comes,
  * else accepted and charged even if that takes the bucket below zero; the
@@ -69,9 +69,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meta/controller.h"
+#include "meta/controller/controller.h"
 #include "meta/meta.h"
-#include "net/req.h"
+#include "net/server/req.h"
 #include "util/slice.h"
 
 /* The principal of every request until authentication exists. */
@@ -177,7 +177,7 @@ int32_t samsa_quota_mutation_end(samsa_quota_mutation_t *mq, int64_t now_ms);
 /* The connection_creation_rate quota of ip: its own ip entity's, else the
  * default ip entity's, else INT32_MAX (none), from the current metadata
  * image, so an AlterClientQuotas applies to the next connection.  ctx is
- * the samsa_meta_t (a net/connquota.h samsa_connquota_ip_rate_fn).
+ * the samsa_meta_t (a net/server/connquota.h samsa_connquota_ip_rate_fn).
  * @thread any (acceptors): lock-free */
 int32_t samsa_quota_ip_conn_rate(void *meta, const char *ip);
 

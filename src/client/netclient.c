@@ -21,7 +21,6 @@
 
 #include "net/conn.h"
 #include "net/mempool.h"
-#include "net/req.h"
 #include "net/selector.h"
 #include "proto/gen/ApiVersions.h"
 #include "proto/gen/apis.h"
@@ -52,7 +51,8 @@ typedef struct nc_req {
     void               *ctx;
     void               *opaque;
     int64_t             sent_ms;
-    samsa_resp_t       *frame;          /* until written */
+    samsa_send_t        send;           /* the request's frame, freed once
+                                           written */
 } nc_req_t;
 
 typedef struct nc_node {
@@ -236,7 +236,7 @@ nc_fail_all(nc_node_t *n, samsa_err_t err)
             if (!r->internal && r->cb != NULL) {
                 r->cb(r->ctx, n->id, err, NULL, r->opaque);
             }
-            samsa_resp_free(r->frame);
+            samsa_send_fini(&r->send);
             samsa_free(r);
         }
     }
@@ -331,11 +331,11 @@ nc_flush(samsa_netclient_t *nc, nc_node_t *n)
     bool          done;
 
     while ((r = n->outq) != NULL) {
-        if (!r->internal && n->conn.sending != r->frame && nc_throttled(n)) {
+        if (!r->internal && n->conn.sending != &r->send && nc_throttled(n)) {
             break;
         }
-        if (n->conn.sending != r->frame) {
-            n->conn.sending = r->frame;
+        if (n->conn.sending != &r->send) {
+            n->conn.sending = &r->send;
             n->conn.send_off = 0;
             n->conn.send_region = 0;
             n->conn.region_off = 0;
@@ -349,8 +349,7 @@ nc_flush(samsa_netclient_t *nc, nc_node_t *n)
             return nc_events(nc, n);
         }
         n->conn.sending = NULL;
-        samsa_resp_free(r->frame);
-        r->frame = NULL;
+        samsa_send_fini(&r->send);
         n->outq = r->next;
         if (n->outq == NULL) {
             n->outq_tail = NULL;
@@ -381,12 +380,10 @@ nc_enqueue(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
 {
     samsa_err_t  err;
 
-    r->frame = samsa_calloc(1, sizeof(*r->frame));
-    r->frame->kind = SAMSA_RESP_SEND;
-    r->frame->frame = *frame;
+    r->send = SAMSA_SEND_INIT;
+    r->send.frame = *frame;
     *frame = SAMSA_BUF_INIT;
-    samsa_store_be32(r->frame->frame.data,
-                     (uint32_t) (r->frame->frame.len - 4));
+    samsa_store_be32(r->send.frame.data, (uint32_t) (r->send.frame.len - 4));
     if (n->outq_tail != NULL) {
         n->outq_tail->next = r;
     } else {
@@ -886,7 +883,7 @@ nc_expire(samsa_netclient_t *nc, int64_t now_ms)
             continue;
         }
         r = n->inflight != NULL ? n->inflight : n->outq;
-        if (r != NULL && r == n->outq && n->conn.sending != r->frame) {
+        if (r != NULL && r == n->outq && n->conn.sending != &r->send) {
             continue;           /* held by a throttle, not yet written */
         }
         if (r != NULL && now_ms - r->sent_ms > nc->conf.request_timeout_ms) {
@@ -907,7 +904,7 @@ nc_resume(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
     samsa_err_t   err;
 
     if (n->state != NC_READY || n->outq == NULL || n->want_write
-        || n->conn.sending == n->outq->frame || nc_throttled(n)) {
+        || n->conn.sending == &n->outq->send || nc_throttled(n)) {
         return;
     }
     for (r = n->outq; r != NULL; r = r->next) {

@@ -10,7 +10,7 @@
 
 #include "meta/topic_config.h"
 #include "util/alloc.h"
-#include "util/config_defs.h"
+#include "config/config_defs.h"
 
 /* The broker keys Samsa reconfigures at run time.  Thread counts are
  * checked by Kafka's DynamicThreadPool rule (num.io.threads) or its copy

@@ -21,10 +21,10 @@
 #include <samsa/errors.h>
 
 #include "meta/image.h"
-#include "util/config.h"
+#include "config/config.h"
 
 /* Samsa's limit on a thread count set at run time (Kafka has none; the
- * handler pool keeps a slot table of this size, net/sockserver_int.h). */
+ * handler pool keeps a slot table of this size, net/server/sockserver_int.h). */
 #define SAMSA_BROKERCFG_THREADS_MAX  4096
 
 /* A broker's two levels of dynamic configs, borrowed. */

@@ -2,7 +2,7 @@
  * meta/topic_config.c - see topic_config.h.  Types, defaults, validators
  * and synonyms follow Kafka 4's LogConfig, TopicConfig and
  * ServerTopicConfigSynonyms; the broker keys' own defaults come from
- * util/config_defs.c, so a topic key's default is the broker's.  Messages
+ * config/config_defs.c, so a topic key's default is the broker's.  Messages
  * are Kafka's ConfigException ones: "Invalid value V for configuration K:
  * why".
  */

@@ -23,8 +23,8 @@
 #include "log/log_config.h"
 #include "meta/image.h"
 #include "util/arena.h"
-#include "util/config.h"
-#include "util/config_defs.h"
+#include "config/config.h"
+#include "config/config_defs.h"
 
 /* DescribeConfigs' ConfigSource ids. */
 typedef enum samsa_config_source {

@@ -176,7 +176,7 @@ conn_send_frame(samsa_conn_t *conn, size_t stop, bool *blocked)
 static samsa_err_t
 conn_send_region(samsa_conn_t *conn, bool *blocked)
 {
-    samsa_resp_region_t  *rg = &conn->sending->regions[conn->send_region];
+    samsa_send_region_t  *rg = &conn->sending->regions[conn->send_region];
     off_t                 off;
     ssize_t               r;
 
@@ -201,19 +201,19 @@ conn_send_region(samsa_conn_t *conn, bool *blocked)
 samsa_err_t
 samsa_conn_write(samsa_conn_t *conn, bool *done)
 {
-    samsa_resp_t  *resp = conn->sending;
+    samsa_send_t  *send = conn->sending;
     samsa_err_t    err = SAMSA_ERR_NONE;
     bool           blocked = false;
     size_t         stop;
 
     *done = false;
     while (!blocked && err == SAMSA_ERR_NONE) {
-        stop = conn->send_region < resp->nregions
-                   ? resp->regions[conn->send_region].at
-                   : resp->frame.len;
+        stop = conn->send_region < send->nregions
+                   ? send->regions[conn->send_region].at
+                   : send->frame.len;
         if (conn->send_off < stop) {
             err = conn_send_frame(conn, stop, &blocked);
-        } else if (conn->send_region < resp->nregions) {
+        } else if (conn->send_region < send->nregions) {
             err = conn_send_region(conn, &blocked);
         } else {
             *done = true;

@@ -17,7 +17,7 @@
 #include "net/conn_id.h"
 #include "net/mempool.h"
 #include "net/mute.h"
-#include "net/req.h"
+#include "net/send.h"
 
 typedef struct samsa_conn {
     int                  fd;
@@ -50,7 +50,7 @@ typedef struct samsa_conn {
                                            was of a request under a request
                                            quota (no clock reads otherwise) */
     /* response being written */
-    samsa_resp_t        *sending;
+    samsa_send_t        *sending;
     size_t               send_off;      /* frame bytes written */
     size_t               send_region;   /* next region to send */
     int64_t              region_off;    /* bytes of it already sent */

@@ -3,7 +3,7 @@
  * java.nio's Selector): sockets registered with an interest mask (read,
  * write) and a user pointer, a wait that returns the ready ones, and an
  * eventfd any thread can write to end a wait early.  The broker's network
- * threads (net/proc.c) and libsamsa's network client (client/netclient.c)
+ * threads (net/server/proc.c) and libsamsa's network client (client/netclient.c)
  * each own one; this header knows neither of them.
  * Threads: owned by one thread (the one that waits): samsa_selector_add,
  * _modify, _remove and _wait run only there; samsa_selector_wakeup runs

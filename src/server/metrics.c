@@ -845,7 +845,7 @@ mx_memory_pool(samsa_metrics_t *m, samsa_buf_t *out)
     }
 }
 
-/* Connection creation rate throttles (net/connquota.h), per server. */
+/* Connection creation rate throttles (net/server/connquota.h), per server. */
 static void
 mx_conn_throttles(samsa_metrics_t *m, samsa_buf_t *out, bool ip)
 {

@@ -2,7 +2,7 @@
  * server/metrics.h - the broker's metrics, gathered when asked (a scrape)
  * from the counters the threads keep for themselves: request metrics
  * (server/reqstats.h), the socket servers' queue sizes, idle times and
- * connections (net/sockserver.h), per-partition logs and per-topic
+ * connections (net/server/sockserver.h), per-partition logs and per-topic
  * traffic (log/plog.h), purgatories, groups and their lag, and the
  * process (RSS, CPU, open fds).  Rendered as Prometheus text format 0.0.4
  * (docs/METRICS.md lists every metric) or as the JSON the status page
@@ -18,7 +18,7 @@
 #include <stdbool.h>
 
 #include "broker/broker.h"
-#include "net/sockserver.h"
+#include "net/server/sockserver.h"
 #include "server/reqstats.h"
 #include "util/buf.h"
 

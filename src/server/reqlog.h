@@ -25,7 +25,7 @@
 
 #include <samsa/errors.h>
 
-#include "net/req.h"
+#include "net/server/req.h"
 
 typedef struct samsa_reqlog {
     char             *path;     /* request.log.file, resolved; "stderr" */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/req.h"
+#include "net/server/req.h"
 
 /* Upper bounds of the latency buckets, in microseconds; the last bucket
  * (+Inf) follows them. */

@@ -14,7 +14,7 @@
  * long the client must stay idle for R to fall back to B.
  *
  * Threads: none of its own; the caller serialises access (broker/quota.c
- * and net/connquota.c hold their locks).
+ * and net/server/connquota.c hold their locks).
  */
 #ifndef SAMSA_UTIL_QRATE_H
 #define SAMSA_UTIL_QRATE_H

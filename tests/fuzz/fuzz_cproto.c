@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 
-#include "client/cproto.h"
+#include "client/consumer/cproto.h"
 
 static void
 fuzz_cproto_sub(const uint8_t *p, size_t n)

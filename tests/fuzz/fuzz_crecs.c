@@ -11,7 +11,7 @@
  */
 #include "fuzz.h"
 
-#include "client/crecs.h"
+#include "client/consumer/crecs.h"
 #include "util/alloc.h"
 #include "util/endian.h"
 

@@ -13,7 +13,7 @@
 - A commit with a retention time (OffsetCommit v2) expires: OffsetFetch
   answers -1, the group is gone, tombstones for the offset and the group are
   in __consumer_offsets (offsets.retention.minutes itself is tested with an
-  injected clock in tests/unit/broker/test_grp.c: it is in minutes).
+  injected clock in tests/unit/broker/group/test_grp.c: it is in minutes).
 """
 
 import os

@@ -141,7 +141,7 @@ UNUSED_RE = re.compile(r"configuration '([^']+)' \(([^)]*)\) is accepted but not
 
 # The keys the broker accepts and ignores (docs/CONFIG.md's Used = no),
 # each checked against the code: a key that becomes honoured must leave
-# this list and have its `implemented` flag set (src/util/config_defs.c).
+# this list and have its `implemented` flag set (src/config/config_defs.c).
 NOT_USED = {
     # metadata log: no snapshots, fixed segments
     "metadata.log.segment.bytes", "metadata.log.max.record.bytes.between.snapshots",
@@ -179,7 +179,7 @@ NOT_USED = {
 
 def config_table():
     """docs/CONFIG.md's generated table (kept in step with
-    src/util/config_defs.c by the unit test): {key: (default, used)}."""
+    src/config/config_defs.c by the unit test): {key: (default, used)}."""
     out = {}
     with open(os.path.join(ROOT, "docs", "CONFIG.md")) as f:
         for line in f:

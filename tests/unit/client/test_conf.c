@@ -10,8 +10,8 @@
 
 #include <samsa/conf.h>
 
-#include "client/cconf.h"
-#include "client/pconf.h"
+#include "client/consumer/cconf.h"
+#include "client/producer/pconf.h"
 
 static void
 test_conf_defaults_are_javas(void **state)

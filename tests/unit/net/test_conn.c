@@ -158,7 +158,7 @@ static void
 test_conn_write_frame_with_regions(void **state)
 {
     samsa_conn_t   conn;
-    samsa_resp_t   resp;
+    samsa_send_t   send = SAMSA_SEND_INIT;
     char           path[] = "/tmp/samsa-test-conn-XXXXXX";
     char           out[64];
     int            peer, fd;
@@ -171,33 +171,28 @@ test_conn_write_frame_with_regions(void **state)
     unlink(path);
     assert_int_equal(write(fd, "0123456789", 10), 10);
     conn_pair(&conn, &peer);
-    memset(&resp, 0, sizeof(resp));
-    samsa_buf_append(&resp.frame, "HDR", 3);
-    samsa_resp_add_region(&resp, dup(fd), 2, 3);       /* "234" */
-    samsa_buf_append(&resp.frame, "mid", 3);
-    samsa_resp_add_region(&resp, dup(fd), 8, 2);       /* "89" */
-    samsa_resp_add_region(&resp, dup(fd), 0, 1);       /* "0" */
-    samsa_buf_append(&resp.frame, "END", 3);
-    assert_int_equal(resp.regions_len, 6);
-    conn.sending = &resp;
+    samsa_buf_append(&send.frame, "HDR", 3);
+    samsa_send_add_region(&send, dup(fd), 2, 3);       /* "234" */
+    samsa_buf_append(&send.frame, "mid", 3);
+    samsa_send_add_region(&send, dup(fd), 8, 2);       /* "89" */
+    samsa_send_add_region(&send, dup(fd), 0, 1);       /* "0" */
+    samsa_buf_append(&send.frame, "END", 3);
+    assert_int_equal(send.regions_len, 6);
+    conn.sending = &send;
     assert_int_equal(samsa_conn_write(&conn, &done), SAMSA_ERR_NONE);
     assert_true(done);
     n = read(peer, out, sizeof(out));
     assert_int_equal(n, 15);
     assert_memory_equal(out, "HDR234mid890END", 15);
     /* a region past the end of its file cannot complete the frame */
-    conn.sending = &resp;
+    conn.sending = &send;
     conn.send_off = 0;
     conn.send_region = 0;
     conn.region_off = 0;
-    resp.regions[1].offset = 9;                        /* only 1 byte left */
+    send.regions[1].offset = 9;                        /* only 1 byte left */
     assert_int_equal(samsa_conn_write(&conn, &done), SAMSA_ERR__IO);
     assert_false(done);
-    for (size_t i = 0; i < resp.nregions; i++) {
-        close(resp.regions[i].fd);
-    }
-    free(resp.regions);
-    samsa_buf_fini(&resp.frame);
+    samsa_send_fini(&send);
     close(fd);
     close(peer);
     close(conn.fd);

@@ -1,0 +1,43 @@
+/*
+ * broker/handlers/h_AddOffsetsToTxn.c - AddOffsetsToTxn (key 25), v0-v4: the
+ * group's partition of __consumer_offsets joins the transaction, so that
+ * its TxnOffsetCommit offsets get the transaction's marker.
+ * PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2.
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include "broker/txn/txn.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/AddOffsetsToTxn.h"
+#include "proto/wr.h"
+
+void
+samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_AddOffsetsToTxnRequest_t   rq;
+    samsa_AddOffsetsToTxnResponse_t  m;
+    samsa_resp_t                    *resp;
+    samsa_wr_t                       wr;
+    samsa_err_t                      err;
+    int16_t                          v = req->hdr.ApiVersion;
+
+    samsa_AddOffsetsToTxnRequest_init(&rq);
+    if (samsa_AddOffsetsToTxnRequest_decode(&req->body, v, &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    err = samsa_txn_add_offsets(apis->broker->txn, rq.TransactionalId,
+                                rq.ProducerId, rq.ProducerEpoch, rq.GroupId);
+    if (err == SAMSA_ERR_PRODUCER_FENCED && v < 2) {
+        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
+    }
+    samsa_AddOffsetsToTxnResponse_init(&m);
+    m.ErrorCode = samsa_err_wire(err);
+    resp = samsa_resp_new_send(req);
+    wr = (samsa_wr_t) { .buf = &resp->send.frame };
+    samsa_AddOffsetsToTxnResponse_encode(&wr, v, &m);
+    samsa_reqchan_respond(resp);
+}

@@ -1,0 +1,165 @@
+/*
+ * broker/handlers/h_CreateTopics.c - CreateTopics (key 19), forwarded to the
+ * controller (DESIGN.md section 6: in-process on a combined node).  v5+
+ * answers carry the new topic's partitions, replication factor and every
+ * topic config with its source, as Kafka's do.  The controller mutation
+ * quota (broker/quota.h) is strict from v6, as Kafka's
+ * ControllerApis makes it; validate_only requests are not charged.
+ * Threads: handler (the controller call waits for the controller thread).
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+
+#include "broker/broker.h"
+#include "meta/topic_config.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/CreateTopics.h"
+#include "proto/wr.h"
+#include "util/time.h"
+
+/* The request's topics in the controller's terms (arena-allocated). */
+static samsa_controller_new_topic_t *
+createtopics_convert(samsa_arena_t *arena, const samsa_CreateTopicsRequest_t *rq)
+{
+    samsa_controller_new_topic_t   *nt;
+    samsa_controller_assignment_t  *as;
+    samsa_image_config_t           *cf;
+    const samsa_CreatableTopic_t   *t;
+    int32_t                         i, j;
+
+    nt = samsa_arena_calloc(arena, (size_t) rq->Topics_cnt + 1, sizeof(*nt));
+    for (i = 0; i < rq->Topics_cnt; i++) {
+        t = &rq->Topics[i];
+        nt[i].name = t->Name;
+        nt[i].num_partitions = t->NumPartitions;
+        nt[i].replication_factor = t->ReplicationFactor;
+        if (t->Assignments_cnt > 0) {
+            as = samsa_arena_calloc(arena, (size_t) t->Assignments_cnt,
+                                    sizeof(*as));
+            for (j = 0; j < t->Assignments_cnt; j++) {
+                as[j].partition = t->Assignments[j].PartitionIndex;
+                as[j].replicas = t->Assignments[j].BrokerIds;
+                as[j].nreplicas = t->Assignments[j].BrokerIds_cnt > 0
+                                      ? t->Assignments[j].BrokerIds_cnt : 0;
+            }
+            nt[i].assignments = as;
+            nt[i].nassignments = (size_t) t->Assignments_cnt;
+        }
+        if (t->Configs_cnt > 0) {
+            cf = samsa_arena_calloc(arena, (size_t) t->Configs_cnt,
+                                    sizeof(*cf));
+            for (j = 0; j < t->Configs_cnt; j++) {
+                cf[j].name = samsa_arena_strndup(arena, t->Configs[j].Name.ptr
+                                                     ? t->Configs[j].Name.ptr
+                                                     : "",
+                                                 t->Configs[j].Name.len);
+                cf[j].value = t->Configs[j].Value.ptr == NULL
+                                  ? NULL
+                                  : samsa_arena_strndup(
+                                        arena, t->Configs[j].Value.ptr,
+                                        t->Configs[j].Value.len);
+            }
+            nt[i].configs = cf;
+            nt[i].nconfigs = (size_t) t->Configs_cnt;
+        }
+    }
+    return nt;
+}
+
+/* v5+: every topic config of the (new) topic, with its source. */
+static void
+createtopics_configs(samsa_broker_t *b, samsa_arena_t *arena,
+                     const samsa_controller_new_topic_t *nt,
+                     samsa_CreatableTopicResult_t *tr)
+{
+    samsa_image_t               *img = samsa_meta_image_get(b->meta);
+    samsa_topic_config_entry_t   e;
+    size_t                       i, n = 0;
+
+    tr->Configs = samsa_arena_calloc(arena, samsa_topic_config_ndefs,
+                                     sizeof(*tr->Configs));
+    for (i = 0; i < samsa_topic_config_ndefs; i++) {
+        if (samsa_topic_config_resolve(b->cfg, img, nt->configs, nt->nconfigs,
+                                       samsa_topic_config_defs[i].name, arena,
+                                       &e)
+            != SAMSA_ERR_NONE) {
+            continue;
+        }
+        samsa_CreatableTopicConfigs_init(&tr->Configs[n]);
+        tr->Configs[n].Name = samsa_slice_cstr(e.def->name);
+        tr->Configs[n].Value = samsa_slice_cstr(e.value);
+        tr->Configs[n].ConfigSource = (int8_t) e.source;
+        n++;
+    }
+    tr->Configs_cnt = (int32_t) n;
+    samsa_image_put(img);
+}
+
+void
+samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_CreateTopicsRequest_t         rq;
+    samsa_CreateTopicsResponse_t        m;
+    samsa_controller_create_topics_t    ct;
+    samsa_controller_topic_result_t    *res;
+    samsa_CreatableTopicResult_t       *tr;
+    samsa_resp_t                       *resp;
+    samsa_quota_mutation_t              mq;
+    samsa_wr_t                          wr;
+    samsa_err_t                         err;
+    int32_t                             i, throttle_ms;
+
+    samsa_CreateTopicsRequest_init(&rq);
+    if (samsa_CreateTopicsRequest_decode(&req->body, req->hdr.ApiVersion,
+                                         &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    memset(&ct, 0, sizeof(ct));
+    ct.topics = createtopics_convert(&req->arena, &rq);
+    ct.ntopics = (size_t) (rq.Topics_cnt > 0 ? rq.Topics_cnt : 0);
+    ct.validate_only = rq.ValidateOnly;
+    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
+                               req->hdr.ApiVersion >= 6);
+    ct.quota = rq.ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq);
+    res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
+    err = samsa_controller_create_topics(apis->broker->ctrl, &ct, &req->arena,
+                                         res);
+    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
+    samsa_CreateTopicsResponse_init(&m);
+    m.ThrottleTimeMs = throttle_ms;
+    m.Topics_cnt = (int32_t) ct.ntopics;
+    m.Topics = samsa_arena_calloc(&req->arena, ct.ntopics + 1,
+                                  sizeof(*m.Topics));
+    for (i = 0; i < m.Topics_cnt; i++) {
+        tr = &m.Topics[i];
+        samsa_CreatableTopicResult_init(tr);
+        tr->Name = rq.Topics[i].Name;
+        if (err != SAMSA_ERR_NONE) {
+            tr->ErrorCode = samsa_err_wire(err == SAMSA_ERR__SHUTDOWN
+                                               ? SAMSA_ERR_NOT_CONTROLLER
+                                               : SAMSA_ERR_UNKNOWN_SERVER_ERROR);
+            continue;
+        }
+        tr->ErrorCode = samsa_err_wire(res[i].error);
+        tr->ErrorMessage = samsa_slice_cstr(res[i].message);
+        tr->TopicId = res[i].topic_id;
+        if (res[i].error == SAMSA_ERR_NONE) {
+            tr->NumPartitions = res[i].num_partitions;
+            tr->ReplicationFactor = res[i].replication_factor;
+            if (req->hdr.ApiVersion >= 5) {
+                createtopics_configs(apis->broker, &req->arena, &ct.topics[i],
+                                     tr);
+            }
+        }
+    }
+    req->throttle_ms = throttle_ms;
+    resp = samsa_resp_new_send(req);
+    resp->throttle_ms = throttle_ms;
+    wr = samsa_resp_wr(resp);
+    samsa_CreateTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
+    samsa_reqchan_respond(resp);
+}

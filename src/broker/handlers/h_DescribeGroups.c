@@ -1,0 +1,84 @@
+/*
+ * broker/handlers/h_DescribeGroups.c - DescribeGroups (key 15), v0-v5: state,
+ * protocol and members of each group; a Stable group also shows each
+ * member's metadata and assignment (Kafka's GroupSummary).  An unknown
+ * group is "Dead" with no error, as Kafka answers these versions.
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include "broker/group/grp.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/DescribeGroups.h"
+#include "proto/wr.h"
+
+static void
+describegroups_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
+                   samsa_DescribedGroup_t *dg)
+{
+    samsa_grp_described_t          d;
+    samsa_DescribedGroupMember_t  *mm;
+    size_t                         i;
+
+    samsa_DescribedGroup_init(dg);
+    dg->GroupId = id;
+    if (id.len == 0) {
+        dg->ErrorCode = SAMSA_ERR_INVALID_GROUP_ID;
+        dg->GroupState = samsa_slice_cstr("");
+        dg->ProtocolType = samsa_slice_cstr("");
+        dg->ProtocolData = samsa_slice_cstr("");
+        dg->Members_cnt = 0;
+        return;
+    }
+    samsa_grp_describe(apis->broker->grp, id, &req->arena, &d);
+    dg->ErrorCode = samsa_err_wire(d.error);
+    dg->GroupState = samsa_slice_cstr(samsa_grp_state_name(d.state));
+    dg->ProtocolType = samsa_slice_cstr(d.protocol_type);
+    dg->ProtocolData = samsa_slice_cstr(d.protocol_name);
+    dg->Members_cnt = (int32_t) d.nmembers;
+    dg->Members = samsa_arena_calloc(&req->arena, d.nmembers + 1,
+                                     sizeof(*dg->Members));
+    for (i = 0; i < d.nmembers; i++) {
+        mm = &dg->Members[i];
+        samsa_DescribedGroupMember_init(mm);
+        mm->MemberId = samsa_slice_cstr(d.members[i].member_id);
+        mm->GroupInstanceId = samsa_slice_cstr(d.members[i].instance_id);
+        mm->ClientId = samsa_slice_cstr(d.members[i].client_id);
+        mm->ClientHost = samsa_slice_cstr(d.members[i].client_host);
+        mm->MemberMetadata = (samsa_slice_t) {
+            (const char *) d.members[i].metadata, d.members[i].metadata_len };
+        mm->MemberAssignment = (samsa_slice_t) {
+            (const char *) d.members[i].assignment,
+            d.members[i].assignment_len };
+    }
+}
+
+void
+samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_DescribeGroupsRequest_t   rq;
+    samsa_DescribeGroupsResponse_t  m;
+    samsa_resp_t                   *resp;
+    samsa_wr_t                      wr;
+    int32_t                         i;
+
+    samsa_DescribeGroupsRequest_init(&rq);
+    if (samsa_DescribeGroupsRequest_decode(&req->body, req->hdr.ApiVersion,
+                                           &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    samsa_DescribeGroupsResponse_init(&m);
+    m.Groups_cnt = rq.Groups_cnt > 0 ? rq.Groups_cnt : 0;
+    m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
+                                  sizeof(*m.Groups));
+    for (i = 0; i < m.Groups_cnt; i++) {
+        describegroups_one(apis, req, rq.Groups[i], &m.Groups[i]);
+    }
+    resp = samsa_resp_new_send(req);
+    wr = samsa_resp_wr(resp);
+    samsa_DescribeGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
+    samsa_reqchan_respond(resp);
+}

@@ -1,0 +1,75 @@
+/*
+ * broker/handlers/h_DescribeTransactions.c - DescribeTransactions (key 65), v0
+ * (KIP-664): state, producer id and epoch, timeout, start time and
+ * partitions of each transactional id; TRANSACTIONAL_ID_NOT_FOUND for
+ * unknown ones.
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include "broker/txn/txn.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/DescribeTransactions.h"
+#include "proto/wr.h"
+
+static void
+describetxn_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
+                samsa_DescribedTxn_t *out)
+{
+    samsa_txn_described_t  d;
+    size_t                 i;
+
+    samsa_DescribedTxn_init(out);
+    samsa_txn_describe(apis->broker->txn, id, &req->arena, &d);
+    out->ErrorCode = samsa_err_wire(d.error);
+    out->TransactionalId = id;
+    out->TransactionState = samsa_slice_cstr(
+        d.error == SAMSA_ERR_NONE ? samsa_txn_state_name(d.state) : "");
+    out->TransactionTimeoutMs = d.timeout_ms;
+    out->TransactionStartTimeMs = d.start_ms;
+    out->ProducerId = d.producer_id;
+    out->ProducerEpoch = d.epoch;
+    out->Topics_cnt = (int32_t) d.ntopics;
+    out->Topics = samsa_arena_calloc(&req->arena, d.ntopics + 1,
+                                     sizeof(*out->Topics));
+    for (i = 0; i < d.ntopics; i++) {
+        samsa_DescribedTxnTopic_init(&out->Topics[i]);
+        out->Topics[i].Topic = samsa_slice_cstr(d.topics[i].topic);
+        out->Topics[i].Partitions = d.topics[i].partitions;
+        out->Topics[i].Partitions_cnt = (int32_t) d.topics[i].npartitions;
+    }
+}
+
+void
+samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_DescribeTransactionsRequest_t   rq;
+    samsa_DescribeTransactionsResponse_t  m;
+    samsa_resp_t                         *resp;
+    samsa_wr_t                            wr;
+    int32_t                               i;
+
+    samsa_DescribeTransactionsRequest_init(&rq);
+    if (samsa_DescribeTransactionsRequest_decode(&req->body,
+                                                 req->hdr.ApiVersion,
+                                                 &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    samsa_DescribeTransactionsResponse_init(&m);
+    m.TransactionStates_cnt = rq.TransactionalIds_cnt > 0
+                                  ? rq.TransactionalIds_cnt : 0;
+    m.TransactionStates = samsa_arena_calloc(
+        &req->arena, (size_t) m.TransactionStates_cnt + 1,
+        sizeof(*m.TransactionStates));
+    for (i = 0; i < m.TransactionStates_cnt; i++) {
+        describetxn_one(apis, req, rq.TransactionalIds[i],
+                        &m.TransactionStates[i]);
+    }
+    resp = samsa_resp_new_send(req);
+    wr = (samsa_wr_t) { .buf = &resp->send.frame };
+    samsa_DescribeTransactionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
+    samsa_reqchan_respond(resp);
+}

@@ -1,0 +1,522 @@
+/*
+ * broker/handlers/h_Fetch.c - Fetch (key 1), v4 on (record batch v2).  Each
+ * partition's records up to the high watermark (the last stable offset for
+ * read_committed, with the aborted transactions that may touch the range
+ * from the partition's transaction indexes) go out straight from the
+ * segment files with sendfile: the response only names file regions.  The
+ * response is bounded by MaxBytes (at most fetch.max.bytes and the
+ * client's consumer_byte_rate quota window) and each partition by
+ * PartitionMaxBytes, except that the first batch of the first partition
+ * with data is always sent whole (KIP-74).  When fewer than MinBytes are
+ * there and MaxWaitMs allows, the request waits in the fetch purgatory,
+ * watching its partitions; a Produce to one of them checks it again (long
+ * poll).  A fetch the fetch byte rate or the request time throttles is
+ * answered empty, as Kafka answers it (broker/quota.h).  Every partition
+ * answered carries a record set, empty for an errored one, never null.
+ * Fetch sessions (KIP-227) are not kept: a full fetch gets session id 0,
+ * so clients keep sending full fetches; an incremental one gets
+ * FETCH_SESSION_ID_NOT_FOUND.  v13+ name topics by id.
+ * Threads: handler; a delayed fetch completes on whichever thread checks
+ * it (a handler after a Produce, or the fetch reaper on expiry).
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "broker/broker.h"
+#include "broker/quota.h"
+#include "net/server/req.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/Fetch.h"
+#include "proto/wr.h"
+#include "util/alloc.h"
+#include "config/config.h"
+#include "util/diag.h"
+#include "util/time.h"
+
+#define ISOLATION_READ_COMMITTED 1
+
+typedef struct fetch_part {
+    const samsa_FetchPartition_t  *rq;
+    samsa_FetchPartitionData_t    *pd;
+    samsa_plog_t                  *plog;        /* ref; NULL on error */
+    int32_t                        leader_epoch;
+    samsa_plog_region_t            region;      /* while building */
+    samsa_file_region_t            file;
+    char                           key[SAMSA_PURGATORY_TP_KEY_MAX];
+} fetch_part_t;
+
+typedef struct fetch_op {
+    samsa_delayed_op_t       op;
+    samsa_broker_t          *b;             /* [const] */
+    samsa_req_t             *req;
+    samsa_FetchResponse_t   *m;             /* in req->arena */
+    fetch_part_t            *parts;
+    size_t                   nparts;
+    int32_t                  min_bytes;
+    int32_t                  max_bytes;
+    bool                     committed;     /* read_committed */
+    bool                     has_error;     /* answer at once */
+} fetch_op_t;
+
+/* ---- resolving the request's partitions -------------------------------- */
+
+/* The records of a partition with nothing to send, errored or not: an
+ * empty record set, as Kafka's MemoryRecords.EMPTY, never null (librdkafka
+ * rejects a whole response holding a null one: "invalid MessageSetSize
+ * -1"). */
+static samsa_records_t
+fetch_records_empty(void)
+{
+    return (samsa_records_t) { (samsa_slice_t) { "", 0 }, NULL };
+}
+
+static void
+fetch_part_error(fetch_op_t *f, fetch_part_t *p, samsa_err_t err)
+{
+    p->pd->ErrorCode = samsa_err_wire(err);
+    p->pd->HighWatermark = -1;
+    p->pd->LastStableOffset = -1;
+    p->pd->LogStartOffset = -1;
+    f->has_error = true;
+}
+
+/* Check the partition's leader epoch and offset against its log. */
+static void
+fetch_part_check(fetch_op_t *f, fetch_part_t *p)
+{
+    int64_t  start, end;
+
+    if (p->rq->CurrentLeaderEpoch >= 0
+        && p->rq->CurrentLeaderEpoch != p->leader_epoch) {
+        fetch_part_error(f, p, p->rq->CurrentLeaderEpoch < p->leader_epoch
+                                   ? SAMSA_ERR_FENCED_LEADER_EPOCH
+                                   : SAMSA_ERR_UNKNOWN_LEADER_EPOCH);
+        return;
+    }
+    start = samsa_plog_log_start_offset(p->plog);
+    end = samsa_plog_log_end_offset(p->plog);
+    if (p->rq->FetchOffset < start || p->rq->FetchOffset > end) {
+        fetch_part_error(f, p, SAMSA_ERR_OFFSET_OUT_OF_RANGE);
+        p->pd->HighWatermark = samsa_plog_high_watermark(p->plog);
+        p->pd->LastStableOffset = samsa_plog_last_stable_offset(p->plog);
+        p->pd->LogStartOffset = start;
+    }
+}
+
+static void
+fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
+                   const samsa_image_topic_t *t)
+{
+    if (t == NULL || p->rq->Partition < 0
+        || p->rq->Partition >= t->npartitions) {
+        fetch_part_error(f, p, t == NULL && f->req->hdr.ApiVersion >= 13
+                                   ? SAMSA_ERR_UNKNOWN_TOPIC_ID
+                                   : SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+        return;
+    }
+    p->leader_epoch = t->partitions[p->rq->Partition].leader_epoch;
+    samsa_purgatory_tp_key(p->key, t->name, t->name_len, p->rq->Partition);
+    p->plog = samsa_logmgr_plog_ref(apis->broker->logs, t->name,
+                                    p->rq->Partition);
+    if (p->plog == NULL) {
+        fetch_part_error(f, p, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+        return;
+    }
+    fetch_part_check(f, p);
+}
+
+/* Mirror the request's topics and partitions into the response and resolve
+ * each partition to its log. */
+static void
+fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
+{
+    samsa_image_t                 *img = samsa_meta_image_get(
+        apis->broker->meta);
+    samsa_arena_t                 *arena = &f->req->arena;
+    const samsa_image_topic_t     *t;
+    samsa_FetchableTopicResponse_t *tr;
+    size_t                         n = 0;
+    int32_t                        i, j;
+
+    for (i = 0; i < rq->Topics_cnt; i++) {
+        n += (size_t) (rq->Topics[i].Partitions_cnt > 0
+                           ? rq->Topics[i].Partitions_cnt : 0);
+    }
+    f->parts = samsa_arena_calloc(arena, n, sizeof(*f->parts));
+    f->m->Responses_cnt = rq->Topics_cnt > 0 ? rq->Topics_cnt : 0;
+    f->m->Responses = samsa_arena_calloc(arena, (size_t) f->m->Responses_cnt,
+                                         sizeof(*f->m->Responses));
+    for (i = 0; i < f->m->Responses_cnt; i++) {
+        tr = &f->m->Responses[i];
+        samsa_FetchableTopicResponse_init(tr);
+        tr->Topic = rq->Topics[i].Topic;
+        tr->TopicId = rq->Topics[i].TopicId;
+        t = f->req->hdr.ApiVersion >= 13
+                ? samsa_image_topic_find_id(img, rq->Topics[i].TopicId)
+                : samsa_image_topic_find(img, tr->Topic.ptr != NULL
+                                                  ? tr->Topic.ptr : "",
+                                         tr->Topic.len);
+        tr->Partitions_cnt = rq->Topics[i].Partitions_cnt > 0
+                                 ? rq->Topics[i].Partitions_cnt : 0;
+        tr->Partitions = samsa_arena_calloc(arena,
+                                            (size_t) tr->Partitions_cnt,
+                                            sizeof(*tr->Partitions));
+        for (j = 0; j < tr->Partitions_cnt; j++) {
+            fetch_part_t  *p = &f->parts[f->nparts++];
+
+            p->rq = &rq->Topics[i].Partitions[j];
+            p->pd = &tr->Partitions[j];
+            samsa_FetchPartitionData_init(p->pd);
+            p->pd->PartitionIndex = p->rq->Partition;
+            p->pd->Records = fetch_records_empty();
+            fetch_part_resolve(apis, f, p, t);
+        }
+    }
+    samsa_image_put(img);
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* Read every healthy partition within the byte limits; returns the bytes
+ * found.  With keep, the regions stay for the answer; else released. */
+static int64_t
+fetch_read(fetch_op_t *f, bool keep)
+{
+    int64_t        total = 0, limit, hwm, lso, upto;
+    fetch_part_t  *p;
+    samsa_err_t    err;
+    size_t         i;
+
+    for (i = 0; i < f->nparts; i++) {
+        p = &f->parts[i];
+        if (p->plog == NULL || p->pd->ErrorCode != 0) {
+            continue;
+        }
+        hwm = samsa_plog_high_watermark(p->plog);
+        lso = samsa_plog_last_stable_offset(p->plog);
+        upto = f->committed ? lso : hwm;
+        limit = f->max_bytes - total;
+        if (limit > p->rq->PartitionMaxBytes) {
+            limit = p->rq->PartitionMaxBytes;
+        }
+        if (limit < 0) {
+            limit = 0;
+        }
+        memset(&p->region, 0, sizeof(p->region));
+        err = SAMSA_ERR_NONE;
+        if (p->rq->FetchOffset < upto && (limit > 0 || total == 0)) {
+            err = samsa_plog_read(p->plog, p->rq->FetchOffset,
+                                  (int32_t) limit, total == 0, upto,
+                                  &p->region);
+        }
+        if (keep) {
+            p->pd->HighWatermark = hwm;
+            p->pd->LastStableOffset = lso;
+            p->pd->LogStartOffset = samsa_plog_log_start_offset(p->plog);
+            if (err != SAMSA_ERR_NONE) {
+                fetch_part_error(f, p, err);
+            }
+        } else if (err != SAMSA_ERR_NONE) {
+            f->has_error = true;
+        }
+        total += (int64_t) p->region.len;
+        if (!keep) {
+            samsa_plog_region_release(&p->region);
+        }
+    }
+    return total;
+}
+
+/* The splice sink: the response keeps its own descriptor, so the segment
+ * may be deleted meanwhile without harm. */
+static void
+fetch_region_sink(void *ctx, const samsa_file_region_t *r)
+{
+    samsa_resp_t  *resp = ctx;
+    int            fd = dup(r->fd);
+
+    if (fd < 0) {
+        samsa_error("fetch: cannot dup a segment descriptor; closing the "
+                    "connection");
+        resp->kind = SAMSA_RESP_CLOSE;
+        return;
+    }
+    samsa_resp_add_region(resp, fd, r->offset, r->len);
+}
+
+/* Collects aborted transactions into a growing array. */
+typedef struct fetch_aborted {
+    samsa_AbortedTransaction_t  *a;
+    size_t                       n;
+    size_t                       cap;
+} fetch_aborted_t;
+
+static bool
+fetch_aborted_cb(void *ctx, const samsa_seg_aborted_t *a)
+{
+    fetch_aborted_t  *fa = ctx;
+
+    if (fa->n == fa->cap) {
+        fa->cap = fa->cap ? fa->cap * 2 : 8;
+        fa->a = samsa_realloc(fa->a, fa->cap * sizeof(*fa->a));
+    }
+    samsa_AbortedTransaction_init(&fa->a[fa->n]);
+    fa->a[fa->n].ProducerId = a->producer_id;
+    fa->a[fa->n].FirstOffset = a->first_offset;
+    fa->n++;
+    return true;
+}
+
+/* read_committed: the aborted transactions that may touch the records
+ * sent, from the fetch offset up to the last stable offset (Kafka stops at
+ * the end of the data it sends; a longer list only names transactions
+ * the consumer never meets). */
+static void
+fetch_aborted(fetch_op_t *f, fetch_part_t *p)
+{
+    fetch_aborted_t  fa = { NULL, 0, 0 };
+    samsa_err_t      err;
+
+    p->pd->AbortedTransactions_cnt = 0;
+    if (p->region.len == 0) {
+        return;
+    }
+    err = samsa_plog_aborted_txns(p->plog, p->rq->FetchOffset,
+                                  p->pd->LastStableOffset, fetch_aborted_cb,
+                                  &fa);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_plog_region_release(&p->region);
+        fetch_part_error(f, p, err);
+    } else if (fa.n > 0) {
+        p->pd->AbortedTransactions = samsa_arena_calloc(
+            &f->req->arena, fa.n, sizeof(*p->pd->AbortedTransactions));
+        memcpy(p->pd->AbortedTransactions, fa.a, fa.n * sizeof(*fa.a));
+        p->pd->AbortedTransactions_cnt = (int32_t) fa.n;
+    }
+    samsa_free(fa.a);
+}
+
+/* Kafka's handleFetchRequest once the data is read (processResponseCallback):
+ * the response's size, known once it is encoded, goes to the fetch byte
+ * rate and the handler time so far to the request time (so the respond
+ * hook records none).  When either throttles, the size is taken back out
+ * of the fetch rate (unrecordQuotaSensor: nothing is sent) and the
+ * connection is throttled by the longer time, which is returned (0: the
+ * data goes out). */
+static int32_t
+fetch_quota(samsa_broker_t *b, samsa_resp_t *resp)
+{
+    samsa_req_t  *req = resp->req;
+    double        size = (double) resp->send.frame.len
+                         + (double) resp->send.regions_len;
+    int64_t       now_ms = samsa_now_ms();
+    int32_t       bytes_ms, request_ms, ms;
+
+    request_ms = samsa_quota_record_request(b->quota, req);
+    bytes_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
+                                  req->hdr.ClientId, size, now_ms);
+    ms = bytes_ms > request_ms ? bytes_ms : request_ms;
+    if (ms > 0) {
+        samsa_quota_unrecord(b->quota, SAMSA_QUOTA_FETCH, req->hdr.ClientId,
+                             size, now_ms);
+        resp->throttle_ms = ms;
+        req->throttle_ms = ms;
+    }
+    return ms;
+}
+
+/* Kafka's FetchContext.getThrottledResponse in place of the encoded one:
+ * ErrorCode NONE, SessionId 0 (no sessions), no topics at all. */
+static void
+fetch_throttled(samsa_resp_t *resp, samsa_FetchResponse_t *m,
+                int32_t throttle_ms)
+{
+    samsa_wr_t  wr;
+
+    samsa_resp_clear_body(resp);
+    m->ThrottleTimeMs = throttle_ms;
+    m->ErrorCode = 0;
+    m->SessionId = 0;
+    m->Responses_cnt = 0;
+    m->Responses = NULL;
+    wr = samsa_resp_wr(resp);
+    samsa_FetchResponse_encode(&wr, resp->req->hdr.ApiVersion, m);
+}
+
+static void
+fetch_answer(fetch_op_t *f)
+{
+    samsa_req_t   *req = f->req;
+    samsa_resp_t  *resp;
+    samsa_wr_t     wr;
+    fetch_part_t  *p;
+    int32_t        throttle_ms;
+    size_t         i;
+
+    fetch_read(f, true);
+    for (i = 0; i < f->nparts; i++) {
+        p = &f->parts[i];
+        p->pd->AbortedTransactions_cnt = -1;
+        if (f->committed && p->plog != NULL && p->pd->ErrorCode == 0) {
+            fetch_aborted(f, p);
+        }
+        if (p->pd->ErrorCode != 0) {           /* sends no data */
+            samsa_plog_region_release(&p->region);
+        }
+        if (p->region.len > 0) {
+            p->file = (samsa_file_region_t) { p->region.fd, p->region.pos,
+                                              (int64_t) p->region.len };
+            p->pd->Records = (samsa_records_t) { SAMSA_SLICE_NULL, &p->file };
+        } else {
+            p->pd->Records = fetch_records_empty();
+        }
+    }
+    resp = samsa_resp_new_send(req);
+    wr = samsa_resp_wr(resp);
+    wr.region = fetch_region_sink;
+    wr.region_ctx = resp;
+    samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, f->m);
+    /* a response that closes the connection (no descriptor for a region)
+     * is exempt, as in Kafka */
+    throttle_ms = resp->kind == SAMSA_RESP_SEND ? fetch_quota(f->b, resp) : 0;
+    if (throttle_ms > 0) {
+        fetch_throttled(resp, f->m, throttle_ms);
+    }
+    for (i = 0; i < f->nparts; i++) {
+        p = &f->parts[i];
+        if (throttle_ms == 0 && p->region.len > 0) {
+            samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
+        }
+        samsa_plog_region_release(&p->region);
+        samsa_plog_unref(p->plog);
+        p->plog = NULL;
+    }
+    f->req = NULL;
+    samsa_reqchan_respond(resp);
+}
+
+/* ---- the delayed fetch ------------------------------------------------ */
+
+static bool
+fetch_try_complete(samsa_delayed_op_t *op)
+{
+    fetch_op_t  *f = (fetch_op_t *) op;
+
+    if (fetch_read(f, false) >= f->min_bytes || f->has_error) {
+        return samsa_delayed_op_force_complete(op);
+    }
+    return false;
+}
+
+static void
+fetch_on_complete(samsa_delayed_op_t *op)
+{
+    fetch_answer((fetch_op_t *) op);
+}
+
+static void
+fetch_free(samsa_delayed_op_t *op)
+{
+    samsa_free(op);
+}
+
+static const samsa_delayed_op_ops_t  fetch_ops = {
+    .try_complete = fetch_try_complete,
+    .on_complete = fetch_on_complete,
+    .on_expire = NULL,
+    .free = fetch_free,
+};
+
+static void
+fetch_delay(samsa_broker_t *b, fetch_op_t *f, int32_t max_wait_ms)
+{
+    const char  **keys = samsa_calloc(f->nparts + 1, sizeof(*keys));
+    size_t        i, n = 0;
+
+    for (i = 0; i < f->nparts; i++) {
+        if (f->parts[i].plog != NULL) {
+            keys[n++] = f->parts[i].key;
+        }
+    }
+    samsa_delayed_op_init(&f->op, &fetch_ops, max_wait_ms, NULL);
+    samsa_req_mark_local_done(f->req);
+    samsa_purgatory_try_complete_else_watch(b->fetch, &f->op, keys, n);
+    samsa_free(keys);
+    samsa_delayed_op_unref(&f->op);
+}
+
+/* ---- the handler -------------------------------------------------------- */
+
+static void
+fetch_session_error(samsa_req_t *req, samsa_FetchResponse_t *m)
+{
+    samsa_resp_t  *resp = samsa_resp_new_send(req);
+    samsa_wr_t     wr = samsa_resp_wr(resp);
+
+    m->ErrorCode = SAMSA_ERR_FETCH_SESSION_ID_NOT_FOUND;
+    m->Responses_cnt = 0;
+    samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, m);
+    samsa_reqchan_respond(resp);
+}
+
+/* Kafka's fetchMaxBytes: the request's MaxBytes, at most the broker's
+ * fetch.max.bytes and what the client's consumer_byte_rate allows in one
+ * quota span (getMaxValueInQuotaWindow; consumers are never followers
+ * here); MinBytes at most that.  The first batch still goes out whole. */
+static void
+fetch_limits(samsa_broker_t *b, fetch_op_t *f, const samsa_FetchRequest_t *rq)
+{
+    int64_t  max = rq->MaxBytes > 0 ? rq->MaxBytes : 0;
+    int64_t  quota_max;
+
+    if (max > b->fetch_max_bytes) {
+        max = b->fetch_max_bytes;
+    }
+    quota_max = samsa_quota_max_in_window(b->quota, SAMSA_QUOTA_FETCH,
+                                          f->req->hdr.ClientId);
+    if (max > quota_max) {
+        max = quota_max;
+    }
+    f->max_bytes = (int32_t) max;
+    f->min_bytes = rq->MinBytes < f->max_bytes ? rq->MinBytes : f->max_bytes;
+}
+
+void
+samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_FetchRequest_t  *rq;
+    fetch_op_t            *f;
+
+    rq = samsa_arena_calloc(&req->arena, 1, sizeof(*rq));
+    samsa_FetchRequest_init(rq);
+    if (samsa_FetchRequest_decode(&req->body, req->hdr.ApiVersion,
+                                  &req->arena, rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    f = samsa_calloc(1, sizeof(*f));
+    f->b = apis->broker;
+    f->req = req;
+    f->m = samsa_arena_calloc(&req->arena, 1, sizeof(*f->m));
+    samsa_FetchResponse_init(f->m);
+    f->m->SessionId = 0;
+    if (rq->SessionId != 0) {
+        fetch_session_error(req, f->m);
+        samsa_free(f);
+        return;
+    }
+    fetch_limits(apis->broker, f, rq);
+    f->committed = rq->IsolationLevel == ISOLATION_READ_COMMITTED;
+    fetch_resolve(apis, f, rq);
+    if (rq->MaxWaitMs <= 0 || f->has_error
+        || fetch_read(f, false) >= f->min_bytes || f->has_error) {
+        fetch_answer(f);
+        samsa_free(f);
+        return;
+    }
+    fetch_delay(apis->broker, f, rq->MaxWaitMs);
+}

@@ -1,0 +1,38 @@
+/*
+ * broker/handlers/h_Heartbeat.c - Heartbeat (key 12), v0-v4: a member is alive;
+ * the error tells it of a rebalance (REBALANCE_IN_PROGRESS) or that it was
+ * fenced (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID).
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include "broker/group/grp.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/Heartbeat.h"
+#include "proto/wr.h"
+
+void
+samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_HeartbeatRequest_t   rq;
+    samsa_HeartbeatResponse_t  m;
+    samsa_resp_t              *resp;
+    samsa_wr_t                 wr;
+
+    samsa_HeartbeatRequest_init(&rq);
+    if (samsa_HeartbeatRequest_decode(&req->body, req->hdr.ApiVersion,
+                                      &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    samsa_HeartbeatResponse_init(&m);
+    m.ErrorCode = samsa_err_wire(samsa_grp_heartbeat(
+        apis->broker->grp, rq.GroupId, rq.MemberId, rq.GroupInstanceId,
+        rq.GenerationId));
+    resp = samsa_resp_new_send(req);
+    wr = samsa_resp_wr(resp);
+    samsa_HeartbeatResponse_encode(&wr, req->hdr.ApiVersion, &m);
+    samsa_reqchan_respond(resp);
+}

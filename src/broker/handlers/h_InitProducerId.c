@@ -1,0 +1,109 @@
+/*
+ * broker/handlers/h_InitProducerId.c - InitProducerId (key 22), v0-v5.
+ *
+ * Without a transactional id (idempotent producers) Kafka's coordinator
+ * "always blindly accepts the request and returns a new producerId": a
+ * fresh id from the broker's producer-id block (broker/pidmgr.h) with
+ * epoch 0, whatever ProducerId/ProducerEpoch (v3+) the request carries.
+ * That is also KIP-360's answer to an idempotent producer that wants to
+ * bump its epoch: it gets a new id, whose sequences start at 0 (the Java
+ * client bumps an idempotent producer's epoch locally; librdkafka asks
+ * here).  An empty transactional id is INVALID_REQUEST.
+ *
+ * With a transactional id the transaction coordinator answers (fencing,
+ * epoch bumps, aborting the open transaction): initpid_transactional().
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include "broker/broker.h"
+#include "broker/txn/txn.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/InitProducerId.h"
+#include "proto/wr.h"
+
+static void
+initpid_send(samsa_req_t *req, const samsa_InitProducerIdResponse_t *m)
+{
+    samsa_resp_t  *resp = samsa_resp_new_send(req);
+    samsa_wr_t     wr = { .buf = &resp->send.frame };
+
+    samsa_InitProducerIdResponse_encode(&wr, req->hdr.ApiVersion, m);
+    samsa_reqchan_respond(resp);
+}
+
+/* Kafka's initTransactionError: no id, no epoch. */
+static void
+initpid_error(samsa_InitProducerIdResponse_t *m, samsa_err_t err)
+{
+    m->ErrorCode = samsa_err_wire(err);
+    m->ProducerId = -1;
+    m->ProducerEpoch = -1;
+}
+
+/* The transaction coordinator's part (broker/txn/txn.h): fencing, KIP-360
+ * epoch bumps, aborting an open transaction, CONCURRENT_TRANSACTIONS
+ * while it completes.  PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before
+ * v4 (KIP-588). */
+static void
+initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
+                      const samsa_InitProducerIdRequest_t *rq,
+                      samsa_InitProducerIdResponse_t *m)
+{
+    int16_t      v = req->hdr.ApiVersion;
+    int64_t      pid = -1;
+    int16_t      epoch = -1;
+    samsa_err_t  err;
+
+    err = samsa_txn_init_producer_id(apis->broker->txn, rq->TransactionalId,
+                                     rq->TransactionTimeoutMs,
+                                     v >= 3 ? rq->ProducerId : -1,
+                                     v >= 3 ? rq->ProducerEpoch : -1, &pid,
+                                     &epoch);
+    if (err == SAMSA_ERR_PRODUCER_FENCED && v < 4) {
+        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        initpid_error(m, err);
+    } else {
+        m->ProducerId = pid;
+        m->ProducerEpoch = epoch;
+    }
+    initpid_send(req, m);
+}
+
+void
+samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_InitProducerIdRequest_t   rq;
+    samsa_InitProducerIdResponse_t  m;
+    int64_t                         pid;
+    samsa_err_t                     err;
+
+    samsa_InitProducerIdRequest_init(&rq);
+    if (samsa_InitProducerIdRequest_decode(&req->body, req->hdr.ApiVersion,
+                                           &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    samsa_InitProducerIdResponse_init(&m);
+    if (!samsa_slice_is_null(rq.TransactionalId)) {
+        if (rq.TransactionalId.len == 0) {
+            initpid_error(&m, SAMSA_ERR_INVALID_REQUEST);
+            initpid_send(req, &m);
+            return;
+        }
+        initpid_transactional(apis, req, &rq, &m);
+        return;
+    }
+    err = samsa_pidmgr_next(apis->broker->pids, &pid);
+    if (err != SAMSA_ERR_NONE) {
+        initpid_error(&m, err);
+    } else {
+        m.ProducerId = pid;
+        m.ProducerEpoch = 0;
+    }
+    initpid_send(req, &m);
+}

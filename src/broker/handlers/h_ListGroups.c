@@ -1,0 +1,80 @@
+/*
+ * broker/handlers/h_ListGroups.c - ListGroups (key 16), v0-v5: every group this
+ * coordinator holds, with its state (v4+) and type (v5+: "classic", or
+ * "consumer" for KIP-848 groups), filtered by StatesFilter (v4+) and
+ * TypesFilter (v5+).
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "broker/group/grp.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/ListGroups.h"
+#include "proto/wr.h"
+
+/* Whether the types filter lets groups of this type through (Kafka's
+ * GroupType.parse: case-insensitive). */
+static bool
+listgroups_type_ok(const samsa_ListGroupsRequest_t *rq, const char *type)
+{
+    int32_t  i;
+    size_t   len = strlen(type);
+
+    if (rq->TypesFilter_cnt <= 0) {
+        return true;
+    }
+    for (i = 0; i < rq->TypesFilter_cnt; i++) {
+        if (rq->TypesFilter[i].len == len
+            && strncasecmp(rq->TypesFilter[i].ptr, type, len) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_ListGroupsRequest_t   rq;
+    samsa_ListGroupsResponse_t  m;
+    samsa_grp_listed_t         *gs = NULL;
+    samsa_resp_t               *resp;
+    samsa_wr_t                  wr;
+    size_t                      i, k = 0, n;
+
+    samsa_ListGroupsRequest_init(&rq);
+    if (samsa_ListGroupsRequest_decode(&req->body, req->hdr.ApiVersion,
+                                       &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    n = samsa_grp_list(apis->broker->grp, rq.StatesFilter,
+                       rq.StatesFilter_cnt > 0
+                           ? (size_t) rq.StatesFilter_cnt : 0,
+                       &req->arena, &gs);
+    samsa_ListGroupsResponse_init(&m);
+    m.Groups = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Groups));
+    for (i = 0; i < n; i++) {
+        const char  *type = gs[i].consumer ? "consumer" : "classic";
+
+        if (!listgroups_type_ok(&rq, type)) {
+            continue;
+        }
+        samsa_ListedGroup_init(&m.Groups[k]);
+        m.Groups[k].GroupId = samsa_slice_cstr(gs[i].group_id);
+        m.Groups[k].ProtocolType = samsa_slice_cstr(gs[i].protocol_type);
+        m.Groups[k].GroupState = samsa_slice_cstr(gs[i].state_name);
+        m.Groups[k].GroupType = samsa_slice_cstr(type);
+        k++;
+    }
+    m.Groups_cnt = (int32_t) k;
+    resp = samsa_resp_new_send(req);
+    wr = samsa_resp_wr(resp);
+    samsa_ListGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
+    samsa_reqchan_respond(resp);
+}

@@ -1,0 +1,254 @@
+/*
+ * broker/handlers/h_OffsetFetch.c - OffsetFetch (key 9), v0-v9: a group's committed
+ * offsets for the partitions asked, or (null topics, v2+) every committed
+ * partition; v8+ several groups at once (KIP-709).  A partition with no
+ * commit gets offset -1 and metadata "".  RequireStable (v7+) has nothing
+ * to wait for until transactional offset commits exist (issue 5).
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+
+#include "broker/group/consumer_group.h"
+#include "broker/group/grp.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/OffsetFetch.h"
+#include "proto/wr.h"
+
+/* The asked topics of one group: names, partition lists and counts. */
+typedef struct offsetfetch_ask {
+    samsa_slice_t   *names;
+    const int32_t  **parts;
+    int32_t         *nparts;
+    int32_t          ntopics;           /* -1: all */
+} offsetfetch_ask_t;
+
+static void
+offsetfetch_ask_init(samsa_req_t *req, int32_t cnt, offsetfetch_ask_t *a)
+{
+    size_t  n = cnt > 0 ? (size_t) cnt : 0;
+
+    a->ntopics = cnt;
+    a->names = samsa_arena_calloc(&req->arena, n + 1, sizeof(*a->names));
+    a->parts = samsa_arena_calloc(&req->arena, n + 1, sizeof(*a->parts));
+    a->nparts = samsa_arena_calloc(&req->arena, n + 1, sizeof(*a->nparts));
+}
+
+static void
+offsetfetch_ask_old(samsa_req_t *req, const samsa_OffsetFetchRequest_t *rq,
+                    offsetfetch_ask_t *a)
+{
+    int32_t  t;
+
+    offsetfetch_ask_init(req, rq->Topics_cnt, a);
+    for (t = 0; t < rq->Topics_cnt; t++) {
+        a->names[t] = rq->Topics[t].Name;
+        a->parts[t] = rq->Topics[t].PartitionIndexes;
+        a->nparts[t] = rq->Topics[t].PartitionIndexes_cnt;
+    }
+}
+
+static void
+offsetfetch_ask_group(samsa_req_t *req,
+                      const samsa_OffsetFetchRequestGroup_t *rg,
+                      offsetfetch_ask_t *a)
+{
+    int32_t  t;
+
+    offsetfetch_ask_init(req, rg->Topics_cnt, a);
+    for (t = 0; t < rg->Topics_cnt; t++) {
+        a->names[t] = rg->Topics[t].Name;
+        a->parts[t] = rg->Topics[t].PartitionIndexes;
+        a->nparts[t] = rg->Topics[t].PartitionIndexes_cnt;
+    }
+}
+
+/* One group's answer, flat: offs[i] for each partition. */
+typedef struct offsetfetch_group {
+    samsa_err_t          error;
+    samsa_grp_offset_t  *offs;
+    size_t               n;
+    size_t               ntopics;       /* distinct topics, in order */
+    size_t              *topic_first;   /* index of each topic's first */
+} offsetfetch_group_t;
+
+/* The flat list for the asked topics (topics_cnt -1: all). */
+static void
+offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
+                const offsetfetch_ask_t *a, bool require_stable,
+                offsetfetch_group_t *out)
+{
+    const samsa_slice_t   *names = a->names;
+    const int32_t *const  *parts = a->parts;
+    const int32_t         *nparts = a->nparts;
+    int32_t                ntopics = a->ntopics;
+    size_t                 n = 0, k = 0, i, j;
+    int32_t                t, p;
+
+    memset(out, 0, sizeof(*out));
+    if (ntopics >= 0) {
+        for (t = 0; t < ntopics; t++) {
+            n += nparts[t] > 0 ? (size_t) nparts[t] : 0;
+        }
+        out->offs = samsa_arena_calloc(&req->arena, n + 1,
+                                       sizeof(*out->offs));
+        for (t = 0; t < ntopics; t++) {
+            for (p = 0; p < nparts[t]; p++) {
+                out->offs[k].topic = names[t];
+                out->offs[k++].partition = parts[t][p];
+            }
+        }
+        out->n = n;
+    }
+    out->error = samsa_grp_fetch_offsets(apis->broker->grp, group,
+                                         ntopics < 0, &req->arena,
+                                         &out->offs, &out->n);
+    if (require_stable && out->error == SAMSA_ERR_NONE) {
+        samsa_grp_offsets_mark_unstable(apis->broker->grp, group, out->offs,
+                                        out->n);
+    }
+    /* distinct topics in order of first appearance */
+    out->topic_first = samsa_arena_calloc(&req->arena, out->n + 1,
+                                          sizeof(*out->topic_first));
+    for (i = 0; i < out->n; i++) {
+        for (j = 0; j < out->ntopics; j++) {
+            if (samsa_slice_eq(out->offs[out->topic_first[j]].topic,
+                               out->offs[i].topic)) {
+                break;
+            }
+        }
+        if (j == out->ntopics) {
+            out->topic_first[out->ntopics++] = i;
+        }
+    }
+}
+
+/* v0-v7 topics of one group. */
+static void
+offsetfetch_fill_old(samsa_req_t *req, const offsetfetch_group_t *g,
+                     samsa_OffsetFetchResponse_t *m)
+{
+    samsa_OffsetFetchResponseTopic_t      *tr;
+    samsa_OffsetFetchResponsePartition_t  *pr;
+    const samsa_grp_offset_t              *o;
+    size_t                                 t, i;
+
+    m->ErrorCode = samsa_err_wire(g->error);
+    m->Topics_cnt = (int32_t) g->ntopics;
+    m->Topics = samsa_arena_calloc(&req->arena, g->ntopics + 1,
+                                   sizeof(*m->Topics));
+    for (t = 0; t < g->ntopics; t++) {
+        tr = &m->Topics[t];
+        samsa_OffsetFetchResponseTopic_init(tr);
+        tr->Name = g->offs[g->topic_first[t]].topic;
+        tr->Partitions = samsa_arena_calloc(&req->arena, g->n + 1,
+                                            sizeof(*tr->Partitions));
+        for (i = g->topic_first[t]; i < g->n; i++) {
+            o = &g->offs[i];
+            if (!samsa_slice_eq(o->topic, tr->Name)) {
+                continue;
+            }
+            pr = &tr->Partitions[tr->Partitions_cnt++];
+            samsa_OffsetFetchResponsePartition_init(pr);
+            pr->PartitionIndex = o->partition;
+            pr->CommittedOffset = o->offset;
+            pr->CommittedLeaderEpoch = o->leader_epoch;
+            pr->Metadata = o->metadata;
+            pr->ErrorCode = samsa_err_wire(o->error);
+        }
+    }
+}
+
+static void
+offsetfetch_fill_group(samsa_req_t *req, samsa_slice_t id,
+                       const offsetfetch_group_t *g,
+                       samsa_OffsetFetchResponseGroup_t *gr)
+{
+    samsa_OffsetFetchResponseTopics_t      *tr;
+    samsa_OffsetFetchResponsePartitions_t  *pr;
+    const samsa_grp_offset_t               *o;
+    size_t                                  t, i;
+
+    samsa_OffsetFetchResponseGroup_init(gr);
+    gr->GroupId = id;
+    gr->ErrorCode = samsa_err_wire(g->error);
+    gr->Topics_cnt = (int32_t) g->ntopics;
+    gr->Topics = samsa_arena_calloc(&req->arena, g->ntopics + 1,
+                                    sizeof(*gr->Topics));
+    for (t = 0; t < g->ntopics; t++) {
+        tr = &gr->Topics[t];
+        samsa_OffsetFetchResponseTopics_init(tr);
+        tr->Name = g->offs[g->topic_first[t]].topic;
+        tr->Partitions = samsa_arena_calloc(&req->arena, g->n + 1,
+                                            sizeof(*tr->Partitions));
+        for (i = g->topic_first[t]; i < g->n; i++) {
+            o = &g->offs[i];
+            if (!samsa_slice_eq(o->topic, tr->Name)) {
+                continue;
+            }
+            pr = &tr->Partitions[tr->Partitions_cnt++];
+            samsa_OffsetFetchResponsePartitions_init(pr);
+            pr->PartitionIndex = o->partition;
+            pr->CommittedOffset = o->offset;
+            pr->CommittedLeaderEpoch = o->leader_epoch;
+            pr->Metadata = o->metadata;
+            pr->ErrorCode = samsa_err_wire(o->error);
+        }
+    }
+}
+
+void
+samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_OffsetFetchRequest_t   rq;
+    samsa_OffsetFetchResponse_t  m;
+    offsetfetch_group_t          g;
+    offsetfetch_ask_t            a;
+    samsa_resp_t                *resp;
+    samsa_wr_t                   wr;
+    int16_t                      v = req->hdr.ApiVersion;
+    int32_t                      i;
+    samsa_err_t                  err;
+
+    samsa_OffsetFetchRequest_init(&rq);
+    if (samsa_OffsetFetchRequest_decode(&req->body, v, &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    samsa_OffsetFetchResponse_init(&m);
+    if (v <= 7) {
+        offsetfetch_ask_old(req, &rq, &a);
+        offsetfetch_one(apis, req, rq.GroupId, &a, v >= 7 && rq.RequireStable,
+                        &g);
+        offsetfetch_fill_old(req, &g, &m);
+    } else {
+        m.Groups_cnt = rq.Groups_cnt > 0 ? rq.Groups_cnt : 0;
+        m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
+                                      sizeof(*m.Groups));
+        for (i = 0; i < m.Groups_cnt; i++) {
+            /* v9: a consumer group's member asks with its epoch */
+            err = v >= 9 ? samsa_consumer_group_fetch_check(apis->broker->grp,
+                                                  rq.Groups[i].GroupId,
+                                                  rq.Groups[i].MemberId,
+                                                  rq.Groups[i].MemberEpoch)
+                         : SAMSA_ERR_NONE;
+            if (err != SAMSA_ERR_NONE) {
+                memset(&g, 0, sizeof(g));
+                g.error = err;
+            } else {
+                offsetfetch_ask_group(req, &rq.Groups[i], &a);
+                offsetfetch_one(apis, req, rq.Groups[i].GroupId, &a,
+                                rq.RequireStable, &g);
+            }
+            offsetfetch_fill_group(req, rq.Groups[i].GroupId, &g,
+                                   &m.Groups[i]);
+        }
+    }
+    resp = samsa_resp_new_send(req);
+    wr = samsa_resp_wr(resp);
+    samsa_OffsetFetchResponse_encode(&wr, v, &m);
+    samsa_reqchan_respond(resp);
+}

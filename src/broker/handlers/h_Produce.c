@@ -1,0 +1,498 @@
+/*
+ * broker/handlers/h_Produce.c - Produce (key 0): validate and append each
+ * partition's record batches to its log, then answer.  v0-v2 are
+ * advertised (librdkafka compresses only when Produce v0 is listed) but
+ * closed, as Kafka 4 does (KIP-896).  acks=0: no answer on success (NOOP),
+ * the connection closed on any error (CLOSE), as the seed's table says.
+ * When a topic wants every append durable (flush.messages=1) the answer
+ * waits in the produce purgatory until the log manager's group commit has
+ * synced the data (not on a handler thread); on one node the ISR is this
+ * node alone, so acks=-1 needs nothing more.
+ * Idempotent and transactional batches go through the partition's
+ * producer state (log/pstate.h): a retried batch is answered with its
+ * original offsets and not written again; sequence gaps, stale epochs and
+ * the rest get Kafka's errors.  Transactional batches need the request's
+ * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the
+ * whole request, as Kafka answers) and pass the transaction coordinator's
+ * check (broker.h's txn_verify) when it is set.
+ * Threads: handler; the delayed answer completes on the log flusher or the
+ * produce reaper.
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+
+#include "broker/broker.h"
+#include "net/server/reqchan.h"
+#include "proto/batch.h"
+#include "proto/errmap.h"
+#include "proto/gen/Produce.h"
+#include "proto/wr.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+#include "util/time.h"
+
+/* A partition whose answer waits for its data to be synced. */
+typedef struct produce_wait {
+    samsa_PartitionProduceResponse_t  *pr;
+    samsa_plog_t                      *plog;    /* ref */
+    int64_t                            durable_wanted;
+    char                               key[SAMSA_PURGATORY_TP_KEY_MAX];
+} produce_wait_t;
+
+typedef struct delayed_produce {
+    samsa_delayed_op_t         op;
+    samsa_broker_t            *b;           /* [const] */
+    samsa_req_t               *req;         /* until answered */
+    samsa_ProduceResponse_t   *resp;        /* in req->arena */
+    produce_wait_t            *waits;
+    size_t                     nwaits;
+} delayed_produce_t;
+
+/* Kafka records the produce byte rate once the append is done, with the
+ * request's size, and throttles by what that costs (broker/quota.h). */
+static int32_t
+produce_quota(samsa_broker_t *b, samsa_req_t *req)
+{
+    req->throttle_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_PRODUCE,
+                                          req->hdr.ClientId,
+                                          (double) req->size_bytes,
+                                          samsa_now_ms());
+    return req->throttle_ms;
+}
+
+static void
+produce_send(samsa_broker_t *b, samsa_req_t *req, samsa_ProduceResponse_t *m)
+{
+    samsa_resp_t  *resp;
+    samsa_wr_t     wr;
+    int32_t        throttle_ms = produce_quota(b, req);
+    int32_t        request_ms = samsa_quota_record_request(b->quota, req);
+
+    /* Kafka throttles by the longer of the byte-rate and request-time
+     * quotas; acks=0 requests (no response) skip the request time */
+    if (request_ms > throttle_ms) {
+        throttle_ms = request_ms;
+        req->throttle_ms = request_ms;
+    }
+    m->ThrottleTimeMs = throttle_ms;
+    resp = samsa_resp_new_send(req);
+    resp->throttle_ms = throttle_ms;
+    wr = samsa_resp_wr(resp);
+    samsa_ProduceResponse_encode(&wr, req->hdr.ApiVersion, m);
+    samsa_reqchan_respond(resp);
+}
+
+static void
+produce_set_error(samsa_PartitionProduceResponse_t *pr, samsa_err_t err,
+                  const char *msg)
+{
+    pr->ErrorCode = samsa_err_wire(err);
+    pr->BaseOffset = -1;
+    pr->ErrorMessage = msg != NULL ? samsa_slice_cstr(msg) : SAMSA_SLICE_NULL;
+}
+
+/* Kafka's RecordErrors: the failing record's index in its batch. */
+static void
+produce_record_error(samsa_req_t *req, samsa_PartitionProduceResponse_t *pr,
+                     const samsa_batch_summary_t *sum)
+{
+    if (sum->err_record < 0) {
+        return;
+    }
+    pr->RecordErrors = samsa_arena_calloc(&req->arena, 1,
+                                          sizeof(*pr->RecordErrors));
+    pr->RecordErrors_cnt = 1;
+    samsa_BatchIndexAndErrorMessage_init(&pr->RecordErrors[0]);
+    pr->RecordErrors[0].BatchIndex = sum->err_record;
+    if (sum->err_msg != NULL) {
+        pr->RecordErrors[0].BatchIndexErrorMessage =
+            samsa_slice_cstr(sum->err_msg);
+    }
+}
+
+/* The first batch header of a partition's records, if there is one. */
+static bool
+produce_first_batch(const samsa_PartitionProduceData_t *pd,
+                    samsa_batch_hdr_t *hdr)
+{
+    return pd->Records.bytes.ptr != NULL
+           && samsa_batch_parse((const uint8_t *) pd->Records.bytes.ptr,
+                                pd->Records.bytes.len, hdr)
+                  == SAMSA_ERR_NONE;
+}
+
+/* Kafka's ProduceRequest.hasTransactionalRecords. */
+static bool
+produce_has_txn_records(const samsa_ProduceRequest_t *rq)
+{
+    samsa_batch_hdr_t  hdr;
+    int32_t            i, j;
+
+    for (i = 0; i < rq->TopicData_cnt; i++) {
+        for (j = 0; j < rq->TopicData[i].PartitionData_cnt; j++) {
+            if (produce_first_batch(&rq->TopicData[i].PartitionData[j], &hdr)
+                && samsa_batch_is_transactional(&hdr)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The transaction coordinator's check of a transactional partition. */
+static samsa_err_t
+produce_txn_check(samsa_broker_t *b, samsa_slice_t txn_id,
+                  const samsa_image_topic_t *topic,
+                  const samsa_PartitionProduceData_t *pd)
+{
+    samsa_batch_hdr_t  hdr;
+
+    if (b->txn_verify == NULL || !produce_first_batch(pd, &hdr)
+        || !samsa_batch_is_transactional(&hdr)) {
+        return SAMSA_ERR_NONE;
+    }
+    return b->txn_verify(b->txn_verify_ctx, txn_id, hdr.ProducerId,
+                         hdr.ProducerEpoch, topic->name, pd->Index);
+}
+
+/* Append one partition's records; fills pr, and *wait when the answer must
+ * wait for durability (then *wait->plog holds a ref). */
+static bool
+produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
+               const samsa_image_topic_t *topic,
+               const samsa_PartitionProduceData_t *pd,
+               samsa_PartitionProduceResponse_t *pr, produce_wait_t *wait)
+{
+    samsa_broker_t              *b = apis->broker;
+    samsa_plog_append_opts_t     opts;
+    samsa_plog_append_result_t   res;
+    samsa_plog_t                *plog;
+    samsa_err_t                  err;
+
+    err = produce_txn_check(b, txn_id, topic, pd);
+    if (err != SAMSA_ERR_NONE) {
+        produce_set_error(pr, err, NULL);
+        return false;
+    }
+    plog = samsa_logmgr_plog_ref(b->logs, topic->name, pd->Index);
+    if (plog == NULL) {
+        produce_set_error(pr, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION, NULL);
+        return false;
+    }
+    memset(&opts, 0, sizeof(opts));
+    opts.leader_epoch = topic->partitions[pd->Index].leader_epoch;
+    opts.from_client = true;
+    memset(&res, 0, sizeof(res));
+    /* The records live in the request's own receive buffer, which the
+     * append rewrites in place (offsets, epochs, CRCs). */
+    err = samsa_plog_append(plog, (uint8_t *) pd->Records.bytes.ptr,
+                            pd->Records.bytes.len, &opts, &res);
+    if (err != SAMSA_ERR_NONE) {
+        produce_set_error(pr, err, res.summary.err_msg);
+        produce_record_error(req, pr, &res.summary);
+        samsa_plog_unref(plog);
+        return false;
+    }
+    pr->BaseOffset = res.base_offset;
+    pr->LogAppendTimeMs = res.log_append_time_ms;
+    pr->LogStartOffset = res.log_start_offset;
+    if (res.durable_wanted >= 0) {
+        wait->pr = pr;
+        wait->plog = plog;
+        wait->durable_wanted = res.durable_wanted;
+        samsa_purgatory_tp_key(wait->key, topic->name, topic->name_len, pd->Index);
+        return true;
+    }
+    samsa_plog_unref(plog);
+    return true;
+}
+
+/* The partition's topic, or NULL with pr's error set. */
+static const samsa_image_topic_t *
+produce_topic(const samsa_image_t *img, samsa_slice_t name, int32_t index,
+              samsa_PartitionProduceResponse_t *pr)
+{
+    const samsa_image_topic_t  *t;
+
+    t = samsa_image_topic_find(img, name.ptr != NULL ? name.ptr : "",
+                               name.len);
+    if (t == NULL || index < 0 || index >= t->npartitions) {
+        produce_set_error(pr, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION, NULL);
+        return NULL;
+    }
+    if (t->is_internal) {
+        produce_set_error(pr, SAMSA_ERR_INVALID_TOPIC_EXCEPTION,
+                          "clients may not write to internal topics");
+        return NULL;
+    }
+    return t;
+}
+
+/* ---- the delayed answer ----------------------------------------------- */
+
+static bool
+produce_try_complete(samsa_delayed_op_t *op)
+{
+    delayed_produce_t  *dp = (delayed_produce_t *) op;
+    size_t              i;
+
+    for (i = 0; i < dp->nwaits; i++) {
+        if (samsa_plog_durable_offset(dp->waits[i].plog)
+                < dp->waits[i].durable_wanted
+            && !samsa_plog_is_offline(dp->waits[i].plog)) {
+            return false;
+        }
+    }
+    return samsa_delayed_op_force_complete(op);
+}
+
+static void
+produce_on_expire(samsa_delayed_op_t *op)
+{
+    delayed_produce_t  *dp = (delayed_produce_t *) op;
+    size_t              i;
+
+    for (i = 0; i < dp->nwaits; i++) {
+        if (samsa_plog_durable_offset(dp->waits[i].plog)
+            < dp->waits[i].durable_wanted) {
+            produce_set_error(dp->waits[i].pr, SAMSA_ERR_REQUEST_TIMED_OUT,
+                              "timed out waiting for the data to be synced");
+        }
+    }
+}
+
+static void
+produce_on_complete(samsa_delayed_op_t *op)
+{
+    delayed_produce_t  *dp = (delayed_produce_t *) op;
+    size_t              i;
+
+    for (i = 0; i < dp->nwaits; i++) {
+        if (samsa_plog_is_offline(dp->waits[i].plog)
+            && samsa_plog_durable_offset(dp->waits[i].plog)
+                   < dp->waits[i].durable_wanted) {
+            produce_set_error(dp->waits[i].pr,
+                              SAMSA_ERR_KAFKA_STORAGE_ERROR, NULL);
+        }
+        samsa_plog_unref(dp->waits[i].plog);
+        dp->waits[i].plog = NULL;
+    }
+    produce_send(dp->b, dp->req, dp->resp);
+    dp->req = NULL;
+}
+
+static void
+produce_free(samsa_delayed_op_t *op)
+{
+    delayed_produce_t  *dp = (delayed_produce_t *) op;
+
+    samsa_free(dp->waits);
+    samsa_free(dp);
+}
+
+static const samsa_delayed_op_ops_t  produce_ops = {
+    .try_complete = produce_try_complete,
+    .on_complete = produce_on_complete,
+    .on_expire = produce_on_expire,
+    .free = produce_free,
+};
+
+static void
+produce_delay(samsa_broker_t *b, samsa_req_t *req, int32_t timeout_ms,
+              samsa_ProduceResponse_t *m, produce_wait_t *waits,
+              size_t nwaits)
+{
+    delayed_produce_t   *dp = samsa_calloc(1, sizeof(*dp));
+    const char         **keys = samsa_calloc(nwaits, sizeof(*keys));
+    size_t               i;
+
+    samsa_delayed_op_init(&dp->op, &produce_ops,
+                          timeout_ms > 0 ? timeout_ms : 0, NULL);
+    dp->b = b;
+    dp->req = req;
+    dp->resp = m;
+    dp->waits = waits;
+    dp->nwaits = nwaits;
+    for (i = 0; i < nwaits; i++) {
+        keys[i] = waits[i].key;
+    }
+    samsa_req_mark_local_done(req);
+    samsa_purgatory_try_complete_else_watch(b->produce, &dp->op, keys,
+                                            nwaits);
+    samsa_free(keys);
+    samsa_delayed_op_unref(&dp->op);
+}
+
+/* ---- the handler ---------------------------------------------------------- */
+
+/* Every partition gets err (a request-level problem). */
+static void
+produce_all_error(samsa_req_t *req, const samsa_ProduceRequest_t *rq,
+                  samsa_ProduceResponse_t *m, samsa_err_t err,
+                  const char *msg)
+{
+    samsa_TopicProduceResponse_t  *tr;
+    int32_t                        i, j;
+
+    m->Responses_cnt = rq->TopicData_cnt > 0 ? rq->TopicData_cnt : 0;
+    m->Responses = samsa_arena_calloc(&req->arena, (size_t) m->Responses_cnt,
+                                      sizeof(*m->Responses));
+    for (i = 0; i < m->Responses_cnt; i++) {
+        tr = &m->Responses[i];
+        samsa_TopicProduceResponse_init(tr);
+        tr->Name = rq->TopicData[i].Name;
+        tr->PartitionResponses_cnt = rq->TopicData[i].PartitionData_cnt > 0
+                                         ? rq->TopicData[i].PartitionData_cnt
+                                         : 0;
+        tr->PartitionResponses = samsa_arena_calloc(
+            &req->arena, (size_t) tr->PartitionResponses_cnt,
+            sizeof(*tr->PartitionResponses));
+        for (j = 0; j < tr->PartitionResponses_cnt; j++) {
+            samsa_PartitionProduceResponse_init(&tr->PartitionResponses[j]);
+            tr->PartitionResponses[j].Index =
+                rq->TopicData[i].PartitionData[j].Index;
+            produce_set_error(&tr->PartitionResponses[j], err, msg);
+        }
+    }
+}
+
+static size_t
+produce_count_partitions(const samsa_ProduceRequest_t *rq)
+{
+    size_t   n = 0;
+    int32_t  i;
+
+    for (i = 0; i < rq->TopicData_cnt; i++) {
+        n += rq->TopicData[i].PartitionData_cnt > 0
+                 ? (size_t) rq->TopicData[i].PartitionData_cnt
+                 : 0;
+    }
+    return n;
+}
+
+/* Append every partition; returns how many wait for durability (in waits)
+ * and sets *any_error. */
+static size_t
+produce_all(samsa_apis_t *apis, samsa_req_t *req,
+            const samsa_ProduceRequest_t *rq, samsa_ProduceResponse_t *m,
+            produce_wait_t *waits, bool *any_error)
+{
+    samsa_image_t                      *img = samsa_meta_image_get(
+        apis->broker->meta);
+    const samsa_image_topic_t          *t;
+    samsa_TopicProduceResponse_t       *tr;
+    samsa_PartitionProduceResponse_t   *pr;
+    const samsa_PartitionProduceData_t *pd;
+    char                                key[SAMSA_PURGATORY_TP_KEY_MAX];
+    size_t                              nwaits = 0;
+    int32_t                             i, j;
+
+    m->Responses = samsa_arena_calloc(&req->arena,
+                                      (size_t) (rq->TopicData_cnt > 0
+                                                    ? rq->TopicData_cnt : 0),
+                                      sizeof(*m->Responses));
+    m->Responses_cnt = rq->TopicData_cnt > 0 ? rq->TopicData_cnt : 0;
+    for (i = 0; i < m->Responses_cnt; i++) {
+        tr = &m->Responses[i];
+        samsa_TopicProduceResponse_init(tr);
+        tr->Name = rq->TopicData[i].Name;
+        tr->PartitionResponses_cnt = rq->TopicData[i].PartitionData_cnt > 0
+                                         ? rq->TopicData[i].PartitionData_cnt
+                                         : 0;
+        tr->PartitionResponses = samsa_arena_calloc(
+            &req->arena, (size_t) tr->PartitionResponses_cnt,
+            sizeof(*tr->PartitionResponses));
+        for (j = 0; j < tr->PartitionResponses_cnt; j++) {
+            pd = &rq->TopicData[i].PartitionData[j];
+            pr = &tr->PartitionResponses[j];
+            samsa_PartitionProduceResponse_init(pr);
+            pr->Index = pd->Index;
+            t = produce_topic(img, tr->Name, pd->Index, pr);
+            if (t == NULL) {
+                *any_error = true;
+                continue;
+            }
+            if (pd->Records.bytes.ptr == NULL) {
+                produce_set_error(pr, SAMSA_ERR_INVALID_RECORD,
+                                  "null records");
+                *any_error = true;
+                continue;
+            }
+            if (produce_append(apis, req, rq->TransactionalId, t, pd, pr,
+                               &waits[nwaits])) {
+                nwaits += waits[nwaits].plog != NULL;
+                samsa_purgatory_tp_key(key, t->name, t->name_len, pd->Index);
+                samsa_purgatory_check_and_complete(apis->broker->fetch, key);
+            } else {
+                *any_error = true;
+            }
+        }
+    }
+    samsa_image_put(img);
+    return nwaits;
+}
+
+void
+samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_ProduceRequest_t    rq;
+    samsa_ProduceResponse_t  *m;
+    produce_wait_t           *waits;
+    size_t                    nwaits;
+    bool                      any_error = false;
+
+    if (req->hdr.ApiVersion < 3) {
+        samsa_apis_close(req, "Produce v0-v2 are no longer supported "
+                              "(KIP-896): use v3 or later");
+        return;
+    }
+    samsa_ProduceRequest_init(&rq);
+    if (samsa_ProduceRequest_decode(&req->body, req->hdr.ApiVersion,
+                                    &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    m = samsa_arena_calloc(&req->arena, 1, sizeof(*m));
+    samsa_ProduceResponse_init(m);
+    if (rq.Acks != 0 && rq.Acks != 1 && rq.Acks != -1) {
+        produce_all_error(req, &rq, m, SAMSA_ERR_INVALID_REQUIRED_ACKS, NULL);
+        produce_send(apis->broker, req, m);
+        return;
+    }
+    if (samsa_slice_is_null(rq.TransactionalId)
+        && produce_has_txn_records(&rq)) {
+        /* Kafka: transactional records need an (authorised) transactional
+         * id */
+        produce_all_error(req, &rq, m,
+                          SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                          NULL);
+        produce_send(apis->broker, req, m);
+        return;
+    }
+    waits = samsa_calloc(produce_count_partitions(&rq) + 1, sizeof(*waits));
+    nwaits = produce_all(apis, req, &rq, m, waits, &any_error);
+    if (rq.Acks == 0) {
+        /* Nothing to wait for and nobody to tell: Kafka's acks=0. */
+        for (size_t i = 0; i < nwaits; i++) {
+            samsa_plog_unref(waits[i].plog);
+        }
+        samsa_free(waits);
+        if (any_error) {
+            samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
+        } else {
+            samsa_resp_t  *resp = samsa_resp_new(req, SAMSA_RESP_NOOP);
+
+            resp->throttle_ms = produce_quota(apis->broker, req);
+            samsa_reqchan_respond(resp);
+        }
+        return;
+    }
+    if (nwaits == 0) {
+        samsa_free(waits);
+        produce_send(apis->broker, req, m);
+        return;
+    }
+    produce_delay(apis->broker, req, rq.TimeoutMs, m, waits, nwaits);
+}

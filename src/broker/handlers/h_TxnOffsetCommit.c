@@ -1,0 +1,129 @@
+/*
+ * broker/handlers/h_TxnOffsetCommit.c - TxnOffsetCommit (key 28), v0-v4: a group's
+ * offsets committed inside a transaction.  The transaction must hold the
+ * group's partition of __consumer_offsets (AddOffsetsToTxn first; the
+ * KIP-890 check, INVALID_TXN_STATE otherwise, INVALID_PRODUCER_EPOCH for
+ * a fenced producer); then the group coordinator checks the member
+ * (KIP-447, v3+) and writes the offsets, which stay pending until the
+ * commit marker.
+ * Threads: handler.
+ */
+#include "broker/api_table.h"
+
+#include <string.h>
+
+#include "broker/group/grp.h"
+#include "broker/txn/txn.h"
+#include "net/server/reqchan.h"
+#include "proto/errmap.h"
+#include "proto/gen/TxnOffsetCommit.h"
+#include "proto/wr.h"
+
+static samsa_grp_offset_t *
+txnoffsetcommit_offsets(samsa_req_t *req,
+                        const samsa_TxnOffsetCommitRequest_t *rq, size_t *n)
+{
+    const samsa_TxnOffsetCommitRequestPartition_t  *rp;
+    samsa_grp_offset_t                             *offs;
+    size_t                                          k = 0;
+    int32_t                                         i, j;
+
+    *n = 0;
+    for (i = 0; i < rq->Topics_cnt; i++) {
+        *n += rq->Topics[i].Partitions_cnt > 0
+                  ? (size_t) rq->Topics[i].Partitions_cnt : 0;
+    }
+    offs = samsa_arena_calloc(&req->arena, *n + 1, sizeof(*offs));
+    for (i = 0; i < rq->Topics_cnt; i++) {
+        for (j = 0; j < rq->Topics[i].Partitions_cnt; j++, k++) {
+            rp = &rq->Topics[i].Partitions[j];
+            offs[k].topic = rq->Topics[i].Name;
+            offs[k].partition = rp->PartitionIndex;
+            offs[k].offset = rp->CommittedOffset;
+            offs[k].leader_epoch = rp->CommittedLeaderEpoch;
+            offs[k].metadata = rp->CommittedMetadata;
+            offs[k].commit_timestamp_ms = -1;
+        }
+    }
+    return offs;
+}
+
+static void
+txnoffsetcommit_reply(samsa_req_t *req,
+                      const samsa_TxnOffsetCommitRequest_t *rq,
+                      const samsa_grp_offset_t *offs)
+{
+    samsa_TxnOffsetCommitResponse_t        m;
+    samsa_TxnOffsetCommitResponseTopic_t  *tr;
+    samsa_resp_t                          *resp;
+    samsa_wr_t                             wr;
+    size_t                                 k = 0;
+    int32_t                                i, j;
+
+    samsa_TxnOffsetCommitResponse_init(&m);
+    m.Topics_cnt = rq->Topics_cnt > 0 ? rq->Topics_cnt : 0;
+    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt + 1,
+                                  sizeof(*m.Topics));
+    for (i = 0; i < m.Topics_cnt; i++) {
+        tr = &m.Topics[i];
+        samsa_TxnOffsetCommitResponseTopic_init(tr);
+        tr->Name = rq->Topics[i].Name;
+        tr->Partitions_cnt = rq->Topics[i].Partitions_cnt > 0
+                                 ? rq->Topics[i].Partitions_cnt : 0;
+        tr->Partitions = samsa_arena_calloc(&req->arena,
+                                            (size_t) tr->Partitions_cnt + 1,
+                                            sizeof(*tr->Partitions));
+        for (j = 0; j < tr->Partitions_cnt; j++, k++) {
+            tr->Partitions[j].PartitionIndex = offs[k].partition;
+            tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
+        }
+    }
+    resp = samsa_resp_new_send(req);
+    wr = (samsa_wr_t) { .buf = &resp->send.frame };
+    samsa_TxnOffsetCommitResponse_encode(&wr, req->hdr.ApiVersion, &m);
+    samsa_reqchan_respond(resp);
+}
+
+void
+samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_TxnOffsetCommitRequest_t  rq;
+    samsa_grp_txn_commit_req_t      cr;
+    samsa_grp_offset_t             *offs;
+    samsa_err_t                     err;
+    size_t                          n, i;
+
+    samsa_TxnOffsetCommitRequest_init(&rq);
+    if (samsa_TxnOffsetCommitRequest_decode(&req->body, req->hdr.ApiVersion,
+                                            &req->arena, &rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    offs = txnoffsetcommit_offsets(req, &rq, &n);
+    err = rq.TransactionalId.len == 0 ? SAMSA_ERR_INVALID_REQUEST
+                                      : rq.GroupId.len == 0
+                                            ? SAMSA_ERR_INVALID_GROUP_ID
+                                            : SAMSA_ERR_NONE;
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_txn_partition_in_txn(
+            apis->broker->txn, rq.TransactionalId, rq.ProducerId,
+            rq.ProducerEpoch, samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC),
+            samsa_grpcoord_partition_for(apis->broker->grp, rq.GroupId));
+    }
+    if (err != SAMSA_ERR_NONE) {
+        for (i = 0; i < n; i++) {
+            offs[i].error = err;
+        }
+    } else {
+        memset(&cr, 0, sizeof(cr));
+        cr.group_id = rq.GroupId;
+        cr.generation = rq.GenerationId;
+        cr.member_id = rq.MemberId;
+        cr.instance_id = rq.GroupInstanceId;
+        cr.producer_id = rq.ProducerId;
+        cr.producer_epoch = rq.ProducerEpoch;
+        samsa_grp_txn_commit(apis->broker->grp, &cr, offs, n);
+    }
+    txnoffsetcommit_reply(req, &rq, offs);
+}

@@ -1,0 +1,707 @@
+/*
+ * client/admin/admin.c - the admin client's handle, its blocking round trips
+ * over the producer's network client (netclient.c), metadata, topic and
+ * cluster descriptions, and result blocks (see samsa/admin.h).
+ * Threads: any application thread; one call at a time per handle (the
+ * handle's lock), and that call drives the netclient's poll loop itself.
+ */
+#include <samsa/admin.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/admin/admin_int.h"
+#include "client/conf_defs.h"
+#include "proto/gen/DescribeCluster.h"
+#include "proto/gen/FindCoordinator.h"
+#include "proto/gen/apis.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+#include "util/time.h"
+
+#define ADMIN_POLL_MS  50
+
+/* ---- results ----------------------------------------------------------- */
+
+typedef union admin_res_hdr {
+    samsa_arena_t  arena;
+    max_align_t    align;
+} admin_res_hdr_t;
+
+void *
+samsa_admin_result_new(size_t size, samsa_arena_t **arenap)
+{
+    admin_res_hdr_t  *h = samsa_calloc(1, sizeof(*h) + size);
+
+    samsa_arena_init(&h->arena);
+    *arenap = &h->arena;
+    return (char *) h + sizeof(*h);
+}
+
+void
+samsa_admin_result_free(void *result)
+{
+    admin_res_hdr_t  *h;
+
+    if (result == NULL) {
+        return;
+    }
+    h = (admin_res_hdr_t *) (void *) ((char *) result - sizeof(*h));
+    samsa_arena_fini(&h->arena);
+    samsa_free(h);
+}
+
+char *
+samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s)
+{
+    if (s.ptr == NULL) {
+        return NULL;
+    }
+    return samsa_arena_strndup(arena, s.ptr, s.len);
+}
+
+const char *
+samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err, samsa_slice_t msg)
+{
+    if (err == SAMSA_ERR_NONE) {
+        return NULL;
+    }
+    if (msg.ptr != NULL && msg.len > 0) {
+        return samsa_admin_str(arena, msg);
+    }
+    return samsa_err_text(err);
+}
+
+int
+samsa_admin_cmp_tp_result(const void *x, const void *y)
+{
+    const samsa_tp_result_t  *a = x, *b = y;
+    int                       c = strcmp(a->topic, b->topic);
+
+    if (c != 0) {
+        return c;
+    }
+    return (a->partition > b->partition) - (a->partition < b->partition);
+}
+
+const char *
+samsa_admin_config_source_name(int source)
+{
+    static const char *const  names[] = {
+        "UNKNOWN", "DYNAMIC_TOPIC_CONFIG", "DYNAMIC_BROKER_CONFIG",
+        "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG",
+        "DEFAULT_CONFIG", "DYNAMIC_BROKER_LOGGER_CONFIG",
+    };
+
+    if (source < 0 || source >= (int) (sizeof(names) / sizeof(names[0]))) {
+        return "UNKNOWN";
+    }
+    return names[source];
+}
+
+/* ---- the handle -------------------------------------------------------- */
+
+static int64_t
+admin_conf_long(const samsa_conf_t *conf, const char *key)
+{
+    const char  *v = samsa_conf_get(conf, key);
+    int64_t      x = 0;
+
+    if (v == NULL) {
+        v = samsa_conf_default(key);
+    }
+    samsa_assert(v != NULL && samsa_conf_parse_long(v, &x));
+    return x;
+}
+
+/* Split bootstrap.servers into nodes -1, -2, ...; false if an entry has
+ * no port or the list is empty. */
+static bool
+admin_bootstrap(samsa_admin_t *a, const char *list)
+{
+    char  *copy = samsa_strdup(list), *save = NULL, *tok, *colon, *host;
+    char  *end;
+    long   port;
+
+    for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
+         tok = strtok_r(NULL, ", \t", &save)) {
+        colon = strrchr(tok, ':');
+        if (colon == NULL || colon == tok) {
+            samsa_free(copy);
+            return false;
+        }
+        port = strtol(colon + 1, &end, 10);
+        if (*end != '\0' || port <= 0 || port > 65535) {
+            samsa_free(copy);
+            return false;
+        }
+        *colon = '\0';
+        host = tok;
+        if (host[0] == '[' && colon[-1] == ']') {      /* [ipv6]:port */
+            colon[-1] = '\0';
+            host++;
+        }
+        a->nbootstrap++;
+        samsa_netclient_node_set(a->nc, -a->nbootstrap, host, (int32_t) port);
+    }
+    samsa_free(copy);
+    return a->nbootstrap > 0;
+}
+
+samsa_err_t
+samsa_admin_new(const samsa_conf_t *conf, samsa_admin_t **adminp,
+                char *errstr, size_t errstr_size)
+{
+    samsa_admin_t    *a;
+    const char       *bs = samsa_conf_get(conf, "bootstrap.servers");
+    const char       *cid = samsa_conf_get(conf, "client.id");
+    samsa_nc_conf_t   ncc;
+
+    *adminp = NULL;
+    if (bs == NULL || bs[0] == '\0') {
+        snprintf(errstr, errstr_size, "missing required configuration "
+                 "'bootstrap.servers'");
+        return SAMSA_ERR__CONFIG;
+    }
+    memset(&ncc, 0, sizeof(ncc));
+    ncc.client_id = cid != NULL && cid[0] != '\0' ? cid : "samsa-admin";
+    ncc.max_in_flight = 5;
+    ncc.request_timeout_ms = admin_conf_long(conf, "request.timeout.ms");
+    ncc.reconnect_backoff_ms = admin_conf_long(conf, "reconnect.backoff.ms");
+    ncc.reconnect_backoff_max_ms =
+        admin_conf_long(conf, "reconnect.backoff.max.ms");
+    ncc.connection_setup_timeout_ms =
+        admin_conf_long(conf, "socket.connection.setup.timeout.ms");
+    ncc.send_buffer_bytes =
+        (int32_t) admin_conf_long(conf, "send.buffer.bytes");
+    ncc.receive_buffer_bytes =
+        (int32_t) admin_conf_long(conf, "receive.buffer.bytes");
+    a = samsa_calloc(1, sizeof(*a));
+    samsa_assert(pthread_mutex_init(&a->lock, NULL) == 0);
+    a->nc = samsa_netclient_new(&ncc);
+    a->request_timeout_ms = ncc.request_timeout_ms;
+    a->default_api_timeout_ms =
+        admin_conf_long(conf, "default.api.timeout.ms");
+    a->retry_backoff_ms = admin_conf_long(conf, "retry.backoff.ms");
+    a->bootstrap = samsa_strdup(bs);
+    if (!admin_bootstrap(a, bs)) {
+        snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
+                 "'bootstrap.servers': expected host:port[,host:port...]",
+                 bs);
+        samsa_admin_free(a);
+        return SAMSA_ERR__CONFIG;
+    }
+    *adminp = a;
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_admin_free(samsa_admin_t *a)
+{
+    if (a == NULL) {
+        return;
+    }
+    samsa_netclient_free(a->nc);
+    pthread_mutex_destroy(&a->lock);
+    samsa_free(a->bootstrap);
+    samsa_free(a);
+}
+
+int64_t
+samsa_admin_deadline(const samsa_admin_t *a, int64_t timeout_ms)
+{
+    return samsa_now_ms()
+           + (timeout_ms < 0 ? a->default_api_timeout_ms : timeout_ms);
+}
+
+int32_t
+samsa_admin_req_timeout(const samsa_admin_t *a, int64_t deadline)
+{
+    int64_t  left = deadline - samsa_now_ms();
+
+    if (left > a->request_timeout_ms) {
+        left = a->request_timeout_ms;
+    }
+    return (int32_t) (left < 1 ? 1 : left);
+}
+
+/* ---- round trips ------------------------------------------------------- */
+
+/* Why no node became ready: the last connection error of a node tried. */
+static samsa_err_t
+admin_unreachable(samsa_admin_t *a, int32_t node)
+{
+    samsa_err_t  err = SAMSA_ERR_NONE;
+    int32_t      i;
+
+    if (node != SAMSA_ADMIN_ANY) {
+        err = samsa_netclient_last_error(a->nc, node);
+    }
+    for (i = 1; err == SAMSA_ERR_NONE && i <= a->nbootstrap; i++) {
+        err = samsa_netclient_last_error(a->nc, -i);
+    }
+    return err != SAMSA_ERR_NONE && err != SAMSA_ERR__NOENT
+               ? err : SAMSA_ERR__TIMED_OUT;
+}
+
+samsa_err_t
+samsa_admin_rpc_begin(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int32_t node,
+                      int16_t api, int16_t lo, int16_t hi, int64_t deadline)
+{
+    int64_t  now;
+    int32_t  id;
+
+    memset(rpc, 0, sizeof(*rpc));
+    rpc->frame = SAMSA_BUF_INIT;
+    for (;;) {
+        now = samsa_now_ms();
+        id = node == SAMSA_ADMIN_ANY ? samsa_netclient_least_loaded(a->nc, now)
+                                    : node;
+        if (id != SAMSA_NC_NO_NODE && samsa_netclient_ready(a->nc, id, now)) {
+            break;
+        }
+        if (now >= deadline) {
+            return admin_unreachable(a, node);
+        }
+        samsa_netclient_poll(a->nc, deadline - now < ADMIN_POLL_MS
+                                        ? deadline - now : ADMIN_POLL_MS);
+    }
+    rpc->node = id;
+    rpc->api = api;
+    rpc->version = samsa_netclient_version(a->nc, id, api, lo, hi);
+    if (rpc->version < 0) {
+        samsa_debug("admin: node %d has no version of API %d in %d..%d",
+                    id, api, lo, hi);
+        return SAMSA_ERR_UNSUPPORTED_VERSION;
+    }
+    samsa_netclient_frame_begin(a->nc, api, rpc->version, &rpc->frame,
+                                &rpc->wr);
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc)
+{
+    samsa_buf_fini(&rpc->frame);
+}
+
+typedef struct admin_wait {
+    bool          done;
+    samsa_err_t   err;
+    uint8_t      *body;
+    size_t        len;
+} admin_wait_t;
+
+/* @thread the caller's (inside samsa_netclient_poll) */
+static void
+admin_on_response(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
+                  void *opaque)
+{
+    admin_wait_t  *w = opaque;
+
+    (void) ctx;
+    (void) node;
+    w->done = true;
+    w->err = err;
+    if (err == SAMSA_ERR_NONE && body != NULL) {
+        w->len = (size_t) (body->end - body->p);
+        w->body = samsa_malloc(w->len + 1);
+        memcpy(w->body, body->p, w->len);
+    } else if (err == SAMSA_ERR_NONE) {
+        w->err = SAMSA_ERR__BAD_MSG;
+    }
+}
+
+samsa_err_t
+samsa_admin_rpc_call(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int64_t deadline,
+                     samsa_arena_t *arena, samsa_rd_t *rd)
+{
+    uint8_t      *copy;
+    admin_wait_t  w;
+    samsa_err_t   err;
+    int64_t       now = samsa_now_ms();
+
+    memset(&w, 0, sizeof(w));
+    err = samsa_netclient_send(a->nc, rpc->node, &rpc->frame, rpc->api,
+                               rpc->version, true, admin_on_response, NULL,
+                               &w, now);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_buf_fini(&rpc->frame);
+        return err;
+    }
+    while (!w.done) {
+        now = samsa_now_ms();
+        if (now >= deadline) {
+            /* fails what is in flight: w is completed before we return */
+            samsa_netclient_disconnect(a->nc, rpc->node, SAMSA_ERR__TIMED_OUT);
+            break;
+        }
+        samsa_netclient_poll(a->nc, deadline - now < ADMIN_POLL_MS
+                                        ? deadline - now : ADMIN_POLL_MS);
+    }
+    samsa_assert(w.done);
+    if (w.err != SAMSA_ERR_NONE) {
+        samsa_free(w.body);
+        return w.err;
+    }
+    copy = samsa_arena_alloc(arena, w.len + 1);
+    memcpy(copy, w.body, w.len);
+    samsa_free(w.body);
+    samsa_rd_init(rd, copy, w.len);
+    return SAMSA_ERR_NONE;
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+samsa_err_t
+samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
+                     int64_t deadline, samsa_arena_t *arena,
+                     samsa_MetadataResponse_t *resp)
+{
+    samsa_MetadataRequest_t        req;
+    samsa_MetadataRequestTopic_t  *rt = NULL;
+    samsa_admin_rpc_t              rpc;
+    samsa_rd_t                     rd;
+    samsa_err_t                    err;
+    char                           host[256];
+    size_t                         i;
+
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY, SAMSA_API_Metadata,
+                                1, 12, deadline);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    samsa_MetadataRequest_init(&req);
+    req.AllowAutoTopicCreation = false;
+    req.Topics_cnt = -1;                            /* all */
+    if (topics != NULL) {
+        rt = samsa_calloc(n + 1, sizeof(*rt));
+        for (i = 0; i < n; i++) {
+            samsa_MetadataRequestTopic_init(&rt[i]);
+            rt[i].Name = samsa_slice_cstr(topics[i]);
+        }
+        req.Topics = rt;
+        req.Topics_cnt = (int32_t) n;
+    }
+    samsa_MetadataRequest_encode(&rpc.wr, rpc.version, &req);
+    samsa_free(rt);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, arena, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_MetadataResponse_decode(&rd, rpc.version, arena, resp);
+    }
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    for (i = 0; i < (size_t) resp->Brokers_cnt; i++) {
+        samsa_MetadataResponseBroker_t  *b = &resp->Brokers[i];
+
+        snprintf(host, sizeof(host), "%.*s", (int) b->Host.len, b->Host.ptr);
+        samsa_netclient_node_set(a->nc, b->NodeId, host, b->Port);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_admin_connect(samsa_admin_t *a, int64_t timeout_ms, char *errstr,
+                    size_t errstr_size)
+{
+    samsa_MetadataResponse_t  resp;
+    samsa_arena_t             arena = SAMSA_ARENA_INIT;
+    samsa_err_t               err;
+    const char               *const none[1] = { NULL };
+
+    pthread_mutex_lock(&a->lock);
+    err = samsa_admin_metadata(a, none, 0,
+                               samsa_admin_deadline(a, timeout_ms), &arena,
+                               &resp);
+    pthread_mutex_unlock(&a->lock);
+    samsa_arena_fini(&arena);
+    if (err != SAMSA_ERR_NONE && errstr != NULL) {
+        snprintf(errstr, errstr_size, "cannot reach any broker of '%s' "
+                 "within %lld ms: %s (%s)", a->bootstrap,
+                 (long long) (timeout_ms < 0 ? a->default_api_timeout_ms
+                                             : timeout_ms),
+                 err == SAMSA_ERR__CLOSED
+                     ? "connection refused or closed"
+                     : err == SAMSA_ERR__RESOLVE
+                           ? "host name not resolved"
+                           : samsa_err_text(err),
+                 samsa_err_name(err));
+    }
+    return err;
+}
+
+/* ---- coordinators ------------------------------------------------------ */
+
+static bool
+admin_coord_retriable(samsa_err_t err)
+{
+    return err == SAMSA_ERR_COORDINATOR_NOT_AVAILABLE
+           || err == SAMSA_ERR_COORDINATOR_LOAD_IN_PROGRESS
+           || err == SAMSA_ERR_NOT_COORDINATOR;
+}
+
+samsa_err_t
+samsa_admin_coordinator(samsa_admin_t *a, const char *group_id,
+                        int64_t deadline, int32_t *node)
+{
+    samsa_FindCoordinatorRequest_t   req;
+    samsa_FindCoordinatorResponse_t  resp;
+    samsa_arena_t                    arena = SAMSA_ARENA_INIT;
+    samsa_admin_rpc_t                rpc;
+    samsa_rd_t                       rd;
+    samsa_err_t                      err;
+    char                             host[256];
+
+    for (;;) {
+        err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                    SAMSA_API_FindCoordinator, 0, 3, deadline);
+        if (err != SAMSA_ERR_NONE) {
+            break;
+        }
+        samsa_FindCoordinatorRequest_init(&req);
+        req.Key = samsa_slice_cstr(group_id);
+        req.KeyType = 0;                            /* group */
+        samsa_FindCoordinatorRequest_encode(&rpc.wr, rpc.version, &req);
+        err = samsa_admin_rpc_call(a, &rpc, deadline, &arena, &rd);
+        if (err == SAMSA_ERR_NONE) {
+            err = samsa_FindCoordinatorResponse_decode(&rd, rpc.version,
+                                                       &arena, &resp);
+        }
+        if (err == SAMSA_ERR_NONE) {
+            err = (samsa_err_t) resp.ErrorCode;
+        }
+        if (err == SAMSA_ERR_NONE) {
+            snprintf(host, sizeof(host), "%.*s", (int) resp.Host.len,
+                     resp.Host.ptr);
+            samsa_netclient_node_set(a->nc, resp.NodeId, host, resp.Port);
+            *node = resp.NodeId;
+            break;
+        }
+        samsa_arena_fini(&arena);
+        if (!admin_coord_retriable(err)
+            || samsa_now_ms() + a->retry_backoff_ms >= deadline) {
+            break;
+        }
+        samsa_netclient_poll(a->nc, a->retry_backoff_ms);
+    }
+    samsa_arena_fini(&arena);
+    return err;
+}
+
+/* ---- topics and the cluster -------------------------------------------- */
+
+static int32_t *
+admin_i32s(samsa_arena_t *arena, const int32_t *v, int32_t n, size_t *np)
+{
+    int32_t  *out;
+
+    *np = n > 0 ? (size_t) n : 0;
+    out = samsa_arena_calloc(arena, *np + 1, sizeof(int32_t));
+    if (*np > 0) {
+        memcpy(out, v, *np * sizeof(int32_t));
+    }
+    return out;
+}
+
+static int
+admin_cmp_part(const void *x, const void *y)
+{
+    const samsa_partition_desc_t  *a = x, *b = y;
+
+    return (a->partition > b->partition) - (a->partition < b->partition);
+}
+
+static int
+admin_cmp_topic(const void *x, const void *y)
+{
+    const samsa_topic_desc_t  *a = x, *b = y;
+
+    return strcmp(a->name, b->name);
+}
+
+static void
+admin_topic_desc(samsa_arena_t *arena, samsa_topic_desc_t *td,
+                 const samsa_MetadataResponseTopic_t *t)
+{
+    const samsa_MetadataResponsePartition_t  *p;
+    samsa_partition_desc_t                   *pd;
+    int32_t                                   j;
+
+    td->name = samsa_admin_str(arena, t->Name);
+    if (td->name == NULL) {
+        td->name = "";
+    }
+    td->err = (samsa_err_t) t->ErrorCode;
+    td->errmsg = samsa_admin_errmsg(arena, td->err, SAMSA_SLICE_NULL);
+    memcpy(td->topic_id, t->TopicId.b, sizeof(td->topic_id));
+    td->is_internal = t->IsInternal;
+    td->npartitions = t->Partitions_cnt > 0 ? (size_t) t->Partitions_cnt : 0;
+    td->partitions = samsa_arena_calloc(arena, td->npartitions + 1,
+                                        sizeof(*td->partitions));
+    for (j = 0; j < (int32_t) td->npartitions; j++) {
+        p = &t->Partitions[j];
+        pd = &td->partitions[j];
+        pd->partition = p->PartitionIndex;
+        pd->err = (samsa_err_t) p->ErrorCode;
+        pd->leader = p->LeaderId;
+        pd->leader_epoch = p->LeaderEpoch;
+        pd->replicas = admin_i32s(arena, p->ReplicaNodes, p->ReplicaNodes_cnt,
+                                  &pd->nreplicas);
+        pd->isr = admin_i32s(arena, p->IsrNodes, p->IsrNodes_cnt, &pd->nisr);
+        pd->offline = admin_i32s(arena, p->OfflineReplicas,
+                                 p->OfflineReplicas_cnt, &pd->noffline);
+    }
+    qsort(td->partitions, td->npartitions, sizeof(*td->partitions),
+          admin_cmp_part);
+}
+
+samsa_err_t
+samsa_admin_describe_topics(samsa_admin_t *a, const char *const *names,
+                            size_t n, int64_t timeout_ms,
+                            samsa_topic_descs_t **resultp)
+{
+    samsa_MetadataResponse_t   resp;
+    samsa_arena_t              scratch = SAMSA_ARENA_INIT, *arena;
+    samsa_topic_descs_t       *res;
+    samsa_err_t                err;
+    size_t                     i;
+
+    *resultp = NULL;
+    if (n > 0 && names == NULL) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    pthread_mutex_lock(&a->lock);
+    err = samsa_admin_metadata(a, n > 0 ? names : NULL, n,
+                               samsa_admin_deadline(a, timeout_ms), &scratch,
+                               &resp);
+    pthread_mutex_unlock(&a->lock);
+    if (err == SAMSA_ERR_NONE) {
+        res = samsa_admin_result_new(sizeof(*res), &arena);
+        res->n = resp.Topics_cnt > 0 ? (size_t) resp.Topics_cnt : 0;
+        res->topics = samsa_arena_calloc(arena, res->n + 1,
+                                         sizeof(*res->topics));
+        for (i = 0; i < res->n; i++) {
+            admin_topic_desc(arena, &res->topics[i], &resp.Topics[i]);
+        }
+        qsort(res->topics, res->n, sizeof(*res->topics), admin_cmp_topic);
+        *resultp = res;
+    }
+    samsa_arena_fini(&scratch);
+    return err;
+}
+
+static int
+admin_cmp_broker(const void *x, const void *y)
+{
+    const samsa_broker_desc_t  *a = x, *b = y;
+
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* DescribeCluster (KIP-700), answered by any broker. */
+static samsa_err_t
+admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
+                          samsa_arena_t *scratch,
+                          samsa_cluster_desc_t **resultp)
+{
+    samsa_DescribeClusterRequest_t   req;
+    samsa_DescribeClusterResponse_t  resp;
+    samsa_cluster_desc_t            *res;
+    samsa_arena_t                   *arena;
+    samsa_admin_rpc_t                rpc;
+    samsa_rd_t                       rd;
+    samsa_err_t                      err;
+    int32_t                          i;
+
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_DescribeCluster, 0, 1, deadline);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    samsa_DescribeClusterRequest_init(&req);
+    samsa_DescribeClusterRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_DescribeClusterResponse_decode(&rd, rpc.version, scratch,
+                                                   &resp);
+    }
+    if (err == SAMSA_ERR_NONE) {
+        err = (samsa_err_t) resp.ErrorCode;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    res = samsa_admin_result_new(sizeof(*res), &arena);
+    res->cluster_id = samsa_admin_str(arena, resp.ClusterId);
+    res->controller_id = resp.ControllerId;
+    res->nbrokers = resp.Brokers_cnt > 0 ? (size_t) resp.Brokers_cnt : 0;
+    res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
+                                      sizeof(*res->brokers));
+    for (i = 0; i < (int32_t) res->nbrokers; i++) {
+        res->brokers[i].id = resp.Brokers[i].BrokerId;
+        res->brokers[i].host = samsa_admin_str(arena, resp.Brokers[i].Host);
+        res->brokers[i].port = resp.Brokers[i].Port;
+        res->brokers[i].rack = samsa_admin_str(arena, resp.Brokers[i].Rack);
+    }
+    qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
+          admin_cmp_broker);
+    *resultp = res;
+    return SAMSA_ERR_NONE;
+}
+
+static samsa_err_t
+admin_describe_cluster_md(samsa_admin_t *a, int64_t deadline,
+                          samsa_arena_t *scratch,
+                          samsa_cluster_desc_t **resultp)
+{
+    samsa_MetadataResponse_t   resp;
+    samsa_cluster_desc_t      *res;
+    samsa_arena_t             *arena;
+    samsa_err_t                err;
+    const char                *const none[1] = { NULL };
+    int32_t                    i;
+
+    err = samsa_admin_metadata(a, none, 0, deadline, scratch, &resp);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    res = samsa_admin_result_new(sizeof(*res), &arena);
+    res->cluster_id = samsa_admin_str(arena, resp.ClusterId);
+    res->controller_id = resp.ControllerId;
+    res->nbrokers = resp.Brokers_cnt > 0 ? (size_t) resp.Brokers_cnt : 0;
+    res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
+                                      sizeof(*res->brokers));
+    for (i = 0; i < (int32_t) res->nbrokers; i++) {
+        res->brokers[i].id = resp.Brokers[i].NodeId;
+        res->brokers[i].host = samsa_admin_str(arena, resp.Brokers[i].Host);
+        res->brokers[i].port = resp.Brokers[i].Port;
+        res->brokers[i].rack = samsa_admin_str(arena, resp.Brokers[i].Rack);
+    }
+    qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
+          admin_cmp_broker);
+    *resultp = res;
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
+                             samsa_cluster_desc_t **resultp)
+{
+    samsa_arena_t  scratch = SAMSA_ARENA_INIT;
+    int64_t        deadline;
+    samsa_err_t    err;
+
+    *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
+    pthread_mutex_lock(&a->lock);
+    err = admin_describe_cluster_dc(a, deadline, &scratch, resultp);
+    if (err == SAMSA_ERR_UNSUPPORTED_VERSION) {
+        err = admin_describe_cluster_md(a, deadline, &scratch, resultp);
+    }
+    pthread_mutex_unlock(&a->lock);
+    samsa_arena_fini(&scratch);
+    return err;
+}

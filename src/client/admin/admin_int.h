@@ -1,0 +1,108 @@
+/*
+ * client/admin/admin_int.h - what admin.c (handle, connections, round trips,
+ * metadata, results) shares with admin_topics.c and admin_groups.c.
+ * Threads: whichever application thread holds the handle's call lock;
+ * everything here is called with it held.
+ */
+#ifndef SAMSA_CLIENT_ADMIN_ADMIN_INT_H
+#define SAMSA_CLIENT_ADMIN_ADMIN_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <samsa/admin.h>
+
+#include "client/netclient.h"
+#include "proto/gen/Metadata.h"
+#include "proto/rd.h"
+#include "proto/wr.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/slice.h"
+
+#define SAMSA_ADMIN_ANY  SAMSA_NC_NO_NODE    /* least loaded node */
+
+struct samsa_admin {
+    pthread_mutex_t      lock;          /* serialises calls */
+    samsa_netclient_t   *nc;            /* [lock] */
+    int64_t              request_timeout_ms;        /* [const] */
+    int64_t              default_api_timeout_ms;    /* [const] */
+    int64_t              retry_backoff_ms;          /* [const] */
+    char                *bootstrap;     /* [const] for messages */
+    int32_t              nbootstrap;    /* [const] nodes -1 .. -n */
+};
+
+/* A request under way: what one call waits for. */
+typedef struct samsa_admin_rpc {
+    int32_t       node;
+    int16_t       api;
+    int16_t       version;
+    samsa_buf_t   frame;
+    samsa_wr_t    wr;
+} samsa_admin_rpc_t;
+
+/* A result block: the arena every part of a result is allocated from;
+ * the public struct sits right after this header. */
+int64_t samsa_admin_deadline(const samsa_admin_t *a, int64_t timeout_ms);
+
+/* The time left before deadline, capped at request.timeout.ms, for
+ * requests' own TimeoutMs fields. */
+int32_t samsa_admin_req_timeout(const samsa_admin_t *a, int64_t deadline);
+
+/* Allocate a result of size bytes with its own arena in *arenap. */
+void *samsa_admin_result_new(size_t size, samsa_arena_t **arenap);
+
+/* Copy s into arena as a C string (NULL for a null slice). */
+char *samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s);
+
+/* The message for err: the broker's msg when it sent one, else err's
+ * text; NULL when err is NONE. */
+const char *samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err,
+                               samsa_slice_t msg);
+
+/* Wait until node (SAMSA_ADMIN_ANY: any) can take a request and pick the
+ * highest version of api in [lo, hi] it supports; begin the frame.
+ * SAMSA_ERR_UNSUPPORTED_VERSION if none; a transport error or
+ * SAMSA_ERR__TIMED_OUT if node is not ready by deadline. */
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_begin(samsa_admin_t *a,
+                                                   samsa_admin_rpc_t *rpc,
+                                                   int32_t node, int16_t api,
+                                                   int16_t lo, int16_t hi,
+                                                   int64_t deadline);
+
+/* Send rpc's encoded frame and wait for the response; on success *rd reads
+ * the response body, copied into arena (what a decoder borrows from it
+ * lives as long as arena).  Always releases the frame. */
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_call(samsa_admin_t *a,
+                                                  samsa_admin_rpc_t *rpc,
+                                                  int64_t deadline,
+                                                  samsa_arena_t *arena,
+                                                  samsa_rd_t *rd);
+
+/* Release rpc's frame without sending it. */
+void samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc);
+
+/* Metadata for topics (NULL/0: all), decoded into arena; records the
+ * brokers as nodes. */
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_metadata(
+    samsa_admin_t *a, const char *const *topics, size_t n, int64_t deadline,
+    samsa_arena_t *arena, samsa_MetadataResponse_t *resp);
+
+/* The group's coordinator (FindCoordinator), recorded as a node. */
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_coordinator(samsa_admin_t *a,
+                                                     const char *group_id,
+                                                     int64_t deadline,
+                                                     int32_t *node);
+
+/* Kafka's ConsumerProtocolAssignment (v0-v3, never flexible): version
+ * i16, [topic string, [partition i32]], user data bytes.  Appends the
+ * partitions to m->assignment (arena memory); false (m partly filled) if
+ * data is not one.  Empty data is an empty assignment. */
+bool samsa_admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
+                                   samsa_group_member_t *m);
+
+/* Sort helpers for results. */
+int samsa_admin_cmp_tp_result(const void *x, const void *y);
+
+#endif /* SAMSA_CLIENT_ADMIN_ADMIN_INT_H */

@@ -1,0 +1,307 @@
+/*
+ * meta/controller/controller.h - the controller of a single-node KRaft cluster: it
+ * owns the metadata log (__cluster_metadata-0, meta/mlog.h), rebuilds the
+ * image from it at start, and carries out the admin changes the broker's
+ * handlers forward to it (CreateTopics, DeleteTopics, CreatePartitions,
+ * AlterConfigs, IncrementalAlterConfigs, producer-id blocks) the way
+ * Kafka's QuorumController does: validate against the current image,
+ * write the resulting records to the metadata log as one batch, fsync,
+ * and only then publish the new image (meta/meta.h) and answer.
+ *
+ * The interface is request and result structs per operation, so that a
+ * network hop (ControllerApis over the CONTROLLER listener) can sit behind
+ * it later (DESIGN.md section 6).  Results are per item, in the order of
+ * the request's items, each with Kafka's error code and message.
+ *
+ * Threads: one controller thread ("controller", Kafka's
+ * quorum-controller event handler) owns the metadata log and the
+ * controller's state and runs every operation in turn; the samsa_controller_*
+ * operations may be called from any thread (handler threads): each queues
+ * its request and waits for the controller thread's answer.  Nothing here
+ * holds a lock while writing, fsyncing or calling listeners.  Readers of
+ * metadata never come here: they take images from meta/meta.h.
+ * Ownership: requests are borrowed for the call; result messages and
+ * names are allocated in the caller's arena.
+ */
+#ifndef SAMSA_META_CONTROLLER_CONTROLLER_H
+#define SAMSA_META_CONTROLLER_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+#include "meta/image.h"
+#include "meta/meta.h"
+#include "proto/types.h"
+#include "util/arena.h"
+#include "config/config.h"
+#include "util/slice.h"
+
+typedef struct samsa_controller samsa_controller_t;
+
+/* Kafka's MAX_RECORDS_PER_USER_OP: an operation needing more records
+ * fails whole with POLICY_VIOLATION "Unable to perform excessively large
+ * batch operation." */
+#define SAMSA_CONTROLLER_MAX_RECORDS  10000
+
+/* Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE. */
+#define SAMSA_CONTROLLER_PRODUCER_ID_BLOCK  1000
+
+typedef struct samsa_controller_conf {
+    int32_t                node_id;
+    const char            *metadata_dir;    /* metadata.log.dir, else the
+                                               first log dir; the log is
+                                               <dir>/__cluster_metadata-0 */
+    const samsa_config_t  *broker_cfg;      /* num.partitions,
+                                               default.replication.factor,
+                                               the topic configs' broker
+                                               fallbacks; outlives ctrl */
+    samsa_meta_t          *meta;            /* where images go; outlives
+                                               ctrl */
+} samsa_controller_conf_t;
+
+/* conf for a broker configured by cfg: node.id, metadata.log.dir or else
+ * the first of log.dirs, cfg itself, and meta.  @thread main */
+void samsa_controller_conf_init(samsa_controller_conf_t *conf,
+                                const samsa_config_t *cfg,
+                                samsa_meta_t *meta);
+
+/* Open the metadata log (creating it on a first start, whose first batch
+ * is Kafka's bootstrap: FeatureLevelRecord metadata.version), replay it
+ * into an image, publish that image (listeners see (empty, loaded)), and
+ * start the controller thread.  A corrupt record in the middle of the log
+ * stops the start (errstr names the offset); a torn tail after a crash is
+ * cut off by the log layer's recovery first.
+ * @thread main */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_open(
+    samsa_controller_t **ctrl, const samsa_controller_conf_t *conf,
+    char *errstr, size_t errstr_size);
+
+/* Stop the controller thread (operations still queued fail with
+ * SAMSA_ERR__SHUTDOWN) and close the metadata log.  The callers (handler
+ * pools) must have stopped first: an operation started after close
+ * returns is undefined.  The last published image stays in conf->meta.
+ * NULL is a no-op.  @thread main */
+void samsa_controller_close(samsa_controller_t *ctrl);
+
+/* Each operation returns SAMSA_ERR_NONE when it ran (look at each item's
+ * result), or a whole-operation failure: SAMSA_ERR__SHUTDOWN (closing),
+ * SAMSA_ERR__IO (the metadata log could not be written or synced: nothing
+ * was applied, and the controller refuses every later change, as a Kafka
+ * controller that lost its log would resign).  Items are independent
+ * except that a batch over SAMSA_CONTROLLER_MAX_RECORDS fails whole.
+ * @thread any but the controller's (listeners must not call these) */
+
+/* ---- the controller mutation quota */
+
+/* Kafka's ControllerRequestContext.applyPartitionChangeQuota (KIP-599):
+ * the topic operations call apply on the controller thread for each topic
+ * that passed every other check, with the partitions it creates, deletes
+ * or adds, before making its records; false refuses that topic with
+ * THROTTLING_QUOTA_EXCEEDED and no message (Kafka's ApiError.fromThrowable
+ * leaves out a message that is the error's default one).  A NULL quota
+ * (or apply) is none: internal and validate_only requests, which Kafka does
+ * not count either.  apply must not call the controller. */
+typedef struct samsa_controller_quota {
+    bool  (*apply)(void *ctx, int32_t partitions);
+    void   *ctx;
+} samsa_controller_quota_t;
+
+/* ---- CreateTopics */
+
+typedef struct samsa_controller_assignment {
+    int32_t         partition;
+    const int32_t  *replicas;           /* broker ids; must be this node */
+    int32_t         nreplicas;
+} samsa_controller_assignment_t;
+
+typedef struct samsa_controller_new_topic {
+    samsa_slice_t                         name;
+    int32_t                               num_partitions;   /* -1: default */
+    int16_t                               replication_factor; /* -1: default */
+    const samsa_controller_assignment_t  *assignments;      /* manual, or
+                                                               NULL/0 */
+    size_t                                nassignments;
+    const samsa_image_config_t           *configs;          /* value NULL is
+                                                               an error, as
+                                                               in Kafka */
+    size_t                                nconfigs;
+} samsa_controller_new_topic_t;
+
+typedef struct samsa_controller_create_topics {
+    const samsa_controller_new_topic_t  *topics;
+    size_t                               ntopics;
+    bool                                 validate_only;
+    bool                                 internal;  /* the broker itself:
+                                                       may create
+                                                       __consumer_offsets and
+                                                       __transaction_state */
+    const samsa_controller_quota_t      *quota;     /* NULL: none */
+} samsa_controller_create_topics_t;
+
+typedef struct samsa_controller_topic_result {
+    samsa_err_t    error;
+    const char    *message;             /* NULL on success */
+    samsa_uuid_t   topic_id;            /* the new id (also when
+                                           validate_only, as Kafka) */
+    int32_t        num_partitions;      /* on success */
+    int16_t        replication_factor;
+} samsa_controller_topic_result_t;
+
+/* Kafka's errors: INVALID_REQUEST (duplicate name in the request "Duplicate
+ * topic name.", manual assignment with counts set, creating
+ * __cluster_metadata, or an internal topic unless req->internal),
+ * INVALID_TOPIC_EXCEPTION (Topic.validate; '.'/'_' collision "Topic 'a.b'
+ * collides with existing topic: a_b"), TOPIC_ALREADY_EXISTS ("Topic 'x'
+ * already exists."), INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR
+ * ("Unable to replicate the partition 3 time(s): The target replication
+ * factor of 3 cannot be reached because only 1 broker(s) are
+ * registered."), INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG,
+ * THROTTLING_QUOTA_EXCEEDED (req->quota, charged the topic's partitions).
+ * results[i] answers req->topics[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_topics(
+    samsa_controller_t *ctrl, const samsa_controller_create_topics_t *req,
+    samsa_arena_t *arena, samsa_controller_topic_result_t *results);
+
+/* ---- DeleteTopics */
+
+/* A topic named by name (name.ptr != NULL, id zero) or by id. */
+typedef struct samsa_controller_topic_ref {
+    samsa_slice_t  name;
+    samsa_uuid_t   id;
+} samsa_controller_topic_ref_t;
+
+typedef struct samsa_controller_delete_result {
+    samsa_err_t    error;               /* UNKNOWN_TOPIC_OR_PARTITION,
+                                           UNKNOWN_TOPIC_ID,
+                                           INVALID_REQUEST (duplicates, both
+                                           or neither of name and id) */
+    const char    *message;             /* NULL on success */
+    const char    *name;                /* the topic's name when known */
+    samsa_uuid_t   id;                  /* the topic's id when known */
+} samsa_controller_delete_result_t;
+
+/* Delete topics (one RemoveTopicRecord each: partitions and configs go
+ * with it).  quota (NULL: none) is charged each topic's partitions and may
+ * refuse it with THROTTLING_QUOTA_EXCEEDED.  results[i] answers refs[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_delete_topics(
+    samsa_controller_t *ctrl, const samsa_controller_topic_ref_t *refs,
+    size_t n, const samsa_controller_quota_t *quota, samsa_arena_t *arena,
+    samsa_controller_delete_result_t *results);
+
+/* ---- CreatePartitions */
+
+typedef struct samsa_controller_new_partitions {
+    samsa_slice_t                         name;
+    int32_t                               count;  /* the new total */
+    const samsa_controller_assignment_t  *assignments; /* one per new
+                                                          partition (their
+                                                          .partition is
+                                                          ignored), or NULL */
+    size_t                                nassignments;
+} samsa_controller_new_partitions_t;
+
+typedef struct samsa_controller_result {
+    samsa_err_t   error;
+    const char   *message;              /* NULL on success */
+} samsa_controller_result_t;
+
+/* Kafka's errors: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS ("The
+ * topic t currently has 3 partition(s); 2 would not be an increase.",
+ * "Topic already has 3 partition(s)."), INVALID_REPLICA_ASSIGNMENT,
+ * INVALID_REQUEST ("Duplicate topic name."), THROTTLING_QUOTA_EXCEEDED
+ * (quota, NULL: none, charged the partitions each topic adds).
+ * results[i] answers topics[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_partitions(
+    samsa_controller_t *ctrl, const samsa_controller_new_partitions_t *topics,
+    size_t n, bool validate_only, const samsa_controller_quota_t *quota,
+    samsa_arena_t *arena, samsa_controller_result_t *results);
+
+/* ---- AlterConfigs / IncrementalAlterConfigs */
+
+/* Kafka's AlterConfigOp.OpType ids. */
+typedef enum samsa_config_op {
+    SAMSA_CONFIG_OP_SET      = 0,
+    SAMSA_CONFIG_OP_DELETE   = 1,
+    SAMSA_CONFIG_OP_APPEND   = 2,
+    SAMSA_CONFIG_OP_SUBTRACT = 3,
+} samsa_config_op_t;
+
+typedef struct samsa_controller_config_op {
+    const char   *name;
+    int8_t        op;                   /* samsa_config_op_t; ignored by
+                                           the full replace */
+    const char   *value;                /* NULL for DELETE */
+} samsa_controller_config_op_t;
+
+typedef struct samsa_controller_alter_config {
+    int8_t                               resource_type; /* SAMSA_CONFIG_
+                                                           RESOURCE_* */
+    samsa_slice_t                        resource_name;
+    const samsa_controller_config_op_t  *ops;
+    size_t                               nops;
+} samsa_controller_alter_config_t;
+
+/* AlterConfigs: each resource's overrides become exactly ops' name/value
+ * pairs (keys not listed are removed).  Incremental: SET, DELETE, and
+ * APPEND/SUBTRACT of comma-separated items on LIST keys ("Can't APPEND to
+ * key retention.ms because its type is not LIST.").  TOPIC resources,
+ * and BROKER resources ("" or a broker id: dynamic broker configs,
+ * checked by meta/brokercfg.h, refusals INVALID_CONFIG: the KAFKA-13609
+ * intent, where Kafka 3.x's broker answers INVALID_REQUEST); other types INVALID_REQUEST "Unsupported configuration
+ * resource type ...".  Unknown topic: UNKNOWN_TOPIC_OR_PARTITION "The topic
+ * 'x' does not exist."; bad keys or values: INVALID_CONFIG.  results[i]
+ * answers resources[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_configs(
+    samsa_controller_t *ctrl,
+    const samsa_controller_alter_config_t *resources, size_t n,
+    bool incremental, bool validate_only, samsa_arena_t *arena,
+    samsa_controller_result_t *results);
+
+/* ---- AlterClientQuotas */
+
+typedef struct samsa_controller_quota_part {
+    samsa_slice_t  type;                /* "user", "client-id", "ip" */
+    samsa_slice_t  name;                /* ptr NULL: the default entity */
+} samsa_controller_quota_part_t;
+
+typedef struct samsa_controller_quota_op {
+    samsa_slice_t  key;                 /* producer_byte_rate, ... */
+    double         value;
+    bool           remove;
+} samsa_controller_quota_op_t;
+
+typedef struct samsa_controller_quota_alter {
+    const samsa_controller_quota_part_t  *entity;
+    size_t                                nentity;
+    const samsa_controller_quota_op_t    *ops;
+    size_t                                nops;
+} samsa_controller_quota_alter_t;
+
+/* Set or remove client quotas (one ClientQuotaRecord per changed key), as
+ * Kafka's ClientQuotaControlManager: INVALID_REQUEST "Invalid empty client
+ * quota entity", "Invalid client quota entity, duplicate entity entry
+ * user", "Unhandled client quota entity type: x", "Empty user not
+ * supported", "Invalid quota entity combination, IP entity shouldnot be
+ * combined with User or ClientId" (sic), "x is not a valid IP or
+ * resolvable host." (literal addresses only: no name lookup), "Duplicate
+ * quota key k not updating quota for this entity <entity>", "Invalid
+ * configuration key k", "Quota k must be greater than 0", "k cannot be a
+ * fractional value.", "Proposed value for k is too large for a LONG."
+ * (an INT for connection_creation_rate).  results[i] answers
+ * entries[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_client_quotas(
+    samsa_controller_t *ctrl, const samsa_controller_quota_alter_t *entries,
+    size_t n, bool validate_only, samsa_arena_t *arena,
+    samsa_controller_result_t *results);
+
+/* ---- producer ids */
+
+/* Allocate the next block of SAMSA_CONTROLLER_PRODUCER_ID_BLOCK producer
+ * ids (a ProducerIdsRecord): *first is its first id.  Kafka's
+ * AllocateProducerIds, for the transaction coordinator. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alloc_producer_ids(
+    samsa_controller_t *ctrl, int64_t *first);
+
+#endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */
