@@ -52,9 +52,6 @@ ALLOWED = {
 }
 # what broker/group and broker/txn may include of broker/ itself
 BROKER_SERVICES = {"broker/purgatory.h", "broker/quota.h", "broker/pidmgr.h"}
-# TEMPORARY (issue 17, one client config): the consumer still embeds the
-# producer's typed config for its network settings
-EXCEPTIONS = {("src/client/consumer/cconf.h", "client/producer/pconf.h")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:[a-z_]+/)+)([a-z_0-9]+\.h)"')
 
 
@@ -104,9 +101,6 @@ def main(root):
                     if not m:
                         continue
                     why = check_include(room, m.group(1), m.group(2))
-                    if why and (os.path.relpath(path, root),
-                                m.group(1) + m.group(2)) in EXCEPTIONS:
-                        why = None
                     if why:
                         bad.append("%s:%d: %s" % (os.path.relpath(path, root),
                                                   lineno, why))
