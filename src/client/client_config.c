@@ -92,3 +92,20 @@ samsa_client_config_fini(samsa_client_config_t *cc)
     samsa_free(cc->client_id);
     memset(cc, 0, sizeof(*cc));
 }
+
+samsa_nc_conf_t
+samsa_client_config_nc(const samsa_client_config_t *cc, int32_t max_in_flight,
+                       const char *log_name)
+{
+    return (samsa_nc_conf_t) {
+        .client_id = cc->client_id,
+        .max_in_flight = max_in_flight,
+        .request_timeout_ms = cc->request_timeout_ms,
+        .reconnect_backoff_ms = cc->reconnect_backoff_ms,
+        .reconnect_backoff_max_ms = cc->reconnect_backoff_max_ms,
+        .connection_setup_timeout_ms = cc->connection_setup_timeout_ms,
+        .send_buffer_bytes = cc->send_buffer_bytes,
+        .receive_buffer_bytes = cc->receive_buffer_bytes,
+        .log_name = log_name,
+    };
+}

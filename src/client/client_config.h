@@ -16,6 +16,8 @@
 
 #include <samsa/conf.h>
 
+#include "client/netclient.h"
+
 typedef struct samsa_client_config {
     char           **bootstrap;         /* "host:port" each */
     size_t           nbootstrap;
@@ -39,5 +41,11 @@ SAMSA_MUST_CHECK samsa_err_t samsa_client_config_load(
     size_t errstr_size);
 
 void samsa_client_config_fini(samsa_client_config_t *cc);
+
+/* The network client's settings from cc (borrowing its client.id), with
+ * max_in_flight requests per connection and log_name (NULL: "producer"). */
+samsa_nc_conf_t samsa_client_config_nc(const samsa_client_config_t *cc,
+                                       int32_t max_in_flight,
+                                       const char *log_name);
 
 #endif /* SAMSA_CLIENT_CLIENT_CONFIG_H */

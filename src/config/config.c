@@ -557,10 +557,10 @@ static samsa_err_t
 config_check_network(samsa_config_loader_t *ld)
 {
     samsa_config_t  *cfg = ld->cfg;
-    int64_t          queued = samsa_config_long(cfg,
-                                                "queued.max.request.bytes");
-    int32_t          request_max = samsa_config_int(cfg,
-                                                    "socket.request.max.bytes");
+    int64_t          queued =
+        samsa_config_long(cfg, "queued.max.request.bytes");
+    int32_t          request_max =
+        samsa_config_int(cfg, "socket.request.max.bytes");
 
     if (queued > 0 && queued < request_max) {
         return samsa_config_bad(ld, "queued.max.request.bytes", "must be -1 "

@@ -170,16 +170,10 @@ samsa_admin_new(const samsa_conf_t *conf, samsa_admin_t **adminp,
         samsa_client_config_fini(&net);
         return err;
     }
-    memset(&ncc, 0, sizeof(ncc));
-    ncc.client_id = net.client_id[0] != '\0' ? net.client_id
-                                              : "samsa-admin";
-    ncc.max_in_flight = 5;
-    ncc.request_timeout_ms = net.request_timeout_ms;
-    ncc.reconnect_backoff_ms = net.reconnect_backoff_ms;
-    ncc.reconnect_backoff_max_ms = net.reconnect_backoff_max_ms;
-    ncc.connection_setup_timeout_ms = net.connection_setup_timeout_ms;
-    ncc.send_buffer_bytes = net.send_buffer_bytes;
-    ncc.receive_buffer_bytes = net.receive_buffer_bytes;
+    ncc = samsa_client_config_nc(&net, 5, NULL);
+    if (net.client_id[0] == '\0') {
+        ncc.client_id = "samsa-admin";
+    }
     a = samsa_calloc(1, sizeof(*a));
     samsa_assert(pthread_mutex_init(&a->lock, NULL) == 0);
     a->nc = samsa_netclient_new(&ncc);

@@ -134,9 +134,11 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
     cc->read_committed = strcmp(samsa_conf_value(conf, "isolation.level"),
                                 "read_committed") == 0;
     cc->check_crcs = samsa_conf_bool(conf, "check.crcs");
-    cconf_assignors(cc, samsa_conf_value(conf, "partition.assignment.strategy"));
+    cconf_assignors(cc, samsa_conf_value(conf,
+                                         "partition.assignment.strategy"));
     cc->default_api_timeout_ms = cconf_int(conf, "default.api.timeout.ms");
-    cc->exclude_internal_topics = samsa_conf_bool(conf, "exclude.internal.topics");
+    cc->exclude_internal_topics = samsa_conf_bool(conf,
+                                                  "exclude.internal.topics");
     cc->allow_auto_create_topics = samsa_conf_bool(conf,
                                               "allow.auto.create.topics");
     cc->client_rack = samsa_strdup(samsa_conf_value(conf, "client.rack"));

@@ -56,8 +56,8 @@ pconf_idempotence(samsa_pconf_t *pc, const samsa_conf_t *conf, char *errstr,
     }
     if (explicit) {
         pconf_err(errstr, errstr_size, "invalid value '%s' for configuration "
-                  "'%s': %s (enable.idempotence=true)", samsa_conf_value(conf, key),
-                  key, why);
+                  "'%s': %s (enable.idempotence=true)",
+                  samsa_conf_value(conf, key), key, why);
         return SAMSA_ERR__CONFIG;
     }
     samsa_info("producer: idempotence disabled: %s %s", key, why);

@@ -794,8 +794,8 @@ sender_run_once(samsa_sender_t *s)
                          samsa_sender_fatal(s));
     }
     if (md_next < timeout) {
-        timeout = md_next < s->pc->net.retry_backoff_ms ? s->pc->net.retry_backoff_ms
-                                                    : md_next;
+        timeout = md_next < s->pc->net.retry_backoff_ms
+                      ? s->pc->net.retry_backoff_ms : md_next;
     }
     if (timeout > SENDER_MAX_POLL_MS || timeout < 0) {
         timeout = SENDER_MAX_POLL_MS;
@@ -833,16 +833,8 @@ samsa_sender_start(const samsa_pconf_t *pc, samsa_accum_t *accum,
                    samsa_pmetrics_t *metrics, samsa_txnmgr_t *tm)
 {
     samsa_sender_t   *s = samsa_calloc(1, sizeof(*s));
-    samsa_nc_conf_t   ncc = {
-        .client_id = pc->net.client_id,
-        .max_in_flight = pc->max_in_flight,
-        .request_timeout_ms = pc->net.request_timeout_ms,
-        .reconnect_backoff_ms = pc->net.reconnect_backoff_ms,
-        .reconnect_backoff_max_ms = pc->net.reconnect_backoff_max_ms,
-        .connection_setup_timeout_ms = pc->net.connection_setup_timeout_ms,
-        .send_buffer_bytes = pc->net.send_buffer_bytes,
-        .receive_buffer_bytes = pc->net.receive_buffer_bytes,
-    };
+    samsa_nc_conf_t   ncc = samsa_client_config_nc(&pc->net,
+                                                   pc->max_in_flight, NULL);
     const char       *colon;
     char             *host;
     size_t            i;

@@ -609,7 +609,8 @@ txn_backoff(samsa_txnmgr_t *tm, samsa_err_t err, bool group, int64_t now)
             tm->coord = SAMSA_NC_NO_NODE;
         }
     }
-    for (i = 0; i < tm->attempts && b < tm->pc->net.retry_backoff_max_ms; i++) {
+    for (i = 0; i < tm->attempts && b < tm->pc->net.retry_backoff_max_ms;
+         i++) {
         b *= 2;
     }
     if (b > tm->pc->net.retry_backoff_max_ms) {
