@@ -254,7 +254,8 @@ purg_watchers_eq(const samsa_map_node_t *node, const void *key)
 static purg_watchers_t *
 purg_watchers_find(purg_shard_t *shard, const char *key, uint64_t hash)
 {
-    samsa_map_node_t  *node = samsa_map_find(&shard->keys, hash, key);
+    samsa_map_node_t  *node = samsa_map_find(&shard->keys, hash,
+                                             purg_watchers_eq, key);
 
     return node != NULL ? SAMSA_MAP_ENTRY(node, purg_watchers_t, node) : NULL;
 }
@@ -514,7 +515,7 @@ samsa_purgatory_new(const char *name, int32_t purge_interval)
     purg->tw = samsa_timerwheel_new(NULL);
     for (i = 0; i < PURG_SHARDS; i++) {
         pthread_mutex_init(&purg->shards[i].lock, NULL);
-        samsa_map_init(&purg->shards[i].keys, purg_watchers_eq);
+        samsa_map_init(&purg->shards[i].keys);
     }
     atomic_init(&purg->watched, 0);
     atomic_init(&purg->estimated, 0);

@@ -129,8 +129,8 @@ samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s,
         atomic_init(&q->none_at[t], -1);
     }
     q->any_offset = -2;
-    samsa_map_init(&q->clients, quota_client_eq);
-    samsa_map_init(&q->sensors, quota_sensor_eq);
+    samsa_map_init(&q->clients);
+    samsa_map_init(&q->sensors);
     pthread_mutex_init(&q->lock, NULL);
     return q;
 }
@@ -173,7 +173,8 @@ quota_client_get(samsa_quota_mgr_t *q, samsa_slice_t id)
     quota_key_t        k = { .p = id.ptr != NULL ? id.ptr : "",
                              .len = id.len };
     uint64_t           h = samsa_hash_bytes(k.p, k.len, 0);
-    samsa_map_node_t  *n = samsa_map_find(&q->clients, h, &k);
+    samsa_map_node_t  *n = samsa_map_find(&q->clients, h, quota_client_eq,
+                                          &k);
     quota_client_t    *c;
     int                t;
 
@@ -199,7 +200,8 @@ quota_sensor_get(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                                  .client = client };
     uint64_t               h = samsa_hash_str(client, samsa_hash_str(
                                    user, (uint64_t) type));
-    samsa_map_node_t      *n = samsa_map_find(&q->sensors, h, &k);
+    samsa_map_node_t      *n = samsa_map_find(&q->sensors, h,
+                                              quota_sensor_eq, &k);
     samsa_quota_sensor_t  *s;
 
     if (n != NULL) {

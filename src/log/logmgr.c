@@ -151,7 +151,8 @@ logmgr_find(samsa_logmgr_t *mgr, const char *topic, int32_t partition)
     logmgr_key_t       k = { topic, partition };
     samsa_map_node_t  *node;
 
-    node = samsa_map_find(&mgr->map, logmgr_hash(topic, partition), &k);
+    node = samsa_map_find(&mgr->map, logmgr_hash(topic, partition),
+                          logmgr_entry_eq, &k);
     return node != NULL ? SAMSA_MAP_ENTRY(node, logmgr_entry_t, node) : NULL;
 }
 
@@ -1079,7 +1080,7 @@ logmgr_new(const samsa_logmgr_config_t *cfg)
     for (i = 0; i < cfg->ndirs; i++) {
         mgr->dirs[i].path = samsa_strdup(cfg->dirs[i]);
     }
-    samsa_map_init(&mgr->map, logmgr_entry_eq);
+    samsa_map_init(&mgr->map);
     mgr->on_flushed = cfg->on_flushed;
     mgr->on_flushed_ctx = cfg->on_flushed_ctx;
     pthread_mutex_init(&mgr->create_lock, NULL);

@@ -68,7 +68,7 @@ samsa_pstate_new(void)
 {
     samsa_pstate_t  *ps = samsa_calloc(1, sizeof(*ps));
 
-    samsa_map_init(&ps->map, pstate_node_eq);
+    samsa_map_init(&ps->map);
     return ps;
 }
 
@@ -100,7 +100,8 @@ samsa_pstate_free(samsa_pstate_t *ps)
 static pstate_node_t *
 pstate_node(const samsa_pstate_t *ps, int64_t pid)
 {
-    samsa_map_node_t  *node = samsa_map_find(&ps->map, pstate_hash(pid), &pid);
+    samsa_map_node_t  *node = samsa_map_find(&ps->map, pstate_hash(pid),
+                                             pstate_node_eq, &pid);
 
     return node != NULL ? SAMSA_MAP_ENTRY(node, pstate_node_t, node) : NULL;
 }

@@ -199,7 +199,7 @@ index_build(topic_index_t *idx, image_topic_t *const *topics, size_t n,
     size_t  i;
 
     index_fini(idx);
-    samsa_map_init(&idx->map, by_id ? index_id_eq : index_name_eq);
+    samsa_map_init(&idx->map);
     idx->nodes = samsa_calloc(cap + 1, sizeof(*idx->nodes));
     for (i = 0; i < n; i++) {
         if (topics[i] != NULL) {
@@ -216,7 +216,8 @@ index_find(const topic_index_t *idx, image_topic_t *const *topics,
     index_key_t        k = { idx, topics, name, len, id };
     samsa_map_node_t  *node;
 
-    node = samsa_map_find(&idx->map, index_hash(name, len, id, by_id), &k);
+    node = samsa_map_find(&idx->map, index_hash(name, len, id, by_id),
+                          by_id ? index_id_eq : index_name_eq, &k);
     return node != NULL ? (size_t) (node - idx->nodes) : SIZE_MAX;
 }
 

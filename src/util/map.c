@@ -14,17 +14,6 @@
 
 /* ---- hashing ------------------------------------------------------------- */
 
-static uint64_t
-hash_mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
-
 uint64_t
 samsa_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
@@ -35,7 +24,7 @@ samsa_hash_bytes(const void *p, size_t n, uint64_t seed)
     for (i = 0; i < n; i++) {
         h = (h ^ b[i]) * FNV_PRIME;
     }
-    return hash_mix(h ^ n);
+    return samsa_hash_mix(h ^ n);
 }
 
 uint64_t
@@ -44,26 +33,19 @@ samsa_hash_str(const char *s, uint64_t seed)
     return samsa_hash_bytes(s, strlen(s), seed);
 }
 
-uint64_t
-samsa_hash_u64(uint64_t x, uint64_t seed)
-{
-    return hash_mix(x ^ hash_mix(seed ^ FNV_OFFSET));
-}
-
 /* ---- map ------------------------------------------------------------------- */
 
 void
-samsa_map_init(samsa_map_t *map, samsa_map_eq_fn_t *eq)
+samsa_map_init(samsa_map_t *map)
 {
     memset(map, 0, sizeof(*map));
-    map->eq = eq;
 }
 
 void
 samsa_map_fini(samsa_map_t *map)
 {
     samsa_free(map->buckets);
-    samsa_map_init(map, map->eq);
+    samsa_map_init(map);
 }
 
 static size_t
@@ -91,23 +73,6 @@ map_grow(samsa_map_t *map)
         }
     }
     samsa_free(old);
-}
-
-samsa_map_node_t *
-samsa_map_find(const samsa_map_t *map, uint64_t hash, const void *key)
-{
-    samsa_map_node_t  *node;
-
-    if (map->nbuckets == 0) {
-        return NULL;
-    }
-    for (node = map->buckets[map_index(map, hash)]; node != NULL;
-         node = node->next) {
-        if (node->hash == hash && map->eq(node, key)) {
-            return node;
-        }
-    }
-    return NULL;
 }
 
 void

@@ -6,8 +6,9 @@
  * and the map links those nodes into its buckets, so inserting allocates
  * nothing but, now and then, a bigger bucket array.  A node carries its
  * key's 64-bit hash, computed once by the caller with samsa_hash_*(); the
- * caller's eq function compares the key itself, called only for nodes
- * whose hash matches.  Keys are whatever the entry holds (bytes, strings,
+ * eq function the caller passes to samsa_map_find compares the key
+ * itself, called only for nodes whose hash matches (find is inline, so
+ * the compiler can inline eq too: a lookup is a few loads, no call).  Keys are whatever the entry holds (bytes, strings,
  * ids): the map never sees them.
  *
  * Buckets are indexed by the hash's top bits, so a caller that shards by
@@ -42,7 +43,6 @@ typedef struct samsa_map {
     size_t              nbuckets;       /* 0 or a power of two */
     unsigned            shift;          /* 64 - log2(nbuckets) */
     size_t              count;
-    samsa_map_eq_fn_t  *eq;
 } samsa_map_t;
 
 typedef struct samsa_map_iter {
@@ -55,15 +55,30 @@ typedef struct samsa_map_iter {
 #define SAMSA_MAP_ENTRY(node, type, member) \
     ((type *) (void *) ((char *) (node) - offsetof(type, member)))
 
-void samsa_map_init(samsa_map_t *map, samsa_map_eq_fn_t *eq);
+void samsa_map_init(samsa_map_t *map);
 
 /* Free the bucket array; the nodes are the caller's (free them first,
  * iterating).  The map is empty and usable again afterwards. */
 void samsa_map_fini(samsa_map_t *map);
 
 /* The node with this hash whose entry eq says holds key, or NULL. */
-samsa_map_node_t *samsa_map_find(const samsa_map_t *map, uint64_t hash,
-                                 const void *key);
+static inline samsa_map_node_t *
+samsa_map_find(const samsa_map_t *map, uint64_t hash, samsa_map_eq_fn_t *eq,
+               const void *key)
+{
+    samsa_map_node_t  *node;
+
+    if (map->nbuckets == 0) {
+        return NULL;
+    }
+    for (node = map->buckets[hash >> map->shift]; node != NULL;
+         node = node->next) {
+        if (node->hash == hash && eq(node, key)) {
+            return node;
+        }
+    }
+    return NULL;
+}
 
 /* Link node under hash.  The key must not be in the map already. */
 void samsa_map_insert(samsa_map_t *map, samsa_map_node_t *node,
@@ -83,8 +98,25 @@ samsa_map_node_t *samsa_map_iter_next(samsa_map_iter_t *it);
  * (murmur3's finaliser) so that every bit of the result depends on every
  * byte.  seed chains hashes of several parts: hash(b, hash(a, 0)). */
 
+static inline uint64_t
+samsa_hash_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+
 uint64_t samsa_hash_bytes(const void *p, size_t n, uint64_t seed);
 uint64_t samsa_hash_str(const char *s, uint64_t seed);
-uint64_t samsa_hash_u64(uint64_t x, uint64_t seed);
+
+static inline uint64_t
+samsa_hash_u64(uint64_t x, uint64_t seed)
+{
+    return samsa_hash_mix(x ^ samsa_hash_mix(seed
+                                             ^ UINT64_C(0x9e3779b97f4a7c15)));
+}
 
 #endif /* SAMSA_UTIL_MAP_H */

@@ -23,7 +23,8 @@ item_eq(const samsa_map_node_t *node, const void *key)
 static item_t *
 item_find(const samsa_map_t *m, uint64_t key)
 {
-    samsa_map_node_t  *n = samsa_map_find(m, samsa_hash_u64(key, 0), &key);
+    samsa_map_node_t  *n = samsa_map_find(m, samsa_hash_u64(key, 0),
+                                           item_eq, &key);
 
     return n != NULL ? SAMSA_MAP_ENTRY(n, item_t, node) : NULL;
 }
@@ -36,7 +37,7 @@ test_map_empty(void **state)
     samsa_map_iter_t  it;
 
     (void) state;
-    samsa_map_init(&m, item_eq);
+    samsa_map_init(&m);
     assert_null(item_find(&m, 1));
     assert_null(m.buckets);
     samsa_map_iter_init(&it, &m);
@@ -54,7 +55,7 @@ test_map_grow_find(void **state)
     size_t       i;
 
     (void) state;
-    samsa_map_init(&m, item_eq);
+    samsa_map_init(&m);
     for (i = 0; i < N; i++) {
         items[i].key = i * 7919;
         samsa_map_insert(&m, &items[i].node, samsa_hash_u64(items[i].key, 0));
@@ -80,7 +81,7 @@ test_map_remove(void **state)
 
     (void) state;
     memset(items, 0, sizeof(items));
-    samsa_map_init(&m, item_eq);
+    samsa_map_init(&m);
     for (i = 0; i < N; i++) {
         items[i].key = i;
         samsa_map_insert(&m, &items[i].node, samsa_hash_u64(i, 0));
@@ -118,7 +119,7 @@ test_map_iter_remove(void **state)
     size_t             i, visits = 0;
 
     (void) state;
-    samsa_map_init(&m, item_eq);
+    samsa_map_init(&m);
     for (i = 0; i < N; i++) {
         items[i].key = i;
         samsa_map_insert(&m, &items[i].node, samsa_hash_u64(i, 0));
@@ -154,18 +155,18 @@ test_map_collisions(void **state)
     uint64_t     k = 3;
 
     (void) state;
-    samsa_map_init(&m, item_eq);
+    samsa_map_init(&m);
     samsa_map_insert(&m, &a.node, 42);
     samsa_map_insert(&m, &b.node, 42);
     k = 1;
-    assert_ptr_equal(samsa_map_find(&m, 42, &k), &a.node);
+    assert_ptr_equal(samsa_map_find(&m, 42, item_eq, &k), &a.node);
     k = 2;
-    assert_ptr_equal(samsa_map_find(&m, 42, &k), &b.node);
+    assert_ptr_equal(samsa_map_find(&m, 42, item_eq, &k), &b.node);
     k = 3;
-    assert_null(samsa_map_find(&m, 42, &k));
+    assert_null(samsa_map_find(&m, 42, item_eq, &k));
     samsa_map_remove(&m, &a.node);
     k = 2;
-    assert_ptr_equal(samsa_map_find(&m, 42, &k), &b.node);
+    assert_ptr_equal(samsa_map_find(&m, 42, item_eq, &k), &b.node);
     samsa_map_fini(&m);
 }
 
