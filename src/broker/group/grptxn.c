@@ -57,14 +57,14 @@ samsa_grp_txn_offset_put(samsa_grp_t *g, int64_t pid, const char *topic,
         t = &g->txn_offsets[g->ntxn_offsets++];
         memset(t, 0, sizeof(*t));
         t->producer_id = pid;
-        t->o.topic = samsa_grp_strndup(topic, topic_len);
+        t->o.topic = samsa_strndup(topic, topic_len);
         t->o.partition = partition;
     } else {
         samsa_free(t->o.metadata);
     }
     t->o.offset = offset;
     t->o.leader_epoch = leader_epoch;
-    t->o.metadata = samsa_grp_strndup(metadata != NULL ? metadata : "",
+    t->o.metadata = samsa_strndup(metadata != NULL ? metadata : "",
                                       metadata != NULL ? metadata_len : 0);
     t->o.commit_ts_ms = commit_ts_ms;
     t->o.expire_ts_ms = -1;
