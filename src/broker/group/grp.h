@@ -3,7 +3,7 @@
  * and GroupMetadataManager): groups and their members, the rebalance
  * protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, static
  * membership), committed offsets, and their persistence in the internal
- * topic __consumer_offsets (broker/grpstore.h), reloaded at start.
+ * topic __consumer_offsets (broker/group/grpstore.c), reloaded at start.
  *
  * Group states are Kafka's: Empty, PreparingRebalance,
  * CompletingRebalance, Stable, Dead.  Rebalance and session timeouts are
