@@ -227,10 +227,6 @@ void samsa_grp_txn_offset_put(samsa_grp_t *grp, int64_t producer_id,
                               int32_t leader_epoch, const char *metadata,
                               size_t metadata_len, int64_t commit_ts_ms);
 
-/* Commit (move to the offsets) or drop producer_id's pending offsets.
- * @locks grp held */
-void samsa_grp_txn_apply(samsa_grp_t *grp, int64_t producer_id, bool commit);
-
 /* Free every pending offset (group teardown). */
 void samsa_grp_txn_offsets_free(samsa_grp_t *grp);
 

@@ -174,9 +174,9 @@ samsa_txn_tps_clear(samsa_txn_t *txn)
     txn->ntps = 0;
 }
 
-bool
-samsa_txn_tps_has(const samsa_txn_t *txn, const char *topic, size_t len,
-                  int32_t partition)
+static bool
+txn_tps_has(const samsa_txn_t *txn, const char *topic, size_t len,
+            int32_t partition)
 {
     size_t  i;
 
@@ -194,7 +194,7 @@ void
 samsa_txn_tps_add(samsa_txn_t *txn, const char *topic, size_t len,
                   int32_t partition)
 {
-    if (samsa_txn_tps_has(txn, topic, len, partition)) {
+    if (txn_tps_has(txn, topic, len, partition)) {
         return;
     }
     txn->tps = samsa_realloc(txn->tps, (txn->ntps + 1) * sizeof(*txn->tps));
@@ -650,8 +650,8 @@ txn_add_locked(samsa_txn_t *txn, int64_t pid, int16_t epoch,
         return SAMSA_ERR_INVALID_TXN_STATE;
     }
     for (i = 0; i < n && all_in; i++) {
-        all_in = samsa_txn_tps_has(txn, tps[i].topic.ptr, tps[i].topic.len,
-                                   tps[i].partition);
+        all_in = txn_tps_has(txn, tps[i].topic.ptr, tps[i].topic.len,
+                             tps[i].partition);
     }
     if (all_in) {
         return SAMSA_ERR_NONE;
@@ -847,7 +847,7 @@ samsa_txn_partition_in_txn(samsa_txncoord_t *tc, samsa_slice_t txn_id,
     } else if (epoch < txn->epoch) {
         err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
     } else if (epoch != txn->epoch || txn->state != SAMSA_TXN_ONGOING
-               || !samsa_txn_tps_has(txn, topic.ptr, topic.len, partition)) {
+               || !txn_tps_has(txn, topic.ptr, topic.len, partition)) {
         err = SAMSA_ERR_INVALID_TXN_STATE;
     }
     pthread_mutex_unlock(&txn->lock);

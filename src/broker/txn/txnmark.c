@@ -137,8 +137,11 @@ txnmark_coordinator_epoch(samsa_txn_t *txn)
     return epoch;
 }
 
-samsa_err_t
-samsa_txnmark_complete(samsa_txn_t *txn)
+/* Write the markers of txn's transaction to each partition, then the
+ * CompleteCommit/CompleteAbort record.  @locks txn held
+ * @thread txnmarker */
+static SAMSA_MUST_CHECK samsa_err_t
+txnmark_complete(samsa_txn_t *txn)
 {
     bool          commit = txn->state == SAMSA_TXN_PREPARE_COMMIT;
     int32_t       cepoch;
@@ -236,7 +239,7 @@ txnmark_process(samsa_txncoord_t *tc, samsa_txn_t **work, size_t n)
         work[i]->queued = false;
         pthread_mutex_unlock(&tc->queue_lock);
         pthread_mutex_lock(&work[i]->lock);
-        err = samsa_txnmark_complete(work[i]);
+        err = txnmark_complete(work[i]);
         if (err != SAMSA_ERR_NONE) {
             samsa_txnmark_enqueue(work[i]);
             failed = true;
@@ -250,8 +253,10 @@ txnmark_process(samsa_txncoord_t *tc, samsa_txn_t **work, size_t n)
 
 /* ---- timers ------------------------------------------------------------------- */
 
-void
-samsa_txnmark_abort_timed_out(samsa_txncoord_t *tc, int64_t now_ms)
+/* The timers, one pass each: abort Ongoing transactions past their timeout
+ * and remove ids idle past transactional.id.expiration.ms. */
+static void
+txnmark_abort_timed_out(samsa_txncoord_t *tc, int64_t now_ms)
 {
     samsa_txn_t  **all;
     samsa_txn_t   *txn;
@@ -278,8 +283,8 @@ samsa_txnmark_abort_timed_out(samsa_txncoord_t *tc, int64_t now_ms)
     samsa_free(all);
 }
 
-void
-samsa_txnmark_remove_expired(samsa_txncoord_t *tc, int64_t now_ms)
+static void
+txnmark_remove_expired(samsa_txncoord_t *tc, int64_t now_ms)
 {
     samsa_txn_t  **all;
     samsa_txn_t   *txn;
@@ -347,11 +352,11 @@ txnmark_main(void *arg)
         if (now >= next_abort || now >= next_expire) {
             pthread_mutex_unlock(&tc->queue_lock);
             if (now >= next_abort) {
-                samsa_txnmark_abort_timed_out(tc, samsa_wall_ms());
+                txnmark_abort_timed_out(tc, samsa_wall_ms());
                 next_abort = samsa_now_ms() + tc->abort_interval_ms;
             }
             if (now >= next_expire) {
-                samsa_txnmark_remove_expired(tc, samsa_wall_ms());
+                txnmark_remove_expired(tc, samsa_wall_ms());
                 next_expire = samsa_now_ms() + tc->expire_interval_ms;
             }
             pthread_mutex_lock(&tc->queue_lock);
