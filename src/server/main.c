@@ -30,6 +30,7 @@
 #include "server/reqstats.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fault.h"
 
 #define SAMSA_VERSION          "0.1.0"
 #define SHUTDOWN_DRAIN_MS      10000    /* in-flight requests get this long */
@@ -387,14 +388,13 @@ server_fill_endpoints(server_t *srv)
     }
 }
 
-/* Test-only hook: SAMSA_TEST_OPEN_DELAY_MS holds the start after the
- * metrics listener opened and before the logs load, so tests can see
- * /ready answer 503. */
+/* Test hook of samsa-server-faults (util/fault.h): SAMSA_TEST_OPEN_DELAY_MS
+ * holds the start after the metrics listener opened and before the logs
+ * load, so tests can see /ready answer 503. */
 static void
 server_test_open_delay(void)
 {
-    const char       *v = getenv("SAMSA_TEST_OPEN_DELAY_MS");
-    long              ms = v != NULL ? strtol(v, NULL, 10) : 0;
+    long              ms = SAMSA_TEST_HOOK("SAMSA_TEST_OPEN_DELAY_MS");
     struct timespec   ts;
 
     if (ms <= 0) {

@@ -17,6 +17,7 @@
 #include "meta/image.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fault.h"
 #include "util/time.h"
 
 static const char *const  txn_state_names[SAMSA_TXN_STATE_COUNT] = {
@@ -308,7 +309,6 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
                     char *errstr, size_t errstr_size)
 {
     samsa_txncoord_t  *tc = samsa_calloc(1, sizeof(*tc));
-    const char        *hook = getenv("SAMSA_TEST_TXN_STOP_AFTER_PREPARE");
     samsa_err_t        err;
 
     tc->conf = *conf;
@@ -325,8 +325,8 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
         conf->cfg, "transaction.remove.expired.transaction.cleanup.interval.ms");
     tc->segment_bytes =
         samsa_config_int(conf->cfg, "transaction.state.log.segment.bytes");
-    tc->test_stop_after_prepare = hook != NULL && hook[0] != '\0'
-                                  && strcmp(hook, "0") != 0;
+    tc->test_stop_after_prepare =
+        SAMSA_TEST_HOOK("SAMSA_TEST_TXN_STOP_AFTER_PREPARE") != 0;
     if (tc->test_stop_after_prepare) {
         samsa_warn("SAMSA_TEST_TXN_STOP_AFTER_PREPARE is set: transactions "
                    "stay in PrepareCommit/PrepareAbort (a test hook)");

@@ -59,7 +59,8 @@ struct samsa_txncoord {
     int64_t                abort_interval_ms;       /* [const] */
     int64_t                expire_interval_ms;      /* [const] */
     int32_t                segment_bytes;   /* [const] */
-    bool                   test_stop_after_prepare; /* [const] test hook */
+    bool                   test_stop_after_prepare; /* [const] samsa-server-faults'
+                                           SAMSA_TEST_TXN_STOP_AFTER_PREPARE */
     pthread_mutex_t        table_lock;      /* guards txns, ntxns, cap */
     samsa_txn_t          **txns;            /* sorted by id; one ref each */
     size_t                 ntxns;
