@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -450,63 +451,23 @@ samsa_grpcoord_close(samsa_grpcoord_t *gc)
 samsa_err_t
 samsa_grpcoord_ensure_topic(samsa_grpcoord_t *gc)
 {
-    samsa_controller_create_topics_t  req;
-    samsa_controller_new_topic_t      nt;
-    samsa_controller_topic_result_t   res;
-    samsa_image_config_t              configs[3];
-    samsa_image_t                    *img;
-    samsa_arena_t                     arena;
-    samsa_err_t                       err = SAMSA_ERR_NONE;
-    char                              segment[24];
-    bool                              exists;
+    samsa_image_config_t  configs[3];
+    samsa_err_t           err;
+    char                  segment[24];
 
     if (atomic_load_explicit(&gc->topic_ready, memory_order_acquire)) {
         return SAMSA_ERR_NONE;
     }
     pthread_mutex_lock(&gc->topic_lock);
-    img = samsa_meta_image_get(gc->conf.meta);
-    exists = samsa_image_topic_find(img, SAMSA_GRP_OFFSETS_TOPIC,
-                                    strlen(SAMSA_GRP_OFFSETS_TOPIC)) != NULL;
-    samsa_image_put(img);
-    if (!exists && gc->conf.ctrl != NULL) {
-        snprintf(segment, sizeof(segment), "%d",
-                 (int) samsa_config_int(gc->conf.cfg,
-                                        "offsets.topic.segment.bytes"));
-        configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
-        configs[1] = (samsa_image_config_t) { "compression.type",
-                                              "producer" };
-        configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
-        memset(&nt, 0, sizeof(nt));
-        nt.name = samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC);
-        nt.num_partitions = gc->num_partitions;
-        nt.replication_factor = 1;      /* one node: offsets.topic.
-                                           replication.factor is capped */
-        nt.configs = configs;
-        nt.nconfigs = 3;
-        memset(&req, 0, sizeof(req));
-        req.topics = &nt;
-        req.ntopics = 1;
-        req.internal = true;
-        samsa_arena_init(&arena);
-        err = samsa_controller_create_topics(gc->conf.ctrl, &req, &arena,
-                                             &res);
-        if (err == SAMSA_ERR_NONE && res.error != SAMSA_ERR_NONE
-            && res.error != SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
-            err = res.error;
-        }
-        if (err != SAMSA_ERR_NONE) {
-            samsa_error("cannot create %s: %s (%s)", SAMSA_GRP_OFFSETS_TOPIC,
-                        samsa_err_name(err),
-                        res.message != NULL ? res.message : "");
-            err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-        } else {
-            samsa_info("created %s with %d partitions",
-                       SAMSA_GRP_OFFSETS_TOPIC, (int) gc->num_partitions);
-        }
-        samsa_arena_fini(&arena);
-    } else if (!exists) {
-        err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
+    snprintf(segment, sizeof(segment), "%d",
+             (int) samsa_config_int(gc->conf.cfg,
+                                    "offsets.topic.segment.bytes"));
+    configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
+    configs[1] = (samsa_image_config_t) { "compression.type", "producer" };
+    configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
+    err = samsa_coordtopic_create(gc->conf.meta, gc->conf.ctrl,
+                                  SAMSA_GRP_OFFSETS_TOPIC, gc->num_partitions,
+                                  configs, 3);
     if (err == SAMSA_ERR_NONE) {
         atomic_store_explicit(&gc->topic_ready, true, memory_order_release);
     }

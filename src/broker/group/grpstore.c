@@ -21,6 +21,7 @@
 #include "proto/gen/GroupRecords.h"
 #include "proto/recbuild.h"
 #include "proto/wr.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -76,8 +77,6 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
     samsa_plog_append_opts_t     opts;
     samsa_plog_append_result_t   res;
     samsa_recbuild_t             rb;
-    samsa_image_t               *img;
-    const samsa_image_topic_t   *t;
     samsa_plog_t                *plog;
     samsa_buf_t                  scratch = SAMSA_BUF_INIT;
     samsa_err_t                  err;
@@ -89,19 +88,11 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
         return SAMSA_ERR_NONE;
     }
     memset(&opts, 0, sizeof(opts));
-    img = samsa_meta_image_get(gc->conf.meta);
-    t = samsa_image_topic_find(img, SAMSA_GRP_OFFSETS_TOPIC,
-                               strlen(SAMSA_GRP_OFFSETS_TOPIC));
-    if (t == NULL || g->partition >= t->npartitions) {
-        samsa_image_put(img);
-        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
-    opts.leader_epoch = t->partitions[g->partition].leader_epoch;
-    samsa_image_put(img);
-    plog = samsa_logmgr_plog_ref(gc->conf.logs, SAMSA_GRP_OFFSETS_TOPIC,
-                                 g->partition);
-    if (plog == NULL) {
-        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+    err = samsa_coordtopic_plog(gc->conf.meta, gc->conf.logs,
+                                SAMSA_GRP_OFFSETS_TOPIC, g->partition, &plog,
+                                &opts.leader_epoch);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     for (i = 0; i < n; i++) {
         cap += samsa_recbuild_size_upper(recs[i].key.len, recs[i].value.len,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/fault.h"
@@ -387,64 +388,24 @@ samsa_txncoord_close(samsa_txncoord_t *tc)
 samsa_err_t
 samsa_txncoord_ensure_topic(samsa_txncoord_t *tc)
 {
-    samsa_controller_create_topics_t  req;
-    samsa_controller_new_topic_t      nt;
-    samsa_controller_topic_result_t   res;
-    samsa_image_config_t              configs[4];
-    samsa_image_t                    *img;
-    samsa_arena_t                     arena;
-    samsa_err_t                       err = SAMSA_ERR_NONE;
-    char                              segment[24];
-    bool                              exists;
+    samsa_image_config_t  configs[4];
+    samsa_err_t           err;
+    char                  segment[24];
 
     if (atomic_load_explicit(&tc->topic_ready, memory_order_acquire)) {
         return SAMSA_ERR_NONE;
     }
     pthread_mutex_lock(&tc->topic_lock);
-    img = samsa_meta_image_get(tc->conf.meta);
-    exists = samsa_image_topic_find(img, SAMSA_TXN_STATE_TOPIC,
-                                    strlen(SAMSA_TXN_STATE_TOPIC)) != NULL;
-    samsa_image_put(img);
-    if (!exists && tc->conf.ctrl != NULL) {
-        snprintf(segment, sizeof(segment), "%d", (int) tc->segment_bytes);
-        /* Kafka's TransactionLog topic configs */
-        configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
-        configs[1] = (samsa_image_config_t) { "compression.type",
-                                              "uncompressed" };
-        configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
-        configs[3] = (samsa_image_config_t) { "unclean.leader.election.enable",
-                                              "false" };
-        memset(&nt, 0, sizeof(nt));
-        nt.name = samsa_slice_cstr(SAMSA_TXN_STATE_TOPIC);
-        nt.num_partitions = tc->num_partitions;
-        nt.replication_factor = 1;      /* one node: transaction.state.log.
-                                           replication.factor is capped */
-        nt.configs = configs;
-        nt.nconfigs = 4;
-        memset(&req, 0, sizeof(req));
-        req.topics = &nt;
-        req.ntopics = 1;
-        req.internal = true;
-        samsa_arena_init(&arena);
-        err = samsa_controller_create_topics(tc->conf.ctrl, &req, &arena,
-                                             &res);
-        if (err == SAMSA_ERR_NONE && res.error != SAMSA_ERR_NONE
-            && res.error != SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
-            err = res.error;
-        }
-        if (err != SAMSA_ERR_NONE) {
-            samsa_error("cannot create %s: %s (%s)", SAMSA_TXN_STATE_TOPIC,
-                        samsa_err_name(err),
-                        res.message != NULL ? res.message : "");
-            err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-        } else {
-            samsa_info("created %s with %d partitions", SAMSA_TXN_STATE_TOPIC,
-                       (int) tc->num_partitions);
-        }
-        samsa_arena_fini(&arena);
-    } else if (!exists) {
-        err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
+    snprintf(segment, sizeof(segment), "%d", (int) tc->segment_bytes);
+    /* Kafka's TransactionLog topic configs */
+    configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
+    configs[1] = (samsa_image_config_t) { "compression.type", "uncompressed" };
+    configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
+    configs[3] = (samsa_image_config_t) { "unclean.leader.election.enable",
+                                          "false" };
+    err = samsa_coordtopic_create(tc->conf.meta, tc->conf.ctrl,
+                                  SAMSA_TXN_STATE_TOPIC, tc->num_partitions,
+                                  configs, 4);
     if (err == SAMSA_ERR_NONE) {
         atomic_store_explicit(&tc->topic_ready, true, memory_order_release);
     }
