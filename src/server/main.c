@@ -526,19 +526,25 @@ server_start(server_t *srv)
     return err;
 }
 
+/* The metrics thread reads the servers: it goes first; no
+ * reconfiguration touches them from here on.  A second call does nothing. */
+static void
+server_quiet(server_t *srv)
+{
+    samsa_httpd_close(srv->httpd);
+    srv->httpd = NULL;
+    if (srv->brk_open) {
+        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
+    }
+}
+
 static void
 server_stop(server_t *srv)
 {
     server_side_t  *sides[2] = { &srv->broker, &srv->controller };
     size_t          i;
 
-    /* The metrics thread reads the servers: it goes first; no
-     * reconfiguration touches them from here on. */
-    samsa_httpd_close(srv->httpd);
-    srv->httpd = NULL;
-    if (srv->brk_open) {
-        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
-    }
+    server_quiet(srv);
     for (i = 0; i < 2; i++) {
         if (sides[i]->ss != NULL) {
             samsa_sockserver_stop_accepting(sides[i]->ss);
@@ -564,10 +570,8 @@ server_free(server_t *srv)
 
     /* Handlers have stopped; requests still waiting in a purgatory are
      * answered while their network threads' queues still exist. */
-    samsa_httpd_close(srv->httpd);
-    srv->httpd = NULL;
+    server_quiet(srv);
     if (srv->brk_open) {
-        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
         samsa_broker_answer_waiting(&srv->brk);
     }
     for (i = 0; i < 2; i++) {
