@@ -648,6 +648,20 @@ txn_add_locked(samsa_txn_t *txn, int64_t pid, int16_t epoch,
     return SAMSA_ERR_NONE;
 }
 
+/* The known transactional id txn_id (a reference), as AddPartitionsToTxn
+ * and EndTxn look it up: INVALID_REQUEST for an empty id,
+ * INVALID_PRODUCER_ID_MAPPING for one this coordinator does not have. */
+static samsa_err_t
+txn_get_known(samsa_txncoord_t *tc, samsa_slice_t txn_id, samsa_txn_t **txn)
+{
+    if (txn_id.len == 0) {
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    *txn = samsa_txn_get(tc, txn_id, false);
+    return *txn != NULL ? SAMSA_ERR_NONE
+                        : SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+}
+
 static samsa_err_t
 txn_add(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
         int16_t epoch, const samsa_txn_tp_t *tps, size_t n)
@@ -655,12 +669,9 @@ txn_add(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
     samsa_txn_t  *txn;
     samsa_err_t   err;
 
-    if (txn_id.len == 0) {
-        return SAMSA_ERR_INVALID_REQUEST;
-    }
-    txn = samsa_txn_get(tc, txn_id, false);
-    if (txn == NULL) {
-        return SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+    err = txn_get_known(tc, txn_id, &txn);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     pthread_mutex_lock(&txn->lock);
     err = txn_add_locked(txn, pid, epoch, tps, n);
@@ -771,12 +782,9 @@ samsa_txn_end(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
     samsa_txn_t  *txn;
     samsa_err_t   err;
 
-    if (txn_id.len == 0) {
-        return SAMSA_ERR_INVALID_REQUEST;
-    }
-    txn = samsa_txn_get(tc, txn_id, false);
-    if (txn == NULL) {
-        return SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+    err = txn_get_known(tc, txn_id, &txn);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     pthread_mutex_lock(&txn->lock);
     err = txn_end_locked(txn, pid, epoch, commit);
