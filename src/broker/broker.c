@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "broker/group/consumer_group.h"
 #include "meta/brokercfg.h"
 #include "meta/controller/controller.h"
 #include "meta/topic_config.h"
@@ -351,6 +352,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     gcfg.meta = b->meta;
     gcfg.ctrl = b->ctrl;
     gcfg.logs = b->logs;
+    gcfg.consumer_ops = &samsa_consumer_group_ops;
     err = samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;

@@ -21,22 +21,16 @@ cluster_json(const samsa_cluster_desc_t *cd)
 
     samsa_json_init(&j, stdout);
     samsa_json_obj(&j);
-    samsa_json_key(&j, "cluster_id");
-    samsa_json_str(&j, cd->cluster_id);
-    samsa_json_key(&j, "controller_id");
-    samsa_json_int(&j, cd->controller_id);
+    samsa_json_kv_str(&j, "cluster_id", cd->cluster_id);
+    samsa_json_kv_int(&j, "controller_id", cd->controller_id);
     samsa_json_key(&j, "brokers");
     samsa_json_arr(&j);
     for (i = 0; i < cd->nbrokers; i++) {
         samsa_json_obj(&j);
-        samsa_json_key(&j, "id");
-        samsa_json_int(&j, cd->brokers[i].id);
-        samsa_json_key(&j, "host");
-        samsa_json_str(&j, cd->brokers[i].host);
-        samsa_json_key(&j, "port");
-        samsa_json_int(&j, cd->brokers[i].port);
-        samsa_json_key(&j, "rack");
-        samsa_json_str(&j, cd->brokers[i].rack);
+        samsa_json_kv_int(&j, "id", cd->brokers[i].id);
+        samsa_json_kv_str(&j, "host", cd->brokers[i].host);
+        samsa_json_kv_int(&j, "port", cd->brokers[i].port);
+        samsa_json_kv_str(&j, "rack", cd->brokers[i].rack);
         samsa_json_obj_end(&j);
     }
     samsa_json_arr_end(&j);

@@ -73,14 +73,10 @@ group_list(int argc, char **argv)
 
         if (s.json) {
             samsa_json_obj(&j);
-            samsa_json_key(&j, "group_id");
-            samsa_json_str(&j, g->group_id);
-            samsa_json_key(&j, "state");
-            samsa_json_str(&j, g->state);
-            samsa_json_key(&j, "protocol_type");
-            samsa_json_str(&j, g->protocol_type);
-            samsa_json_key(&j, "coordinator");
-            samsa_json_int(&j, g->coordinator);
+            samsa_json_kv_str(&j, "group_id", g->group_id);
+            samsa_json_kv_str(&j, "state", g->state);
+            samsa_json_kv_str(&j, "protocol_type", g->protocol_type);
+            samsa_json_kv_int(&j, "coordinator", g->coordinator);
             samsa_json_obj_end(&j);
         }
         samsa_table_row(t);
@@ -194,40 +190,28 @@ group_describe_json(samsa_json_t *j, const samsa_group_desc_t *gd,
     size_t  i, k;
 
     samsa_json_obj(j);
-    samsa_json_key(j, "group_id");
-    samsa_json_str(j, gd->group_id);
-    samsa_json_key(j, "type");
-    samsa_json_str(j, gd->type);
-    samsa_json_key(j, "state");
-    samsa_json_str(j, gd->state);
-    samsa_json_key(j, "protocol_type");
-    samsa_json_str(j, gd->protocol_type);
-    samsa_json_key(j, "protocol");
-    samsa_json_str(j, gd->protocol);
-    samsa_json_key(j, "coordinator");
-    samsa_json_int(j, gd->coordinator);
+    samsa_json_kv_str(j, "group_id", gd->group_id);
+    samsa_json_kv_str(j, "type", gd->type);
+    samsa_json_kv_str(j, "state", gd->state);
+    samsa_json_kv_str(j, "protocol_type", gd->protocol_type);
+    samsa_json_kv_str(j, "protocol", gd->protocol);
+    samsa_json_kv_int(j, "coordinator", gd->coordinator);
     samsa_json_key(j, "members");
     samsa_json_arr(j);
     for (i = 0; i < gd->nmembers; i++) {
         const samsa_group_member_t  *m = &gd->members[i];
 
         samsa_json_obj(j);
-        samsa_json_key(j, "member_id");
-        samsa_json_str(j, m->member_id);
-        samsa_json_key(j, "group_instance_id");
-        samsa_json_str(j, m->group_instance_id);
-        samsa_json_key(j, "client_id");
-        samsa_json_str(j, m->client_id);
-        samsa_json_key(j, "client_host");
-        samsa_json_str(j, m->client_host);
+        samsa_json_kv_str(j, "member_id", m->member_id);
+        samsa_json_kv_str(j, "group_instance_id", m->group_instance_id);
+        samsa_json_kv_str(j, "client_id", m->client_id);
+        samsa_json_kv_str(j, "client_host", m->client_host);
         samsa_json_key(j, "assignment");
         samsa_json_arr(j);
         for (k = 0; k < m->nassignment; k++) {
             samsa_json_obj(j);
-            samsa_json_key(j, "topic");
-            samsa_json_str(j, m->assignment[k].topic);
-            samsa_json_key(j, "partition");
-            samsa_json_int(j, m->assignment[k].partition);
+            samsa_json_kv_str(j, "topic", m->assignment[k].topic);
+            samsa_json_kv_int(j, "partition", m->assignment[k].partition);
             samsa_json_obj_end(j);
         }
         samsa_json_arr_end(j);
@@ -240,10 +224,8 @@ group_describe_json(samsa_json_t *j, const samsa_group_desc_t *gd,
         const group_row_t  *r = &rs->rows[i];
 
         samsa_json_obj(j);
-        samsa_json_key(j, "topic");
-        samsa_json_str(j, r->topic);
-        samsa_json_key(j, "partition");
-        samsa_json_int(j, r->partition);
+        samsa_json_kv_str(j, "topic", r->topic);
+        samsa_json_kv_int(j, "partition", r->partition);
         samsa_json_key(j, "committed_offset");
         if (r->committed >= 0) {
             samsa_json_int(j, r->committed);
@@ -262,8 +244,8 @@ group_describe_json(samsa_json_t *j, const samsa_group_desc_t *gd,
         } else {
             samsa_json_null(j);
         }
-        samsa_json_key(j, "member_id");
-        samsa_json_str(j, r->owner != NULL ? r->owner->member_id : NULL);
+        samsa_json_kv_str(j, "member_id",
+                          r->owner != NULL ? r->owner->member_id : NULL);
         samsa_json_obj_end(j);
     }
     samsa_json_arr_end(j);
@@ -774,10 +756,8 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
     samsa_json_init(&j, stdout);
     if (s->json) {
         samsa_json_obj(&j);
-        samsa_json_key(&j, "group_id");
-        samsa_json_str(&j, group);
-        samsa_json_key(&j, "executed");
-        samsa_json_bool(&j, executed);
+        samsa_json_kv_str(&j, "group_id", group);
+        samsa_json_kv_bool(&j, "executed", executed);
         samsa_json_key(&j, "partitions");
         samsa_json_arr(&j);
     }
@@ -789,10 +769,8 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
         d = group_find(done, g->tps[i].topic, g->tps[i].partition);
         if (s->json) {
             samsa_json_obj(&j);
-            samsa_json_key(&j, "topic");
-            samsa_json_str(&j, g->tps[i].topic);
-            samsa_json_key(&j, "partition");
-            samsa_json_int(&j, g->tps[i].partition);
+            samsa_json_kv_str(&j, "topic", g->tps[i].topic);
+            samsa_json_kv_int(&j, "partition", g->tps[i].partition);
             samsa_json_key(&j, "current_offset");
             if (c != NULL && c->offset >= 0) {
                 samsa_json_int(&j, c->offset);
@@ -805,9 +783,9 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
             } else {
                 samsa_json_null(&j);            /* no plan: see stderr */
             }
-            samsa_json_key(&j, "error");
-            samsa_json_str(&j, d != NULL && d->err != SAMSA_ERR_NONE
-                                   ? samsa_err_name(d->err) : NULL);
+            samsa_json_kv_str(&j, "error",
+                              d != NULL && d->err != SAMSA_ERR_NONE
+                                  ? samsa_err_name(d->err) : NULL);
             samsa_json_obj_end(&j);
         }
         samsa_table_row(t);
@@ -984,11 +962,10 @@ group_delete(int argc, char **argv)
         }
         if (s.json) {
             samsa_json_obj(&j);
-            samsa_json_key(&j, "group_id");
-            samsa_json_str(&j, it->name);
-            samsa_json_key(&j, "error");
-            samsa_json_str(&j, it->err != SAMSA_ERR_NONE
-                                   ? samsa_err_name(it->err) : NULL);
+            samsa_json_kv_str(&j, "group_id", it->name);
+            samsa_json_kv_str(&j, "error",
+                              it->err != SAMSA_ERR_NONE
+                                  ? samsa_err_name(it->err) : NULL);
             samsa_json_obj_end(&j);
         }
     }

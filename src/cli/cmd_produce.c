@@ -205,14 +205,11 @@ produce_report(samsa_session_t *s, const char *topic, produce_stats_t *st)
     }
     samsa_json_init(&j, stdout);
     samsa_json_obj(&j);
-    samsa_json_key(&j, "topic");
-    samsa_json_str(&j, topic);
-    samsa_json_key(&j, "records");
-    samsa_json_int(&j, ok);
-    samsa_json_key(&j, "failed");
-    samsa_json_int(&j, bad);
-    samsa_json_key(&j, "first_error");
-    samsa_json_str(&j, bad > 0 ? samsa_err_name(first) : NULL);
+    samsa_json_kv_str(&j, "topic", topic);
+    samsa_json_kv_int(&j, "records", ok);
+    samsa_json_kv_int(&j, "failed", bad);
+    samsa_json_kv_str(&j, "first_error",
+                      bad > 0 ? samsa_err_name(first) : NULL);
     samsa_json_obj_end(&j);
     samsa_json_end(&j);
 }

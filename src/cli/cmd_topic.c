@@ -92,15 +92,12 @@ topic_items_report(samsa_session_t *s, const samsa_admin_items_t *res,
         }
         if (s->json) {
             samsa_json_obj(&j);
-            samsa_json_key(&j, "name");
-            samsa_json_str(&j, it->name);
-            samsa_json_key(&j, "ok");
-            samsa_json_bool(&j, ok);
-            samsa_json_key(&j, "error");
-            samsa_json_str(&j, it->err != SAMSA_ERR_NONE
-                                   ? samsa_err_name(it->err) : NULL);
-            samsa_json_key(&j, "message");
-            samsa_json_str(&j, it->errmsg);
+            samsa_json_kv_str(&j, "name", it->name);
+            samsa_json_kv_bool(&j, "ok", ok);
+            samsa_json_kv_str(&j, "error",
+                              it->err != SAMSA_ERR_NONE
+                                  ? samsa_err_name(it->err) : NULL);
+            samsa_json_kv_str(&j, "message", it->errmsg);
             samsa_json_obj_end(&j);
         } else if (it->err == SAMSA_ERR_NONE) {
             printf("%s '%s'.\n", done, it->name);
@@ -256,14 +253,10 @@ topic_list(int argc, char **argv)
         }
         if (s.json) {
             samsa_json_obj(&j);
-            samsa_json_key(&j, "name");
-            samsa_json_str(&j, td->name);
-            samsa_json_key(&j, "partitions");
-            samsa_json_int(&j, (int64_t) td->npartitions);
-            samsa_json_key(&j, "replication_factor");
-            samsa_json_int(&j, (int64_t) rf);
-            samsa_json_key(&j, "internal");
-            samsa_json_bool(&j, td->is_internal);
+            samsa_json_kv_str(&j, "name", td->name);
+            samsa_json_kv_int(&j, "partitions", (int64_t) td->npartitions);
+            samsa_json_kv_int(&j, "replication_factor", (int64_t) rf);
+            samsa_json_kv_bool(&j, "internal", td->is_internal);
             samsa_json_obj_end(&j);
         }
         samsa_table_row(t);
@@ -382,30 +375,25 @@ topic_describe_json(samsa_json_t *j, const samsa_topic_desc_t *td,
 
     samsa_cli_topic_id(td->topic_id, id);
     samsa_json_obj(j);
-    samsa_json_key(j, "name");
-    samsa_json_str(j, td->name);
-    samsa_json_key(j, "topic_id");
-    samsa_json_str(j, id);
-    samsa_json_key(j, "internal");
-    samsa_json_bool(j, td->is_internal);
+    samsa_json_kv_str(j, "name", td->name);
+    samsa_json_kv_str(j, "topic_id", id);
+    samsa_json_kv_bool(j, "internal", td->is_internal);
     samsa_json_key(j, "partitions");
     samsa_json_arr(j);
     for (k = 0; k < td->npartitions; k++) {
         const samsa_partition_desc_t  *p = &td->partitions[k];
 
         samsa_json_obj(j);
-        samsa_json_key(j, "partition");
-        samsa_json_int(j, p->partition);
-        samsa_json_key(j, "leader");
-        samsa_json_int(j, p->leader);
+        samsa_json_kv_int(j, "partition", p->partition);
+        samsa_json_kv_int(j, "leader", p->leader);
         samsa_json_key(j, "replicas");
         topic_json_ids(j, p->replicas, p->nreplicas);
         samsa_json_key(j, "isr");
         topic_json_ids(j, p->isr, p->nisr);
-        samsa_json_key(j, "log_start_offset");
-        samsa_json_int(j, topic_off(start, td->name, p->partition));
-        samsa_json_key(j, "log_end_offset");
-        samsa_json_int(j, topic_off(end, td->name, p->partition));
+        samsa_json_kv_int(j, "log_start_offset",
+                          topic_off(start, td->name, p->partition));
+        samsa_json_kv_int(j, "log_end_offset",
+                          topic_off(end, td->name, p->partition));
         samsa_json_obj_end(j);
     }
     samsa_json_arr_end(j);
@@ -941,13 +929,11 @@ topic_delete_records(int argc, char **argv)
         }
         if (s.json) {
             samsa_json_obj(&j);
-            samsa_json_key(&j, "partition");
-            samsa_json_int(&j, it->partition);
-            samsa_json_key(&j, "low_watermark");
-            samsa_json_int(&j, it->offset);
-            samsa_json_key(&j, "error");
-            samsa_json_str(&j, it->err != SAMSA_ERR_NONE
-                                   ? samsa_err_name(it->err) : NULL);
+            samsa_json_kv_int(&j, "partition", it->partition);
+            samsa_json_kv_int(&j, "low_watermark", it->offset);
+            samsa_json_kv_str(&j, "error",
+                              it->err != SAMSA_ERR_NONE
+                                  ? samsa_err_name(it->err) : NULL);
             samsa_json_obj_end(&j);
         }
         samsa_table_row(t);

@@ -132,6 +132,27 @@ samsa_json_bool(samsa_json_t *j, bool v)
 }
 
 void
+samsa_json_kv_str(samsa_json_t *j, const char *key, const char *s)
+{
+    samsa_json_key(j, key);
+    samsa_json_str(j, s);
+}
+
+void
+samsa_json_kv_int(samsa_json_t *j, const char *key, int64_t v)
+{
+    samsa_json_key(j, key);
+    samsa_json_int(j, v);
+}
+
+void
+samsa_json_kv_bool(samsa_json_t *j, const char *key, bool v)
+{
+    samsa_json_key(j, key);
+    samsa_json_bool(j, v);
+}
+
+void
 samsa_json_null(samsa_json_t *j)
 {
     json_sep(j);

@@ -32,6 +32,10 @@ void samsa_json_str(samsa_json_t *j, const char *s);   /* NULL: null */
 void samsa_json_int(samsa_json_t *j, int64_t v);
 void samsa_json_bool(samsa_json_t *j, bool v);
 void samsa_json_null(samsa_json_t *j);
+/* A member of the object being written: key, then the value. */
+void samsa_json_kv_str(samsa_json_t *j, const char *key, const char *s);
+void samsa_json_kv_int(samsa_json_t *j, const char *key, int64_t v);
+void samsa_json_kv_bool(samsa_json_t *j, const char *key, bool v);
 /* Finish the document: a newline. */
 void samsa_json_end(samsa_json_t *j);
 

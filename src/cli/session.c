@@ -31,8 +31,9 @@ samsa_session_usage(samsa_session_t *s, const char *fmt, ...)
     return SAMSA_EXIT_USAGE;
 }
 
-int
-samsa_session_exit_for(samsa_err_t err)
+/* The exit code for a call's err (0, 1 or 3). */
+static int
+session_exit_for(samsa_err_t err)
 {
     switch ((int) err) {
     case SAMSA_ERR_NONE:
@@ -59,7 +60,7 @@ samsa_session_fail(samsa_session_t *s, samsa_err_t err, const char *fmt,
     va_end(ap);
     fprintf(stderr, ": %s: %s\n", samsa_err_name(err), samsa_err_text(err));
     return err == SAMSA_ERR_NONE ? SAMSA_EXIT_FAILED
-                                 : samsa_session_exit_for(err);
+                                 : session_exit_for(err);
 }
 
 int
@@ -104,8 +105,10 @@ samsa_session_parse(samsa_session_t *s, const char *cmd,
     return -1;
 }
 
-int
-samsa_session_conf(samsa_session_t *s)
+/* The client configuration from the common flags into s->conf.  0, or
+ * the exit code (2) after printing why. */
+static int
+session_conf(samsa_session_t *s)
 {
     char  err[512];
 
@@ -133,7 +136,7 @@ samsa_session_connect(samsa_session_t *s)
 {
     char         err[512];
     samsa_err_t  e;
-    int          rc = samsa_session_conf(s);
+    int          rc = session_conf(s);
 
     if (rc != SAMSA_EXIT_OK) {
         return rc;

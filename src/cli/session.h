@@ -24,7 +24,7 @@ typedef struct samsa_session {
     const char      *about;
     const samsa_opt_t  *spec;
     samsa_opts_t     opts;
-    samsa_conf_t    *conf;          /* after samsa_session_conf() */
+    samsa_conf_t    *conf;          /* from the common flags */
     samsa_admin_t   *admin;         /* after samsa_session_connect() */
     int64_t          timeout_ms;    /* --timeout */
     int64_t          connect_timeout_ms;
@@ -39,12 +39,9 @@ int samsa_session_parse(samsa_session_t *s, const char *cmd,
                         const samsa_opt_t *spec, int argc, char **argv,
                         size_t min_pos, size_t max_pos);
 
-/* The client configuration from the common flags into s->conf.  0, or
- * the exit code (2) after printing why. */
-int samsa_session_conf(samsa_session_t *s);
-
-/* samsa_session_conf(), then the admin client and a first round trip
- * within --connect-timeout.  0, or the exit code (2 or 3), printed. */
+/* The client configuration from the common flags, then the admin client
+ * and a first round trip within --connect-timeout.  0, or the exit code
+ * (2 or 3), printed. */
 int samsa_session_connect(samsa_session_t *s);
 
 /* Free everything. */
@@ -59,8 +56,5 @@ int samsa_session_usage(samsa_session_t *s, const char *fmt, ...)
 int samsa_session_fail(samsa_session_t *s, samsa_err_t err,
                        const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* The exit code for a call's err (0, 1 or 3). */
-int samsa_session_exit_for(samsa_err_t err);
 
 #endif /* SAMSA_CLI_SESSION_H */

@@ -371,8 +371,10 @@ samsa_plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms)
     plog->doomed[plog->ndoomed++] = (samsa_plog_doomed_t) { base, due_ms };
 }
 
-samsa_err_t
-samsa_plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
+/* Delete the k oldest segments (rename to .deleted, unlink later) and
+ * move the log start to the first one left.  @locks lock held */
+static SAMSA_MUST_CHECK samsa_err_t
+plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
 {
     samsa_plog_segs_t  *segs = plog->segs;
     samsa_err_t         err = SAMSA_ERR_NONE;
@@ -525,7 +527,7 @@ plog_delete_prefix(samsa_plog_t *plog, size_t k, int64_t now_ms, int *deleted)
     if (deleted != NULL) {
         *deleted += (int) k;
     }
-    return samsa_plog_drop_oldest(plog, k, now_ms);
+    return plog_drop_oldest(plog, k, now_ms);
 }
 
 samsa_err_t

@@ -141,12 +141,6 @@ void samsa_plog_segs_replace(samsa_plog_t *plog, size_t from, size_t to,
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_roll(samsa_plog_t *plog,
                                              int64_t now_ms);
 
-/* Delete the k oldest segments (rename to .deleted, unlink later) and
- * move the log start to the first one left.  @locks lock held */
-SAMSA_MUST_CHECK samsa_err_t samsa_plog_drop_oldest(samsa_plog_t *plog,
-                                                    size_t k,
-                                                    int64_t now_ms);
-
 /* Move the log start offset up (never down) and trim the epoch cache.
  * @locks lock held */
 void samsa_plog_set_log_start(samsa_plog_t *plog, int64_t offset);

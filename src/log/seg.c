@@ -895,8 +895,9 @@ samsa_seg_unlink_files(const char *dir, int64_t base_offset,
 
 /* ---- transaction index ---------------------------------------------------- */
 
-uint32_t
-samsa_seg_txn_count(samsa_seg_t *seg)
+/* Entries in the transaction index. */
+static uint32_t
+seg_txn_count(samsa_seg_t *seg)
 {
     return atomic_load_explicit(&seg->txn_n, memory_order_acquire);
 }
@@ -956,7 +957,7 @@ samsa_err_t
 samsa_seg_txn_truncate(samsa_seg_t *seg, int64_t offset)
 {
     samsa_seg_aborted_t  a;
-    uint32_t             n = samsa_seg_txn_count(seg), keep = 0;
+    uint32_t             n = seg_txn_count(seg), keep = 0;
     int                  fd = atomic_load(&seg->txn_fd);
     samsa_err_t          err;
 
@@ -988,7 +989,7 @@ samsa_seg_txn_collect(samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
                       samsa_seg_aborted_fn_t *fn, void *ctx, bool *complete)
 {
     samsa_seg_aborted_t  a;
-    uint32_t             n = samsa_seg_txn_count(seg), i;
+    uint32_t             n = seg_txn_count(seg), i;
     int                  fd = atomic_load_explicit(&seg->txn_fd,
                                                    memory_order_acquire);
     samsa_err_t          err;

@@ -227,9 +227,6 @@ SAMSA_MUST_CHECK samsa_err_t samsa_seg_txn_collect(
     samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
     samsa_seg_aborted_fn_t *fn, void *ctx, bool *complete);
 
-/* Entries in the transaction index. */
-uint32_t samsa_seg_txn_count(samsa_seg_t *seg);
-
 /* The header of the batch at pos, which must end by limit.  @returns
  * _NOENT at or past limit, KAFKA_STORAGE_ERROR for a header that does not
  * parse or a read error. */

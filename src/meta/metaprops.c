@@ -42,8 +42,10 @@ uuid_to_str(const uint8_t b[16], char out[SAMSA_UUID_STR_SIZE])
     out[o] = '\0';
 }
 
-void
-samsa_uuid_random_str(char out[SAMSA_UUID_STR_SIZE])
+/* A random (version 4) Kafka Uuid in Kafka's text form: URL-safe base64
+ * without padding, never starting with '-'. */
+static void
+metaprops_uuid_random_str(char out[SAMSA_UUID_STR_SIZE])
 {
     uint8_t  b[16];
 
@@ -139,7 +141,7 @@ metaprops_write(const char *dir, const char *file, int32_t node_id,
     time_t   now = time(NULL);
     int      fd, n, dfd;
 
-    samsa_uuid_random_str(dirid);
+    metaprops_uuid_random_str(dirid);
     n = snprintf(text, sizeof(text),
                  "#\n#%s"
                  "node.id=%d\ndirectory.id=%s\nversion=1\ncluster.id=%s\n",
@@ -192,7 +194,7 @@ samsa_metaprops_ensure(const char *dir, int32_t node_id,
         return SAMSA_ERR__CONFIG;
     }
     if (cluster_id[0] == '\0') {
-        samsa_uuid_random_str(cluster_id);
+        metaprops_uuid_random_str(cluster_id);
     }
     err = metaprops_write(dir, file, node_id, cluster_id, errstr,
                           errstr_size);

@@ -24,8 +24,4 @@ SAMSA_MUST_CHECK samsa_err_t samsa_metaprops_ensure(
     const char *dir, int32_t node_id, char cluster_id[SAMSA_UUID_STR_SIZE],
     bool *formatted, char *errstr, size_t errstr_size);
 
-/* A random (version 4) Kafka Uuid in Kafka's text form: URL-safe base64
- * without padding, never starting with '-'. */
-void samsa_uuid_random_str(char out[SAMSA_UUID_STR_SIZE]);
-
 #endif /* SAMSA_META_METAPROPS_H */

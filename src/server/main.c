@@ -30,6 +30,7 @@
 #include "server/reqstats.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fault.h"
 
 #define SAMSA_VERSION          "0.1.0"
 #define SHUTDOWN_DRAIN_MS      10000    /* in-flight requests get this long */
@@ -393,14 +394,13 @@ server_fill_endpoints(server_t *srv)
     }
 }
 
-/* Test-only hook: SAMSA_TEST_OPEN_DELAY_MS holds the start after the
- * metrics listener opened and before the logs load, so tests can see
- * /ready answer 503. */
+/* Test hook of samsa-server-faults (util/fault.h): SAMSA_TEST_OPEN_DELAY_MS
+ * holds the start after the metrics listener opened and before the logs
+ * load, so tests can see /ready answer 503. */
 static void
 server_test_open_delay(void)
 {
-    const char       *v = getenv("SAMSA_TEST_OPEN_DELAY_MS");
-    long              ms = v != NULL ? strtol(v, NULL, 10) : 0;
+    long              ms = SAMSA_TEST_HOOK("SAMSA_TEST_OPEN_DELAY_MS");
     struct timespec   ts;
 
     if (ms <= 0) {
@@ -532,19 +532,25 @@ server_start(server_t *srv)
     return err;
 }
 
+/* The metrics thread reads the servers: it goes first; no
+ * reconfiguration touches them from here on.  A second call does nothing. */
+static void
+server_quiet(server_t *srv)
+{
+    samsa_httpd_close(srv->httpd);
+    srv->httpd = NULL;
+    if (srv->brk_open) {
+        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
+    }
+}
+
 static void
 server_stop(server_t *srv)
 {
     server_side_t  *sides[2] = { &srv->broker, &srv->controller };
     size_t          i;
 
-    /* The metrics thread reads the servers: it goes first; no
-     * reconfiguration touches them from here on. */
-    samsa_httpd_close(srv->httpd);
-    srv->httpd = NULL;
-    if (srv->brk_open) {
-        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
-    }
+    server_quiet(srv);
     for (i = 0; i < 2; i++) {
         if (sides[i]->ss != NULL) {
             samsa_sockserver_stop_accepting(sides[i]->ss);
@@ -570,10 +576,8 @@ server_free(server_t *srv)
 
     /* Handlers have stopped; requests still waiting in a purgatory are
      * answered while their network threads' queues still exist. */
-    samsa_httpd_close(srv->httpd);
-    srv->httpd = NULL;
+    server_quiet(srv);
     if (srv->brk_open) {
-        samsa_broker_set_reconf(&srv->brk, NULL, NULL);
         samsa_broker_answer_waiting(&srv->brk);
     }
     for (i = 0; i < 2; i++) {

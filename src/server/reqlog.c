@@ -24,8 +24,10 @@ samsa_reqlog_init(samsa_reqlog_t *rl, const char *path)
     pthread_mutex_init(&rl->lock, NULL);
 }
 
-samsa_err_t
-samsa_reqlog_open(samsa_reqlog_t *rl, char *errstr, size_t errstr_size)
+/* Open the file for appending unless open already.  Also the request
+ * logger's samsa_diag_enable_fn (ctx is the samsa_reqlog_t). */
+static samsa_err_t
+reqlog_open(samsa_reqlog_t *rl, char *errstr, size_t errstr_size)
 {
     samsa_err_t  err = SAMSA_ERR_NONE;
     int          fd;
@@ -54,7 +56,7 @@ samsa_reqlog_open(samsa_reqlog_t *rl, char *errstr, size_t errstr_size)
 bool
 samsa_reqlog_enable_hook(void *ctx, char *errstr, size_t errstr_size)
 {
-    return samsa_reqlog_open(ctx, errstr, errstr_size) == SAMSA_ERR_NONE;
+    return reqlog_open(ctx, errstr, errstr_size) == SAMSA_ERR_NONE;
 }
 
 void
@@ -148,8 +150,9 @@ reqlog_time(reqlog_out_t *o)
                   tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-size_t
-samsa_reqlog_format(const samsa_req_t *req, char *out, size_t size)
+/* Format req's line into out (NUL-terminated); returns its length. */
+static size_t
+reqlog_format(const samsa_req_t *req, char *out, size_t size)
 {
     const samsa_proto_api_t  *api = samsa_proto_api_find(req->hdr.ApiKey);
     reqlog_out_t              o = { out, 0, size };
@@ -208,7 +211,7 @@ samsa_reqlog_done(void *ctx, const samsa_req_t *req)
     if (fd < 0) {
         return;                         /* its hook failed, or none */
     }
-    len = samsa_reqlog_format(req, line, sizeof(line));
+    len = reqlog_format(req, line, sizeof(line));
     if (write(fd, line, len) < 0) {
         samsa_warn("cannot write the request log: %s", strerror(errno));
     }

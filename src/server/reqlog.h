@@ -37,16 +37,8 @@ typedef struct samsa_reqlog {
 /* Remember path (copied); opens nothing. */
 void samsa_reqlog_init(samsa_reqlog_t *rl, const char *path);
 
-/* Open the file for appending unless open already.  Also the request
- * logger's samsa_diag_enable_fn (ctx is the samsa_reqlog_t). */
-SAMSA_MUST_CHECK samsa_err_t samsa_reqlog_open(samsa_reqlog_t *rl,
-                                               char *errstr,
-                                               size_t errstr_size);
 bool samsa_reqlog_enable_hook(void *ctx, char *errstr, size_t errstr_size);
 void samsa_reqlog_close(samsa_reqlog_t *rl);
-
-/* Format req's line into out (NUL-terminated); returns its length. */
-size_t samsa_reqlog_format(const samsa_req_t *req, char *out, size_t size);
 
 /* The socket server's samsa_req_done_fn: ctx is the samsa_reqlog_t. */
 void samsa_reqlog_done(void *ctx, const samsa_req_t *req);

@@ -60,7 +60,9 @@ samsa_strndup(const char *s, size_t n)
 {
     char  *d = samsa_malloc(n + 1);
 
-    memcpy(d, s, n);
+    if (n > 0) {                /* s may be NULL when n is 0 */
+        memcpy(d, s, n);
+    }
     d[n] = '\0';
     return d;
 }

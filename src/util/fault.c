@@ -65,6 +65,14 @@ samsa_fault_point(const char *name)
     pause();
 }
 
+long
+samsa_fault_hook(const char *env_name)
+{
+    const char  *v = getenv(env_name);
+
+    return v != NULL ? strtol(v, NULL, 10) : 0;
+}
+
 #else
 typedef int samsa_fault_unused_t;   /* ISO C: no empty translation unit */
 #endif

@@ -306,7 +306,8 @@ def test_odd_group_names_keep_the_exposition_valid(server):
 def test_health_before_ready(samsa):
     # the listener opens before the logs load: liveness answers, readiness
     # says 503 until the Kafka listeners are up
-    srv = samsa.start(env={"SAMSA_TEST_OPEN_DELAY_MS": "3000"}, wait=False)
+    srv = samsa.start(env={"SAMSA_TEST_OPEN_DELAY_MS": "3000"}, wait=False,
+                      binary=samsa_harness.faults_binary())
     ok = samsa_harness.wait_until(
         lambda: "bound to port" in srv.stderr_text(), T(10), 0.05)
     assert ok, srv.stderr_tail()

@@ -33,6 +33,7 @@ import time
 import pytest
 
 import kwire
+import samsa_harness
 from samsa_harness import T
 from txnwire import (E, OVERRIDES, create_topic, describe_txns, log_of,
                      offset_fetch, summary, wait_for)
@@ -246,7 +247,8 @@ def test_confluent_open_transaction_times_out(samsa):
 def test_kill9_during_prepare_commit_completes_after_restart(samsa):
     from confluent_kafka import Consumer, TopicPartition
     env = {"SAMSA_TEST_TXN_STOP_AFTER_PREPARE": "1"}
-    srv = samsa.start(overrides=OVERRIDES, env=env)
+    srv = samsa.start(overrides=OVERRIDES, env=env,
+                      binary=samsa_harness.faults_binary())
     with srv.connect() as conn:
         create_topic(conn, "k", 2)
         create_topic(conn, "kin", 1)

@@ -8,8 +8,8 @@ no), printed with its file and line.  Exit 1 if there is any.
     util <- config <- proto <- net <- net/server
     util <- proto <- log;  meta <- meta/controller (meta may use log: the
     metadata log is stored with the log code; log knows no meta, no net)
-    broker (services: purgatory, quota, pidmgr; the wiring) <- broker/group,
-    broker/txn <- broker/handlers <- server
+    broker (services: purgatory, quota, pidmgr, coordtopic; the wiring)
+    <- broker/group, broker/txn <- broker/handlers <- server
     util <- config (its parsers), proto <- net <- client <- client/producer,
     client/consumer, client/admin <- cli
 
@@ -51,7 +51,8 @@ ALLOWED = {
                          "client/consumer", "client/admin"},
 }
 # what broker/group and broker/txn may include of broker/ itself
-BROKER_SERVICES = {"broker/purgatory.h", "broker/quota.h", "broker/pidmgr.h"}
+BROKER_SERVICES = {"broker/purgatory.h", "broker/quota.h", "broker/pidmgr.h",
+                   "broker/coordtopic.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:[a-z_]+/)+)([a-z_0-9]+\.h)"')
 
 

@@ -127,7 +127,7 @@ cg_set_from_owned(cg_set_t *s, const samsa_CGHeartbeatOwned_t *o, int32_t n)
 static char *
 cg_dup(samsa_slice_t s)
 {
-    return s.ptr != NULL ? samsa_grp_strndup(s.ptr, s.len) : NULL;
+    return s.ptr != NULL ? samsa_strndup(s.ptr, s.len) : NULL;
 }
 
 static void cg_timer_stop(cg_timer_t **slot);
@@ -1528,3 +1528,16 @@ samsa_consumer_group_subscribes(const samsa_consumer_group_t *cg, const char *to
     }
     return false;
 }
+
+const samsa_grp_consumer_ops_t samsa_consumer_group_ops = {
+    .free = samsa_consumer_group_free,
+    .nmembers = samsa_consumer_group_nmembers,
+    .state_name = samsa_consumer_group_state_name,
+    .subscribes = samsa_consumer_group_subscribes,
+    .commit_check = samsa_consumer_group_commit_check,
+    .txn_commit_check = samsa_consumer_group_txn_commit_check,
+    .store_forget = samsa_consumer_group_store_forget,
+    .store_tombstones = samsa_consumer_group_store_tombstones,
+    .store_load = samsa_consumer_group_store_load,
+    .load_finish = samsa_consumer_group_load_finish,
+};

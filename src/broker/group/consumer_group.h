@@ -53,4 +53,7 @@ samsa_err_t samsa_consumer_group_fetch_check(samsa_grpcoord_t *gc,
                                    samsa_slice_t member_id,
                                    int32_t member_epoch);
 
+/* The consumer side's table for samsa_grpcoord_conf_t.consumer_ops. */
+extern const samsa_grp_consumer_ops_t samsa_consumer_group_ops;
+
 #endif /* SAMSA_BROKER_GROUP_CONSUMER_GROUP_H */

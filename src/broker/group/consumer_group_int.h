@@ -111,6 +111,33 @@ void samsa_consumer_group_member_drop(samsa_consumer_group_t *cg, cg_member_t *m
  * @locks grp held */
 void samsa_consumer_group_load_finish(samsa_grp_t *grp);
 
+/* ---- consumer_group.c: what samsa_consumer_group_ops holds ------------- */
+
+/* Free a consumer group's state (its timers must be gone: they hold a ref
+ * of the group).  NULL is a no-op. */
+void samsa_consumer_group_free(samsa_consumer_group_t *cg);
+
+/* Members of the consumer group (0 for NULL). */
+size_t samsa_consumer_group_nmembers(const samsa_consumer_group_t *cg);
+
+/* Kafka's ConsumerGroupState name: Empty, Assigning, Reconciling,
+ * Stable.  @locks grp held */
+const char *samsa_consumer_group_state_name(const samsa_consumer_group_t *cg);
+
+/* Whether a member subscribes to topic.  @locks grp held */
+bool samsa_consumer_group_subscribes(const samsa_consumer_group_t *cg, const char *topic);
+
+/* OffsetCommit's member check (Kafka's ConsumerGroup.validateOffsetCommit:
+ * the member epoch is the generation).  @locks grp held */
+samsa_err_t samsa_consumer_group_commit_check(samsa_grp_t *grp, samsa_slice_t member_id,
+                                    int32_t member_epoch);
+
+/* TxnOffsetCommit's member check for a consumer group (UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION).  @locks grp held */
+samsa_err_t samsa_consumer_group_txn_commit_check(samsa_grp_t *grp,
+                                        samsa_slice_t member_id,
+                                        int32_t member_epoch);
+
 /* ---- consumer_group_store.c -------------------------------------------------------- */
 
 /* Append what changed in the group since the last write (members gone:

@@ -484,7 +484,7 @@ static void
 cg_strset(char **dst, samsa_slice_t s)
 {
     samsa_free(*dst);
-    *dst = s.ptr != NULL ? samsa_grp_strndup(s.ptr, s.len) : NULL;
+    *dst = s.ptr != NULL ? samsa_strndup(s.ptr, s.len) : NULL;
 }
 
 static void
@@ -509,7 +509,7 @@ cg_load_member_meta(cg_member_t *m,
     for (i = 0; i < (size_t) v->SubscribedTopicNames_cnt; i++) {
         samsa_slice_t  t = v->SubscribedTopicNames[i];
 
-        m->topics[m->ntopics++] = samsa_grp_strndup(t.ptr != NULL ? t.ptr
+        m->topics[m->ntopics++] = samsa_strndup(t.ptr != NULL ? t.ptr
                                                                   : "",
                                                     t.len);
     }
@@ -523,7 +523,7 @@ cg_load_member_meta(cg_member_t *m,
         if (samsa_consumer_group_regex_compile(v->SubscribedTopicRegex.ptr,
                                      v->SubscribedTopicRegex.len, &m->re,
                                      why, sizeof(why))) {
-            m->regex = samsa_grp_strndup(v->SubscribedTopicRegex.ptr,
+            m->regex = samsa_strndup(v->SubscribedTopicRegex.ptr,
                                          v->SubscribedTopicRegex.len);
         } else {
             samsa_warn("member %s: its stored regex does not compile: %s",
@@ -550,7 +550,7 @@ cg_load_topics(samsa_consumer_group_t *cg,
     for (i = 0; i < (size_t) v->Topics_cnt; i++) {
         cg_topic_t  x;
 
-        x.name = samsa_grp_strndup(v->Topics[i].TopicName.ptr != NULL
+        x.name = samsa_strndup(v->Topics[i].TopicName.ptr != NULL
                                        ? v->Topics[i].TopicName.ptr : "",
                                    v->Topics[i].TopicName.len);
         x.id = v->Topics[i].TopicId;

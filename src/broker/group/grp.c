@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -30,18 +31,6 @@ const char *
 samsa_grp_state_name(samsa_grp_state_t state)
 {
     return state <= SAMSA_GRP_DEAD ? grp_state_names[state] : "Unknown";
-}
-
-char *
-samsa_grp_strndup(const char *s, size_t len)
-{
-    char  *out = samsa_malloc(len + 1);
-
-    if (len > 0) {
-        memcpy(out, s, len);
-    }
-    out[len] = '\0';
-    return out;
 }
 
 /* ---- Kafka's partition of a group ------------------------------------------ */
@@ -134,7 +123,7 @@ grp_new(samsa_grpcoord_t *gc, samsa_slice_t id)
     pthread_mutexattr_destroy(&attr);
     atomic_init(&g->refs, 1);
     g->gc = gc;
-    g->id = samsa_grp_strndup(id.ptr, id.len);
+    g->id = samsa_strndup(id.ptr, id.len);
     g->partition = samsa_grp_partition_for(id.ptr, id.len, gc->num_partitions);
     g->state = SAMSA_GRP_EMPTY;
     g->state_ts_ms = samsa_wall_ms();
@@ -197,7 +186,9 @@ grp_free(samsa_grp_t *g)
         samsa_free(g->offsets[i].metadata);
     }
     samsa_grp_txn_offsets_free(g);
-    samsa_consumer_group_free(g->cg);
+    if (g->cg != NULL) {
+        samsa_grp_cg_ops(g)->free(g->cg);
+    }
     samsa_free(g->members);
     samsa_free(g->pending);
     samsa_free(g->offsets);
@@ -310,14 +301,14 @@ samsa_grp_offset_put(samsa_grp_t *g, const char *topic, size_t topic_len,
         g->offsets = samsa_realloc(g->offsets,
                                    (g->noffsets + 1) * sizeof(*g->offsets));
         o = &g->offsets[g->noffsets++];
-        o->topic = samsa_grp_strndup(topic, topic_len);
+        o->topic = samsa_strndup(topic, topic_len);
         o->partition = partition;
     } else {
         samsa_free(o->metadata);
     }
     o->offset = offset;
     o->leader_epoch = leader_epoch;
-    o->metadata = samsa_grp_strndup(metadata != NULL ? metadata : "",
+    o->metadata = samsa_strndup(metadata != NULL ? metadata : "",
                                     metadata != NULL ? metadata_len : 0);
     o->commit_ts_ms = commit_ts_ms;
     o->expire_ts_ms = expire_ts_ms;
@@ -460,63 +451,23 @@ samsa_grpcoord_close(samsa_grpcoord_t *gc)
 samsa_err_t
 samsa_grpcoord_ensure_topic(samsa_grpcoord_t *gc)
 {
-    samsa_controller_create_topics_t  req;
-    samsa_controller_new_topic_t      nt;
-    samsa_controller_topic_result_t   res;
-    samsa_image_config_t              configs[3];
-    samsa_image_t                    *img;
-    samsa_arena_t                     arena;
-    samsa_err_t                       err = SAMSA_ERR_NONE;
-    char                              segment[24];
-    bool                              exists;
+    samsa_image_config_t  configs[3];
+    samsa_err_t           err;
+    char                  segment[24];
 
     if (atomic_load_explicit(&gc->topic_ready, memory_order_acquire)) {
         return SAMSA_ERR_NONE;
     }
     pthread_mutex_lock(&gc->topic_lock);
-    img = samsa_meta_image_get(gc->conf.meta);
-    exists = samsa_image_topic_find(img, SAMSA_GRP_OFFSETS_TOPIC,
-                                    strlen(SAMSA_GRP_OFFSETS_TOPIC)) != NULL;
-    samsa_image_put(img);
-    if (!exists && gc->conf.ctrl != NULL) {
-        snprintf(segment, sizeof(segment), "%d",
-                 (int) samsa_config_int(gc->conf.cfg,
-                                        "offsets.topic.segment.bytes"));
-        configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
-        configs[1] = (samsa_image_config_t) { "compression.type",
-                                              "producer" };
-        configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
-        memset(&nt, 0, sizeof(nt));
-        nt.name = samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC);
-        nt.num_partitions = gc->num_partitions;
-        nt.replication_factor = 1;      /* one node: offsets.topic.
-                                           replication.factor is capped */
-        nt.configs = configs;
-        nt.nconfigs = 3;
-        memset(&req, 0, sizeof(req));
-        req.topics = &nt;
-        req.ntopics = 1;
-        req.internal = true;
-        samsa_arena_init(&arena);
-        err = samsa_controller_create_topics(gc->conf.ctrl, &req, &arena,
-                                             &res);
-        if (err == SAMSA_ERR_NONE && res.error != SAMSA_ERR_NONE
-            && res.error != SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
-            err = res.error;
-        }
-        if (err != SAMSA_ERR_NONE) {
-            samsa_error("cannot create %s: %s (%s)", SAMSA_GRP_OFFSETS_TOPIC,
-                        samsa_err_name(err),
-                        res.message != NULL ? res.message : "");
-            err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-        } else {
-            samsa_info("created %s with %d partitions",
-                       SAMSA_GRP_OFFSETS_TOPIC, (int) gc->num_partitions);
-        }
-        samsa_arena_fini(&arena);
-    } else if (!exists) {
-        err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
+    snprintf(segment, sizeof(segment), "%d",
+             (int) samsa_config_int(gc->conf.cfg,
+                                    "offsets.topic.segment.bytes"));
+    configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
+    configs[1] = (samsa_image_config_t) { "compression.type", "producer" };
+    configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
+    err = samsa_coordtopic_create(gc->conf.meta, gc->conf.ctrl,
+                                  SAMSA_GRP_OFFSETS_TOPIC, gc->num_partitions,
+                                  configs, 3);
     if (err == SAMSA_ERR_NONE) {
         atomic_store_explicit(&gc->topic_ready, true, memory_order_release);
     }
@@ -537,7 +488,8 @@ grp_commit_check(samsa_grp_t *g, const samsa_grp_commit_req_t *rq)
     }
     if (g->cg != NULL) {
         /* KIP-848: the generation is the member epoch */
-        return samsa_consumer_group_commit_check(g, rq->member_id, rq->generation);
+        return samsa_grp_cg_ops(g)->commit_check(g, rq->member_id,
+                                                 rq->generation);
     }
     if (rq->instance_id.ptr != NULL) {
         for (size_t i = 0; i < g->nmembers; i++) {
@@ -680,7 +632,8 @@ grp_txn_commit_check(samsa_grp_t *g, const samsa_grp_txn_commit_req_t *rq)
         /* KIP-848: the generation is the member epoch; a transactional
          * commit gets ILLEGAL_GENERATION for a wrong one (older
          * TxnOffsetCommit versions know no STALE_MEMBER_EPOCH) */
-        return samsa_consumer_group_txn_commit_check(g, rq->member_id, rq->generation);
+        return samsa_grp_cg_ops(g)->txn_commit_check(g, rq->member_id,
+                                                     rq->generation);
     }
     for (i = 0; rq->instance_id.ptr != NULL && i < g->nmembers; i++) {
         m = g->members[i];
@@ -933,7 +886,7 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
         for (j = 0; want && nstates > 0 && j < nstates; j++) {
             if (samsa_slice_eq_cstr(states[j],
                                     all[i]->cg != NULL
-                                        ? samsa_consumer_group_state_name(all[i]->cg)
+                                        ? samsa_grp_cg_ops(all[i])->state_name(all[i]->cg)
                                         : samsa_grp_state_name(
                                               all[i]->state))) {
                 break;
@@ -949,7 +902,7 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
             (*out)[k].state = all[i]->state;
             (*out)[k].consumer = all[i]->cg != NULL;
             (*out)[k].state_name = all[i]->cg != NULL
-                ? samsa_consumer_group_state_name(all[i]->cg)
+                ? samsa_grp_cg_ops(all[i])->state_name(all[i]->cg)
                 : samsa_grp_state_name(all[i]->state);
             k++;
         }
@@ -1060,7 +1013,7 @@ samsa_grp_delete(samsa_grpcoord_t *gc, samsa_slice_t group_id)
     if (g->state == SAMSA_GRP_DEAD) {
         err = SAMSA_ERR_GROUP_ID_NOT_FOUND;
     } else if (g->state != SAMSA_GRP_EMPTY || g->npending > 0
-               || samsa_consumer_group_nmembers(g->cg) > 0) {
+               || samsa_grp_cg_nmembers(g) > 0) {
         err = SAMSA_ERR_NON_EMPTY_GROUP;
     } else {
         err = samsa_grpstore_write_tombstones(g, true, g->offsets,
@@ -1090,10 +1043,10 @@ samsa_grp_offset_expired(samsa_grp_t *g, const grp_offset_t *o,
     if (o->expire_ts_ms >= 0) {
         return now_ms >= o->expire_ts_ms;       /* v2-v4 retention */
     }
-    if (samsa_consumer_group_nmembers(g->cg) > 0) {
+    if (samsa_grp_cg_nmembers(g) > 0) {
         /* a consumer group with members: only topics nobody subscribes to
          * (Kafka's ConsumerGroup offset expiration condition) */
-        if (samsa_consumer_group_subscribes(g->cg, o->topic)) {
+        if (samsa_grp_cg_ops(g)->subscribes(g->cg, o->topic)) {
             return false;
         }
         base = o->commit_ts_ms;
@@ -1144,7 +1097,7 @@ grp_expire_one(samsa_grp_t *g, int64_t now_ms, int64_t retention_ms,
         samsa_info("group %s: %zu committed offset(s) expired", g->id, n);
     }
     if (g->state == SAMSA_GRP_EMPTY && g->noffsets == 0 && g->npending == 0
-        && samsa_consumer_group_nmembers(g->cg) == 0
+        && samsa_grp_cg_nmembers(g) == 0
         && samsa_grpstore_write_tombstones(g, true, NULL, 0)
                == SAMSA_ERR_NONE) {
         samsa_grp_set_state(g, SAMSA_GRP_DEAD);

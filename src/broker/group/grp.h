@@ -3,7 +3,7 @@
  * and GroupMetadataManager): groups and their members, the rebalance
  * protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, static
  * membership), committed offsets, and their persistence in the internal
- * topic __consumer_offsets (broker/grpstore.h), reloaded at start.
+ * topic __consumer_offsets (broker/group/grpstore.c), reloaded at start.
  *
  * Group states are Kafka's: Empty, PreparingRebalance,
  * CompletingRebalance, Stable, Dead.  Rebalance and session timeouts are
@@ -38,6 +38,12 @@
 
 typedef struct samsa_grpcoord samsa_grpcoord_t;
 
+/* What the coordinator calls of the consumer protocol's (KIP-848) groups,
+ * defined in broker/group/grp_int.h and filled by consumer_group.c
+ * (samsa_consumer_group_ops): the classic side names the consumer side
+ * only through this table, so the two do not call each other in a loop. */
+typedef struct samsa_grp_consumer_ops samsa_grp_consumer_ops_t;
+
 #define SAMSA_GRP_OFFSETS_TOPIC  "__consumer_offsets"
 
 /* Kafka's group states; the names are what ListGroups and DescribeGroups
@@ -64,6 +70,10 @@ typedef struct samsa_grpcoord_conf {
     samsa_meta_t          *meta;        /* images (the offsets topic) */
     samsa_controller_t    *ctrl;        /* creates __consumer_offsets */
     samsa_logmgr_t        *logs;
+    const samsa_grp_consumer_ops_t *consumer_ops;   /* consumer-type groups
+                                               (&samsa_consumer_group_ops);
+                                               NULL: none (their records are
+                                               skipped at load) */
 } samsa_grpcoord_conf_t;
 
 /* Start the coordinator: its purgatories, then load every group and

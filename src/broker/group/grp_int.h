@@ -16,6 +16,9 @@
 
 #include "broker/group/grp.h"
 #include "broker/purgatory.h"
+#include "proto/batch.h"
+#include "proto/rd.h"
+#include "util/arena.h"
 
 typedef struct samsa_grp samsa_grp_t;
 typedef struct samsa_consumer_group samsa_consumer_group_t;     /* broker/group/consumer_group.c */
@@ -195,8 +198,6 @@ void samsa_grp_offset_put(samsa_grp_t *grp, const char *topic,
 
 void samsa_grp_offset_drop(samsa_grp_t *grp, size_t i);
 
-char *samsa_grp_strndup(const char *s, size_t len);
-
 /* ---- grpjoin.c ------------------------------------------------------------ */
 
 grp_member_t *samsa_grp_member_find(samsa_grp_t *grp, const char *id,
@@ -217,33 +218,6 @@ bool samsa_grp_member_keep_alive(const grp_member_t *m);
  * (coordinator shutdown).  @locks grp held */
 void samsa_grp_fail_waiting(samsa_grp_t *grp, samsa_err_t err);
 
-/* ---- consumer_group.c --------------------------------------------------------------- */
-
-/* Free a consumer group's state (its timers must be gone: they hold a ref
- * of the group).  NULL is a no-op. */
-void samsa_consumer_group_free(samsa_consumer_group_t *cg);
-
-/* Members of the consumer group (0 for NULL). */
-size_t samsa_consumer_group_nmembers(const samsa_consumer_group_t *cg);
-
-/* Kafka's ConsumerGroupState name: Empty, Assigning, Reconciling,
- * Stable.  @locks grp held */
-const char *samsa_consumer_group_state_name(const samsa_consumer_group_t *cg);
-
-/* Whether a member subscribes to topic.  @locks grp held */
-bool samsa_consumer_group_subscribes(const samsa_consumer_group_t *cg, const char *topic);
-
-/* OffsetCommit's member check (Kafka's ConsumerGroup.validateOffsetCommit:
- * the member epoch is the generation).  @locks grp held */
-samsa_err_t samsa_consumer_group_commit_check(samsa_grp_t *grp, samsa_slice_t member_id,
-                                    int32_t member_epoch);
-
-/* TxnOffsetCommit's member check for a consumer group (UNKNOWN_MEMBER_ID,
- * ILLEGAL_GENERATION).  @locks grp held */
-samsa_err_t samsa_consumer_group_txn_commit_check(samsa_grp_t *grp,
-                                        samsa_slice_t member_id,
-                                        int32_t member_epoch);
-
 /* ---- grptxn.c ------------------------------------------------------------ */
 
 /* Keep one pending transactional offset of producer_id (copies). */
@@ -252,10 +226,6 @@ void samsa_grp_txn_offset_put(samsa_grp_t *grp, int64_t producer_id,
                               int32_t partition, int64_t offset,
                               int32_t leader_epoch, const char *metadata,
                               size_t metadata_len, int64_t commit_ts_ms);
-
-/* Commit (move to the offsets) or drop producer_id's pending offsets.
- * @locks grp held */
-void samsa_grp_txn_apply(samsa_grp_t *grp, int64_t producer_id, bool commit);
 
 /* Free every pending offset (group teardown). */
 void samsa_grp_txn_offsets_free(samsa_grp_t *grp);
@@ -305,5 +275,59 @@ SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_write_tombstones(
 SAMSA_MUST_CHECK samsa_err_t samsa_grpstore_load(samsa_grpcoord_t *gc,
                                                  char *errstr,
                                                  size_t errstr_size);
+
+/* ---- the consumer protocol's side (consumer_group*.c) ------------------ */
+
+struct samsa_grp_consumer_ops {
+    /* Free a consumer group's state (its timers must be gone: they hold a
+     * ref of the group). */
+    void (*free)(samsa_consumer_group_t *cg);
+    /* Members of the consumer group. */
+    size_t (*nmembers)(const samsa_consumer_group_t *cg);
+    /* Kafka's ConsumerGroupState name: Empty, Assigning, Reconciling,
+     * Stable.  @locks grp held */
+    const char *(*state_name)(const samsa_consumer_group_t *cg);
+    /* Whether a member subscribes to topic.  @locks grp held */
+    bool (*subscribes)(const samsa_consumer_group_t *cg, const char *topic);
+    /* OffsetCommit's member check (Kafka's
+     * ConsumerGroup.validateOffsetCommit: the member epoch is the
+     * generation).  @locks grp held */
+    samsa_err_t (*commit_check)(samsa_grp_t *grp, samsa_slice_t member_id,
+                                int32_t member_epoch);
+    /* TxnOffsetCommit's member check (UNKNOWN_MEMBER_ID,
+     * ILLEGAL_GENERATION).  @locks grp held */
+    samsa_err_t (*txn_commit_check)(samsa_grp_t *grp,
+                                    samsa_slice_t member_id,
+                                    int32_t member_epoch);
+    /* Append tombstones of every record of the group's consumer state (an
+     * empty consumer group becoming a classic one).  @locks grp held */
+    samsa_err_t (*store_forget)(samsa_grp_t *grp);
+    /* Tombstones of every record of the group's consumer state, appended
+     * to *recs (n of them so far); returns the new count.
+     * @locks grp held */
+    size_t (*store_tombstones)(samsa_grp_t *grp, samsa_grpstore_rec_t **recs,
+                               size_t n);
+    /* One consumer group record read back at start (type: the key's
+     * version, 3-8; krd after it).  Runs on main, no handler yet. */
+    void (*store_load)(samsa_grpcoord_t *gc, int16_t type, samsa_rd_t *krd,
+                       const samsa_record_t *rec, samsa_arena_t *arena);
+    /* After the load, for every group (with or without consumer state).
+     * @locks grp held */
+    void (*load_finish)(samsa_grp_t *grp);
+};
+
+/* The consumer side's table, NULL when the coordinator has none. */
+static inline const samsa_grp_consumer_ops_t *
+samsa_grp_cg_ops(const samsa_grp_t *grp)
+{
+    return grp->gc->conf.consumer_ops;
+}
+
+/* Members of grp's consumer state; 0 when it has none. */
+static inline size_t
+samsa_grp_cg_nmembers(const samsa_grp_t *grp)
+{
+    return grp->cg != NULL ? samsa_grp_cg_ops(grp)->nmembers(grp->cg) : 0;
+}
 
 #endif /* SAMSA_BROKER_GROUP_GRP_INT_H */

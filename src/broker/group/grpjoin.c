@@ -12,7 +12,6 @@
  * members and groups point at their current op without a ref (cleared in
  * the op's on_complete, which always runs before its memory goes).
  */
-#include "broker/group/consumer_group_int.h"
 #include "broker/group/grp_int.h"
 
 #include <stdio.h>
@@ -136,7 +135,7 @@ grp_protos_set(grp_member_t *m, const samsa_grp_protocol_t *p, size_t n)
     m->protos = samsa_calloc(n + 1, sizeof(*m->protos));
     m->nprotos = n;
     for (i = 0; i < n; i++) {
-        m->protos[i].name = samsa_grp_strndup(p[i].name.ptr, p[i].name.len);
+        m->protos[i].name = samsa_strndup(p[i].name.ptr, p[i].name.len);
         m->protos[i].metadata = samsa_malloc(p[i].metadata.len + 1);
         if (p[i].metadata.len > 0) {
             memcpy(m->protos[i].metadata, p[i].metadata.ptr,
@@ -977,11 +976,11 @@ grp_member_new(const samsa_grp_join_req_t *rq, char *member_id)
 
     m->member_id = member_id;
     m->instance_id = rq->instance_id.ptr != NULL
-                         ? samsa_grp_strndup(rq->instance_id.ptr,
+                         ? samsa_strndup(rq->instance_id.ptr,
                                              rq->instance_id.len)
                          : NULL;
-    m->client_id = samsa_grp_strndup(rq->client_id.ptr, rq->client_id.len);
-    m->client_host = samsa_grp_strndup(rq->client_host.ptr,
+    m->client_id = samsa_strndup(rq->client_id.ptr, rq->client_id.len);
+    m->client_host = samsa_strndup(rq->client_host.ptr,
                                        rq->client_host.len);
     m->session_timeout_ms = rq->session_timeout_ms;
     m->rebalance_timeout_ms = rq->rebalance_timeout_ms >= 0
@@ -1027,7 +1026,7 @@ grp_add_member_and_rebalance(samsa_grp_t *g, const samsa_grp_join_req_t *rq,
     }
     if (g->nmembers == 0) {
         samsa_free(g->protocol_type);
-        g->protocol_type = samsa_grp_strndup(rq->protocol_type.ptr,
+        g->protocol_type = samsa_strndup(rq->protocol_type.ptr,
                                              rq->protocol_type.len);
     }
     g->members = samsa_realloc(g->members,
@@ -1083,9 +1082,9 @@ grp_static_rejoin(samsa_grp_t *g, grp_member_t *m,
     samsa_free(m->member_id);
     m->member_id = new_id;
     samsa_free(m->client_id);
-    m->client_id = samsa_grp_strndup(rq->client_id.ptr, rq->client_id.len);
+    m->client_id = samsa_strndup(rq->client_id.ptr, rq->client_id.len);
     samsa_free(m->client_host);
-    m->client_host = samsa_grp_strndup(rq->client_host.ptr,
+    m->client_host = samsa_strndup(rq->client_host.ptr,
                                        rq->client_host.len);
     grp_member_update(m, rq, cb, ctx);
     switch (g->state) {
@@ -1179,7 +1178,7 @@ grp_join_known(samsa_grp_t *g, const samsa_grp_join_req_t *rq,
     if (grp_pending_find(g, rq->member_id.ptr, rq->member_id.len, &at)
         != NULL) {
         grp_add_member_and_rebalance(
-            g, rq, samsa_grp_strndup(rq->member_id.ptr, rq->member_id.len),
+            g, rq, samsa_strndup(rq->member_id.ptr, rq->member_id.len),
             cb, ctx);
         return;
     }
@@ -1256,17 +1255,17 @@ samsa_grp_join(samsa_grpcoord_t *gc, const samsa_grp_join_req_t *rq,
         return;
     }
     pthread_mutex_lock(&g->lock);
-    if (g->cg != NULL && samsa_consumer_group_nmembers(g->cg) == 0) {
+    if (g->cg != NULL && samsa_grp_cg_nmembers(g) == 0) {
         /* an empty consumer group (KIP-848) becomes a classic one again,
          * keeping its offsets; its records get tombstones first */
-        if (samsa_consumer_group_store_forget(g) != SAMSA_ERR_NONE) {
+        if (samsa_grp_cg_ops(g)->store_forget(g) != SAMSA_ERR_NONE) {
             pthread_mutex_unlock(&g->lock);
             samsa_grp_unref(g);
             grp_join_answer_error(cb, ctx,
                                   SAMSA_ERR_COORDINATOR_NOT_AVAILABLE, NULL);
             return;
         }
-        samsa_consumer_group_free(g->cg);
+        samsa_grp_cg_ops(g)->free(g->cg);
         g->cg = NULL;
         samsa_free(g->protocol_type);
         g->protocol_type = NULL;

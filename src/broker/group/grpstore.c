@@ -10,7 +10,6 @@
  * held; the load runs on main before any handler starts.
  */
 #include "broker/group/grp_int.h"
-#include "broker/group/consumer_group_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "proto/gen/GroupRecords.h"
 #include "proto/recbuild.h"
 #include "proto/wr.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -77,8 +77,6 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
     samsa_plog_append_opts_t     opts;
     samsa_plog_append_result_t   res;
     samsa_recbuild_t             rb;
-    samsa_image_t               *img;
-    const samsa_image_topic_t   *t;
     samsa_plog_t                *plog;
     samsa_buf_t                  scratch = SAMSA_BUF_INIT;
     samsa_err_t                  err;
@@ -90,19 +88,11 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
         return SAMSA_ERR_NONE;
     }
     memset(&opts, 0, sizeof(opts));
-    img = samsa_meta_image_get(gc->conf.meta);
-    t = samsa_image_topic_find(img, SAMSA_GRP_OFFSETS_TOPIC,
-                               strlen(SAMSA_GRP_OFFSETS_TOPIC));
-    if (t == NULL || g->partition >= t->npartitions) {
-        samsa_image_put(img);
-        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
-    opts.leader_epoch = t->partitions[g->partition].leader_epoch;
-    samsa_image_put(img);
-    plog = samsa_logmgr_plog_ref(gc->conf.logs, SAMSA_GRP_OFFSETS_TOPIC,
-                                 g->partition);
-    if (plog == NULL) {
-        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+    err = samsa_coordtopic_plog(gc->conf.meta, gc->conf.logs,
+                                SAMSA_GRP_OFFSETS_TOPIC, g->partition, &plog,
+                                &opts.leader_epoch);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     for (i = 0; i < n; i++) {
         cap += samsa_recbuild_size_upper(recs[i].key.len, recs[i].value.len,
@@ -287,7 +277,7 @@ samsa_grpstore_write_tombstones(samsa_grp_t *g, bool with_group,
     }
     if (with_group && g->cg != NULL) {
         /* a consumer group's records go first, as in Kafka */
-        k = samsa_consumer_group_store_tombstones(g, &recs, k);
+        k = samsa_grp_cg_ops(g)->store_tombstones(g, &recs, k);
     }
     if (with_group) {
         recs = samsa_realloc(recs, (k + 1) * sizeof(*recs));
@@ -375,28 +365,28 @@ grpstore_apply_group(samsa_grp_t *g, const samsa_GroupMetadataValue_t *v)
     samsa_free(g->protocol_name);
     samsa_free(g->leader_id);
     g->protocol_type = v->ProtocolType.len > 0
-                           ? samsa_grp_strndup(v->ProtocolType.ptr,
+                           ? samsa_strndup(v->ProtocolType.ptr,
                                                v->ProtocolType.len)
                            : NULL;
     g->protocol_name = v->Protocol.ptr != NULL
-                           ? samsa_grp_strndup(v->Protocol.ptr,
+                           ? samsa_strndup(v->Protocol.ptr,
                                                v->Protocol.len)
                            : NULL;
     g->leader_id = v->Leader.ptr != NULL
-                       ? samsa_grp_strndup(v->Leader.ptr, v->Leader.len)
+                       ? samsa_strndup(v->Leader.ptr, v->Leader.len)
                        : NULL;
     g->generation = v->Generation;
     for (i = 0; i < (size_t) v->Members_cnt && g->protocol_name != NULL;
          i++) {
         mm = &v->Members[i];
         m = samsa_calloc(1, sizeof(*m));
-        m->member_id = samsa_grp_strndup(mm->MemberId.ptr, mm->MemberId.len);
+        m->member_id = samsa_strndup(mm->MemberId.ptr, mm->MemberId.len);
         m->instance_id = mm->GroupInstanceId.ptr != NULL
-                             ? samsa_grp_strndup(mm->GroupInstanceId.ptr,
+                             ? samsa_strndup(mm->GroupInstanceId.ptr,
                                                  mm->GroupInstanceId.len)
                              : NULL;
-        m->client_id = samsa_grp_strndup(mm->ClientId.ptr, mm->ClientId.len);
-        m->client_host = samsa_grp_strndup(mm->ClientHost.ptr,
+        m->client_id = samsa_strndup(mm->ClientId.ptr, mm->ClientId.len);
+        m->client_host = samsa_strndup(mm->ClientHost.ptr,
                                            mm->ClientHost.len);
         m->session_timeout_ms = mm->SessionTimeout;
         m->rebalance_timeout_ms = mm->RebalanceTimeout > 0
@@ -484,9 +474,10 @@ grpstore_load_record(samsa_grpcoord_t *gc, const samsa_record_t *rec,
         grpstore_load_offset(gc, &krd, kver, rec, pid, &arena);
     } else if (krd.err == SAMSA_ERR_NONE && kver == GRPSTORE_KEY_GROUP) {
         grpstore_load_group(gc, &krd, rec, &arena);
-    } else if (krd.err == SAMSA_ERR_NONE && kver >= 3 && kver <= 8) {
+    } else if (krd.err == SAMSA_ERR_NONE && kver >= 3 && kver <= 8
+               && gc->conf.consumer_ops != NULL) {
         /* a consumer group's (KIP-848): the version is its type */
-        samsa_consumer_group_store_load(gc, kver, &krd, rec, &arena);
+        gc->conf.consumer_ops->store_load(gc, kver, &krd, rec, &arena);
     }
     samsa_arena_fini(&arena);
 }
@@ -580,7 +571,9 @@ grpstore_load_finish(samsa_grpcoord_t *gc)
     for (i = 0; i < gc->ngroups; i++) {
         g = gc->groups[i];
         pthread_mutex_lock(&g->lock);
-        samsa_consumer_group_load_finish(g);
+        if (gc->conf.consumer_ops != NULL) {
+            gc->conf.consumer_ops->load_finish(g);
+        }
         pthread_mutex_unlock(&g->lock);
     }
     i = 0;

@@ -57,21 +57,23 @@ samsa_grp_txn_offset_put(samsa_grp_t *g, int64_t pid, const char *topic,
         t = &g->txn_offsets[g->ntxn_offsets++];
         memset(t, 0, sizeof(*t));
         t->producer_id = pid;
-        t->o.topic = samsa_grp_strndup(topic, topic_len);
+        t->o.topic = samsa_strndup(topic, topic_len);
         t->o.partition = partition;
     } else {
         samsa_free(t->o.metadata);
     }
     t->o.offset = offset;
     t->o.leader_epoch = leader_epoch;
-    t->o.metadata = samsa_grp_strndup(metadata != NULL ? metadata : "",
+    t->o.metadata = samsa_strndup(metadata != NULL ? metadata : "",
                                       metadata != NULL ? metadata_len : 0);
     t->o.commit_ts_ms = commit_ts_ms;
     t->o.expire_ts_ms = -1;
 }
 
-void
-samsa_grp_txn_apply(samsa_grp_t *g, int64_t pid, bool commit)
+/* Commit (move to the offsets) or drop producer_id's pending offsets.
+ * @locks grp held */
+static void
+grp_txn_apply(samsa_grp_t *g, int64_t pid, bool commit)
 {
     grp_txn_offset_t  *t;
     size_t             i = 0;
@@ -121,7 +123,7 @@ samsa_grp_txn_complete(samsa_grpcoord_t *gc, int32_t partition, int64_t pid,
     for (i = 0; i < n; i++) {
         if (all[i]->partition == partition) {
             pthread_mutex_lock(&all[i]->lock);
-            samsa_grp_txn_apply(all[i], pid, commit);
+            grp_txn_apply(all[i], pid, commit);
             pthread_mutex_unlock(&all[i]->lock);
         }
         samsa_grp_unref(all[i]);

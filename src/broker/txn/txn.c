@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fault.h"
 #include "util/time.h"
 
 static const char *const  txn_state_names[SAMSA_TXN_STATE_COUNT] = {
@@ -174,9 +176,9 @@ samsa_txn_tps_clear(samsa_txn_t *txn)
     txn->ntps = 0;
 }
 
-bool
-samsa_txn_tps_has(const samsa_txn_t *txn, const char *topic, size_t len,
-                  int32_t partition)
+static bool
+txn_tps_has(const samsa_txn_t *txn, const char *topic, size_t len,
+            int32_t partition)
 {
     size_t  i;
 
@@ -194,7 +196,7 @@ void
 samsa_txn_tps_add(samsa_txn_t *txn, const char *topic, size_t len,
                   int32_t partition)
 {
-    if (samsa_txn_tps_has(txn, topic, len, partition)) {
+    if (txn_tps_has(txn, topic, len, partition)) {
         return;
     }
     txn->tps = samsa_realloc(txn->tps, (txn->ntps + 1) * sizeof(*txn->tps));
@@ -308,7 +310,6 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
                     char *errstr, size_t errstr_size)
 {
     samsa_txncoord_t  *tc = samsa_calloc(1, sizeof(*tc));
-    const char        *hook = getenv("SAMSA_TEST_TXN_STOP_AFTER_PREPARE");
     samsa_err_t        err;
 
     tc->conf = *conf;
@@ -325,8 +326,8 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
         conf->cfg, "transaction.remove.expired.transaction.cleanup.interval.ms");
     tc->segment_bytes =
         samsa_config_int(conf->cfg, "transaction.state.log.segment.bytes");
-    tc->test_stop_after_prepare = hook != NULL && hook[0] != '\0'
-                                  && strcmp(hook, "0") != 0;
+    tc->test_stop_after_prepare =
+        SAMSA_TEST_HOOK("SAMSA_TEST_TXN_STOP_AFTER_PREPARE") != 0;
     if (tc->test_stop_after_prepare) {
         samsa_warn("SAMSA_TEST_TXN_STOP_AFTER_PREPARE is set: transactions "
                    "stay in PrepareCommit/PrepareAbort (a test hook)");
@@ -387,64 +388,24 @@ samsa_txncoord_close(samsa_txncoord_t *tc)
 samsa_err_t
 samsa_txncoord_ensure_topic(samsa_txncoord_t *tc)
 {
-    samsa_controller_create_topics_t  req;
-    samsa_controller_new_topic_t      nt;
-    samsa_controller_topic_result_t   res;
-    samsa_image_config_t              configs[4];
-    samsa_image_t                    *img;
-    samsa_arena_t                     arena;
-    samsa_err_t                       err = SAMSA_ERR_NONE;
-    char                              segment[24];
-    bool                              exists;
+    samsa_image_config_t  configs[4];
+    samsa_err_t           err;
+    char                  segment[24];
 
     if (atomic_load_explicit(&tc->topic_ready, memory_order_acquire)) {
         return SAMSA_ERR_NONE;
     }
     pthread_mutex_lock(&tc->topic_lock);
-    img = samsa_meta_image_get(tc->conf.meta);
-    exists = samsa_image_topic_find(img, SAMSA_TXN_STATE_TOPIC,
-                                    strlen(SAMSA_TXN_STATE_TOPIC)) != NULL;
-    samsa_image_put(img);
-    if (!exists && tc->conf.ctrl != NULL) {
-        snprintf(segment, sizeof(segment), "%d", (int) tc->segment_bytes);
-        /* Kafka's TransactionLog topic configs */
-        configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
-        configs[1] = (samsa_image_config_t) { "compression.type",
-                                              "uncompressed" };
-        configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
-        configs[3] = (samsa_image_config_t) { "unclean.leader.election.enable",
-                                              "false" };
-        memset(&nt, 0, sizeof(nt));
-        nt.name = samsa_slice_cstr(SAMSA_TXN_STATE_TOPIC);
-        nt.num_partitions = tc->num_partitions;
-        nt.replication_factor = 1;      /* one node: transaction.state.log.
-                                           replication.factor is capped */
-        nt.configs = configs;
-        nt.nconfigs = 4;
-        memset(&req, 0, sizeof(req));
-        req.topics = &nt;
-        req.ntopics = 1;
-        req.internal = true;
-        samsa_arena_init(&arena);
-        err = samsa_controller_create_topics(tc->conf.ctrl, &req, &arena,
-                                             &res);
-        if (err == SAMSA_ERR_NONE && res.error != SAMSA_ERR_NONE
-            && res.error != SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
-            err = res.error;
-        }
-        if (err != SAMSA_ERR_NONE) {
-            samsa_error("cannot create %s: %s (%s)", SAMSA_TXN_STATE_TOPIC,
-                        samsa_err_name(err),
-                        res.message != NULL ? res.message : "");
-            err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-        } else {
-            samsa_info("created %s with %d partitions", SAMSA_TXN_STATE_TOPIC,
-                       (int) tc->num_partitions);
-        }
-        samsa_arena_fini(&arena);
-    } else if (!exists) {
-        err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
+    snprintf(segment, sizeof(segment), "%d", (int) tc->segment_bytes);
+    /* Kafka's TransactionLog topic configs */
+    configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
+    configs[1] = (samsa_image_config_t) { "compression.type", "uncompressed" };
+    configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
+    configs[3] = (samsa_image_config_t) { "unclean.leader.election.enable",
+                                          "false" };
+    err = samsa_coordtopic_create(tc->conf.meta, tc->conf.ctrl,
+                                  SAMSA_TXN_STATE_TOPIC, tc->num_partitions,
+                                  configs, 4);
     if (err == SAMSA_ERR_NONE) {
         atomic_store_explicit(&tc->topic_ready, true, memory_order_release);
     }
@@ -650,8 +611,8 @@ txn_add_locked(samsa_txn_t *txn, int64_t pid, int16_t epoch,
         return SAMSA_ERR_INVALID_TXN_STATE;
     }
     for (i = 0; i < n && all_in; i++) {
-        all_in = samsa_txn_tps_has(txn, tps[i].topic.ptr, tps[i].topic.len,
-                                   tps[i].partition);
+        all_in = txn_tps_has(txn, tps[i].topic.ptr, tps[i].topic.len,
+                             tps[i].partition);
     }
     if (all_in) {
         return SAMSA_ERR_NONE;
@@ -687,6 +648,20 @@ txn_add_locked(samsa_txn_t *txn, int64_t pid, int16_t epoch,
     return SAMSA_ERR_NONE;
 }
 
+/* The known transactional id txn_id (a reference), as AddPartitionsToTxn
+ * and EndTxn look it up: INVALID_REQUEST for an empty id,
+ * INVALID_PRODUCER_ID_MAPPING for one this coordinator does not have. */
+static samsa_err_t
+txn_get_known(samsa_txncoord_t *tc, samsa_slice_t txn_id, samsa_txn_t **txn)
+{
+    if (txn_id.len == 0) {
+        return SAMSA_ERR_INVALID_REQUEST;
+    }
+    *txn = samsa_txn_get(tc, txn_id, false);
+    return *txn != NULL ? SAMSA_ERR_NONE
+                        : SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+}
+
 static samsa_err_t
 txn_add(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
         int16_t epoch, const samsa_txn_tp_t *tps, size_t n)
@@ -694,12 +669,9 @@ txn_add(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
     samsa_txn_t  *txn;
     samsa_err_t   err;
 
-    if (txn_id.len == 0) {
-        return SAMSA_ERR_INVALID_REQUEST;
-    }
-    txn = samsa_txn_get(tc, txn_id, false);
-    if (txn == NULL) {
-        return SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+    err = txn_get_known(tc, txn_id, &txn);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     pthread_mutex_lock(&txn->lock);
     err = txn_add_locked(txn, pid, epoch, tps, n);
@@ -810,12 +782,9 @@ samsa_txn_end(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
     samsa_txn_t  *txn;
     samsa_err_t   err;
 
-    if (txn_id.len == 0) {
-        return SAMSA_ERR_INVALID_REQUEST;
-    }
-    txn = samsa_txn_get(tc, txn_id, false);
-    if (txn == NULL) {
-        return SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+    err = txn_get_known(tc, txn_id, &txn);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     pthread_mutex_lock(&txn->lock);
     err = txn_end_locked(txn, pid, epoch, commit);
@@ -847,7 +816,7 @@ samsa_txn_partition_in_txn(samsa_txncoord_t *tc, samsa_slice_t txn_id,
     } else if (epoch < txn->epoch) {
         err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
     } else if (epoch != txn->epoch || txn->state != SAMSA_TXN_ONGOING
-               || !samsa_txn_tps_has(txn, topic.ptr, topic.len, partition)) {
+               || !txn_tps_has(txn, topic.ptr, topic.len, partition)) {
         err = SAMSA_ERR_INVALID_TXN_STATE;
     }
     pthread_mutex_unlock(&txn->lock);

@@ -59,7 +59,8 @@ struct samsa_txncoord {
     int64_t                abort_interval_ms;       /* [const] */
     int64_t                expire_interval_ms;      /* [const] */
     int32_t                segment_bytes;   /* [const] */
-    bool                   test_stop_after_prepare; /* [const] test hook */
+    bool                   test_stop_after_prepare; /* [const] samsa-server-faults'
+                                           SAMSA_TEST_TXN_STOP_AFTER_PREPARE */
     pthread_mutex_t        table_lock;      /* guards txns, ntxns, cap */
     samsa_txn_t          **txns;            /* sorted by id; one ref each */
     size_t                 ntxns;
@@ -101,8 +102,6 @@ samsa_txn_t **samsa_txn_snapshot(samsa_txncoord_t *tc, size_t *n);
 void samsa_txn_tps_clear(samsa_txn_t *txn);
 void samsa_txn_tps_add(samsa_txn_t *txn, const char *topic, size_t len,
                        int32_t partition);
-bool samsa_txn_tps_has(const samsa_txn_t *txn, const char *topic, size_t len,
-                       int32_t partition);
 
 /* Kafka's state machine: may a txn in from move to to? */
 bool samsa_txn_transition_ok(samsa_txn_state_t from, samsa_txn_state_t to);
@@ -141,11 +140,6 @@ SAMSA_MUST_CHECK samsa_err_t samsa_txnstore_apply(samsa_txncoord_t *tc,
  * @locks txn held */
 void samsa_txnmark_enqueue(samsa_txn_t *txn);
 
-/* Write the markers of txn's transaction to each partition, then the
- * CompleteCommit/CompleteAbort record.  @locks txn held
- * @thread txnmarker (or a test) */
-SAMSA_MUST_CHECK samsa_err_t samsa_txnmark_complete(samsa_txn_t *txn);
-
 /* The control batch of a marker, in buf (SAMSA_TXNMARK_BATCH_MAX bytes);
  * returns its size. */
 #define SAMSA_TXNMARK_BATCH_MAX  96
@@ -156,10 +150,5 @@ size_t samsa_txnmark_build(uint8_t *buf, int64_t pid, int16_t epoch,
 /* Start / stop the marker thread. */
 SAMSA_MUST_CHECK samsa_err_t samsa_txnmark_start(samsa_txncoord_t *tc);
 void samsa_txnmark_stop(samsa_txncoord_t *tc);
-
-/* One pass of the timers: abort Ongoing transactions past their timeout
- * and remove ids idle past transactional.id.expiration.ms. */
-void samsa_txnmark_abort_timed_out(samsa_txncoord_t *tc, int64_t now_ms);
-void samsa_txnmark_remove_expired(samsa_txncoord_t *tc, int64_t now_ms);
 
 #endif /* SAMSA_BROKER_TXN_TXN_INT_H */

@@ -137,8 +137,11 @@ txnmark_coordinator_epoch(samsa_txn_t *txn)
     return epoch;
 }
 
-samsa_err_t
-samsa_txnmark_complete(samsa_txn_t *txn)
+/* Write the markers of txn's transaction to each partition, then the
+ * CompleteCommit/CompleteAbort record.  @locks txn held
+ * @thread txnmarker */
+static SAMSA_MUST_CHECK samsa_err_t
+txnmark_complete(samsa_txn_t *txn)
 {
     bool          commit = txn->state == SAMSA_TXN_PREPARE_COMMIT;
     int32_t       cepoch;
@@ -236,7 +239,7 @@ txnmark_process(samsa_txncoord_t *tc, samsa_txn_t **work, size_t n)
         work[i]->queued = false;
         pthread_mutex_unlock(&tc->queue_lock);
         pthread_mutex_lock(&work[i]->lock);
-        err = samsa_txnmark_complete(work[i]);
+        err = txnmark_complete(work[i]);
         if (err != SAMSA_ERR_NONE) {
             samsa_txnmark_enqueue(work[i]);
             failed = true;
@@ -250,57 +253,59 @@ txnmark_process(samsa_txncoord_t *tc, samsa_txn_t **work, size_t n)
 
 /* ---- timers ------------------------------------------------------------------- */
 
-void
-samsa_txnmark_abort_timed_out(samsa_txncoord_t *tc, int64_t now_ms)
+/* One timer's pass: fn on every transaction in the table, under its
+ * lock. */
+typedef void txnmark_timer_fn_t(samsa_txncoord_t *tc, samsa_txn_t *txn,
+                                int64_t now_ms);
+
+static void
+txnmark_pass(samsa_txncoord_t *tc, int64_t now_ms, txnmark_timer_fn_t *fn)
 {
     samsa_txn_t  **all;
-    samsa_txn_t   *txn;
     size_t         i, n;
 
     all = samsa_txn_snapshot(tc, &n);
     for (i = 0; i < n; i++) {
-        txn = all[i];
-        pthread_mutex_lock(&txn->lock);
-        if (txn->state == SAMSA_TXN_ONGOING && txn->start_ms >= 0
-            && txn->start_ms + txn->timeout_ms < now_ms) {
-            samsa_info("transactional id %s: aborting the transaction of "
-                       "producer id %lld epoch %d, open past its timeout of "
-                       "%d ms", txn->id, (long long) txn->producer_id,
-                       (int) txn->epoch, (int) txn->timeout_ms);
-            if (samsa_txn_fence_and_abort(txn) != SAMSA_ERR_NONE) {
-                samsa_warn("transactional id %s: cannot abort it yet",
-                           txn->id);
-            }
-        }
-        pthread_mutex_unlock(&txn->lock);
-        samsa_txn_unref(txn);
+        pthread_mutex_lock(&all[i]->lock);
+        fn(tc, all[i], now_ms);
+        pthread_mutex_unlock(&all[i]->lock);
+        samsa_txn_unref(all[i]);
     }
     samsa_free(all);
 }
 
-void
-samsa_txnmark_remove_expired(samsa_txncoord_t *tc, int64_t now_ms)
+/* Abort an Ongoing transaction past its timeout.  @locks txn held */
+static void
+txnmark_abort_timed_out(samsa_txncoord_t *tc, samsa_txn_t *txn,
+                        int64_t now_ms)
 {
-    samsa_txn_t  **all;
-    samsa_txn_t   *txn;
-    size_t         i, n;
-
-    all = samsa_txn_snapshot(tc, &n);
-    for (i = 0; i < n; i++) {
-        txn = all[i];
-        pthread_mutex_lock(&txn->lock);
-        if (samsa_txn_transition_ok(txn->state, SAMSA_TXN_DEAD)
-            && txn->update_ms + tc->id_expiration_ms <= now_ms) {
-            if (samsa_txnstore_write_tombstone(txn) == SAMSA_ERR_NONE) {
-                samsa_info("transactional id %s expired", txn->id);
-                txn->state = SAMSA_TXN_DEAD;
-                samsa_txn_remove(txn);
-            }
+    (void) tc;
+    if (txn->state == SAMSA_TXN_ONGOING && txn->start_ms >= 0
+        && txn->start_ms + txn->timeout_ms < now_ms) {
+        samsa_info("transactional id %s: aborting the transaction of "
+                   "producer id %lld epoch %d, open past its timeout of "
+                   "%d ms", txn->id, (long long) txn->producer_id,
+                   (int) txn->epoch, (int) txn->timeout_ms);
+        if (samsa_txn_fence_and_abort(txn) != SAMSA_ERR_NONE) {
+            samsa_warn("transactional id %s: cannot abort it yet", txn->id);
         }
-        pthread_mutex_unlock(&txn->lock);
-        samsa_txn_unref(txn);
     }
-    samsa_free(all);
+}
+
+/* Remove an id idle past transactional.id.expiration.ms.
+ * @locks txn held */
+static void
+txnmark_remove_expired(samsa_txncoord_t *tc, samsa_txn_t *txn,
+                       int64_t now_ms)
+{
+    if (samsa_txn_transition_ok(txn->state, SAMSA_TXN_DEAD)
+        && txn->update_ms + tc->id_expiration_ms <= now_ms) {
+        if (samsa_txnstore_write_tombstone(txn) == SAMSA_ERR_NONE) {
+            samsa_info("transactional id %s expired", txn->id);
+            txn->state = SAMSA_TXN_DEAD;
+            samsa_txn_remove(txn);
+        }
+    }
 }
 
 /* ---- the thread ----------------------------------------------------------------- */
@@ -347,11 +352,11 @@ txnmark_main(void *arg)
         if (now >= next_abort || now >= next_expire) {
             pthread_mutex_unlock(&tc->queue_lock);
             if (now >= next_abort) {
-                samsa_txnmark_abort_timed_out(tc, samsa_wall_ms());
+                txnmark_pass(tc, samsa_wall_ms(), txnmark_abort_timed_out);
                 next_abort = samsa_now_ms() + tc->abort_interval_ms;
             }
             if (now >= next_expire) {
-                samsa_txnmark_remove_expired(tc, samsa_wall_ms());
+                txnmark_pass(tc, samsa_wall_ms(), txnmark_remove_expired);
                 next_expire = samsa_now_ms() + tc->expire_interval_ms;
             }
             pthread_mutex_lock(&tc->queue_lock);

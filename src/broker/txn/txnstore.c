@@ -21,6 +21,7 @@
 #include "proto/gen/TransactionRecords.h"
 #include "proto/recbuild.h"
 #include "proto/wr.h"
+#include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
@@ -81,8 +82,6 @@ txnstore_append(samsa_txn_t *txn, const samsa_buf_t *key,
     samsa_plog_append_opts_t     opts;
     samsa_plog_append_result_t   res;
     samsa_recbuild_t             rb;
-    samsa_image_t               *img;
-    const samsa_image_topic_t   *t;
     samsa_plog_t                *plog;
     samsa_buf_t                  scratch = SAMSA_BUF_INIT;
     samsa_err_t                  err;
@@ -91,19 +90,11 @@ txnstore_append(samsa_txn_t *txn, const samsa_buf_t *key,
     int64_t                      flushed;
 
     memset(&opts, 0, sizeof(opts));
-    img = samsa_meta_image_get(tc->conf.meta);
-    t = samsa_image_topic_find(img, SAMSA_TXN_STATE_TOPIC,
-                               strlen(SAMSA_TXN_STATE_TOPIC));
-    if (t == NULL || txn->partition >= t->npartitions) {
-        samsa_image_put(img);
-        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
-    }
-    opts.leader_epoch = t->partitions[txn->partition].leader_epoch;
-    samsa_image_put(img);
-    plog = samsa_logmgr_plog_ref(tc->conf.logs, SAMSA_TXN_STATE_TOPIC,
-                                 txn->partition);
-    if (plog == NULL) {
-        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+    err = samsa_coordtopic_plog(tc->conf.meta, tc->conf.logs,
+                                SAMSA_TXN_STATE_TOPIC, txn->partition, &plog,
+                                &opts.leader_epoch);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     cap = SAMSA_RECBATCH_HDR_SIZE
           + samsa_recbuild_size_upper(key->len,

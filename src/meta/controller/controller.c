@@ -1,7 +1,8 @@
 /*
  * meta/controller/controller.c - see controller.h.  The controller thread takes one
  * queued operation at a time: it builds a batch of records on a delta of
- * the latest image (ctltopics.c, ctlconfigs.c), and unless the operation
+ * the latest image (ctlbatch.c, filled by ctltopics.c, ctlconfigs.c
+ * and ctlquotas.c), and unless the operation
  * only validates, appends the batch to the metadata log (durable when the
  * append returns), applies the delta and publishes the new image.  Only
  * then does the caller, waiting on the operation, get its results: a
@@ -10,14 +11,31 @@
 #include "meta/controller/controller_int.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "meta/mlog.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/queue.h"
 
 #define CTL_QUEUE_SIZE   128
 #define CTL_POLL_MS      300
+
+struct samsa_controller {
+    samsa_controller_conf_t   conf;     /* [const] */
+    samsa_mlog_t             *mlog;     /* [controller thread] */
+    samsa_image_t            *img;      /* [controller thread] the latest
+                                           published image (a reference) */
+    bool                      failed;   /* [controller thread] the log
+                                           failed: refuse changes */
+    samsa_queue_t             ops;      /* operations for the thread */
+    pthread_t                 thread;
+    bool                      started;  /* [main] */
+    atomic_bool               stop;     /* [atomic] close asked */
+};
 
 typedef enum ctl_kind {
     CTL_CREATE_TOPICS,
@@ -46,55 +64,12 @@ typedef struct ctl_op {
     bool              done;         /* [lock] */
 } ctl_op_t;
 
-/* ---- batches */
-
-void
-samsa_ctlbatch_add(samsa_ctlbatch_t *b, const samsa_MetadataRecords_any_t *rec)
-{
-    samsa_wr_t   wr;
-    size_t       before = b->data.len;
-    char         err[512];
-    samsa_err_t  e;
-
-    samsa_wr_init(&wr, &b->data);
-    samsa_MetadataRecords_encode_framed(&wr, rec);
-    if (b->n == b->cap) {
-        b->cap = b->cap * 2 + 16;
-        b->lens = samsa_realloc(b->lens, b->cap * sizeof(*b->lens));
-    }
-    b->lens[b->n++] = b->data.len - before;
-    e = samsa_image_delta_replay(b->delta, rec, b->next_offset++, err,
-                                 sizeof(err));
-    if (e != SAMSA_ERR_NONE) {
-        samsa_error("controller: a record it made does not apply: %s", err);
-        samsa_assert(!"controller record does not apply");
-    }
-}
-
-bool
-samsa_ctlbatch_room(samsa_ctlbatch_t *b, int64_t k)
-{
-    if ((int64_t) b->n + k > SAMSA_CONTROLLER_MAX_RECORDS) {
-        b->overflow = true;
-    }
-    return !b->overflow;
-}
-
+/* An empty batch on the latest image. */
 static void
-ctlbatch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl)
+ctl_batch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl)
 {
-    memset(b, 0, sizeof(*b));
-    b->ctrl = ctrl;
-    b->delta = samsa_image_delta_new(ctrl->img);
-    b->next_offset = samsa_mlog_next_offset(ctrl->mlog);
-}
-
-static void
-ctlbatch_fini(samsa_ctlbatch_t *b)
-{
-    samsa_image_delta_free(b->delta);
-    samsa_buf_fini(&b->data);
-    samsa_free(b->lens);
+    samsa_ctlbatch_init(b, ctrl->img, samsa_mlog_next_offset(ctrl->mlog),
+                        ctrl->conf.node_id, ctrl->conf.broker_cfg);
 }
 
 /* Make the batch durable, then publish the image it leads to. */
@@ -163,12 +138,12 @@ ctl_alloc_producer_ids(samsa_ctlbatch_t *b, int64_t *first)
     samsa_MetadataRecords_any_t  rec;
     const samsa_image_broker_t  *self;
 
-    *first = samsa_image_next_producer_id(b->ctrl->img);
+    *first = samsa_image_next_producer_id(b->img);
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_ProducerIdsRecord;
     samsa_ProducerIdsRecord_init(&rec.u.ProducerIdsRecord);
-    rec.u.ProducerIdsRecord.BrokerId = b->ctrl->conf.node_id;
-    self = samsa_image_broker_find(b->ctrl->img, b->ctrl->conf.node_id);
+    rec.u.ProducerIdsRecord.BrokerId = b->node_id;
+    self = samsa_image_broker_find(b->img, b->node_id);
     rec.u.ProducerIdsRecord.BrokerEpoch = self != NULL ? self->epoch : -1;
     rec.u.ProducerIdsRecord.NextProducerId =
         *first + SAMSA_CONTROLLER_PRODUCER_ID_BLOCK;
@@ -185,7 +160,7 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         op->err = SAMSA_ERR__IO;
         return;
     }
-    ctlbatch_init(&b, ctrl);
+    ctl_batch_init(&b, ctrl);
     switch (op->kind) {
     case CTL_CREATE_TOPICS:
         samsa_ctltopics_create(&b, op->req, op->arena, op->results);
@@ -214,7 +189,7 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     } else if (!op->validate_only) {
         op->err = ctl_commit(ctrl, &b);
     }
-    ctlbatch_fini(&b);
+    samsa_ctlbatch_fini(&b);
 }
 
 static void
@@ -388,7 +363,7 @@ ctl_bootstrap(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     samsa_ctlbatch_t             b;
     samsa_err_t                  err = SAMSA_ERR_NONE;
 
-    ctlbatch_init(&b, ctrl);
+    ctl_batch_init(&b, ctrl);
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_FeatureLevelRecord;
     samsa_FeatureLevelRecord_init(&rec.u.FeatureLevelRecord);
@@ -406,7 +381,7 @@ ctl_bootstrap(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
                    SAMSA_META_METADATA_VERSION_NAME,
                    SAMSA_META_METADATA_VERSION);
     }
-    ctlbatch_fini(&b);
+    samsa_ctlbatch_fini(&b);
     return err;
 }
 

@@ -1,62 +1,20 @@
 /*
- * meta/controller/controller_int.h - what the controller's files share: the
- * controller itself and the batch one operation builds.  Private to
- * src/meta/controller/controller.c, ctltopics.c and ctlconfigs.c.
- * Threads: the controller thread (and main during open).
+ * meta/controller/controller_int.h - the operations the controller thread
+ * runs on a batch (ctlbatch.h): controller.c calls them, ctltopics.c,
+ * ctlconfigs.c and ctlquotas.c define them.  Private to
+ * src/meta/controller/.  The operations see the batch and the image, never
+ * the controller (its struct is controller.c's).
+ * Threads: the controller thread.
  */
 #ifndef SAMSA_META_CONTROLLER_CONTROLLER_INT_H
 #define SAMSA_META_CONTROLLER_CONTROLLER_INT_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "meta/controller/controller.h"
+#include "meta/controller/ctlbatch.h"
 #include "meta/image.h"
-#include "meta/mlog.h"
 #include "util/arena.h"
-#include "util/buf.h"
-#include "util/queue.h"
-
-struct samsa_controller {
-    samsa_controller_conf_t   conf;     /* [const] */
-    samsa_mlog_t             *mlog;     /* [controller thread] */
-    samsa_image_t            *img;      /* [controller thread] the latest
-                                           published image (a reference) */
-    bool                      failed;   /* [controller thread] the log
-                                           failed: refuse changes */
-    samsa_queue_t             ops;      /* operations for the thread */
-    pthread_t                 thread;
-    bool                      started;  /* [main] */
-    atomic_bool               stop;     /* [atomic] close asked */
-};
-
-/* The records one operation makes, applied to a delta as they are made so
- * that later items of the same request see earlier ones. */
-typedef struct samsa_ctlbatch {
-    samsa_controller_t    *ctrl;
-    samsa_image_delta_t   *delta;
-    samsa_buf_t            data;        /* framed records back to back */
-    size_t                *lens;
-    size_t                 n;
-    size_t                 cap;
-    int64_t                next_offset; /* the next record's offset */
-    bool                   overflow;    /* records were refused */
-} samsa_ctlbatch_t;
-
-/* Add one record: encode it framed and replay it into the delta (it was
- * validated: a replay failure is a bug and asserts). */
-void samsa_ctlbatch_add(samsa_ctlbatch_t *b,
-                        const samsa_MetadataRecords_any_t *rec);
-
-/* True if k more records keep the batch within
- * SAMSA_CONTROLLER_MAX_RECORDS; else marks it overflowed (the operation
- * then fails whole, as Kafka's BoundedList does) and returns false. */
-bool samsa_ctlbatch_room(samsa_ctlbatch_t *b, int64_t k);
-
-/* printf into arena: the controller's messages (the short name keeps the
- * many call sites on one line). */
-#define samsa_ctl_msg  samsa_arena_printf
 
 /* ctltopics.c: the topic operations' validation and records. */
 void samsa_ctltopics_create(samsa_ctlbatch_t *b,

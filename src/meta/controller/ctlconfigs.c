@@ -369,13 +369,13 @@ ctl_alter_broker(samsa_ctlbatch_t *b,
             return;
         }
     }
-    snprintf(me, sizeof(me), "%d", (int) b->ctrl->conf.node_id);
+    snprintf(me, sizeof(me), "%d", (int) b->node_id);
     cur.node = samsa_image_delta_resource_configs(
         b->delta, SAMSA_CONFIG_RESOURCE_BROKER, is_default ? me : name,
         strlen(is_default ? me : name), &cur.nnode);
     cur.dflt = samsa_image_delta_resource_configs(
         b->delta, SAMSA_CONFIG_RESOURCE_BROKER, "", 0, &cur.ndflt);
-    if (samsa_brokercfg_validate(b->ctrl->conf.broker_cfg, &cur, is_default,
+    if (samsa_brokercfg_validate(b->broker_cfg, &cur, is_default,
                                  set.cfgs, set.n, err, sizeof(err))
         != SAMSA_ERR_NONE) {
         r->error = SAMSA_ERR_INVALID_CONFIG;
@@ -420,8 +420,8 @@ samsa_ctlconfigs_alter(samsa_ctlbatch_t *b,
                                                 arena, &set, &results[i])) {
             continue;
         }
-        if (samsa_topic_config_validate(b->ctrl->conf.broker_cfg,
-                                        b->ctrl->img, set.cfgs, set.n, err,
+        if (samsa_topic_config_validate(b->broker_cfg,
+                                        b->img, set.cfgs, set.n, err,
                                         sizeof(err)) != SAMSA_ERR_NONE) {
             results[i].error = SAMSA_ERR_INVALID_CONFIG;
             results[i].message = samsa_ctl_msg(arena, "%s", err);

@@ -69,7 +69,7 @@ static const char *
 ctl_check_manual(samsa_ctlbatch_t *b, const int32_t *replicas, int32_t n,
                  int32_t rf, samsa_arena_t *arena)
 {
-    int32_t  node = b->ctrl->conf.node_id;
+    int32_t  node = b->node_id;
     int32_t  i, j, seen = 0;
 
     if (n <= 0) {
@@ -273,7 +273,7 @@ ctl_create_manual(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
         if (a->partition >= 0 && (size_t) a->partition < n) {
             parts[a->partition] = samsa_arena_calloc(arena, 1,
                                                      sizeof(int32_t));
-            parts[a->partition][0] = b->ctrl->conf.node_id;
+            parts[a->partition][0] = b->node_id;
         }
     }
     if (gap) {
@@ -292,7 +292,7 @@ ctl_create_counts(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                   samsa_arena_t *arena, samsa_controller_topic_result_t *r,
                   int32_t *nparts, int32_t *rf)
 {
-    const samsa_config_t  *cfg = b->ctrl->conf.broker_cfg;
+    const samsa_config_t  *cfg = b->broker_cfg;
 
     if (t->replication_factor < -1 || t->replication_factor == 0) {
         ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
@@ -332,7 +332,7 @@ ctl_create_one(samsa_ctlbatch_t *b,
     samsa_image_config_t  *cfgs;
     size_t                 ncfgs, i;
     int32_t              **manual = NULL, nparts, rf, p;
-    int32_t                node = b->ctrl->conf.node_id;
+    int32_t                node = b->node_id;
     char                   err[512];
     samsa_uuid_t           id;
     samsa_MetadataRecords_any_t  rec;
@@ -342,7 +342,7 @@ ctl_create_one(samsa_ctlbatch_t *b,
         return;
     }
     cfgs = ctl_create_configs(t, arena, &ncfgs);
-    if (samsa_topic_config_validate(b->ctrl->conf.broker_cfg, b->ctrl->img,
+    if (samsa_topic_config_validate(b->broker_cfg, b->img,
                                     cfgs, ncfgs, err, sizeof(err))
         != SAMSA_ERR_NONE) {
         ctl_topic_fail(r, SAMSA_ERR_INVALID_CONFIG,
@@ -459,9 +459,9 @@ ctl_delete_one(samsa_ctlbatch_t *b, const samsa_controller_topic_ref_t *ref,
     /* Resolved against the image as it was before this operation, so a
      * topic named twice (by name and by id) is deleted once and both
      * items succeed, as Kafka's idToName map makes it. */
-    t = by_name ? samsa_image_topic_find(b->ctrl->img, ref->name.ptr,
+    t = by_name ? samsa_image_topic_find(b->img, ref->name.ptr,
                                          ref->name.len)
-                : samsa_image_topic_find_id(b->ctrl->img, ref->id);
+                : samsa_image_topic_find_id(b->img, ref->id);
     if (t == NULL) {
         r->error = by_name ? SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION
                            : SAMSA_ERR_UNKNOWN_TOPIC_ID;
@@ -518,7 +518,7 @@ ctl_partitions_one(samsa_ctlbatch_t *b,
 {
     const samsa_image_topic_t  *topic;
     int32_t                     have, add, rf, p;
-    int32_t                     node = b->ctrl->conf.node_id;
+    int32_t                     node = b->node_id;
     const char                 *msg;
     size_t                      i;
 

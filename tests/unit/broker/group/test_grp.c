@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "broker/group/consumer_group.h"
 #include "broker/group/grp.h"
 #include "broker/group/grp_int.h"
 #include "util/alloc.h"
@@ -81,6 +82,7 @@ test_grp_without_offsets_topic(void **state)
     memset(&conf, 0, sizeof(conf));
     conf.cfg = &cfg;
     conf.meta = samsa_meta_new();
+    conf.consumer_ops = &samsa_consumer_group_ops;
     assert_int_equal(samsa_grpcoord_open(&conf, &gc, errstr, sizeof(errstr)),
                      SAMSA_ERR_NONE);
     memset(&jr, 0, sizeof(jr));
@@ -168,6 +170,7 @@ test_grp_offsets_expiry_rules(void **state)
     memset(&conf, 0, sizeof(conf));
     conf.cfg = &cfg;
     conf.meta = samsa_meta_new();
+    conf.consumer_ops = &samsa_consumer_group_ops;
     assert_int_equal(samsa_grpcoord_open(&conf, &gc, errstr, sizeof(errstr)),
                      SAMSA_ERR_NONE);
 
