@@ -400,7 +400,7 @@ server_fill_endpoints(server_t *srv)
 static void
 server_test_open_delay(void)
 {
-    long              ms = SAMSA_TEST_HOOK("SAMSA_TEST_OPEN_DELAY_MS");
+    long              ms = SAMSA_TEST_HOOK("SAMSA_TEST_OPEN_DELAY_MS", 0);
     struct timespec   ts;
 
     if (ms <= 0) {

@@ -66,11 +66,17 @@ samsa_fault_point(const char *name)
 }
 
 long
-samsa_fault_hook(const char *env_name)
+samsa_fault_hook(const char *env_name, long dflt)
 {
     const char  *v = getenv(env_name);
+    char        *end;
+    long         n;
 
-    return v != NULL ? strtol(v, NULL, 10) : 0;
+    if (v == NULL || *v == '\0') {
+        return dflt;
+    }
+    n = strtol(v, &end, 10);
+    return *end == '\0' ? n : dflt;
 }
 
 #else

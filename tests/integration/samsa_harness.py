@@ -367,9 +367,13 @@ class ServerFactory:
         overrides: {key: value} passed as --override key=value (listeners
         and log.dirs are added unless use_ports=False, in which case pass
         ports=(broker, controller) to wait on). env: extra environment
-        (e.g. SAMSA_TEST_HANDLER_DELAY_MS). workdir: reuse a directory
-        (a restart)."""
+        (e.g. SAMSA_TEST_HANDLER_DELAY_MS: a SAMSA_TEST_* hook runs the
+        server with its test hooks compiled in, samsa-server-faults, since
+        samsa-server ignores them). workdir: reuse a directory (a
+        restart)."""
         server_binary()
+        if binary is None and any(k.startswith("SAMSA_TEST_") for k in (env or {})):
+            binary = faults_binary()
         srv = Server(workdir or self.new_dir(), overrides or {}, base_env(env),
                      props_file, args, use_ports, ports)
         srv.binary = binary

@@ -327,7 +327,7 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
     tc->segment_bytes =
         samsa_config_int(conf->cfg, "transaction.state.log.segment.bytes");
     tc->test_stop_after_prepare =
-        SAMSA_TEST_HOOK("SAMSA_TEST_TXN_STOP_AFTER_PREPARE") != 0;
+        SAMSA_TEST_HOOK("SAMSA_TEST_TXN_STOP_AFTER_PREPARE", 0) != 0;
     if (tc->test_stop_after_prepare) {
         samsa_warn("SAMSA_TEST_TXN_STOP_AFTER_PREPARE is set: transactions "
                    "stay in PrepareCommit/PrepareAbort (a test hook)");

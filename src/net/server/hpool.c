@@ -6,9 +6,10 @@
  * shutdown marker per thread on the queue, behind the requests already
  * there.  num.io.threads can change at run time (Kafka's
  * KafkaRequestHandlerPool.resizeThreadPool): see samsa_hpool_resize().
- * Test-only hook: SAMSA_TEST_HANDLER_DELAY_MS (and optionally
- * SAMSA_TEST_HANDLER_DELAY_API, an API key) make each handler sleep before
- * handling, so tests can hold requests in the handlers.
+ * Test hook of samsa-server-faults only (util/fault.h):
+ * SAMSA_TEST_HANDLER_DELAY_MS (and optionally SAMSA_TEST_HANDLER_DELAY_API,
+ * an API key) make each handler sleep before handling, so tests can hold
+ * requests in the handlers.
  * Threads: init/start/stop on main; resize from any thread but a handler
  * (the metadata listener); the loop on the handler threads.
  */
@@ -22,6 +23,7 @@
 
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fault.h"
 #include "util/time.h"
 
 /* The shutdown marker: never dereferenced. */
@@ -101,24 +103,6 @@ hpool_main(void *varg)
     return NULL;
 }
 
-static int64_t
-hpool_env_int(const char *name, int64_t dflt)
-{
-    const char  *v = getenv(name);
-    char        *end;
-    long long    n;
-
-    if (v == NULL || *v == '\0') {
-        return dflt;
-    }
-    n = strtoll(v, &end, 10);
-    if (*end != '\0') {
-        samsa_warn("ignoring %s='%s': not a number", name, v);
-        return dflt;
-    }
-    return n;
-}
-
 void
 samsa_hpool_init(samsa_hpool_t *hp, samsa_sockserver_t *ss)
 {
@@ -131,8 +115,8 @@ samsa_hpool_init(samsa_hpool_t *hp, samsa_sockserver_t *ss)
     hp->slots = samsa_calloc(hp->cap, sizeof(*hp->slots));
     atomic_init(&hp->nthreads, 0);
     atomic_init(&hp->nslots, 0);
-    hp->test_delay_ms = hpool_env_int("SAMSA_TEST_HANDLER_DELAY_MS", 0);
-    hp->test_delay_api = (int) hpool_env_int("SAMSA_TEST_HANDLER_DELAY_API", -1);
+    hp->test_delay_ms = SAMSA_TEST_HOOK("SAMSA_TEST_HANDLER_DELAY_MS", 0);
+    hp->test_delay_api = (int) SAMSA_TEST_HOOK("SAMSA_TEST_HANDLER_DELAY_API", -1);
     if (hp->test_delay_ms > 0) {
         samsa_warn("test hook: %s handlers sleep %lld ms before each "
                    "request%s", ss->conf.kind, (long long) hp->test_delay_ms,
