@@ -33,10 +33,6 @@ typedef struct samsa_api_def {
     int16_t        max_version;
     samsa_api_fn   fn;
     unsigned       flags;           /* SAMSA_API_F_* */
-    int16_t        throttle_from;   /* first response version with
-                                       ThrottleTimeMs; -1: the handler
-                                       records the request quota itself */
-    uint8_t        throttle_at;     /* its offset in the response body */
 } samsa_api_def_t;
 
 /* One socket server's view of the table. */
@@ -59,14 +55,42 @@ const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
 samsa_api_gate_t samsa_apis_gate(void *ctx, int16_t key, int16_t version);
 void samsa_apis_handle(void *ctx, samsa_req_t *req);
 
-/* samsa_resp_hook_fn of the broker's socket server: Kafka's
- * sendResponseMaybeThrottle.  A response that will be sent (not an acks=0
- * no-op, not a close) records its request's handler time in the
- * request-time quota, unless its handler did; a throttle time longer than
- * the response's own (a byte-rate one) replaces it, in resp->throttle_ms
- * and in the body's ThrottleTimeMs where the version has one.
- * @thread whoever responds (handler, purgatory) */
-void samsa_apis_respond(void *ctx, samsa_resp_t *resp);
+/* How samsa_apis_send_opts encodes: the defaults are {-1, NULL, true}. */
+typedef struct samsa_apis_send_opts {
+    int16_t             version;    /* -1: the request's version */
+    samsa_wr_region_fn  region;     /* file regions of records fields go
+                                       here (ctx: the response); NULL:
+                                       read into the frame */
+    bool                count_errors;  /* ErrorCodes go to req->errors */
+} samsa_apis_send_opts_t;
+
+/* Kafka's sendResponseMaybeThrottle with createResponse(throttleMs): answer
+ * req with m, its API's response struct (proto/gen/<Api>.h).  Before
+ * encoding, on a broker (b not NULL) the request's handler time goes to the
+ * request-time quota unless its handler recorded it; the longer of that
+ * throttle and req->throttle_ms (a byte-rate one the handler set) becomes
+ * req->throttle_ms, the response's mute time and m's ThrottleTimeMs where
+ * the version has one.  Then m is encoded once and responded.
+ * @thread whoever completes req (handler, purgatory, coordinator) */
+void samsa_apis_send(samsa_broker_t *b, samsa_req_t *req, void *m);
+/* The transaction APIs' responses: their ErrorCodes are not counted in the
+ * per-error request metrics (as they never were). */
+extern const samsa_apis_send_opts_t  samsa_apis_uncounted;
+void samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
+                          const samsa_apis_send_opts_t *opts);
+
+/* What an asynchronous completion needs to answer req with
+ * samsa_apis_send: a callback's ctx, in req's arena. */
+typedef struct samsa_apis_call {
+    samsa_broker_t  *broker;
+    samsa_req_t     *req;
+} samsa_apis_call_t;
+
+samsa_apis_call_t *samsa_apis_call(samsa_apis_t *apis, samsa_req_t *req);
+
+/* The bytes m would take as req's response (size, header, body and file
+ * regions), measured without encoding: what a byte-rate quota charges. */
+size_t samsa_apis_resp_size(const samsa_req_t *req, const void *m);
 
 /* samsa_req_net_time_fn of the broker's socket server: the network
  * thread's time on a request goes to its request-time sensor, without

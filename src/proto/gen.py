@@ -1362,6 +1362,7 @@ def gen_table_header(apis, prefix):
         '#ifndef SAMSA_PROTO_GEN_APIS_H',
         '#define SAMSA_PROTO_GEN_APIS_H', '',
         '#include <stddef.h>', '#include <stdint.h>', '',
+        '#include "proto/wr.h"', '',
         '/* Kafka\'s API keys, spelled as Kafka names the APIs. */',
         'typedef enum samsa_api_key {',
     ]
@@ -1377,6 +1378,15 @@ def gen_table_header(apis, prefix):
         '    int16_t      min_version;     /* versions the schema describes */',
         '    int16_t      max_version;',
         '    int16_t      flexible_min;    /* first flexible version or -1 */',
+        '    /* The response message: its size, init and encoder, and where',
+        '     * its ThrottleTimeMs is (throttle_from: the first version with',
+        '     * it, -1 if none; throttle_off: offsetof in the struct). */',
+        '    size_t       response_size;',
+        '    void       (*response_init)(void *m);',
+        '    void       (*response_encode)(samsa_wr_t *wr, int16_t version,',
+        '                                  const void *m);',
+        '    int16_t      throttle_from;',
+        '    size_t       throttle_off;',
         '} samsa_proto_api_t;', '',
         '/* Every API, by ascending key. */',
         'extern const samsa_proto_api_t  samsa_proto_apis[];',
@@ -1395,12 +1405,38 @@ def gen_table_source(apis, prefix):
         ' * See apis.h.  Threads: const data; any thread.',
         ' */',
         '#include "%s/apis.h"' % prefix, '',
-        'const samsa_proto_api_t  samsa_proto_apis[] = {',
     ]
     for a in apis:
-        out.append('    { %d, "%s", "%s", %d, %d, %d },' % (
-            a.key, a.name, a.enum, a.versions.lo, a.versions.hi,
-            a.flex_min()))
+        out.append('#include "%s/%s.h"' % (prefix, a.name))
+    out.append('')
+    for a in apis:
+        r = a.messages[1].name
+        out += [
+            'static void',
+            'resp_init_%s(void *m)' % a.name,
+            '{',
+            '    samsa_%s_init(m);' % r,
+            '}', '',
+            'static void',
+            'resp_encode_%s(samsa_wr_t *wr, int16_t version, const void *m)'
+            % a.name,
+            '{',
+            '    samsa_%s_encode(wr, version, m);' % r,
+            '}', '',
+        ]
+    out.append('const samsa_proto_api_t  samsa_proto_apis[] = {')
+    for a in apis:
+        r = a.messages[1].name
+        th = [f for f in a.messages[1].fields if f.name == 'ThrottleTimeMs'
+              and f.type.kind == 'prim' and f.type.name == 'int32'
+              and f.tagged.empty() and not f.versions.empty()]
+        out.append('    { %d, "%s", "%s", %d, %d, %d, sizeof(samsa_%s_t), '
+                   'resp_init_%s, resp_encode_%s, %d, %s },' % (
+                       a.key, a.name, a.enum, a.versions.lo, a.versions.hi,
+                       a.flex_min(), r, a.name, a.name,
+                       th[0].versions.lo if th else -1,
+                       'offsetof(samsa_%s_t, ThrottleTimeMs)' % r if th
+                       else '0'))
     out += [
         '};', '',
         'const size_t  samsa_proto_apis_cnt = %d;' % len(apis), '',

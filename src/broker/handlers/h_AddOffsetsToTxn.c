@@ -18,8 +18,6 @@ samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_AddOffsetsToTxnRequest_t   rq;
     samsa_AddOffsetsToTxnResponse_t  m;
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
     samsa_err_t                      err;
     int16_t                          v = req->hdr.ApiVersion;
 
@@ -36,8 +34,5 @@ samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req)
     }
     samsa_AddOffsetsToTxnResponse_init(&m);
     m.ErrorCode = samsa_err_wire(err);
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_AddOffsetsToTxnResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -35,8 +35,6 @@ samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req)
     samsa_AddPartitionsToTxnTopicResult_t  *tr;
     const samsa_AddPartitionsToTxnTopic_t  *rt;
     samsa_txn_tp_t                         *tps;
-    samsa_resp_t                           *resp;
-    samsa_wr_t                              wr;
     int16_t                                 v = req->hdr.ApiVersion;
     samsa_err_t                             err;
     size_t                                  n, k = 0;
@@ -87,8 +85,5 @@ samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req)
             tr->ResultsByPartition[j].PartitionErrorCode = samsa_err_wire(err);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_AddPartitionsToTxnResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

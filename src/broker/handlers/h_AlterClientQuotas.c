@@ -40,8 +40,6 @@ samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_quota_part_t     *parts;
     samsa_controller_quota_op_t       *ops;
     samsa_controller_result_t         *res;
-    samsa_resp_t                      *resp;
-    samsa_wr_t                         wr;
     samsa_err_t                        err;
     size_t                             i, n;
     int32_t                            j;
@@ -92,8 +90,5 @@ samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
             m.Entries[i].ErrorMessage = samsa_slice_cstr(res[i].message);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_AlterClientQuotasResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

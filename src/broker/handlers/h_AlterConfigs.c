@@ -93,8 +93,6 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_alter_config_t   *rs;
     samsa_controller_config_op_t      *ops;
     samsa_controller_result_t         *res;
-    samsa_resp_t                      *resp;
-    samsa_wr_t                         wr;
     size_t                             i, n;
     int32_t                            j;
 
@@ -134,10 +132,7 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         m.Responses[i].ErrorCode = samsa_err_wire(res[i].error);
         m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_AlterConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }
 
 void
@@ -148,8 +143,6 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_alter_config_t         *rs;
     samsa_controller_config_op_t            *ops;
     samsa_controller_result_t               *res;
-    samsa_resp_t                            *resp;
-    samsa_wr_t                               wr;
     size_t                                   i, n;
     int32_t                                  j;
 
@@ -189,8 +182,5 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         m.Responses[i].ErrorCode = samsa_err_wire(res[i].error);
         m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_IncrementalAlterConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -18,8 +18,6 @@ samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_ConsumerGroupDescribeRequest_t   rq;
     samsa_ConsumerGroupDescribeResponse_t  m;
-    samsa_resp_t                          *resp;
-    samsa_wr_t                             wr;
     int32_t                                i, n;
 
     samsa_ConsumerGroupDescribeRequest_init(&rq);
@@ -43,8 +41,5 @@ samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req)
         m.Groups[i].ErrorCode =
             samsa_err_wire((samsa_err_t) m.Groups[i].ErrorCode);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ConsumerGroupDescribeResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

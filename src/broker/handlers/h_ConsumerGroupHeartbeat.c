@@ -18,8 +18,6 @@ samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_ConsumerGroupHeartbeatRequest_t   rq;
     samsa_ConsumerGroupHeartbeatResponse_t  m;
-    samsa_resp_t                           *resp;
-    samsa_wr_t                              wr;
 
     samsa_ConsumerGroupHeartbeatRequest_init(&rq);
     if (samsa_ConsumerGroupHeartbeatRequest_decode(
@@ -34,9 +32,5 @@ samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req)
                                               ? req->client_id : ""),
                          samsa_apis_client_host(req), &req->arena, &m);
     m.ErrorCode = samsa_err_wire((samsa_err_t) m.ErrorCode);
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ConsumerGroupHeartbeatResponse_encode(&wr, req->hdr.ApiVersion,
-                                                &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

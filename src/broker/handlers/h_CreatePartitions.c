@@ -21,9 +21,7 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_new_partitions_t     *np;
     samsa_controller_assignment_t         *as;
     samsa_controller_result_t             *res;
-    samsa_resp_t                          *resp;
     samsa_quota_mutation_t                 mq;
-    samsa_wr_t                             wr;
     samsa_err_t                            err;
     size_t                                 i, n;
     int32_t                                j, throttle_ms;
@@ -77,9 +75,5 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     req->throttle_ms = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_CreatePartitionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -105,9 +105,7 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_create_topics_t    ct;
     samsa_controller_topic_result_t    *res;
     samsa_CreatableTopicResult_t       *tr;
-    samsa_resp_t                       *resp;
     samsa_quota_mutation_t              mq;
-    samsa_wr_t                          wr;
     samsa_err_t                         err;
     int32_t                             i, throttle_ms;
 
@@ -157,9 +155,5 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     req->throttle_ms = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_CreateTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -17,8 +17,6 @@ samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_DeleteGroupsRequest_t   rq;
     samsa_DeleteGroupsResponse_t  m;
-    samsa_resp_t                 *resp;
-    samsa_wr_t                    wr;
     int32_t                       i;
 
     samsa_DeleteGroupsRequest_init(&rq);
@@ -37,8 +35,5 @@ samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req)
         m.Results[i].ErrorCode = samsa_err_wire(
             samsa_grp_delete(apis->broker->grp, rq.GroupsNames[i]));
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DeleteGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -56,8 +56,6 @@ samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req)
     samsa_DeleteRecordsResponse_t        m;
     samsa_DeleteRecordsTopicResult_t    *tr;
     samsa_image_t                       *img;
-    samsa_resp_t                        *resp;
-    samsa_wr_t                           wr;
     int32_t                              i, j;
 
     samsa_DeleteRecordsRequest_init(&rq);
@@ -89,8 +87,5 @@ samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     samsa_image_put(img);
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DeleteRecordsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

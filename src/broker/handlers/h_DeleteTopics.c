@@ -23,9 +23,7 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
     samsa_controller_topic_ref_t        *refs;
     samsa_controller_delete_result_t    *res;
     samsa_DeletableTopicResult_t        *r;
-    samsa_resp_t                        *resp;
     samsa_quota_mutation_t               mq;
-    samsa_wr_t                           wr;
     samsa_err_t                          err;
     size_t                               i, n;
     int32_t                              throttle_ms;
@@ -74,9 +72,5 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
         r->ErrorMessage = samsa_slice_cstr(res[i].message);
     }
     req->throttle_ms = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_DeleteTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

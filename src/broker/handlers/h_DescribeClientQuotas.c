@@ -228,8 +228,6 @@ samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
     samsa_DescribeClientQuotasRequest_t   rq;
     samsa_DescribeClientQuotasResponse_t  m;
     dcq_filter_t                          f;
-    samsa_resp_t                         *resp;
-    samsa_wr_t                            wr;
     samsa_err_t                           err;
     const char                           *msg;
 
@@ -250,8 +248,5 @@ samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
     } else {
         dcq_describe(apis, req, &f, &m);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeClientQuotasResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -43,8 +43,6 @@ samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_DescribeClusterRequest_t    rq;
     samsa_DescribeClusterResponse_t   m;
-    samsa_resp_t                     *resp;
-    samsa_wr_t                        wr;
     int16_t                           version = req->hdr.ApiVersion;
 
     samsa_DescribeClusterRequest_init(&rq);
@@ -66,8 +64,5 @@ samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req)
             m.ClusterAuthorizedOperations = CLUSTER_OPS;
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeClusterResponse_encode(&wr, version, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -443,8 +443,6 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_DescribeConfigsResult_t   *out;
     dc_ctx_t                         c = { apis->broker, req, &rq, NULL,
                                              { 0 } };
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
     int32_t                          i;
 
     samsa_DescribeConfigsRequest_init(&rq);
@@ -477,8 +475,5 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
             out->ErrorMessage = samsa_slice_cstr("Unsupported resource type");
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -59,8 +59,6 @@ samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_DescribeGroupsRequest_t   rq;
     samsa_DescribeGroupsResponse_t  m;
-    samsa_resp_t                   *resp;
-    samsa_wr_t                      wr;
     int32_t                         i;
 
     samsa_DescribeGroupsRequest_init(&rq);
@@ -77,8 +75,5 @@ samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req)
     for (i = 0; i < m.Groups_cnt; i++) {
         describegroups_one(apis, req, rq.Groups[i], &m.Groups[i]);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

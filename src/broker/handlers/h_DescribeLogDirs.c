@@ -110,8 +110,6 @@ samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req)
     samsa_DescribeLogDirsResponse_t  m;
     samsa_logmgr_t                  *logs = apis->broker->logs;
     dld_ctx_t                        c;
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
     size_t                           i, n = samsa_logmgr_dir_count(logs);
 
     samsa_DescribeLogDirsRequest_init(&rq);
@@ -144,8 +142,5 @@ samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req)
         }
         samsa_logmgr_foreach(logs, dld_plog_cb, &c);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeLogDirsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -58,8 +58,6 @@ samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req)
     samsa_DescribeProducersResponse_t          m;
     samsa_DescribeProducersTopicResponse_t    *tr;
     samsa_image_t                             *img;
-    samsa_resp_t                              *resp;
-    samsa_wr_t                                 wr;
     int32_t                                    i, j;
 
     samsa_DescribeProducersRequest_init(&rq);
@@ -91,8 +89,5 @@ samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     samsa_image_put(img);
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_DescribeProducersResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

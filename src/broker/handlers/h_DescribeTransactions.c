@@ -46,8 +46,6 @@ samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_DescribeTransactionsRequest_t   rq;
     samsa_DescribeTransactionsResponse_t  m;
-    samsa_resp_t                         *resp;
-    samsa_wr_t                            wr;
     int32_t                               i;
 
     samsa_DescribeTransactionsRequest_init(&rq);
@@ -68,8 +66,5 @@ samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req)
         describetxn_one(apis, req, rq.TransactionalIds[i],
                         &m.TransactionStates[i]);
     }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_DescribeTransactionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

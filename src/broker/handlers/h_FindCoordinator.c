@@ -69,8 +69,6 @@ samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
     samsa_FindCoordinatorRequest_t    rq;
     samsa_FindCoordinatorResponse_t   m;
     findcoord_answer_t                a;
-    samsa_resp_t                     *resp;
-    samsa_wr_t                        wr;
     int32_t                           i;
 
     samsa_FindCoordinatorRequest_init(&rq);
@@ -108,8 +106,5 @@ samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
             m.Coordinators[i].Port = a.port;
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_FindCoordinatorResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -17,8 +17,6 @@ samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_HeartbeatRequest_t   rq;
     samsa_HeartbeatResponse_t  m;
-    samsa_resp_t              *resp;
-    samsa_wr_t                 wr;
 
     samsa_HeartbeatRequest_init(&rq);
     if (samsa_HeartbeatRequest_decode(&req->body, req->hdr.ApiVersion,
@@ -31,8 +29,5 @@ samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req)
     m.ErrorCode = samsa_err_wire(samsa_grp_heartbeat(
         apis->broker->grp, rq.GroupId, rq.MemberId, rq.GroupInstanceId,
         rq.GenerationId));
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_HeartbeatResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

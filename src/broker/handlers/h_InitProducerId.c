@@ -23,16 +23,6 @@
 #include "proto/gen/InitProducerId.h"
 #include "proto/wr.h"
 
-static void
-initpid_send(samsa_req_t *req, const samsa_InitProducerIdResponse_t *m)
-{
-    samsa_resp_t  *resp = samsa_resp_new_send(req);
-    samsa_wr_t     wr = { .buf = &resp->send.frame };
-
-    samsa_InitProducerIdResponse_encode(&wr, req->hdr.ApiVersion, m);
-    samsa_reqchan_respond(resp);
-}
-
 /* Kafka's initTransactionError: no id, no epoch. */
 static void
 initpid_error(samsa_InitProducerIdResponse_t *m, samsa_err_t err)
@@ -70,7 +60,7 @@ initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
         m->ProducerId = pid;
         m->ProducerEpoch = epoch;
     }
-    initpid_send(req, m);
+    samsa_apis_send_opts(apis->broker, req, m, &samsa_apis_uncounted);
 }
 
 void
@@ -92,7 +82,7 @@ samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
     if (!samsa_slice_is_null(rq.TransactionalId)) {
         if (rq.TransactionalId.len == 0) {
             initpid_error(&m, SAMSA_ERR_INVALID_REQUEST);
-            initpid_send(req, &m);
+            samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
             return;
         }
         initpid_transactional(apis, req, &rq, &m);
@@ -105,5 +95,5 @@ samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
         m.ProducerId = pid;
         m.ProducerEpoch = 0;
     }
-    initpid_send(req, &m);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -46,10 +46,9 @@ samsa_apis_client_host(samsa_req_t *req)
 static void
 joingroup_answer(void *ctx, const samsa_grp_join_result_t *res)
 {
-    samsa_req_t                *req = ctx;
+    samsa_apis_call_t          *call = ctx;
+    samsa_req_t                *req = call->req;
     samsa_JoinGroupResponse_t   m;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
     size_t                      i;
 
     samsa_JoinGroupResponse_init(&m);
@@ -76,10 +75,7 @@ joingroup_answer(void *ctx, const samsa_grp_join_result_t *res)
             (const char *) res->members[i].metadata,
             res->members[i].metadata_len };
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_JoinGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(call->broker, req, &m);
 }
 
 void
@@ -123,5 +119,6 @@ samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req)
     /* The answer may wait for the rebalance: that is remote time, not the
      * handler's (the request quota, the request log), as in Kafka. */
     samsa_req_mark_local_done(req);
-    samsa_grp_join(apis->broker->grp, &jr, joingroup_answer, req);
+    samsa_grp_join(apis->broker->grp, &jr, joingroup_answer,
+                   samsa_apis_call(apis, req));
 }

@@ -18,8 +18,6 @@ samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req)
     samsa_LeaveGroupRequest_t   rq;
     samsa_LeaveGroupResponse_t  m;
     samsa_grp_leaver_t         *ls;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
     samsa_err_t                 err;
     size_t                      i, n;
 
@@ -55,8 +53,5 @@ samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req)
         m.Members[i].GroupInstanceId = ls[i].instance_id;
         m.Members[i].ErrorCode = samsa_err_wire(ls[i].error);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_LeaveGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -42,8 +42,6 @@ samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req)
     samsa_ListGroupsRequest_t   rq;
     samsa_ListGroupsResponse_t  m;
     samsa_grp_listed_t         *gs = NULL;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
     size_t                      i, k = 0, n;
 
     samsa_ListGroupsRequest_init(&rq);
@@ -73,8 +71,5 @@ samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req)
         k++;
     }
     m.Groups_cnt = (int32_t) k;
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ListGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

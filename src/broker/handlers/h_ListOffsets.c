@@ -79,8 +79,6 @@ samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req)
     samsa_ListOffsetsResponse_t            m;
     samsa_ListOffsetsTopicResponse_t      *tr;
     samsa_image_t                         *img;
-    samsa_resp_t                          *resp;
-    samsa_wr_t                             wr;
     int32_t                                i, j;
 
     samsa_ListOffsetsRequest_init(&rq);
@@ -112,8 +110,5 @@ samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     samsa_image_put(img);
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ListOffsetsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

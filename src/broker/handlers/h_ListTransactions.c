@@ -20,8 +20,6 @@ samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req)
     samsa_ListTransactionsResponse_t  m;
     samsa_txn_state_t                *states;
     samsa_txn_listed_t               *listed;
-    samsa_resp_t                     *resp;
-    samsa_wr_t                        wr;
     size_t                            nstates = 0, nunknown = 0, n, i;
     int32_t                           j;
 
@@ -66,8 +64,5 @@ samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req)
         m.TransactionStates[i].TransactionState =
             samsa_slice_cstr(samsa_txn_state_name(listed[i].state));
     }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_ListTransactionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

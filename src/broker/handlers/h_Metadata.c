@@ -212,8 +212,6 @@ samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_MetadataRequest_t    rq;
     samsa_MetadataResponse_t   m;
-    samsa_resp_t              *resp;
-    samsa_wr_t                 wr;
     int16_t                    version = req->hdr.ApiVersion;
 
     samsa_MetadataRequest_init(&rq);
@@ -230,8 +228,5 @@ samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req)
     if (rq.IncludeClusterAuthorizedOperations) {
         m.ClusterAuthorizedOperations = CLUSTER_OPS;
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_MetadataResponse_encode(&wr, version, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -38,8 +38,6 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
     const samsa_OffsetCommitRequestPartition_t *rp;
     samsa_grp_commit_req_t                  cr;
     samsa_grp_offset_t                     *offs;
-    samsa_resp_t                           *resp;
-    samsa_wr_t                              wr;
     int16_t                                 v = req->hdr.ApiVersion;
     size_t                                  n, k = 0;
     int32_t                                 i, j;
@@ -90,8 +88,5 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
             tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_OffsetCommitResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

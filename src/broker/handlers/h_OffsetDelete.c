@@ -23,8 +23,6 @@ samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req)
     const samsa_image_topic_t           *t;
     samsa_grp_offset_t                  *offs;
     samsa_image_t                       *img;
-    samsa_resp_t                        *resp;
-    samsa_wr_t                           wr;
     samsa_err_t                          err;
     size_t                               n = 0, k = 0;
     int32_t                              i, j, p;
@@ -80,8 +78,5 @@ samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req)
             tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_OffsetDeleteResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -206,8 +206,6 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
     samsa_OffsetFetchResponse_t  m;
     offsetfetch_group_t          g;
     offsetfetch_ask_t            a;
-    samsa_resp_t                *resp;
-    samsa_wr_t                   wr;
     int16_t                      v = req->hdr.ApiVersion;
     int32_t                      i;
     samsa_err_t                  err;
@@ -247,8 +245,5 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
                                    &m.Groups[i]);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_OffsetFetchResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

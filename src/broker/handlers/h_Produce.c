@@ -61,26 +61,14 @@ produce_quota(samsa_broker_t *b, samsa_req_t *req)
     return req->throttle_ms;
 }
 
+/* Kafka throttles by the longer of the byte-rate and request-time quotas
+ * (samsa_apis_send takes the longer); acks=0 requests (no response) skip
+ * the request time. */
 static void
 produce_send(samsa_broker_t *b, samsa_req_t *req, samsa_ProduceResponse_t *m)
 {
-    samsa_resp_t  *resp;
-    samsa_wr_t     wr;
-    int32_t        throttle_ms = produce_quota(b, req);
-    int32_t        request_ms = samsa_quota_record_request(b->quota, req);
-
-    /* Kafka throttles by the longer of the byte-rate and request-time
-     * quotas; acks=0 requests (no response) skip the request time */
-    if (request_ms > throttle_ms) {
-        throttle_ms = request_ms;
-        req->throttle_ms = request_ms;
-    }
-    m->ThrottleTimeMs = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_ProduceResponse_encode(&wr, req->hdr.ApiVersion, m);
-    samsa_reqchan_respond(resp);
+    (void) produce_quota(b, req);
+    samsa_apis_send(b, req, m);
 }
 
 static void

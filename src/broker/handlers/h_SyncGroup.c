@@ -17,10 +17,9 @@
 static void
 syncgroup_answer(void *ctx, const samsa_grp_sync_result_t *res)
 {
-    samsa_req_t                *req = ctx;
+    samsa_apis_call_t          *call = ctx;
+    samsa_req_t                *req = call->req;
     samsa_SyncGroupResponse_t   m;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
 
     samsa_SyncGroupResponse_init(&m);
     m.ErrorCode = samsa_err_wire(res->error);
@@ -29,10 +28,7 @@ syncgroup_answer(void *ctx, const samsa_grp_sync_result_t *res)
     m.Assignment = (samsa_slice_t) {
         res->assignment != NULL ? (const char *) res->assignment : "",
         res->assignment_len };
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_SyncGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(call->broker, req, &m);
 }
 
 void
@@ -68,5 +64,6 @@ samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req)
     /* The answer may wait for the leader's assignment: remote time, not
      * the handler's (the request quota, the request log), as in Kafka. */
     samsa_req_mark_local_done(req);
-    samsa_grp_sync(apis->broker->grp, &sr, syncgroup_answer, req);
+    samsa_grp_sync(apis->broker->grp, &sr, syncgroup_answer,
+                   samsa_apis_call(apis, req));
 }

@@ -49,14 +49,12 @@ txnoffsetcommit_offsets(samsa_req_t *req,
 }
 
 static void
-txnoffsetcommit_reply(samsa_req_t *req,
+txnoffsetcommit_reply(samsa_broker_t *b, samsa_req_t *req,
                       const samsa_TxnOffsetCommitRequest_t *rq,
                       const samsa_grp_offset_t *offs)
 {
     samsa_TxnOffsetCommitResponse_t        m;
     samsa_TxnOffsetCommitResponseTopic_t  *tr;
-    samsa_resp_t                          *resp;
-    samsa_wr_t                             wr;
     size_t                                 k = 0;
     int32_t                                i, j;
 
@@ -78,10 +76,7 @@ txnoffsetcommit_reply(samsa_req_t *req,
             tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_TxnOffsetCommitResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(b, req, &m, &samsa_apis_uncounted);
 }
 
 void
@@ -125,5 +120,5 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
         cr.producer_epoch = rq.ProducerEpoch;
         samsa_grp_txn_commit(apis->broker->grp, &cr, offs, n);
     }
-    txnoffsetcommit_reply(req, &rq, offs);
+    txnoffsetcommit_reply(apis->broker, req, &rq, offs);
 }
