@@ -1116,6 +1116,11 @@ def header_body(api):
         out += emit_typedef(st) + ['']
     for st in api.order:
         out += ['void samsa_%s_init(samsa_%s_t *m);' % (st.name, st.name)]
+    if api.order:
+        out += ['', '/* The inits for tables of untyped ones. */']
+    for st in api.order:
+        out += ['static inline void samsa_%s_init_any(void *m) '
+                '{ samsa_%s_init(m); }' % (st.name, st.name)]
     for st in api.messages:
         n = st.name
         out += [

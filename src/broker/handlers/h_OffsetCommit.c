@@ -11,22 +11,33 @@
 #include <string.h>
 
 #include "broker/group/grp.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/OffsetCommit.h"
 #include "proto/wr.h"
 
-static size_t
-offsetcommit_count(const samsa_OffsetCommitRequest_t *rq)
-{
-    size_t   n = 0;
-    int32_t  i;
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_OffsetCommitRequestTopic_t, Name, Partitions,
+    samsa_OffsetCommitRequestPartition_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_OffsetCommitResponseTopic_t, Name, Partitions,
+    samsa_OffsetCommitResponsePartition_t,
+    samsa_OffsetCommitResponseTopic_init_any,
+    samsa_OffsetCommitResponsePartition_init_any);
 
-    for (i = 0; i < rq->Topics_cnt; i++) {
-        n += rq->Topics[i].Partitions_cnt > 0
-                 ? (size_t) rq->Topics[i].Partitions_cnt : 0;
-    }
-    return n;
+/* samsa_tp_fill_fn: the k-th partition's commit result */
+static void
+offsetcommit_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                  void *out)
+{
+    const samsa_grp_offset_t               *offs = ctx;
+    samsa_OffsetCommitResponsePartition_t  *pr = out;
+
+    (void) name;
+    (void) rq;
+    pr->PartitionIndex = offs[k].partition;
+    pr->ErrorCode = samsa_err_wire(offs[k].error);
 }
 
 void
@@ -34,7 +45,6 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
 {
     samsa_OffsetCommitRequest_t             rq;
     samsa_OffsetCommitResponse_t            m;
-    samsa_OffsetCommitResponseTopic_t      *tr;
     const samsa_OffsetCommitRequestPartition_t *rp;
     samsa_grp_commit_req_t                  cr;
     samsa_grp_offset_t                     *offs;
@@ -48,7 +58,7 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
         samsa_apis_close(req, "malformed request body");
         return;
     }
-    n = offsetcommit_count(&rq);
+    n = samsa_tp_count(&rq_layout, rq.Topics, rq.Topics_cnt);
     offs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*offs));
     for (i = 0; i < rq.Topics_cnt; i++) {
         for (j = 0; j < rq.Topics[i].Partitions_cnt; j++) {
@@ -70,23 +80,8 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
     cr.retention_ms = v >= 2 && v <= 4 ? rq.RetentionTimeMs : -1;
     samsa_grp_commit(apis->broker->grp, &cr, offs, n);
     samsa_OffsetCommitResponse_init(&m);
-    m.Topics_cnt = rq.Topics_cnt > 0 ? rq.Topics_cnt : 0;
-    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt + 1,
-                                  sizeof(*m.Topics));
-    k = 0;
-    for (i = 0; i < m.Topics_cnt; i++) {
-        tr = &m.Topics[i];
-        samsa_OffsetCommitResponseTopic_init(tr);
-        tr->Name = rq.Topics[i].Name;
-        tr->Partitions_cnt = rq.Topics[i].Partitions_cnt > 0
-                                 ? rq.Topics[i].Partitions_cnt : 0;
-        tr->Partitions = samsa_arena_calloc(&req->arena,
-                                            (size_t) tr->Partitions_cnt + 1,
-                                            sizeof(*tr->Partitions));
-        for (j = 0; j < tr->Partitions_cnt; j++, k++) {
-            tr->Partitions[j].PartitionIndex = offs[k].partition;
-            tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
-        }
-    }
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq.Topics,
+                                rq.Topics_cnt, &out_layout, &m.Topics_cnt,
+                                offsetcommit_fill, offs);
     samsa_apis_send(apis->broker, req, &m);
 }
