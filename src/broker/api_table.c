@@ -5,6 +5,7 @@
  */
 #include "broker/api_table.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "broker/quota.h"
@@ -15,49 +16,50 @@
 
 #define B SAMSA_API_F_BROKER
 #define C SAMSA_API_F_CONTROLLER
+#define R SAMSA_API_F_RAW
 
 /* Version ranges: CLIENTS.md.  Produce v0-v2 are listed but answered by
  * closing (librdkafka compresses only if Produce v0 is listed; Kafka 4
  * does the same); the other APIs start where Kafka 4 starts (KIP-896).
  * Where a response has ThrottleTimeMs the schema says (proto/gen/apis.h). */
 static const samsa_api_def_t  api_defs[] = {
-    { SAMSA_API_Produce, 0, 11, samsa_h_Produce, B },
-    { SAMSA_API_Fetch, 4, 16, samsa_h_Fetch, B },
-    { SAMSA_API_ListOffsets, 1, 9, samsa_h_ListOffsets, B },
-    { SAMSA_API_Metadata, 0, 12, samsa_h_Metadata, B },
-    { SAMSA_API_OffsetCommit, 0, 9, samsa_h_OffsetCommit, B },
-    { SAMSA_API_OffsetFetch, 0, 9, samsa_h_OffsetFetch, B },
-    { SAMSA_API_FindCoordinator, 0, 4, samsa_h_FindCoordinator, B },
-    { SAMSA_API_JoinGroup, 0, 9, samsa_h_JoinGroup, B },
-    { SAMSA_API_Heartbeat, 0, 4, samsa_h_Heartbeat, B },
-    { SAMSA_API_LeaveGroup, 0, 5, samsa_h_LeaveGroup, B },
-    { SAMSA_API_SyncGroup, 0, 5, samsa_h_SyncGroup, B },
-    { SAMSA_API_DescribeGroups, 0, 5, samsa_h_DescribeGroups, B },
-    { SAMSA_API_ListGroups, 0, 5, samsa_h_ListGroups, B },
-    { SAMSA_API_ApiVersions, 0, 4, samsa_h_ApiVersions, B | C },
-    { SAMSA_API_CreateTopics, 2, 7, samsa_h_CreateTopics, B },
-    { SAMSA_API_DeleteTopics, 1, 6, samsa_h_DeleteTopics, B },
-    { SAMSA_API_DeleteRecords, 0, 2, samsa_h_DeleteRecords, B },
-    { SAMSA_API_InitProducerId, 0, 5, samsa_h_InitProducerId, B },
-    { SAMSA_API_AddPartitionsToTxn, 0, 3, samsa_h_AddPartitionsToTxn, B },
-    { SAMSA_API_AddOffsetsToTxn, 0, 4, samsa_h_AddOffsetsToTxn, B },
-    { SAMSA_API_EndTxn, 0, 4, samsa_h_EndTxn, B },
-    { SAMSA_API_TxnOffsetCommit, 0, 4, samsa_h_TxnOffsetCommit, B },
-    { SAMSA_API_DescribeConfigs, 0, 4, samsa_h_DescribeConfigs, B },
-    { SAMSA_API_AlterConfigs, 0, 2, samsa_h_AlterConfigs, B },
-    { SAMSA_API_DescribeLogDirs, 0, 4, samsa_h_DescribeLogDirs, B },
-    { SAMSA_API_CreatePartitions, 0, 3, samsa_h_CreatePartitions, B },
-    { SAMSA_API_DeleteGroups, 0, 2, samsa_h_DeleteGroups, B },
-    { SAMSA_API_IncrementalAlterConfigs, 0, 1, samsa_h_IncrementalAlterConfigs, B },
-    { SAMSA_API_OffsetDelete, 0, 0, samsa_h_OffsetDelete, B },
-    { SAMSA_API_DescribeClientQuotas, 0, 1, samsa_h_DescribeClientQuotas, B },
-    { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B },
-    { SAMSA_API_DescribeCluster, 0, 1, samsa_h_DescribeCluster, B },
-    { SAMSA_API_DescribeProducers, 0, 0, samsa_h_DescribeProducers, B },
-    { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B },
-    { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B },
-    { SAMSA_API_ConsumerGroupHeartbeat, 0, 1, samsa_h_ConsumerGroupHeartbeat, B },
-    { SAMSA_API_ConsumerGroupDescribe, 0, 1, samsa_h_ConsumerGroupDescribe, B },
+    { SAMSA_API_Produce, 0, 11, samsa_h_Produce, B, 3 },
+    { SAMSA_API_Fetch, 4, 16, samsa_h_Fetch, B, 0 },
+    { SAMSA_API_ListOffsets, 1, 9, samsa_h_ListOffsets, B, 0 },
+    { SAMSA_API_Metadata, 0, 12, samsa_h_Metadata, B, 0 },
+    { SAMSA_API_OffsetCommit, 0, 9, samsa_h_OffsetCommit, B, 0 },
+    { SAMSA_API_OffsetFetch, 0, 9, samsa_h_OffsetFetch, B, 0 },
+    { SAMSA_API_FindCoordinator, 0, 4, samsa_h_FindCoordinator, B, 0 },
+    { SAMSA_API_JoinGroup, 0, 9, samsa_h_JoinGroup, B, 0 },
+    { SAMSA_API_Heartbeat, 0, 4, samsa_h_Heartbeat, B, 0 },
+    { SAMSA_API_LeaveGroup, 0, 5, samsa_h_LeaveGroup, B, 0 },
+    { SAMSA_API_SyncGroup, 0, 5, samsa_h_SyncGroup, B, 0 },
+    { SAMSA_API_DescribeGroups, 0, 5, samsa_h_DescribeGroups, B, 0 },
+    { SAMSA_API_ListGroups, 0, 5, samsa_h_ListGroups, B, 0 },
+    { SAMSA_API_ApiVersions, 0, 4, samsa_h_ApiVersions, B | C | R, 0 },
+    { SAMSA_API_CreateTopics, 2, 7, samsa_h_CreateTopics, B, 0 },
+    { SAMSA_API_DeleteTopics, 1, 6, samsa_h_DeleteTopics, B, 0 },
+    { SAMSA_API_DeleteRecords, 0, 2, samsa_h_DeleteRecords, B, 0 },
+    { SAMSA_API_InitProducerId, 0, 5, samsa_h_InitProducerId, B, 0 },
+    { SAMSA_API_AddPartitionsToTxn, 0, 3, samsa_h_AddPartitionsToTxn, B, 0 },
+    { SAMSA_API_AddOffsetsToTxn, 0, 4, samsa_h_AddOffsetsToTxn, B, 0 },
+    { SAMSA_API_EndTxn, 0, 4, samsa_h_EndTxn, B, 0 },
+    { SAMSA_API_TxnOffsetCommit, 0, 4, samsa_h_TxnOffsetCommit, B, 0 },
+    { SAMSA_API_DescribeConfigs, 0, 4, samsa_h_DescribeConfigs, B, 0 },
+    { SAMSA_API_AlterConfigs, 0, 2, samsa_h_AlterConfigs, B, 0 },
+    { SAMSA_API_DescribeLogDirs, 0, 4, samsa_h_DescribeLogDirs, B, 0 },
+    { SAMSA_API_CreatePartitions, 0, 3, samsa_h_CreatePartitions, B, 0 },
+    { SAMSA_API_DeleteGroups, 0, 2, samsa_h_DeleteGroups, B, 0 },
+    { SAMSA_API_IncrementalAlterConfigs, 0, 1, samsa_h_IncrementalAlterConfigs, B, 0 },
+    { SAMSA_API_OffsetDelete, 0, 0, samsa_h_OffsetDelete, B, 0 },
+    { SAMSA_API_DescribeClientQuotas, 0, 1, samsa_h_DescribeClientQuotas, B, 0 },
+    { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B, 0 },
+    { SAMSA_API_DescribeCluster, 0, 1, samsa_h_DescribeCluster, B, 0 },
+    { SAMSA_API_DescribeProducers, 0, 0, samsa_h_DescribeProducers, B, 0 },
+    { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B, 0 },
+    { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },
+    { SAMSA_API_ConsumerGroupHeartbeat, 0, 1, samsa_h_ConsumerGroupHeartbeat, B, 0 },
+    { SAMSA_API_ConsumerGroupDescribe, 0, 1, samsa_h_ConsumerGroupDescribe, B, 0 },
 };
 
 void
@@ -107,13 +109,36 @@ samsa_apis_gate(void *ctx, int16_t key, int16_t version)
 void
 samsa_apis_handle(void *ctx, samsa_req_t *req)
 {
-    samsa_apis_t           *apis = ctx;
-    const samsa_api_def_t  *def = samsa_apis_find(apis, req->hdr.ApiKey);
+    samsa_apis_t             *apis = ctx;
+    const samsa_api_def_t    *def = samsa_apis_find(apis, req->hdr.ApiKey);
+    const samsa_proto_api_t  *api;
+    void                     *rq;
+    char                      why[128];
 
     /* The network thread let only known APIs through (and ApiVersions of
      * any version, which its handler answers). */
     samsa_assert(def != NULL);
-    def->fn(apis, req);
+    if (def->flags & SAMSA_API_F_RAW) {
+        def->fn(apis, req, NULL);
+        return;
+    }
+    if (req->hdr.ApiVersion < def->served_from) {
+        snprintf(why, sizeof(why), "%s v%d-v%d are no longer supported "
+                 "(KIP-896): use v%d or later",
+                 samsa_proto_api_find(def->key)->name, def->min_version,
+                 def->served_from - 1, def->served_from);
+        samsa_apis_close(req, why);
+        return;
+    }
+    api = samsa_proto_api_find(def->key);
+    rq = samsa_arena_calloc(&req->arena, 1, api->request_size);
+    api->request_init(rq);
+    if (api->request_decode(&req->body, req->hdr.ApiVersion, &req->arena, rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    def->fn(apis, req, rq);
 }
 
 /* The request-time throttle (unless the handler recorded it) against the

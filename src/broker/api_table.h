@@ -19,13 +19,19 @@
 
 #define SAMSA_API_F_BROKER      0x1     /* served on broker listeners */
 #define SAMSA_API_F_CONTROLLER  0x2     /* served on controller listeners */
+#define SAMSA_API_F_RAW         0x4     /* its handler decodes the body
+                                           (ApiVersions answers versions
+                                           it cannot decode) */
 
 #define SAMSA_API_KEY_LIMIT     128     /* keys are below this */
 
 typedef struct samsa_apis samsa_apis_t;
 
-/* Handle req and respond exactly once (samsa_reqchan_respond). */
-typedef void (*samsa_api_fn)(samsa_apis_t *apis, samsa_req_t *req);
+/* Handle req and respond exactly once (samsa_apis_send, or
+ * samsa_reqchan_respond): validate, apply, fill the response.  rq is the
+ * request body the table decoded (the API's <Api>Request_t, in req's
+ * arena), or NULL for an API flagged SAMSA_API_F_RAW. */
+typedef void (*samsa_api_fn)(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 
 typedef struct samsa_api_def {
     int16_t        key;
@@ -33,6 +39,8 @@ typedef struct samsa_api_def {
     int16_t        max_version;
     samsa_api_fn   fn;
     unsigned       flags;           /* SAMSA_API_F_* */
+    int16_t        served_from;     /* versions below are listed but
+                                       answered by closing (KIP-896) */
 } samsa_api_def_t;
 
 /* One socket server's view of the table. */
@@ -105,42 +113,42 @@ void samsa_apis_close(samsa_req_t *req, const char *why);
 samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
 
 /* Handlers, one file each (h_<Api>.c). */
-void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_EndTxn(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_EndTxn(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

@@ -6,8 +6,10 @@ Reads our schema files (src/proto/schema/<Api>.schema, format below) and
 writes, for each API, proto/gen/<Api>.{h,c}: a C struct per message and
 nested struct, plus init/decode/encode functions; and, unless --no-table,
 proto/gen/apis.{h,c}: the API table (key, names, versions, first flexible
-version) with samsa_proto_api_find().  Run by CMake at build time
-(src/proto/proto.cmake); the output is never edited or committed.
+version; each request's size, init and decoder and each response's size,
+init, encoder and ThrottleTimeMs place) with samsa_proto_api_find().  Run
+by CMake at build time (src/proto/proto.cmake); the output is never edited
+or committed.
 
 Schema format (one file per API; '#' starts a comment, blank lines ignored):
 
@@ -1367,7 +1369,10 @@ def gen_table_header(apis, prefix):
         '#ifndef SAMSA_PROTO_GEN_APIS_H',
         '#define SAMSA_PROTO_GEN_APIS_H', '',
         '#include <stddef.h>', '#include <stdint.h>', '',
-        '#include "proto/wr.h"', '',
+        '#include <samsa/errors.h>', '',
+        '#include "proto/rd.h"',
+        '#include "proto/wr.h"',
+        '#include "util/arena.h"', '',
         '/* Kafka\'s API keys, spelled as Kafka names the APIs. */',
         'typedef enum samsa_api_key {',
     ]
@@ -1383,6 +1388,11 @@ def gen_table_header(apis, prefix):
         '    int16_t      min_version;     /* versions the schema describes */',
         '    int16_t      max_version;',
         '    int16_t      flexible_min;    /* first flexible version or -1 */',
+        '    /* The request message: its size, init and decoder. */',
+        '    size_t       request_size;',
+        '    void       (*request_init)(void *m);',
+        '    samsa_err_t (*request_decode)(samsa_rd_t *rd, int16_t version,',
+        '                                  samsa_arena_t *arena, void *m);',
         '    /* The response message: its size, init and encoder, and where',
         '     * its ThrottleTimeMs is (throttle_from: the first version with',
         '     * it, -1 if none; throttle_off: offsetof in the struct). */',
@@ -1416,7 +1426,20 @@ def gen_table_source(apis, prefix):
     out.append('')
     for a in apis:
         r = a.messages[1].name
+        q = a.messages[0].name
         out += [
+            'static void',
+            'req_init_%s(void *m)' % a.name,
+            '{',
+            '    samsa_%s_init(m);' % q,
+            '}', '',
+            'static samsa_err_t',
+            'req_decode_%s(samsa_rd_t *rd, int16_t version, samsa_arena_t *arena,'
+            % a.name,
+            '              void *m)',
+            '{',
+            '    return samsa_%s_decode(rd, version, arena, m);' % q,
+            '}', '',
             'static void',
             'resp_init_%s(void *m)' % a.name,
             '{',
@@ -1436,9 +1459,11 @@ def gen_table_source(apis, prefix):
               and f.type.kind == 'prim' and f.type.name == 'int32'
               and f.tagged.empty() and not f.versions.empty()]
         out.append('    { %d, "%s", "%s", %d, %d, %d, sizeof(samsa_%s_t), '
+                   'req_init_%s, req_decode_%s, sizeof(samsa_%s_t), '
                    'resp_init_%s, resp_encode_%s, %d, %s },' % (
                        a.key, a.name, a.enum, a.versions.lo, a.versions.hi,
-                       a.flex_min(), r, a.name, a.name,
+                       a.flex_min(), a.messages[0].name, a.name, a.name, r,
+                       a.name, a.name,
                        th[0].versions.lo if th else -1,
                        'offsetof(samsa_%s_t, ThrottleTimeMs)' % r if th
                        else '0'))

@@ -47,9 +47,9 @@ addparts_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 }
 
 void
-samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_AddPartitionsToTxnRequest_t       rq;
+    samsa_AddPartitionsToTxnRequest_t      *rq = body;
     samsa_AddPartitionsToTxnResponse_t      m;
     const samsa_AddPartitionsToTxnTopic_t  *rt;
     samsa_txn_tp_t                         *tps;
@@ -58,30 +58,23 @@ samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req)
     size_t                                  n, k = 0;
     int32_t                                 i, j;
 
-    samsa_AddPartitionsToTxnRequest_init(&rq);
-    if (samsa_AddPartitionsToTxnRequest_decode(&req->body, v, &req->arena,
-                                               &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = samsa_tp_count(&rq_layout, rq.V3AndBelowTopics,
-                       rq.V3AndBelowTopics_cnt);
+    n = samsa_tp_count(&rq_layout, rq->V3AndBelowTopics,
+                       rq->V3AndBelowTopics_cnt);
     tps = samsa_arena_calloc(&req->arena, n + 1, sizeof(*tps));
-    for (i = 0; i < rq.V3AndBelowTopics_cnt; i++) {
-        rt = &rq.V3AndBelowTopics[i];
+    for (i = 0; i < rq->V3AndBelowTopics_cnt; i++) {
+        rt = &rq->V3AndBelowTopics[i];
         for (j = 0; j < rt->Partitions_cnt; j++, k++) {
             tps[k].topic = rt->Name;
             tps[k].partition = rt->Partitions[j];
         }
     }
-    samsa_txn_add_partitions(apis->broker->txn, rq.V3AndBelowTransactionalId,
-                             rq.V3AndBelowProducerId,
-                             rq.V3AndBelowProducerEpoch, tps, n);
+    samsa_txn_add_partitions(apis->broker->txn, rq->V3AndBelowTransactionalId,
+                             rq->V3AndBelowProducerId,
+                             rq->V3AndBelowProducerEpoch, tps, n);
     samsa_AddPartitionsToTxnResponse_init(&m);
     c = (addparts_ctx_t) { tps, v };
     m.ResultsByTopicV3AndBelow = samsa_tp_respond(
-        &req->arena, &rq_layout, rq.V3AndBelowTopics, rq.V3AndBelowTopics_cnt,
+        &req->arena, &rq_layout, rq->V3AndBelowTopics, rq->V3AndBelowTopics_cnt,
         &out_layout, &m.ResultsByTopicV3AndBelow_cnt, addparts_fill, &c);
     samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

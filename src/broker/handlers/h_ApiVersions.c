@@ -48,13 +48,15 @@ apiversions_send(samsa_apis_t *apis, samsa_req_t *req, int16_t version,
 }
 
 void
-samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *raw)
 {
-    const samsa_api_def_t        *def = samsa_apis_find(apis, 18);
+    const samsa_api_def_t        *def = samsa_apis_find(apis,
+                                             SAMSA_API_ApiVersions);
     samsa_ApiVersionsRequest_t    rq;
     samsa_ApiVersionsResponse_t   m;
     int16_t                       version = req->hdr.ApiVersion;
 
+    (void) raw;                 /* SAMSA_API_F_RAW: decoded here */
     samsa_ApiVersionsResponse_init(&m);
     if (version < def->min_version || version > def->max_version) {
         m.ErrorCode = SAMSA_ERR_UNSUPPORTED_VERSION;

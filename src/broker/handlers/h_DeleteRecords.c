@@ -71,25 +71,18 @@ deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 }
 
 void
-samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DeleteRecordsRequest_t         rq;
+    samsa_DeleteRecordsRequest_t        *rq = body;
     samsa_DeleteRecordsResponse_t        m;
     samsa_image_t                       *img;
     deleterecords_ctx_t                  c;
 
-    samsa_DeleteRecordsRequest_init(&rq);
-    if (samsa_DeleteRecordsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                          &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DeleteRecordsResponse_init(&m);
     img = samsa_meta_image_get(apis->broker->meta);
     c = (deleterecords_ctx_t) { apis->broker, img };
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq.Topics,
-                                rq.Topics_cnt, &out_layout, &m.Topics_cnt,
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
                                 deleterecords_one, &c);
     samsa_image_put(img);
     samsa_apis_send(apis->broker, req, &m);

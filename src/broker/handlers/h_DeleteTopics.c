@@ -16,9 +16,9 @@
 #include "util/time.h"
 
 void
-samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DeleteTopicsRequest_t          rq;
+    samsa_DeleteTopicsRequest_t         *rq = body;
     samsa_DeleteTopicsResponse_t         m;
     samsa_controller_topic_ref_t        *refs;
     samsa_controller_delete_result_t    *res;
@@ -29,22 +29,15 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
     int32_t                              throttle_ms;
     bool                                 v6 = req->hdr.ApiVersion >= 6;
 
-    samsa_DeleteTopicsRequest_init(&rq);
-    if (samsa_DeleteTopicsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                         &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = (size_t) ((v6 ? rq.Topics_cnt : rq.TopicNames_cnt) > 0
-                      ? (v6 ? rq.Topics_cnt : rq.TopicNames_cnt) : 0);
+    n = (size_t) ((v6 ? rq->Topics_cnt : rq->TopicNames_cnt) > 0
+                      ? (v6 ? rq->Topics_cnt : rq->TopicNames_cnt) : 0);
     refs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*refs));
     for (i = 0; i < n; i++) {
         if (v6) {
-            refs[i].name = rq.Topics[i].Name;
-            refs[i].id = rq.Topics[i].TopicId;
+            refs[i].name = rq->Topics[i].Name;
+            refs[i].id = rq->Topics[i].TopicId;
         } else {
-            refs[i].name = rq.TopicNames[i];
+            refs[i].name = rq->TopicNames[i];
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));

@@ -223,23 +223,16 @@ dcq_describe(samsa_apis_t *apis, samsa_req_t *req, const dcq_filter_t *f,
 }
 
 void
-samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeClientQuotasRequest_t   rq;
+    samsa_DescribeClientQuotasRequest_t  *rq = body;
     samsa_DescribeClientQuotasResponse_t  m;
     dcq_filter_t                          f;
     samsa_err_t                           err;
     const char                           *msg;
 
-    samsa_DescribeClientQuotasRequest_init(&rq);
-    if (samsa_DescribeClientQuotasRequest_decode(
-            &req->body, req->hdr.ApiVersion, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeClientQuotasResponse_init(&m);
-    msg = dcq_filter_build(&rq, &req->arena, &f, &err);
+    msg = dcq_filter_build(rq, &req->arena, &f, &err);
     if (msg != NULL) {
         m.ErrorCode = samsa_err_wire(err);
         m.ErrorMessage = samsa_slice_cstr(msg);

@@ -78,25 +78,18 @@ dp_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq, void *out)
 }
 
 void
-samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeProducersRequest_t           rq;
+    samsa_DescribeProducersRequest_t          *rq = body;
     samsa_DescribeProducersResponse_t          m;
     samsa_image_t                             *img;
     dp_ctx_t                                   c;
 
-    samsa_DescribeProducersRequest_init(&rq);
-    if (samsa_DescribeProducersRequest_decode(&req->body, req->hdr.ApiVersion,
-                                              &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeProducersResponse_init(&m);
     img = samsa_meta_image_get(apis->broker->meta);
     c = (dp_ctx_t) { apis->broker, req, img };
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq.Topics,
-                                rq.Topics_cnt, &out_layout, &m.Topics_cnt,
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
                                 dp_fill, &c);
     samsa_image_put(img);
     samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);

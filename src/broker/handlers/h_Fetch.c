@@ -513,19 +513,12 @@ fetch_limits(samsa_broker_t *b, fetch_op_t *f, const samsa_FetchRequest_t *rq)
 }
 
 void
-samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_FetchRequest_t  *rq;
+    samsa_FetchRequest_t  *rq = body;       /* in req's arena: a delayed
+                                               fetch keeps pointing at it */
     fetch_op_t            *f;
 
-    rq = samsa_arena_calloc(&req->arena, 1, sizeof(*rq));
-    samsa_FetchRequest_init(rq);
-    if (samsa_FetchRequest_decode(&req->body, req->hdr.ApiVersion,
-                                  &req->arena, rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     f = samsa_calloc(1, sizeof(*f));
     f->b = apis->broker;
     f->req = req;

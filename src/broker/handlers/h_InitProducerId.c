@@ -64,28 +64,21 @@ initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
 }
 
 void
-samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_InitProducerIdRequest_t   rq;
+    samsa_InitProducerIdRequest_t  *rq = body;
     samsa_InitProducerIdResponse_t  m;
     int64_t                         pid;
     samsa_err_t                     err;
 
-    samsa_InitProducerIdRequest_init(&rq);
-    if (samsa_InitProducerIdRequest_decode(&req->body, req->hdr.ApiVersion,
-                                           &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_InitProducerIdResponse_init(&m);
-    if (!samsa_slice_is_null(rq.TransactionalId)) {
-        if (rq.TransactionalId.len == 0) {
+    if (!samsa_slice_is_null(rq->TransactionalId)) {
+        if (rq->TransactionalId.len == 0) {
             initpid_error(&m, SAMSA_ERR_INVALID_REQUEST);
             samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
             return;
         }
-        initpid_transactional(apis, req, &rq, &m);
+        initpid_transactional(apis, req, rq, &m);
         return;
     }
     err = samsa_pidmgr_next(apis->broker->pids, &pid);

@@ -100,25 +100,18 @@ listoffsets_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 }
 
 void
-samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ListOffsetsRequest_t             rq;
+    samsa_ListOffsetsRequest_t            *rq = body;
     samsa_ListOffsetsResponse_t            m;
     samsa_image_t                         *img;
     listoffsets_ctx_t                      c;
 
-    samsa_ListOffsetsRequest_init(&rq);
-    if (samsa_ListOffsetsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                        &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_ListOffsetsResponse_init(&m);
     img = samsa_meta_image_get(apis->broker->meta);
-    c = (listoffsets_ctx_t) { apis->broker, img, rq.IsolationLevel == 1 };
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq.Topics,
-                                rq.Topics_cnt, &out_layout, &m.Topics_cnt,
+    c = (listoffsets_ctx_t) { apis->broker, img, rq->IsolationLevel == 1 };
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
                                 listoffsets_fill, &c);
     samsa_image_put(img);
     samsa_apis_send(apis->broker, req, &m);

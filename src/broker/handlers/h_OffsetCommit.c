@@ -41,9 +41,9 @@ offsetcommit_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 }
 
 void
-samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_OffsetCommitRequest_t             rq;
+    samsa_OffsetCommitRequest_t            *rq = body;
     samsa_OffsetCommitResponse_t            m;
     const samsa_OffsetCommitRequestPartition_t *rp;
     samsa_grp_commit_req_t                  cr;
@@ -52,18 +52,12 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
     size_t                                  n, k = 0;
     int32_t                                 i, j;
 
-    samsa_OffsetCommitRequest_init(&rq);
-    if (samsa_OffsetCommitRequest_decode(&req->body, v, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = samsa_tp_count(&rq_layout, rq.Topics, rq.Topics_cnt);
+    n = samsa_tp_count(&rq_layout, rq->Topics, rq->Topics_cnt);
     offs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*offs));
-    for (i = 0; i < rq.Topics_cnt; i++) {
-        for (j = 0; j < rq.Topics[i].Partitions_cnt; j++) {
-            rp = &rq.Topics[i].Partitions[j];
-            offs[k].topic = rq.Topics[i].Name;
+    for (i = 0; i < rq->Topics_cnt; i++) {
+        for (j = 0; j < rq->Topics[i].Partitions_cnt; j++) {
+            rp = &rq->Topics[i].Partitions[j];
+            offs[k].topic = rq->Topics[i].Name;
             offs[k].partition = rp->PartitionIndex;
             offs[k].offset = rp->CommittedOffset;
             offs[k].leader_epoch = rp->CommittedLeaderEpoch;
@@ -73,15 +67,15 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     memset(&cr, 0, sizeof(cr));
-    cr.group_id = rq.GroupId;
-    cr.generation = v >= 1 ? rq.GenerationIdOrMemberEpoch : -1;
-    cr.member_id = rq.MemberId;
-    cr.instance_id = rq.GroupInstanceId;
-    cr.retention_ms = v >= 2 && v <= 4 ? rq.RetentionTimeMs : -1;
+    cr.group_id = rq->GroupId;
+    cr.generation = v >= 1 ? rq->GenerationIdOrMemberEpoch : -1;
+    cr.member_id = rq->MemberId;
+    cr.instance_id = rq->GroupInstanceId;
+    cr.retention_ms = v >= 2 && v <= 4 ? rq->RetentionTimeMs : -1;
     samsa_grp_commit(apis->broker->grp, &cr, offs, n);
     samsa_OffsetCommitResponse_init(&m);
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq.Topics,
-                                rq.Topics_cnt, &out_layout, &m.Topics_cnt,
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
                                 offsetcommit_fill, offs);
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -32,33 +32,26 @@ syncgroup_answer(void *ctx, const samsa_grp_sync_result_t *res)
 }
 
 void
-samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_SyncGroupRequest_t   rq;
+    samsa_SyncGroupRequest_t  *rq = body;
     samsa_grp_sync_req_t       sr;
     samsa_grp_assignment_t    *as;
     int32_t                    i, n;
 
-    samsa_SyncGroupRequest_init(&rq);
-    if (samsa_SyncGroupRequest_decode(&req->body, req->hdr.ApiVersion,
-                                      &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = rq.Assignments_cnt > 0 ? rq.Assignments_cnt : 0;
+    n = rq->Assignments_cnt > 0 ? rq->Assignments_cnt : 0;
     as = samsa_arena_calloc(&req->arena, (size_t) n + 1, sizeof(*as));
     for (i = 0; i < n; i++) {
-        as[i].member_id = rq.Assignments[i].MemberId;
-        as[i].assignment = rq.Assignments[i].Assignment;
+        as[i].member_id = rq->Assignments[i].MemberId;
+        as[i].assignment = rq->Assignments[i].Assignment;
     }
     memset(&sr, 0, sizeof(sr));
-    sr.group_id = rq.GroupId;
-    sr.generation = rq.GenerationId;
-    sr.member_id = rq.MemberId;
-    sr.instance_id = rq.GroupInstanceId;
-    sr.protocol_type = rq.ProtocolType;
-    sr.protocol_name = rq.ProtocolName;
+    sr.group_id = rq->GroupId;
+    sr.generation = rq->GenerationId;
+    sr.member_id = rq->MemberId;
+    sr.instance_id = rq->GroupInstanceId;
+    sr.protocol_type = rq->ProtocolType;
+    sr.protocol_name = rq->ProtocolName;
     sr.assignments = as;
     sr.nassignments = (size_t) n;
     /* The answer may wait for the leader's assignment: remote time, not

@@ -83,31 +83,24 @@ txnoffsetcommit_reply(samsa_broker_t *b, samsa_req_t *req,
 }
 
 void
-samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_TxnOffsetCommitRequest_t  rq;
+    samsa_TxnOffsetCommitRequest_t *rq = body;
     samsa_grp_txn_commit_req_t      cr;
     samsa_grp_offset_t             *offs;
     samsa_err_t                     err;
     size_t                          n, i;
 
-    samsa_TxnOffsetCommitRequest_init(&rq);
-    if (samsa_TxnOffsetCommitRequest_decode(&req->body, req->hdr.ApiVersion,
-                                            &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    offs = txnoffsetcommit_offsets(req, &rq, &n);
-    err = rq.TransactionalId.len == 0 ? SAMSA_ERR_INVALID_REQUEST
-                                      : rq.GroupId.len == 0
+    offs = txnoffsetcommit_offsets(req, rq, &n);
+    err = rq->TransactionalId.len == 0 ? SAMSA_ERR_INVALID_REQUEST
+                                      : rq->GroupId.len == 0
                                             ? SAMSA_ERR_INVALID_GROUP_ID
                                             : SAMSA_ERR_NONE;
     if (err == SAMSA_ERR_NONE) {
         err = samsa_txn_partition_in_txn(
-            apis->broker->txn, rq.TransactionalId, rq.ProducerId,
-            rq.ProducerEpoch, samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC),
-            samsa_grpcoord_partition_for(apis->broker->grp, rq.GroupId));
+            apis->broker->txn, rq->TransactionalId, rq->ProducerId,
+            rq->ProducerEpoch, samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC),
+            samsa_grpcoord_partition_for(apis->broker->grp, rq->GroupId));
     }
     if (err != SAMSA_ERR_NONE) {
         for (i = 0; i < n; i++) {
@@ -115,13 +108,13 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
         }
     } else {
         memset(&cr, 0, sizeof(cr));
-        cr.group_id = rq.GroupId;
-        cr.generation = rq.GenerationId;
-        cr.member_id = rq.MemberId;
-        cr.instance_id = rq.GroupInstanceId;
-        cr.producer_id = rq.ProducerId;
-        cr.producer_epoch = rq.ProducerEpoch;
+        cr.group_id = rq->GroupId;
+        cr.generation = rq->GenerationId;
+        cr.member_id = rq->MemberId;
+        cr.instance_id = rq->GroupInstanceId;
+        cr.producer_id = rq->ProducerId;
+        cr.producer_epoch = rq->ProducerEpoch;
         samsa_grp_txn_commit(apis->broker->grp, &cr, offs, n);
     }
-    txnoffsetcommit_reply(apis->broker, req, &rq, offs);
+    txnoffsetcommit_reply(apis->broker, req, rq, offs);
 }
