@@ -73,7 +73,9 @@ Struct names are global C names: rename one (any name; it is not on the
 wire) if two APIs define the same.  A nullable struct field X (null=...)
 gets a `bool X_null` member beside it (true: null; set by init() when
 default=null); on the wire Kafka writes an int8 before it, -1 for null and
-1 for a struct.  Not supported yet (gen.py says so): tagged struct fields.
+1 for a struct.  A tagged struct field X (tag= in all of its versions, not
+nullable) gets a `bool X_set` member: the encoder writes the tag only when
+it is true, the decoder sets it when the tag is there.
 
 Generated C (for message M and each nested struct S, named as in the schema):
     typedef struct samsa_M { ... } samsa_M_t;    arrays are `T *X; int32_t
@@ -548,9 +550,12 @@ def check_field(api, f, tags):
         if f.tagged.hi != f.versions.hi:
             raise SchemaError('%s: tagged versions must end with the '
                               'field\'s versions' % w)
-        if f.type.kind == 'struct':
-            raise SchemaError('%s: tagged struct fields are not supported '
-                              'yet' % w)
+        if f.type.kind == 'struct' and not f.nullable.empty():
+            raise SchemaError('%s: a tagged struct field cannot be '
+                              'nullable' % w)
+        if f.type.kind == 'struct' and f.tagged.lo != f.versions.lo:
+            raise SchemaError('%s: a tagged struct field is tagged in all '
+                              'of its versions' % w)
     if f.default == 'null' and not f.nullable.covers(f.versions):
         raise SchemaError('%s: default=null needs null= in all of the '
                           'field\'s versions' % w)
@@ -849,6 +854,9 @@ def c_fields(st):
             rows.append((f.type.ctype(), f.name, about))
             if f.type.kind == 'struct' and not f.nullable.empty():
                 rows.append(('bool', f.name + '_null', 'true: null'))
+            if f.type.kind == 'struct' and f.tag is not None:
+                rows.append(('bool', f.name + '_set',
+                             'true: encoded (decoded: was present)'))
     if not rows:
         rows.append(('char', 'unused_', 'no fields in any version'))
     return rows
@@ -954,6 +962,8 @@ def emit_decode_tags(api, st, em, tags):
     for f in sorted(tags, key=lambda f: f.tag):
         fctx = f.tagged.intersect(ctx)
         stmts = render(em.dec_value(f, 'sub', fctx, 'm->%s' % f.name))
+        if f.type.kind == 'struct':
+            stmts.append('m->%s_set = true;' % f.name)
         cases.append((0, 'case %d:' % f.tag))
         cases += nest(guard(cond(f.tagged, ctx), stmts, 0), 1)
         cases.append((1, 'break;'))
@@ -1016,7 +1026,8 @@ def emit_encode_tags(api, st, em, tags):
     for f in tags:
         has = 'has_%s' % f.name
         c = cond(f.tagged, ctx)
-        nd = em.not_default(f, 'm->%s' % f.name)
+        nd = ('m->%s_set' % f.name if f.type.kind == 'struct'
+              else em.not_default(f, 'm->%s' % f.name))
         decls.append((1, 'const bool  %s = %s;'
                       % (has, nd if c == 'true' else '%s && %s' % (c, nd))))
         count.append(has)
