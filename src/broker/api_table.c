@@ -5,62 +5,61 @@
  */
 #include "broker/api_table.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "broker/quota.h"
 #include "net/server/reqchan.h"
 #include "proto/proto.h"
+#include "proto/resphdr.h"
 #include "util/diag.h"
-#include "util/endian.h"
 
 #define B SAMSA_API_F_BROKER
 #define C SAMSA_API_F_CONTROLLER
+#define R SAMSA_API_F_RAW
 
 /* Version ranges: CLIENTS.md.  Produce v0-v2 are listed but answered by
  * closing (librdkafka compresses only if Produce v0 is listed; Kafka 4
  * does the same); the other APIs start where Kafka 4 starts (KIP-896).
- * The last two columns place the response's ThrottleTimeMs (the schemas
- * in proto/schema/): the first version with it, and its offset in the
- * body; -1: the handler throttles itself (Produce and ApiVersions, where
- * it follows an array). */
+ * Where a response has ThrottleTimeMs the schema says (proto/gen/apis.h). */
 static const samsa_api_def_t  api_defs[] = {
-    { 0, 0, 11, samsa_h_Produce, B, -1, 0 },
-    { 1, 4, 16, samsa_h_Fetch, B, 1, 0 },
-    { 2, 1, 9, samsa_h_ListOffsets, B, 2, 0 },
-    { 3, 0, 12, samsa_h_Metadata, B, 3, 0 },
-    { 8, 0, 9, samsa_h_OffsetCommit, B, 3, 0 },
-    { 9, 0, 9, samsa_h_OffsetFetch, B, 3, 0 },
-    { 10, 0, 4, samsa_h_FindCoordinator, B, 1, 0 },
-    { 11, 0, 9, samsa_h_JoinGroup, B, 2, 0 },
-    { 12, 0, 4, samsa_h_Heartbeat, B, 1, 0 },
-    { 13, 0, 5, samsa_h_LeaveGroup, B, 1, 0 },
-    { 14, 0, 5, samsa_h_SyncGroup, B, 1, 0 },
-    { 15, 0, 5, samsa_h_DescribeGroups, B, 1, 0 },
-    { 16, 0, 5, samsa_h_ListGroups, B, 1, 0 },
-    { 18, 0, 4, samsa_h_ApiVersions, B | C, -1, 0 },
-    { 19, 2, 7, samsa_h_CreateTopics, B, 2, 0 },
-    { 20, 1, 6, samsa_h_DeleteTopics, B, 1, 0 },
-    { 21, 0, 2, samsa_h_DeleteRecords, B, 0, 0 },
-    { 22, 0, 5, samsa_h_InitProducerId, B, 0, 0 },
-    { 24, 0, 3, samsa_h_AddPartitionsToTxn, B, 0, 0 },
-    { 25, 0, 4, samsa_h_AddOffsetsToTxn, B, 0, 0 },
-    { 26, 0, 4, samsa_h_EndTxn, B, 0, 0 },
-    { 28, 0, 4, samsa_h_TxnOffsetCommit, B, 0, 0 },
-    { 32, 0, 4, samsa_h_DescribeConfigs, B, 0, 0 },
-    { 33, 0, 2, samsa_h_AlterConfigs, B, 0, 0 },
-    { 35, 0, 4, samsa_h_DescribeLogDirs, B, 0, 0 },
-    { 37, 0, 3, samsa_h_CreatePartitions, B, 0, 0 },
-    { 42, 0, 2, samsa_h_DeleteGroups, B, 0, 0 },
-    { 44, 0, 1, samsa_h_IncrementalAlterConfigs, B, 0, 0 },
-    { 47, 0, 0, samsa_h_OffsetDelete, B, 0, 2 },
-    { 48, 0, 1, samsa_h_DescribeClientQuotas, B, 0, 0 },
-    { 49, 0, 1, samsa_h_AlterClientQuotas, B, 0, 0 },
-    { 60, 0, 1, samsa_h_DescribeCluster, B, 0, 0 },
-    { 61, 0, 0, samsa_h_DescribeProducers, B, 0, 0 },
-    { 65, 0, 0, samsa_h_DescribeTransactions, B, 0, 0 },
-    { 66, 0, 1, samsa_h_ListTransactions, B, 0, 0 },
-    { 68, 0, 1, samsa_h_ConsumerGroupHeartbeat, B, 0, 0 },
-    { 69, 0, 1, samsa_h_ConsumerGroupDescribe, B, 0, 0 },
+    { SAMSA_API_Produce, 0, 11, samsa_h_Produce, B, 3 },
+    { SAMSA_API_Fetch, 4, 16, samsa_h_Fetch, B, 0 },
+    { SAMSA_API_ListOffsets, 1, 9, samsa_h_ListOffsets, B, 0 },
+    { SAMSA_API_Metadata, 0, 12, samsa_h_Metadata, B, 0 },
+    { SAMSA_API_OffsetCommit, 0, 9, samsa_h_OffsetCommit, B, 0 },
+    { SAMSA_API_OffsetFetch, 0, 9, samsa_h_OffsetFetch, B, 0 },
+    { SAMSA_API_FindCoordinator, 0, 4, samsa_h_FindCoordinator, B, 0 },
+    { SAMSA_API_JoinGroup, 0, 9, samsa_h_JoinGroup, B, 0 },
+    { SAMSA_API_Heartbeat, 0, 4, samsa_h_Heartbeat, B, 0 },
+    { SAMSA_API_LeaveGroup, 0, 5, samsa_h_LeaveGroup, B, 0 },
+    { SAMSA_API_SyncGroup, 0, 5, samsa_h_SyncGroup, B, 0 },
+    { SAMSA_API_DescribeGroups, 0, 5, samsa_h_DescribeGroups, B, 0 },
+    { SAMSA_API_ListGroups, 0, 5, samsa_h_ListGroups, B, 0 },
+    { SAMSA_API_ApiVersions, 0, 4, samsa_h_ApiVersions, B | C | R, 0 },
+    { SAMSA_API_CreateTopics, 2, 7, samsa_h_CreateTopics, B, 0 },
+    { SAMSA_API_DeleteTopics, 1, 6, samsa_h_DeleteTopics, B, 0 },
+    { SAMSA_API_DeleteRecords, 0, 2, samsa_h_DeleteRecords, B, 0 },
+    { SAMSA_API_InitProducerId, 0, 5, samsa_h_InitProducerId, B, 0 },
+    { SAMSA_API_AddPartitionsToTxn, 0, 3, samsa_h_AddPartitionsToTxn, B, 0 },
+    { SAMSA_API_AddOffsetsToTxn, 0, 4, samsa_h_AddOffsetsToTxn, B, 0 },
+    { SAMSA_API_EndTxn, 0, 4, samsa_h_EndTxn, B, 0 },
+    { SAMSA_API_TxnOffsetCommit, 0, 4, samsa_h_TxnOffsetCommit, B, 0 },
+    { SAMSA_API_DescribeConfigs, 0, 4, samsa_h_DescribeConfigs, B, 0 },
+    { SAMSA_API_AlterConfigs, 0, 2, samsa_h_AlterConfigs, B, 0 },
+    { SAMSA_API_DescribeLogDirs, 0, 4, samsa_h_DescribeLogDirs, B, 0 },
+    { SAMSA_API_CreatePartitions, 0, 3, samsa_h_CreatePartitions, B, 0 },
+    { SAMSA_API_DeleteGroups, 0, 2, samsa_h_DeleteGroups, B, 0 },
+    { SAMSA_API_IncrementalAlterConfigs, 0, 1, samsa_h_IncrementalAlterConfigs, B, 0 },
+    { SAMSA_API_OffsetDelete, 0, 0, samsa_h_OffsetDelete, B, 0 },
+    { SAMSA_API_DescribeClientQuotas, 0, 1, samsa_h_DescribeClientQuotas, B, 0 },
+    { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B, 0 },
+    { SAMSA_API_DescribeCluster, 0, 1, samsa_h_DescribeCluster, B, 0 },
+    { SAMSA_API_DescribeProducers, 0, 0, samsa_h_DescribeProducers, B, 0 },
+    { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B, 0 },
+    { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },
+    { SAMSA_API_ConsumerGroupHeartbeat, 0, 1, samsa_h_ConsumerGroupHeartbeat, B, 0 },
+    { SAMSA_API_ConsumerGroupDescribe, 0, 1, samsa_h_ConsumerGroupDescribe, B, 0 },
 };
 
 void
@@ -110,41 +109,113 @@ samsa_apis_gate(void *ctx, int16_t key, int16_t version)
 void
 samsa_apis_handle(void *ctx, samsa_req_t *req)
 {
-    samsa_apis_t           *apis = ctx;
-    const samsa_api_def_t  *def = samsa_apis_find(apis, req->hdr.ApiKey);
+    samsa_apis_t             *apis = ctx;
+    const samsa_api_def_t    *def = samsa_apis_find(apis, req->hdr.ApiKey);
+    const samsa_proto_api_t  *api;
+    void                     *rq;
+    char                      why[128];
 
     /* The network thread let only known APIs through (and ApiVersions of
      * any version, which its handler answers). */
     samsa_assert(def != NULL);
-    def->fn(apis, req);
+    if (def->flags & SAMSA_API_F_RAW) {
+        def->fn(apis, req, NULL);
+        return;
+    }
+    if (req->hdr.ApiVersion < def->served_from) {
+        snprintf(why, sizeof(why), "%s v%d-v%d are no longer supported "
+                 "(KIP-896): use v%d or later",
+                 samsa_proto_api_find(def->key)->name, def->min_version,
+                 def->served_from - 1, def->served_from);
+        samsa_apis_close(req, why);
+        return;
+    }
+    api = samsa_proto_api_find(def->key);
+    rq = samsa_arena_calloc(&req->arena, 1, api->request_size);
+    api->request_init(rq);
+    if (api->request_decode(&req->body, req->hdr.ApiVersion, &req->arena, rq)
+        != SAMSA_ERR_NONE) {
+        samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    def->fn(apis, req, rq);
+}
+
+/* The request-time throttle (unless the handler recorded it) against the
+ * one the handler set: the longer wins (Kafka throttles by the longer of a
+ * byte-rate and the request time). */
+static int32_t
+apis_throttle(samsa_broker_t *b, samsa_req_t *req)
+{
+    int32_t  ms;
+
+    if (b != NULL && !req->request_quota_done) {
+        ms = samsa_quota_record_request(b->quota, req);
+        if (ms > req->throttle_ms) {
+            req->throttle_ms = ms;
+        }
+    }
+    return req->throttle_ms;
 }
 
 void
-samsa_apis_respond(void *ctx, samsa_resp_t *resp)
+samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
+                     const samsa_apis_send_opts_t *opts)
 {
-    samsa_apis_t           *apis = ctx;
-    samsa_req_t            *req = resp->req;
-    const samsa_api_def_t  *def = samsa_apis_find(apis, req->hdr.ApiKey);
-    int32_t                 ms;
-    uint8_t                *at;
+    const samsa_proto_api_t  *api = samsa_proto_api_find(req->hdr.ApiKey);
+    int16_t                   v = opts->version >= 0 ? opts->version
+                                                     : req->hdr.ApiVersion;
+    int32_t                   ms = apis_throttle(b, req);
+    samsa_resp_t             *resp;
+    samsa_wr_t                wr;
 
-    if (apis->broker == NULL || def == NULL || req->request_quota_done
-        || resp->kind != SAMSA_RESP_SEND) {
-        return;
+    samsa_assert(api != NULL);
+    if (api->throttle_from >= 0 && v >= api->throttle_from) {
+        memcpy((char *) m + api->throttle_off, &ms, sizeof(ms));
     }
-    ms = samsa_quota_record_request(apis->broker->quota, req);
-    if (ms <= resp->throttle_ms) {
-        return;
-    }
-    /* Kafka throttles by the longer of a byte-rate and the request time */
-    resp->throttle_ms = ms;
-    req->throttle_ms = ms;
-    if (def->throttle_from < 0 || req->hdr.ApiVersion < def->throttle_from) {
-        return;                 /* muted all the same, as Kafka does */
-    }
-    samsa_assert(resp->send.frame.len >= resp->body_at + def->throttle_at + 4);
-    at = resp->send.frame.data + resp->body_at + def->throttle_at;
-    samsa_store_be32(at, (uint32_t) ms);
+    resp = samsa_resp_new_send_version(req, v);
+    resp->throttle_ms = ms;     /* muted all the same without the field */
+    wr = opts->count_errors ? samsa_resp_wr(resp)
+                            : (samsa_wr_t) { .buf = &resp->send.frame };
+    wr.region = opts->region;
+    wr.region_ctx = resp;
+    api->response_encode(&wr, v, m);
+    samsa_reqchan_respond(resp);
+}
+
+const samsa_apis_send_opts_t  samsa_apis_uncounted = { -1, NULL, false };
+
+void
+samsa_apis_send(samsa_broker_t *b, samsa_req_t *req, void *m)
+{
+    static const samsa_apis_send_opts_t  defaults = { -1, NULL, true };
+
+    samsa_apis_send_opts(b, req, m, &defaults);
+}
+
+samsa_apis_call_t *
+samsa_apis_call(samsa_apis_t *apis, samsa_req_t *req)
+{
+    samsa_apis_call_t  *call = samsa_arena_calloc(&req->arena, 1,
+                                                  sizeof(*call));
+
+    call->broker = apis->broker;
+    call->req = req;
+    return call;
+}
+
+size_t
+samsa_apis_resp_size(const samsa_req_t *req, const void *m)
+{
+    const samsa_proto_api_t  *api = samsa_proto_api_find(req->hdr.ApiKey);
+    samsa_wr_t                wr = samsa_wr_sizer();
+
+    samsa_assert(api != NULL);
+    (void) samsa_wr_i32(&wr, 0);        /* the frame's size */
+    samsa_resphdr_encode(&wr, req->hdr.ApiKey, req->hdr.ApiVersion,
+                         req->hdr.CorrelationId);
+    api->response_encode(&wr, req->hdr.ApiVersion, m);
+    return wr.size;
 }
 
 void

@@ -19,13 +19,19 @@
 
 #define SAMSA_API_F_BROKER      0x1     /* served on broker listeners */
 #define SAMSA_API_F_CONTROLLER  0x2     /* served on controller listeners */
+#define SAMSA_API_F_RAW         0x4     /* its handler decodes the body
+                                           (ApiVersions answers versions
+                                           it cannot decode) */
 
 #define SAMSA_API_KEY_LIMIT     128     /* keys are below this */
 
 typedef struct samsa_apis samsa_apis_t;
 
-/* Handle req and respond exactly once (samsa_reqchan_respond). */
-typedef void (*samsa_api_fn)(samsa_apis_t *apis, samsa_req_t *req);
+/* Handle req and respond exactly once (samsa_apis_send, or
+ * samsa_reqchan_respond): validate, apply, fill the response.  rq is the
+ * request body the table decoded (the API's <Api>Request_t, in req's
+ * arena), or NULL for an API flagged SAMSA_API_F_RAW. */
+typedef void (*samsa_api_fn)(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 
 typedef struct samsa_api_def {
     int16_t        key;
@@ -33,10 +39,8 @@ typedef struct samsa_api_def {
     int16_t        max_version;
     samsa_api_fn   fn;
     unsigned       flags;           /* SAMSA_API_F_* */
-    int16_t        throttle_from;   /* first response version with
-                                       ThrottleTimeMs; -1: the handler
-                                       records the request quota itself */
-    uint8_t        throttle_at;     /* its offset in the response body */
+    int16_t        served_from;     /* versions below are listed but
+                                       answered by closing (KIP-896) */
 } samsa_api_def_t;
 
 /* One socket server's view of the table. */
@@ -59,14 +63,42 @@ const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
 samsa_api_gate_t samsa_apis_gate(void *ctx, int16_t key, int16_t version);
 void samsa_apis_handle(void *ctx, samsa_req_t *req);
 
-/* samsa_resp_hook_fn of the broker's socket server: Kafka's
- * sendResponseMaybeThrottle.  A response that will be sent (not an acks=0
- * no-op, not a close) records its request's handler time in the
- * request-time quota, unless its handler did; a throttle time longer than
- * the response's own (a byte-rate one) replaces it, in resp->throttle_ms
- * and in the body's ThrottleTimeMs where the version has one.
- * @thread whoever responds (handler, purgatory) */
-void samsa_apis_respond(void *ctx, samsa_resp_t *resp);
+/* How samsa_apis_send_opts encodes: the defaults are {-1, NULL, true}. */
+typedef struct samsa_apis_send_opts {
+    int16_t             version;    /* -1: the request's version */
+    samsa_wr_region_fn  region;     /* file regions of records fields go
+                                       here (ctx: the response); NULL:
+                                       read into the frame */
+    bool                count_errors;  /* ErrorCodes go to req->errors */
+} samsa_apis_send_opts_t;
+
+/* Kafka's sendResponseMaybeThrottle with createResponse(throttleMs): answer
+ * req with m, its API's response struct (proto/gen/<Api>.h).  Before
+ * encoding, on a broker (b not NULL) the request's handler time goes to the
+ * request-time quota unless its handler recorded it; the longer of that
+ * throttle and req->throttle_ms (a byte-rate one the handler set) becomes
+ * req->throttle_ms, the response's mute time and m's ThrottleTimeMs where
+ * the version has one.  Then m is encoded once and responded.
+ * @thread whoever completes req (handler, purgatory, coordinator) */
+void samsa_apis_send(samsa_broker_t *b, samsa_req_t *req, void *m);
+/* The transaction APIs' responses: their ErrorCodes are not counted in the
+ * per-error request metrics (as they never were). */
+extern const samsa_apis_send_opts_t  samsa_apis_uncounted;
+void samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
+                          const samsa_apis_send_opts_t *opts);
+
+/* What an asynchronous completion needs to answer req with
+ * samsa_apis_send: a callback's ctx, in req's arena. */
+typedef struct samsa_apis_call {
+    samsa_broker_t  *broker;
+    samsa_req_t     *req;
+} samsa_apis_call_t;
+
+samsa_apis_call_t *samsa_apis_call(samsa_apis_t *apis, samsa_req_t *req);
+
+/* The bytes m would take as req's response (size, header, body and file
+ * regions), measured without encoding: what a byte-rate quota charges. */
+size_t samsa_apis_resp_size(const samsa_req_t *req, const void *m);
 
 /* samsa_req_net_time_fn of the broker's socket server: the network
  * thread's time on a request goes to its request-time sensor, without
@@ -81,42 +113,42 @@ void samsa_apis_close(samsa_req_t *req, const char *why);
 samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
 
 /* Handlers, one file each (h_<Api>.c). */
-void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_EndTxn(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req);
-void samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req);
+void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_EndTxn(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 
 #endif /* SAMSA_BROKER_API_TABLE_H */

@@ -6,8 +6,10 @@ Reads our schema files (src/proto/schema/<Api>.schema, format below) and
 writes, for each API, proto/gen/<Api>.{h,c}: a C struct per message and
 nested struct, plus init/decode/encode functions; and, unless --no-table,
 proto/gen/apis.{h,c}: the API table (key, names, versions, first flexible
-version) with samsa_proto_api_find().  Run by CMake at build time
-(src/proto/proto.cmake); the output is never edited or committed.
+version; each request's size, init and decoder and each response's size,
+init, encoder and ThrottleTimeMs place) with samsa_proto_api_find().  Run
+by CMake at build time (src/proto/proto.cmake); the output is never edited
+or committed.
 
 Schema format (one file per API; '#' starts a comment, blank lines ignored):
 
@@ -71,7 +73,9 @@ Struct names are global C names: rename one (any name; it is not on the
 wire) if two APIs define the same.  A nullable struct field X (null=...)
 gets a `bool X_null` member beside it (true: null; set by init() when
 default=null); on the wire Kafka writes an int8 before it, -1 for null and
-1 for a struct.  Not supported yet (gen.py says so): tagged struct fields.
+1 for a struct.  A tagged struct field X (tag= in all of its versions, not
+nullable) gets a `bool X_set` member: the encoder writes the tag only when
+it is true, the decoder sets it when the tag is there.
 
 Generated C (for message M and each nested struct S, named as in the schema):
     typedef struct samsa_M { ... } samsa_M_t;    arrays are `T *X; int32_t
@@ -546,9 +550,12 @@ def check_field(api, f, tags):
         if f.tagged.hi != f.versions.hi:
             raise SchemaError('%s: tagged versions must end with the '
                               'field\'s versions' % w)
-        if f.type.kind == 'struct':
-            raise SchemaError('%s: tagged struct fields are not supported '
-                              'yet' % w)
+        if f.type.kind == 'struct' and not f.nullable.empty():
+            raise SchemaError('%s: a tagged struct field cannot be '
+                              'nullable' % w)
+        if f.type.kind == 'struct' and f.tagged.lo != f.versions.lo:
+            raise SchemaError('%s: a tagged struct field is tagged in all '
+                              'of its versions' % w)
     if f.default == 'null' and not f.nullable.covers(f.versions):
         raise SchemaError('%s: default=null needs null= in all of the '
                           'field\'s versions' % w)
@@ -847,6 +854,9 @@ def c_fields(st):
             rows.append((f.type.ctype(), f.name, about))
             if f.type.kind == 'struct' and not f.nullable.empty():
                 rows.append(('bool', f.name + '_null', 'true: null'))
+            if f.type.kind == 'struct' and f.tag is not None:
+                rows.append(('bool', f.name + '_set',
+                             'true: encoded (decoded: was present)'))
     if not rows:
         rows.append(('char', 'unused_', 'no fields in any version'))
     return rows
@@ -952,6 +962,8 @@ def emit_decode_tags(api, st, em, tags):
     for f in sorted(tags, key=lambda f: f.tag):
         fctx = f.tagged.intersect(ctx)
         stmts = render(em.dec_value(f, 'sub', fctx, 'm->%s' % f.name))
+        if f.type.kind == 'struct':
+            stmts.append('m->%s_set = true;' % f.name)
         cases.append((0, 'case %d:' % f.tag))
         cases += nest(guard(cond(f.tagged, ctx), stmts, 0), 1)
         cases.append((1, 'break;'))
@@ -1014,7 +1026,8 @@ def emit_encode_tags(api, st, em, tags):
     for f in tags:
         has = 'has_%s' % f.name
         c = cond(f.tagged, ctx)
-        nd = em.not_default(f, 'm->%s' % f.name)
+        nd = ('m->%s_set' % f.name if f.type.kind == 'struct'
+              else em.not_default(f, 'm->%s' % f.name))
         decls.append((1, 'const bool  %s = %s;'
                       % (has, nd if c == 'true' else '%s && %s' % (c, nd))))
         count.append(has)
@@ -1116,6 +1129,11 @@ def header_body(api):
         out += emit_typedef(st) + ['']
     for st in api.order:
         out += ['void samsa_%s_init(samsa_%s_t *m);' % (st.name, st.name)]
+    if api.order:
+        out += ['', '/* The inits for tables of untyped ones. */']
+    for st in api.order:
+        out += ['static inline void samsa_%s_init_any(void *m) '
+                '{ samsa_%s_init(m); }' % (st.name, st.name)]
     for st in api.messages:
         n = st.name
         out += [
@@ -1362,6 +1380,10 @@ def gen_table_header(apis, prefix):
         '#ifndef SAMSA_PROTO_GEN_APIS_H',
         '#define SAMSA_PROTO_GEN_APIS_H', '',
         '#include <stddef.h>', '#include <stdint.h>', '',
+        '#include <samsa/errors.h>', '',
+        '#include "proto/rd.h"',
+        '#include "proto/wr.h"',
+        '#include "util/arena.h"', '',
         '/* Kafka\'s API keys, spelled as Kafka names the APIs. */',
         'typedef enum samsa_api_key {',
     ]
@@ -1377,6 +1399,20 @@ def gen_table_header(apis, prefix):
         '    int16_t      min_version;     /* versions the schema describes */',
         '    int16_t      max_version;',
         '    int16_t      flexible_min;    /* first flexible version or -1 */',
+        '    /* The request message: its size, init and decoder. */',
+        '    size_t       request_size;',
+        '    void       (*request_init)(void *m);',
+        '    samsa_err_t (*request_decode)(samsa_rd_t *rd, int16_t version,',
+        '                                  samsa_arena_t *arena, void *m);',
+        '    /* The response message: its size, init and encoder, and where',
+        '     * its ThrottleTimeMs is (throttle_from: the first version with',
+        '     * it, -1 if none; throttle_off: offsetof in the struct). */',
+        '    size_t       response_size;',
+        '    void       (*response_init)(void *m);',
+        '    void       (*response_encode)(samsa_wr_t *wr, int16_t version,',
+        '                                  const void *m);',
+        '    int16_t      throttle_from;',
+        '    size_t       throttle_off;',
         '} samsa_proto_api_t;', '',
         '/* Every API, by ascending key. */',
         'extern const samsa_proto_api_t  samsa_proto_apis[];',
@@ -1395,12 +1431,53 @@ def gen_table_source(apis, prefix):
         ' * See apis.h.  Threads: const data; any thread.',
         ' */',
         '#include "%s/apis.h"' % prefix, '',
-        'const samsa_proto_api_t  samsa_proto_apis[] = {',
     ]
     for a in apis:
-        out.append('    { %d, "%s", "%s", %d, %d, %d },' % (
-            a.key, a.name, a.enum, a.versions.lo, a.versions.hi,
-            a.flex_min()))
+        out.append('#include "%s/%s.h"' % (prefix, a.name))
+    out.append('')
+    for a in apis:
+        r = a.messages[1].name
+        q = a.messages[0].name
+        out += [
+            'static void',
+            'req_init_%s(void *m)' % a.name,
+            '{',
+            '    samsa_%s_init(m);' % q,
+            '}', '',
+            'static samsa_err_t',
+            'req_decode_%s(samsa_rd_t *rd, int16_t version, samsa_arena_t *arena,'
+            % a.name,
+            '              void *m)',
+            '{',
+            '    return samsa_%s_decode(rd, version, arena, m);' % q,
+            '}', '',
+            'static void',
+            'resp_init_%s(void *m)' % a.name,
+            '{',
+            '    samsa_%s_init(m);' % r,
+            '}', '',
+            'static void',
+            'resp_encode_%s(samsa_wr_t *wr, int16_t version, const void *m)'
+            % a.name,
+            '{',
+            '    samsa_%s_encode(wr, version, m);' % r,
+            '}', '',
+        ]
+    out.append('const samsa_proto_api_t  samsa_proto_apis[] = {')
+    for a in apis:
+        r = a.messages[1].name
+        th = [f for f in a.messages[1].fields if f.name == 'ThrottleTimeMs'
+              and f.type.kind == 'prim' and f.type.name == 'int32'
+              and f.tagged.empty() and not f.versions.empty()]
+        out.append('    { %d, "%s", "%s", %d, %d, %d, sizeof(samsa_%s_t), '
+                   'req_init_%s, req_decode_%s, sizeof(samsa_%s_t), '
+                   'resp_init_%s, resp_encode_%s, %d, %s },' % (
+                       a.key, a.name, a.enum, a.versions.lo, a.versions.hi,
+                       a.flex_min(), a.messages[0].name, a.name, a.name, r,
+                       a.name, a.name,
+                       th[0].versions.lo if th else -1,
+                       'offsetof(samsa_%s_t, ThrottleTimeMs)' % r if th
+                       else '0'))
     out += [
         '};', '',
         'const size_t  samsa_proto_apis_cnt = %d;' % len(apis), '',

@@ -16,8 +16,15 @@
 static uint8_t *
 wr_room(samsa_wr_t *wr, size_t n, size_t *off)
 {
-    uint8_t  *p = samsa_buf_reserve(wr->buf, n);
+    uint8_t  *p;
 
+    if (wr->buf == NULL) {              /* a sizer: counts, keeps nothing */
+        samsa_assert(n <= sizeof(wr->scratch));
+        *off = wr->size;
+        wr->size += n;
+        return wr->scratch;
+    }
+    p = samsa_buf_reserve(wr->buf, n);
     *off = wr->buf->len;
     wr->buf->len += n;
     return p;
@@ -40,6 +47,13 @@ wr_uvarlong_enc(uint8_t *out, uint64_t v)
 size_t
 samsa_wr_raw(samsa_wr_t *wr, const void *p, size_t n)
 {
+    size_t  off;
+
+    if (wr->buf == NULL) {
+        off = wr->size;
+        wr->size += n;
+        return off;
+    }
     return samsa_buf_append(wr->buf, p, n);
 }
 
@@ -272,6 +286,9 @@ samsa_wr_array_cnt(samsa_wr_t *wr, bool compact, bool nullable, int32_t cnt)
 void
 samsa_wr_patch_i32(samsa_wr_t *wr, size_t off, int32_t v)
 {
+    if (wr->buf == NULL) {
+        return;
+    }
     samsa_assert(off <= wr->buf->len && wr->buf->len - off >= 4);
     samsa_store_be32(wr->buf->data + off, (uint32_t) v);
 }
@@ -290,6 +307,11 @@ samsa_wr_tag_end(samsa_wr_t *wr, size_t data_off)
     size_t        len, k;
     uint8_t       tmp[10];
 
+    if (buf == NULL) {
+        samsa_assert(data_off <= wr->size);
+        wr->size += wr_uvarlong_enc(tmp, wr->size - data_off);
+        return;
+    }
     samsa_assert(data_off <= buf->len);
     len = buf->len - data_off;
     samsa_assert(len <= UINT32_MAX);
@@ -343,7 +365,9 @@ samsa_wr_records_any(samsa_wr_t *wr, bool compact, bool nullable,
         return samsa_wr_bytes_any(wr, compact, nullable, r.bytes);
     }
     wr_blob_len(wr, compact, r.file->len);
-    if (wr->region != NULL) {
+    if (wr->buf == NULL) {
+        wr->size += (size_t) r.file->len;
+    } else if (wr->region != NULL) {
         wr->region(wr->region_ctx, r.file);
     } else {
         wr_region_read(wr, r.file);

@@ -38,10 +38,13 @@ typedef struct samsa_errtally {
 } samsa_errtally_t;
 
 typedef struct samsa_wr {
-    samsa_buf_t         *buf;       /* borrowed; the writer owns nothing */
+    samsa_buf_t         *buf;       /* borrowed; the writer owns nothing;
+                                       NULL: a sizer (samsa_wr_sizer) */
     samsa_wr_region_fn   region;    /* NULL: regions are read into buf */
     void                *region_ctx;
     samsa_errtally_t    *errors;    /* NULL: ErrorCode fields not counted */
+    size_t               size;      /* a sizer's bytes so far */
+    uint8_t              scratch[16];   /* a sizer's throwaway room */
 } samsa_wr_t;
 
 /* Count code in tally. */
@@ -53,11 +56,20 @@ samsa_wr_init(samsa_wr_t *wr, samsa_buf_t *buf)
     *wr = (samsa_wr_t) { .buf = buf };
 }
 
+/* A writer that writes nothing and counts the bytes an encoder would
+ * write, file regions of records fields included (Kafka's
+ * MessageSizeAccumulator): encode into it, then read .size. */
+static inline samsa_wr_t
+samsa_wr_sizer(void)
+{
+    return (samsa_wr_t) { .buf = NULL };
+}
+
 /* Offset the next write goes to (bytes written so far). */
 static inline size_t
 samsa_wr_offset(const samsa_wr_t *wr)
 {
-    return wr->buf->len;
+    return wr->buf != NULL ? wr->buf->len : wr->size;
 }
 
 size_t samsa_wr_raw(samsa_wr_t *wr, const void *p, size_t n);

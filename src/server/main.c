@@ -348,7 +348,6 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.gate = samsa_apis_gate;
     conf.handle = samsa_apis_handle;
     /* the request-time quota is the broker's, as the other client quotas */
-    conf.respond = controller ? NULL : samsa_apis_respond;
     conf.net_time = controller ? NULL : samsa_apis_net_time;
     conf.ctx = &side->apis;
     if (samsa_config_str(cfg, "metrics.listener")[0] != '\0') {

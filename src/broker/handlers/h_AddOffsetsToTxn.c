@@ -14,30 +14,19 @@
 #include "proto/wr.h"
 
 void
-samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_AddOffsetsToTxnRequest_t   rq;
+    samsa_AddOffsetsToTxnRequest_t  *rq = body;
     samsa_AddOffsetsToTxnResponse_t  m;
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
     samsa_err_t                      err;
     int16_t                          v = req->hdr.ApiVersion;
 
-    samsa_AddOffsetsToTxnRequest_init(&rq);
-    if (samsa_AddOffsetsToTxnRequest_decode(&req->body, v, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    err = samsa_txn_add_offsets(apis->broker->txn, rq.TransactionalId,
-                                rq.ProducerId, rq.ProducerEpoch, rq.GroupId);
+    err = samsa_txn_add_offsets(apis->broker->txn, rq->TransactionalId,
+                                rq->ProducerId, rq->ProducerEpoch, rq->GroupId);
     if (err == SAMSA_ERR_PRODUCER_FENCED && v < 2) {
         err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
     }
     samsa_AddOffsetsToTxnResponse_init(&m);
     m.ErrorCode = samsa_err_wire(err);
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_AddOffsetsToTxnResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

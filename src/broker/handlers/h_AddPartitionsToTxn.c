@@ -9,86 +9,72 @@
 #include "broker/api_table.h"
 
 #include "broker/txn/txn.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/AddPartitionsToTxn.h"
 #include "proto/wr.h"
 
-static size_t
-addparts_count(const samsa_AddPartitionsToTxnRequest_t *rq)
-{
-    size_t   n = 0;
-    int32_t  i;
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_AddPartitionsToTxnTopic_t, Name, Partitions, int32_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_AddPartitionsToTxnTopicResult_t, Name, ResultsByPartition,
+    samsa_AddPartitionsToTxnPartitionResult_t,
+    samsa_AddPartitionsToTxnTopicResult_init_any, NULL);
 
-    for (i = 0; i < rq->V3AndBelowTopics_cnt; i++) {
-        n += rq->V3AndBelowTopics[i].Partitions_cnt > 0
-                 ? (size_t) rq->V3AndBelowTopics[i].Partitions_cnt : 0;
+typedef struct addparts_ctx {
+    const samsa_txn_tp_t  *tps;
+    int16_t                version;
+} addparts_ctx_t;
+
+/* samsa_tp_fill_fn: the k-th partition's result; PRODUCER_FENCED is
+ * INVALID_PRODUCER_EPOCH before v2. */
+static void
+addparts_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+              void *out)
+{
+    const addparts_ctx_t                       *c = ctx;
+    samsa_AddPartitionsToTxnPartitionResult_t  *pr = out;
+    samsa_err_t                                 err = c->tps[k].error;
+
+    (void) name;
+    (void) rq;
+    if (err == SAMSA_ERR_PRODUCER_FENCED && c->version < 2) {
+        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
     }
-    return n;
+    pr->PartitionIndex = c->tps[k].partition;
+    pr->PartitionErrorCode = samsa_err_wire(err);
 }
 
 void
-samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_AddPartitionsToTxnRequest_t       rq;
+    samsa_AddPartitionsToTxnRequest_t      *rq = body;
     samsa_AddPartitionsToTxnResponse_t      m;
-    samsa_AddPartitionsToTxnTopicResult_t  *tr;
     const samsa_AddPartitionsToTxnTopic_t  *rt;
     samsa_txn_tp_t                         *tps;
-    samsa_resp_t                           *resp;
-    samsa_wr_t                              wr;
     int16_t                                 v = req->hdr.ApiVersion;
-    samsa_err_t                             err;
+    addparts_ctx_t                          c;
     size_t                                  n, k = 0;
     int32_t                                 i, j;
 
-    samsa_AddPartitionsToTxnRequest_init(&rq);
-    if (samsa_AddPartitionsToTxnRequest_decode(&req->body, v, &req->arena,
-                                               &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = addparts_count(&rq);
+    n = samsa_tp_count(&rq_layout, rq->V3AndBelowTopics,
+                       rq->V3AndBelowTopics_cnt);
     tps = samsa_arena_calloc(&req->arena, n + 1, sizeof(*tps));
-    for (i = 0; i < rq.V3AndBelowTopics_cnt; i++) {
-        rt = &rq.V3AndBelowTopics[i];
+    for (i = 0; i < rq->V3AndBelowTopics_cnt; i++) {
+        rt = &rq->V3AndBelowTopics[i];
         for (j = 0; j < rt->Partitions_cnt; j++, k++) {
             tps[k].topic = rt->Name;
             tps[k].partition = rt->Partitions[j];
         }
     }
-    samsa_txn_add_partitions(apis->broker->txn, rq.V3AndBelowTransactionalId,
-                             rq.V3AndBelowProducerId,
-                             rq.V3AndBelowProducerEpoch, tps, n);
+    samsa_txn_add_partitions(apis->broker->txn, rq->V3AndBelowTransactionalId,
+                             rq->V3AndBelowProducerId,
+                             rq->V3AndBelowProducerEpoch, tps, n);
     samsa_AddPartitionsToTxnResponse_init(&m);
-    m.ResultsByTopicV3AndBelow_cnt = rq.V3AndBelowTopics_cnt > 0
-                                         ? rq.V3AndBelowTopics_cnt : 0;
-    m.ResultsByTopicV3AndBelow = samsa_arena_calloc(
-        &req->arena, (size_t) m.ResultsByTopicV3AndBelow_cnt + 1,
-        sizeof(*m.ResultsByTopicV3AndBelow));
-    k = 0;
-    for (i = 0; i < m.ResultsByTopicV3AndBelow_cnt; i++) {
-        rt = &rq.V3AndBelowTopics[i];
-        tr = &m.ResultsByTopicV3AndBelow[i];
-        samsa_AddPartitionsToTxnTopicResult_init(tr);
-        tr->Name = rt->Name;
-        tr->ResultsByPartition_cnt = rt->Partitions_cnt > 0
-                                         ? rt->Partitions_cnt : 0;
-        tr->ResultsByPartition = samsa_arena_calloc(
-            &req->arena, (size_t) tr->ResultsByPartition_cnt + 1,
-            sizeof(*tr->ResultsByPartition));
-        for (j = 0; j < tr->ResultsByPartition_cnt; j++, k++) {
-            err = tps[k].error;
-            if (err == SAMSA_ERR_PRODUCER_FENCED && v < 2) {
-                err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
-            }
-            tr->ResultsByPartition[j].PartitionIndex = tps[k].partition;
-            tr->ResultsByPartition[j].PartitionErrorCode = samsa_err_wire(err);
-        }
-    }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_AddPartitionsToTxnResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    c = (addparts_ctx_t) { tps, v };
+    m.ResultsByTopicV3AndBelow = samsa_tp_respond(
+        &req->arena, &rq_layout, rq->V3AndBelowTopics, rq->V3AndBelowTopics_cnt,
+        &out_layout, &m.ResultsByTopicV3AndBelow_cnt, addparts_fill, &c);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -32,31 +32,22 @@ acq_echo(samsa_req_t *req, const samsa_AlterClientQuotasEntry_t *in,
 }
 
 void
-samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_AlterClientQuotasRequest_t   rq;
+    samsa_AlterClientQuotasRequest_t  *rq = body;
     samsa_AlterClientQuotasResponse_t  m;
     samsa_controller_quota_alter_t    *es;
     samsa_controller_quota_part_t     *parts;
     samsa_controller_quota_op_t       *ops;
     samsa_controller_result_t         *res;
-    samsa_resp_t                      *resp;
-    samsa_wr_t                         wr;
     samsa_err_t                        err;
     size_t                             i, n;
     int32_t                            j;
 
-    samsa_AlterClientQuotasRequest_init(&rq);
-    if (samsa_AlterClientQuotasRequest_decode(&req->body, req->hdr.ApiVersion,
-                                              &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = (size_t) (rq.Entries_cnt > 0 ? rq.Entries_cnt : 0);
+    n = (size_t) (rq->Entries_cnt > 0 ? rq->Entries_cnt : 0);
     es = samsa_arena_calloc(&req->arena, n + 1, sizeof(*es));
     for (i = 0; i < n; i++) {
-        const samsa_AlterClientQuotasEntry_t  *e = &rq.Entries[i];
+        const samsa_AlterClientQuotasEntry_t  *e = &rq->Entries[i];
 
         es[i].nentity = (size_t) (e->Entity_cnt > 0 ? e->Entity_cnt : 0);
         parts = samsa_arena_calloc(&req->arena, es[i].nentity + 1,
@@ -77,14 +68,14 @@ samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
     err = samsa_controller_alter_client_quotas(apis->broker->ctrl, es, n,
-                                               rq.ValidateOnly, &req->arena,
+                                               rq->ValidateOnly, &req->arena,
                                                res);
     samsa_AlterClientQuotasResponse_init(&m);
     m.Entries_cnt = (int32_t) n;
     m.Entries = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Entries));
     for (i = 0; i < n; i++) {
         samsa_AlterClientQuotasEntryResult_init(&m.Entries[i]);
-        acq_echo(req, &rq.Entries[i], &m.Entries[i]);
+        acq_echo(req, &rq->Entries[i], &m.Entries[i]);
         m.Entries[i].ErrorCode = samsa_err_wire(
             err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
                                   : res[i].error);
@@ -92,8 +83,5 @@ samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
             m.Entries[i].ErrorMessage = samsa_slice_cstr(res[i].message);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_AlterClientQuotasResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

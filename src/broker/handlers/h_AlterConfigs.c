@@ -86,29 +86,20 @@ ac_alter(samsa_apis_t *apis, samsa_req_t *req,
 }
 
 void
-samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_AlterConfigsRequest_t        rq;
+    samsa_AlterConfigsRequest_t       *rq = body;
     samsa_AlterConfigsResponse_t       m;
     samsa_controller_alter_config_t   *rs;
     samsa_controller_config_op_t      *ops;
     samsa_controller_result_t         *res;
-    samsa_resp_t                      *resp;
-    samsa_wr_t                         wr;
     size_t                             i, n;
     int32_t                            j;
 
-    samsa_AlterConfigsRequest_init(&rq);
-    if (samsa_AlterConfigsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                         &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = (size_t) (rq.Resources_cnt > 0 ? rq.Resources_cnt : 0);
+    n = (size_t) (rq->Resources_cnt > 0 ? rq->Resources_cnt : 0);
     rs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*rs));
     for (i = 0; i < n; i++) {
-        const samsa_AlterConfigsResource_t  *r = &rq.Resources[i];
+        const samsa_AlterConfigsResource_t  *r = &rq->Resources[i];
 
         rs[i].resource_type = r->ResourceType;
         rs[i].resource_name = r->ResourceName;
@@ -122,48 +113,36 @@ samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         rs[i].ops = ops;
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    ac_alter(apis, req, rs, n, false, rq.ValidateOnly, res);
+    ac_alter(apis, req, rs, n, false, rq->ValidateOnly, res);
     samsa_AlterConfigsResponse_init(&m);
     m.Responses_cnt = (int32_t) n;
     m.Responses = samsa_arena_calloc(&req->arena, n + 1,
                                      sizeof(*m.Responses));
     for (i = 0; i < n; i++) {
         samsa_AlterConfigsResourceResponse_init(&m.Responses[i]);
-        m.Responses[i].ResourceType = rq.Resources[i].ResourceType;
-        m.Responses[i].ResourceName = rq.Resources[i].ResourceName;
+        m.Responses[i].ResourceType = rq->Resources[i].ResourceType;
+        m.Responses[i].ResourceName = rq->Resources[i].ResourceName;
         m.Responses[i].ErrorCode = samsa_err_wire(res[i].error);
         m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_AlterConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }
 
 void
-samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_IncrementalAlterConfigsRequest_t   rq;
+    samsa_IncrementalAlterConfigsRequest_t  *rq = body;
     samsa_IncrementalAlterConfigsResponse_t  m;
     samsa_controller_alter_config_t         *rs;
     samsa_controller_config_op_t            *ops;
     samsa_controller_result_t               *res;
-    samsa_resp_t                            *resp;
-    samsa_wr_t                               wr;
     size_t                                   i, n;
     int32_t                                  j;
 
-    samsa_IncrementalAlterConfigsRequest_init(&rq);
-    if (samsa_IncrementalAlterConfigsRequest_decode(
-            &req->body, req->hdr.ApiVersion, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = (size_t) (rq.Resources_cnt > 0 ? rq.Resources_cnt : 0);
+    n = (size_t) (rq->Resources_cnt > 0 ? rq->Resources_cnt : 0);
     rs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*rs));
     for (i = 0; i < n; i++) {
-        const samsa_IncrementalAlterConfigsResource_t  *r = &rq.Resources[i];
+        const samsa_IncrementalAlterConfigsResource_t  *r = &rq->Resources[i];
 
         rs[i].resource_type = r->ResourceType;
         rs[i].resource_name = r->ResourceName;
@@ -177,20 +156,17 @@ samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req)
         rs[i].ops = ops;
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    ac_alter(apis, req, rs, n, true, rq.ValidateOnly, res);
+    ac_alter(apis, req, rs, n, true, rq->ValidateOnly, res);
     samsa_IncrementalAlterConfigsResponse_init(&m);
     m.Responses_cnt = (int32_t) n;
     m.Responses = samsa_arena_calloc(&req->arena, n + 1,
                                      sizeof(*m.Responses));
     for (i = 0; i < n; i++) {
         samsa_IncrementalAlterConfigsResourceResponse_init(&m.Responses[i]);
-        m.Responses[i].ResourceType = rq.Resources[i].ResourceType;
-        m.Responses[i].ResourceName = rq.Resources[i].ResourceName;
+        m.Responses[i].ResourceType = rq->Resources[i].ResourceType;
+        m.Responses[i].ResourceName = rq->Resources[i].ResourceName;
         m.Responses[i].ErrorCode = samsa_err_wire(res[i].error);
         m.Responses[i].ErrorMessage = samsa_slice_cstr(res[i].message);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_IncrementalAlterConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

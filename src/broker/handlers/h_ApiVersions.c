@@ -36,35 +36,27 @@ apiversions_fill_keys(samsa_apis_t *apis, samsa_arena_t *arena,
     }
 }
 
-/* ThrottleTimeMs follows the ApiKeys array: the request time is recorded
- * before encoding (broker/quota.h; none on a controller listener). */
+/* Written as version (v0 for an unsupported one); the request time goes
+ * to the request quota before encoding (none on a controller listener). */
 static void
 apiversions_send(samsa_apis_t *apis, samsa_req_t *req, int16_t version,
                  samsa_ApiVersionsResponse_t *m)
 {
-    samsa_resp_t  *resp;
-    samsa_wr_t     wr;
+    const samsa_apis_send_opts_t  opts = { version, NULL, true };
 
-    if (apis->broker != NULL) {
-        m->ThrottleTimeMs = samsa_quota_record_request(apis->broker->quota,
-                                                       req);
-        req->throttle_ms = m->ThrottleTimeMs;
-    }
-    resp = samsa_resp_new_send_version(req, version);
-    resp->throttle_ms = m->ThrottleTimeMs;
-    wr = samsa_resp_wr(resp);
-    samsa_ApiVersionsResponse_encode(&wr, version, m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, m, &opts);
 }
 
 void
-samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *raw)
 {
-    const samsa_api_def_t        *def = samsa_apis_find(apis, 18);
+    const samsa_api_def_t        *def = samsa_apis_find(apis,
+                                             SAMSA_API_ApiVersions);
     samsa_ApiVersionsRequest_t    rq;
     samsa_ApiVersionsResponse_t   m;
     int16_t                       version = req->hdr.ApiVersion;
 
+    (void) raw;                 /* SAMSA_API_F_RAW: decoded here */
     samsa_ApiVersionsResponse_init(&m);
     if (version < def->min_version || version > def->max_version) {
         m.ErrorCode = SAMSA_ERR_UNSUPPORTED_VERSION;

@@ -14,37 +14,25 @@
 #include "proto/wr.h"
 
 void
-samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ConsumerGroupDescribeRequest_t   rq;
+    samsa_ConsumerGroupDescribeRequest_t  *rq = body;
     samsa_ConsumerGroupDescribeResponse_t  m;
-    samsa_resp_t                          *resp;
-    samsa_wr_t                             wr;
     int32_t                                i, n;
 
-    samsa_ConsumerGroupDescribeRequest_init(&rq);
-    if (samsa_ConsumerGroupDescribeRequest_decode(
-            &req->body, req->hdr.ApiVersion, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_ConsumerGroupDescribeResponse_init(&m);
-    n = rq.GroupIds_cnt > 0 ? rq.GroupIds_cnt : 0;
+    n = rq->GroupIds_cnt > 0 ? rq->GroupIds_cnt : 0;
     m.Groups = samsa_arena_calloc(&req->arena, (size_t) n + 1,
                                   sizeof(*m.Groups));
     m.Groups_cnt = n;
     for (i = 0; i < n; i++) {
         samsa_CGDescribedGroup_init(&m.Groups[i]);
         samsa_consumer_group_describe(apis->broker->grp,
-                            rq.GroupIds[i].ptr != NULL
-                                ? rq.GroupIds[i] : samsa_slice_cstr(""),
+                            rq->GroupIds[i].ptr != NULL
+                                ? rq->GroupIds[i] : samsa_slice_cstr(""),
                             &req->arena, &m.Groups[i]);
         m.Groups[i].ErrorCode =
             samsa_err_wire((samsa_err_t) m.Groups[i].ErrorCode);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ConsumerGroupDescribeResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -14,29 +14,16 @@
 #include "proto/wr.h"
 
 void
-samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ConsumerGroupHeartbeatRequest_t   rq;
+    samsa_ConsumerGroupHeartbeatRequest_t  *rq = body;
     samsa_ConsumerGroupHeartbeatResponse_t  m;
-    samsa_resp_t                           *resp;
-    samsa_wr_t                              wr;
 
-    samsa_ConsumerGroupHeartbeatRequest_init(&rq);
-    if (samsa_ConsumerGroupHeartbeatRequest_decode(
-            &req->body, req->hdr.ApiVersion, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_ConsumerGroupHeartbeatResponse_init(&m);
-    samsa_consumer_group_heartbeat(apis->broker->grp, req->hdr.ApiVersion, &rq,
+    samsa_consumer_group_heartbeat(apis->broker->grp, req->hdr.ApiVersion, rq,
                          samsa_slice_cstr(req->client_id != NULL
                                               ? req->client_id : ""),
                          samsa_apis_client_host(req), &req->arena, &m);
     m.ErrorCode = samsa_err_wire((samsa_err_t) m.ErrorCode);
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ConsumerGroupHeartbeatResponse_encode(&wr, req->hdr.ApiVersion,
-                                                &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -14,52 +14,43 @@
 #include "util/time.h"
 
 void
-samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_CreatePartitionsRequest_t        rq;
+    samsa_CreatePartitionsRequest_t       *rq = body;
     samsa_CreatePartitionsResponse_t       m;
     samsa_controller_new_partitions_t     *np;
     samsa_controller_assignment_t         *as;
     samsa_controller_result_t             *res;
-    samsa_resp_t                          *resp;
     samsa_quota_mutation_t                 mq;
-    samsa_wr_t                             wr;
     samsa_err_t                            err;
     size_t                                 i, n;
     int32_t                                j, throttle_ms;
 
-    samsa_CreatePartitionsRequest_init(&rq);
-    if (samsa_CreatePartitionsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                             &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = (size_t) (rq.Topics_cnt > 0 ? rq.Topics_cnt : 0);
+    n = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
     np = samsa_arena_calloc(&req->arena, n + 1, sizeof(*np));
     for (i = 0; i < n; i++) {
-        np[i].name = rq.Topics[i].Name;
-        np[i].count = rq.Topics[i].Count;
-        if (rq.Topics[i].Assignments_cnt > 0) {
+        np[i].name = rq->Topics[i].Name;
+        np[i].count = rq->Topics[i].Count;
+        if (rq->Topics[i].Assignments_cnt > 0) {
             as = samsa_arena_calloc(&req->arena,
-                                    (size_t) rq.Topics[i].Assignments_cnt,
+                                    (size_t) rq->Topics[i].Assignments_cnt,
                                     sizeof(*as));
-            for (j = 0; j < rq.Topics[i].Assignments_cnt; j++) {
-                as[j].replicas = rq.Topics[i].Assignments[j].BrokerIds;
+            for (j = 0; j < rq->Topics[i].Assignments_cnt; j++) {
+                as[j].replicas = rq->Topics[i].Assignments[j].BrokerIds;
                 as[j].nreplicas =
-                    rq.Topics[i].Assignments[j].BrokerIds_cnt > 0
-                        ? rq.Topics[i].Assignments[j].BrokerIds_cnt : 0;
+                    rq->Topics[i].Assignments[j].BrokerIds_cnt > 0
+                        ? rq->Topics[i].Assignments[j].BrokerIds_cnt : 0;
             }
             np[i].assignments = as;
-            np[i].nassignments = (size_t) rq.Topics[i].Assignments_cnt;
+            np[i].nassignments = (size_t) rq->Topics[i].Assignments_cnt;
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
     samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
                                req->hdr.ApiVersion >= 3);
     err = samsa_controller_create_partitions(
-        apis->broker->ctrl, np, n, rq.ValidateOnly,
-        rq.ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq), &req->arena,
+        apis->broker->ctrl, np, n, rq->ValidateOnly,
+        rq->ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq), &req->arena,
         res);
     throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
     samsa_CreatePartitionsResponse_init(&m);
@@ -68,7 +59,7 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
     m.Results = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Results));
     for (i = 0; i < n; i++) {
         samsa_CreatePartitionsTopicResult_init(&m.Results[i]);
-        m.Results[i].Name = rq.Topics[i].Name;
+        m.Results[i].Name = rq->Topics[i].Name;
         m.Results[i].ErrorCode = samsa_err_wire(
             err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
                                   : res[i].error);
@@ -77,9 +68,5 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     req->throttle_ms = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_CreatePartitionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

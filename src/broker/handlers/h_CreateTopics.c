@@ -98,33 +98,24 @@ createtopics_configs(samsa_broker_t *b, samsa_arena_t *arena,
 }
 
 void
-samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_CreateTopicsRequest_t         rq;
+    samsa_CreateTopicsRequest_t        *rq = body;
     samsa_CreateTopicsResponse_t        m;
     samsa_controller_create_topics_t    ct;
     samsa_controller_topic_result_t    *res;
     samsa_CreatableTopicResult_t       *tr;
-    samsa_resp_t                       *resp;
     samsa_quota_mutation_t              mq;
-    samsa_wr_t                          wr;
     samsa_err_t                         err;
     int32_t                             i, throttle_ms;
 
-    samsa_CreateTopicsRequest_init(&rq);
-    if (samsa_CreateTopicsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                         &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     memset(&ct, 0, sizeof(ct));
-    ct.topics = createtopics_convert(&req->arena, &rq);
-    ct.ntopics = (size_t) (rq.Topics_cnt > 0 ? rq.Topics_cnt : 0);
-    ct.validate_only = rq.ValidateOnly;
+    ct.topics = createtopics_convert(&req->arena, rq);
+    ct.ntopics = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
+    ct.validate_only = rq->ValidateOnly;
     samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
                                req->hdr.ApiVersion >= 6);
-    ct.quota = rq.ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq);
+    ct.quota = rq->ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq);
     res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
     err = samsa_controller_create_topics(apis->broker->ctrl, &ct, &req->arena,
                                          res);
@@ -137,7 +128,7 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
     for (i = 0; i < m.Topics_cnt; i++) {
         tr = &m.Topics[i];
         samsa_CreatableTopicResult_init(tr);
-        tr->Name = rq.Topics[i].Name;
+        tr->Name = rq->Topics[i].Name;
         if (err != SAMSA_ERR_NONE) {
             tr->ErrorCode = samsa_err_wire(err == SAMSA_ERR__SHUTDOWN
                                                ? SAMSA_ERR_NOT_CONTROLLER
@@ -157,9 +148,5 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     req->throttle_ms = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_CreateTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

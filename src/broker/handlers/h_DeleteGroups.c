@@ -13,32 +13,20 @@
 #include "proto/wr.h"
 
 void
-samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DeleteGroupsRequest_t   rq;
+    samsa_DeleteGroupsRequest_t  *rq = body;
     samsa_DeleteGroupsResponse_t  m;
-    samsa_resp_t                 *resp;
-    samsa_wr_t                    wr;
     int32_t                       i;
 
-    samsa_DeleteGroupsRequest_init(&rq);
-    if (samsa_DeleteGroupsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                         &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DeleteGroupsResponse_init(&m);
-    m.Results_cnt = rq.GroupsNames_cnt > 0 ? rq.GroupsNames_cnt : 0;
+    m.Results_cnt = rq->GroupsNames_cnt > 0 ? rq->GroupsNames_cnt : 0;
     m.Results = samsa_arena_calloc(&req->arena, (size_t) m.Results_cnt + 1,
                                    sizeof(*m.Results));
     for (i = 0; i < m.Results_cnt; i++) {
-        m.Results[i].GroupId = rq.GroupsNames[i];
+        m.Results[i].GroupId = rq->GroupsNames[i];
         m.Results[i].ErrorCode = samsa_err_wire(
-            samsa_grp_delete(apis->broker->grp, rq.GroupsNames[i]));
+            samsa_grp_delete(apis->broker->grp, rq->GroupsNames[i]));
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DeleteGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -10,21 +10,42 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DeleteRecords.h"
 #include "proto/wr.h"
 
-static void
-deleterecords_one(samsa_broker_t *b, const samsa_image_t *img,
-                  samsa_slice_t name, const samsa_DeleteRecordsPartition_t *rp,
-                  samsa_DeleteRecordsPartitionResult_t *pr)
-{
-    const samsa_image_topic_t  *t;
-    samsa_plog_t               *plog;
-    samsa_err_t                 err;
-    int64_t                     offset = rp->Offset, low = -1;
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_DeleteRecordsTopic_t, Name, Partitions,
+    samsa_DeleteRecordsPartition_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_DeleteRecordsTopicResult_t, Name, Partitions,
+    samsa_DeleteRecordsPartitionResult_t,
+    samsa_DeleteRecordsTopicResult_init_any,
+    samsa_DeleteRecordsPartitionResult_init_any);
 
+typedef struct deleterecords_ctx {
+    samsa_broker_t       *b;
+    const samsa_image_t  *img;
+} deleterecords_ctx_t;
+
+/* samsa_tp_fill_fn */
+static void
+deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                  void *out)
+{
+    deleterecords_ctx_t                   *c = ctx;
+    samsa_broker_t                        *b = c->b;
+    const samsa_image_t                   *img = c->img;
+    const samsa_DeleteRecordsPartition_t  *rp = rq;
+    samsa_DeleteRecordsPartitionResult_t  *pr = out;
+    const samsa_image_topic_t             *t;
+    samsa_plog_t                          *plog;
+    samsa_err_t                            err;
+    int64_t                                offset = rp->Offset, low = -1;
+
+    (void) k;
     pr->PartitionIndex = rp->PartitionIndex;
     pr->LowWatermark = -1;
     plog = samsa_broker_plog_find(b, img, name, rp->PartitionIndex, &t);
@@ -50,47 +71,19 @@ deleterecords_one(samsa_broker_t *b, const samsa_image_t *img,
 }
 
 void
-samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DeleteRecordsRequest_t         rq;
+    samsa_DeleteRecordsRequest_t        *rq = body;
     samsa_DeleteRecordsResponse_t        m;
-    samsa_DeleteRecordsTopicResult_t    *tr;
     samsa_image_t                       *img;
-    samsa_resp_t                        *resp;
-    samsa_wr_t                           wr;
-    int32_t                              i, j;
+    deleterecords_ctx_t                  c;
 
-    samsa_DeleteRecordsRequest_init(&rq);
-    if (samsa_DeleteRecordsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                          &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DeleteRecordsResponse_init(&m);
     img = samsa_meta_image_get(apis->broker->meta);
-    m.Topics_cnt = rq.Topics_cnt > 0 ? rq.Topics_cnt : 0;
-    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt,
-                                  sizeof(*m.Topics));
-    for (i = 0; i < m.Topics_cnt; i++) {
-        tr = &m.Topics[i];
-        samsa_DeleteRecordsTopicResult_init(tr);
-        tr->Name = rq.Topics[i].Name;
-        tr->Partitions_cnt = rq.Topics[i].Partitions_cnt > 0
-                                 ? rq.Topics[i].Partitions_cnt : 0;
-        tr->Partitions = samsa_arena_calloc(&req->arena,
-                                            (size_t) tr->Partitions_cnt,
-                                            sizeof(*tr->Partitions));
-        for (j = 0; j < tr->Partitions_cnt; j++) {
-            samsa_DeleteRecordsPartitionResult_init(&tr->Partitions[j]);
-            deleterecords_one(apis->broker, img, tr->Name,
-                              &rq.Topics[i].Partitions[j],
-                              &tr->Partitions[j]);
-        }
-    }
+    c = (deleterecords_ctx_t) { apis->broker, img };
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
+                                deleterecords_one, &c);
     samsa_image_put(img);
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DeleteRecordsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -16,37 +16,28 @@
 #include "util/time.h"
 
 void
-samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DeleteTopicsRequest_t          rq;
+    samsa_DeleteTopicsRequest_t         *rq = body;
     samsa_DeleteTopicsResponse_t         m;
     samsa_controller_topic_ref_t        *refs;
     samsa_controller_delete_result_t    *res;
     samsa_DeletableTopicResult_t        *r;
-    samsa_resp_t                        *resp;
     samsa_quota_mutation_t               mq;
-    samsa_wr_t                           wr;
     samsa_err_t                          err;
     size_t                               i, n;
     int32_t                              throttle_ms;
     bool                                 v6 = req->hdr.ApiVersion >= 6;
 
-    samsa_DeleteTopicsRequest_init(&rq);
-    if (samsa_DeleteTopicsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                         &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = (size_t) ((v6 ? rq.Topics_cnt : rq.TopicNames_cnt) > 0
-                      ? (v6 ? rq.Topics_cnt : rq.TopicNames_cnt) : 0);
+    n = (size_t) ((v6 ? rq->Topics_cnt : rq->TopicNames_cnt) > 0
+                      ? (v6 ? rq->Topics_cnt : rq->TopicNames_cnt) : 0);
     refs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*refs));
     for (i = 0; i < n; i++) {
         if (v6) {
-            refs[i].name = rq.Topics[i].Name;
-            refs[i].id = rq.Topics[i].TopicId;
+            refs[i].name = rq->Topics[i].Name;
+            refs[i].id = rq->Topics[i].TopicId;
         } else {
-            refs[i].name = rq.TopicNames[i];
+            refs[i].name = rq->TopicNames[i];
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
@@ -74,9 +65,5 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req)
         r->ErrorMessage = samsa_slice_cstr(res[i].message);
     }
     req->throttle_ms = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_DeleteTopicsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

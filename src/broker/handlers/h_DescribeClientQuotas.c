@@ -223,25 +223,16 @@ dcq_describe(samsa_apis_t *apis, samsa_req_t *req, const dcq_filter_t *f,
 }
 
 void
-samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeClientQuotasRequest_t   rq;
+    samsa_DescribeClientQuotasRequest_t  *rq = body;
     samsa_DescribeClientQuotasResponse_t  m;
     dcq_filter_t                          f;
-    samsa_resp_t                         *resp;
-    samsa_wr_t                            wr;
     samsa_err_t                           err;
     const char                           *msg;
 
-    samsa_DescribeClientQuotasRequest_init(&rq);
-    if (samsa_DescribeClientQuotasRequest_decode(
-            &req->body, req->hdr.ApiVersion, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeClientQuotasResponse_init(&m);
-    msg = dcq_filter_build(&rq, &req->arena, &f, &err);
+    msg = dcq_filter_build(rq, &req->arena, &f, &err);
     if (msg != NULL) {
         m.ErrorCode = samsa_err_wire(err);
         m.ErrorMessage = samsa_slice_cstr(msg);
@@ -250,8 +241,5 @@ samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req)
     } else {
         dcq_describe(apis, req, &f, &m);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeClientQuotasResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -39,35 +39,22 @@ describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
 }
 
 void
-samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeClusterRequest_t    rq;
+    samsa_DescribeClusterRequest_t   *rq = body;
     samsa_DescribeClusterResponse_t   m;
-    samsa_resp_t                     *resp;
-    samsa_wr_t                        wr;
-    int16_t                           version = req->hdr.ApiVersion;
 
-    samsa_DescribeClusterRequest_init(&rq);
-    if (samsa_DescribeClusterRequest_decode(&req->body, version, &req->arena,
-                                            &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeClusterResponse_init(&m);
-    m.EndpointType = rq.EndpointType;
-    if (rq.EndpointType != ENDPOINT_TYPE_BROKER) {
+    m.EndpointType = rq->EndpointType;
+    if (rq->EndpointType != ENDPOINT_TYPE_BROKER) {
         m.ErrorCode = SAMSA_ERR_MISMATCHED_ENDPOINT_TYPE;
         m.ErrorMessage = samsa_slice_cstr(
             "the broker listener describes brokers only (EndpointType 1)");
     } else {
         describecluster_fill(apis, req, &m);
-        if (rq.IncludeClusterAuthorizedOperations) {
+        if (rq->IncludeClusterAuthorizedOperations) {
             m.ClusterAuthorizedOperations = CLUSTER_OPS;
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeClusterResponse_encode(&wr, version, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -436,31 +436,22 @@ dc_broker_logger(const dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
 }
 
 void
-samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeConfigsRequest_t   rq;
+    samsa_DescribeConfigsRequest_t  *rq = body;
     samsa_DescribeConfigsResponse_t  m;
     samsa_DescribeConfigsResult_t   *out;
-    dc_ctx_t                         c = { apis->broker, req, &rq, NULL,
+    dc_ctx_t                         c = { apis->broker, req, rq, NULL,
                                              { 0 } };
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
     int32_t                          i;
 
-    samsa_DescribeConfigsRequest_init(&rq);
-    if (samsa_DescribeConfigsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                            &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeConfigsResponse_init(&m);
-    m.Results_cnt = rq.Resources_cnt > 0 ? rq.Resources_cnt : 0;
+    m.Results_cnt = rq->Resources_cnt > 0 ? rq->Resources_cnt : 0;
     m.Results = samsa_arena_calloc(&req->arena, (size_t) m.Results_cnt + 1,
                                    sizeof(*m.Results));
     for (i = 0; i < m.Results_cnt; i++) {
         out = &m.Results[i];
-        c.res = &rq.Resources[i];
+        c.res = &rq->Resources[i];
         samsa_DescribeConfigsResult_init(out);
         out->ResourceType = c.res->ResourceType;
         out->ResourceName = c.res->ResourceName;
@@ -477,8 +468,5 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req)
             out->ErrorMessage = samsa_slice_cstr("Unsupported resource type");
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeConfigsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -55,30 +55,18 @@ describegroups_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
 }
 
 void
-samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeGroupsRequest_t   rq;
+    samsa_DescribeGroupsRequest_t  *rq = body;
     samsa_DescribeGroupsResponse_t  m;
-    samsa_resp_t                   *resp;
-    samsa_wr_t                      wr;
     int32_t                         i;
 
-    samsa_DescribeGroupsRequest_init(&rq);
-    if (samsa_DescribeGroupsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                           &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeGroupsResponse_init(&m);
-    m.Groups_cnt = rq.Groups_cnt > 0 ? rq.Groups_cnt : 0;
+    m.Groups_cnt = rq->Groups_cnt > 0 ? rq->Groups_cnt : 0;
     m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
                                   sizeof(*m.Groups));
     for (i = 0; i < m.Groups_cnt; i++) {
-        describegroups_one(apis, req, rq.Groups[i], &m.Groups[i]);
+        describegroups_one(apis, req, rq->Groups[i], &m.Groups[i]);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

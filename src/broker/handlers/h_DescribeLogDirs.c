@@ -104,30 +104,21 @@ dld_plog_cb(void *ctx, samsa_plog_t *plog)
 }
 
 void
-samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeLogDirsRequest_t   rq;
+    samsa_DescribeLogDirsRequest_t  *rq = body;
     samsa_DescribeLogDirsResponse_t  m;
     samsa_logmgr_t                  *logs = apis->broker->logs;
     dld_ctx_t                        c;
-    samsa_resp_t                    *resp;
-    samsa_wr_t                       wr;
     size_t                           i, n = samsa_logmgr_dir_count(logs);
 
-    samsa_DescribeLogDirsRequest_init(&rq);
-    if (samsa_DescribeLogDirsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                            &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeLogDirsResponse_init(&m);
     m.Results_cnt = (int32_t) n;
     m.Results = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Results));
     for (i = 0; i < n; i++) {
         memset(&c, 0, sizeof(c));
         c.arena = &req->arena;
-        c.rq = &rq;
+        c.rq = rq;
         c.dir = samsa_logmgr_dir(logs, i);
         c.out = &m.Results[i];
         samsa_DescribeLogDirsResult_init(c.out);
@@ -144,8 +135,5 @@ samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req)
         }
         samsa_logmgr_foreach(logs, dld_plog_cb, &c);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_DescribeLogDirsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

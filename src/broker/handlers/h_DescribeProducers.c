@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DescribeProducers.h"
@@ -51,48 +52,45 @@ dp_partition(samsa_broker_t *b, samsa_req_t *req, const samsa_image_t *img,
     samsa_free(list);
 }
 
-void
-samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req)
-{
-    samsa_DescribeProducersRequest_t           rq;
-    samsa_DescribeProducersResponse_t          m;
-    samsa_DescribeProducersTopicResponse_t    *tr;
-    samsa_image_t                             *img;
-    samsa_resp_t                              *resp;
-    samsa_wr_t                                 wr;
-    int32_t                                    i, j;
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_DescribeProducersTopic_t, Name, PartitionIndexes, int32_t, NULL,
+    NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_DescribeProducersTopicResponse_t, Name, Partitions,
+    samsa_DescribeProducersPartitionResponse_t,
+    samsa_DescribeProducersTopicResponse_init_any,
+    samsa_DescribeProducersPartitionResponse_init_any);
 
-    samsa_DescribeProducersRequest_init(&rq);
-    if (samsa_DescribeProducersRequest_decode(&req->body, req->hdr.ApiVersion,
-                                              &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
+typedef struct dp_ctx {
+    samsa_broker_t       *b;
+    samsa_req_t          *req;
+    const samsa_image_t  *img;
+} dp_ctx_t;
+
+/* samsa_tp_fill_fn */
+static void
+dp_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq, void *out)
+{
+    dp_ctx_t  *c = ctx;
+
+    (void) k;
+    dp_partition(c->b, c->req, c->img, name, *(const int32_t *) rq, out);
+}
+
+void
+samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req, void *body)
+{
+    samsa_DescribeProducersRequest_t          *rq = body;
+    samsa_DescribeProducersResponse_t          m;
+    samsa_image_t                             *img;
+    dp_ctx_t                                   c;
+
     samsa_DescribeProducersResponse_init(&m);
     img = samsa_meta_image_get(apis->broker->meta);
-    m.Topics_cnt = rq.Topics_cnt > 0 ? rq.Topics_cnt : 0;
-    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt,
-                                  sizeof(*m.Topics));
-    for (i = 0; i < m.Topics_cnt; i++) {
-        tr = &m.Topics[i];
-        samsa_DescribeProducersTopicResponse_init(tr);
-        tr->Name = rq.Topics[i].Name;
-        tr->Partitions_cnt = rq.Topics[i].PartitionIndexes_cnt > 0
-                                 ? rq.Topics[i].PartitionIndexes_cnt : 0;
-        tr->Partitions = samsa_arena_calloc(&req->arena,
-                                            (size_t) tr->Partitions_cnt,
-                                            sizeof(*tr->Partitions));
-        for (j = 0; j < tr->Partitions_cnt; j++) {
-            samsa_DescribeProducersPartitionResponse_init(&tr->Partitions[j]);
-            dp_partition(apis->broker, req, img, tr->Name,
-                         rq.Topics[i].PartitionIndexes[j],
-                         &tr->Partitions[j]);
-        }
-    }
+    c = (dp_ctx_t) { apis->broker, req, img };
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
+                                dp_fill, &c);
     samsa_image_put(img);
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_DescribeProducersResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

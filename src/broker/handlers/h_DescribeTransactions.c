@@ -42,34 +42,21 @@ describetxn_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
 }
 
 void
-samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeTransactionsRequest_t   rq;
+    samsa_DescribeTransactionsRequest_t  *rq = body;
     samsa_DescribeTransactionsResponse_t  m;
-    samsa_resp_t                         *resp;
-    samsa_wr_t                            wr;
     int32_t                               i;
 
-    samsa_DescribeTransactionsRequest_init(&rq);
-    if (samsa_DescribeTransactionsRequest_decode(&req->body,
-                                                 req->hdr.ApiVersion,
-                                                 &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_DescribeTransactionsResponse_init(&m);
-    m.TransactionStates_cnt = rq.TransactionalIds_cnt > 0
-                                  ? rq.TransactionalIds_cnt : 0;
+    m.TransactionStates_cnt = rq->TransactionalIds_cnt > 0
+                                  ? rq->TransactionalIds_cnt : 0;
     m.TransactionStates = samsa_arena_calloc(
         &req->arena, (size_t) m.TransactionStates_cnt + 1,
         sizeof(*m.TransactionStates));
     for (i = 0; i < m.TransactionStates_cnt; i++) {
-        describetxn_one(apis, req, rq.TransactionalIds[i],
+        describetxn_one(apis, req, rq->TransactionalIds[i],
                         &m.TransactionStates[i]);
     }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_DescribeTransactionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -230,21 +230,12 @@ fetch_read(fetch_op_t *f, bool keep)
     return total;
 }
 
-/* The splice sink: the response keeps its own descriptor, so the segment
- * may be deleted meanwhile without harm. */
+/* The splice sink: the response takes the descriptor fetch_answer dup'ed
+ * for it, so the segment may be deleted meanwhile without harm. */
 static void
 fetch_region_sink(void *ctx, const samsa_file_region_t *r)
 {
-    samsa_resp_t  *resp = ctx;
-    int            fd = dup(r->fd);
-
-    if (fd < 0) {
-        samsa_error("fetch: cannot dup a segment descriptor; closing the "
-                    "connection");
-        resp->kind = SAMSA_RESP_CLOSE;
-        return;
-    }
-    samsa_resp_add_region(resp, fd, r->offset, r->len);
+    samsa_resp_add_region(ctx, r->fd, r->offset, r->len);
 }
 
 /* Collects aborted transactions into a growing array. */
@@ -300,20 +291,18 @@ fetch_aborted(fetch_op_t *f, fetch_part_t *p)
 }
 
 /* Kafka's handleFetchRequest once the data is read (processResponseCallback):
- * the response's size, known once it is encoded, goes to the fetch byte
- * rate and the handler time so far to the request time (so the respond
- * hook records none).  When either throttles, the size is taken back out
- * of the fetch rate (unrecordQuotaSensor: nothing is sent) and the
- * connection is throttled by the longer time, which is returned (0: the
- * data goes out). */
+ * the response's size, measured before it is encoded, goes to the fetch
+ * byte rate and the handler time so far to the request time (so
+ * samsa_apis_send records none).  When either throttles, the size is taken
+ * back out of the fetch rate (unrecordQuotaSensor: nothing is sent) and
+ * the connection is throttled by the longer time, which is returned (0:
+ * the data goes out). */
 static int32_t
-fetch_quota(samsa_broker_t *b, samsa_resp_t *resp)
+fetch_quota(samsa_broker_t *b, samsa_req_t *req, const samsa_FetchResponse_t *m)
 {
-    samsa_req_t  *req = resp->req;
-    double        size = (double) resp->send.frame.len
-                         + (double) resp->send.regions_len;
-    int64_t       now_ms = samsa_now_ms();
-    int32_t       bytes_ms, request_ms, ms;
+    double   size = (double) samsa_apis_resp_size(req, m);
+    int64_t  now_ms = samsa_now_ms();
+    int32_t  bytes_ms, request_ms, ms;
 
     request_ms = samsa_quota_record_request(b->quota, req);
     bytes_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
@@ -322,38 +311,72 @@ fetch_quota(samsa_broker_t *b, samsa_resp_t *resp)
     if (ms > 0) {
         samsa_quota_unrecord(b->quota, SAMSA_QUOTA_FETCH, req->hdr.ClientId,
                              size, now_ms);
-        resp->throttle_ms = ms;
         req->throttle_ms = ms;
     }
     return ms;
 }
 
-/* Kafka's FetchContext.getThrottledResponse in place of the encoded one:
+/* Kafka's FetchContext.getThrottledResponse in place of the data:
  * ErrorCode NONE, SessionId 0 (no sessions), no topics at all. */
 static void
-fetch_throttled(samsa_resp_t *resp, samsa_FetchResponse_t *m,
-                int32_t throttle_ms)
+fetch_throttled(samsa_FetchResponse_t *m)
 {
-    samsa_wr_t  wr;
-
-    samsa_resp_clear_body(resp);
-    m->ThrottleTimeMs = throttle_ms;
     m->ErrorCode = 0;
     m->SessionId = 0;
     m->Responses_cnt = 0;
     m->Responses = NULL;
-    wr = samsa_resp_wr(resp);
-    samsa_FetchResponse_encode(&wr, resp->req->hdr.ApiVersion, m);
+}
+
+/* The response keeps its own descriptor of each region it sends; false
+ * (those taken so far closed again) when there is none to be had. */
+static bool
+fetch_dup_regions(fetch_op_t *f)
+{
+    fetch_part_t  *p;
+    size_t         i;
+
+    for (i = 0; i < f->nparts; i++) {
+        p = &f->parts[i];
+        if (p->region.len > 0) {
+            p->file.fd = dup(p->region.fd);
+            if (p->file.fd < 0) {
+                break;
+            }
+        }
+    }
+    if (i == f->nparts) {
+        return true;
+    }
+    while (i-- > 0) {
+        if (f->parts[i].region.len > 0) {
+            close(f->parts[i].file.fd);
+        }
+    }
+    return false;
+}
+
+/* After a throttle: the regions dup'ed for the response are not sent. */
+static void
+fetch_close_regions(fetch_op_t *f)
+{
+    size_t  i;
+
+    for (i = 0; i < f->nparts; i++) {
+        if (f->parts[i].region.len > 0) {
+            close(f->parts[i].file.fd);
+        }
+    }
 }
 
 static void
 fetch_answer(fetch_op_t *f)
 {
+    static const samsa_apis_send_opts_t  opts = { -1, fetch_region_sink,
+                                                  true };
     samsa_req_t   *req = f->req;
-    samsa_resp_t  *resp;
-    samsa_wr_t     wr;
     fetch_part_t  *p;
-    int32_t        throttle_ms;
+    int32_t        throttle_ms = 0;
+    bool           closing;
     size_t         i;
 
     fetch_read(f, true);
@@ -374,28 +397,36 @@ fetch_answer(fetch_op_t *f)
             p->pd->Records = fetch_records_empty();
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    wr.region = fetch_region_sink;
-    wr.region_ctx = resp;
-    samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, f->m);
     /* a response that closes the connection (no descriptor for a region)
-     * is exempt, as in Kafka */
-    throttle_ms = resp->kind == SAMSA_RESP_SEND ? fetch_quota(f->b, resp) : 0;
-    if (throttle_ms > 0) {
-        fetch_throttled(resp, f->m, throttle_ms);
+     * is exempt from the quotas, as in Kafka */
+    closing = !fetch_dup_regions(f);
+    if (!closing) {
+        throttle_ms = fetch_quota(f->b, req, f->m);
+        if (throttle_ms > 0) {
+            fetch_close_regions(f);
+            fetch_throttled(f->m);
+        }
     }
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
-        if (throttle_ms == 0 && p->region.len > 0) {
+        if (!closing && throttle_ms == 0 && p->region.len > 0) {
             samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
         }
+    }
+    f->req = NULL;
+    if (closing) {
+        samsa_error("fetch: cannot dup a segment descriptor; closing the "
+                    "connection");
+        samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
+    } else {
+        samsa_apis_send_opts(f->b, req, f->m, &opts);
+    }
+    for (i = 0; i < f->nparts; i++) {
+        p = &f->parts[i];
         samsa_plog_region_release(&p->region);
         samsa_plog_unref(p->plog);
         p->plog = NULL;
     }
-    f->req = NULL;
-    samsa_reqchan_respond(resp);
 }
 
 /* ---- the delayed fetch ------------------------------------------------ */
@@ -451,15 +482,12 @@ fetch_delay(samsa_broker_t *b, fetch_op_t *f, int32_t max_wait_ms)
 /* ---- the handler -------------------------------------------------------- */
 
 static void
-fetch_session_error(samsa_req_t *req, samsa_FetchResponse_t *m)
+fetch_session_error(samsa_broker_t *b, samsa_req_t *req,
+                    samsa_FetchResponse_t *m)
 {
-    samsa_resp_t  *resp = samsa_resp_new_send(req);
-    samsa_wr_t     wr = samsa_resp_wr(resp);
-
     m->ErrorCode = SAMSA_ERR_FETCH_SESSION_ID_NOT_FOUND;
     m->Responses_cnt = 0;
-    samsa_FetchResponse_encode(&wr, req->hdr.ApiVersion, m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(b, req, m);
 }
 
 /* Kafka's fetchMaxBytes: the request's MaxBytes, at most the broker's
@@ -485,19 +513,12 @@ fetch_limits(samsa_broker_t *b, fetch_op_t *f, const samsa_FetchRequest_t *rq)
 }
 
 void
-samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_FetchRequest_t  *rq;
+    samsa_FetchRequest_t  *rq = body;       /* in req's arena: a delayed
+                                               fetch keeps pointing at it */
     fetch_op_t            *f;
 
-    rq = samsa_arena_calloc(&req->arena, 1, sizeof(*rq));
-    samsa_FetchRequest_init(rq);
-    if (samsa_FetchRequest_decode(&req->body, req->hdr.ApiVersion,
-                                  &req->arena, rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     f = samsa_calloc(1, sizeof(*f));
     f->b = apis->broker;
     f->req = req;
@@ -505,7 +526,7 @@ samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req)
     samsa_FetchResponse_init(f->m);
     f->m->SessionId = 0;
     if (rq->SessionId != 0) {
-        fetch_session_error(req, f->m);
+        fetch_session_error(apis->broker, req, f->m);
         samsa_free(f);
         return;
     }

@@ -64,25 +64,16 @@ findcoord_one(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
 }
 
 void
-samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_FindCoordinatorRequest_t    rq;
+    samsa_FindCoordinatorRequest_t   *rq = body;
     samsa_FindCoordinatorResponse_t   m;
     findcoord_answer_t                a;
-    samsa_resp_t                     *resp;
-    samsa_wr_t                        wr;
     int32_t                           i;
 
-    samsa_FindCoordinatorRequest_init(&rq);
-    if (samsa_FindCoordinatorRequest_decode(&req->body, req->hdr.ApiVersion,
-                                            &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_FindCoordinatorResponse_init(&m);
     if (req->hdr.ApiVersion < 4) {
-        findcoord_one(apis, req, rq.KeyType, rq.Key, &a);
+        findcoord_one(apis, req, rq->KeyType, rq->Key, &a);
         m.ErrorCode = samsa_err_wire(a.error);
         m.ErrorMessage = a.message != NULL ? samsa_slice_cstr(a.message)
                                            : SAMSA_SLICE_NULL;
@@ -90,15 +81,15 @@ samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
         m.Host = samsa_slice_cstr(a.host);
         m.Port = a.port;
     } else {
-        m.Coordinators_cnt = rq.CoordinatorKeys_cnt > 0
-                                 ? rq.CoordinatorKeys_cnt : 0;
+        m.Coordinators_cnt = rq->CoordinatorKeys_cnt > 0
+                                 ? rq->CoordinatorKeys_cnt : 0;
         m.Coordinators = samsa_arena_calloc(&req->arena,
                                             (size_t) m.Coordinators_cnt + 1,
                                             sizeof(*m.Coordinators));
         for (i = 0; i < m.Coordinators_cnt; i++) {
-            findcoord_one(apis, req, rq.KeyType, rq.CoordinatorKeys[i], &a);
+            findcoord_one(apis, req, rq->KeyType, rq->CoordinatorKeys[i], &a);
             samsa_Coordinator_init(&m.Coordinators[i]);
-            m.Coordinators[i].Key = rq.CoordinatorKeys[i];
+            m.Coordinators[i].Key = rq->CoordinatorKeys[i];
             m.Coordinators[i].ErrorCode = samsa_err_wire(a.error);
             m.Coordinators[i].ErrorMessage =
                 a.message != NULL ? samsa_slice_cstr(a.message)
@@ -108,8 +99,5 @@ samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req)
             m.Coordinators[i].Port = a.port;
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_FindCoordinatorResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

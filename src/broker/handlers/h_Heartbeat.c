@@ -13,26 +13,14 @@
 #include "proto/wr.h"
 
 void
-samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_HeartbeatRequest_t   rq;
+    samsa_HeartbeatRequest_t  *rq = body;
     samsa_HeartbeatResponse_t  m;
-    samsa_resp_t              *resp;
-    samsa_wr_t                 wr;
 
-    samsa_HeartbeatRequest_init(&rq);
-    if (samsa_HeartbeatRequest_decode(&req->body, req->hdr.ApiVersion,
-                                      &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_HeartbeatResponse_init(&m);
     m.ErrorCode = samsa_err_wire(samsa_grp_heartbeat(
-        apis->broker->grp, rq.GroupId, rq.MemberId, rq.GroupInstanceId,
-        rq.GenerationId));
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_HeartbeatResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+        apis->broker->grp, rq->GroupId, rq->MemberId, rq->GroupInstanceId,
+        rq->GenerationId));
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -23,16 +23,6 @@
 #include "proto/gen/InitProducerId.h"
 #include "proto/wr.h"
 
-static void
-initpid_send(samsa_req_t *req, const samsa_InitProducerIdResponse_t *m)
-{
-    samsa_resp_t  *resp = samsa_resp_new_send(req);
-    samsa_wr_t     wr = { .buf = &resp->send.frame };
-
-    samsa_InitProducerIdResponse_encode(&wr, req->hdr.ApiVersion, m);
-    samsa_reqchan_respond(resp);
-}
-
 /* Kafka's initTransactionError: no id, no epoch. */
 static void
 initpid_error(samsa_InitProducerIdResponse_t *m, samsa_err_t err)
@@ -70,32 +60,25 @@ initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
         m->ProducerId = pid;
         m->ProducerEpoch = epoch;
     }
-    initpid_send(req, m);
+    samsa_apis_send_opts(apis->broker, req, m, &samsa_apis_uncounted);
 }
 
 void
-samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_InitProducerIdRequest_t   rq;
+    samsa_InitProducerIdRequest_t  *rq = body;
     samsa_InitProducerIdResponse_t  m;
     int64_t                         pid;
     samsa_err_t                     err;
 
-    samsa_InitProducerIdRequest_init(&rq);
-    if (samsa_InitProducerIdRequest_decode(&req->body, req->hdr.ApiVersion,
-                                           &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_InitProducerIdResponse_init(&m);
-    if (!samsa_slice_is_null(rq.TransactionalId)) {
-        if (rq.TransactionalId.len == 0) {
+    if (!samsa_slice_is_null(rq->TransactionalId)) {
+        if (rq->TransactionalId.len == 0) {
             initpid_error(&m, SAMSA_ERR_INVALID_REQUEST);
-            initpid_send(req, &m);
+            samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
             return;
         }
-        initpid_transactional(apis, req, &rq, &m);
+        initpid_transactional(apis, req, rq, &m);
         return;
     }
     err = samsa_pidmgr_next(apis->broker->pids, &pid);
@@ -105,5 +88,5 @@ samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req)
         m.ProducerId = pid;
         m.ProducerEpoch = 0;
     }
-    initpid_send(req, &m);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

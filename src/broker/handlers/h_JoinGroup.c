@@ -46,10 +46,9 @@ samsa_apis_client_host(samsa_req_t *req)
 static void
 joingroup_answer(void *ctx, const samsa_grp_join_result_t *res)
 {
-    samsa_req_t                *req = ctx;
+    samsa_apis_call_t          *call = ctx;
+    samsa_req_t                *req = call->req;
     samsa_JoinGroupResponse_t   m;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
     size_t                      i;
 
     samsa_JoinGroupResponse_init(&m);
@@ -76,52 +75,43 @@ joingroup_answer(void *ctx, const samsa_grp_join_result_t *res)
             (const char *) res->members[i].metadata,
             res->members[i].metadata_len };
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_JoinGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(call->broker, req, &m);
 }
 
 void
-samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_JoinGroupRequest_t   rq;
+    samsa_JoinGroupRequest_t  *rq = body;
     samsa_grp_join_req_t       jr;
     samsa_grp_protocol_t      *protos;
     int32_t                    i;
 
-    samsa_JoinGroupRequest_init(&rq);
-    if (samsa_JoinGroupRequest_decode(&req->body, req->hdr.ApiVersion,
-                                      &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     protos = samsa_arena_calloc(&req->arena,
-                                (size_t) (rq.Protocols_cnt > 0
-                                              ? rq.Protocols_cnt : 0) + 1,
+                                (size_t) (rq->Protocols_cnt > 0
+                                              ? rq->Protocols_cnt : 0) + 1,
                                 sizeof(*protos));
-    for (i = 0; i < rq.Protocols_cnt; i++) {
-        protos[i].name = rq.Protocols[i].Name;
-        protos[i].metadata = rq.Protocols[i].Metadata;
+    for (i = 0; i < rq->Protocols_cnt; i++) {
+        protos[i].name = rq->Protocols[i].Name;
+        protos[i].metadata = rq->Protocols[i].Metadata;
     }
     memset(&jr, 0, sizeof(jr));
-    jr.group_id = rq.GroupId;
-    jr.member_id = rq.MemberId;
-    jr.instance_id = rq.GroupInstanceId;
+    jr.group_id = rq->GroupId;
+    jr.member_id = rq->MemberId;
+    jr.instance_id = rq->GroupInstanceId;
     jr.client_id = samsa_slice_cstr(req->client_id != NULL ? req->client_id
                                                            : "");
     jr.client_host = samsa_apis_client_host(req);
-    jr.protocol_type = rq.ProtocolType;
+    jr.protocol_type = rq->ProtocolType;
     jr.protocols = protos;
-    jr.nprotocols = rq.Protocols_cnt > 0 ? (size_t) rq.Protocols_cnt : 0;
-    jr.session_timeout_ms = rq.SessionTimeoutMs;
-    jr.rebalance_timeout_ms = req->hdr.ApiVersion >= 1 ? rq.RebalanceTimeoutMs
+    jr.nprotocols = rq->Protocols_cnt > 0 ? (size_t) rq->Protocols_cnt : 0;
+    jr.session_timeout_ms = rq->SessionTimeoutMs;
+    jr.rebalance_timeout_ms = req->hdr.ApiVersion >= 1 ? rq->RebalanceTimeoutMs
                                                        : -1;
     jr.require_known_member_id = req->hdr.ApiVersion >= 4;
     jr.supports_skip_assignment = req->hdr.ApiVersion >= 9;
     /* The answer may wait for the rebalance: that is remote time, not the
      * handler's (the request quota, the request log), as in Kafka. */
     samsa_req_mark_local_done(req);
-    samsa_grp_join(apis->broker->grp, &jr, joingroup_answer, req);
+    samsa_grp_join(apis->broker->grp, &jr, joingroup_answer,
+                   samsa_apis_call(apis, req));
 }

@@ -13,35 +13,26 @@
 #include "proto/wr.h"
 
 void
-samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_LeaveGroupRequest_t   rq;
+    samsa_LeaveGroupRequest_t  *rq = body;
     samsa_LeaveGroupResponse_t  m;
     samsa_grp_leaver_t         *ls;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
     samsa_err_t                 err;
     size_t                      i, n;
 
-    samsa_LeaveGroupRequest_init(&rq);
-    if (samsa_LeaveGroupRequest_decode(&req->body, req->hdr.ApiVersion,
-                                       &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     n = req->hdr.ApiVersion <= 2 ? 1
-        : (rq.Members_cnt > 0 ? (size_t) rq.Members_cnt : 0);
+        : (rq->Members_cnt > 0 ? (size_t) rq->Members_cnt : 0);
     ls = samsa_arena_calloc(&req->arena, n + 1, sizeof(*ls));
     for (i = 0; i < n; i++) {
         if (req->hdr.ApiVersion <= 2) {
-            ls[i].member_id = rq.MemberId;
+            ls[i].member_id = rq->MemberId;
         } else {
-            ls[i].member_id = rq.Members[i].MemberId;
-            ls[i].instance_id = rq.Members[i].GroupInstanceId;
+            ls[i].member_id = rq->Members[i].MemberId;
+            ls[i].instance_id = rq->Members[i].GroupInstanceId;
         }
     }
-    err = samsa_grp_leave(apis->broker->grp, rq.GroupId, ls, n);
+    err = samsa_grp_leave(apis->broker->grp, rq->GroupId, ls, n);
     samsa_LeaveGroupResponse_init(&m);
     m.ErrorCode = samsa_err_wire(err);
     if (req->hdr.ApiVersion <= 2 && err == SAMSA_ERR_NONE) {
@@ -55,8 +46,5 @@ samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req)
         m.Members[i].GroupInstanceId = ls[i].instance_id;
         m.Members[i].ErrorCode = samsa_err_wire(ls[i].error);
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_LeaveGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -37,32 +37,23 @@ listgroups_type_ok(const samsa_ListGroupsRequest_t *rq, const char *type)
 }
 
 void
-samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ListGroupsRequest_t   rq;
+    samsa_ListGroupsRequest_t  *rq = body;
     samsa_ListGroupsResponse_t  m;
     samsa_grp_listed_t         *gs = NULL;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
     size_t                      i, k = 0, n;
 
-    samsa_ListGroupsRequest_init(&rq);
-    if (samsa_ListGroupsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                       &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = samsa_grp_list(apis->broker->grp, rq.StatesFilter,
-                       rq.StatesFilter_cnt > 0
-                           ? (size_t) rq.StatesFilter_cnt : 0,
+    n = samsa_grp_list(apis->broker->grp, rq->StatesFilter,
+                       rq->StatesFilter_cnt > 0
+                           ? (size_t) rq->StatesFilter_cnt : 0,
                        &req->arena, &gs);
     samsa_ListGroupsResponse_init(&m);
     m.Groups = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Groups));
     for (i = 0; i < n; i++) {
         const char  *type = gs[i].consumer ? "consumer" : "classic";
 
-        if (!listgroups_type_ok(&rq, type)) {
+        if (!listgroups_type_ok(rq, type)) {
             continue;
         }
         samsa_ListedGroup_init(&m.Groups[k]);
@@ -73,8 +64,5 @@ samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req)
         k++;
     }
     m.Groups_cnt = (int32_t) k;
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ListGroupsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

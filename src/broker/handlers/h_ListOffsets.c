@@ -10,6 +10,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/ListOffsets.h"
@@ -72,48 +73,46 @@ listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
                       : out.leader_epoch >= 0 ? out.leader_epoch : epoch;
 }
 
-void
-samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req)
-{
-    samsa_ListOffsetsRequest_t             rq;
-    samsa_ListOffsetsResponse_t            m;
-    samsa_ListOffsetsTopicResponse_t      *tr;
-    samsa_image_t                         *img;
-    samsa_resp_t                          *resp;
-    samsa_wr_t                             wr;
-    int32_t                                i, j;
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_ListOffsetsTopic_t, Name, Partitions,
+    samsa_ListOffsetsPartition_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_ListOffsetsTopicResponse_t, Name, Partitions,
+    samsa_ListOffsetsPartitionResponse_t,
+    samsa_ListOffsetsTopicResponse_init_any,
+    samsa_ListOffsetsPartitionResponse_init_any);
 
-    samsa_ListOffsetsRequest_init(&rq);
-    if (samsa_ListOffsetsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                        &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
+typedef struct listoffsets_ctx {
+    samsa_broker_t       *b;
+    const samsa_image_t  *img;
+    bool                  committed;
+} listoffsets_ctx_t;
+
+/* samsa_tp_fill_fn */
+static void
+listoffsets_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                 void *out)
+{
+    listoffsets_ctx_t  *c = ctx;
+
+    (void) k;
+    listoffsets_one(c->b, c->img, name, c->committed, rq, out);
+}
+
+void
+samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *body)
+{
+    samsa_ListOffsetsRequest_t            *rq = body;
+    samsa_ListOffsetsResponse_t            m;
+    samsa_image_t                         *img;
+    listoffsets_ctx_t                      c;
+
     samsa_ListOffsetsResponse_init(&m);
     img = samsa_meta_image_get(apis->broker->meta);
-    m.Topics_cnt = rq.Topics_cnt > 0 ? rq.Topics_cnt : 0;
-    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt,
-                                  sizeof(*m.Topics));
-    for (i = 0; i < m.Topics_cnt; i++) {
-        tr = &m.Topics[i];
-        samsa_ListOffsetsTopicResponse_init(tr);
-        tr->Name = rq.Topics[i].Name;
-        tr->Partitions_cnt = rq.Topics[i].Partitions_cnt > 0
-                                 ? rq.Topics[i].Partitions_cnt : 0;
-        tr->Partitions = samsa_arena_calloc(&req->arena,
-                                            (size_t) tr->Partitions_cnt,
-                                            sizeof(*tr->Partitions));
-        for (j = 0; j < tr->Partitions_cnt; j++) {
-            samsa_ListOffsetsPartitionResponse_init(&tr->Partitions[j]);
-            listoffsets_one(apis->broker, img, tr->Name,
-                            rq.IsolationLevel == 1,
-                            &rq.Topics[i].Partitions[j], &tr->Partitions[j]);
-        }
-    }
+    c = (listoffsets_ctx_t) { apis->broker, img, rq->IsolationLevel == 1 };
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
+                                listoffsets_fill, &c);
     samsa_image_put(img);
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_ListOffsetsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

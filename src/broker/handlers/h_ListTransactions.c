@@ -14,34 +14,25 @@
 #include "proto/wr.h"
 
 void
-samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ListTransactionsRequest_t   rq;
+    samsa_ListTransactionsRequest_t  *rq = body;
     samsa_ListTransactionsResponse_t  m;
     samsa_txn_state_t                *states;
     samsa_txn_listed_t               *listed;
-    samsa_resp_t                     *resp;
-    samsa_wr_t                        wr;
     size_t                            nstates = 0, nunknown = 0, n, i;
     int32_t                           j;
 
-    samsa_ListTransactionsRequest_init(&rq);
-    if (samsa_ListTransactionsRequest_decode(&req->body, req->hdr.ApiVersion,
-                                             &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_ListTransactionsResponse_init(&m);
-    n = rq.StateFilters_cnt > 0 ? (size_t) rq.StateFilters_cnt : 0;
+    n = rq->StateFilters_cnt > 0 ? (size_t) rq->StateFilters_cnt : 0;
     states = samsa_arena_calloc(&req->arena, n + 1, sizeof(*states));
     m.UnknownStateFilters = samsa_arena_calloc(&req->arena, n + 1,
                                                sizeof(*m.UnknownStateFilters));
-    for (j = 0; j < rq.StateFilters_cnt; j++) {
-        if (samsa_txn_state_parse(rq.StateFilters[j], &states[nstates])) {
+    for (j = 0; j < rq->StateFilters_cnt; j++) {
+        if (samsa_txn_state_parse(rq->StateFilters[j], &states[nstates])) {
             nstates++;
         } else {
-            m.UnknownStateFilters[nunknown++] = rq.StateFilters[j];
+            m.UnknownStateFilters[nunknown++] = rq->StateFilters[j];
         }
     }
     m.UnknownStateFilters_cnt = (int32_t) nunknown;
@@ -50,10 +41,10 @@ samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req)
         listed = NULL;
     } else {
         n = samsa_txn_list(apis->broker->txn, states, nstates,
-                           rq.ProducerIdFilters,
-                           rq.ProducerIdFilters_cnt > 0
-                               ? (size_t) rq.ProducerIdFilters_cnt : 0,
-                           rq.DurationFilter, &req->arena, &listed);
+                           rq->ProducerIdFilters,
+                           rq->ProducerIdFilters_cnt > 0
+                               ? (size_t) rq->ProducerIdFilters_cnt : 0,
+                           rq->DurationFilter, &req->arena, &listed);
     }
     m.TransactionStates_cnt = (int32_t) n;
     m.TransactionStates = samsa_arena_calloc(&req->arena, n + 1,
@@ -66,8 +57,5 @@ samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req)
         m.TransactionStates[i].TransactionState =
             samsa_slice_cstr(samsa_txn_state_name(listed[i].state));
     }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_ListTransactionsResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

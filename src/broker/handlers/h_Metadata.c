@@ -208,30 +208,18 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
 }
 
 void
-samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_MetadataRequest_t    rq;
+    samsa_MetadataRequest_t   *rq = body;
     samsa_MetadataResponse_t   m;
-    samsa_resp_t              *resp;
-    samsa_wr_t                 wr;
-    int16_t                    version = req->hdr.ApiVersion;
 
-    samsa_MetadataRequest_init(&rq);
-    if (samsa_MetadataRequest_decode(&req->body, version, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_MetadataResponse_init(&m);
     metadata_fill_brokers(apis, req, &m);
     m.ClusterId = samsa_slice_cstr(apis->node->cluster_id);
     m.ControllerId = apis->node->controller_id;
-    metadata_fill_topics(apis, req, &rq, &m);
-    if (rq.IncludeClusterAuthorizedOperations) {
+    metadata_fill_topics(apis, req, rq, &m);
+    if (rq->IncludeClusterAuthorizedOperations) {
         m.ClusterAuthorizedOperations = CLUSTER_OPS;
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_MetadataResponse_encode(&wr, version, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

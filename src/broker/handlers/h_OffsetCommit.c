@@ -11,51 +11,53 @@
 #include <string.h>
 
 #include "broker/group/grp.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/OffsetCommit.h"
 #include "proto/wr.h"
 
-static size_t
-offsetcommit_count(const samsa_OffsetCommitRequest_t *rq)
-{
-    size_t   n = 0;
-    int32_t  i;
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_OffsetCommitRequestTopic_t, Name, Partitions,
+    samsa_OffsetCommitRequestPartition_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_OffsetCommitResponseTopic_t, Name, Partitions,
+    samsa_OffsetCommitResponsePartition_t,
+    samsa_OffsetCommitResponseTopic_init_any,
+    samsa_OffsetCommitResponsePartition_init_any);
 
-    for (i = 0; i < rq->Topics_cnt; i++) {
-        n += rq->Topics[i].Partitions_cnt > 0
-                 ? (size_t) rq->Topics[i].Partitions_cnt : 0;
-    }
-    return n;
+/* samsa_tp_fill_fn: the k-th partition's commit result */
+static void
+offsetcommit_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                  void *out)
+{
+    const samsa_grp_offset_t               *offs = ctx;
+    samsa_OffsetCommitResponsePartition_t  *pr = out;
+
+    (void) name;
+    (void) rq;
+    pr->PartitionIndex = offs[k].partition;
+    pr->ErrorCode = samsa_err_wire(offs[k].error);
 }
 
 void
-samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_OffsetCommitRequest_t             rq;
+    samsa_OffsetCommitRequest_t            *rq = body;
     samsa_OffsetCommitResponse_t            m;
-    samsa_OffsetCommitResponseTopic_t      *tr;
     const samsa_OffsetCommitRequestPartition_t *rp;
     samsa_grp_commit_req_t                  cr;
     samsa_grp_offset_t                     *offs;
-    samsa_resp_t                           *resp;
-    samsa_wr_t                              wr;
     int16_t                                 v = req->hdr.ApiVersion;
     size_t                                  n, k = 0;
     int32_t                                 i, j;
 
-    samsa_OffsetCommitRequest_init(&rq);
-    if (samsa_OffsetCommitRequest_decode(&req->body, v, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = offsetcommit_count(&rq);
+    n = samsa_tp_count(&rq_layout, rq->Topics, rq->Topics_cnt);
     offs = samsa_arena_calloc(&req->arena, n + 1, sizeof(*offs));
-    for (i = 0; i < rq.Topics_cnt; i++) {
-        for (j = 0; j < rq.Topics[i].Partitions_cnt; j++) {
-            rp = &rq.Topics[i].Partitions[j];
-            offs[k].topic = rq.Topics[i].Name;
+    for (i = 0; i < rq->Topics_cnt; i++) {
+        for (j = 0; j < rq->Topics[i].Partitions_cnt; j++) {
+            rp = &rq->Topics[i].Partitions[j];
+            offs[k].topic = rq->Topics[i].Name;
             offs[k].partition = rp->PartitionIndex;
             offs[k].offset = rp->CommittedOffset;
             offs[k].leader_epoch = rp->CommittedLeaderEpoch;
@@ -65,33 +67,15 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
         }
     }
     memset(&cr, 0, sizeof(cr));
-    cr.group_id = rq.GroupId;
-    cr.generation = v >= 1 ? rq.GenerationIdOrMemberEpoch : -1;
-    cr.member_id = rq.MemberId;
-    cr.instance_id = rq.GroupInstanceId;
-    cr.retention_ms = v >= 2 && v <= 4 ? rq.RetentionTimeMs : -1;
+    cr.group_id = rq->GroupId;
+    cr.generation = v >= 1 ? rq->GenerationIdOrMemberEpoch : -1;
+    cr.member_id = rq->MemberId;
+    cr.instance_id = rq->GroupInstanceId;
+    cr.retention_ms = v >= 2 && v <= 4 ? rq->RetentionTimeMs : -1;
     samsa_grp_commit(apis->broker->grp, &cr, offs, n);
     samsa_OffsetCommitResponse_init(&m);
-    m.Topics_cnt = rq.Topics_cnt > 0 ? rq.Topics_cnt : 0;
-    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt + 1,
-                                  sizeof(*m.Topics));
-    k = 0;
-    for (i = 0; i < m.Topics_cnt; i++) {
-        tr = &m.Topics[i];
-        samsa_OffsetCommitResponseTopic_init(tr);
-        tr->Name = rq.Topics[i].Name;
-        tr->Partitions_cnt = rq.Topics[i].Partitions_cnt > 0
-                                 ? rq.Topics[i].Partitions_cnt : 0;
-        tr->Partitions = samsa_arena_calloc(&req->arena,
-                                            (size_t) tr->Partitions_cnt + 1,
-                                            sizeof(*tr->Partitions));
-        for (j = 0; j < tr->Partitions_cnt; j++, k++) {
-            tr->Partitions[j].PartitionIndex = offs[k].partition;
-            tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
-        }
-    }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_OffsetCommitResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
+                                offsetcommit_fill, offs);
+    samsa_apis_send(apis->broker, req, &m);
 }

@@ -200,55 +200,44 @@ offsetfetch_fill_group(samsa_req_t *req, samsa_slice_t id,
 }
 
 void
-samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_OffsetFetchRequest_t   rq;
+    samsa_OffsetFetchRequest_t  *rq = body;
     samsa_OffsetFetchResponse_t  m;
     offsetfetch_group_t          g;
     offsetfetch_ask_t            a;
-    samsa_resp_t                *resp;
-    samsa_wr_t                   wr;
     int16_t                      v = req->hdr.ApiVersion;
     int32_t                      i;
     samsa_err_t                  err;
 
-    samsa_OffsetFetchRequest_init(&rq);
-    if (samsa_OffsetFetchRequest_decode(&req->body, v, &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     samsa_OffsetFetchResponse_init(&m);
     if (v <= 7) {
-        offsetfetch_ask_old(req, &rq, &a);
-        offsetfetch_one(apis, req, rq.GroupId, &a, v >= 7 && rq.RequireStable,
+        offsetfetch_ask_old(req, rq, &a);
+        offsetfetch_one(apis, req, rq->GroupId, &a, v >= 7 && rq->RequireStable,
                         &g);
         offsetfetch_fill_old(req, &g, &m);
     } else {
-        m.Groups_cnt = rq.Groups_cnt > 0 ? rq.Groups_cnt : 0;
+        m.Groups_cnt = rq->Groups_cnt > 0 ? rq->Groups_cnt : 0;
         m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
                                       sizeof(*m.Groups));
         for (i = 0; i < m.Groups_cnt; i++) {
             /* v9: a consumer group's member asks with its epoch */
             err = v >= 9 ? samsa_consumer_group_fetch_check(apis->broker->grp,
-                                                  rq.Groups[i].GroupId,
-                                                  rq.Groups[i].MemberId,
-                                                  rq.Groups[i].MemberEpoch)
+                                                  rq->Groups[i].GroupId,
+                                                  rq->Groups[i].MemberId,
+                                                  rq->Groups[i].MemberEpoch)
                          : SAMSA_ERR_NONE;
             if (err != SAMSA_ERR_NONE) {
                 memset(&g, 0, sizeof(g));
                 g.error = err;
             } else {
-                offsetfetch_ask_group(req, &rq.Groups[i], &a);
-                offsetfetch_one(apis, req, rq.Groups[i].GroupId, &a,
-                                rq.RequireStable, &g);
+                offsetfetch_ask_group(req, &rq->Groups[i], &a);
+                offsetfetch_one(apis, req, rq->Groups[i].GroupId, &a,
+                                rq->RequireStable, &g);
             }
-            offsetfetch_fill_group(req, rq.Groups[i].GroupId, &g,
+            offsetfetch_fill_group(req, rq->Groups[i].GroupId, &g,
                                    &m.Groups[i]);
         }
     }
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_OffsetFetchResponse_encode(&wr, v, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(apis->broker, req, &m);
 }

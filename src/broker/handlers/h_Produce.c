@@ -61,26 +61,14 @@ produce_quota(samsa_broker_t *b, samsa_req_t *req)
     return req->throttle_ms;
 }
 
+/* Kafka throttles by the longer of the byte-rate and request-time quotas
+ * (samsa_apis_send takes the longer); acks=0 requests (no response) skip
+ * the request time. */
 static void
 produce_send(samsa_broker_t *b, samsa_req_t *req, samsa_ProduceResponse_t *m)
 {
-    samsa_resp_t  *resp;
-    samsa_wr_t     wr;
-    int32_t        throttle_ms = produce_quota(b, req);
-    int32_t        request_ms = samsa_quota_record_request(b->quota, req);
-
-    /* Kafka throttles by the longer of the byte-rate and request-time
-     * quotas; acks=0 requests (no response) skip the request time */
-    if (request_ms > throttle_ms) {
-        throttle_ms = request_ms;
-        req->throttle_ms = request_ms;
-    }
-    m->ThrottleTimeMs = throttle_ms;
-    resp = samsa_resp_new_send(req);
-    resp->throttle_ms = throttle_ms;
-    wr = samsa_resp_wr(resp);
-    samsa_ProduceResponse_encode(&wr, req->hdr.ApiVersion, m);
-    samsa_reqchan_respond(resp);
+    (void) produce_quota(b, req);
+    samsa_apis_send(b, req, m);
 }
 
 static void
@@ -434,46 +422,34 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
 }
 
 void
-samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ProduceRequest_t    rq;
+    samsa_ProduceRequest_t   *rq = body;
     samsa_ProduceResponse_t  *m;
     produce_wait_t           *waits;
     size_t                    nwaits;
     bool                      any_error = false;
 
-    if (req->hdr.ApiVersion < 3) {
-        samsa_apis_close(req, "Produce v0-v2 are no longer supported "
-                              "(KIP-896): use v3 or later");
-        return;
-    }
-    samsa_ProduceRequest_init(&rq);
-    if (samsa_ProduceRequest_decode(&req->body, req->hdr.ApiVersion,
-                                    &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
     m = samsa_arena_calloc(&req->arena, 1, sizeof(*m));
     samsa_ProduceResponse_init(m);
-    if (rq.Acks != 0 && rq.Acks != 1 && rq.Acks != -1) {
-        produce_all_error(req, &rq, m, SAMSA_ERR_INVALID_REQUIRED_ACKS, NULL);
+    if (rq->Acks != 0 && rq->Acks != 1 && rq->Acks != -1) {
+        produce_all_error(req, rq, m, SAMSA_ERR_INVALID_REQUIRED_ACKS, NULL);
         produce_send(apis->broker, req, m);
         return;
     }
-    if (samsa_slice_is_null(rq.TransactionalId)
-        && produce_has_txn_records(&rq)) {
+    if (samsa_slice_is_null(rq->TransactionalId)
+        && produce_has_txn_records(rq)) {
         /* Kafka: transactional records need an (authorised) transactional
          * id */
-        produce_all_error(req, &rq, m,
+        produce_all_error(req, rq, m,
                           SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                           NULL);
         produce_send(apis->broker, req, m);
         return;
     }
-    waits = samsa_calloc(produce_count_partitions(&rq) + 1, sizeof(*waits));
-    nwaits = produce_all(apis, req, &rq, m, waits, &any_error);
-    if (rq.Acks == 0) {
+    waits = samsa_calloc(produce_count_partitions(rq) + 1, sizeof(*waits));
+    nwaits = produce_all(apis, req, rq, m, waits, &any_error);
+    if (rq->Acks == 0) {
         /* Nothing to wait for and nobody to tell: Kafka's acks=0. */
         for (size_t i = 0; i < nwaits; i++) {
             samsa_plog_unref(waits[i].plog);
@@ -494,5 +470,5 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req)
         produce_send(apis->broker, req, m);
         return;
     }
-    produce_delay(apis->broker, req, rq.TimeoutMs, m, waits, nwaits);
+    produce_delay(apis->broker, req, rq->TimeoutMs, m, waits, nwaits);
 }

@@ -17,10 +17,9 @@
 static void
 syncgroup_answer(void *ctx, const samsa_grp_sync_result_t *res)
 {
-    samsa_req_t                *req = ctx;
+    samsa_apis_call_t          *call = ctx;
+    samsa_req_t                *req = call->req;
     samsa_SyncGroupResponse_t   m;
-    samsa_resp_t               *resp;
-    samsa_wr_t                  wr;
 
     samsa_SyncGroupResponse_init(&m);
     m.ErrorCode = samsa_err_wire(res->error);
@@ -29,44 +28,35 @@ syncgroup_answer(void *ctx, const samsa_grp_sync_result_t *res)
     m.Assignment = (samsa_slice_t) {
         res->assignment != NULL ? (const char *) res->assignment : "",
         res->assignment_len };
-    resp = samsa_resp_new_send(req);
-    wr = samsa_resp_wr(resp);
-    samsa_SyncGroupResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    samsa_apis_send(call->broker, req, &m);
 }
 
 void
-samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_SyncGroupRequest_t   rq;
+    samsa_SyncGroupRequest_t  *rq = body;
     samsa_grp_sync_req_t       sr;
     samsa_grp_assignment_t    *as;
     int32_t                    i, n;
 
-    samsa_SyncGroupRequest_init(&rq);
-    if (samsa_SyncGroupRequest_decode(&req->body, req->hdr.ApiVersion,
-                                      &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    n = rq.Assignments_cnt > 0 ? rq.Assignments_cnt : 0;
+    n = rq->Assignments_cnt > 0 ? rq->Assignments_cnt : 0;
     as = samsa_arena_calloc(&req->arena, (size_t) n + 1, sizeof(*as));
     for (i = 0; i < n; i++) {
-        as[i].member_id = rq.Assignments[i].MemberId;
-        as[i].assignment = rq.Assignments[i].Assignment;
+        as[i].member_id = rq->Assignments[i].MemberId;
+        as[i].assignment = rq->Assignments[i].Assignment;
     }
     memset(&sr, 0, sizeof(sr));
-    sr.group_id = rq.GroupId;
-    sr.generation = rq.GenerationId;
-    sr.member_id = rq.MemberId;
-    sr.instance_id = rq.GroupInstanceId;
-    sr.protocol_type = rq.ProtocolType;
-    sr.protocol_name = rq.ProtocolName;
+    sr.group_id = rq->GroupId;
+    sr.generation = rq->GenerationId;
+    sr.member_id = rq->MemberId;
+    sr.instance_id = rq->GroupInstanceId;
+    sr.protocol_type = rq->ProtocolType;
+    sr.protocol_name = rq->ProtocolName;
     sr.assignments = as;
     sr.nassignments = (size_t) n;
     /* The answer may wait for the leader's assignment: remote time, not
      * the handler's (the request quota, the request log), as in Kafka. */
     samsa_req_mark_local_done(req);
-    samsa_grp_sync(apis->broker->grp, &sr, syncgroup_answer, req);
+    samsa_grp_sync(apis->broker->grp, &sr, syncgroup_answer,
+                   samsa_apis_call(apis, req));
 }

@@ -14,10 +14,20 @@
 
 #include "broker/group/grp.h"
 #include "broker/txn/txn.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/TxnOffsetCommit.h"
 #include "proto/wr.h"
+
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_TxnOffsetCommitRequestTopic_t, Name, Partitions,
+    samsa_TxnOffsetCommitRequestPartition_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_TxnOffsetCommitResponseTopic_t, Name, Partitions,
+    samsa_TxnOffsetCommitResponsePartition_t,
+    samsa_TxnOffsetCommitResponseTopic_init_any,
+    samsa_TxnOffsetCommitResponsePartition_init_any);
 
 static samsa_grp_offset_t *
 txnoffsetcommit_offsets(samsa_req_t *req,
@@ -28,11 +38,7 @@ txnoffsetcommit_offsets(samsa_req_t *req,
     size_t                                          k = 0;
     int32_t                                         i, j;
 
-    *n = 0;
-    for (i = 0; i < rq->Topics_cnt; i++) {
-        *n += rq->Topics[i].Partitions_cnt > 0
-                  ? (size_t) rq->Topics[i].Partitions_cnt : 0;
-    }
+    *n = samsa_tp_count(&rq_layout, rq->Topics, rq->Topics_cnt);
     offs = samsa_arena_calloc(&req->arena, *n + 1, sizeof(*offs));
     for (i = 0; i < rq->Topics_cnt; i++) {
         for (j = 0; j < rq->Topics[i].Partitions_cnt; j++, k++) {
@@ -48,68 +54,53 @@ txnoffsetcommit_offsets(samsa_req_t *req,
     return offs;
 }
 
+/* samsa_tp_fill_fn: the k-th partition's commit result */
 static void
-txnoffsetcommit_reply(samsa_req_t *req,
+txnoffsetcommit_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                     void *out)
+{
+    const samsa_grp_offset_t                  *offs = ctx;
+    samsa_TxnOffsetCommitResponsePartition_t  *pr = out;
+
+    (void) name;
+    (void) rq;
+    pr->PartitionIndex = offs[k].partition;
+    pr->ErrorCode = samsa_err_wire(offs[k].error);
+}
+
+static void
+txnoffsetcommit_reply(samsa_broker_t *b, samsa_req_t *req,
                       const samsa_TxnOffsetCommitRequest_t *rq,
                       const samsa_grp_offset_t *offs)
 {
-    samsa_TxnOffsetCommitResponse_t        m;
-    samsa_TxnOffsetCommitResponseTopic_t  *tr;
-    samsa_resp_t                          *resp;
-    samsa_wr_t                             wr;
-    size_t                                 k = 0;
-    int32_t                                i, j;
+    samsa_TxnOffsetCommitResponse_t  m;
 
     samsa_TxnOffsetCommitResponse_init(&m);
-    m.Topics_cnt = rq->Topics_cnt > 0 ? rq->Topics_cnt : 0;
-    m.Topics = samsa_arena_calloc(&req->arena, (size_t) m.Topics_cnt + 1,
-                                  sizeof(*m.Topics));
-    for (i = 0; i < m.Topics_cnt; i++) {
-        tr = &m.Topics[i];
-        samsa_TxnOffsetCommitResponseTopic_init(tr);
-        tr->Name = rq->Topics[i].Name;
-        tr->Partitions_cnt = rq->Topics[i].Partitions_cnt > 0
-                                 ? rq->Topics[i].Partitions_cnt : 0;
-        tr->Partitions = samsa_arena_calloc(&req->arena,
-                                            (size_t) tr->Partitions_cnt + 1,
-                                            sizeof(*tr->Partitions));
-        for (j = 0; j < tr->Partitions_cnt; j++, k++) {
-            tr->Partitions[j].PartitionIndex = offs[k].partition;
-            tr->Partitions[j].ErrorCode = samsa_err_wire(offs[k].error);
-        }
-    }
-    resp = samsa_resp_new_send(req);
-    wr = (samsa_wr_t) { .buf = &resp->send.frame };
-    samsa_TxnOffsetCommitResponse_encode(&wr, req->hdr.ApiVersion, &m);
-    samsa_reqchan_respond(resp);
+    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
+                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
+                                txnoffsetcommit_fill, (void *) offs);
+    samsa_apis_send_opts(b, req, &m, &samsa_apis_uncounted);
 }
 
 void
-samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
+samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_TxnOffsetCommitRequest_t  rq;
+    samsa_TxnOffsetCommitRequest_t *rq = body;
     samsa_grp_txn_commit_req_t      cr;
     samsa_grp_offset_t             *offs;
     samsa_err_t                     err;
     size_t                          n, i;
 
-    samsa_TxnOffsetCommitRequest_init(&rq);
-    if (samsa_TxnOffsetCommitRequest_decode(&req->body, req->hdr.ApiVersion,
-                                            &req->arena, &rq)
-        != SAMSA_ERR_NONE) {
-        samsa_apis_close(req, "malformed request body");
-        return;
-    }
-    offs = txnoffsetcommit_offsets(req, &rq, &n);
-    err = rq.TransactionalId.len == 0 ? SAMSA_ERR_INVALID_REQUEST
-                                      : rq.GroupId.len == 0
+    offs = txnoffsetcommit_offsets(req, rq, &n);
+    err = rq->TransactionalId.len == 0 ? SAMSA_ERR_INVALID_REQUEST
+                                      : rq->GroupId.len == 0
                                             ? SAMSA_ERR_INVALID_GROUP_ID
                                             : SAMSA_ERR_NONE;
     if (err == SAMSA_ERR_NONE) {
         err = samsa_txn_partition_in_txn(
-            apis->broker->txn, rq.TransactionalId, rq.ProducerId,
-            rq.ProducerEpoch, samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC),
-            samsa_grpcoord_partition_for(apis->broker->grp, rq.GroupId));
+            apis->broker->txn, rq->TransactionalId, rq->ProducerId,
+            rq->ProducerEpoch, samsa_slice_cstr(SAMSA_GRP_OFFSETS_TOPIC),
+            samsa_grpcoord_partition_for(apis->broker->grp, rq->GroupId));
     }
     if (err != SAMSA_ERR_NONE) {
         for (i = 0; i < n; i++) {
@@ -117,13 +108,13 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req)
         }
     } else {
         memset(&cr, 0, sizeof(cr));
-        cr.group_id = rq.GroupId;
-        cr.generation = rq.GenerationId;
-        cr.member_id = rq.MemberId;
-        cr.instance_id = rq.GroupInstanceId;
-        cr.producer_id = rq.ProducerId;
-        cr.producer_epoch = rq.ProducerEpoch;
+        cr.group_id = rq->GroupId;
+        cr.generation = rq->GenerationId;
+        cr.member_id = rq->MemberId;
+        cr.instance_id = rq->GroupInstanceId;
+        cr.producer_id = rq->ProducerId;
+        cr.producer_epoch = rq->ProducerEpoch;
         samsa_grp_txn_commit(apis->broker->grp, &cr, offs, n);
     }
-    txnoffsetcommit_reply(req, &rq, offs);
+    txnoffsetcommit_reply(apis->broker, req, rq, offs);
 }

@@ -843,7 +843,7 @@ proc_receive_one(samsa_proc_t *proc, samsa_conn_t *conn)
         goto out_close;
     }
     gate = ss->conf.gate(ss->conf.ctx, hdr.ApiKey, hdr.ApiVersion);
-    if (gate != SAMSA_API_GATE_OK && hdr.ApiKey != 18 /* ApiVersions */) {
+    if (gate != SAMSA_API_GATE_OK && hdr.ApiKey != SAMSA_API_ApiVersions) {
         samsa_info("closing connection %s: %s api key %d version %d",
                    conn->idstr,
                    gate == SAMSA_API_GATE_UNKNOWN_API ? "unknown"
@@ -852,7 +852,7 @@ proc_receive_one(samsa_proc_t *proc, samsa_conn_t *conn)
         goto out_close;
     }
     req = proc_build_request(proc, conn, payload, size, &hdr, &rd);
-    if (hdr.ApiKey == 18 && hdr.ApiVersion >= 3 && gate == SAMSA_API_GATE_OK) {
+    if (hdr.ApiKey == SAMSA_API_ApiVersions && hdr.ApiVersion >= 3 && gate == SAMSA_API_GATE_OK) {
         proc_note_client_software(conn, req);
     }
     proc->inflight++;

@@ -73,15 +73,6 @@ samsa_req_free(samsa_req_t *req)
 }
 
 void
-samsa_resp_clear_body(samsa_resp_t *resp)
-{
-    samsa_assert(resp->kind == SAMSA_RESP_SEND);
-    samsa_send_clear_regions(&resp->send);
-    resp->send.frame.len = resp->body_at;
-    memset(&resp->req->errors, 0, sizeof(resp->req->errors));
-}
-
-void
 samsa_resp_free(samsa_resp_t *resp)
 {
     if (resp == NULL) {

@@ -126,12 +126,6 @@ samsa_resp_of_send(samsa_send_t *send)
                                                                 send));
 }
 
-/* Drop what was encoded after resp's response header: the body, its
- * regions (their descriptors closed) and the ErrorCodes it counted, so
- * that the handler encodes another answer (a throttled Fetch answered
- * empty).  SAMSA_RESP_SEND only. */
-void samsa_resp_clear_body(samsa_resp_t *resp);
-
 /* Free resp and the request it owns (releasing the request's memory-pool
  * bytes if still held). */
 void samsa_resp_free(samsa_resp_t *resp);

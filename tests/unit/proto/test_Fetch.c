@@ -38,6 +38,8 @@ populate_request(samsa_FetchRequest_t *m, samsa_arena_t *arena)
     samsa_FetchRequest_init(m);
     m->ClusterId = S("cluster-1");
     m->ReplicaId = 5;
+    m->ReplicaState = (samsa_ReplicaState_t) { 5, 21 };    /* v15+ */
+    m->ReplicaState_set = true;
     m->MaxWaitMs = 500;
     m->MinBytes = 1;
     m->MaxBytes = 1000;
@@ -128,6 +130,9 @@ test_FetchRequest_round_trip(void **state)
         populate_request(&in, &arena);
         rt_FetchRequest(v, &in, &out, &arena, &buf);
         check_request(&out, v);
+        assert_int_equal(out.ReplicaState_set, v >= 15);
+        assert_int_equal(out.ReplicaState.ReplicaId, v >= 15 ? 5 : -1);
+        assert_true(out.ReplicaState.ReplicaEpoch == (v >= 15 ? 21 : -1));
         samsa_buf_fini(&buf);
         samsa_arena_fini(&arena);
     }
@@ -286,6 +291,12 @@ populate_response(samsa_FetchResponse_t *m, samsa_arena_t *arena)
     a->FirstOffset = 120;
     p[0].PreferredReadReplica = 2;
     p[0].Records = RECORDS("record-batches");
+    p[0].DivergingEpoch = (samsa_EpochEndOffset_t) { 4, 180 };
+    p[0].DivergingEpoch_set = true;
+    p[0].CurrentLeader = (samsa_FetchLeaderIdAndEpoch_t) { 1, 5 };
+    p[0].CurrentLeader_set = true;
+    p[1].SnapshotId = (samsa_SnapshotId_t) { 99, 3 };
+    p[1].SnapshotId_set = true;
     p[1].PartitionIndex = 1;
     p[1].ErrorCode = 6;
     p[1].HighWatermark = -1;
@@ -294,6 +305,26 @@ populate_response(samsa_FetchResponse_t *m, samsa_arena_t *arena)
     m->NodeEndpoints_cnt = 1;
     m->NodeEndpoints = n = samsa_arena_calloc(arena, 1, sizeof(*n));
     *n = (samsa_FetchNodeEndpoint_t) { 2, S("h2"), 9093, SAMSA_SLICE_NULL };
+}
+
+/* The v12+ tagged structs of a partition (KIP-595, KIP-951): there when
+ * set, absent (and at their defaults) before v12. */
+static void
+check_response_tagged(const samsa_FetchPartitionData_t *p, int16_t v)
+{
+    bool  has = v >= 12;
+
+    assert_int_equal(p[0].DivergingEpoch_set, has);
+    assert_int_equal(p[0].DivergingEpoch.Epoch, has ? 4 : -1);
+    assert_true(p[0].DivergingEpoch.EndOffset == (has ? 180 : -1));
+    assert_int_equal(p[0].CurrentLeader_set, has);
+    assert_int_equal(p[0].CurrentLeader.LeaderId, has ? 1 : -1);
+    assert_int_equal(p[0].CurrentLeader.LeaderEpoch, has ? 5 : -1);
+    assert_false(p[0].SnapshotId_set);
+    assert_int_equal(p[1].SnapshotId_set, has);
+    assert_true(p[1].SnapshotId.EndOffset == (has ? 99 : -1));
+    assert_int_equal(p[1].SnapshotId.Epoch, has ? 3 : -1);
+    assert_false(p[1].CurrentLeader_set);
 }
 
 static void
@@ -354,6 +385,7 @@ test_FetchResponse_round_trip(void **state)
         populate_response(&in, &arena);
         rt_FetchResponse(v, &in, &out, &arena, &buf);
         check_response(&out, v);
+        check_response_tagged(out.Responses[0].Partitions, v);
         samsa_buf_fini(&buf);
         samsa_arena_fini(&arena);
     }

@@ -357,6 +357,55 @@ test_ProduceResponse_bytes(void **state)
     samsa_arena_fini(&arena);
 }
 
+/* v10+ CurrentLeader (tag 0 of a partition, KIP-951): written only when
+ * set, decoded back. */
+static void
+test_ProduceResponse_current_leader(void **state)
+{
+    static const uint8_t  v10[] = {
+        0x02, 0x02, 't', 0x02,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x01, 0x00,                                 /* [], null */
+        0x01, 0x00, 0x09,                           /* tag 0: 9 bytes */
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x07, 0x00,
+        0x00,                                       /* topic tags */
+        0x00, 0x00, 0x00, 0x00,                     /* ThrottleTimeMs */
+        0x00,                                       /* no tags */
+    };
+    samsa_ProduceResponse_t           m, out;
+    samsa_TopicProduceResponse_t      t = { 0 };
+    samsa_PartitionProduceResponse_t  p;
+    samsa_arena_t                     arena;
+
+    (void) state;
+    samsa_ProduceResponse_init(&m);
+    samsa_PartitionProduceResponse_init(&p);
+    assert_false(p.CurrentLeader_set);
+    assert_int_equal(p.CurrentLeader.LeaderId, -1);
+    p.BaseOffset = 5;
+    p.LogStartOffset = 0;
+    p.CurrentLeader.LeaderId = 1;
+    p.CurrentLeader.LeaderEpoch = 7;
+    p.CurrentLeader_set = true;
+    t.Name = S("t");
+    t.PartitionResponses = &p;
+    t.PartitionResponses_cnt = 1;
+    m.Responses = &t;
+    m.Responses_cnt = 1;
+    RT_ENCODES_TO(ProduceResponse, 10, &m, v10, sizeof(v10));
+    samsa_arena_init(&arena);
+    assert_int_equal(RT_DECODE(ProduceResponse, 10, v10, sizeof(v10),
+                               &arena, &out), SAMSA_ERR_NONE);
+    p = out.Responses[0].PartitionResponses[0];
+    assert_true(p.CurrentLeader_set);
+    assert_int_equal(p.CurrentLeader.LeaderId, 1);
+    assert_int_equal(p.CurrentLeader.LeaderEpoch, 7);
+    samsa_arena_fini(&arena);
+}
+
 int
 main(void)
 {
@@ -367,6 +416,7 @@ main(void)
         cmocka_unit_test(test_ProduceRequest_golden),
         cmocka_unit_test(test_ProduceResponse_round_trip),
         cmocka_unit_test(test_ProduceResponse_bytes),
+        cmocka_unit_test(test_ProduceResponse_current_leader),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

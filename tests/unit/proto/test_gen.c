@@ -134,6 +134,9 @@ populate(samsa_KitchenRequest_t *m, samsa_arena_t *arena)
     m->TagU = uuid_n(4);
     m->Late = 77;
     m->Promo = 99;
+    m->TagSt.E = 11;
+    m->TagSt.F = 12;
+    m->TagSt_set = true;
 }
 
 static void
@@ -202,6 +205,9 @@ check_v2(const samsa_KitchenRequest_t *m, int16_t v)
         assert_int_equal(m->TagArr[1].K, 2);
     }
     assert_true(samsa_uuid_eq(m->TagU, has ? uuid_n(4) : uuid_n(0)));
+    assert_int_equal(m->TagSt_set, has);
+    assert_int_equal(m->TagSt.E, has ? 11 : -1);
+    assert_true(m->TagSt.F == (has ? 12 : -1));
 }
 
 static void
@@ -292,6 +298,52 @@ test_gen_tags_only_when_not_default(void **state)
     assert_memory_equal(b1.data + b0.len - 1, late, sizeof(late));
     samsa_buf_fini(&b0);
     samsa_buf_fini(&b1);
+}
+
+/* A tagged struct field is written when set, whatever its values (Kafka
+ * writes it when not its default; the broker sets it only to send it),
+ * as tag 7, size 13: int32 E, int64 F and its own (empty) tagged fields;
+ * a decoder that meets it sets _set. */
+static void
+test_gen_tagged_struct(void **state)
+{
+    samsa_KitchenRequest_t  m;
+    samsa_buf_t             b0 = SAMSA_BUF_INIT, b1 = SAMSA_BUF_INIT;
+    samsa_wr_t              wr;
+    samsa_arena_t           arena;
+    static const uint8_t    st[] = { 0x01, 0x07, 0x0d,
+                                     0x00, 0x00, 0x00, 0x01,
+                                     0x00, 0x00, 0x00, 0x00,
+                                     0x00, 0x00, 0x00, 0x02,
+                                     0x00 };    /* the struct's own tags */
+
+    (void) state;
+    samsa_arena_init(&arena);
+    samsa_KitchenRequest_init(&m);
+    assert_false(m.TagSt_set);
+    assert_int_equal(m.TagSt.E, -1);
+    samsa_wr_init(&wr, &b0);
+    samsa_KitchenRequest_encode(&wr, 2, &m);
+    assert_int_equal(b0.data[b0.len - 1], 0x00);    /* no tags */
+    m.TagSt.E = 1;
+    m.TagSt.F = 2;
+    m.TagSt_set = true;
+    samsa_wr_init(&wr, &b1);
+    samsa_KitchenRequest_encode(&wr, 2, &m);
+    assert_int_equal(b1.len, b0.len - 1 + sizeof(st));
+    assert_memory_equal(b1.data, b0.data, b0.len - 1);
+    assert_memory_equal(b1.data + b0.len - 1, st, sizeof(st));
+    assert_int_equal(RT_DECODE(KitchenRequest, 2, b1.data, b1.len, &arena,
+                               &m), SAMSA_ERR_NONE);
+    assert_true(m.TagSt_set);
+    assert_int_equal(m.TagSt.E, 1);
+    assert_true(m.TagSt.F == 2);
+    assert_int_equal(RT_DECODE(KitchenRequest, 2, b0.data, b0.len, &arena,
+                               &m), SAMSA_ERR_NONE);
+    assert_false(m.TagSt_set);
+    samsa_buf_fini(&b0);
+    samsa_buf_fini(&b1);
+    samsa_arena_fini(&arena);
 }
 
 /* Exact bytes of the small response in each version. */
@@ -428,6 +480,7 @@ main(void)
         cmocka_unit_test(test_gen_round_trip_all_versions),
         cmocka_unit_test(test_gen_nulls),
         cmocka_unit_test(test_gen_tags_only_when_not_default),
+        cmocka_unit_test(test_gen_tagged_struct),
         cmocka_unit_test(test_gen_response_bytes),
         cmocka_unit_test(test_gen_unknown_tags_skipped),
         cmocka_unit_test(test_gen_hostile_counts),

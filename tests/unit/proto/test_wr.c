@@ -310,6 +310,41 @@ test_wr_records_file_region(void **state)
     close(fd);
 }
 
+/* A sizer counts what the writer would write, tagged-field sizes and file
+ * regions included, and writes nothing (no buffer, no sink call). */
+static void
+test_wr_sizer(void **state)
+{
+    samsa_buf_t           buf = SAMSA_BUF_INIT;
+    samsa_wr_t            wr = { .buf = &buf }, sz = samsa_wr_sizer();
+    samsa_wr_t           *w[2] = { &wr, &sz };
+    uint8_t               blob[300];
+    samsa_file_region_t   fr = { -1, 0, 1000 };
+    samsa_records_t       r = { SAMSA_SLICE_NULL, &fr };
+    region_sink_t         sink = { 0 };
+    size_t                off, i;
+
+    (void) state;
+    memset(blob, 0x5a, sizeof(blob));
+    wr.region = region_sink_fn;
+    wr.region_ctx = &sink;
+    sz.region = region_sink_fn;
+    sz.region_ctx = &sink;
+    for (i = 0; i < 2; i++) {
+        samsa_wr_i32(w[i], 0);
+        samsa_wr_compact_str(w[i], samsa_slice_cstr("topic"));
+        samsa_wr_uuid(w[i], (samsa_uuid_t) { { 0 } });
+        off = samsa_wr_tag_begin(w[i], 200);
+        samsa_wr_raw(w[i], blob, sizeof(blob));
+        samsa_wr_tag_end(w[i], off);
+        samsa_wr_patch_i32(w[i], 0, 77);
+        samsa_wr_records_any(w[i], true, true, r);
+    }
+    assert_int_equal(sink.calls, 1);                    /* the writer's */
+    assert_int_equal(sz.size, buf.len + 1000);          /* + the region */
+    samsa_buf_fini(&buf);
+}
+
 /* Distinct codes get slots, repeats count up, and codes past the slots
  * are counted, not lost. */
 static void
@@ -393,6 +428,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_wr_patch_i32, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wr_tag_sizes, setup, teardown),
         cmocka_unit_test(test_wr_records_file_region),
+        cmocka_unit_test(test_wr_sizer),
         cmocka_unit_test(test_wr_errtally_slots_and_overflow),
         cmocka_unit_test(test_wr_errcode_counted_by_encoders),
     };
