@@ -482,8 +482,6 @@ sender_on_metadata(void *ctx, int32_t node, samsa_err_t err,
     samsa_sender_t            *s = ctx;
     samsa_MetadataResponse_t   resp;
     samsa_arena_t              arena = SAMSA_ARENA_INIT;
-    char                       host[256];
-    int32_t                    i;
 
     (void) node;
     s->md_inflight = false;
@@ -496,12 +494,7 @@ sender_on_metadata(void *ctx, int32_t node, samsa_err_t err,
         samsa_arena_fini(&arena);
         return;
     }
-    for (i = 0; i < resp.Brokers_cnt; i++) {
-        snprintf(host, sizeof(host), "%.*s", (int) resp.Brokers[i].Host.len,
-                 resp.Brokers[i].Host.ptr);
-        samsa_netclient_node_set(s->nc, resp.Brokers[i].NodeId, host,
-                                 resp.Brokers[i].Port);
-    }
+    samsa_mdcache_nodes_set(s->nc, &resp);
     samsa_mdcache_update(s->mdc, &resp, samsa_now_ms());
     samsa_arena_fini(&arena);
 }
@@ -533,6 +526,7 @@ sender_maybe_metadata(samsa_sender_t *s, int64_t now)
         return;
     }
     topics = samsa_mdcache_topics(s->mdc, &n);
+    samsa_mdcache_update_sent(s->mdc);
     rt = samsa_calloc((size_t) n + 1, sizeof(*rt));
     for (i = 0; i < n; i++) {
         samsa_MetadataRequestTopic_init(&rt[i]);
