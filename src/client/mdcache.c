@@ -5,11 +5,14 @@
 #include "client/mdcache.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "proto/gen/apis.h"
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/slice.h"
 #include "util/time.h"
 
@@ -392,6 +395,71 @@ samsa_mdcache_update(samsa_mdcache_t *mdc,
     pthread_mutex_unlock(&mdc->lock);
 }
 
+samsa_mdcache_send_t
+samsa_mdcache_send(samsa_mdcache_t *mdc, samsa_netclient_t *nc,
+                   const char *const *names, int32_t n,
+                   bool allow_auto_create, samsa_nc_resp_fn *cb, void *ctx,
+                   int64_t now)
+{
+    samsa_MetadataRequest_t        req;
+    samsa_MetadataRequestTopic_t  *rt = NULL;
+    samsa_buf_t                    frame = SAMSA_BUF_INIT;
+    samsa_wr_t                     wr;
+    int32_t                        node, i;
+    int16_t                        v;
+
+    node = samsa_netclient_least_loaded(nc, now);
+    if (node == SAMSA_NC_NO_NODE || !samsa_netclient_ready(nc, node, now)
+        || (v = samsa_netclient_version(nc, node, SAMSA_API_Metadata, 1,
+                                        12)) < 0) {
+        return SAMSA_MDCACHE_NO_NODE;
+    }
+    samsa_MetadataRequest_init(&req);
+    req.Topics = NULL;
+    req.Topics_cnt = -1;                            /* all */
+    if (n >= 0) {
+        rt = samsa_calloc((size_t) n + 1, sizeof(*rt));
+        for (i = 0; i < n; i++) {
+            samsa_MetadataRequestTopic_init(&rt[i]);
+            rt[i].Name = samsa_slice_cstr(names[i]);
+        }
+        req.Topics = rt;
+        req.Topics_cnt = n;
+    }
+    req.AllowAutoTopicCreation = allow_auto_create;
+    samsa_netclient_frame_begin(nc, SAMSA_API_Metadata, v, &frame, &wr);
+    samsa_MetadataRequest_encode(&wr, v, &req);
+    samsa_free(rt);
+    samsa_mdcache_update_sent(mdc);
+    if (samsa_netclient_send(nc, node, &frame, SAMSA_API_Metadata, v, true,
+                             cb, ctx, (void *) (intptr_t) v, now)
+        != SAMSA_ERR_NONE) {
+        samsa_buf_fini(&frame);
+        return SAMSA_MDCACHE_SEND_FAILED;
+    }
+    return SAMSA_MDCACHE_SENT;
+}
+
+samsa_err_t
+samsa_mdcache_answer(samsa_mdcache_t *mdc, samsa_netclient_t *nc,
+                     samsa_err_t err, samsa_rd_t *body, int16_t version)
+{
+    samsa_MetadataResponse_t  resp;
+    samsa_arena_t             arena = SAMSA_ARENA_INIT;
+
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_MetadataResponse_decode(body, version, &arena, &resp);
+    }
+    if (err != SAMSA_ERR_NONE) {
+        samsa_mdcache_update_failed(mdc);
+    } else {
+        samsa_mdcache_nodes_set(nc, &resp);
+        samsa_mdcache_update(mdc, &resp, samsa_now_ms());
+    }
+    samsa_arena_fini(&arena);
+    return err;
+}
+
 void
 samsa_mdcache_update_failed(samsa_mdcache_t *mdc)
 {
@@ -485,35 +553,17 @@ samsa_mdcache_topic_by_id(samsa_mdcache_t *mdc, samsa_uuid_t id)
     return name;
 }
 
-int32_t
-samsa_mdcache_controller(samsa_mdcache_t *mdc)
-{
-    int32_t  id;
-
-    pthread_mutex_lock(&mdc->lock);
-    id = mdc->controller_id;
-    pthread_mutex_unlock(&mdc->lock);
-    return id;
-}
-
-char *
-samsa_mdcache_cluster_id(samsa_mdcache_t *mdc)
-{
-    char  *id;
-
-    pthread_mutex_lock(&mdc->lock);
-    id = mdc->cluster_id != NULL ? samsa_strdup(mdc->cluster_id) : NULL;
-    pthread_mutex_unlock(&mdc->lock);
-    return id;
-}
-
 samsa_mdbroker_t *
-samsa_mdcache_brokers(samsa_mdcache_t *mdc, int32_t *n)
+samsa_mdcache_cluster(samsa_mdcache_t *mdc, int32_t *n,
+                      int32_t *controller_id, char **cluster_id)
 {
     samsa_mdbroker_t  *out;
     int32_t            i;
 
     pthread_mutex_lock(&mdc->lock);
+    *controller_id = mdc->controller_id;
+    *cluster_id = mdc->cluster_id != NULL ? samsa_strdup(mdc->cluster_id)
+                                          : NULL;
     out = samsa_calloc((size_t) mdc->nbrokers + 1, sizeof(*out));
     for (i = 0; i < mdc->nbrokers; i++) {
         out[i] = mdc->brokers[i];

@@ -119,6 +119,31 @@ void samsa_mdcache_update(samsa_mdcache_t *mdc,
                           const samsa_MetadataResponse_t *resp,
                           int64_t now_ms);
 
+/* What samsa_mdcache_send() did. */
+typedef enum samsa_mdcache_send {
+    SAMSA_MDCACHE_NO_NODE = 0,      /* no node ready: nothing was done */
+    SAMSA_MDCACHE_SEND_FAILED,      /* a request was built, not queued */
+    SAMSA_MDCACHE_SENT,             /* cb gets the answer (opaque: the
+                                       version, for samsa_mdcache_answer) */
+} samsa_mdcache_send_t;
+
+/* Ask the least loaded ready node of nc for Metadata (v1-12) about
+ * names[0..n), or about every topic when n < 0; counts as
+ * samsa_mdcache_update_sent() unless no node was ready.  @thread nc's */
+samsa_mdcache_send_t samsa_mdcache_send(samsa_mdcache_t *mdc,
+                                        samsa_netclient_t *nc,
+                                        const char *const *names, int32_t n,
+                                        bool allow_auto_create,
+                                        samsa_nc_resp_fn *cb, void *ctx,
+                                        int64_t now);
+
+/* A Metadata answer came (err: the netclient's): decode body (of
+ * version), tell nc where the brokers are and install it; on an error ask
+ * again soon.  Returns the error, if any.  @thread nc's */
+samsa_err_t samsa_mdcache_answer(samsa_mdcache_t *mdc, samsa_netclient_t *nc,
+                                 samsa_err_t err, samsa_rd_t *body,
+                                 int16_t version);
+
 /* A Metadata request failed: try again soon.  @thread sender */
 void samsa_mdcache_update_failed(samsa_mdcache_t *mdc);
 
@@ -145,13 +170,13 @@ const samsa_mdtopic_t *samsa_mdcache_peek_at(samsa_mdcache_t *mdc,
 const char *samsa_mdcache_topic_by_id(samsa_mdcache_t *mdc,
                                       samsa_uuid_t id);
 
-/* The cluster as the last answer gave it: controller id (-1: unknown),
- * cluster id (a copy, NULL: unknown; samsa_free it). */
-int32_t samsa_mdcache_controller(samsa_mdcache_t *mdc);
-char *samsa_mdcache_cluster_id(samsa_mdcache_t *mdc);
-/* The brokers as the last answer gave them: a copy, freed with
- * samsa_mdcache_brokers_free(). */
-samsa_mdbroker_t *samsa_mdcache_brokers(samsa_mdcache_t *mdc, int32_t *n);
+/* The cluster as the last answer gave it, read at one time: the brokers
+ * (a copy, *n of them, freed with samsa_mdcache_brokers_free()), the
+ * controller id (-1: unknown) and the cluster id (a copy to samsa_free,
+ * NULL: unknown). */
+samsa_mdbroker_t *samsa_mdcache_cluster(samsa_mdcache_t *mdc, int32_t *n,
+                                        int32_t *controller_id,
+                                        char **cluster_id);
 void samsa_mdcache_brokers_free(samsa_mdbroker_t *b, int32_t n);
 
 /* Tell the network client where the answer's brokers are (the producer,

@@ -702,18 +702,16 @@ admin_describe_cluster_md(samsa_admin_t *a, int64_t deadline,
     samsa_err_t                err;
     const char                *const none[1] = { NULL };
     char                      *cluster_id;
-    int32_t                    n;
+    int32_t                    n, controller_id;
 
     err = samsa_admin_metadata(a, none, 0, deadline, scratch, &resp);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
     /* the answer, as the metadata cache keeps it */
-    cluster_id = samsa_mdcache_cluster_id(a->mdc);
-    brokers = samsa_mdcache_brokers(a->mdc, &n);
+    brokers = samsa_mdcache_cluster(a->mdc, &n, &controller_id, &cluster_id);
     *resultp = admin_cluster_desc(samsa_slice_cstr(cluster_id),
-                                  samsa_mdcache_controller(a->mdc), brokers,
-                                  n);
+                                  controller_id, brokers, n);
     samsa_mdcache_brokers_free(brokers, n);
     samsa_free(cluster_id);
     return SAMSA_ERR_NONE;

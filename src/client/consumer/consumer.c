@@ -16,7 +16,6 @@
 #include <time.h>
 
 #include "client/consumer/consumer_int.h"
-#include "proto/gen/Metadata.h"
 #include "proto/gen/apis.h"
 #include "util/alloc.h"
 #include "util/arena.h"
@@ -410,28 +409,17 @@ static void
 consumer_on_metadata(void *ctx, int32_t node, samsa_err_t err,
                      samsa_rd_t *body, void *opaque)
 {
-    samsa_consumer_t          *c = ctx;
-    samsa_MetadataResponse_t   resp;
-    samsa_arena_t              arena = SAMSA_ARENA_INIT;
+    samsa_consumer_t  *c = ctx;
 
     (void) node;
     pthread_mutex_lock(&c->lock);
     c->md_inflight = false;
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_MetadataResponse_decode(body, (int16_t) (intptr_t) opaque,
-                                            &arena, &resp);
+    if (samsa_mdcache_answer(c->mdc, c->nc, err, body,
+                             (int16_t) (intptr_t) opaque) == SAMSA_ERR_NONE) {
+        c->md_last_ms = samsa_now_ms();
+        samsa_coordinator_md_changed(c);
+        pthread_cond_broadcast(&c->cond);
     }
-    if (err != SAMSA_ERR_NONE) {
-        samsa_mdcache_update_failed(c->mdc);
-        goto out;
-    }
-    samsa_mdcache_nodes_set(c->nc, &resp);
-    samsa_mdcache_update(c->mdc, &resp, samsa_now_ms());
-    c->md_last_ms = samsa_now_ms();
-    samsa_coordinator_md_changed(c);
-    pthread_cond_broadcast(&c->cond);
-out:
-    samsa_arena_fini(&arena);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -439,16 +427,11 @@ out:
 static void
 consumer_maybe_metadata(samsa_consumer_t *c, int64_t now)
 {
-    samsa_MetadataRequest_t        req;
-    samsa_MetadataRequestTopic_t  *rt = NULL;
-    samsa_buf_t                    frame = SAMSA_BUF_INIT;
-    samsa_wr_t                     wr;
-    const char                   **names;
-    int32_t                        node, n, i;
-    int16_t                        v;
-    bool                           all = c->sub_mode == SAMSA_CSUB_PATTERN;
-
-    int64_t                        next;
+    samsa_mdcache_send_t   sent;
+    const char           **names;
+    int32_t                n;
+    int64_t                next;
+    bool                   all = c->sub_mode == SAMSA_CSUB_PATTERN;
 
     if (c->md_inflight
         || now - c->md_last_ms < c->cc.net.retry_backoff_ms
@@ -460,40 +443,14 @@ consumer_maybe_metadata(samsa_consumer_t *c, int64_t now)
         samsa_free(names);
         return;
     }
-    node = samsa_netclient_least_loaded(c->nc, now);
-    if (node == SAMSA_NC_NO_NODE || !samsa_netclient_ready(c->nc, node, now)
-        || (v = samsa_netclient_version(c->nc, node, SAMSA_API_Metadata, 1,
-                                        12)) < 0) {
-        samsa_free(names);
-        return;
-    }
-    samsa_MetadataRequest_init(&req);
-    if (all) {
-        req.Topics = NULL;
-        req.Topics_cnt = -1;
-    } else {
-        rt = samsa_calloc((size_t) n + 1, sizeof(*rt));
-        for (i = 0; i < n; i++) {
-            samsa_MetadataRequestTopic_init(&rt[i]);
-            rt[i].Name = samsa_slice_cstr(names[i]);
-        }
-        req.Topics = rt;
-        req.Topics_cnt = n;
-    }
-    req.AllowAutoTopicCreation = c->cc.allow_auto_create_topics;
-    samsa_netclient_frame_begin(c->nc, SAMSA_API_Metadata, v, &frame, &wr);
-    samsa_MetadataRequest_encode(&wr, v, &req);
-    samsa_free(rt);
+    sent = samsa_mdcache_send(c->mdc, c->nc, names, all ? -1 : n,
+                              c->cc.allow_auto_create_topics,
+                              consumer_on_metadata, c, now);
     samsa_free(names);
-    c->md_last_ms = now;
-    samsa_mdcache_update_sent(c->mdc);
-    if (samsa_netclient_send(c->nc, node, &frame, SAMSA_API_Metadata, v, true,
-                             consumer_on_metadata, c, (void *) (intptr_t) v,
-                             now) == SAMSA_ERR_NONE) {
-        c->md_inflight = true;
-    } else {
-        samsa_buf_fini(&frame);
+    if (sent != SAMSA_MDCACHE_NO_NODE) {
+        c->md_last_ms = now;
     }
+    c->md_inflight = sent == SAMSA_MDCACHE_SENT;
 }
 
 /* ---- the background thread ---------------------------------------------- */

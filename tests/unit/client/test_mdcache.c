@@ -195,19 +195,21 @@ test_mdcache_cluster(void **state)
     samsa_mdbroker_t   *b;
     fake_answer_t       a;
     char               *cid;
-    int32_t             n;
+    int32_t             n, ctl;
 
     (void) state;
     mdc = samsa_mdcache_new(SAMSA_MDCACHE_ANSWERED, MAX_AGE_MS, NULL, NULL);
-    assert_int_equal(samsa_mdcache_controller(mdc), -1);
-    assert_null(samsa_mdcache_cluster_id(mdc));
+    b = samsa_mdcache_cluster(mdc, &n, &ctl, &cid);
+    assert_int_equal(n, 0);
+    assert_int_equal(ctl, -1);
+    assert_null(cid);
+    samsa_mdcache_brokers_free(b, n);
     answer_init(&a);
     samsa_mdcache_update(mdc, &a.resp, 1);
-    assert_int_equal(samsa_mdcache_controller(mdc), 2);
-    cid = samsa_mdcache_cluster_id(mdc);
+    b = samsa_mdcache_cluster(mdc, &n, &ctl, &cid);
+    assert_int_equal(ctl, 2);
     assert_string_equal(cid, "c1");
     samsa_free(cid);
-    b = samsa_mdcache_brokers(mdc, &n);
     assert_int_equal(n, 2);
     assert_int_equal(b[0].node_id, 1);
     assert_string_equal(b[0].host, "h1");
