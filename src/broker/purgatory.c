@@ -3,7 +3,7 @@
  *
  * Watch lists: a key maps to an array of op pointers, each entry holding a
  * ref.  Keys live in 512 shards (Kafka's DelayedOperationPurgatory.Shards),
- * each a chained hash table under one mutex that guards the table and every
+ * each a hash map (util/map.h) under one mutex that guards the table and every
  * list in it.  Ops are never called back under a shard lock: a check takes
  * a snapshot (with refs) under the lock, tries each op outside it, then
  * re-locks to sweep completed entries out.  Completed ops stay in the lists
@@ -22,6 +22,7 @@
 
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/map.h"
 #include "util/time.h"
 
 #define PURG_SHARDS          512
@@ -30,8 +31,7 @@
 
 /* Ops watched under one key.  [shard lock] */
 typedef struct purg_watchers {
-    struct purg_watchers  *next;        /* chain in the shard's slot */
-    uint64_t               hash;        /* [const] */
+    samsa_map_node_t       node;        /* in the shard's map */
     samsa_delayed_op_t   **ops;         /* each entry holds a ref */
     size_t                 nops;
     size_t                 cap;
@@ -40,9 +40,9 @@ typedef struct purg_watchers {
 
 typedef struct purg_shard {
     pthread_mutex_t    lock;            /* guards the table and its lists */
-    purg_watchers_t  **slots;           /* [lock] NULL until the first watch */
-    size_t             nslots;          /* [lock] a power of two */
-    size_t             nkeys;           /* [lock] */
+    samsa_map_t        keys;            /* [lock] purg_watchers_t by key;
+                                           buckets by the hash's top bits,
+                                           shards by its low ones */
 } purg_shard_t;
 
 struct samsa_purgatory {
@@ -237,90 +237,43 @@ purg_op_on_timer(samsa_timer_t *timer)
     samsa_delayed_op_unref(op);
 }
 
-/* FNV-1a, 64 bits. */
-static uint64_t
-purg_hash(const char *key)
-{
-    uint64_t  h = UINT64_C(14695981039346656037);
-
-    for (; *key != '\0'; key++) {
-        h = (h ^ (uint8_t) *key) * UINT64_C(1099511628211);
-    }
-    return h;
-}
-
 static purg_shard_t *
 purg_shard_of(samsa_purgatory_t *purg, uint64_t hash)
 {
     return &purg->shards[hash % PURG_SHARDS];
 }
 
-static purg_watchers_t **
-purg_slot(purg_shard_t *shard, uint64_t hash)
+static bool
+purg_watchers_eq(const samsa_map_node_t *node, const void *key)
 {
-    return &shard->slots[(hash / PURG_SHARDS) & (shard->nslots - 1)];
+    return strcmp(SAMSA_MAP_ENTRY(node, purg_watchers_t, node)->key,
+                  key) == 0;
 }
 
 /* @locks shard->lock held */
 static purg_watchers_t *
 purg_watchers_find(purg_shard_t *shard, const char *key, uint64_t hash)
 {
-    purg_watchers_t  *w;
+    samsa_map_node_t  *node = samsa_map_find(&shard->keys, hash,
+                                             purg_watchers_eq, key);
 
-    if (shard->slots == NULL) {
-        return NULL;
-    }
-    for (w = *purg_slot(shard, hash); w != NULL; w = w->next) {
-        if (w->hash == hash && strcmp(w->key, key) == 0) {
-            return w;
-        }
-    }
-    return NULL;
-}
-
-/* Double the slot array (or create it).  @locks shard->lock held */
-static void
-purg_shard_grow(purg_shard_t *shard)
-{
-    purg_watchers_t  **old = shard->slots;
-    size_t             nold = shard->nslots, i;
-    purg_watchers_t   *w, *next, **slot;
-
-    shard->nslots = nold == 0 ? 4 : nold * 2;
-    shard->slots = samsa_calloc(shard->nslots, sizeof(*shard->slots));
-    for (i = 0; i < nold; i++) {
-        for (w = old[i]; w != NULL; w = next) {
-            next = w->next;
-            slot = purg_slot(shard, w->hash);
-            w->next = *slot;
-            *slot = w;
-        }
-    }
-    samsa_free(old);
+    return node != NULL ? SAMSA_MAP_ENTRY(node, purg_watchers_t, node) : NULL;
 }
 
 /* @locks shard->lock held */
 static purg_watchers_t *
 purg_watchers_get(purg_shard_t *shard, const char *key, uint64_t hash)
 {
-    purg_watchers_t   *w = purg_watchers_find(shard, key, hash);
-    purg_watchers_t  **slot;
-    size_t             len;
+    purg_watchers_t  *w = purg_watchers_find(shard, key, hash);
+    size_t            len;
 
     if (w != NULL) {
         return w;
     }
-    if (shard->nkeys >= shard->nslots) {
-        purg_shard_grow(shard);
-    }
     len = strlen(key);
     w = samsa_calloc(1, sizeof(*w) + len + 1);
     memcpy(w->key, key, len + 1);
-    w->hash = hash;
-    slot = purg_slot(shard, hash);
-    w->next = *slot;
-    *slot = w;
-    shard->nkeys++;
+    samsa_map_insert(&shard->keys, &w->node, hash);
     return w;
 }
 
@@ -328,14 +281,8 @@ purg_watchers_get(purg_shard_t *shard, const char *key, uint64_t hash)
 static void
 purg_watchers_remove(purg_shard_t *shard, purg_watchers_t *w)
 {
-    purg_watchers_t  **pp = purg_slot(shard, w->hash);
-
     samsa_assert(w->nops == 0);
-    while (*pp != w) {
-        pp = &(*pp)->next;
-    }
-    *pp = w->next;
-    shard->nkeys--;
+    samsa_map_remove(&shard->keys, &w->node);
     samsa_free(w->ops);
     samsa_free(w);
 }
@@ -381,7 +328,7 @@ purg_watchers_sweep(samsa_purgatory_t *purg, purg_watchers_t *w,
 static void
 purg_watch(samsa_purgatory_t *purg, samsa_delayed_op_t *op, const char *key)
 {
-    uint64_t       hash = purg_hash(key);
+    uint64_t       hash = samsa_hash_str(key, 0);
     purg_shard_t  *shard = purg_shard_of(purg, hash);
 
     pthread_mutex_lock(&shard->lock);
@@ -436,19 +383,20 @@ purg_sweep_key(samsa_purgatory_t *purg, purg_shard_t *shard, const char *key,
 static size_t
 purg_shard_purge(samsa_purgatory_t *purg, purg_shard_t *shard)
 {
-    purg_opvec_t      dead;
-    purg_watchers_t  *w, *next;
-    size_t            i, purged = 0;
+    purg_opvec_t       dead;
+    purg_watchers_t   *w;
+    samsa_map_iter_t   it;
+    samsa_map_node_t  *node;
+    size_t             purged = 0;
 
     purg_opvec_init(&dead);
     pthread_mutex_lock(&shard->lock);
-    for (i = 0; i < shard->nslots; i++) {
-        for (w = shard->slots[i]; w != NULL; w = next) {
-            next = w->next;
-            purged += purg_watchers_sweep(purg, w, &dead);
-            if (w->nops == 0) {
-                purg_watchers_remove(shard, w);
-            }
+    samsa_map_iter_init(&it, &shard->keys);
+    while ((node = samsa_map_iter_next(&it)) != NULL) {
+        w = SAMSA_MAP_ENTRY(node, purg_watchers_t, node);
+        purged += purg_watchers_sweep(purg, w, &dead);
+        if (w->nops == 0) {
+            purg_watchers_remove(shard, w);
         }
     }
     pthread_mutex_unlock(&shard->lock);
@@ -497,7 +445,7 @@ samsa_purgatory_try_complete_else_watch(samsa_purgatory_t *purg,
 size_t
 samsa_purgatory_check_and_complete(samsa_purgatory_t *purg, const char *key)
 {
-    uint64_t       hash = purg_hash(key);
+    uint64_t       hash = samsa_hash_str(key, 0);
     purg_shard_t  *shard = purg_shard_of(purg, hash);
     purg_opvec_t   snap, dead;
     size_t         i, done = 0;
@@ -567,6 +515,7 @@ samsa_purgatory_new(const char *name, int32_t purge_interval)
     purg->tw = samsa_timerwheel_new(NULL);
     for (i = 0; i < PURG_SHARDS; i++) {
         pthread_mutex_init(&purg->shards[i].lock, NULL);
+        samsa_map_init(&purg->shards[i].keys);
     }
     atomic_init(&purg->watched, 0);
     atomic_init(&purg->estimated, 0);
@@ -589,26 +538,24 @@ static void
 purg_shard_drain(samsa_purgatory_t *purg, purg_shard_t *shard,
                  purg_opvec_t *all)
 {
-    purg_watchers_t  *w, *next;
-    size_t            i, j;
+    purg_watchers_t   *w;
+    samsa_map_iter_t   it;
+    samsa_map_node_t  *node;
+    size_t             j;
 
     pthread_mutex_lock(&shard->lock);
-    for (i = 0; i < shard->nslots; i++) {
-        for (w = shard->slots[i]; w != NULL; w = next) {
-            next = w->next;
-            for (j = 0; j < w->nops; j++) {
-                purg_opvec_push(all, w->ops[j]);
-            }
-            atomic_fetch_sub_explicit(&purg->watched, w->nops,
-                                      memory_order_relaxed);
-            samsa_free(w->ops);
-            samsa_free(w);
+    samsa_map_iter_init(&it, &shard->keys);
+    while ((node = samsa_map_iter_next(&it)) != NULL) {
+        w = SAMSA_MAP_ENTRY(node, purg_watchers_t, node);
+        for (j = 0; j < w->nops; j++) {
+            purg_opvec_push(all, w->ops[j]);
         }
+        atomic_fetch_sub_explicit(&purg->watched, w->nops,
+                                  memory_order_relaxed);
+        samsa_free(w->ops);
+        samsa_free(w);
     }
-    samsa_free(shard->slots);
-    shard->slots = NULL;
-    shard->nslots = 0;
-    shard->nkeys = 0;
+    samsa_map_fini(&shard->keys);
     pthread_mutex_unlock(&shard->lock);
 }
 

@@ -1,5 +1,5 @@
 /*
- * broker/quota.c - see quota.h.  Two chained hash tables under the
+ * broker/quota.c - see quota.h.  Two hash maps (util/map.h) under the
  * manager's mutex: client ids (each caching, per quota type, the image
  * offset its quota was resolved at, the bound and the sensor) and sensors
  * (by type and the level's user and client-id tags).  A sensor's stat is
@@ -23,13 +23,12 @@
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/map.h"
 #include "util/tbucket.h"
 #include "util/time.h"
 
-#define QUOTA_BUCKETS 256
-
 struct samsa_quota_sensor {
-    struct samsa_quota_sensor *next;    /* [mgr lock] chain */
+    samsa_map_node_t      node;         /* [mgr lock] in sensors */
     samsa_quota_type_t    type;         /* [const] */
     char                 *user;         /* [const] tag, "" if none */
     char                 *client;       /* [const] tag, "" if none */
@@ -43,7 +42,7 @@ struct samsa_quota_sensor {
 };
 
 typedef struct quota_client {
-    struct quota_client  *next;
+    samsa_map_node_t      node;         /* in clients */
     char                 *id;           /* "" for a null client id */
     int64_t               offset[SAMSA_QUOTA__NTYPES];  /* -2: unresolved */
     double                bound[SAMSA_QUOTA__NTYPES];
@@ -55,8 +54,8 @@ struct samsa_quota_mgr {
     int               samples[SAMSA_QUOTA__NTYPES];     /* [const] */
     int64_t           window_ms[SAMSA_QUOTA__NTYPES];   /* [const] */
     pthread_mutex_t   lock;             /* guards everything below */
-    quota_client_t   *clients[QUOTA_BUCKETS];
-    samsa_quota_sensor_t *sensors[QUOTA_BUCKETS];
+    samsa_map_t       clients;          /* quota_client_t by id */
+    samsa_map_t       sensors;          /* by type, user and client */
     int64_t           any_offset;       /* image offset `any` is for */
     bool              any[SAMSA_QUOTA__NTYPES];  /* the image sets the
                                                     type's key */
@@ -85,6 +84,35 @@ samsa_quota_type_name(samsa_quota_type_t type)
                                                  : "?";
 }
 
+/* The key of a client (len bytes at p) or a sensor (the three others). */
+typedef struct quota_key {
+    const char          *p;
+    size_t               len;
+    samsa_quota_type_t   type;
+    const char          *user, *client;
+} quota_key_t;
+
+static bool
+quota_client_eq(const samsa_map_node_t *node, const void *key)
+{
+    const quota_client_t  *c = SAMSA_MAP_ENTRY(node, quota_client_t, node);
+    const quota_key_t     *k = key;
+
+    return strlen(c->id) == k->len && memcmp(c->id, k->p, k->len) == 0;
+}
+
+static bool
+quota_sensor_eq(const samsa_map_node_t *node, const void *key)
+{
+    const samsa_quota_sensor_t  *s = SAMSA_MAP_ENTRY(node,
+                                                     samsa_quota_sensor_t,
+                                                     node);
+    const quota_key_t           *k = key;
+
+    return s->type == k->type && strcmp(s->user, k->user) == 0
+           && strcmp(s->client, k->client) == 0;
+}
+
 samsa_quota_mgr_t *
 samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s,
                     int ctl_samples, int ctl_window_s)
@@ -101,6 +129,8 @@ samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s,
         atomic_init(&q->none_at[t], -1);
     }
     q->any_offset = -2;
+    samsa_map_init(&q->clients);
+    samsa_map_init(&q->sensors);
     pthread_mutex_init(&q->lock, NULL);
     return q;
 }
@@ -108,68 +138,56 @@ samsa_quota_mgr_new(samsa_meta_t *meta, int samples, int window_s,
 void
 samsa_quota_mgr_free(samsa_quota_mgr_t *q)
 {
-    quota_client_t        *c, *cn;
-    samsa_quota_sensor_t  *s, *sn;
-    size_t                 i;
+    samsa_map_iter_t       it;
+    samsa_map_node_t      *n;
+    quota_client_t        *c;
+    samsa_quota_sensor_t  *s;
 
     if (q == NULL) {
         return;
     }
-    for (i = 0; i < QUOTA_BUCKETS; i++) {
-        for (c = q->clients[i]; c != NULL; c = cn) {
-            cn = c->next;
-            samsa_free(c->id);
-            samsa_free(c);
-        }
-        for (s = q->sensors[i]; s != NULL; s = sn) {
-            sn = s->next;
-            pthread_mutex_destroy(&s->lock);
-            samsa_free(s->user);
-            samsa_free(s->client);
-            samsa_free(s);
-        }
+    samsa_map_iter_init(&it, &q->clients);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        c = SAMSA_MAP_ENTRY(n, quota_client_t, node);
+        samsa_free(c->id);
+        samsa_free(c);
     }
+    samsa_map_iter_init(&it, &q->sensors);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        s = SAMSA_MAP_ENTRY(n, samsa_quota_sensor_t, node);
+        pthread_mutex_destroy(&s->lock);
+        samsa_free(s->user);
+        samsa_free(s->client);
+        samsa_free(s);
+    }
+    samsa_map_fini(&q->clients);
+    samsa_map_fini(&q->sensors);
     pthread_mutex_destroy(&q->lock);
     samsa_free(q);
-}
-
-static uint32_t
-quota_hash(const char *a, size_t alen, const char *b, uint32_t seed)
-{
-    uint32_t  h = 2166136261u ^ seed;
-    size_t    i;
-
-    for (i = 0; i < alen; i++) {
-        h = (h ^ (uint8_t) a[i]) * 16777619u;
-    }
-    for (; b != NULL && *b != '\0'; b++) {
-        h = (h ^ (uint8_t) *b) * 16777619u;
-    }
-    return h % QUOTA_BUCKETS;
 }
 
 /* @locks q->lock held */
 static quota_client_t *
 quota_client_get(samsa_quota_mgr_t *q, samsa_slice_t id)
 {
-    const char      *p = id.ptr != NULL ? id.ptr : "";
-    uint32_t         h = quota_hash(p, id.len, NULL, 0);
-    quota_client_t  *c;
-    int              t;
+    quota_key_t        k = { .p = id.ptr != NULL ? id.ptr : "",
+                             .len = id.len };
+    uint64_t           h = samsa_hash_bytes(k.p, k.len, 0);
+    samsa_map_node_t  *n = samsa_map_find(&q->clients, h, quota_client_eq,
+                                          &k);
+    quota_client_t    *c;
+    int                t;
 
-    for (c = q->clients[h]; c != NULL; c = c->next) {
-        if (strlen(c->id) == id.len && memcmp(c->id, p, id.len) == 0) {
-            return c;
-        }
+    if (n != NULL) {
+        return SAMSA_MAP_ENTRY(n, quota_client_t, node);
     }
     c = samsa_calloc(1, sizeof(*c));
     c->id = samsa_calloc(1, id.len + 1);
-    memcpy(c->id, p, id.len);
+    memcpy(c->id, k.p, id.len);
     for (t = 0; t < SAMSA_QUOTA__NTYPES; t++) {
         c->offset[t] = -2;
     }
-    c->next = q->clients[h];
-    q->clients[h] = c;
+    samsa_map_insert(&q->clients, &c->node, h);
     return c;
 }
 
@@ -178,15 +196,16 @@ static samsa_quota_sensor_t *
 quota_sensor_get(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                  const char *user, const char *client)
 {
-    uint32_t               h = quota_hash(user, strlen(user), client,
-                                          (uint32_t) type);
+    quota_key_t            k = { .type = type, .user = user,
+                                 .client = client };
+    uint64_t               h = samsa_hash_str(client, samsa_hash_str(
+                                   user, (uint64_t) type));
+    samsa_map_node_t      *n = samsa_map_find(&q->sensors, h,
+                                              quota_sensor_eq, &k);
     samsa_quota_sensor_t  *s;
 
-    for (s = q->sensors[h]; s != NULL; s = s->next) {
-        if (s->type == type && strcmp(s->user, user) == 0
-            && strcmp(s->client, client) == 0) {
-            return s;
-        }
+    if (n != NULL) {
+        return SAMSA_MAP_ENTRY(n, samsa_quota_sensor_t, node);
     }
     s = samsa_calloc(1, sizeof(*s));
     s->type = type;
@@ -195,8 +214,7 @@ quota_sensor_get(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     pthread_mutex_init(&s->lock, NULL);
     samsa_qrate_init(&s->rate, q->samples[type], q->window_ms[type]);
     samsa_tbucket_init(&s->bucket);     /* used by Mutation only */
-    s->next = q->sensors[h];
-    q->sensors[h] = s;
+    samsa_map_insert(&q->sensors, &s->node, h);
     return s;
 }
 
@@ -552,26 +570,27 @@ samsa_quota_snapshot(samsa_quota_mgr_t *q, int64_t now_ms,
 {
     samsa_quota_stat_t     st;
     samsa_quota_sensor_t  *s;
-    size_t                 i;
+    samsa_map_iter_t       it;
+    samsa_map_node_t      *n;
 
     pthread_mutex_lock(&q->lock);
-    for (i = 0; i < QUOTA_BUCKETS; i++) {
-        for (s = q->sensors[i]; s != NULL; s = s->next) {
-            pthread_mutex_lock(&s->lock);
-            st = (samsa_quota_stat_t) {
-                .type = s->type, .user = s->user, .client_id = s->client,
-                .rate = samsa_qrate_measure(&s->rate, now_ms),
-                .quota = s->bound, .throttle_time_ms = s->throttle_ms,
-                .throttled = s->throttled,
-            };
-            if (s->type == SAMSA_QUOTA_MUTATION && s->bound > 0.0) {
-                st.tokens = samsa_tbucket_measure(
-                    &s->bucket, s->bound, quota_mutation_burst(q, s->bound),
-                    now_ms);
-            }
-            pthread_mutex_unlock(&s->lock);
-            fn(ctx, &st);
+    samsa_map_iter_init(&it, &q->sensors);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        s = SAMSA_MAP_ENTRY(n, samsa_quota_sensor_t, node);
+        pthread_mutex_lock(&s->lock);
+        st = (samsa_quota_stat_t) {
+            .type = s->type, .user = s->user, .client_id = s->client,
+            .rate = samsa_qrate_measure(&s->rate, now_ms),
+            .quota = s->bound, .throttle_time_ms = s->throttle_ms,
+            .throttled = s->throttled,
+        };
+        if (s->type == SAMSA_QUOTA_MUTATION && s->bound > 0.0) {
+            st.tokens = samsa_tbucket_measure(
+                &s->bucket, s->bound, quota_mutation_burst(q, s->bound),
+                now_ms);
         }
+        pthread_mutex_unlock(&s->lock);
+        fn(ctx, &st);
     }
     pthread_mutex_unlock(&q->lock);
 }

@@ -7,6 +7,7 @@
  */
 #include <samsa/conf.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,9 +16,11 @@
 #include <strings.h>
 
 #include "client/conf_defs.h"
+#include "config/config_parse.h"
 #include "proto/compress.h"
 #include "util/alloc.h"
 #include "util/props.h"
+#include "util/diag.h"
 
 struct samsa_conf {
     char   **keys;
@@ -136,38 +139,25 @@ samsa_conf_def_find(const char *key)
 bool
 samsa_conf_parse_long(const char *s, int64_t *v)
 {
-    char       *end;
-    long long   x;
+    size_t   n;
+    char    *t;
+    bool     ok;
 
-    while (*s == ' ' || *s == '\t') {
+    while (isspace((unsigned char) *s)) {
         s++;
     }
-    errno = 0;
-    x = strtoll(s, &end, 10);
-    if (end == s || errno != 0) {
-        return false;
-    }
-    while (*end == ' ' || *end == '\t') {
-        end++;
-    }
-    if (*end != '\0') {
-        return false;
-    }
-    *v = x;
-    return true;
+    n = strlen(s);
+    samsa_config_trim_span(&s, &n, SAMSA_CONFIG_TRIM_BLANK);
+    t = samsa_strndup(s, n);
+    ok = samsa_config_parse_i64(t, INT64_MIN, INT64_MAX, v) == NULL;
+    samsa_free(t);
+    return ok;
 }
 
 bool
 samsa_conf_parse_bool(const char *s, bool *v)
 {
-    if (strcasecmp(s, "true") == 0) {
-        *v = true;
-    } else if (strcasecmp(s, "false") == 0) {
-        *v = false;
-    } else {
-        return false;
-    }
-    return true;
+    return samsa_config_parse_bool(s, v);
 }
 
 /* The assignor named by one partition.assignment.strategy item (its
@@ -198,29 +188,32 @@ samsa_conf_assignor_name(const char *item, size_t len)
 bool
 samsa_conf_assignors_valid(const char *list)
 {
-    const char  *p = list, *end;
-    size_t       n, count = 0;
+    samsa_config_list_t  it;
+    const char          *p;
+    size_t               n, count = 0;
 
-    while (*p != '\0') {
-        end = strchr(p, ',');
-        n = end != NULL ? (size_t) (end - p) : strlen(p);
-        while (n > 0 && (*p == ' ' || *p == '\t')) {
-            p++;
-            n--;
-        }
-        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t')) {
-            n--;
-        }
+    samsa_config_list_init(&it, list);
+    while (samsa_config_list_next(&it, &p, &n)) {
+        samsa_config_trim_span(&p, &n, SAMSA_CONFIG_TRIM_BLANK);
         if (n > 0) {
             if (samsa_conf_assignor_name(p, n) == NULL) {
                 return false;
             }
             count++;
         }
-        p = end != NULL ? end + 1 : p + strlen(p);
     }
     return count > 0;
 }
+
+/* The enum keys' names (Kafka's ConfigDef.ValidString lists). */
+static const char *const  conf_acks[] = { "all", "-1", "0", "1", NULL };
+static const char *const  conf_offset_reset[] = { "latest", "earliest",
+                                                   "none", NULL };
+static const char *const  conf_isolation[] = { "read_uncommitted",
+                                                "read_committed", NULL };
+static const char *const  conf_group_protocol[] = { "classic", "consumer",
+                                                     NULL };
+static const char *const  conf_plaintext[] = { "PLAINTEXT", NULL };
 
 /* Check value against d; errstr names the key. */
 static samsa_err_t
@@ -251,8 +244,7 @@ conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
         }
         break;
     case SAMSA_CONF_ACKS:
-        if (strcmp(value, "all") != 0 && strcmp(value, "-1") != 0
-            && strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+        if (!samsa_config_in(conf_acks, value)) {
             why = "expected all, -1, 0 or 1";
         }
         break;
@@ -271,20 +263,17 @@ conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
         }
         break;
     case SAMSA_CONF_OFFSET_RESET:
-        if (strcmp(value, "latest") != 0 && strcmp(value, "earliest") != 0
-            && strcmp(value, "none") != 0) {
+        if (!samsa_config_in(conf_offset_reset, value)) {
             why = "expected latest, earliest or none";
         }
         break;
     case SAMSA_CONF_ISOLATION:
-        if (strcmp(value, "read_uncommitted") != 0
-            && strcmp(value, "read_committed") != 0) {
+        if (!samsa_config_in(conf_isolation, value)) {
             why = "expected read_uncommitted or read_committed";
         }
         break;
     case SAMSA_CONF_GROUP_PROTOCOL:
-        if (strcasecmp(value, "classic") != 0
-            && strcasecmp(value, "consumer") != 0) {
+        if (!samsa_config_in_case(conf_group_protocol, value)) {
             why = "expected classic or consumer";
         }
         break;
@@ -295,7 +284,7 @@ conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
         }
         break;
     case SAMSA_CONF_PLAINTEXT:
-        if (strcmp(value, "PLAINTEXT") != 0) {
+        if (!samsa_config_in(conf_plaintext, value)) {
             why = "only PLAINTEXT is supported";
         }
         break;
@@ -450,4 +439,30 @@ samsa_conf_default(const char *key)
     const samsa_conf_def_t  *d = samsa_conf_def_find(key);
 
     return d != NULL ? d->dflt : NULL;
+}
+
+const char *
+samsa_conf_value(const samsa_conf_t *conf, const char *key)
+{
+    const char  *v = samsa_conf_get(conf, key);
+
+    return v != NULL ? v : samsa_conf_default(key);
+}
+
+int64_t
+samsa_conf_long(const samsa_conf_t *conf, const char *key)
+{
+    int64_t  v = 0;
+
+    samsa_assert(samsa_conf_parse_long(samsa_conf_value(conf, key), &v));
+    return v;
+}
+
+bool
+samsa_conf_bool(const samsa_conf_t *conf, const char *key)
+{
+    bool  v = false;
+
+    samsa_assert(samsa_conf_parse_bool(samsa_conf_value(conf, key), &v));
+    return v;
 }

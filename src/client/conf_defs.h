@@ -1,6 +1,7 @@
 /*
  * client/conf_defs.h - the table of client configuration keys behind
- * samsa/conf.h (conf.c) and the value parsers pconf.c shares with it.
+ * samsa/conf.h (conf.c), its typed accessors and the value parsers the
+ * typed configs (client_config.c, pconf.c, cconf.c) share with it.
  * Threads: const data and pure functions.
  */
 #ifndef SAMSA_CLIENT_CONF_DEFS_H
@@ -9,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <samsa/conf.h>
 
 typedef enum samsa_conf_type {
     SAMSA_CONF_STRING,
@@ -39,6 +42,13 @@ typedef struct samsa_conf_def {
 extern const samsa_conf_def_t  samsa_conf_defs[];
 
 const samsa_conf_def_t *samsa_conf_def_find(const char *key);
+
+/* The one accessor of a key's value: as set, else its default (values
+ * were checked by samsa_conf_set(); defaults are well-formed, and the
+ * typed ones assert that the text parses). */
+const char *samsa_conf_value(const samsa_conf_t *conf, const char *key);
+int64_t     samsa_conf_long(const samsa_conf_t *conf, const char *key);
+bool        samsa_conf_bool(const samsa_conf_t *conf, const char *key);
 
 /* A whole decimal number (blanks around allowed). */
 bool samsa_conf_parse_long(const char *s, int64_t *v);

@@ -45,25 +45,13 @@ samsa_config_bad(samsa_config_loader_t *ld, const char *key, const char *fmt,
     return SAMSA_ERR__CONFIG;
 }
 
-static bool
-config_is_space(char c)
-{
-    return isspace((unsigned char) c) != 0;
-}
-
 /* A copy of s without leading and trailing white space. */
 char *
 samsa_config_strdup_trim(const char *s)
 {
-    size_t  n;
+    size_t  n = strlen(s);
 
-    while (config_is_space(*s)) {
-        s++;
-    }
-    n = strlen(s);
-    while (n > 0 && config_is_space(s[n - 1])) {
-        n--;
-    }
+    samsa_config_trim_span(&s, &n, SAMSA_CONFIG_TRIM_SPACE);
     return samsa_strndup(s, n);
 }
 
@@ -73,31 +61,6 @@ samsa_config_upcase(char *s)
     for (; *s != '\0'; s++) {
         *s = (char) toupper((unsigned char) *s);
     }
-}
-
-/* Decimal with an optional sign, within [min, max].  NULL or why. */
-const char *
-samsa_config_parse_i64(const char *text, int64_t min, int64_t max,
-                       int64_t *out)
-{
-    const char  *p = text;
-    char        *end;
-    long long    v;
-
-    if (*p == '+' || *p == '-') {
-        p++;
-    }
-    if (*p == '\0' || strspn(p, "0123456789") != strlen(p)) {
-        return "not a number";
-    }
-    errno = 0;
-    v = strtoll(text, &end, 10);
-    if (errno == ERANGE || v < min || v > max) {
-        return min == INT32_MIN ? "out of range for an int (32 bits)"
-                                : "out of range for a long (64 bits)";
-    }
-    *out = v;
-    return NULL;
 }
 
 static const char *
@@ -124,25 +87,20 @@ config_parse_double(const char *text, double *out)
 const char *
 samsa_config_split_list(const char *text, char ***items, size_t *n)
 {
-    const char  *p = text, *comma;
-    char        *item;
+    samsa_config_list_t   it;
+    const char           *item;
+    size_t                len;
 
     *items = NULL;
     *n = 0;
-    while (*text != '\0') {
-        comma = strchr(p, ',');
-        item = samsa_strndup(p, comma != NULL ? (size_t) (comma - p)
-                                              : strlen(p));
+    samsa_config_list_init(&it, text);
+    while (samsa_config_list_next(&it, &item, &len)) {
+        samsa_config_trim_span(&item, &len, SAMSA_CONFIG_TRIM_SPACE);
         *items = samsa_realloc(*items, (*n + 1) * sizeof(char *));
-        (*items)[(*n)++] = samsa_config_strdup_trim(item);
-        samsa_free(item);
-        if ((*items)[*n - 1][0] == '\0') {
+        (*items)[(*n)++] = samsa_strndup(item, len);
+        if (len == 0) {
             return "empty item in list";
         }
-        if (comma == NULL) {
-            break;
-        }
-        p = comma + 1;
     }
     return NULL;
 }
@@ -156,33 +114,6 @@ samsa_config_strv_free(char **v, size_t n)
         samsa_free(v[i]);
     }
     samsa_free(v);
-}
-
-bool
-samsa_config_in(const char *const *names, const char *s)
-{
-    size_t  i;
-
-    for (i = 0; names[i] != NULL; i++) {
-        if (strcmp(names[i], s) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* "a, b, c" into buf. */
-static const char *
-config_join(const char *const *names, char *buf, size_t size)
-{
-    size_t  i, off = 0;
-
-    buf[0] = '\0';
-    for (i = 0; names[i] != NULL && off < size; i++) {
-        off += (size_t) snprintf(buf + off, size - off, "%s%s",
-                                 i > 0 ? ", " : "", names[i]);
-    }
-    return buf;
 }
 
 static void
@@ -344,8 +275,7 @@ config_parse_scalar(samsa_config_loader_t *ld, const samsa_config_def_t *def,
         why = config_parse_double(val->text, &val->dbl);
         break;
     case SAMSA_CONFIG_BOOL:
-        val->flag = strcasecmp(val->text, "true") == 0;
-        if (!val->flag && strcasecmp(val->text, "false") != 0) {
+        if (!samsa_config_parse_bool(val->text, &val->flag)) {
             why = "not a boolean (true or false)";
         }
         break;
@@ -374,7 +304,7 @@ config_check_items(samsa_config_loader_t *ld, const samsa_config_def_t *def,
     }
     for (i = 0; i < val->nitems; i++) {
         if (!samsa_config_in(def->names, val->items[i])) {
-            config_join(def->names, names, sizeof(names));
+            samsa_config_join(def->names, names, sizeof(names));
             return samsa_config_bad(ld, def->name, "'%s' is not one of: %s",
                                     val->items[i], names);
         }
@@ -418,7 +348,7 @@ config_parse_val(samsa_config_loader_t *ld, size_t i)
         return config_check_range(ld, def, val);
     case SAMSA_CONFIG_CHECK_ENUM:
         if (!samsa_config_in(def->names, val->text)) {
-            config_join(def->names, names, sizeof(names));
+            samsa_config_join(def->names, names, sizeof(names));
             return samsa_config_bad(ld, def->name, "must be one of: %s",
                                     names);
         }
@@ -534,30 +464,6 @@ samsa_config_text(const samsa_config_t *cfg, const char *key)
 }
 
 /* Copy the plain numeric and boolean keys into their fields. */
-static void
-config_fill_scalars(samsa_config_t *cfg)
-{
-    cfg->num_network_threads = samsa_config_int(cfg, "num.network.threads");
-    cfg->num_io_threads = samsa_config_int(cfg, "num.io.threads");
-    cfg->queued_max_requests = samsa_config_int(cfg, "queued.max.requests");
-    cfg->queued_max_request_bytes =
-        samsa_config_long(cfg, "queued.max.request.bytes");
-    cfg->socket_request_max_bytes =
-        samsa_config_int(cfg, "socket.request.max.bytes");
-    cfg->socket_send_buffer_bytes =
-        samsa_config_int(cfg, "socket.send.buffer.bytes");
-    cfg->socket_receive_buffer_bytes =
-        samsa_config_int(cfg, "socket.receive.buffer.bytes");
-    cfg->socket_listen_backlog_size =
-        samsa_config_int(cfg, "socket.listen.backlog.size");
-    cfg->connections_max_idle_ms =
-        samsa_config_long(cfg, "connections.max.idle.ms");
-    cfg->max_connections = samsa_config_int(cfg, "max.connections");
-    cfg->max_connections_per_ip =
-        samsa_config_int(cfg, "max.connections.per.ip");
-    cfg->request_log_enable = samsa_config_bool(cfg, "request.log.enable");
-}
-
 /* node.id, or broker.id (its alias) when only that is set. */
 static samsa_err_t
 config_fill_node_id(samsa_config_loader_t *ld)
@@ -651,15 +557,18 @@ static samsa_err_t
 config_check_network(samsa_config_loader_t *ld)
 {
     samsa_config_t  *cfg = ld->cfg;
+    int64_t          queued =
+        samsa_config_long(cfg, "queued.max.request.bytes");
+    int32_t          request_max =
+        samsa_config_int(cfg, "socket.request.max.bytes");
 
-    if (cfg->queued_max_request_bytes > 0
-        && cfg->queued_max_request_bytes < cfg->socket_request_max_bytes) {
+    if (queued > 0 && queued < request_max) {
         return samsa_config_bad(ld, "queued.max.request.bytes", "must be -1 "
                                 "(no limit) or at least "
                                 "socket.request.max.bytes (%d)",
-                                cfg->socket_request_max_bytes);
+                                request_max);
     }
-    if (cfg->max_connections_per_ip == 0
+    if (samsa_config_int(cfg, "max.connections.per.ip") == 0
         && cfg->nmax_connections_per_ip_overrides == 0) {
         return samsa_config_bad(ld, "max.connections.per.ip", "may be 0 "
                                 "only when max.connections.per.ip.overrides "
@@ -754,7 +663,6 @@ config_fill(samsa_config_loader_t *ld)
     samsa_config_t  *cfg = ld->cfg;
     samsa_err_t      err;
 
-    config_fill_scalars(cfg);
     config_fill_roles(cfg);
     if ((err = config_fill_node_id(ld)) != SAMSA_ERR_NONE
         || (err = samsa_config_net_load(ld)) != SAMSA_ERR_NONE

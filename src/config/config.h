@@ -77,24 +77,14 @@ typedef struct samsa_config {
     char               **log_dirs;
     size_t               nlog_dirs;
 
-    /* Network (the seed's section 7 table; Kafka's defaults) */
-    int32_t              num_network_threads;          /* per listener */
-    int32_t              num_io_threads;               /* per handler pool */
-    int32_t              queued_max_requests;          /* request queue size */
-    int64_t              queued_max_request_bytes;     /* <= 0: no limit */
-    int32_t              socket_request_max_bytes;
-    int32_t              socket_send_buffer_bytes;     /* -1: OS default */
-    int32_t              socket_receive_buffer_bytes;  /* -1: OS default */
-    int32_t              socket_listen_backlog_size;
-    int64_t              connections_max_idle_ms;      /* -1: never */
-    int32_t              max_connections;
-    int32_t              max_connections_per_ip;
+    /* max.connections.per.ip.overrides, resolved (the scalar keys are read
+     * through samsa_config_int() and friends, or at run time through
+     * meta/brokercfg.h, which layers the dynamic values over these) */
     samsa_ip_override_t *max_connections_per_ip_overrides; /* one per
                                                               address */
     size_t               nmax_connections_per_ip_overrides;
 
-    /* Samsa's request log */
-    bool                 request_log_enable;
+    /* Samsa's request log (request.log.enable: samsa_config_bool()) */
     char                *request_log_file;  /* resolved: a path, or
                                                "stderr" */
 

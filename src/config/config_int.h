@@ -1,7 +1,7 @@
 /*
  * config/config_int.h - what config.c and config_net.c share while a
  * configuration loads: each key's value, the loader's state, and the small
- * parsing helpers both use.  Private to src/util/config*.c.
+ * parsing helpers both use.  Private to src/config/config*.c.
  * Threads: main, during samsa_config_load().
  */
 #ifndef SAMSA_CONFIG_CONFIG_INT_H
@@ -13,6 +13,7 @@
 
 #include <samsa/errors.h>
 #include "config/config.h"
+#include "config/config_parse.h"
 
 #define SAMSA_CONFIG_HOST_MAX  256  /* host name or literal, with its NUL */
 
@@ -57,13 +58,6 @@ samsa_config_val_t *samsa_config_val_find(const samsa_config_t *cfg,
 /* A copy of s without white space around it. */
 char *samsa_config_strdup_trim(const char *s);
 void  samsa_config_upcase(char *s);
-
-/* True if s is one of the NULL-terminated names. */
-bool samsa_config_in(const char *const *names, const char *s);
-
-/* Decimal with an optional sign within [min, max]: NULL, or why not. */
-const char *samsa_config_parse_i64(const char *text, int64_t min,
-                                   int64_t max, int64_t *out);
 
 /* Comma-separated, trimmed items (empty text: none): NULL, or why not.
  * *items is set (to free with samsa_config_strv_free) in both cases. */

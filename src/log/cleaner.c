@@ -25,6 +25,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/endian.h"
+#include "util/map.h"
 #include "util/time.h"
 
 #define CLEANER_MAP_SLOT_BYTES   sizeof(cleaner_slot_t)
@@ -44,7 +45,10 @@ typedef struct cleaner_slot {
 } cleaner_slot_t;
 
 /* samsa_cleaner_map_t - open addressing over exact keys; owned by one
- * thread. */
+ * thread.  Not a util/map.h map: like Kafka's SkimpyOffsetMap it lives in
+ * a fixed budget (log.cleaner.dedupe.buffer.size) that its slots and key
+ * bytes are counted against, and it allocates nothing per key; it shares
+ * util/map.h's hash only. */
 struct samsa_cleaner_map {
     size_t           budget;        /* bytes for slots + keys */
     cleaner_slot_t  *slots;
@@ -52,21 +56,6 @@ struct samsa_cleaner_map {
     size_t           count;
     samsa_buf_t      keys;
 };
-
-static uint64_t
-cleaner_hash(const uint8_t *p, size_t n)
-{
-    uint64_t  h = 1469598103934665603ULL;       /* FNV-1a, then a mix */
-    size_t    i;
-
-    for (i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 1099511628211ULL;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
 
 static cleaner_slot_t *
 cleaner_slots_new(size_t cap)
@@ -170,7 +159,7 @@ bool
 samsa_cleaner_map_put(samsa_cleaner_map_t *map, const uint8_t *key,
                       size_t len, int64_t offset)
 {
-    uint64_t         h = cleaner_hash(key, len);
+    uint64_t         h = samsa_hash_bytes(key, len, 0);
     cleaner_slot_t  *s = cleaner_map_slot(map, map->slots, map->cap, h, key,
                                           len);
 
@@ -205,8 +194,8 @@ samsa_cleaner_map_get(const samsa_cleaner_map_t *map, const uint8_t *key,
 {
     const cleaner_slot_t  *s;
 
-    s = cleaner_map_slot(map, map->slots, map->cap, cleaner_hash(key, len),
-                         key, len);
+    s = cleaner_map_slot(map, map->slots, map->cap,
+                         samsa_hash_bytes(key, len, 0), key, len);
     return s->offset;
 }
 

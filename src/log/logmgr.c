@@ -22,15 +22,21 @@
 #include "log/ckpt.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/map.h"
 #include "util/time.h"
 
 #define LOGMGR_TICK_MS          1000    /* logmaint's longest sleep */
 #define LOGMGR_INITIAL_DELAY_MS 30000   /* Kafka's InitialTaskDelayMs */
 
 typedef struct logmgr_entry {
-    struct logmgr_entry  *next;
+    samsa_map_node_t      node;         /* in samsa_logmgr_t.map */
     samsa_plog_t         *plog;         /* the registry's reference */
 } logmgr_entry_t;
+
+typedef struct logmgr_key {
+    const char  *topic;
+    int32_t      partition;
+} logmgr_key_t;
 
 typedef struct logmgr_dir {
     char    *path;                      /* [const] */
@@ -55,9 +61,8 @@ struct samsa_logmgr {
 
     pthread_mutex_t         create_lock;    /* serialises create/delete */
     pthread_mutex_t         map_lock;       /* guards the registry */
-    logmgr_entry_t        **buckets;        /* [map_lock] */
-    size_t                  nbuckets;       /* [map_lock] power of two */
-    size_t                  count;          /* [map_lock] */
+    samsa_map_t             map;            /* [map_lock] logmgr_entry_t
+                                               by topic-partition */
 
     pthread_mutex_t         fq_lock;        /* guards the flush queue */
     pthread_mutex_t         cb_lock;        /* held while on_flushed runs,
@@ -122,60 +127,42 @@ samsa_logmgr_config_defaults(samsa_logmgr_config_t *cfg)
 
 /* ---- registry ------------------------------------------------------------ */
 
-static size_t
+static uint64_t
 logmgr_hash(const char *topic, int32_t partition)
 {
-    uint64_t  h = 1469598103934665603ULL;       /* FNV-1a */
-
-    for (; *topic != '\0'; topic++) {
-        h = (h ^ (uint8_t) *topic) * 1099511628211ULL;
-    }
-    h = (h ^ (uint32_t) partition) * 1099511628211ULL;
-    return (size_t) (h ^ h >> 32);
+    return samsa_hash_u64((uint32_t) partition, samsa_hash_str(topic, 0));
 }
 
 static bool
-logmgr_entry_is(const logmgr_entry_t *e, const char *topic, int32_t partition)
+logmgr_entry_eq(const samsa_map_node_t *node, const void *key)
 {
-    return samsa_plog_partition(e->plog) == partition
-           && strcmp(samsa_plog_topic(e->plog), topic) == 0;
+    const samsa_plog_t  *plog = SAMSA_MAP_ENTRY(node, logmgr_entry_t,
+                                                node)->plog;
+    const logmgr_key_t  *k = key;
+
+    return samsa_plog_partition(plog) == k->partition
+           && strcmp(samsa_plog_topic(plog), k->topic) == 0;
 }
 
-/* The slot pointing at topic-partition's entry (or at the NULL ending its
- * bucket).  @locks map_lock held */
-static logmgr_entry_t **
-logmgr_slot(samsa_logmgr_t *mgr, const char *topic, int32_t partition)
+/* topic-partition's entry, or NULL.  @locks map_lock held */
+static logmgr_entry_t *
+logmgr_find(samsa_logmgr_t *mgr, const char *topic, int32_t partition)
 {
-    logmgr_entry_t  **slot;
+    logmgr_key_t       k = { topic, partition };
+    samsa_map_node_t  *node;
 
-    slot = &mgr->buckets[logmgr_hash(topic, partition) & (mgr->nbuckets - 1)];
-    while (*slot != NULL && !logmgr_entry_is(*slot, topic, partition)) {
-        slot = &(*slot)->next;
-    }
-    return slot;
+    node = samsa_map_find(&mgr->map, logmgr_hash(topic, partition),
+                          logmgr_entry_eq, &k);
+    return node != NULL ? SAMSA_MAP_ENTRY(node, logmgr_entry_t, node) : NULL;
 }
 
-/* Double the buckets once there are more entries than buckets.
- * @locks map_lock held */
-static void
-logmgr_grow(samsa_logmgr_t *mgr)
+/* The next entry of the iteration, or NULL. */
+static logmgr_entry_t *
+logmgr_next(samsa_map_iter_t *it)
 {
-    logmgr_entry_t  **old = mgr->buckets, *e, *next;
-    size_t            n = mgr->nbuckets, i, h;
+    samsa_map_node_t  *node = samsa_map_iter_next(it);
 
-    mgr->nbuckets = n * 2;
-    mgr->buckets = samsa_calloc(mgr->nbuckets, sizeof(*mgr->buckets));
-    for (i = 0; i < n; i++) {
-        for (e = old[i]; e != NULL; e = next) {
-            next = e->next;
-            h = logmgr_hash(samsa_plog_topic(e->plog),
-                            samsa_plog_partition(e->plog))
-                & (mgr->nbuckets - 1);
-            e->next = mgr->buckets[h];
-            mgr->buckets[h] = e;
-        }
-    }
-    samsa_free(old);
+    return node != NULL ? SAMSA_MAP_ENTRY(node, logmgr_entry_t, node) : NULL;
 }
 
 static logmgr_dir_t *
@@ -196,23 +183,21 @@ logmgr_dir_of(samsa_logmgr_t *mgr, samsa_plog_t *plog)
 static bool
 logmgr_insert(samsa_logmgr_t *mgr, samsa_plog_t *plog)
 {
-    logmgr_entry_t  **slot, *e;
-    logmgr_dir_t     *dir;
+    const char      *topic = samsa_plog_topic(plog);
+    int32_t          partition = samsa_plog_partition(plog);
+    logmgr_entry_t  *e;
+    logmgr_dir_t    *dir;
 
     pthread_mutex_lock(&mgr->map_lock);
-    slot = logmgr_slot(mgr, samsa_plog_topic(plog), samsa_plog_partition(plog));
-    if (*slot != NULL) {
+    if (logmgr_find(mgr, topic, partition) != NULL) {
         pthread_mutex_unlock(&mgr->map_lock);
         return false;
     }
     e = samsa_calloc(1, sizeof(*e));
     e->plog = plog;
-    *slot = e;
+    samsa_map_insert(&mgr->map, &e->node, logmgr_hash(topic, partition));
     if ((dir = logmgr_dir_of(mgr, plog)) != NULL) {
         dir->nplogs++;
-    }
-    if (++mgr->count > mgr->nbuckets) {
-        logmgr_grow(mgr);
     }
     pthread_mutex_unlock(&mgr->map_lock);
     return true;
@@ -223,17 +208,15 @@ logmgr_insert(samsa_logmgr_t *mgr, samsa_plog_t *plog)
 static samsa_plog_t *
 logmgr_remove(samsa_logmgr_t *mgr, const char *topic, int32_t partition)
 {
-    logmgr_entry_t  **slot, *e;
-    samsa_plog_t     *plog = NULL;
-    logmgr_dir_t     *dir;
+    logmgr_entry_t  *e;
+    samsa_plog_t    *plog = NULL;
+    logmgr_dir_t    *dir;
 
     pthread_mutex_lock(&mgr->map_lock);
-    slot = logmgr_slot(mgr, topic, partition);
-    if ((e = *slot) != NULL) {
-        *slot = e->next;
+    if ((e = logmgr_find(mgr, topic, partition)) != NULL) {
+        samsa_map_remove(&mgr->map, &e->node);
         plog = e->plog;
         samsa_free(e);
-        mgr->count--;
         if ((dir = logmgr_dir_of(mgr, plog)) != NULL) {
             dir->nplogs--;
         }
@@ -250,7 +233,7 @@ samsa_logmgr_plog_ref(samsa_logmgr_t *mgr, const char *topic,
     samsa_plog_t    *plog = NULL;
 
     pthread_mutex_lock(&mgr->map_lock);
-    e = *logmgr_slot(mgr, topic, partition);
+    e = logmgr_find(mgr, topic, partition);
     if (e != NULL) {
         plog = samsa_plog_ref(e->plog);
     }
@@ -264,15 +247,14 @@ logmgr_snapshot(samsa_logmgr_t *mgr, size_t *n)
 {
     samsa_plog_t    **all;
     logmgr_entry_t   *e;
-    size_t            i;
+    samsa_map_iter_t  it;
 
     pthread_mutex_lock(&mgr->map_lock);
-    all = samsa_calloc(mgr->count + 1, sizeof(*all));
+    all = samsa_calloc(samsa_map_count(&mgr->map) + 1, sizeof(*all));
     *n = 0;
-    for (i = 0; i < mgr->nbuckets; i++) {
-        for (e = mgr->buckets[i]; e != NULL; e = e->next) {
-            all[(*n)++] = samsa_plog_ref(e->plog);
-        }
+    samsa_map_iter_init(&it, &mgr->map);
+    while ((e = logmgr_next(&it)) != NULL) {
+        all[(*n)++] = samsa_plog_ref(e->plog);
     }
     pthread_mutex_unlock(&mgr->map_lock);
     return all;
@@ -309,7 +291,7 @@ samsa_logmgr_plog_count(samsa_logmgr_t *mgr)
     size_t  n;
 
     pthread_mutex_lock(&mgr->map_lock);
-    n = mgr->count;
+    n = samsa_map_count(&mgr->map);
     pthread_mutex_unlock(&mgr->map_lock);
     return n;
 }
@@ -1098,8 +1080,7 @@ logmgr_new(const samsa_logmgr_config_t *cfg)
     for (i = 0; i < cfg->ndirs; i++) {
         mgr->dirs[i].path = samsa_strdup(cfg->dirs[i]);
     }
-    mgr->nbuckets = 64;
-    mgr->buckets = samsa_calloc(mgr->nbuckets, sizeof(*mgr->buckets));
+    samsa_map_init(&mgr->map);
     mgr->on_flushed = cfg->on_flushed;
     mgr->on_flushed_ctx = cfg->on_flushed_ctx;
     pthread_mutex_init(&mgr->create_lock, NULL);
@@ -1131,7 +1112,7 @@ logmgr_free(samsa_logmgr_t *mgr)
     }
     samsa_free(mgr->doomed);
     samsa_free(mgr->dirs);
-    samsa_free(mgr->buckets);
+    samsa_map_fini(&mgr->map);
     samsa_free(mgr->fq);
     pthread_mutex_destroy(&mgr->create_lock);
     pthread_mutex_destroy(&mgr->map_lock);
@@ -1151,21 +1132,19 @@ static samsa_plog_t **
 logmgr_take_all(samsa_logmgr_t *mgr, size_t *n)
 {
     samsa_plog_t    **all;
-    logmgr_entry_t   *e, *next;
+    logmgr_entry_t   *e;
+    samsa_map_iter_t  it;
     size_t            i;
 
     pthread_mutex_lock(&mgr->map_lock);
-    all = samsa_calloc(mgr->count + 1, sizeof(*all));
+    all = samsa_calloc(samsa_map_count(&mgr->map) + 1, sizeof(*all));
     *n = 0;
-    for (i = 0; i < mgr->nbuckets; i++) {
-        for (e = mgr->buckets[i]; e != NULL; e = next) {
-            next = e->next;
-            all[(*n)++] = e->plog;
-            samsa_free(e);
-        }
-        mgr->buckets[i] = NULL;
+    samsa_map_iter_init(&it, &mgr->map);
+    while ((e = logmgr_next(&it)) != NULL) {
+        all[(*n)++] = e->plog;
+        samsa_free(e);
     }
-    mgr->count = 0;
+    samsa_map_fini(&mgr->map);
     for (i = 0; i < mgr->ndirs; i++) {
         mgr->dirs[i].nplogs = 0;
     }

@@ -12,10 +12,11 @@
 #include "util/alloc.h"
 #include "util/crc32c.h"
 #include "util/endian.h"
+#include "util/map.h"
 
 typedef struct pstate_node {
+    samsa_map_node_t      node;         /* in samsa_pstate_t.map */
     samsa_pstate_entry_t  e;
-    struct pstate_node   *next;
 } pstate_node_t;
 
 /* An open transaction. */
@@ -32,9 +33,7 @@ struct samsa_pstate_saved {
 };
 
 struct samsa_pstate {
-    pstate_node_t  **buckets;
-    size_t           nbuckets;      /* power of two */
-    size_t           n;
+    samsa_map_t      map;           /* pstate_node_t by producer id */
     pstate_txn_t    *txns;          /* open transactions, oldest first */
     size_t           ntxns;
     size_t           txns_cap;
@@ -42,12 +41,26 @@ struct samsa_pstate {
 
 /* ---- table ----------------------------------------------------------------- */
 
-static size_t
-pstate_hash(const samsa_pstate_t *ps, int64_t pid)
+static bool
+pstate_node_eq(const samsa_map_node_t *node, const void *key)
 {
-    uint64_t  h = (uint64_t) pid * 0x9E3779B97F4A7C15ull;
+    return SAMSA_MAP_ENTRY(node, pstate_node_t, node)->e.producer_id
+           == *(const int64_t *) key;
+}
 
-    return (size_t) (h >> 32) & (ps->nbuckets - 1);
+static uint64_t
+pstate_hash(int64_t pid)
+{
+    return samsa_hash_u64((uint64_t) pid, 0);
+}
+
+/* The next entry of the iteration, or NULL. */
+static pstate_node_t *
+pstate_next(samsa_map_iter_t *it)
+{
+    samsa_map_node_t  *node = samsa_map_iter_next(it);
+
+    return node != NULL ? SAMSA_MAP_ENTRY(node, pstate_node_t, node) : NULL;
 }
 
 samsa_pstate_t *
@@ -55,25 +68,21 @@ samsa_pstate_new(void)
 {
     samsa_pstate_t  *ps = samsa_calloc(1, sizeof(*ps));
 
-    ps->nbuckets = 16;
-    ps->buckets = samsa_calloc(ps->nbuckets, sizeof(*ps->buckets));
+    samsa_map_init(&ps->map);
     return ps;
 }
 
 void
 samsa_pstate_clear(samsa_pstate_t *ps)
 {
-    pstate_node_t  *node, *next;
-    size_t          i;
+    samsa_map_iter_t   it;
+    pstate_node_t     *node;
 
-    for (i = 0; i < ps->nbuckets; i++) {
-        for (node = ps->buckets[i]; node != NULL; node = next) {
-            next = node->next;
-            samsa_free(node);
-        }
-        ps->buckets[i] = NULL;
+    samsa_map_iter_init(&it, &ps->map);
+    while ((node = pstate_next(&it)) != NULL) {
+        samsa_free(node);
     }
-    ps->n = 0;
+    samsa_map_fini(&ps->map);
     ps->ntxns = 0;
 }
 
@@ -84,23 +93,25 @@ samsa_pstate_free(samsa_pstate_t *ps)
         return;
     }
     samsa_pstate_clear(ps);
-    samsa_free(ps->buckets);
     samsa_free(ps->txns);
     samsa_free(ps);
+}
+
+static pstate_node_t *
+pstate_node(const samsa_pstate_t *ps, int64_t pid)
+{
+    samsa_map_node_t  *node = samsa_map_find(&ps->map, pstate_hash(pid),
+                                             pstate_node_eq, &pid);
+
+    return node != NULL ? SAMSA_MAP_ENTRY(node, pstate_node_t, node) : NULL;
 }
 
 static samsa_pstate_entry_t *
 pstate_get(const samsa_pstate_t *ps, int64_t pid)
 {
-    pstate_node_t  *node;
+    pstate_node_t  *node = pstate_node(ps, pid);
 
-    for (node = ps->buckets[pstate_hash(ps, pid)]; node != NULL;
-         node = node->next) {
-        if (node->e.producer_id == pid) {
-            return &node->e;
-        }
-    }
-    return NULL;
+    return node != NULL ? &node->e : NULL;
 }
 
 const samsa_pstate_entry_t *
@@ -112,63 +123,32 @@ samsa_pstate_find(const samsa_pstate_t *ps, int64_t producer_id)
 size_t
 samsa_pstate_count(const samsa_pstate_t *ps)
 {
-    return ps->n;
-}
-
-static void
-pstate_grow(samsa_pstate_t *ps)
-{
-    pstate_node_t  **old = ps->buckets, *node, *next;
-    size_t           nold = ps->nbuckets, i, h;
-
-    ps->nbuckets *= 2;
-    ps->buckets = samsa_calloc(ps->nbuckets, sizeof(*ps->buckets));
-    for (i = 0; i < nold; i++) {
-        for (node = old[i]; node != NULL; node = next) {
-            next = node->next;
-            h = pstate_hash(ps, node->e.producer_id);
-            node->next = ps->buckets[h];
-            ps->buckets[h] = node;
-        }
-    }
-    samsa_free(old);
+    return samsa_map_count(&ps->map);
 }
 
 /* A new empty entry for pid (which must not exist). */
 static samsa_pstate_entry_t *
 pstate_add(samsa_pstate_t *ps, int64_t pid)
 {
-    pstate_node_t  *node;
-    size_t          h;
+    pstate_node_t  *node = samsa_calloc(1, sizeof(*node));
 
-    if (ps->n + 1 > ps->nbuckets) {
-        pstate_grow(ps);
-    }
-    node = samsa_calloc(1, sizeof(*node));
     node->e.producer_id = pid;
     node->e.epoch = -1;
     node->e.coordinator_epoch = -1;
     node->e.last_timestamp = -1;
     node->e.txn_first_offset = -1;
-    h = pstate_hash(ps, pid);
-    node->next = ps->buckets[h];
-    ps->buckets[h] = node;
-    ps->n++;
+    samsa_map_insert(&ps->map, &node->node, pstate_hash(pid));
     return &node->e;
 }
 
 static void
 pstate_remove(samsa_pstate_t *ps, int64_t pid)
 {
-    pstate_node_t  **pp = &ps->buckets[pstate_hash(ps, pid)], *node;
+    pstate_node_t  *node = pstate_node(ps, pid);
 
-    for (; (node = *pp) != NULL; pp = &node->next) {
-        if (node->e.producer_id == pid) {
-            *pp = node->next;
-            samsa_free(node);
-            ps->n--;
-            return;
-        }
+    if (node != NULL) {
+        samsa_map_remove(&ps->map, &node->node);
+        samsa_free(node);
     }
 }
 
@@ -212,16 +192,14 @@ pstate_txn_remove(samsa_pstate_t *ps, int64_t pid)
 static void
 pstate_txn_rebuild(samsa_pstate_t *ps)
 {
-    pstate_node_t  *node;
-    size_t          i;
+    samsa_map_iter_t  it;
+    pstate_node_t    *node;
 
     ps->ntxns = 0;
-    for (i = 0; i < ps->nbuckets; i++) {
-        for (node = ps->buckets[i]; node != NULL; node = node->next) {
-            if (node->e.txn_first_offset >= 0) {
-                pstate_txn_add(ps, node->e.txn_first_offset,
-                               node->e.producer_id);
-            }
+    samsa_map_iter_init(&it, &ps->map);
+    while ((node = pstate_next(&it)) != NULL) {
+        if (node->e.txn_first_offset >= 0) {
+            pstate_txn_add(ps, node->e.txn_first_offset, node->e.producer_id);
         }
     }
 }
@@ -619,20 +597,17 @@ samsa_pstate_replay(samsa_pstate_t *ps, const samsa_batch_hdr_t *hdr,
 size_t
 samsa_pstate_expire(samsa_pstate_t *ps, int64_t now_ms, int64_t expiration_ms)
 {
-    pstate_node_t  **pp, *node;
-    size_t           i, n = 0;
+    samsa_map_iter_t  it;
+    pstate_node_t    *node;
+    size_t            n = 0;
 
-    for (i = 0; i < ps->nbuckets; i++) {
-        for (pp = &ps->buckets[i]; (node = *pp) != NULL;) {
-            if (node->e.txn_first_offset < 0
-                && now_ms - node->e.last_timestamp >= expiration_ms) {
-                *pp = node->next;
-                samsa_free(node);
-                ps->n--;
-                n++;
-            } else {
-                pp = &node->next;
-            }
+    samsa_map_iter_init(&it, &ps->map);
+    while ((node = pstate_next(&it)) != NULL) {
+        if (node->e.txn_first_offset < 0
+            && now_ms - node->e.last_timestamp >= expiration_ms) {
+            samsa_map_remove(&ps->map, &node->node);
+            samsa_free(node);
+            n++;
         }
     }
     return n;
@@ -650,14 +625,14 @@ pstate_cmp_pid(const void *a, const void *b)
 size_t
 samsa_pstate_list(const samsa_pstate_t *ps, samsa_pstate_entry_t **out)
 {
-    pstate_node_t  *node;
-    size_t          i, n = 0;
+    samsa_map_iter_t  it;
+    pstate_node_t    *node;
+    size_t            n = 0;
 
-    *out = samsa_calloc(ps->n + 1, sizeof(**out));
-    for (i = 0; i < ps->nbuckets; i++) {
-        for (node = ps->buckets[i]; node != NULL; node = node->next) {
-            (*out)[n++] = node->e;
-        }
+    *out = samsa_calloc(samsa_map_count(&ps->map) + 1, sizeof(**out));
+    samsa_map_iter_init(&it, &ps->map);
+    while ((node = pstate_next(&it)) != NULL) {
+        (*out)[n++] = node->e;
     }
     qsort(*out, n, sizeof(**out), pstate_cmp_pid);
     return n;

@@ -3,6 +3,7 @@
  */
 #include "meta/brokercfg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "meta/topic_config.h"
 #include "util/alloc.h"
 #include "config/config_defs.h"
+#include "config/config_parse.h"
 
 /* The broker keys Samsa reconfigures at run time.  Thread counts are
  * checked by Kafka's DynamicThreadPool rule (num.io.threads) or its copy
@@ -154,19 +156,26 @@ brokercfg_set_value(const samsa_brokercfg_levels_t *lv, const char *key)
     return v != NULL ? v : samsa_brokercfg_find(lv->dflt, lv->ndflt, key);
 }
 
+/* A dynamic value as an integer of [min, max]: what strtoll takes whole
+ * (blanks before it, none after). */
 static bool
-brokercfg_parse_int(const char *s, int32_t *out)
+brokercfg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-    char       *end;
-    long long   v;
-
     if (s == NULL) {
         return false;
     }
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0 || v < INT32_MIN
-        || v > INT32_MAX) {
+    while (isspace((unsigned char) *s)) {
+        s++;
+    }
+    return samsa_config_parse_i64(s, min, max, out) == NULL;
+}
+
+static bool
+brokercfg_parse_int(const char *s, int32_t *out)
+{
+    int64_t  v;
+
+    if (!brokercfg_parse_i64(s, INT32_MIN, INT32_MAX, &v)) {
         return false;
     }
     *out = (int32_t) v;
@@ -176,19 +185,7 @@ brokercfg_parse_int(const char *s, int32_t *out)
 static bool
 brokercfg_parse_long(const char *s, int64_t *out)
 {
-    char       *end;
-    long long   v;
-
-    if (s == NULL) {
-        return false;
-    }
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0) {
-        return false;
-    }
-    *out = (int64_t) v;
-    return true;
+    return brokercfg_parse_i64(s, INT64_MIN, INT64_MAX, out);
 }
 
 /* Java's Double.parseDouble, near enough: strtod over the whole text. */
@@ -313,8 +310,7 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
     const samsa_config_def_t  *def =
         &samsa_config_defs[samsa_config_defs_index(key)];
     const char                *s = text != NULL ? text : "null";
-    char                      *end;
-    long long                  v;
+    int64_t                    v;
     double                     d;
 
     if (def->type == SAMSA_CONFIG_DOUBLE) {
@@ -326,11 +322,10 @@ brokercfg_check_value(const char *key, const char *text, char *errstr,
         }
         return SAMSA_ERR_NONE;      /* Kafka's ConfigDef has no range */
     }
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0
-        || (def->type == SAMSA_CONFIG_INT
-            && (v < INT32_MIN || v > INT32_MAX))) {
+    if (!brokercfg_parse_i64(text, def->type == SAMSA_CONFIG_INT
+                                       ? INT32_MIN : INT64_MIN,
+                             def->type == SAMSA_CONFIG_INT
+                                 ? INT32_MAX : INT64_MAX, &v)) {
         snprintf(errstr, errstr_size, "Invalid value %s for configuration "
                  "%s: Not a number of type %s", s, key,
                  def->type == SAMSA_CONFIG_INT ? "INT" : "LONG");

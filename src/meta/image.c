@@ -1,11 +1,13 @@
 /*
  * meta/image.c - see image.h.  An image is an array of topic pointers in
- * name order plus two open-addressing hash indexes over it (by name, by
- * id; linear probing, slots hold index + 1).  Topics are immutable once an
- * image holds them and are shared, counted, between consecutive images; a
- * delta clones a shared topic the first time a record changes it (copy on
- * write) and owns new ones until it applies.  Features, other resources'
- * configs and brokers are few and are copied whole into each image.
+ * name order plus two hash indexes over it (by name, by id): util/map.h
+ * maps whose nodes are an array parallel to the topics (node i indexes
+ * topics[i]; the topics cannot hold the nodes, being shared).  Topics are
+ * immutable once an image holds them and are shared, counted, between
+ * consecutive images; a delta clones a shared topic the first time a
+ * record changes it (copy on write) and owns new ones until it applies.
+ * Features, other resources' configs and brokers are few and are copied
+ * whole into each image.
  */
 #include "meta/image.h"
 
@@ -20,6 +22,7 @@
 #include "meta/topic_name.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/map.h"
 
 /* A topic with its storage and count.  pub's pointers point into it. */
 typedef struct image_topic {
@@ -57,10 +60,11 @@ typedef struct image_misc {
     int64_t                next_producer_id;
 } image_misc_t;
 
-/* Hash index over a topic array: slots hold index + 1, 0 is empty. */
+/* Hash index over a topic array: nodes[i] is topics[i]'s, linked while
+ * topics[i] is not NULL. */
 typedef struct topic_index {
-    uint32_t  *slots;
-    size_t     mask;                    /* slot count - 1 */
+    samsa_map_t        map;
+    samsa_map_node_t  *nodes;           /* as many as the array's cap */
 } topic_index_t;
 
 struct samsa_image {
@@ -131,47 +135,60 @@ samsa_image_id_random(void)
 
 /* ---- hash indexes */
 
-static uint64_t
-index_hash_name(const char *p, size_t n)
-{
-    uint64_t  h = 14695981039346656037ULL;      /* FNV-1a */
-    size_t    i;
+/* What an index's eq compares a node with. */
+typedef struct index_key {
+    const topic_index_t   *idx;
+    image_topic_t *const  *topics;
+    const char            *name;
+    size_t                 len;
+    samsa_uuid_t           id;
+} index_key_t;
 
-    for (i = 0; i < n; i++) {
-        h = (h ^ (uint8_t) p[i]) * 1099511628211ULL;
-    }
-    return h ^ (h >> 29);
+static const image_topic_t *
+index_topic(const samsa_map_node_t *node, const index_key_t *k)
+{
+    return k->topics[node - k->idx->nodes];
+}
+
+static bool
+index_name_eq(const samsa_map_node_t *node, const void *key)
+{
+    const index_key_t    *k = key;
+    const image_topic_t  *t = index_topic(node, k);
+
+    return t->pub.name_len == k->len && memcmp(t->name, k->name, k->len) == 0;
+}
+
+static bool
+index_id_eq(const samsa_map_node_t *node, const void *key)
+{
+    const index_key_t  *k = key;
+
+    return samsa_uuid_eq(index_topic(node, k)->pub.id, k->id);
 }
 
 static uint64_t
-index_hash_id(samsa_uuid_t id)
+index_hash(const char *name, size_t len, samsa_uuid_t id, bool by_id)
 {
-    return index_hash_name((const char *) id.b, sizeof(id.b));
-}
-
-static uint64_t
-index_hash(const image_topic_t *t, bool by_id)
-{
-    return by_id ? index_hash_id(t->pub.id)
-                 : index_hash_name(t->name, t->pub.name_len);
+    return by_id ? samsa_hash_bytes(id.b, sizeof(id.b), 0)
+                 : samsa_hash_bytes(name, len, 0);
 }
 
 static void
 index_fini(topic_index_t *idx)
 {
-    samsa_free(idx->slots);
-    idx->slots = NULL;
-    idx->mask = 0;
+    samsa_map_fini(&idx->map);
+    samsa_free(idx->nodes);
+    idx->nodes = NULL;
 }
 
+/* Link topics[i] (t) into idx. */
 static void
-index_insert(topic_index_t *idx, uint64_t h, size_t i)
+index_insert(topic_index_t *idx, const image_topic_t *t, size_t i,
+             bool by_id)
 {
-    size_t  s;
-
-    for (s = h & idx->mask; idx->slots[s] != 0; s = (s + 1) & idx->mask) {
-    }
-    idx->slots[s] = (uint32_t) (i + 1);
+    samsa_map_insert(&idx->map, &idx->nodes[i],
+                     index_hash(t->name, t->pub.name_len, t->pub.id, by_id));
 }
 
 /* Rebuild idx over topics[0..n) (NULL entries skipped), sized for cap. */
@@ -179,64 +196,29 @@ static void
 index_build(topic_index_t *idx, image_topic_t *const *topics, size_t n,
             size_t cap, bool by_id)
 {
-    size_t  slots = 8, i;
+    size_t  i;
 
-    while (slots < cap * 2) {
-        slots *= 2;
-    }
-    samsa_free(idx->slots);
-    idx->slots = samsa_calloc(slots, sizeof(*idx->slots));
-    idx->mask = slots - 1;
+    index_fini(idx);
+    samsa_map_init(&idx->map);
+    idx->nodes = samsa_calloc(cap + 1, sizeof(*idx->nodes));
     for (i = 0; i < n; i++) {
         if (topics[i] != NULL) {
-            index_insert(idx, index_hash(topics[i], by_id), i);
+            index_insert(idx, topics[i], i, by_id);
         }
     }
 }
 
-/* Slot of the topic with that name (by_id false) or id, or SIZE_MAX. */
+/* Position of the topic with that name (by_id false) or id, or SIZE_MAX. */
 static size_t
-index_find_slot(const topic_index_t *idx, image_topic_t *const *topics,
-                const char *name, size_t len, samsa_uuid_t id, bool by_id)
+index_find(const topic_index_t *idx, image_topic_t *const *topics,
+           const char *name, size_t len, samsa_uuid_t id, bool by_id)
 {
-    uint64_t  h = by_id ? index_hash_id(id) : index_hash_name(name, len);
-    size_t    s;
+    index_key_t        k = { idx, topics, name, len, id };
+    samsa_map_node_t  *node;
 
-    if (idx->slots == NULL) {
-        return SIZE_MAX;
-    }
-    for (s = h & idx->mask; idx->slots[s] != 0; s = (s + 1) & idx->mask) {
-        const image_topic_t  *t = topics[idx->slots[s] - 1];
-
-        if (by_id ? samsa_uuid_eq(t->pub.id, id)
-                  : (t->pub.name_len == len
-                     && memcmp(t->name, name, len) == 0)) {
-            return s;
-        }
-    }
-    return SIZE_MAX;
-}
-
-/* Remove the entry in slot s, shifting later entries of its probe run
- * back (linear probing needs no tombstones). */
-static void
-index_remove_slot(topic_index_t *idx, image_topic_t *const *topics, size_t s,
-                  bool by_id)
-{
-    size_t  j, home;
-
-    idx->slots[s] = 0;
-    for (j = (s + 1) & idx->mask; idx->slots[j] != 0;
-         j = (j + 1) & idx->mask) {
-        home = index_hash(topics[idx->slots[j] - 1], by_id) & idx->mask;
-        /* Move j back to s unless its home lies cyclically in (s, j]. */
-        if ((j > s && (home <= s || home > j))
-            || (j < s && (home <= s && home > j))) {
-            idx->slots[s] = idx->slots[j];
-            idx->slots[j] = 0;
-            s = j;
-        }
-    }
+    node = samsa_map_find(&idx->map, index_hash(name, len, id, by_id),
+                          by_id ? index_id_eq : index_name_eq, &k);
+    return node != NULL ? (size_t) (node - idx->nodes) : SIZE_MAX;
 }
 
 /* ---- topics */
@@ -507,11 +489,10 @@ samsa_image_topic_find(const samsa_image_t *img, const char *name,
                        size_t len)
 {
     samsa_uuid_t  none = { { 0 } };
-    size_t        s = index_find_slot(&img->by_name, img->topics, name, len,
-                                      none, false);
+    size_t        i = index_find(&img->by_name, img->topics, name, len, none,
+                                 false);
 
-    return s == SIZE_MAX ? NULL
-                         : &img->topics[img->by_name.slots[s] - 1]->pub;
+    return i == SIZE_MAX ? NULL : &img->topics[i]->pub;
 }
 
 const samsa_image_topic_t *
@@ -522,8 +503,8 @@ samsa_image_topic_find_id(const samsa_image_t *img, samsa_uuid_t id)
     if (samsa_uuid_is_zero(id)) {
         return NULL;
     }
-    s = index_find_slot(&img->by_id, img->topics, NULL, 0, id, true);
-    return s == SIZE_MAX ? NULL : &img->topics[img->by_id.slots[s] - 1]->pub;
+    s = index_find(&img->by_id, img->topics, NULL, 0, id, true);
+    return s == SIZE_MAX ? NULL : &img->topics[s]->pub;
 }
 
 size_t
@@ -711,11 +692,8 @@ static size_t
 delta_find(const samsa_image_delta_t *d, const char *name, size_t len,
            samsa_uuid_t id, bool by_id)
 {
-    const topic_index_t  *idx = by_id ? &d->by_id : &d->by_name;
-    size_t                s = index_find_slot(idx, d->topics, name, len, id,
-                                              by_id);
-
-    return s == SIZE_MAX ? SIZE_MAX : idx->slots[s] - 1;
+    return index_find(by_id ? &d->by_id : &d->by_name, d->topics, name, len,
+                      id, by_id);
 }
 
 const samsa_image_topic_t *
@@ -788,8 +766,8 @@ delta_topic_add(samsa_image_delta_t *d, image_topic_t *t)
     }
     d->topics[d->ntopics] = t;
     d->owned[d->ntopics] = true;
-    index_insert(&d->by_name, index_hash(t, false), d->ntopics);
-    index_insert(&d->by_id, index_hash(t, true), d->ntopics);
+    index_insert(&d->by_name, t, d->ntopics, false);
+    index_insert(&d->by_id, t, d->ntopics, true);
     d->ntopics++;
     d->nlive++;
     d->sort = true;
@@ -799,13 +777,9 @@ static void
 delta_topic_remove(samsa_image_delta_t *d, size_t i)
 {
     image_topic_t  *t = d->topics[i];
-    size_t          s;
 
-    s = index_find_slot(&d->by_name, d->topics, t->name, t->pub.name_len,
-                        t->pub.id, false);
-    index_remove_slot(&d->by_name, d->topics, s, false);
-    s = index_find_slot(&d->by_id, d->topics, NULL, 0, t->pub.id, true);
-    index_remove_slot(&d->by_id, d->topics, s, true);
+    samsa_map_remove(&d->by_name.map, &d->by_name.nodes[i]);
+    samsa_map_remove(&d->by_id.map, &d->by_id.nodes[i]);
     d->topics[i] = NULL;
     d->owned[i] = false;
     d->nlive--;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config/config_parse.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
@@ -438,59 +439,8 @@ tc_trim(samsa_arena_t *arena, const char *s)
 {
     size_t  n = strlen(s);
 
-    while (n > 0 && (unsigned char) s[n - 1] <= ' ') {
-        n--;
-    }
-    while (n > 0 && (unsigned char) *s <= ' ') {
-        s++;
-        n--;
-    }
+    samsa_config_trim_span(&s, &n, SAMSA_CONFIG_TRIM_JAVA);
     return samsa_arena_strndup(arena, s, n);
-}
-
-/* Java's Integer/Long.parseLong: optional sign, decimal digits only. */
-static bool
-tc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-    char       *end;
-    long long   v;
-
-    if (*s == '\0' || isspace((unsigned char) *s)
-        || !(isdigit((unsigned char) *s) || *s == '+' || *s == '-')) {
-        return false;
-    }
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0' || end == s || v < min || v > max
-        || !isdigit((unsigned char) end[-1])) {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-static bool
-tc_in(const char *const *names, const char *s)
-{
-    for (; *names != NULL; names++) {
-        if (strcmp(*names, s) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* "a, b" for the ENUM message. */
-static void
-tc_join(const char *const *names, char *out, size_t size)
-{
-    size_t  o = 0;
-
-    out[0] = '\0';
-    for (; *names != NULL && o < size; names++) {
-        o += (size_t) snprintf(out + o, size - o, "%s%s", o > 0 ? ", " : "",
-                               *names);
-    }
 }
 
 static samsa_err_t tc_invalid(char *errstr, size_t errstr_size,
@@ -518,26 +468,25 @@ tc_check_list(const samsa_topic_config_def_t *def, const char *trimmed,
               samsa_arena_t *arena, const char **canon, char *errstr,
               size_t errstr_size)
 {
-    char        why[256], names[256];
-    const char *p = trimmed, *comma;
-    char       *item, *out = samsa_arena_alloc(arena, strlen(trimmed) + 1);
-    size_t      o = 0;
+    char                 why[256], names[256];
+    samsa_config_list_t  it;
+    const char          *span;
+    char                *item, *out = samsa_arena_alloc(arena,
+                                                        strlen(trimmed) + 1);
+    size_t               len, o = 0;
 
     out[0] = '\0';
-    while (*trimmed != '\0') {
-        comma = strchr(p, ',');
-        item = tc_trim(arena, samsa_arena_strndup(arena, p, comma != NULL
-                       ? (size_t) (comma - p) : strlen(p)));
-        if (def->check == SAMSA_CONFIG_CHECK_ENUM && !tc_in(def->names, item)) {
-            tc_join(def->names, names, sizeof(names));
+    samsa_config_list_init(&it, trimmed);
+    while (samsa_config_list_next(&it, &span, &len)) {
+        samsa_config_trim_span(&span, &len, SAMSA_CONFIG_TRIM_JAVA);
+        item = samsa_arena_strndup(arena, span, len);
+        if (def->check == SAMSA_CONFIG_CHECK_ENUM
+            && !samsa_config_in(def->names, item)) {
+            samsa_config_join(def->names, names, sizeof(names));
             return tc_invalid(errstr, errstr_size, def->name, item,
                               "String must be one of: %s", names);
         }
         o += (size_t) sprintf(out + o, "%s%s", o > 0 ? "," : "", item);
-        if (comma == NULL) {
-            break;
-        }
-        p = comma + 1;
     }
     if (def->check == SAMSA_CONFIG_CHECK_FN
         && !def->fn(trimmed, 0, why, sizeof(why))) {
@@ -556,8 +505,8 @@ tc_check_number(const samsa_topic_config_def_t *def, const char *value,
     int64_t  v;
     bool     is_int = def->type == SAMSA_CONFIG_INT;
 
-    if (!tc_parse_i64(trimmed, is_int ? INT32_MIN : INT64_MIN,
-                      is_int ? INT32_MAX : INT64_MAX, &v)) {
+    if (samsa_config_parse_i64(trimmed, is_int ? INT32_MIN : INT64_MIN,
+                               is_int ? INT32_MAX : INT64_MAX, &v) != NULL) {
         return tc_invalid(errstr, errstr_size, def->name, value,
                           "Not a number of type %s", is_int ? "INT" : "LONG");
     }
@@ -616,6 +565,7 @@ samsa_topic_config_check(const char *key, const char *value,
     char                            *trimmed;
     char                             names[256];
     samsa_err_t                      err = SAMSA_ERR_NONE;
+    bool                             flag = false;
 
     if (def == NULL) {
         snprintf(errstr, errstr_size, "Unknown topic config name: %s", key);
@@ -633,12 +583,11 @@ samsa_topic_config_check(const char *key, const char *value,
                               errstr_size);
         break;
     case SAMSA_CONFIG_BOOL:
-        if (strcasecmp(trimmed, "true") != 0
-            && strcasecmp(trimmed, "false") != 0) {
+        if (!samsa_config_parse_bool(trimmed, &flag)) {
             err = tc_invalid(errstr, errstr_size, key, value,
                              "Expected value to be either true or false");
         }
-        out = strcasecmp(trimmed, "true") == 0 ? "true" : "false";
+        out = flag ? "true" : "false";
         break;
     case SAMSA_CONFIG_LIST:
         err = tc_check_list(def, trimmed, a, &out, errstr, errstr_size);
@@ -646,8 +595,8 @@ samsa_topic_config_check(const char *key, const char *value,
     case SAMSA_CONFIG_STRING:
     case SAMSA_CONFIG_PASSWORD:
         if (def->check == SAMSA_CONFIG_CHECK_ENUM
-            && !tc_in(def->names, trimmed)) {
-            tc_join(def->names, names, sizeof(names));
+            && !samsa_config_in(def->names, trimmed)) {
+            samsa_config_join(def->names, names, sizeof(names));
             err = tc_invalid(errstr, errstr_size, key, trimmed,
                              "String must be one of: %s", names);
         }
@@ -775,7 +724,8 @@ tc_scaled(const samsa_topic_config_def_t *def,
         return canon;
     }
     if (syn->scale == 1
-        || !tc_parse_i64(tc_trim(arena, text), INT64_MIN, INT64_MAX, &v)) {
+        || samsa_config_parse_i64(tc_trim(arena, text), INT64_MIN, INT64_MAX,
+                                  &v) != NULL) {
         return NULL;
     }
     v = v > INT64_MAX / syn->scale ? INT64_MAX
@@ -919,9 +869,9 @@ samsa_topic_config_long(const samsa_config_t *cfg, const samsa_image_t *img,
     samsa_arena_t  arena = SAMSA_ARENA_INIT;
     int64_t        v = 0;
 
-    if (!tc_parse_i64(tc_value(cfg, img, overrides, n, key, &arena,
-                               SAMSA_CONFIG_INT, SAMSA_CONFIG_LONG),
-                      INT64_MIN, INT64_MAX, &v)) {
+    if (samsa_config_parse_i64(tc_value(cfg, img, overrides, n, key, &arena,
+                                        SAMSA_CONFIG_INT, SAMSA_CONFIG_LONG),
+                               INT64_MIN, INT64_MAX, &v) != NULL) {
         samsa_assert(!"unparsable topic config value");
     }
     samsa_arena_fini(&arena);

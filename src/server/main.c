@@ -314,13 +314,19 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     conf.num_network_threads = server_dynamic_int(srv,
                                                   "num.network.threads");
     conf.num_io_threads = server_dynamic_int(srv, "num.io.threads");
-    conf.queued_max_requests = cfg->queued_max_requests;
-    conf.queued_max_request_bytes = cfg->queued_max_request_bytes;
-    conf.socket_request_max_bytes = cfg->socket_request_max_bytes;
-    conf.socket_send_buffer_bytes = cfg->socket_send_buffer_bytes;
-    conf.socket_receive_buffer_bytes = cfg->socket_receive_buffer_bytes;
-    conf.socket_listen_backlog_size = cfg->socket_listen_backlog_size;
-    conf.connections_max_idle_ms = cfg->connections_max_idle_ms;
+    conf.queued_max_requests = samsa_config_int(cfg, "queued.max.requests");
+    conf.queued_max_request_bytes =
+        samsa_config_long(cfg, "queued.max.request.bytes");
+    conf.socket_request_max_bytes =
+        samsa_config_int(cfg, "socket.request.max.bytes");
+    conf.socket_send_buffer_bytes =
+        samsa_config_int(cfg, "socket.send.buffer.bytes");
+    conf.socket_receive_buffer_bytes =
+        samsa_config_int(cfg, "socket.receive.buffer.bytes");
+    conf.socket_listen_backlog_size =
+        samsa_config_int(cfg, "socket.listen.backlog.size");
+    conf.connections_max_idle_ms =
+        samsa_config_long(cfg, "connections.max.idle.ms");
     img = samsa_meta_image_get(srv->brk.meta);
     samsa_brokercfg_levels(img, cfg->node_id, &lv);
     server_conn_limits(srv, &lv, side, controller, &lim);
@@ -475,7 +481,7 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     samsa_reqlog_init(&srv->reqlog, cfg->request_log_file);
     samsa_diag_logger_hook(SAMSA_DIAG_LOGGER_REQUEST,
                            samsa_reqlog_enable_hook, &srv->reqlog);
-    if (cfg->request_log_enable
+    if (samsa_config_bool(cfg, "request.log.enable")
         && !samsa_diag_logger_update(SAMSA_DIAG_LOGGER_REQUEST, false,
                                      SAMSA_DIAG_DEBUG, errstr,
                                      errstr_size)) {

@@ -10,8 +10,8 @@ no), printed with its file and line.  Exit 1 if there is any.
     metadata log is stored with the log code; log knows no meta, no net)
     broker (services: purgatory, quota, pidmgr; the wiring) <- broker/group,
     broker/txn <- broker/handlers <- server
-    util <- proto <- net <- client <- client/producer, client/consumer,
-    client/admin <- cli
+    util <- config (its parsers), proto <- net <- client <- client/producer,
+    client/consumer, client/admin <- cli
 
 broker/group and broker/txn sit above broker's services but below its
 wiring: of broker/ they may include only the headers in BROKER_SERVICES.
@@ -43,18 +43,15 @@ ALLOWED = {
     "server":           {"util", "config", "proto", "net", "net/server", "log",
                          "meta", "meta/controller", "broker", "broker/group",
                          "broker/txn", "broker/handlers"},
-    "client":           {"util", "proto", "net"},
-    "client/producer":  {"util", "proto", "net", "client"},
-    "client/consumer":  {"util", "proto", "net", "client"},
-    "client/admin":     {"util", "proto", "net", "client"},
+    "client":           {"util", "config", "proto", "net"},
+    "client/producer":  {"util", "config", "proto", "net", "client"},
+    "client/consumer":  {"util", "config", "proto", "net", "client"},
+    "client/admin":     {"util", "config", "proto", "net", "client"},
     "cli":              {"util", "proto", "net", "client", "client/producer",
                          "client/consumer", "client/admin"},
 }
 # what broker/group and broker/txn may include of broker/ itself
 BROKER_SERVICES = {"broker/purgatory.h", "broker/quota.h", "broker/pidmgr.h"}
-# TEMPORARY (issue 17, one client config): the consumer still embeds the
-# producer's typed config for its network settings
-EXCEPTIONS = {("src/client/consumer/cconf.h", "client/producer/pconf.h")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:[a-z_]+/)+)([a-z_0-9]+\.h)"')
 
 
@@ -104,9 +101,6 @@ def main(root):
                     if not m:
                         continue
                     why = check_include(room, m.group(1), m.group(2))
-                    if why and (os.path.relpath(path, root),
-                                m.group(1) + m.group(2)) in EXCEPTIONS:
-                        why = None
                     if why:
                         bad.append("%s:%d: %s" % (os.path.relpath(path, root),
                                                   lineno, why))

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client/admin/admin_int.h"
+#include "client/client_config.h"
 #include "client/conf_defs.h"
 #include "proto/gen/DescribeCluster.h"
 #include "proto/gen/FindCoordinator.h"
@@ -119,27 +120,15 @@ samsa_admin_config_source_name(int source)
 
 /* ---- the handle -------------------------------------------------------- */
 
-static int64_t
-admin_conf_long(const samsa_conf_t *conf, const char *key)
-{
-    const char  *v = samsa_conf_get(conf, key);
-    int64_t      x = 0;
-
-    if (v == NULL) {
-        v = samsa_conf_default(key);
-    }
-    samsa_assert(v != NULL && samsa_conf_parse_long(v, &x));
-    return x;
-}
-
-/* Split bootstrap.servers into nodes -1, -2, ...; false if an entry has
- * no port or the list is empty. */
+/* Split bootstrap.servers into nodes -1, -2, ... (a NULL: only check);
+ * false if an entry has no port or the list is empty. */
 static bool
 admin_bootstrap(samsa_admin_t *a, const char *list)
 {
     char  *copy = samsa_strdup(list), *save = NULL, *tok, *colon, *host;
-    char  *end;
-    long   port;
+    char    *end;
+    long     port;
+    size_t   n = 0;
 
     for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
          tok = strtok_r(NULL, ", \t", &save)) {
@@ -159,21 +148,26 @@ admin_bootstrap(samsa_admin_t *a, const char *list)
             colon[-1] = '\0';
             host++;
         }
-        a->nbootstrap++;
-        samsa_netclient_node_set(a->nc, -a->nbootstrap, host, (int32_t) port);
+        n++;
+        if (a != NULL) {
+            a->nbootstrap = (int32_t) n;
+            samsa_netclient_node_set(a->nc, -a->nbootstrap, host,
+                                     (int32_t) port);
+        }
     }
     samsa_free(copy);
-    return a->nbootstrap > 0;
+    return n > 0;
 }
 
 samsa_err_t
 samsa_admin_new(const samsa_conf_t *conf, samsa_admin_t **adminp,
                 char *errstr, size_t errstr_size)
 {
-    samsa_admin_t    *a;
-    const char       *bs = samsa_conf_get(conf, "bootstrap.servers");
-    const char       *cid = samsa_conf_get(conf, "client.id");
-    samsa_nc_conf_t   ncc;
+    samsa_admin_t          *a;
+    const char             *bs = samsa_conf_get(conf, "bootstrap.servers");
+    samsa_client_config_t   net;
+    samsa_nc_conf_t         ncc;
+    samsa_err_t             err;
 
     *adminp = NULL;
     if (bs == NULL || bs[0] == '\0') {
@@ -181,37 +175,34 @@ samsa_admin_new(const samsa_conf_t *conf, samsa_admin_t **adminp,
                  "'bootstrap.servers'");
         return SAMSA_ERR__CONFIG;
     }
-    memset(&ncc, 0, sizeof(ncc));
-    ncc.client_id = cid != NULL && cid[0] != '\0' ? cid : "samsa-admin";
-    ncc.max_in_flight = 5;
-    ncc.request_timeout_ms = admin_conf_long(conf, "request.timeout.ms");
-    ncc.reconnect_backoff_ms = admin_conf_long(conf, "reconnect.backoff.ms");
-    ncc.reconnect_backoff_max_ms =
-        admin_conf_long(conf, "reconnect.backoff.max.ms");
-    ncc.connection_setup_timeout_ms =
-        admin_conf_long(conf, "socket.connection.setup.timeout.ms");
-    ncc.send_buffer_bytes =
-        (int32_t) admin_conf_long(conf, "send.buffer.bytes");
-    ncc.receive_buffer_bytes =
-        (int32_t) admin_conf_long(conf, "receive.buffer.bytes");
+    if (!admin_bootstrap(NULL, bs)) {
+        snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
+                 "'bootstrap.servers': expected host:port[,host:port...]",
+                 bs);
+        return SAMSA_ERR__CONFIG;
+    }
+    err = samsa_client_config_load(&net, conf, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_client_config_fini(&net);
+        return err;
+    }
+    ncc = samsa_client_config_nc(&net, 5, NULL);
+    if (net.client_id[0] == '\0') {
+        ncc.client_id = "samsa-admin";
+    }
     a = samsa_calloc(1, sizeof(*a));
     samsa_assert(pthread_mutex_init(&a->lock, NULL) == 0);
     a->nc = samsa_netclient_new(&ncc);
     /* never due on its own: the admin client asks when a call needs it */
     a->mdc = samsa_mdcache_new(SAMSA_MDCACHE_ANSWERED, INT64_MAX / 2, NULL,
                                NULL);
-    a->request_timeout_ms = ncc.request_timeout_ms;
-    a->default_api_timeout_ms =
-        admin_conf_long(conf, "default.api.timeout.ms");
-    a->retry_backoff_ms = admin_conf_long(conf, "retry.backoff.ms");
+    a->request_timeout_ms = net.request_timeout_ms;
+    a->default_api_timeout_ms = samsa_conf_long(conf,
+                                                "default.api.timeout.ms");
+    a->retry_backoff_ms = net.retry_backoff_ms;
     a->bootstrap = samsa_strdup(bs);
-    if (!admin_bootstrap(a, bs)) {
-        snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
-                 "'bootstrap.servers': expected host:port[,host:port...]",
-                 bs);
-        samsa_admin_free(a);
-        return SAMSA_ERR__CONFIG;
-    }
+    samsa_assert(admin_bootstrap(a, bs));
+    samsa_client_config_fini(&net);
     *adminp = a;
     return SAMSA_ERR_NONE;
 }

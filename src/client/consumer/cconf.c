@@ -11,37 +11,17 @@
 #include <strings.h>
 
 #include "client/conf_defs.h"
+#include "config/config_parse.h"
 #include "util/alloc.h"
 #include "util/diag.h"
-
-static const char *
-cconf_str(const samsa_conf_t *conf, const char *key)
-{
-    const char  *v = samsa_conf_get(conf, key);
-
-    return v != NULL ? v : samsa_conf_default(key);
-}
 
 /* ConsumerConfig's receive.buffer.bytes default (-1: the OS's). */
 #define CCONF_RECEIVE_BUFFER_BYTES  65536
 
-/* Values were checked by samsa_conf_set(); defaults are well-formed. */
 static int32_t
 cconf_int(const samsa_conf_t *conf, const char *key)
 {
-    int64_t  v = 0;
-
-    samsa_assert(samsa_conf_parse_long(cconf_str(conf, key), &v));
-    return (int32_t) v;
-}
-
-static bool
-cconf_bool(const samsa_conf_t *conf, const char *key)
-{
-    bool  v = false;
-
-    samsa_assert(samsa_conf_parse_bool(cconf_str(conf, key), &v));
-    return v;
+    return (int32_t) samsa_conf_long(conf, key);
 }
 
 static void
@@ -63,21 +43,15 @@ cconf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
 static void
 cconf_assignors(samsa_cconf_t *cc, const char *list)
 {
-    const char  *p = list, *end, *name;
-    size_t       n;
-    int32_t      i;
-    bool         dup;
+    samsa_config_list_t  it;
+    const char          *p, *name;
+    size_t               n;
+    int32_t              i;
+    bool                 dup;
 
-    while (*p != '\0') {
-        end = strchr(p, ',');
-        n = end != NULL ? (size_t) (end - p) : strlen(p);
-        while (n > 0 && (*p == ' ' || *p == '\t')) {
-            p++;
-            n--;
-        }
-        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t')) {
-            n--;
-        }
+    samsa_config_list_init(&it, list);
+    while (samsa_config_list_next(&it, &p, &n)) {
+        samsa_config_trim_span(&p, &n, SAMSA_CONFIG_TRIM_BLANK);
         name = n > 0 ? samsa_conf_assignor_name(p, n) : NULL;
         dup = false;
         for (i = 0; name != NULL && i < cc->nassignors; i++) {
@@ -89,7 +63,6 @@ cconf_assignors(samsa_cconf_t *cc, const char *list)
                                               * sizeof(char *));
             cc->assignors[cc->nassignors++] = samsa_strdup(name);
         }
-        p = end != NULL ? end + 1 : p + strlen(p);
     }
 }
 
@@ -134,7 +107,7 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
     samsa_err_t   err;
 
     memset(cc, 0, sizeof(*cc));
-    err = samsa_pconf_load(&cc->net, conf, errstr, errstr_size);
+    err = samsa_client_config_load(&cc->net, conf, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -146,11 +119,11 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
     cc->session_timeout_ms = cconf_int(conf, "session.timeout.ms");
     cc->heartbeat_interval_ms = cconf_int(conf, "heartbeat.interval.ms");
     cc->max_poll_interval_ms = cconf_int(conf, "max.poll.interval.ms");
-    v = cconf_str(conf, "auto.offset.reset");
+    v = samsa_conf_value(conf, "auto.offset.reset");
     cc->auto_offset_reset = strcmp(v, "earliest") == 0 ? SAMSA_RESET_EARLIEST
                             : strcmp(v, "none") == 0   ? SAMSA_RESET_NONE
                                                        : SAMSA_RESET_LATEST;
-    cc->enable_auto_commit = cconf_bool(conf, "enable.auto.commit");
+    cc->enable_auto_commit = samsa_conf_bool(conf, "enable.auto.commit");
     cc->auto_commit_interval_ms = cconf_int(conf, "auto.commit.interval.ms");
     cc->fetch_min_bytes = cconf_int(conf, "fetch.min.bytes");
     cc->fetch_max_wait_ms = cconf_int(conf, "fetch.max.wait.ms");
@@ -158,18 +131,20 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
     cc->max_partition_fetch_bytes = cconf_int(conf,
                                               "max.partition.fetch.bytes");
     cc->max_poll_records = cconf_int(conf, "max.poll.records");
-    cc->read_committed = strcmp(cconf_str(conf, "isolation.level"),
+    cc->read_committed = strcmp(samsa_conf_value(conf, "isolation.level"),
                                 "read_committed") == 0;
-    cc->check_crcs = cconf_bool(conf, "check.crcs");
-    cconf_assignors(cc, cconf_str(conf, "partition.assignment.strategy"));
+    cc->check_crcs = samsa_conf_bool(conf, "check.crcs");
+    cconf_assignors(cc, samsa_conf_value(conf,
+                                         "partition.assignment.strategy"));
     cc->default_api_timeout_ms = cconf_int(conf, "default.api.timeout.ms");
-    cc->exclude_internal_topics = cconf_bool(conf, "exclude.internal.topics");
-    cc->allow_auto_create_topics = cconf_bool(conf,
+    cc->exclude_internal_topics = samsa_conf_bool(conf,
+                                                  "exclude.internal.topics");
+    cc->allow_auto_create_topics = samsa_conf_bool(conf,
                                               "allow.auto.create.topics");
-    cc->client_rack = samsa_strdup(cconf_str(conf, "client.rack"));
+    cc->client_rack = samsa_strdup(samsa_conf_value(conf, "client.rack"));
 
     cc->group_protocol_consumer =
-        strcasecmp(cconf_str(conf, "group.protocol"), "consumer") == 0;
+        strcasecmp(samsa_conf_value(conf, "group.protocol"), "consumer") == 0;
     v = samsa_conf_get(conf, "group.remote.assignor");
     cc->group_remote_assignor = v != NULL && v[0] != '\0' ? samsa_strdup(v)
                                                            : NULL;
@@ -217,7 +192,7 @@ samsa_cconf_fini(samsa_cconf_t *cc)
 {
     int32_t  i;
 
-    samsa_pconf_fini(&cc->net);
+    samsa_client_config_fini(&cc->net);
     samsa_free(cc->group_id);
     samsa_free(cc->group_instance_id);
     for (i = 0; i < cc->nassignors; i++) {

@@ -7,8 +7,8 @@
  * partition.assignment.strategy, session.timeout.ms and
  * heartbeat.interval.ms may not be set, with classic
  * group.remote.assignor may not (Kafka 4.0's ConsumerConfig).  Connection settings (bootstrap.servers,
- * client.id, request.timeout.ms, reconnect.backoff.*, ...) are read with
- * the producer's loader (pconf.c).
+ * client.id, request.timeout.ms, reconnect.backoff.*, ...) are the
+ * clients' shared ones (client/client_config.h).
  * Threads: built once by samsa_consumer_new(), then read-only.
  */
 #ifndef SAMSA_CLIENT_CONSUMER_CCONF_H
@@ -20,7 +20,7 @@
 
 #include <samsa/conf.h>
 
-#include "client/producer/pconf.h"
+#include "client/client_config.h"
 
 typedef enum samsa_reset {
     SAMSA_RESET_LATEST = 0,
@@ -29,7 +29,7 @@ typedef enum samsa_reset {
 } samsa_reset_t;
 
 typedef struct samsa_cconf {
-    samsa_pconf_t   net;                /* bootstrap, client.id, timeouts */
+    samsa_client_config_t  net;         /* bootstrap, client.id, timeouts */
     char           *group_id;           /* NULL: none */
     char           *group_instance_id;  /* NULL: dynamic member */
     int32_t         session_timeout_ms;

@@ -508,18 +508,7 @@ samsa_consumer_new(const samsa_conf_t *conf, samsa_consumer_t **consumerp,
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&c->cond, &ca);
     pthread_condattr_destroy(&ca);
-    ncc = (samsa_nc_conf_t) {
-        .client_id = c->cc.net.client_id,
-        .max_in_flight = 5,
-        .request_timeout_ms = c->cc.net.request_timeout_ms,
-        .reconnect_backoff_ms = c->cc.net.reconnect_backoff_ms,
-        .reconnect_backoff_max_ms = c->cc.net.reconnect_backoff_max_ms,
-        .connection_setup_timeout_ms =
-            c->cc.net.connection_setup_timeout_ms,
-        .send_buffer_bytes = c->cc.net.send_buffer_bytes,
-        .receive_buffer_bytes = c->cc.net.receive_buffer_bytes,
-        .log_name = "consumer",
-    };
+    ncc = samsa_client_config_nc(&c->cc.net, 5, "consumer");
     /* a Fetch waits up to fetch.max.wait.ms on the broker */
     if (ncc.request_timeout_ms < c->cc.fetch_max_wait_ms + 5000) {
         ncc.request_timeout_ms = c->cc.fetch_max_wait_ms + 5000;

@@ -5,7 +5,8 @@
  * flight per connection - an error when enable.idempotence was set
  * explicitly, else idempotence is turned off with a note, as Java does;
  * delivery.timeout.ms >= linger.ms + request.timeout.ms - an error when
- * set explicitly, else raised to that sum.
+ * set explicitly, else raised to that sum.  The settings all clients share
+ * are read by client_config.c into .net.
  * Threads: built once by samsa_producer_new(), then read-only.
  */
 #ifndef SAMSA_CLIENT_PRODUCER_PCONF_H
@@ -17,12 +18,11 @@
 
 #include <samsa/conf.h>
 
+#include "client/client_config.h"
 #include "proto/compress.h"
 
 typedef struct samsa_pconf {
-    char           **bootstrap;         /* "host:port" each */
-    size_t           nbootstrap;
-    char            *client_id;
+    samsa_client_config_t  net;         /* bootstrap, client.id, timeouts */
     int16_t          acks;              /* -1 (all), 0, 1 */
     int64_t          linger_ms;
     int32_t          batch_size;
@@ -33,21 +33,11 @@ typedef struct samsa_pconf {
     bool             idempotence;
     int32_t          max_in_flight;
     int32_t          retries;
-    int64_t          retry_backoff_ms;
-    int64_t          retry_backoff_max_ms;
     int64_t          delivery_timeout_ms;
-    int64_t          request_timeout_ms;
     int32_t          max_request_size;
     bool             adaptive;
     int64_t          availability_timeout_ms;
     bool             ignore_keys;
-    int64_t          metadata_max_age_ms;
-    int64_t          metadata_max_idle_ms;
-    int64_t          reconnect_backoff_ms;
-    int64_t          reconnect_backoff_max_ms;
-    int64_t          connection_setup_timeout_ms;
-    int32_t          send_buffer_bytes;
-    int32_t          receive_buffer_bytes;
     char            *transactional_id;  /* NULL: not transactional */
     int32_t          transaction_timeout_ms;
 } samsa_pconf_t;

@@ -81,7 +81,8 @@ samsa_producer_new(const samsa_conf_t *conf, samsa_producer_t **producerp,
     };
     p->accum = samsa_accum_new(&ac);
     p->mdc = samsa_mdcache_new(SAMSA_MDCACHE_ASKED,
-                               p->pc.metadata_max_age_ms, producer_wake, p);
+                               p->pc.net.metadata_max_age_ms, producer_wake,
+                               p);
     atomic_init(&p->closing, false);
     atomic_init(&p->m.producer_id, -1);
     atomic_init(&p->m.producer_epoch, -1);

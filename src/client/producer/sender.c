@@ -173,16 +173,16 @@ sender_needs_bump(samsa_err_t err)
 static int64_t
 sender_backoff(samsa_sender_t *s, int32_t attempts)
 {
-    double    v = (double) s->pc->retry_backoff_ms;
+    double    v = (double) s->pc->net.retry_backoff_ms;
     double    jitter;
     int32_t   i;
 
-    for (i = 0; i < attempts && v < (double) s->pc->retry_backoff_max_ms;
+    for (i = 0; i < attempts && v < (double) s->pc->net.retry_backoff_max_ms;
          i++) {
         v *= 2;
     }
-    if (v > (double) s->pc->retry_backoff_max_ms) {
-        v = (double) s->pc->retry_backoff_max_ms;
+    if (v > (double) s->pc->net.retry_backoff_max_ms) {
+        v = (double) s->pc->net.retry_backoff_max_ms;
     }
     s->rng = s->rng * 6364136223846793005ULL + 1442695040888963407ULL;
     jitter = 0.8 + 0.4 * (double) (s->rng >> 11) / (double) (1ULL << 53);
@@ -442,7 +442,7 @@ sender_produce(samsa_sender_t *s, int32_t node, samsa_producer_batch_t *list,
                               ? samsa_slice_cstr(s->pc->transactional_id)
                               : SAMSA_SLICE_NULL;
     req.Acks = s->pc->acks;
-    req.TimeoutMs = (int32_t) s->pc->request_timeout_ms;
+    req.TimeoutMs = (int32_t) s->pc->net.request_timeout_ms;
     req.TopicData = topics;
     req.TopicData_cnt = nt;
     preq->version = samsa_netclient_version(s->nc, node, SAMSA_API_Produce,
@@ -496,7 +496,7 @@ sender_maybe_metadata(samsa_sender_t *s, int64_t now)
     int32_t                n;
 
     if (s->md_inflight || !samsa_mdcache_update_due(s->mdc, now, &next)
-        || now - s->md_last_ms < s->pc->retry_backoff_ms) {
+        || now - s->md_last_ms < s->pc->net.retry_backoff_ms) {
         return;
     }
     topics = samsa_mdcache_topics(s->mdc, &n);
@@ -591,7 +591,7 @@ sender_maybe_pid(samsa_sender_t *s, int64_t now)
         return false;
     }
     if (s->pid_inflight || s->inflight > 0
-        || now - s->pid_last_ms < s->pc->retry_backoff_ms) {
+        || now - s->pid_last_ms < s->pc->net.retry_backoff_ms) {
         return true;
     }
     node = samsa_netclient_least_loaded(s->nc, now);
@@ -749,8 +749,8 @@ sender_run_once(samsa_sender_t *s)
                          samsa_sender_fatal(s));
     }
     if (md_next < timeout) {
-        timeout = md_next < s->pc->retry_backoff_ms ? s->pc->retry_backoff_ms
-                                                    : md_next;
+        timeout = md_next < s->pc->net.retry_backoff_ms
+                      ? s->pc->net.retry_backoff_ms : md_next;
     }
     if (timeout > SENDER_MAX_POLL_MS || timeout < 0) {
         timeout = SENDER_MAX_POLL_MS;
@@ -788,16 +788,8 @@ samsa_sender_start(const samsa_pconf_t *pc, samsa_accum_t *accum,
                    samsa_pmetrics_t *metrics, samsa_txnmgr_t *tm)
 {
     samsa_sender_t   *s = samsa_calloc(1, sizeof(*s));
-    samsa_nc_conf_t   ncc = {
-        .client_id = pc->client_id,
-        .max_in_flight = pc->max_in_flight,
-        .request_timeout_ms = pc->request_timeout_ms,
-        .reconnect_backoff_ms = pc->reconnect_backoff_ms,
-        .reconnect_backoff_max_ms = pc->reconnect_backoff_max_ms,
-        .connection_setup_timeout_ms = pc->connection_setup_timeout_ms,
-        .send_buffer_bytes = pc->send_buffer_bytes,
-        .receive_buffer_bytes = pc->receive_buffer_bytes,
-    };
+    samsa_nc_conf_t   ncc = samsa_client_config_nc(&pc->net,
+                                                   pc->max_in_flight, NULL);
     const char       *colon;
     char             *host;
     size_t            i;
@@ -817,10 +809,10 @@ samsa_sender_start(const samsa_pconf_t *pc, samsa_accum_t *accum,
     atomic_init(&s->force, false);
     atomic_init(&s->fatal, SAMSA_ERR_NONE);
     s->nc = samsa_netclient_new(&ncc);
-    for (i = 0; i < pc->nbootstrap; i++) {
-        colon = strrchr(pc->bootstrap[i], ':');
-        host = samsa_strndup(pc->bootstrap[i],
-                             (size_t) (colon - pc->bootstrap[i]));
+    for (i = 0; i < pc->net.nbootstrap; i++) {
+        colon = strrchr(pc->net.bootstrap[i], ':');
+        host = samsa_strndup(pc->net.bootstrap[i],
+                             (size_t) (colon - pc->net.bootstrap[i]));
         if (host[0] == '[' && host[strlen(host) - 1] == ']') {
             memmove(host, host + 1, strlen(host) - 2);
             host[strlen(host) - 2] = '\0';

@@ -599,7 +599,7 @@ txn_reset_partitions(samsa_txnmgr_t *tm)
 static void
 txn_backoff(samsa_txnmgr_t *tm, samsa_err_t err, bool group, int64_t now)
 {
-    int64_t  b = tm->pc->retry_backoff_ms;
+    int64_t  b = tm->pc->net.retry_backoff_ms;
     int32_t  i;
 
     if (txn_err_coord_lost(err)) {
@@ -609,11 +609,12 @@ txn_backoff(samsa_txnmgr_t *tm, samsa_err_t err, bool group, int64_t now)
             tm->coord = SAMSA_NC_NO_NODE;
         }
     }
-    for (i = 0; i < tm->attempts && b < tm->pc->retry_backoff_max_ms; i++) {
+    for (i = 0; i < tm->attempts && b < tm->pc->net.retry_backoff_max_ms;
+         i++) {
         b *= 2;
     }
-    if (b > tm->pc->retry_backoff_max_ms) {
-        b = tm->pc->retry_backoff_max_ms;
+    if (b > tm->pc->net.retry_backoff_max_ms) {
+        b = tm->pc->net.retry_backoff_max_ms;
     }
     tm->attempts++;
     tm->retry_at = now + b;
@@ -637,7 +638,7 @@ txn_send(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int32_t node,
         tm->req_inflight = true;
     } else {
         samsa_buf_fini(frame);
-        tm->retry_at = now + tm->pc->retry_backoff_ms;
+        tm->retry_at = now + tm->pc->net.retry_backoff_ms;
     }
 }
 

@@ -138,8 +138,8 @@ test_conf_cross_key_rules(void **state)
     /* acks=1 without an explicit enable.idempotence: Java turns
      * idempotence off rather than failing. */
     assert_int_equal(load(ok, &pc, err, sizeof(err)), SAMSA_ERR_NONE);
-    assert_int_equal(pc.nbootstrap, 2);
-    assert_string_equal(pc.bootstrap[1], "b:2");
+    assert_int_equal(pc.net.nbootstrap, 2);
+    assert_string_equal(pc.net.bootstrap[1], "b:2");
     assert_int_equal(pc.acks, 1);
     assert_false(pc.idempotence);
     assert_int_equal(pc.codec, SAMSA_CODEC_ZSTD);

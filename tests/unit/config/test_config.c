@@ -170,19 +170,24 @@ test_config_defaults_without_args(void **state)
     assert_string_equal(cfg.controller_listener_names[0], "CONTROLLER");
     assert_int_equal(cfg.nlog_dirs, 1);
     assert_string_equal(cfg.log_dirs[0], "./samsa-data");
-    assert_int_equal(cfg.num_network_threads, 3);
-    assert_int_equal(cfg.num_io_threads, 8);
-    assert_int_equal(cfg.queued_max_requests, 500);
-    assert_int_equal(cfg.queued_max_request_bytes, -1);
-    assert_int_equal(cfg.socket_request_max_bytes, 104857600);
-    assert_int_equal(cfg.socket_send_buffer_bytes, 102400);
-    assert_int_equal(cfg.socket_receive_buffer_bytes, 102400);
-    assert_int_equal(cfg.socket_listen_backlog_size, 50);
-    assert_int_equal(cfg.connections_max_idle_ms, 600000);
-    assert_int_equal(cfg.max_connections, 2147483647);
-    assert_int_equal(cfg.max_connections_per_ip, 2147483647);
+    assert_int_equal(samsa_config_int(&cfg, "num.network.threads"), 3);
+    assert_int_equal(samsa_config_int(&cfg, "num.io.threads"), 8);
+    assert_int_equal(samsa_config_int(&cfg, "queued.max.requests"), 500);
+    assert_int_equal(samsa_config_long(&cfg, "queued.max.request.bytes"), -1);
+    assert_int_equal(samsa_config_int(&cfg, "socket.request.max.bytes"),
+                     104857600);
+    assert_int_equal(samsa_config_int(&cfg, "socket.send.buffer.bytes"),
+                     102400);
+    assert_int_equal(samsa_config_int(&cfg, "socket.receive.buffer.bytes"),
+                     102400);
+    assert_int_equal(samsa_config_int(&cfg, "socket.listen.backlog.size"), 50);
+    assert_int_equal(samsa_config_long(&cfg, "connections.max.idle.ms"),
+                     600000);
+    assert_int_equal(samsa_config_int(&cfg, "max.connections"), 2147483647);
+    assert_int_equal(samsa_config_int(&cfg, "max.connections.per.ip"),
+                     2147483647);
     assert_int_equal(cfg.nmax_connections_per_ip_overrides, 0);
-    assert_false(cfg.request_log_enable);
+    assert_false(samsa_config_bool(&cfg, "request.log.enable"));
     assert_string_equal(cfg.request_log_file,
                         "./samsa-data/samsa-request.log");
     assert_string_equal(samsa_config_source(&cfg, "num.io.threads"),
@@ -268,9 +273,9 @@ test_config_overrides_win_over_file(void **state)
         fail_msg("%s", errstr);
     }
     assert_string_equal(cfg.config_file, path);
-    assert_int_equal(cfg.num_io_threads, 9);
-    assert_int_equal(cfg.num_network_threads, 5);
-    assert_int_equal(cfg.queued_max_requests, 70);
+    assert_int_equal(samsa_config_int(&cfg, "num.io.threads"), 9);
+    assert_int_equal(samsa_config_int(&cfg, "num.network.threads"), 5);
+    assert_int_equal(samsa_config_int(&cfg, "queued.max.requests"), 70);
     assert_string_equal(samsa_config_source(&cfg, "num.io.threads"),
                         "--override");
     assert_string_equal(samsa_config_source(&cfg, "queued.max.requests"),
@@ -393,15 +398,16 @@ test_config_values_accepted(void **state)
             "queued.max.request.bytes", "104857600",
             "max.connections.per.ip", "0",
             "max.connections.per.ip.overrides", "127.0.0.1:5");
-    assert_int_equal(cfg.num_io_threads, 12);
-    assert_true(cfg.request_log_enable);
+    assert_int_equal(samsa_config_int(&cfg, "num.io.threads"), 12);
+    assert_true(samsa_config_bool(&cfg, "request.log.enable"));
     assert_int_equal(samsa_config_long(&cfg, "log.retention.bytes"), -5);
     assert_true(samsa_config_long(&cfg, "log.flush.interval.messages")
                 == INT64_MAX);
     assert_true(samsa_config_double(&cfg, "log.cleaner.min.cleanable.ratio")
                 == 0.25);
-    assert_int_equal(cfg.queued_max_request_bytes, 104857600);
-    assert_int_equal(cfg.max_connections_per_ip, 0);
+    assert_int_equal(samsa_config_long(&cfg, "queued.max.request.bytes"),
+                     104857600);
+    assert_int_equal(samsa_config_int(&cfg, "max.connections.per.ip"), 0);
     samsa_config_fini(&cfg);
 }
 
@@ -613,7 +619,7 @@ test_config_log_dirs_and_request_log(void **state)
     assert_int_equal(cfg.nlog_dirs, 1);
     assert_string_equal(cfg.log_dirs[0], "/x");
     assert_string_equal(cfg.request_log_file, "stderr");
-    assert_true(cfg.request_log_enable);
+    assert_true(samsa_config_bool(&cfg, "request.log.enable"));
     samsa_config_fini(&cfg);
     LOAD_OK(&cfg, "request.log.file", "/var/log/samsa/req.log");
     assert_string_equal(cfg.request_log_file, "/var/log/samsa/req.log");

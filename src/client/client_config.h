@@ -1,0 +1,51 @@
+/*
+ * client/client_config.h - the settings every client shares (Kafka's
+ * CommonClientConfigs): bootstrap.servers, client.id, request.timeout.ms,
+ * retry.backoff.*, reconnect.backoff.*, socket.connection.setup.timeout.ms,
+ * the socket buffers and metadata.max.age.ms, in typed form from a
+ * samsa_conf_t.  The producer's (producer/pconf.h) and the consumer's
+ * (consumer/cconf.h) typed configs each hold one as .net.
+ * Threads: built once by the client's constructor, then read-only.
+ */
+#ifndef SAMSA_CLIENT_CLIENT_CONFIG_H
+#define SAMSA_CLIENT_CLIENT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <samsa/conf.h>
+
+#include "client/netclient.h"
+
+typedef struct samsa_client_config {
+    char           **bootstrap;         /* "host:port" each */
+    size_t           nbootstrap;
+    char            *client_id;         /* "" when not set */
+    int64_t          request_timeout_ms;
+    int64_t          retry_backoff_ms;
+    int64_t          retry_backoff_max_ms;  /* >= retry_backoff_ms */
+    int64_t          metadata_max_age_ms;
+    int64_t          reconnect_backoff_ms;
+    int64_t          reconnect_backoff_max_ms;
+    int64_t          connection_setup_timeout_ms;
+    int32_t          send_buffer_bytes;
+    int32_t          receive_buffer_bytes;
+} samsa_client_config_t;
+
+/* Fill cc from conf.  SAMSA_ERR__CONFIG with errstr naming the key when
+ * bootstrap.servers is missing or an entry has no port.  Call
+ * samsa_client_config_fini() after any result. */
+SAMSA_MUST_CHECK samsa_err_t samsa_client_config_load(
+    samsa_client_config_t *cc, const samsa_conf_t *conf, char *errstr,
+    size_t errstr_size);
+
+void samsa_client_config_fini(samsa_client_config_t *cc);
+
+/* The network client's settings from cc (borrowing its client.id), with
+ * max_in_flight requests per connection and log_name (NULL: "producer"). */
+samsa_nc_conf_t samsa_client_config_nc(const samsa_client_config_t *cc,
+                                       int32_t max_in_flight,
+                                       const char *log_name);
+
+#endif /* SAMSA_CLIENT_CLIENT_CONFIG_H */
