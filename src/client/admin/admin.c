@@ -1,9 +1,12 @@
 /*
  * client/admin/admin.c - the admin client's handle, its blocking round trips
- * over the producer's network client (netclient.c), metadata, topic and
- * cluster descriptions, and result blocks (see samsa/admin.h).
+ * over the client's network client (netclient.c), metadata (each call
+ * asks afresh and installs the answer in the client's metadata cache,
+ * mdcache.c), topic and cluster descriptions, and result blocks (see
+ * samsa/admin.h).
  * Threads: any application thread; one call at a time per handle (the
- * handle's lock), and that call drives the netclient's poll loop itself.
+ * handle's lock), and that call drives the netclient's poll loop itself
+ * and is the only writer of the handle's metadata cache.
  */
 #include <samsa/admin.h>
 
@@ -85,6 +88,19 @@ samsa_admin_cmp_tp_result(const void *x, const void *y)
         return c;
     }
     return (a->partition > b->partition) - (a->partition < b->partition);
+}
+
+samsa_err_t
+samsa_admin_tp_results_done(samsa_tp_results_t *res, samsa_err_t err,
+                            samsa_tp_results_t **resultp)
+{
+    if (err != SAMSA_ERR_NONE) {
+        samsa_admin_result_free(res);
+        return err;
+    }
+    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
+    *resultp = res;
+    return SAMSA_ERR_NONE;
 }
 
 const char *
@@ -177,6 +193,9 @@ samsa_admin_new(const samsa_conf_t *conf, samsa_admin_t **adminp,
     a = samsa_calloc(1, sizeof(*a));
     samsa_assert(pthread_mutex_init(&a->lock, NULL) == 0);
     a->nc = samsa_netclient_new(&ncc);
+    /* never due on its own: the admin client asks when a call needs it */
+    a->mdc = samsa_mdcache_new(SAMSA_MDCACHE_ANSWERED, INT64_MAX / 2, NULL,
+                               NULL);
     a->request_timeout_ms = net.request_timeout_ms;
     a->default_api_timeout_ms = samsa_conf_long(conf,
                                                 "default.api.timeout.ms");
@@ -195,6 +214,7 @@ samsa_admin_free(samsa_admin_t *a)
         return;
     }
     samsa_netclient_free(a->nc);
+    samsa_mdcache_free(a->mdc);
     pthread_mutex_destroy(&a->lock);
     samsa_free(a->bootstrap);
     samsa_free(a);
@@ -356,7 +376,6 @@ samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
     samsa_admin_rpc_t              rpc;
     samsa_rd_t                     rd;
     samsa_err_t                    err;
-    char                           host[256];
     size_t                         i;
 
     err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY, SAMSA_API_Metadata,
@@ -385,12 +404,8 @@ samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    for (i = 0; i < (size_t) resp->Brokers_cnt; i++) {
-        samsa_MetadataResponseBroker_t  *b = &resp->Brokers[i];
-
-        snprintf(host, sizeof(host), "%.*s", (int) b->Host.len, b->Host.ptr);
-        samsa_netclient_node_set(a->nc, b->NodeId, host, b->Port);
-    }
+    samsa_mdcache_nodes_set(a->nc, resp);
+    samsa_mdcache_update(a->mdc, resp, samsa_now_ms());
     return SAMSA_ERR_NONE;
 }
 
@@ -592,6 +607,36 @@ admin_cmp_broker(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
+/* The result for a cluster (brokers sorted by id). */
+static samsa_cluster_desc_t *
+admin_cluster_desc(samsa_slice_t cluster_id, int32_t controller_id,
+                   const samsa_mdbroker_t *brokers, int32_t n)
+{
+    samsa_cluster_desc_t  *res;
+    samsa_arena_t         *arena;
+    int32_t                i;
+
+    res = samsa_admin_result_new(sizeof(*res), &arena);
+    res->cluster_id = samsa_admin_str(arena, cluster_id);
+    res->controller_id = controller_id;
+    res->nbrokers = (size_t) n;
+    res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
+                                      sizeof(*res->brokers));
+    for (i = 0; i < n; i++) {
+        const samsa_mdbroker_t  *b = &brokers[i];
+
+        res->brokers[i].id = b->node_id;
+        res->brokers[i].host = samsa_admin_str(arena,
+                                               samsa_slice_cstr(b->host));
+        res->brokers[i].port = b->port;
+        res->brokers[i].rack = samsa_admin_str(arena,
+                                               samsa_slice_cstr(b->rack));
+    }
+    qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
+          admin_cmp_broker);
+    return res;
+}
+
 /* DescribeCluster (KIP-700), answered by any broker. */
 static samsa_err_t
 admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
@@ -600,8 +645,7 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
 {
     samsa_DescribeClusterRequest_t   req;
     samsa_DescribeClusterResponse_t  resp;
-    samsa_cluster_desc_t            *res;
-    samsa_arena_t                   *arena;
+    samsa_mdbroker_t                *brokers;
     samsa_admin_rpc_t                rpc;
     samsa_rd_t                       rd;
     samsa_err_t                      err;
@@ -625,21 +669,17 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    res = samsa_admin_result_new(sizeof(*res), &arena);
-    res->cluster_id = samsa_admin_str(arena, resp.ClusterId);
-    res->controller_id = resp.ControllerId;
-    res->nbrokers = resp.Brokers_cnt > 0 ? (size_t) resp.Brokers_cnt : 0;
-    res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
-                                      sizeof(*res->brokers));
-    for (i = 0; i < (int32_t) res->nbrokers; i++) {
-        res->brokers[i].id = resp.Brokers[i].BrokerId;
-        res->brokers[i].host = samsa_admin_str(arena, resp.Brokers[i].Host);
-        res->brokers[i].port = resp.Brokers[i].Port;
-        res->brokers[i].rack = samsa_admin_str(arena, resp.Brokers[i].Rack);
+    brokers = samsa_arena_calloc(scratch, (size_t) resp.Brokers_cnt + 1,
+                                 sizeof(*brokers));
+    for (i = 0; i < resp.Brokers_cnt; i++) {
+        brokers[i].node_id = resp.Brokers[i].BrokerId;
+        brokers[i].host = samsa_admin_str(scratch, resp.Brokers[i].Host);
+        brokers[i].port = resp.Brokers[i].Port;
+        brokers[i].rack = samsa_admin_str(scratch, resp.Brokers[i].Rack);
     }
-    qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
-          admin_cmp_broker);
-    *resultp = res;
+    *resultp = admin_cluster_desc(
+        resp.ClusterId, resp.ControllerId, brokers,
+        resp.Brokers_cnt > 0 ? resp.Brokers_cnt : 0);
     return SAMSA_ERR_NONE;
 }
 
@@ -649,31 +689,22 @@ admin_describe_cluster_md(samsa_admin_t *a, int64_t deadline,
                           samsa_cluster_desc_t **resultp)
 {
     samsa_MetadataResponse_t   resp;
-    samsa_cluster_desc_t      *res;
-    samsa_arena_t             *arena;
+    samsa_mdbroker_t          *brokers;
     samsa_err_t                err;
     const char                *const none[1] = { NULL };
-    int32_t                    i;
+    char                      *cluster_id;
+    int32_t                    n, controller_id;
 
     err = samsa_admin_metadata(a, none, 0, deadline, scratch, &resp);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    res = samsa_admin_result_new(sizeof(*res), &arena);
-    res->cluster_id = samsa_admin_str(arena, resp.ClusterId);
-    res->controller_id = resp.ControllerId;
-    res->nbrokers = resp.Brokers_cnt > 0 ? (size_t) resp.Brokers_cnt : 0;
-    res->brokers = samsa_arena_calloc(arena, res->nbrokers + 1,
-                                      sizeof(*res->brokers));
-    for (i = 0; i < (int32_t) res->nbrokers; i++) {
-        res->brokers[i].id = resp.Brokers[i].NodeId;
-        res->brokers[i].host = samsa_admin_str(arena, resp.Brokers[i].Host);
-        res->brokers[i].port = resp.Brokers[i].Port;
-        res->brokers[i].rack = samsa_admin_str(arena, resp.Brokers[i].Rack);
-    }
-    qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
-          admin_cmp_broker);
-    *resultp = res;
+    /* the answer, as the metadata cache keeps it */
+    brokers = samsa_mdcache_cluster(a->mdc, &n, &controller_id, &cluster_id);
+    *resultp = admin_cluster_desc(samsa_slice_cstr(cluster_id),
+                                  controller_id, brokers, n);
+    samsa_mdcache_brokers_free(brokers, n);
+    samsa_free(cluster_id);
     return SAMSA_ERR_NONE;
 }
 

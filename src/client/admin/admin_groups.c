@@ -848,13 +848,7 @@ samsa_admin_alter_group_offsets(samsa_admin_t *a, const char *group_id,
     }
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(res);
-        return err;
-    }
-    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
-    *resultp = res;
-    return SAMSA_ERR_NONE;
+    return samsa_admin_tp_results_done(res, err, resultp);
 }
 
 static samsa_err_t
@@ -948,11 +942,5 @@ samsa_admin_delete_group_offsets(samsa_admin_t *a, const char *group_id,
                               arena, res);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(res);
-        return err;
-    }
-    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
-    *resultp = res;
-    return SAMSA_ERR_NONE;
+    return samsa_admin_tp_results_done(res, err, resultp);
 }

@@ -13,6 +13,7 @@
 
 #include <samsa/admin.h>
 
+#include "client/mdcache.h"
 #include "client/netclient.h"
 #include "proto/gen/Metadata.h"
 #include "proto/rd.h"
@@ -26,6 +27,8 @@
 struct samsa_admin {
     pthread_mutex_t      lock;          /* serialises calls */
     samsa_netclient_t   *nc;            /* [lock] */
+    samsa_mdcache_t     *mdc;           /* [const] the last Metadata answer
+                                           (each call asks afresh) */
     int64_t              request_timeout_ms;        /* [const] */
     int64_t              default_api_timeout_ms;    /* [const] */
     int64_t              retry_backoff_ms;          /* [const] */
@@ -84,7 +87,7 @@ SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_call(samsa_admin_t *a,
 void samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc);
 
 /* Metadata for topics (NULL/0: all), decoded into arena; records the
- * brokers as nodes. */
+ * brokers as nodes and installs the answer in a->mdc.  @locks a->lock */
 SAMSA_MUST_CHECK samsa_err_t samsa_admin_metadata(
     samsa_admin_t *a, const char *const *topics, size_t n, int64_t deadline,
     samsa_arena_t *arena, samsa_MetadataResponse_t *resp);
@@ -104,5 +107,11 @@ bool samsa_admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
 
 /* Sort helpers for results. */
 int samsa_admin_cmp_tp_result(const void *x, const void *y);
+
+/* Finish a call that built res: on err free res and return err; else sort
+ * its items by topic and partition and hand it to *resultp. */
+samsa_err_t samsa_admin_tp_results_done(samsa_tp_results_t *res,
+                                        samsa_err_t err,
+                                        samsa_tp_results_t **resultp);
 
 #endif /* SAMSA_CLIENT_ADMIN_ADMIN_INT_H */

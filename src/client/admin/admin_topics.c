@@ -805,12 +805,50 @@ admin_tps_valid(const samsa_tp_spec_t *tps, size_t n)
     return true;
 }
 
+/* One leader's share of a per-partition call: send it, fill res. */
+typedef samsa_err_t admin_leader_fn(samsa_admin_t *a, const admin_route_t *r,
+                                    const samsa_tp_spec_t *tps,
+                                    int64_t deadline, samsa_arena_t *scratch,
+                                    samsa_tp_results_t *res, void *ctx);
+
+/* Route tps to their leaders through Metadata, call one for each leader
+ * in turn, and hand back the sorted results.  @thread app */
+static samsa_err_t
+admin_per_leader(samsa_admin_t *a, const samsa_tp_spec_t *tps, size_t n,
+                 int64_t timeout_ms, admin_leader_fn *one, void *ctx,
+                 samsa_tp_results_t **resultp)
+{
+    samsa_arena_t        scratch = SAMSA_ARENA_INIT, *arena;
+    samsa_tp_results_t  *res;
+    admin_routes_t       routes;
+    samsa_err_t          err;
+    int64_t              deadline;
+    size_t               i;
+
+    *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
+    if (!admin_tps_valid(tps, n)) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    res = admin_tp_results_new(tps, n, &arena);
+    pthread_mutex_lock(&a->lock);
+    err = admin_route(a, tps, n, deadline, &scratch, res, &routes);
+    for (i = 0; err == SAMSA_ERR_NONE && i < routes.n; i++) {
+        err = one(a, &routes.routes[i], tps, deadline, &scratch, res, ctx);
+    }
+    pthread_mutex_unlock(&a->lock);
+    samsa_arena_fini(&scratch);
+    return samsa_admin_tp_results_done(res, err, resultp);
+}
+
+/* ctx: bool, read_committed */
 static samsa_err_t
 admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
-                       const samsa_tp_spec_t *tps, bool read_committed,
-                       int64_t deadline, samsa_arena_t *scratch,
-                       samsa_tp_results_t *res)
+                       const samsa_tp_spec_t *tps, int64_t deadline,
+                       samsa_arena_t *scratch, samsa_tp_results_t *res,
+                       void *ctx)
 {
+    bool                           read_committed = *(const bool *) ctx;
     samsa_ListOffsetsRequest_t     req;
     samsa_ListOffsetsResponse_t    resp;
     samsa_ListOffsetsTopic_t      *lt;
@@ -884,40 +922,15 @@ samsa_admin_list_offsets(samsa_admin_t *a, const samsa_tp_spec_t *tps,
                          size_t n, bool read_committed, int64_t timeout_ms,
                          samsa_tp_results_t **resultp)
 {
-    samsa_arena_t        scratch = SAMSA_ARENA_INIT, *arena;
-    samsa_tp_results_t  *res;
-    admin_routes_t       routes;
-    samsa_err_t          err;
-    int64_t              deadline;
-    size_t               i;
-
-    *resultp = NULL;
-    deadline = samsa_admin_deadline(a, timeout_ms);
-    if (!admin_tps_valid(tps, n)) {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    res = admin_tp_results_new(tps, n, &arena);
-    pthread_mutex_lock(&a->lock);
-    err = admin_route(a, tps, n, deadline, &scratch, res, &routes);
-    for (i = 0; err == SAMSA_ERR_NONE && i < routes.n; i++) {
-        err = admin_list_offsets_one(a, &routes.routes[i], tps,
-                                     read_committed, deadline, &scratch, res);
-    }
-    pthread_mutex_unlock(&a->lock);
-    samsa_arena_fini(&scratch);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(res);
-        return err;
-    }
-    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
-    *resultp = res;
-    return SAMSA_ERR_NONE;
+    return admin_per_leader(a, tps, n, timeout_ms, admin_list_offsets_one,
+                            &read_committed, resultp);
 }
 
 static samsa_err_t
 admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
                          const samsa_tp_spec_t *tps, int64_t deadline,
-                         samsa_arena_t *scratch, samsa_tp_results_t *res)
+                         samsa_arena_t *scratch, samsa_tp_results_t *res,
+                         void *ctx)
 {
     samsa_DeleteRecordsRequest_t     req;
     samsa_DeleteRecordsResponse_t    resp;
@@ -930,6 +943,7 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     size_t                           i, t = 0, nt = admin_route_ntopics(r, tps);
     int32_t                          j, k;
 
+    (void) ctx;
     err = samsa_admin_rpc_begin(a, &rpc, r->leader, SAMSA_API_DeleteRecords, 0,
                                 2, deadline);
     if (err != SAMSA_ERR_NONE) {
@@ -983,32 +997,6 @@ samsa_admin_delete_records(samsa_admin_t *a, const samsa_tp_spec_t *tps,
                            size_t n, int64_t timeout_ms,
                            samsa_tp_results_t **resultp)
 {
-    samsa_arena_t        scratch = SAMSA_ARENA_INIT, *arena;
-    samsa_tp_results_t  *res;
-    admin_routes_t       routes;
-    samsa_err_t          err;
-    int64_t              deadline;
-    size_t               i;
-
-    *resultp = NULL;
-    deadline = samsa_admin_deadline(a, timeout_ms);
-    if (!admin_tps_valid(tps, n)) {
-        return SAMSA_ERR__INVALID_ARG;
-    }
-    res = admin_tp_results_new(tps, n, &arena);
-    pthread_mutex_lock(&a->lock);
-    err = admin_route(a, tps, n, deadline, &scratch, res, &routes);
-    for (i = 0; err == SAMSA_ERR_NONE && i < routes.n; i++) {
-        err = admin_delete_records_one(a, &routes.routes[i], tps, deadline,
-                                       &scratch, res);
-    }
-    pthread_mutex_unlock(&a->lock);
-    samsa_arena_fini(&scratch);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(res);
-        return err;
-    }
-    qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
-    *resultp = res;
-    return SAMSA_ERR_NONE;
+    return admin_per_leader(a, tps, n, timeout_ms, admin_delete_records_one,
+                            NULL, resultp);
 }

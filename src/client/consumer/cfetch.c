@@ -366,7 +366,7 @@ static void
 cfetch_op_list_offsets(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
 {
     cfetch_req_t       **reqs = NULL;
-    samsa_cmd_topic_t   *t;
+    const samsa_mdtopic_t  *t;
     int32_t              nreqs = 0, i, leader;
     size_t               k;
     bool                 wait = false;
@@ -382,7 +382,7 @@ cfetch_op_list_offsets(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
             tp->err = t->err;
         } else if (t->err == SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
             tp->err = t->err;
-        } else if (tp->partition >= t->nparts) {
+        } else if (tp->partition >= t->npartitions) {
             tp->err = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         } else if (t->leaders[tp->partition] < 0
                    || !samsa_netclient_ready(c->nc,

@@ -16,7 +16,6 @@
 #include <time.h>
 
 #include "client/consumer/consumer_int.h"
-#include "proto/gen/Metadata.h"
 #include "proto/gen/apis.h"
 #include "util/alloc.h"
 #include "util/arena.h"
@@ -59,37 +58,24 @@ samsa_consumer_part_find(samsa_consumer_t *c, const char *topic,
     return NULL;
 }
 
-samsa_cmd_topic_t *
+const samsa_mdtopic_t *
 samsa_consumer_md_find(samsa_consumer_t *c, const char *topic,
                        size_t topic_len)
 {
-    int32_t  i;
-
-    for (i = 0; i < c->nmd; i++) {
-        if (strlen(c->md[i].name) == topic_len
-            && memcmp(c->md[i].name, topic, topic_len) == 0) {
-            return &c->md[i];
-        }
-    }
-    return NULL;
+    return samsa_mdcache_peek(c->mdc, topic, topic_len);
 }
 
 int32_t
 samsa_consumer_leader(samsa_consumer_t *c, const char *topic,
                       int32_t partition)
 {
-    samsa_cmd_topic_t  *t = samsa_consumer_md_find(c, topic, strlen(topic));
-
-    if (t == NULL || partition < 0 || partition >= t->nparts) {
-        return -1;
-    }
-    return t->leaders[partition];
+    return samsa_mdcache_leader(c->mdc, topic, partition);
 }
 
 void
 samsa_consumer_md_request(samsa_consumer_t *c)
 {
-    c->md_need = true;
+    samsa_mdcache_request_update(c->mdc);
     if (c->nc != NULL) {
         samsa_netclient_wakeup(c->nc);
     }
@@ -260,7 +246,7 @@ samsa_consumer_md_want(samsa_consumer_t *c, const char *topic)
     c->md_extra = samsa_realloc(c->md_extra, (size_t) (c->nmd_extra + 1)
                                                  * sizeof(char *));
     c->md_extra[c->nmd_extra++] = samsa_strdup(topic);
-    c->md_need = true;
+    samsa_mdcache_request_update(c->mdc);
 }
 
 static void
@@ -339,18 +325,12 @@ samsa_consumer_op_run(samsa_consumer_t *c, samsa_cop_t *op,
 
 /* ---- metadata ----------------------------------------------------------- */
 
-static void
-consumer_md_topic_fini(samsa_cmd_topic_t *t)
-{
-    samsa_free(t->name);
-    samsa_free(t->leaders);
-}
-
 const char **
 samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n)
 {
-    const char  **out;
-    int32_t       i;
+    const char             **out;
+    const samsa_mdtopic_t   *t;
+    int32_t                  i, nmd;
 
     *n = 0;
     if (c->sub_mode == SAMSA_CSUB_TOPICS) {
@@ -360,20 +340,22 @@ samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n)
         }
         return out;
     }
-    out = samsa_calloc((size_t) c->nmd + 1, sizeof(char *));
+    nmd = samsa_mdcache_count(c->mdc);
+    out = samsa_calloc((size_t) nmd + 1, sizeof(char *));
     if (c->sub_mode != SAMSA_CSUB_PATTERN || !c->has_re) {
         return out;
     }
-    for (i = 0; i < c->nmd; i++) {
+    for (i = 0; i < nmd; i++) {
         regmatch_t  m;
 
-        if (c->md[i].err != SAMSA_ERR_NONE
-            || (c->md[i].internal && c->cc.exclude_internal_topics)) {
+        t = samsa_mdcache_peek_at(c->mdc, i);
+        if (t == NULL || t->err != SAMSA_ERR_NONE
+            || (t->internal && c->cc.exclude_internal_topics)) {
             continue;
         }
-        if (regexec(&c->sub_re, c->md[i].name, 1, &m, 0) == 0
-            && m.rm_so == 0 && (size_t) m.rm_eo == strlen(c->md[i].name)) {
-            out[(*n)++] = c->md[i].name;
+        if (regexec(&c->sub_re, t->name, 1, &m, 0) == 0
+            && m.rm_so == 0 && (size_t) m.rm_eo == strlen(t->name)) {
+            out[(*n)++] = t->name;
         }
     }
     return out;
@@ -427,80 +409,17 @@ static void
 consumer_on_metadata(void *ctx, int32_t node, samsa_err_t err,
                      samsa_rd_t *body, void *opaque)
 {
-    samsa_consumer_t          *c = ctx;
-    samsa_MetadataResponse_t   resp;
-    samsa_arena_t              arena = SAMSA_ARENA_INIT;
-    char                       host[256];
-    int32_t                    i, j, max;
-    bool                       retry = false;
+    samsa_consumer_t  *c = ctx;
 
     (void) node;
     pthread_mutex_lock(&c->lock);
     c->md_inflight = false;
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_MetadataResponse_decode(body, (int16_t) (intptr_t) opaque,
-                                            &arena, &resp);
+    if (samsa_mdcache_answer(c->mdc, c->nc, err, body,
+                             (int16_t) (intptr_t) opaque) == SAMSA_ERR_NONE) {
+        c->md_last_ms = samsa_now_ms();
+        samsa_coordinator_md_changed(c);
+        pthread_cond_broadcast(&c->cond);
     }
-    if (err != SAMSA_ERR_NONE) {
-        c->md_need = true;
-        goto out;
-    }
-    for (i = 0; i < resp.Brokers_cnt; i++) {
-        snprintf(host, sizeof(host), "%.*s", (int) resp.Brokers[i].Host.len,
-                 resp.Brokers[i].Host.ptr);
-        samsa_netclient_node_set(c->nc, resp.Brokers[i].NodeId, host,
-                                 resp.Brokers[i].Port);
-    }
-    for (i = 0; i < resp.Topics_cnt; i++) {
-        const samsa_MetadataResponseTopic_t  *rt = &resp.Topics[i];
-        samsa_cmd_topic_t                    *t;
-
-        if (rt->Name.ptr == NULL) {
-            continue;
-        }
-        t = samsa_consumer_md_find(c, rt->Name.ptr, rt->Name.len);
-        if (t == NULL) {
-            c->md = samsa_realloc(c->md, (size_t) (c->nmd + 1)
-                                             * sizeof(*c->md));
-            t = &c->md[c->nmd++];
-            memset(t, 0, sizeof(*t));
-            t->name = samsa_strndup(rt->Name.ptr, rt->Name.len);
-        }
-        samsa_free(t->leaders);
-        t->err = (samsa_err_t) rt->ErrorCode;
-        t->internal = rt->IsInternal;
-        t->id = rt->TopicId;
-        max = -1;
-        for (j = 0; j < rt->Partitions_cnt; j++) {
-            if (rt->Partitions[j].PartitionIndex > max
-                && rt->Partitions[j].PartitionIndex < 1000000) {
-                max = rt->Partitions[j].PartitionIndex;
-            }
-        }
-        t->nparts = max + 1;
-        t->leaders = samsa_calloc((size_t) t->nparts + 1, sizeof(int32_t));
-        for (j = 0; j < t->nparts; j++) {
-            t->leaders[j] = -1;
-        }
-        for (j = 0; j < rt->Partitions_cnt; j++) {
-            int32_t  p = rt->Partitions[j].PartitionIndex;
-
-            if (p >= 0 && p < t->nparts) {
-                t->leaders[p] = rt->Partitions[j].LeaderId;
-                retry = retry || rt->Partitions[j].LeaderId < 0;
-            }
-        }
-        if (t->err == SAMSA_ERR_LEADER_NOT_AVAILABLE) {
-            retry = true;
-        }
-    }
-    c->md_gen++;
-    c->md_last_ms = samsa_now_ms();
-    c->md_need = retry;
-    samsa_coordinator_md_changed(c);
-    pthread_cond_broadcast(&c->cond);
-out:
-    samsa_arena_fini(&arena);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -508,19 +427,15 @@ out:
 static void
 consumer_maybe_metadata(samsa_consumer_t *c, int64_t now)
 {
-    samsa_MetadataRequest_t        req;
-    samsa_MetadataRequestTopic_t  *rt = NULL;
-    samsa_buf_t                    frame = SAMSA_BUF_INIT;
-    samsa_wr_t                     wr;
-    const char                   **names;
-    int32_t                        node, n, i;
-    int16_t                        v;
-    bool                           all = c->sub_mode == SAMSA_CSUB_PATTERN;
+    samsa_mdcache_send_t   sent;
+    const char           **names;
+    int32_t                n;
+    int64_t                next;
+    bool                   all = c->sub_mode == SAMSA_CSUB_PATTERN;
 
     if (c->md_inflight
         || now - c->md_last_ms < c->cc.net.retry_backoff_ms
-        || (!c->md_need
-            && now - c->md_last_ms < c->cc.net.metadata_max_age_ms)) {
+        || !samsa_mdcache_update_due(c->mdc, now, &next)) {
         return;
     }
     names = consumer_md_wanted(c, &n);
@@ -528,39 +443,14 @@ consumer_maybe_metadata(samsa_consumer_t *c, int64_t now)
         samsa_free(names);
         return;
     }
-    node = samsa_netclient_least_loaded(c->nc, now);
-    if (node == SAMSA_NC_NO_NODE || !samsa_netclient_ready(c->nc, node, now)
-        || (v = samsa_netclient_version(c->nc, node, SAMSA_API_Metadata, 1,
-                                        12)) < 0) {
-        samsa_free(names);
-        return;
-    }
-    samsa_MetadataRequest_init(&req);
-    if (all) {
-        req.Topics = NULL;
-        req.Topics_cnt = -1;
-    } else {
-        rt = samsa_calloc((size_t) n + 1, sizeof(*rt));
-        for (i = 0; i < n; i++) {
-            samsa_MetadataRequestTopic_init(&rt[i]);
-            rt[i].Name = samsa_slice_cstr(names[i]);
-        }
-        req.Topics = rt;
-        req.Topics_cnt = n;
-    }
-    req.AllowAutoTopicCreation = c->cc.allow_auto_create_topics;
-    samsa_netclient_frame_begin(c->nc, SAMSA_API_Metadata, v, &frame, &wr);
-    samsa_MetadataRequest_encode(&wr, v, &req);
-    samsa_free(rt);
+    sent = samsa_mdcache_send(c->mdc, c->nc, names, all ? -1 : n,
+                              c->cc.allow_auto_create_topics,
+                              consumer_on_metadata, c, now);
     samsa_free(names);
-    c->md_last_ms = now;
-    if (samsa_netclient_send(c->nc, node, &frame, SAMSA_API_Metadata, v, true,
-                             consumer_on_metadata, c, (void *) (intptr_t) v,
-                             now) == SAMSA_ERR_NONE) {
-        c->md_inflight = true;
-    } else {
-        samsa_buf_fini(&frame);
+    if (sent != SAMSA_MDCACHE_NO_NODE) {
+        c->md_last_ms = now;
     }
+    c->md_inflight = sent == SAMSA_MDCACHE_SENT;
 }
 
 /* ---- the background thread ---------------------------------------------- */
@@ -624,6 +514,8 @@ samsa_consumer_new(const samsa_conf_t *conf, samsa_consumer_t **consumerp,
         ncc.request_timeout_ms = c->cc.fetch_max_wait_ms + 5000;
     }
     c->nc = samsa_netclient_new(&ncc);
+    c->mdc = samsa_mdcache_new(SAMSA_MDCACHE_ANSWERED,
+                               c->cc.net.metadata_max_age_ms, NULL, NULL);
     for (i = 0; i < c->cc.net.nbootstrap; i++) {
         colon = strrchr(c->cc.net.bootstrap[i], ':');
         host = samsa_strndup(c->cc.net.bootstrap[i],
@@ -1325,10 +1217,7 @@ samsa_consumer_close(samsa_consumer_t *c, int64_t timeout_ms)
     }
     consumer_parts_clear(c);
     consumer_sub_clear(c);
-    for (i = 0; i < c->nmd; i++) {
-        consumer_md_topic_fini(&c->md[i]);
-    }
-    samsa_free(c->md);
+    samsa_mdcache_free(c->mdc);
     for (i = 0; i < c->nmd_extra; i++) {
         samsa_free(c->md_extra[i]);
     }

@@ -30,6 +30,7 @@
 #include "client/consumer/membership.h"
 #include "client/consumer/cproto.h"
 #include "client/consumer/crecs.h"
+#include "client/mdcache.h"
 #include "client/netclient.h"
 
 /* Where an assigned partition's position comes from. */
@@ -63,17 +64,6 @@ typedef struct samsa_cpart {
     samsa_crecs_chunk_t   *q_tail;
     int32_t                nchunks;
 } samsa_cpart_t;
-
-/* One topic as the last Metadata answer knew it.  [lock] */
-typedef struct samsa_cmd_topic {
-    char         *name;
-    samsa_err_t   err;
-    int32_t       nparts;
-    int32_t      *leaders;                  /* -1 unknown */
-    bool          internal;
-    samsa_uuid_t  id;                       /* zero: unknown (Metadata
-                                               before v10) */
-} samsa_cmd_topic_t;
 
 /* Events for the application thread (callbacks run in poll()).  [lock] */
 typedef enum samsa_cevent_kind {
@@ -199,15 +189,16 @@ struct samsa_consumer {
     _Atomic bool              running;      /* [atomic] */
     _Atomic bool              woken;        /* [atomic] wakeup() */
     samsa_netclient_t        *nc;           /* [bg] */
-    /* metadata [lock] */
-    samsa_cmd_topic_t        *md;
-    int32_t                   nmd;
-    char                    **md_extra;     /* topics asked for by ops */
-    int32_t                   nmd_extra;
-    uint64_t                  md_gen;
-    bool                      md_inflight;
-    bool                      md_need;
-    int64_t                   md_last_ms;
+    /* metadata: the topics in mdc are installed by the bg thread under
+     * lock and read under lock, so borrowed snapshots (samsa_mdcache_peek)
+     * stay valid while lock is held */
+    samsa_mdcache_t          *mdc;          /* [const] */
+    char                    **md_extra;     /* [lock] topics asked for by
+                                               ops */
+    int32_t                   nmd_extra;    /* [lock] */
+    bool                      md_inflight;  /* [lock] */
+    int64_t                   md_last_ms;   /* [lock] last sent or
+                                               answered (retry backoff) */
     /* subscription and assignment [lock] */
     samsa_csub_mode_t         sub_mode;
     char                    **sub_topics;
@@ -248,10 +239,11 @@ samsa_cpart_t *samsa_consumer_part_find(samsa_consumer_t *c,
                                         const char *topic, size_t topic_len,
                                         int32_t partition);
 
-/* The metadata entry of topic, or NULL.  @locks c->lock */
-samsa_cmd_topic_t *samsa_consumer_md_find(samsa_consumer_t *c,
-                                          const char *topic,
-                                          size_t topic_len);
+/* The metadata of topic, or NULL; borrowed until c->lock is released.
+ * @locks c->lock */
+const samsa_mdtopic_t *samsa_consumer_md_find(samsa_consumer_t *c,
+                                              const char *topic,
+                                              size_t topic_len);
 
 /* Leader of (topic, partition) or -1.  @locks c->lock */
 int32_t samsa_consumer_leader(samsa_consumer_t *c, const char *topic,

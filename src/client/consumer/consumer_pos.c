@@ -392,7 +392,7 @@ samsa_err_t
 samsa_consumer_partitions_for(samsa_consumer_t *c, const char *topic,
                               int64_t timeout_ms, int32_t *countp)
 {
-    samsa_cmd_topic_t  *t;
+    const samsa_mdtopic_t  *t;
     samsa_err_t         err = SAMSA_ERR__TIMED_OUT;
     int64_t             deadline = samsa_consumer_deadline_ms(c, timeout_ms);
     uint64_t            gen;
@@ -404,12 +404,12 @@ samsa_consumer_partitions_for(samsa_consumer_t *c, const char *topic,
     pthread_mutex_lock(&c->lock);
     samsa_consumer_md_want(c, topic);
     samsa_consumer_md_request(c);
-    gen = c->md_gen;
+    gen = samsa_mdcache_gen(c->mdc);
     for (;;) {
         t = samsa_consumer_md_find(c, topic, strlen(topic));
-        if (t != NULL && c->md_gen > gen) {
-            if (t->err == SAMSA_ERR_NONE && t->nparts > 0) {
-                *countp = t->nparts;
+        if (t != NULL && samsa_mdcache_gen(c->mdc) > gen) {
+            if (t->err == SAMSA_ERR_NONE && t->npartitions > 0) {
+                *countp = t->npartitions;
                 err = SAMSA_ERR_NONE;
                 break;
             }

@@ -364,9 +364,9 @@ static void
 coordinator_snapshot(samsa_consumer_t *c)
 {
     samsa_coordinator_t     *g = &c->grp;
-    samsa_cmd_topic_t  *t;
-    const char        **topics;
-    int32_t             n, i;
+    const samsa_mdtopic_t   *t;
+    const char             **topics;
+    int32_t                  n, i;
 
     coordinator_joined_free(g);
     topics = samsa_consumer_sub_topics(c, &n);
@@ -376,7 +376,7 @@ coordinator_snapshot(samsa_consumer_t *c)
         g->joined_topics[i] = samsa_strdup(topics[i]);
         t = samsa_consumer_md_find(c, topics[i], strlen(topics[i]));
         g->joined_nparts[i] = t != NULL && t->err == SAMSA_ERR_NONE
-                                  ? t->nparts : 0;
+                                  ? t->npartitions : 0;
     }
     g->njoined_topics = n;
     samsa_free(topics);
@@ -396,9 +396,9 @@ static void
 coordinator_classic_md_changed(samsa_consumer_t *c)
 {
     samsa_coordinator_t     *g = &c->grp;
-    samsa_cmd_topic_t  *t;
-    const char        **topics;
-    int32_t             n, i, j, np;
+    const samsa_mdtopic_t   *t;
+    const char             **topics;
+    int32_t                  n, i, j, np;
     bool                changed;
 
     if (!coordinator_subscribed(c) || g->state != SAMSA_COORDINATOR_STABLE) {
@@ -413,7 +413,7 @@ coordinator_classic_md_changed(samsa_consumer_t *c)
             }
         }
         t = samsa_consumer_md_find(c, topics[i], strlen(topics[i]));
-        np = t != NULL && t->err == SAMSA_ERR_NONE ? t->nparts : 0;
+        np = t != NULL && t->err == SAMSA_ERR_NONE ? t->npartitions : 0;
         changed = j == g->njoined_topics || g->joined_nparts[j] != np;
     }
     samsa_free(topics);
@@ -527,7 +527,7 @@ coordinator_join(samsa_consumer_t *c, int64_t now)
         || (v = coordinator_version(c, SAMSA_API_JoinGroup, 0, 8)) < 0) {
         return;
     }
-    if (c->md_gen == 0) {
+    if (samsa_mdcache_gen(c->mdc) == 0) {
         samsa_consumer_md_request(c);   /* know the topics first */
         return;
     }
@@ -701,7 +701,7 @@ coordinator_md_ready(samsa_consumer_t *c)
     samsa_coordinator_t  *g = &c->grp;
     int32_t          i, j;
 
-    if (c->md_inflight || c->md_need) {
+    if (c->md_inflight || samsa_mdcache_update_requested(c->mdc)) {
         return false;
     }
     for (i = 0; i < g->nmembers; i++) {
@@ -724,20 +724,22 @@ coordinator_assign(samsa_consumer_t *c, samsa_buf_t *assignments)
     samsa_asg_member_t  *am;
     samsa_asg_topic_t   *at;
     samsa_cproto_asg_t  *out;
-    int32_t              i, nt = 0;
+    const samsa_mdtopic_t  *t;
+    int32_t              i, nt = 0, nmd = samsa_mdcache_count(c->mdc);
 
     am = samsa_calloc((size_t) g->nmembers + 1, sizeof(*am));
     out = samsa_calloc((size_t) g->nmembers + 1, sizeof(*out));
-    at = samsa_calloc((size_t) c->nmd + 1, sizeof(*at));
+    at = samsa_calloc((size_t) nmd + 1, sizeof(*at));
     for (i = 0; i < g->nmembers; i++) {
         am[i].member_id = g->members[i].member_id;
         am[i].instance_id = g->members[i].instance_id;
         am[i].sub = &g->members[i].sub;
     }
-    for (i = 0; i < c->nmd; i++) {
-        if (c->md[i].err == SAMSA_ERR_NONE && c->md[i].nparts > 0) {
-            at[nt].name = c->md[i].name;
-            at[nt].nparts = c->md[i].nparts;
+    for (i = 0; i < nmd; i++) {
+        t = samsa_mdcache_peek_at(c->mdc, i);
+        if (t != NULL && t->err == SAMSA_ERR_NONE && t->npartitions > 0) {
+            at[nt].name = t->name;
+            at[nt].nparts = t->npartitions;
             nt++;
         }
     }

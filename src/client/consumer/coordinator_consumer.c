@@ -129,17 +129,8 @@ static const char *
 membership_resolve(void *ctx, samsa_uuid_t id)
 {
     samsa_consumer_t  *c = ctx;
-    int32_t            i;
 
-    if (samsa_uuid_is_zero(id)) {
-        return NULL;
-    }
-    for (i = 0; i < c->nmd; i++) {
-        if (c->md[i].err == SAMSA_ERR_NONE && samsa_uuid_eq(c->md[i].id, id)) {
-            return c->md[i].name;
-        }
-    }
-    return NULL;
+    return samsa_mdcache_topic_by_id(c->mdc, id);
 }
 
 /* Assign the partitions the reconciliation adds and let the next
@@ -333,7 +324,8 @@ membership_heartbeat(samsa_consumer_t *c, int64_t now)
         }
         return;
     }
-    if (sm->state == SAMSA_MEMBERSHIP_JOINING && c->md_gen == 0) {
+    if (sm->state == SAMSA_MEMBERSHIP_JOINING
+        && samsa_mdcache_gen(c->mdc) == 0) {
         samsa_consumer_md_request(c);   /* know the topics first */
         return;
     }

@@ -80,7 +80,8 @@ samsa_producer_new(const samsa_conf_t *conf, samsa_producer_t **producerp,
         .transactional = p->pc.transactional_id != NULL,
     };
     p->accum = samsa_accum_new(&ac);
-    p->mdc = samsa_mdcache_new(p->pc.net.metadata_max_age_ms, producer_wake,
+    p->mdc = samsa_mdcache_new(SAMSA_MDCACHE_ASKED,
+                               p->pc.net.metadata_max_age_ms, producer_wake,
                                p);
     atomic_init(&p->closing, false);
     atomic_init(&p->m.producer_id, -1);

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "proto/gen/InitProducerId.h"
-#include "proto/gen/Metadata.h"
 #include "proto/gen/Produce.h"
 #include "proto/gen/apis.h"
 #include "util/alloc.h"
@@ -479,82 +478,38 @@ static void
 sender_on_metadata(void *ctx, int32_t node, samsa_err_t err,
                    samsa_rd_t *body, void *opaque)
 {
-    samsa_sender_t            *s = ctx;
-    samsa_MetadataResponse_t   resp;
-    samsa_arena_t              arena = SAMSA_ARENA_INIT;
-    char                       host[256];
-    int32_t                    i;
+    samsa_sender_t  *s = ctx;
 
     (void) node;
     s->md_inflight = false;
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_MetadataResponse_decode(body, (int16_t) (intptr_t) opaque,
-                                            &arena, &resp);
-    }
-    if (err != SAMSA_ERR_NONE) {
-        samsa_mdcache_update_failed(s->mdc);
-        samsa_arena_fini(&arena);
-        return;
-    }
-    for (i = 0; i < resp.Brokers_cnt; i++) {
-        snprintf(host, sizeof(host), "%.*s", (int) resp.Brokers[i].Host.len,
-                 resp.Brokers[i].Host.ptr);
-        samsa_netclient_node_set(s->nc, resp.Brokers[i].NodeId, host,
-                                 resp.Brokers[i].Port);
-    }
-    samsa_mdcache_update(s->mdc, &resp, samsa_now_ms());
-    samsa_arena_fini(&arena);
+    (void) samsa_mdcache_answer(s->mdc, s->nc, err, body,
+                                (int16_t) (intptr_t) opaque);
 }
 
 /* @thread sender */
 static void
 sender_maybe_metadata(samsa_sender_t *s, int64_t now)
 {
-    samsa_MetadataRequest_t       req;
-    samsa_MetadataRequestTopic_t *rt;
-    samsa_buf_t                   frame = SAMSA_BUF_INIT;
-    samsa_wr_t                    wr;
-    char                        **topics;
-    int64_t                       next;
-    int32_t                       node, n, i;
-    int16_t                       v;
+    samsa_mdcache_send_t   sent;
+    char                 **topics;
+    int64_t                next;
+    int32_t                n;
 
     if (s->md_inflight || !samsa_mdcache_update_due(s->mdc, now, &next)
         || now - s->md_last_ms < s->pc->net.retry_backoff_ms) {
         return;
     }
-    node = samsa_netclient_least_loaded(s->nc, now);
-    if (node == SAMSA_NC_NO_NODE
-        || !samsa_netclient_ready(s->nc, node, now)) {
-        return;
-    }
-    v = samsa_netclient_version(s->nc, node, SAMSA_API_Metadata, 1, 12);
-    if (v < 0) {
-        return;
-    }
     topics = samsa_mdcache_topics(s->mdc, &n);
-    rt = samsa_calloc((size_t) n + 1, sizeof(*rt));
-    for (i = 0; i < n; i++) {
-        samsa_MetadataRequestTopic_init(&rt[i]);
-        rt[i].Name = samsa_slice_cstr(topics[i]);
-    }
-    samsa_MetadataRequest_init(&req);
-    req.Topics = rt;
-    req.Topics_cnt = n;
-    req.AllowAutoTopicCreation = true;
-    samsa_netclient_frame_begin(s->nc, SAMSA_API_Metadata, v, &frame, &wr);
-    samsa_MetadataRequest_encode(&wr, v, &req);
-    samsa_free(rt);
+    sent = samsa_mdcache_send(s->mdc, s->nc, (const char *const *) topics,
+                              n, true, sender_on_metadata, s, now);
     samsa_mdcache_topics_free(topics);
-    s->md_last_ms = now;
-    if (samsa_netclient_send(s->nc, node, &frame, SAMSA_API_Metadata, v, true,
-                             sender_on_metadata, s, (void *) (intptr_t) v,
-                             now) == SAMSA_ERR_NONE) {
+    if (sent != SAMSA_MDCACHE_NO_NODE) {
+        s->md_last_ms = now;
+    }
+    if (sent == SAMSA_MDCACHE_SENT) {
         s->md_inflight = true;
         atomic_fetch_add_explicit(&s->m->metadata_requests, 1,
                                   memory_order_relaxed);
-    } else {
-        samsa_buf_fini(&frame);
     }
 }
 
