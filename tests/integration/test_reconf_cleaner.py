@@ -245,14 +245,15 @@ def test_cleaner_dedupe_buffer_at_run_time(samsa):
 IO_MAX = "log.cleaner.io.max.bytes.per.second"
 
 
-def big_topic(conn, topic):
-    """160 batches of 100 new 4 KiB keys (66 MB) in segments of 1 MiB (two
+def big_topic(conn, topic, batches=160):
+    """batches of 100 new 4 KiB keys (160: 66 MB) in segments of 1 MiB (two
     batches each): enough for a pass to outlast the throttle's first
-    300 ms period."""
+    300 ms period (Kafka's Throttler cannot slow a pass shorter than one
+    period: it checks the rate once a period has passed)."""
     assert conn.create_topic(topic, configs={
         "cleanup.policy": "delete",
         "segment.bytes": "1048576"})["error_code"] == 0
-    for r in range(160):
+    for r in range(batches):
         recs = [kwire.Record(b"v", key=(b"%s-r%d-k%d-" % (topic.encode(), r, k))
                              .ljust(BIG_KEY, b"."))
                 for k in range(100)]
@@ -260,19 +261,19 @@ def big_topic(conn, topic):
         assert p["error_code"] == 0, p
 
 
-def clean_seconds(srv, conn, topic):
+def clean_seconds(srv, conn, topic, batches=160):
     """Seconds from turning topic compacted until the cleaner's first pass
-    over it (reading its sealed segments twice, 130 MB; nothing to
-    rewrite) is done."""
+    over it (reading its sealed segments twice, 130 MB for 160 batches;
+    nothing to rewrite) is done."""
     t0 = time.monotonic()
     end = first_pass_end(srv, conn, topic)
-    assert end >= 15800, end
+    assert end >= batches * 100 - 200, end
     return time.monotonic() - t0
 
 
 def test_cleaner_io_throttle_at_run_time(samsa):
     """log.cleaner.io.max.bytes.per.second (Kafka's Throttler, checked
-    every 300 ms): 16 MiB/s holds a pass over 130 MB of reads to several
+    every 300 ms): 64 MiB/s holds a pass over 260 MB of reads to several
     seconds (unthrottled about one here, so a broken throttle fails in
     the normal build); the value is a DOUBLE, shown and kept."""
     srv = samsa.start({"log.cleaner.threads": "1",
@@ -286,16 +287,19 @@ def test_cleaner_io_throttle_at_run_time(samsa):
         big_topic(conn, "free")
         free = clean_seconds(srv, conn, "free")
 
-        assert set_broker(conn, IO_MAX, "16777216.0") == (0, None)
-        assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
+        assert set_broker(conn, IO_MAX, "67108864.0") == (0, None)
+        assert describe(conn, IO_MAX) == ("67108864.0", SRC_DYNAMIC_BROKER, False)
         assert samsa_harness.wait_until(
-            lambda: "io max 1.67772e+07 bytes/s" in srv.stderr_text(), T(10))
-        big_topic(conn, "slow")
-        slow = clean_seconds(srv, conn, "slow")
+            lambda: "io max 6.71089e+07 bytes/s" in srv.stderr_text(), T(10))
+        # twice the data: with its pages just written (in the page cache)
+        # an unthrottled pass over 160 batches can end within the first
+        # 300 ms period, before the throttle ever looks (0.3 s seen)
+        big_topic(conn, "slow", 320)
+        slow = clean_seconds(srv, conn, "slow", 320)
         # a lower bound only: a slow machine (a sanitizer build under
         # load) lengthens the unthrottled pass too, never shortens this one
         assert slow >= 2.5, (slow, free)
     srv = samsa.restart(srv)
     with srv.connect(timeout=T(10)) as conn:
-        assert describe(conn, IO_MAX) == ("16777216.0", SRC_DYNAMIC_BROKER, False)
+        assert describe(conn, IO_MAX) == ("67108864.0", SRC_DYNAMIC_BROKER, False)
     assert srv.stop() == []
