@@ -282,6 +282,18 @@ samsa_accum_pqs(samsa_accum_t *accum, int32_t *n)
     return accum->snap;
 }
 
+void
+samsa_accum_reset_sequences(samsa_accum_t *accum)
+{
+    samsa_pq_t  **pqs;
+    int32_t       n, i;
+
+    pqs = samsa_accum_pqs(accum, &n);
+    for (i = 0; i < n; i++) {
+        pqs[i]->next_seq = 0;
+    }
+}
+
 /* ---- append ------------------------------------------------------------- */
 
 /* Add a new batch to the incomplete set.  @locks accum->inc_lock taken */

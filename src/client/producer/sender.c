@@ -560,19 +560,6 @@ sender_maybe_metadata(samsa_sender_t *s, int64_t now)
 
 /* ---- idempotence: InitProducerId ---------------------------------------- */
 
-/* New producer id or epoch: every partition starts again at sequence 0. */
-static void
-sender_reset_sequences(samsa_sender_t *s)
-{
-    samsa_pq_t  **pqs;
-    int32_t       n, i;
-
-    pqs = samsa_accum_pqs(s->accum, &n);
-    for (i = 0; i < n; i++) {
-        pqs[i]->next_seq = 0;
-    }
-}
-
 static bool
 sender_pid_retriable(samsa_err_t err)
 {
@@ -613,7 +600,7 @@ sender_on_pid(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
                               memory_order_relaxed);
         atomic_store_explicit(&s->m->producer_epoch, s->epoch,
                               memory_order_relaxed);
-        sender_reset_sequences(s);
+        samsa_accum_reset_sequences(s->accum);
     } else if (!sender_pid_retriable(err)) {
         sender_set_fatal(s, err);
     }
