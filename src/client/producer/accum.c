@@ -1029,18 +1029,12 @@ samsa_accum_flush_end(samsa_accum_t *accum)
 samsa_err_t
 samsa_accum_flush_wait(samsa_accum_t *accum, int64_t timeout_ms)
 {
-    struct timespec  deadline;
+    struct timespec  deadline = { 0, 0 };
     samsa_err_t      err = SAMSA_ERR_NONE;
     uint64_t         target;
 
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
     if (timeout_ms >= 0) {
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline = samsa_timespec_after(CLOCK_MONOTONIC, timeout_ms);
     }
     pthread_mutex_lock(&accum->inc_lock);
     target = accum->next_id;

@@ -867,13 +867,7 @@ samsa_sender_stop(samsa_sender_t *s, int64_t timeout_ms)
     atomic_store_explicit(&s->running, false, memory_order_release);
     samsa_netclient_wakeup(s->nc);
     if (timeout_ms >= 0) {
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline = samsa_timespec_after(CLOCK_REALTIME, timeout_ms);
         if (pthread_timedjoin_np(s->thread, NULL, &deadline) == 0) {
             samsa_netclient_free(s->nc);
             samsa_free(s);

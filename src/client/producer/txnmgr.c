@@ -265,18 +265,9 @@ txn_state_err(samsa_txnmgr_t *tm)
 static void
 txn_cond_wait_ms(samsa_txnmgr_t *tm, int64_t ms)
 {
-    struct timespec  ts;
+    struct timespec  ts = samsa_timespec_after(CLOCK_REALTIME,
+                                               ms > 0 ? ms : 1);
 
-    if (ms <= 0) {
-        ms = 1;
-    }
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
     (void) pthread_cond_timedwait(&tm->cond, &tm->lock, &ts);
 }
 
