@@ -327,6 +327,29 @@ typedef struct accum_rec {
     samsa_future_t         *fut;
 } accum_rec_t;
 
+/* The record into batch, if it fits.  @locks pq->lock held */
+static bool
+accum_batch_append(samsa_producer_batch_t *batch, const accum_rec_t *r,
+                   size_t *appended)
+{
+    return samsa_producer_batch_try_append(batch, r->ts, r->key, r->key_len,
+                                           r->value, r->value_len, r->hdrs,
+                                           r->nhdrs, r->cb, r->opaque, r->fut,
+                                           appended);
+}
+
+/* What the append into batch, now pq's last, tells the producer.
+ * @locks pq->lock held */
+static void
+accum_res_fill(const samsa_pq_t *pq, const samsa_producer_batch_t *batch,
+               bool new_batch, samsa_append_res_t *res)
+{
+    res->batch_full = pq->nbatches > 1 || batch->full;
+    res->new_batch = new_batch;
+    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
+                                            memory_order_relaxed);
+}
+
 /* tryAppend: to the queue's last batch.  @locks pq->lock held */
 static bool
 accum_try_append(samsa_pq_t *pq, const accum_rec_t *r, size_t *appended,
@@ -334,17 +357,10 @@ accum_try_append(samsa_pq_t *pq, const accum_rec_t *r, size_t *appended,
 {
     samsa_producer_batch_t  *last = pq->tail;
 
-    if (last == NULL
-        || !samsa_producer_batch_try_append(last, r->ts, r->key, r->key_len,
-                                   r->value, r->value_len, r->hdrs,
-                                   r->nhdrs, r->cb, r->opaque, r->fut,
-                                   appended)) {
+    if (last == NULL || !accum_batch_append(last, r, appended)) {
         return false;
     }
-    res->batch_full = pq->nbatches > 1 || last->full;
-    res->new_batch = false;
-    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
-                                            memory_order_relaxed);
+    accum_res_fill(pq, last, false, res);
     return true;
 }
 
@@ -376,9 +392,7 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
                                 accum->conf.level, samsa_now_ms());
     }
     *bufp = NULL;
-    ok = samsa_producer_batch_try_append(batch, r->ts, r->key, r->key_len, r->value,
-                                r->value_len, r->hdrs, r->nhdrs, r->cb,
-                                r->opaque, r->fut, appended);
+    ok = accum_batch_append(batch, r, appended);
     samsa_assert(ok);
     if (pq->tail != NULL) {
         pq->tail->next = batch;
@@ -388,10 +402,7 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
     pq->tail = batch;
     pq->nbatches++;
     accum_incomplete_add(accum, batch);
-    res->batch_full = pq->nbatches > 1 || batch->full;
-    res->new_batch = true;
-    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
-                                            memory_order_relaxed);
+    accum_res_fill(pq, batch, true, res);
 }
 
 /* allBatchesFull: may the sticky partitioner switch away now? */
