@@ -563,12 +563,7 @@ sender_maybe_metadata(samsa_sender_t *s, int64_t now)
 static bool
 sender_pid_retriable(samsa_err_t err)
 {
-    return err == SAMSA_ERR_COORDINATOR_NOT_AVAILABLE
-           || err == SAMSA_ERR_NOT_COORDINATOR
-           || err == SAMSA_ERR_COORDINATOR_LOAD_IN_PROGRESS
-           || err == SAMSA_ERR_CONCURRENT_TRANSACTIONS
-           || err == SAMSA_ERR_REQUEST_TIMED_OUT
-           || sender_retriable(err);
+    return samsa_txn_err_retriable(err) || sender_retriable(err);
 }
 
 static void

@@ -145,9 +145,8 @@ txn_err_coord_lost(samsa_err_t err)
            || err == SAMSA_ERR__BAD_MSG || err == SAMSA_ERR__UNDERFLOW;
 }
 
-/* Coordinator errors worth the same request again. */
-static bool
-txn_err_retriable(samsa_err_t err)
+bool
+samsa_txn_err_retriable(samsa_err_t err)
 {
     return err == SAMSA_ERR_COORDINATOR_LOAD_IN_PROGRESS
            || err == SAMSA_ERR_CONCURRENT_TRANSACTIONS
@@ -1027,7 +1026,7 @@ static void
 txn_retry_or_fail(samsa_txnmgr_t *tm, samsa_err_t err, bool group,
                   bool fatal_on_err, int64_t now)
 {
-    if (txn_err_retriable(err)) {
+    if (samsa_txn_err_retriable(err)) {
         txn_backoff(tm, err, group, now);
     } else {
         txn_op_finish(tm, err, SAMSA_TXN_READY, fatal_on_err);
@@ -1122,7 +1121,7 @@ txn_on_add_parts(samsa_txnmgr_t *tm, samsa_err_t err,
     if (worst == SAMSA_ERR_NONE) {
         tm->attempts = 0;
     } else if (worst == SAMSA_ERR_OPERATION_NOT_ATTEMPTED
-               || txn_err_retriable(worst)) {
+               || samsa_txn_err_retriable(worst)) {
         txn_backoff(tm, worst, false, now);
     } else {
         txn_fail_state(tm, worst);
