@@ -213,15 +213,72 @@ decode_room(samsa_buf_t *out, size_t start, size_t max_out, size_t hint,
     return samsa_buf_reserve(out, want);
 }
 
+/* One step of a streaming decoder: decode what fits into dst (room
+ * bytes, room > 0), set *produced, and say whether the stream goes on. */
+typedef enum {
+    DECODE_MORE,
+    DECODE_DONE,
+    DECODE_BAD          /* corrupt or truncated: SAMSA_ERR__BAD_MSG */
+} decode_step_t;
+
+typedef decode_step_t (*decode_step_fn)(void *ctx, uint8_t *dst,
+                                        size_t room, size_t *produced);
+
+/* Run step until the stream ends, growing out in decode_room's steps
+ * (hinted by the input's size len) and stopping at max_out. */
+static samsa_err_t
+decode_stream(decode_step_fn step, void *ctx, size_t len, size_t max_out,
+              samsa_buf_t *out)
+{
+    size_t          start = out->len;
+    size_t          room, produced;
+    uint8_t        *dst;
+    decode_step_t   st;
+
+    for (;;) {
+        dst = decode_room(out, start, max_out, len * 4, &room);
+        if (room == 0) {
+            return SAMSA_ERR__OVERFLOW;
+        }
+        st = step(ctx, dst, room, &produced);
+        out->len += produced;
+        if (st != DECODE_MORE) {
+            return st == DECODE_DONE ? SAMSA_ERR_NONE : SAMSA_ERR__BAD_MSG;
+        }
+    }
+}
+
+static decode_step_t
+gzip_step(void *ctx, uint8_t *dst, size_t room, size_t *produced)
+{
+    z_stream  *zs = ctx;
+    int        r;
+
+    zs->next_out = dst;
+    zs->avail_out = (uInt) room;
+    r = inflate(zs, Z_NO_FLUSH);
+    *produced = room - zs->avail_out;
+    if (r == Z_STREAM_END && zs->avail_in == 0) {
+        return DECODE_DONE;
+    }
+    if (r == Z_STREAM_END) {                    /* concatenated members */
+        return inflateReset(zs) == Z_OK ? DECODE_MORE : DECODE_BAD;
+    }
+    if (r != Z_OK && !(r == Z_BUF_ERROR && zs->avail_out == 0)) {
+        return DECODE_BAD;
+    }
+    if (r == Z_OK && zs->avail_in == 0 && zs->avail_out > 0) {
+        return DECODE_BAD;                      /* truncated stream */
+    }
+    return DECODE_MORE;
+}
+
 static samsa_err_t
 gzip_decompress(const uint8_t *in, size_t len, size_t max_out,
                 samsa_buf_t *out)
 {
-    size_t       start = out->len;
-    samsa_err_t  err = SAMSA_ERR__BAD_MSG;
+    samsa_err_t  err;
     z_stream     zs;
-    size_t       room;
-    int          r;
 
     memset(&zs, 0, sizeof(zs));
     if (inflateInit2(&zs, 15 + 32) != Z_OK) {
@@ -229,29 +286,7 @@ gzip_decompress(const uint8_t *in, size_t len, size_t max_out,
     }
     zs.next_in = (Bytef *) (uintptr_t) in;
     zs.avail_in = (uInt) len;
-    for (;;) {
-        zs.next_out = decode_room(out, start, max_out, len * 4, &room);
-        if (room == 0) {
-            err = SAMSA_ERR__OVERFLOW;
-            break;
-        }
-        zs.avail_out = (uInt) room;
-        r = inflate(&zs, Z_NO_FLUSH);
-        out->len += room - zs.avail_out;
-        if (r == Z_STREAM_END && zs.avail_in == 0) {
-            err = SAMSA_ERR_NONE;
-            break;
-        }
-        if (r == Z_STREAM_END) {               /* concatenated members */
-            if (inflateReset(&zs) != Z_OK) {
-                break;
-            }
-        } else if (r != Z_OK && !(r == Z_BUF_ERROR && zs.avail_out == 0)) {
-            break;
-        } else if (r == Z_OK && zs.avail_in == 0 && zs.avail_out > 0) {
-            break;                              /* truncated stream */
-        }
-    }
+    err = decode_stream(gzip_step, &zs, len, max_out, out);
     inflateEnd(&zs);
     return err;
 }
@@ -304,80 +339,90 @@ snappy_decompress(const uint8_t *in, size_t len, size_t max_out,
     return err;
 }
 
+typedef struct {
+    LZ4F_decompressionContext_t  dctx;
+    const uint8_t               *in;
+    size_t                       len, off;
+} lz4_dec_t;
+
+static decode_step_t
+lz4_step(void *ctx, uint8_t *dst, size_t room, size_t *produced)
+{
+    lz4_dec_t  *d = ctx;
+    size_t      src_n = d->len - d->off;
+    size_t      r;
+
+    *produced = 0;
+    r = LZ4F_decompress(d->dctx, dst, &room, d->in + d->off, &src_n, NULL);
+    if (LZ4F_isError(r)) {
+        return DECODE_BAD;
+    }
+    d->off += src_n;
+    *produced = room;
+    if (r == 0) {                               /* frame complete */
+        return d->off == d->len ? DECODE_DONE : DECODE_BAD;
+    }
+    if (d->off == d->len && room == 0) {
+        return DECODE_BAD;                      /* truncated frame */
+    }
+    return DECODE_MORE;
+}
+
 static samsa_err_t
 lz4_decompress(const uint8_t *in, size_t len, size_t max_out,
                samsa_buf_t *out)
 {
-    size_t                      start = out->len;
-    samsa_err_t                 err = SAMSA_ERR__BAD_MSG;
-    LZ4F_decompressionContext_t dctx;
-    size_t                      off = 0, room, src_n, r;
-    uint8_t                    *dst;
+    lz4_dec_t    d = { NULL, in, len, 0 };
+    samsa_err_t  err;
 
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&d.dctx,
+                                                     LZ4F_VERSION))) {
         return SAMSA_ERR__IO;
     }
-    for (;;) {
-        dst = decode_room(out, start, max_out, len * 4, &room);
-        if (room == 0) {
-            err = SAMSA_ERR__OVERFLOW;
-            break;
-        }
-        src_n = len - off;
-        r = LZ4F_decompress(dctx, dst, &room, in + off, &src_n, NULL);
-        if (LZ4F_isError(r)) {
-            break;
-        }
-        off += src_n;
-        out->len += room;
-        if (r == 0) {                           /* frame complete */
-            err = off == len ? SAMSA_ERR_NONE : SAMSA_ERR__BAD_MSG;
-            break;
-        }
-        if (off == len && room == 0) {
-            break;                              /* truncated frame */
-        }
-    }
-    LZ4F_freeDecompressionContext(dctx);
+    err = decode_stream(lz4_step, &d, len, max_out, out);
+    LZ4F_freeDecompressionContext(d.dctx);
     return err;
+}
+
+typedef struct {
+    ZSTD_DStream   *ds;
+    ZSTD_inBuffer   ib;
+} zstd_dec_t;
+
+static decode_step_t
+zstd_step(void *ctx, uint8_t *dst, size_t room, size_t *produced)
+{
+    zstd_dec_t      *d = ctx;
+    ZSTD_outBuffer   ob = { dst, room, 0 };
+    size_t           r;
+
+    *produced = 0;
+    r = ZSTD_decompressStream(d->ds, &ob, &d->ib);
+    if (ZSTD_isError(r)) {
+        return DECODE_BAD;
+    }
+    *produced = ob.pos;
+    if (r == 0 && d->ib.pos == d->ib.size) {
+        return DECODE_DONE;
+    }
+    if (d->ib.pos == d->ib.size && ob.pos < ob.size) {
+        return DECODE_BAD;                      /* truncated frame */
+    }
+    return DECODE_MORE;
 }
 
 static samsa_err_t
 zstd_decompress(const uint8_t *in, size_t len, size_t max_out,
                 samsa_buf_t *out)
 {
-    size_t          start = out->len;
-    samsa_err_t     err = SAMSA_ERR__BAD_MSG;
-    ZSTD_DStream   *ds = ZSTD_createDStream();
-    ZSTD_inBuffer   ib = { in, len, 0 };
-    ZSTD_outBuffer  ob;
-    size_t          room, r;
+    zstd_dec_t   d = { ZSTD_createDStream(), { in, len, 0 } };
+    samsa_err_t  err;
 
-    if (ds == NULL) {
+    if (d.ds == NULL) {
         return SAMSA_ERR__IO;
     }
-    for (;;) {
-        ob.dst = decode_room(out, start, max_out, len * 4, &room);
-        if (room == 0) {
-            err = SAMSA_ERR__OVERFLOW;
-            break;
-        }
-        ob.size = room;
-        ob.pos = 0;
-        r = ZSTD_decompressStream(ds, &ob, &ib);
-        if (ZSTD_isError(r)) {
-            break;
-        }
-        out->len += ob.pos;
-        if (r == 0 && ib.pos == ib.size) {
-            err = SAMSA_ERR_NONE;
-            break;
-        }
-        if (ib.pos == ib.size && ob.pos < ob.size) {
-            break;                              /* truncated frame */
-        }
-    }
-    ZSTD_freeDStream(ds);
+    err = decode_stream(zstd_step, &d, len, max_out, out);
+    ZSTD_freeDStream(d.ds);
     return err;
 }
 

@@ -64,36 +64,43 @@ samsa_rd_need(samsa_rd_t *rd, size_t n)
     return rd->err == SAMSA_ERR_NONE;
 }
 
+/* Consume the next n bytes and return where they start, or NULL (the
+ * reader fails) if fewer remain.  The fixed-size readers below read
+ * through it and return 0 on failure.  */
+static inline const uint8_t *
+samsa_rd_fixed(samsa_rd_t *rd, size_t n)
+{
+    const uint8_t  *p = NULL;
+
+    if (samsa_rd_need(rd, n)) {
+        p = rd->p;
+        if (n > 0) {
+            rd->p += n;                     /* NULL + 0 is UB */
+        }
+    }
+    return p;
+}
+
 static inline void
 samsa_rd_skip(samsa_rd_t *rd, size_t n)
 {
-    if (samsa_rd_need(rd, n) && n > 0) {
-        rd->p += n;
-    }
+    (void) samsa_rd_fixed(rd, n);
 }
 
 static inline int8_t
 samsa_rd_i8(samsa_rd_t *rd)
 {
-    int8_t  v = 0;
+    const uint8_t  *p = samsa_rd_fixed(rd, 1);
 
-    if (samsa_rd_need(rd, 1)) {
-        v = (int8_t) rd->p[0];
-        rd->p += 1;
-    }
-    return v;
+    return p != NULL ? (int8_t) p[0] : 0;
 }
 
 static inline uint16_t
 samsa_rd_u16(samsa_rd_t *rd)
 {
-    uint16_t  v = 0;
+    const uint8_t  *p = samsa_rd_fixed(rd, 2);
 
-    if (samsa_rd_need(rd, 2)) {
-        v = samsa_load_be16(rd->p);
-        rd->p += 2;
-    }
-    return v;
+    return p != NULL ? samsa_load_be16(p) : 0;
 }
 
 static inline int16_t
@@ -105,13 +112,9 @@ samsa_rd_i16(samsa_rd_t *rd)
 static inline uint32_t
 samsa_rd_u32(samsa_rd_t *rd)
 {
-    uint32_t  v = 0;
+    const uint8_t  *p = samsa_rd_fixed(rd, 4);
 
-    if (samsa_rd_need(rd, 4)) {
-        v = samsa_load_be32(rd->p);
-        rd->p += 4;
-    }
-    return v;
+    return p != NULL ? samsa_load_be32(p) : 0;
 }
 
 static inline int32_t
@@ -123,13 +126,9 @@ samsa_rd_i32(samsa_rd_t *rd)
 static inline int64_t
 samsa_rd_i64(samsa_rd_t *rd)
 {
-    int64_t  v = 0;
+    const uint8_t  *p = samsa_rd_fixed(rd, 8);
 
-    if (samsa_rd_need(rd, 8)) {
-        v = (int64_t) samsa_load_be64(rd->p);
-        rd->p += 8;
-    }
-    return v;
+    return p != NULL ? (int64_t) samsa_load_be64(p) : 0;
 }
 
 /* Kafka's float64: an IEEE 754 double, big-endian. */
@@ -153,12 +152,12 @@ samsa_rd_bool(samsa_rd_t *rd)
 static inline samsa_uuid_t
 samsa_rd_uuid(samsa_rd_t *rd)
 {
-    samsa_uuid_t  u;
+    samsa_uuid_t    u;
+    const uint8_t  *p = samsa_rd_fixed(rd, sizeof(u.b));
 
     memset(&u, 0, sizeof(u));
-    if (samsa_rd_need(rd, sizeof(u.b))) {
-        memcpy(u.b, rd->p, sizeof(u.b));
-        rd->p += sizeof(u.b);
+    if (p != NULL) {
+        memcpy(u.b, p, sizeof(u.b));
     }
     return u;
 }

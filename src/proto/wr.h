@@ -112,13 +112,13 @@ size_t samsa_wr_bytes_any(samsa_wr_t *wr, bool compact, bool nullable,
 size_t samsa_wr_array_cnt(samsa_wr_t *wr, bool compact, bool nullable,
                           int32_t cnt);
 
-/* Overwrite 4 bytes at off (written earlier) with v. */
 /* A records field: its bytes, or its file region (handed to wr->region, or
  * read into the buffer with pread when there is no region sink).  A failed
  * read writes zeros and is logged: the frame keeps its announced length. */
 size_t samsa_wr_records_any(samsa_wr_t *wr, bool compact, bool nullable,
                             samsa_records_t r);
 
+/* Overwrite 4 bytes at off (written earlier) with v. */
 void samsa_wr_patch_i32(samsa_wr_t *wr, size_t off, int32_t v);
 
 /* One tagged field: tag_begin writes the tag and returns where the field's

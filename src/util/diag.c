@@ -225,6 +225,18 @@ samsa_diag(samsa_diag_level_t level, const char *fmt, ...)
 }
 
 void
+samsa_diag_errstr(char *errstr, size_t errstr_size, const char *fmt, ...)
+{
+    va_list  ap;
+
+    if (errstr != NULL && errstr_size > 0) {
+        va_start(ap, fmt);
+        vsnprintf(errstr, errstr_size, fmt, ap);
+        va_end(ap);
+    }
+}
+
+void
 samsa_assert_fail(const char *what, const char *file, int line)
 {
     samsa_diag(SAMSA_DIAG_FATAL, "BUG: assertion failed: %s at %s:%d", what,

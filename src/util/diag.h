@@ -70,6 +70,11 @@ SAMSA_DIAG_MUST_CHECK bool samsa_diag_logger_update(
 void samsa_diag(samsa_diag_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Explain a failure in the caller's (errstr, errstr_size) buffer, as the
+ * functions that take one do; a NULL or empty buffer takes nothing. */
+void samsa_diag_errstr(char *errstr, size_t errstr_size, const char *fmt,
+                       ...) __attribute__((format(printf, 3, 4)));
+
 #define samsa_error(...) samsa_diag(SAMSA_DIAG_ERROR, __VA_ARGS__)
 #define samsa_warn(...)  samsa_diag(SAMSA_DIAG_WARN, __VA_ARGS__)
 #define samsa_info(...)  samsa_diag(SAMSA_DIAG_INFO, __VA_ARGS__)

@@ -8,6 +8,7 @@
 
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/time.h"
 
 void
 samsa_queue_init(samsa_queue_t *q, size_t cap)
@@ -75,26 +76,14 @@ samsa_queue_offer(samsa_queue_t *q, void *item)
     return ok;
 }
 
-static void
-queue_deadline(struct timespec *ts, int64_t timeout_ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += timeout_ms / 1000;
-    ts->tv_nsec += (timeout_ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 void *
 samsa_queue_take(samsa_queue_t *q, int64_t timeout_ms)
 {
-    struct timespec  deadline;
+    struct timespec  deadline = { 0, 0 };
     void            *item = NULL;
 
     if (timeout_ms > 0) {
-        queue_deadline(&deadline, timeout_ms);
+        deadline = samsa_timespec_after(CLOCK_MONOTONIC, timeout_ms);
     }
     pthread_mutex_lock(&q->lock);
     while (q->len == 0 && timeout_ms != 0) {

@@ -23,6 +23,24 @@ samsa_now_ms(void)
     return samsa_now_ns() / 1000000;
 }
 
+/* clock's time ms (>= 0) milliseconds from now, as pthread_cond_timedwait
+ * (on a condition variable set to that clock) and pthread_timedjoin_np
+ * (CLOCK_REALTIME) take a deadline. */
+static inline struct timespec
+samsa_timespec_after(clockid_t clock, int64_t ms)
+{
+    struct timespec  ts;
+
+    clock_gettime(clock, &ts);
+    ts.tv_sec += (time_t) (ms / 1000);
+    ts.tv_nsec += (long) (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
 static inline int64_t
 samsa_wall_ms(void)
 {

@@ -282,6 +282,18 @@ samsa_accum_pqs(samsa_accum_t *accum, int32_t *n)
     return accum->snap;
 }
 
+void
+samsa_accum_reset_sequences(samsa_accum_t *accum)
+{
+    samsa_pq_t  **pqs;
+    int32_t       n, i;
+
+    pqs = samsa_accum_pqs(accum, &n);
+    for (i = 0; i < n; i++) {
+        pqs[i]->next_seq = 0;
+    }
+}
+
 /* ---- append ------------------------------------------------------------- */
 
 /* Add a new batch to the incomplete set.  @locks accum->inc_lock taken */
@@ -315,6 +327,29 @@ typedef struct accum_rec {
     samsa_future_t         *fut;
 } accum_rec_t;
 
+/* The record into batch, if it fits.  @locks pq->lock held */
+static bool
+accum_batch_append(samsa_producer_batch_t *batch, const accum_rec_t *r,
+                   size_t *appended)
+{
+    return samsa_producer_batch_try_append(batch, r->ts, r->key, r->key_len,
+                                           r->value, r->value_len, r->hdrs,
+                                           r->nhdrs, r->cb, r->opaque, r->fut,
+                                           appended);
+}
+
+/* What the append into batch, now pq's last, tells the producer.
+ * @locks pq->lock held */
+static void
+accum_res_fill(const samsa_pq_t *pq, const samsa_producer_batch_t *batch,
+               bool new_batch, samsa_append_res_t *res)
+{
+    res->batch_full = pq->nbatches > 1 || batch->full;
+    res->new_batch = new_batch;
+    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
+                                            memory_order_relaxed);
+}
+
 /* tryAppend: to the queue's last batch.  @locks pq->lock held */
 static bool
 accum_try_append(samsa_pq_t *pq, const accum_rec_t *r, size_t *appended,
@@ -322,17 +357,10 @@ accum_try_append(samsa_pq_t *pq, const accum_rec_t *r, size_t *appended,
 {
     samsa_producer_batch_t  *last = pq->tail;
 
-    if (last == NULL
-        || !samsa_producer_batch_try_append(last, r->ts, r->key, r->key_len,
-                                   r->value, r->value_len, r->hdrs,
-                                   r->nhdrs, r->cb, r->opaque, r->fut,
-                                   appended)) {
+    if (last == NULL || !accum_batch_append(last, r, appended)) {
         return false;
     }
-    res->batch_full = pq->nbatches > 1 || last->full;
-    res->new_batch = false;
-    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
-                                            memory_order_relaxed);
+    accum_res_fill(pq, last, false, res);
     return true;
 }
 
@@ -364,9 +392,7 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
                                 accum->conf.level, samsa_now_ms());
     }
     *bufp = NULL;
-    ok = samsa_producer_batch_try_append(batch, r->ts, r->key, r->key_len, r->value,
-                                r->value_len, r->hdrs, r->nhdrs, r->cb,
-                                r->opaque, r->fut, appended);
+    ok = accum_batch_append(batch, r, appended);
     samsa_assert(ok);
     if (pq->tail != NULL) {
         pq->tail->next = batch;
@@ -376,10 +402,7 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
     pq->tail = batch;
     pq->nbatches++;
     accum_incomplete_add(accum, batch);
-    res->batch_full = pq->nbatches > 1 || batch->full;
-    res->new_batch = true;
-    res->sender_busy = atomic_load_explicit(&pq->sender_busy,
-                                            memory_order_relaxed);
+    accum_res_fill(pq, batch, true, res);
 }
 
 /* allBatchesFull: may the sticky partitioner switch away now? */
@@ -1017,18 +1040,12 @@ samsa_accum_flush_end(samsa_accum_t *accum)
 samsa_err_t
 samsa_accum_flush_wait(samsa_accum_t *accum, int64_t timeout_ms)
 {
-    struct timespec  deadline;
+    struct timespec  deadline = { 0, 0 };
     samsa_err_t      err = SAMSA_ERR_NONE;
     uint64_t         target;
 
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
     if (timeout_ms >= 0) {
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline = samsa_timespec_after(CLOCK_MONOTONIC, timeout_ms);
     }
     pthread_mutex_lock(&accum->inc_lock);
     target = accum->next_id;

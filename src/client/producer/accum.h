@@ -226,6 +226,10 @@ void samsa_accum_close(samsa_accum_t *accum);
  * any samsa_accum_* function.  @thread sender  @locks accum->tlock taken */
 samsa_pq_t **samsa_accum_pqs(samsa_accum_t *accum, int32_t *n);
 
+/* New producer id or epoch: every queue's sequences start again at 0.
+ * @thread sender */
+void samsa_accum_reset_sequences(samsa_accum_t *accum);
+
 /* The queue of (topic, partition) if it exists, else NULL. */
 samsa_pq_t *samsa_accum_pq_find(samsa_accum_t *accum, const char *topic,
                                 int32_t partition);

@@ -142,18 +142,6 @@ bufpool_waiter_remove(samsa_bufpool_t *pool, bufpool_waiter_t *w)
     pool->nwaiters--;
 }
 
-static void
-deadline_after(struct timespec *ts, int64_t ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Wait as the tail of the queue until size bytes are collected.  On
  * success *bufp may hold a free-list buffer (then nothing was collected).
  * @locks pool->lock held (released while waiting) */
@@ -183,7 +171,7 @@ bufpool_wait(samsa_bufpool_t *pool, size_t size, int64_t max_block_ms,
     }
     pool->wait_tail = &w;
     pool->nwaiters++;
-    deadline_after(&deadline, max_block_ms);
+    deadline = samsa_timespec_after(CLOCK_MONOTONIC, max_block_ms);
     while (got < (int64_t) size) {
         w.need = (int64_t) size - got;
         if (!pool->closed && r != ETIMEDOUT
@@ -192,7 +180,8 @@ bufpool_wait(samsa_bufpool_t *pool, size_t size, int64_t max_block_ms,
                 /* wait for wake_bytes, but not for ever: memory held by
                  * batches that do not complete must not keep us waiting
                  * for more than was free when Java's waiter would go */
-                deadline_after(&slice, BUFPOOL_PATIENCE_MS);
+                slice = samsa_timespec_after(CLOCK_MONOTONIC,
+                                             BUFPOOL_PATIENCE_MS);
                 if (slice.tv_sec > deadline.tv_sec
                     || (slice.tv_sec == deadline.tv_sec
                         && slice.tv_nsec > deadline.tv_nsec)) {

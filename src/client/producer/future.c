@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "util/alloc.h"
+#include "util/time.h"
 
 struct samsa_future {
     pthread_mutex_t     lock;
@@ -68,17 +69,11 @@ samsa_err_t
 samsa_future_wait(samsa_future_t *fut, int64_t timeout_ms,
                   samsa_record_md_t *md)
 {
-    struct timespec  deadline;
+    struct timespec  deadline = { 0, 0 };
     samsa_err_t      err;
 
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
     if (timeout_ms >= 0) {
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline = samsa_timespec_after(CLOCK_MONOTONIC, timeout_ms);
     }
     pthread_mutex_lock(&fut->lock);
     while (!fut->done) {

@@ -4,7 +4,6 @@
  */
 #include "client/producer/pconf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,6 @@
 #include "client/conf_defs.h"
 #include "util/alloc.h"
 #include "util/diag.h"
-
-static void
-pconf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-pconf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-{
-    va_list  ap;
-
-    if (errstr != NULL && errstr_size > 0) {
-        va_start(ap, fmt);
-        vsnprintf(errstr, errstr_size, fmt, ap);
-        va_end(ap);
-    }
-}
 
 /* Java's postProcessAndValidateIdempotenceConfigs. */
 static samsa_err_t
@@ -55,9 +38,10 @@ pconf_idempotence(samsa_pconf_t *pc, const samsa_conf_t *conf, char *errstr,
         return SAMSA_ERR_NONE;
     }
     if (explicit) {
-        pconf_err(errstr, errstr_size, "invalid value '%s' for configuration "
-                  "'%s': %s (enable.idempotence=true)",
-                  samsa_conf_value(conf, key), key, why);
+        samsa_diag_errstr(errstr, errstr_size,
+                          "invalid value '%s' for configuration '%s': %s "
+                          "(enable.idempotence=true)",
+                          samsa_conf_value(conf, key), key, why);
         return SAMSA_ERR__CONFIG;
     }
     samsa_info("producer: idempotence disabled: %s %s", key, why);
@@ -111,16 +95,18 @@ samsa_pconf_load(samsa_pconf_t *pc, const samsa_conf_t *conf, char *errstr,
         pc->transactional_id =
             samsa_strdup(samsa_conf_get(conf, "transactional.id"));
         if (pc->transactional_id[0] == '\0') {
-            pconf_err(errstr, errstr_size, "invalid value '' for "
-                      "configuration 'transactional.id': must not be empty");
+            samsa_diag_errstr(errstr, errstr_size,
+                              "invalid value '' for configuration "
+                              "'transactional.id': must not be empty");
             return SAMSA_ERR__CONFIG;
         }
         if (!pc->idempotence) {
             /* Java: "Cannot set a transactional.id without also enabling
              * idempotence." */
-            pconf_err(errstr, errstr_size, "invalid value 'false' for "
-                      "configuration 'enable.idempotence': a "
-                      "transactional.id requires enable.idempotence=true");
+            samsa_diag_errstr(errstr, errstr_size,
+                              "invalid value 'false' for configuration "
+                              "'enable.idempotence': a transactional.id "
+                              "requires enable.idempotence=true");
             return SAMSA_ERR__CONFIG;
         }
     }
@@ -130,18 +116,20 @@ samsa_pconf_load(samsa_pconf_t *pc, const samsa_conf_t *conf, char *errstr,
     if (pc->delivery_timeout_ms
         < pc->linger_ms + pc->net.request_timeout_ms) {
         if (samsa_conf_get(conf, "delivery.timeout.ms") != NULL) {
-            pconf_err(errstr, errstr_size, "invalid value '%lld' for "
-                      "configuration 'delivery.timeout.ms': should be equal "
-                      "to or larger than linger.ms + request.timeout.ms",
-                      (long long) pc->delivery_timeout_ms);
+            samsa_diag_errstr(errstr, errstr_size,
+                              "invalid value '%lld' for configuration "
+                              "'delivery.timeout.ms': should be equal to or "
+                              "larger than linger.ms + request.timeout.ms",
+                              (long long) pc->delivery_timeout_ms);
             return SAMSA_ERR__CONFIG;
         }
         pc->delivery_timeout_ms = pc->linger_ms + pc->net.request_timeout_ms;
     }
     if ((int64_t) pc->max_request_size < 100) {
-        pconf_err(errstr, errstr_size, "invalid value '%d' for configuration "
-                  "'max.request.size': must be at least 100",
-                  pc->max_request_size);
+        samsa_diag_errstr(errstr, errstr_size,
+                          "invalid value '%d' for configuration "
+                          "'max.request.size': must be at least 100",
+                          pc->max_request_size);
         return SAMSA_ERR__CONFIG;
     }
     return pconf_idempotence(pc, conf, errstr, errstr_size);

@@ -515,28 +515,10 @@ sender_maybe_metadata(samsa_sender_t *s, int64_t now)
 
 /* ---- idempotence: InitProducerId ---------------------------------------- */
 
-/* New producer id or epoch: every partition starts again at sequence 0. */
-static void
-sender_reset_sequences(samsa_sender_t *s)
-{
-    samsa_pq_t  **pqs;
-    int32_t       n, i;
-
-    pqs = samsa_accum_pqs(s->accum, &n);
-    for (i = 0; i < n; i++) {
-        pqs[i]->next_seq = 0;
-    }
-}
-
 static bool
 sender_pid_retriable(samsa_err_t err)
 {
-    return err == SAMSA_ERR_COORDINATOR_NOT_AVAILABLE
-           || err == SAMSA_ERR_NOT_COORDINATOR
-           || err == SAMSA_ERR_COORDINATOR_LOAD_IN_PROGRESS
-           || err == SAMSA_ERR_CONCURRENT_TRANSACTIONS
-           || err == SAMSA_ERR_REQUEST_TIMED_OUT
-           || sender_retriable(err);
+    return samsa_txn_err_retriable(err) || sender_retriable(err);
 }
 
 static void
@@ -568,7 +550,7 @@ sender_on_pid(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
                               memory_order_relaxed);
         atomic_store_explicit(&s->m->producer_epoch, s->epoch,
                               memory_order_relaxed);
-        sender_reset_sequences(s);
+        samsa_accum_reset_sequences(s->accum);
     } else if (!sender_pid_retriable(err)) {
         sender_set_fatal(s, err);
     }
@@ -835,13 +817,7 @@ samsa_sender_stop(samsa_sender_t *s, int64_t timeout_ms)
     atomic_store_explicit(&s->running, false, memory_order_release);
     samsa_netclient_wakeup(s->nc);
     if (timeout_ms >= 0) {
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
+        deadline = samsa_timespec_after(CLOCK_REALTIME, timeout_ms);
         if (pthread_timedjoin_np(s->thread, NULL, &deadline) == 0) {
             samsa_netclient_free(s->nc);
             samsa_free(s);

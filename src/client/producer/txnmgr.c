@@ -145,9 +145,8 @@ txn_err_coord_lost(samsa_err_t err)
            || err == SAMSA_ERR__BAD_MSG || err == SAMSA_ERR__UNDERFLOW;
 }
 
-/* Coordinator errors worth the same request again. */
-static bool
-txn_err_retriable(samsa_err_t err)
+bool
+samsa_txn_err_retriable(samsa_err_t err)
 {
     return err == SAMSA_ERR_COORDINATOR_LOAD_IN_PROGRESS
            || err == SAMSA_ERR_CONCURRENT_TRANSACTIONS
@@ -265,18 +264,9 @@ txn_state_err(samsa_txnmgr_t *tm)
 static void
 txn_cond_wait_ms(samsa_txnmgr_t *tm, int64_t ms)
 {
-    struct timespec  ts;
+    struct timespec  ts = samsa_timespec_after(CLOCK_REALTIME,
+                                               ms > 0 ? ms : 1);
 
-    if (ms <= 0) {
-        ms = 1;
-    }
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
     (void) pthread_cond_timedwait(&tm->cond, &tm->lock, &ts);
 }
 
@@ -695,17 +685,85 @@ txn_coord(samsa_txnmgr_t *tm, samsa_netclient_t *nc, bool group,
     return SAMSA_NC_NO_NODE;
 }
 
-/* New producer id or epoch: sequences start again at 0. */
-static void
-txn_reset_sequences(samsa_txnmgr_t *tm)
+/* The coordinator's node and the version *v of api to send it, or
+ * SAMSA_NC_NO_NODE: not ready yet, or it speaks no version up to vmax
+ * (which fails the operation).  */
+static int32_t
+txn_target(samsa_txnmgr_t *tm, samsa_netclient_t *nc, bool group,
+           int16_t api, int16_t vmax, int16_t *v, int64_t now)
 {
-    samsa_pq_t  **pqs;
-    int32_t       n, i;
+    int32_t  node = txn_coord(tm, nc, group, now);
 
-    pqs = samsa_accum_pqs(tm->accum, &n);
-    for (i = 0; i < n; i++) {
-        pqs[i]->next_seq = 0;
+    if (node == SAMSA_NC_NO_NODE) {
+        return SAMSA_NC_NO_NODE;
     }
+    *v = samsa_netclient_version(nc, node, api, 0, vmax);
+    if (*v < 0) {
+        txn_op_finish(tm, SAMSA_ERR_UNSUPPORTED_VERSION, SAMSA_TXN_READY,
+                      true);
+        return SAMSA_NC_NO_NODE;
+    }
+    return node;
+}
+
+/* Items of a request grouped by topic, as AddPartitionsToTxn and
+ * TxnOffsetCommit nest them: topic t (first-seen order) is name[t] and
+ * its items sit at start[t] .. start[t] + cnt[t] - 1 of one flat array,
+ * item i (in the order added) at slot[i].  */
+typedef struct {
+    int32_t       n, nt;
+    const char  **name;
+    int32_t      *start, *cnt, *slot;
+} txn_bytopic_t;
+
+static void
+txn_bytopic_init(txn_bytopic_t *bt, size_t n)
+{
+    bt->n = 0;
+    bt->nt = 0;
+    bt->name = samsa_calloc(n + 1, sizeof(*bt->name));
+    bt->start = samsa_calloc(n + 1, sizeof(*bt->start));
+    bt->cnt = samsa_calloc(n + 1, sizeof(*bt->cnt));
+    bt->slot = samsa_calloc(n + 1, sizeof(*bt->slot));
+}
+
+static void
+txn_bytopic_add(txn_bytopic_t *bt, const char *topic)
+{
+    int32_t  t;
+
+    for (t = 0; t < bt->nt && strcmp(bt->name[t], topic) != 0; t++) {
+    }
+    if (t == bt->nt) {
+        bt->name[bt->nt++] = topic;
+    }
+    bt->slot[bt->n++] = t;          /* the topic, until txn_bytopic_seal */
+    bt->cnt[t]++;
+}
+
+/* Lays the topics out one after another: fills start and slot.  */
+static void
+txn_bytopic_seal(txn_bytopic_t *bt)
+{
+    int32_t  i, t;
+
+    for (t = 1; t < bt->nt; t++) {
+        bt->start[t] = bt->start[t - 1] + bt->cnt[t - 1];
+    }
+    memset(bt->cnt, 0, (size_t) bt->nt * sizeof(*bt->cnt));
+    for (i = 0; i < bt->n; i++) {
+        t = bt->slot[i];
+        bt->slot[i] = bt->start[t] + bt->cnt[t]++;
+    }
+}
+
+static void
+txn_bytopic_fini(txn_bytopic_t *bt)
+{
+    samsa_free(bt->name);
+    samsa_free(bt->start);
+    samsa_free(bt->cnt);
+    samsa_free(bt->slot);
 }
 
 static void
@@ -714,16 +772,11 @@ txn_init_pid(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
     samsa_InitProducerIdRequest_t  req;
     samsa_buf_t                    frame = SAMSA_BUF_INIT;
     samsa_wr_t                     wr;
-    int32_t                        node = txn_coord(tm, nc, false, now);
+    int32_t                        node;
     int16_t                        v;
 
+    node = txn_target(tm, nc, false, SAMSA_API_InitProducerId, 4, &v, now);
     if (node == SAMSA_NC_NO_NODE) {
-        return;
-    }
-    v = samsa_netclient_version(nc, node, SAMSA_API_InitProducerId, 0, 4);
-    if (v < 0) {
-        txn_op_finish(tm, SAMSA_ERR_UNSUPPORTED_VERSION, SAMSA_TXN_READY,
-                      true);
         return;
     }
     if (tm->pid >= 0 && v < 3) {
@@ -754,10 +807,11 @@ txn_add_partitions(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
     samsa_AddPartitionsToTxnRequest_t   req;
     samsa_AddPartitionsToTxnTopic_t    *topics;
     int32_t                            *parts;
+    txn_bytopic_t                       bt;
     samsa_buf_t                         frame = SAMSA_BUF_INIT;
     samsa_wr_t                          wr;
     samsa_pq_t                        **pqs;
-    int32_t                             n, i, j, nt = 0, node;
+    int32_t                             n, i, t, node;
     int16_t                             v;
     bool                                has;
 
@@ -789,38 +843,21 @@ txn_add_partitions(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
         txn_fail_state(tm, SAMSA_ERR_UNSUPPORTED_VERSION);
         return true;
     }
-    topics = samsa_calloc((size_t) tm->nadding, sizeof(*topics));
+    txn_bytopic_init(&bt, (size_t) tm->nadding);
+    for (i = 0; i < tm->nadding; i++) {
+        txn_bytopic_add(&bt, tm->adding[i]->topic->name);
+    }
+    txn_bytopic_seal(&bt);
+    topics = samsa_calloc((size_t) bt.nt, sizeof(*topics));
     parts = samsa_calloc((size_t) tm->nadding, sizeof(*parts));
-    /* group by topic: the partitions of topic j follow each other */
-    for (i = 0; i < tm->nadding; i++) {
-        for (j = 0; j < nt; j++) {
-            if (samsa_slice_eq_cstr(topics[j].Name,
-                                    tm->adding[i]->topic->name)) {
-                break;
-            }
-        }
-        if (j == nt) {
-            samsa_AddPartitionsToTxnTopic_init(&topics[nt]);
-            topics[nt].Name = samsa_slice_cstr(tm->adding[i]->topic->name);
-            nt++;
-        }
-        topics[j].Partitions_cnt++;
-    }
-    n = 0;
-    for (j = 0; j < nt; j++) {
-        topics[j].Partitions = &parts[n];
-        n += topics[j].Partitions_cnt;
-        topics[j].Partitions_cnt = 0;
+    for (t = 0; t < bt.nt; t++) {
+        samsa_AddPartitionsToTxnTopic_init(&topics[t]);
+        topics[t].Name = samsa_slice_cstr(bt.name[t]);
+        topics[t].Partitions = &parts[bt.start[t]];
+        topics[t].Partitions_cnt = bt.cnt[t];
     }
     for (i = 0; i < tm->nadding; i++) {
-        for (j = 0; j < nt; j++) {
-            if (samsa_slice_eq_cstr(topics[j].Name,
-                                    tm->adding[i]->topic->name)) {
-                topics[j].Partitions[topics[j].Partitions_cnt++] =
-                    tm->adding[i]->partition;
-                break;
-            }
-        }
+        parts[bt.slot[i]] = tm->adding[i]->partition;
     }
     samsa_AddPartitionsToTxnRequest_init(&req);
     req.V3AndBelowTransactionalId =
@@ -828,12 +865,13 @@ txn_add_partitions(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
     req.V3AndBelowProducerId = tm->pid;
     req.V3AndBelowProducerEpoch = tm->epoch;
     req.V3AndBelowTopics = topics;
-    req.V3AndBelowTopics_cnt = nt;
+    req.V3AndBelowTopics_cnt = bt.nt;
     samsa_netclient_frame_begin(nc, SAMSA_API_AddPartitionsToTxn, v, &frame,
                                 &wr);
     samsa_AddPartitionsToTxnRequest_encode(&wr, v, &req);
     samsa_free(topics);
     samsa_free(parts);
+    txn_bytopic_fini(&bt);
     txn_send(tm, nc, node, &frame, SAMSA_API_AddPartitionsToTxn, v,
              TXN_REQ_ADD_PARTS, now);
     return true;
@@ -845,16 +883,11 @@ txn_add_offsets(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
     samsa_AddOffsetsToTxnRequest_t  req;
     samsa_buf_t                     frame = SAMSA_BUF_INIT;
     samsa_wr_t                      wr;
-    int32_t                         node = txn_coord(tm, nc, false, now);
+    int32_t                         node;
     int16_t                         v;
 
+    node = txn_target(tm, nc, false, SAMSA_API_AddOffsetsToTxn, 4, &v, now);
     if (node == SAMSA_NC_NO_NODE) {
-        return;
-    }
-    v = samsa_netclient_version(nc, node, SAMSA_API_AddOffsetsToTxn, 0, 4);
-    if (v < 0) {
-        txn_op_finish(tm, SAMSA_ERR_UNSUPPORTED_VERSION, SAMSA_TXN_READY,
-                      true);
         return;
     }
     samsa_AddOffsetsToTxnRequest_init(&req);
@@ -875,52 +908,33 @@ txn_offset_commit(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
     samsa_TxnOffsetCommitRequest_t            req;
     samsa_TxnOffsetCommitRequestTopic_t      *topics;
     samsa_TxnOffsetCommitRequestPartition_t  *parts;
+    txn_bytopic_t                             bt;
     samsa_buf_t                               frame = SAMSA_BUF_INIT;
     samsa_wr_t                                wr;
-    int32_t                                   node, nt = 0, j, k;
+    int32_t                                   node, t;
     int16_t                                   v;
     size_t                                    i;
 
-    node = txn_coord(tm, nc, true, now);
+    node = txn_target(tm, nc, true, SAMSA_API_TxnOffsetCommit, 4, &v, now);
     if (node == SAMSA_NC_NO_NODE) {
         return;
     }
-    v = samsa_netclient_version(nc, node, SAMSA_API_TxnOffsetCommit, 0, 4);
-    if (v < 0) {
-        txn_op_finish(tm, SAMSA_ERR_UNSUPPORTED_VERSION, SAMSA_TXN_READY,
-                      true);
-        return;
+    txn_bytopic_init(&bt, tm->noffsets);
+    for (i = 0; i < tm->noffsets; i++) {
+        txn_bytopic_add(&bt, tm->offsets[i].topic);
     }
-    topics = samsa_calloc(tm->noffsets + 1, sizeof(*topics));
+    txn_bytopic_seal(&bt);
+    topics = samsa_calloc((size_t) bt.nt + 1, sizeof(*topics));
     parts = samsa_calloc(tm->noffsets + 1, sizeof(*parts));
-    for (i = 0; i < tm->noffsets; i++) {
-        for (j = 0; j < nt; j++) {
-            if (samsa_slice_eq_cstr(topics[j].Name, tm->offsets[i].topic)) {
-                break;
-            }
-        }
-        if (j == nt) {
-            samsa_TxnOffsetCommitRequestTopic_init(&topics[nt]);
-            topics[nt].Name = samsa_slice_cstr(tm->offsets[i].topic);
-            nt++;
-        }
-        topics[j].Partitions_cnt++;
-    }
-    k = 0;
-    for (j = 0; j < nt; j++) {
-        topics[j].Partitions = &parts[k];
-        k += topics[j].Partitions_cnt;
-        topics[j].Partitions_cnt = 0;
+    for (t = 0; t < bt.nt; t++) {
+        samsa_TxnOffsetCommitRequestTopic_init(&topics[t]);
+        topics[t].Name = samsa_slice_cstr(bt.name[t]);
+        topics[t].Partitions = &parts[bt.start[t]];
+        topics[t].Partitions_cnt = bt.cnt[t];
     }
     for (i = 0; i < tm->noffsets; i++) {
-        samsa_TxnOffsetCommitRequestPartition_t  *pp;
+        samsa_TxnOffsetCommitRequestPartition_t  *pp = &parts[bt.slot[i]];
 
-        for (j = 0; j < nt; j++) {
-            if (samsa_slice_eq_cstr(topics[j].Name, tm->offsets[i].topic)) {
-                break;
-            }
-        }
-        pp = &topics[j].Partitions[topics[j].Partitions_cnt++];
         samsa_TxnOffsetCommitRequestPartition_init(pp);
         pp->PartitionIndex = tm->offsets[i].partition;
         pp->CommittedOffset = tm->offsets[i].offset;
@@ -939,12 +953,13 @@ txn_offset_commit(samsa_txnmgr_t *tm, samsa_netclient_t *nc, int64_t now)
                               ? samsa_slice_cstr(tm->instance_id)
                               : SAMSA_SLICE_NULL;
     req.Topics = topics;
-    req.Topics_cnt = nt;
+    req.Topics_cnt = bt.nt;
     samsa_netclient_frame_begin(nc, SAMSA_API_TxnOffsetCommit, v, &frame,
                                 &wr);
     samsa_TxnOffsetCommitRequest_encode(&wr, v, &req);
     samsa_free(topics);
     samsa_free(parts);
+    txn_bytopic_fini(&bt);
     txn_send(tm, nc, node, &frame, SAMSA_API_TxnOffsetCommit, v,
              TXN_REQ_OFFSET_COMMIT, now);
 }
@@ -955,16 +970,11 @@ txn_end(samsa_txnmgr_t *tm, samsa_netclient_t *nc, bool commit, int64_t now)
     samsa_EndTxnRequest_t  req;
     samsa_buf_t            frame = SAMSA_BUF_INIT;
     samsa_wr_t             wr;
-    int32_t                node = txn_coord(tm, nc, false, now);
+    int32_t                node;
     int16_t                v;
 
+    node = txn_target(tm, nc, false, SAMSA_API_EndTxn, 4, &v, now);
     if (node == SAMSA_NC_NO_NODE) {
-        return;
-    }
-    v = samsa_netclient_version(nc, node, SAMSA_API_EndTxn, 0, 4);
-    if (v < 0) {
-        txn_op_finish(tm, SAMSA_ERR_UNSUPPORTED_VERSION, SAMSA_TXN_READY,
-                      true);
         return;
     }
     samsa_EndTxnRequest_init(&req);
@@ -1007,6 +1017,20 @@ txn_worst(samsa_err_t worst, samsa_err_t e)
         return e;
     }
     return worst;
+}
+
+/* A response that failed with err (not NONE): the same request again
+ * after a backoff if err is worth it, else the operation fails with it
+ * (see txn_op_finish for fatal_on_err).  */
+static void
+txn_retry_or_fail(samsa_txnmgr_t *tm, samsa_err_t err, bool group,
+                  bool fatal_on_err, int64_t now)
+{
+    if (samsa_txn_err_retriable(err)) {
+        txn_backoff(tm, err, group, now);
+    } else {
+        txn_op_finish(tm, err, SAMSA_TXN_READY, fatal_on_err);
+    }
 }
 
 static void
@@ -1056,17 +1080,13 @@ txn_on_pid(samsa_txnmgr_t *tm, samsa_err_t err,
         tm->epoch = resp->ProducerEpoch;
         tm->need_bump = false;
         tm->attempts = 0;
-        txn_reset_sequences(tm);
+        samsa_accum_reset_sequences(tm->accum);
         if (op == TXN_OP_INIT) {
             txn_op_finish(tm, SAMSA_ERR_NONE, SAMSA_TXN_READY, true);
         }
         return;
     }
-    if (txn_err_retriable(err)) {
-        txn_backoff(tm, err, false, now);
-    } else {
-        txn_op_finish(tm, err, SAMSA_TXN_READY, true);
-    }
+    txn_retry_or_fail(tm, err, false, true, now);
 }
 
 static void
@@ -1101,7 +1121,7 @@ txn_on_add_parts(samsa_txnmgr_t *tm, samsa_err_t err,
     if (worst == SAMSA_ERR_NONE) {
         tm->attempts = 0;
     } else if (worst == SAMSA_ERR_OPERATION_NOT_ATTEMPTED
-               || txn_err_retriable(worst)) {
+               || samsa_txn_err_retriable(worst)) {
         txn_backoff(tm, worst, false, now);
     } else {
         txn_fail_state(tm, worst);
@@ -1115,10 +1135,8 @@ txn_on_add_offsets(samsa_txnmgr_t *tm, samsa_err_t err, int64_t now)
         tm->started = true;
         tm->step = 1;
         tm->attempts = 0;
-    } else if (txn_err_retriable(err)) {
-        txn_backoff(tm, err, false, now);
     } else {
-        txn_op_finish(tm, err, SAMSA_TXN_IN_TRANSACTION, false);
+        txn_retry_or_fail(tm, err, false, false, now);
     }
 }
 
@@ -1138,10 +1156,8 @@ txn_on_offset_commit(samsa_txnmgr_t *tm, samsa_err_t err,
     }
     if (worst == SAMSA_ERR_NONE) {
         txn_op_finish(tm, SAMSA_ERR_NONE, SAMSA_TXN_IN_TRANSACTION, false);
-    } else if (txn_err_retriable(worst)) {
-        txn_backoff(tm, worst, true, now);
     } else {
-        txn_op_finish(tm, worst, SAMSA_TXN_IN_TRANSACTION, false);
+        txn_retry_or_fail(tm, worst, true, false, now);
     }
 }
 
@@ -1158,14 +1174,19 @@ txn_on_end(samsa_txnmgr_t *tm, samsa_err_t err, int64_t now)
         }
         return;                 /* an abort goes on with the epoch bump */
     }
-    if (txn_err_retriable(err)) {
-        txn_backoff(tm, err, false, now);
-    } else if (op == TXN_OP_COMMIT
-               && err == SAMSA_ERR_TRANSACTION_ABORTABLE) {
-        txn_op_finish(tm, err, SAMSA_TXN_READY, false);
-    } else {
-        txn_op_finish(tm, err, SAMSA_TXN_READY, true);
-    }
+    /* a commit the coordinator refuses as abortable can still be aborted */
+    txn_retry_or_fail(tm, err, false,
+                      op != TXN_OP_COMMIT
+                          || err != SAMSA_ERR_TRANSACTION_ABORTABLE,
+                      now);
+}
+
+/* The response's error: the transport's or decoder's, else its
+ * top-level ErrorCode.  */
+static samsa_err_t
+txn_resp_err(samsa_err_t err, int16_t code)
+{
+    return err != SAMSA_ERR_NONE ? err : (samsa_err_t) code;
 }
 
 /* @thread sender */
@@ -1197,9 +1218,7 @@ txn_on_resp(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             err = samsa_FindCoordinatorResponse_decode(body, v, &arena,
                                                        &r.find);
         }
-        if (err == SAMSA_ERR_NONE) {
-            err = (samsa_err_t) r.find.ErrorCode;
-        }
+        err = txn_resp_err(err, r.find.ErrorCode);
         txn_on_find(tm, tm->nc_last, kind == TXN_REQ_FIND_GROUP, err,
                     &r.find, now);
         break;
@@ -1208,9 +1227,7 @@ txn_on_resp(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             err = samsa_InitProducerIdResponse_decode(body, v, &arena,
                                                       &r.pid);
         }
-        if (err == SAMSA_ERR_NONE) {
-            err = (samsa_err_t) r.pid.ErrorCode;
-        }
+        err = txn_resp_err(err, r.pid.ErrorCode);
         txn_on_pid(tm, err, &r.pid, now);
         break;
     case TXN_REQ_ADD_PARTS:
@@ -1225,9 +1242,7 @@ txn_on_resp(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             err = samsa_AddOffsetsToTxnResponse_decode(body, v, &arena,
                                                        &r.offs);
         }
-        if (err == SAMSA_ERR_NONE) {
-            err = (samsa_err_t) r.offs.ErrorCode;
-        }
+        err = txn_resp_err(err, r.offs.ErrorCode);
         txn_on_add_offsets(tm, err, now);
         break;
     case TXN_REQ_OFFSET_COMMIT:
@@ -1241,9 +1256,7 @@ txn_on_resp(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
         if (err == SAMSA_ERR_NONE) {
             err = samsa_EndTxnResponse_decode(body, v, &arena, &r.end);
         }
-        if (err == SAMSA_ERR_NONE) {
-            err = (samsa_err_t) r.end.ErrorCode;
-        }
+        err = txn_resp_err(err, r.end.ErrorCode);
         txn_on_end(tm, err, now);
         break;
     }

@@ -51,6 +51,11 @@ const char *samsa_txn_state_name(samsa_txn_state_t state);
  * InvalidProducerEpoch, authorization...). */
 bool samsa_txn_err_fatal(samsa_err_t err);
 
+/* Coordinator errors (and lost connections) worth the same request again:
+ * the transactional requests' and the idempotent producer's
+ * InitProducerId's. */
+bool samsa_txn_err_retriable(samsa_err_t err);
+
 typedef struct samsa_txnmgr samsa_txnmgr_t;
 
 /* wake(ctx) wakes the sender after an operation was posted. */
