@@ -79,15 +79,23 @@ samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err, samsa_slice_t msg)
 }
 
 int
-samsa_admin_cmp_tp_result(const void *x, const void *y)
+samsa_admin_cmp_tp(const char *topic_a, int32_t partition_a,
+                   const char *topic_b, int32_t partition_b)
 {
-    const samsa_tp_result_t  *a = x, *b = y;
-    int                       c = strcmp(a->topic, b->topic);
+    int  c = strcmp(topic_a, topic_b);
 
     if (c != 0) {
         return c;
     }
-    return (a->partition > b->partition) - (a->partition < b->partition);
+    return (partition_a > partition_b) - (partition_a < partition_b);
+}
+
+int
+samsa_admin_cmp_tp_result(const void *x, const void *y)
+{
+    const samsa_tp_result_t  *a = x, *b = y;
+
+    return samsa_admin_cmp_tp(a->topic, a->partition, b->topic, b->partition);
 }
 
 samsa_err_t

@@ -208,12 +208,8 @@ static int
 admin_cmp_tp(const void *x, const void *y)
 {
     const samsa_topic_partition_t  *a = x, *b = y;
-    int                             c = strcmp(a->topic, b->topic);
 
-    if (c != 0) {
-        return c;
-    }
-    return (a->partition > b->partition) - (a->partition < b->partition);
+    return samsa_admin_cmp_tp(a->topic, a->partition, b->topic, b->partition);
 }
 
 static void

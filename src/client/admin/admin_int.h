@@ -105,7 +105,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_admin_coordinator(samsa_admin_t *a,
 bool samsa_admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
                                    samsa_group_member_t *m);
 
-/* Sort helpers for results. */
+/* Sort helpers for results: by topic, then partition. */
+int samsa_admin_cmp_tp(const char *topic_a, int32_t partition_a,
+                       const char *topic_b, int32_t partition_b);
 int samsa_admin_cmp_tp_result(const void *x, const void *y);
 
 /* Finish a call that built res: on err free res and return err; else sort
