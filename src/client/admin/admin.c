@@ -79,15 +79,23 @@ samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err, samsa_slice_t msg)
 }
 
 int
-samsa_admin_cmp_tp_result(const void *x, const void *y)
+samsa_admin_cmp_tp(const char *topic_a, int32_t partition_a,
+                   const char *topic_b, int32_t partition_b)
 {
-    const samsa_tp_result_t  *a = x, *b = y;
-    int                       c = strcmp(a->topic, b->topic);
+    int  c = strcmp(topic_a, topic_b);
 
     if (c != 0) {
         return c;
     }
-    return (a->partition > b->partition) - (a->partition < b->partition);
+    return (partition_a > partition_b) - (partition_a < partition_b);
+}
+
+int
+samsa_admin_cmp_tp_result(const void *x, const void *y)
+{
+    const samsa_tp_result_t  *a = x, *b = y;
+
+    return samsa_admin_cmp_tp(a->topic, a->partition, b->topic, b->partition);
 }
 
 samsa_err_t
@@ -101,6 +109,55 @@ samsa_admin_tp_results_done(samsa_tp_results_t *res, samsa_err_t err,
     qsort(res->items, res->n, sizeof(*res->items), samsa_admin_cmp_tp_result);
     *resultp = res;
     return SAMSA_ERR_NONE;
+}
+
+const samsa_topic_partition_t *
+samsa_admin_tp_at(const void *items, size_t stride, size_t i)
+{
+    return (const void *) ((const char *) items + i * stride);
+}
+
+bool
+samsa_admin_tps_valid(const void *items, size_t n, size_t stride)
+{
+    size_t  i;
+
+    if (n == 0 || items == NULL) {
+        return false;
+    }
+    for (i = 0; i < n; i++) {
+        const samsa_topic_partition_t  *tp = samsa_admin_tp_at(items, stride,
+                                                               i);
+
+        if (tp->topic == NULL || tp->partition < 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+size_t
+samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
+                       size_t stride, const size_t *order, size_t n,
+                       samsa_admin_topic_run_t **runsp)
+{
+    samsa_admin_topic_run_t  *runs;
+    const char               *topic, *prev = NULL;
+    size_t                    i, nt = 0;
+
+    runs = samsa_arena_calloc(scratch, n + 1, sizeof(*runs));
+    for (i = 0; i < n; i++) {
+        topic = samsa_admin_tp_at(items, stride, order[i])->topic;
+        if (prev == NULL || strcmp(topic, prev) != 0) {
+            runs[nt].topic = topic;
+            runs[nt].first = i;
+            nt++;
+        }
+        runs[nt - 1].n++;
+        prev = topic;
+    }
+    *runsp = runs;
+    return nt;
 }
 
 const char *

@@ -208,12 +208,8 @@ static int
 admin_cmp_tp(const void *x, const void *y)
 {
     const samsa_topic_partition_t  *a = x, *b = y;
-    int                             c = strcmp(a->topic, b->topic);
 
-    if (c != 0) {
-        return c;
-    }
-    return (a->partition > b->partition) - (a->partition < b->partition);
+    return samsa_admin_cmp_tp(a->topic, a->partition, b->topic, b->partition);
 }
 
 static void
@@ -449,6 +445,22 @@ samsa_admin_describe_groups(samsa_admin_t *a, const char *const *group_ids,
 
 /* ---- DeleteGroups ------------------------------------------------------ */
 
+/* Start a round trip to group_id's coordinator. */
+static samsa_err_t
+admin_group_rpc_begin(samsa_admin_t *a, const char *group_id, int16_t api,
+                      int16_t lo, int16_t hi, int64_t deadline,
+                      samsa_admin_rpc_t *rpc)
+{
+    samsa_err_t  err;
+    int32_t      node = -1;
+
+    err = samsa_admin_coordinator(a, group_id, deadline, &node);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    return samsa_admin_rpc_begin(a, rpc, node, api, lo, hi, deadline);
+}
+
 static samsa_err_t
 admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
                    samsa_arena_t *scratch, samsa_err_t *group_err)
@@ -459,13 +471,9 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     samsa_admin_rpc_t             rpc;
     samsa_rd_t                    rd;
     samsa_err_t                   err;
-    int32_t                       node = -1;
 
-    err = samsa_admin_coordinator(a, group_id, deadline, &node);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_DeleteGroups, 0,
-                                    2, deadline);
-    }
+    err = admin_group_rpc_begin(a, group_id, SAMSA_API_DeleteGroups, 0, 2,
+                                deadline, &rpc);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -532,31 +540,36 @@ samsa_admin_delete_groups(samsa_admin_t *a, const char *const *group_ids,
 
 /* ---- committed offsets ------------------------------------------------- */
 
-/* Group tps by topic (stable: first appearance order) into the request
- * shapes below; returns the number of topics, *order the tps indexes
- * grouped by topic. */
+/* Group the n tps (stride apart) by topic (stable: first appearance
+ * order) into the request shapes below; returns the number of topics,
+ * *order the tps indexes grouped by topic, *runs each topic's share. */
 static size_t
-admin_group_by_topic(samsa_arena_t *scratch, const char *const *topics,
-                     size_t n, size_t **order)
+admin_group_by_topic(samsa_arena_t *scratch, const void *tps, size_t n,
+                     size_t stride, size_t **order,
+                     samsa_admin_topic_run_t **runs)
 {
-    bool    *used = samsa_arena_calloc(scratch, n + 1, sizeof(bool));
-    size_t   i, j, k = 0, nt = 0;
+    bool        *used = samsa_arena_calloc(scratch, n + 1, sizeof(bool));
+    const char  *topic;
+    size_t       i, j, k = 0;
 
     *order = samsa_arena_calloc(scratch, n + 1, sizeof(size_t));
     for (i = 0; i < n; i++) {
         if (used[i]) {
             continue;
         }
-        nt++;
+        topic = samsa_admin_tp_at(tps, stride, i)->topic;
         for (j = i; j < n; j++) {
-            if (!used[j] && strcmp(topics[i], topics[j]) == 0) {
+            if (!used[j]
+                && strcmp(topic, samsa_admin_tp_at(tps, stride, j)->topic)
+                       == 0) {
                 used[j] = true;
                 (*order)[k++] = j;
             }
         }
     }
-    return nt;
+    return samsa_admin_topic_runs(scratch, tps, stride, *order, n, runs);
 }
+
 
 static samsa_tp_results_t *
 admin_group_results_new(size_t n, samsa_arena_t **arenap)
@@ -593,22 +606,19 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
     samsa_OffsetFetchRequest_t        req;
     samsa_OffsetFetchResponse_t       resp;
     samsa_OffsetFetchRequestTopic_t  *rt = NULL;
+    samsa_admin_topic_run_t          *runs;
     samsa_tp_results_t               *res;
     samsa_tp_result_t                *it;
     samsa_arena_t                    *arena;
-    const char                      **names;
     samsa_admin_rpc_t                 rpc;
     samsa_rd_t                        rd;
     samsa_err_t                       err;
-    size_t                           *order, nt = 0, i, t = 0, total = 0;
-    int32_t                          *parts, node = -1, j, k;
+    size_t                           *order, nt = 0, i, total = 0;
+    int32_t                          *parts, j, k;
 
-    err = samsa_admin_coordinator(a, group_id, deadline, &node);
-    if (err == SAMSA_ERR_NONE) {
-        /* v2+: null topics = all; v7 max keeps the single-group shape */
-        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetFetch,
-                                    n == 0 ? 2 : 1, 7, deadline);
-    }
+    /* v2+: null topics = all; v7 max keeps the single-group shape */
+    err = admin_group_rpc_begin(a, group_id, SAMSA_API_OffsetFetch,
+                                n == 0 ? 2 : 1, 7, deadline, &rpc);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -616,24 +626,18 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
     req.GroupId = samsa_slice_cstr(group_id);
     req.Topics_cnt = -1;
     if (n > 0) {
-        names = samsa_arena_calloc(scratch, n, sizeof(*names));
-        for (i = 0; i < n; i++) {
-            names[i] = tps[i].topic;
-        }
-        nt = admin_group_by_topic(scratch, names, n, &order);
+        nt = admin_group_by_topic(scratch, tps, n, sizeof(*tps), &order,
+                                  &runs);
         rt = samsa_arena_calloc(scratch, nt, sizeof(*rt));
         parts = samsa_arena_calloc(scratch, n, sizeof(*parts));
+        for (i = 0; i < nt; i++) {
+            samsa_OffsetFetchRequestTopic_init(&rt[i]);
+            rt[i].Name = samsa_slice_cstr(runs[i].topic);
+            rt[i].PartitionIndexes = &parts[runs[i].first];
+            rt[i].PartitionIndexes_cnt = runs[i].n;
+        }
         for (i = 0; i < n; i++) {
-            const samsa_topic_partition_t  *tp = &tps[order[i]];
-
-            if (i == 0 || strcmp(tp->topic, tps[order[i - 1]].topic) != 0) {
-                samsa_OffsetFetchRequestTopic_init(&rt[t]);
-                rt[t].Name = samsa_slice_cstr(tp->topic);
-                rt[t].PartitionIndexes = &parts[i];
-                t++;
-            }
-            parts[i] = tp->partition;
-            rt[t - 1].PartitionIndexes_cnt++;
+            parts[i] = tps[order[i]].partition;
         }
         req.Topics = rt;
         req.Topics_cnt = (int32_t) nt;
@@ -731,42 +735,32 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     samsa_OffsetCommitResponse_t           resp;
     samsa_OffsetCommitRequestTopic_t      *rt;
     samsa_OffsetCommitRequestPartition_t  *rp;
-    const char                           **names;
+    samsa_admin_topic_run_t               *runs;
     samsa_admin_rpc_t                      rpc;
     samsa_rd_t                             rd;
     samsa_err_t                            err;
-    size_t                                *order, nt, i, t = 0;
-    int32_t                                node = -1, j, k;
+    size_t                                *order, nt, i;
+    int32_t                                j, k;
 
-    err = samsa_admin_coordinator(a, group_id, deadline, &node);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetCommit, 2,
-                                    9, deadline);
-    }
+    err = admin_group_rpc_begin(a, group_id, SAMSA_API_OffsetCommit, 2, 9,
+                                deadline, &rpc);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    names = samsa_arena_calloc(scratch, n, sizeof(*names));
-    for (i = 0; i < n; i++) {
-        names[i] = tps[i].topic;
-    }
-    nt = admin_group_by_topic(scratch, names, n, &order);
+    nt = admin_group_by_topic(scratch, tps, n, sizeof(*tps), &order, &runs);
     rt = samsa_arena_calloc(scratch, nt, sizeof(*rt));
     rp = samsa_arena_calloc(scratch, n, sizeof(*rp));
+    for (i = 0; i < nt; i++) {
+        samsa_OffsetCommitRequestTopic_init(&rt[i]);
+        rt[i].Name = samsa_slice_cstr(runs[i].topic);
+        rt[i].Partitions = &rp[runs[i].first];
+        rt[i].Partitions_cnt = runs[i].n;
+    }
     for (i = 0; i < n; i++) {
-        const samsa_tp_spec_t  *tp = &tps[order[i]];
-
-        if (i == 0 || strcmp(tp->topic, tps[order[i - 1]].topic) != 0) {
-            samsa_OffsetCommitRequestTopic_init(&rt[t]);
-            rt[t].Name = samsa_slice_cstr(tp->topic);
-            rt[t].Partitions = &rp[i];
-            t++;
-        }
         samsa_OffsetCommitRequestPartition_init(&rp[i]);
-        rp[i].PartitionIndex = tp->partition;
-        rp[i].CommittedOffset = tp->value;
+        rp[i].PartitionIndex = tps[order[i]].partition;
+        rp[i].CommittedOffset = tps[order[i]].value;
         rp[i].CommittedMetadata = samsa_slice_cstr("");
-        rt[t - 1].Partitions_cnt++;
     }
     samsa_OffsetCommitRequest_init(&req);
     req.GroupId = samsa_slice_cstr(group_id);
@@ -802,26 +796,6 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     return err;
 }
 
-static bool
-admin_group_tps_valid(const char *group_id, const void *tps, size_t n,
-                      size_t stride)
-{
-    size_t  i;
-
-    if (group_id == NULL || n == 0 || tps == NULL) {
-        return false;
-    }
-    for (i = 0; i < n; i++) {
-        const samsa_topic_partition_t  *tp =
-            (const void *) ((const char *) tps + i * stride);
-
-        if (tp->topic == NULL || tp->partition < 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
 samsa_err_t
 samsa_admin_alter_group_offsets(samsa_admin_t *a, const char *group_id,
                                 const samsa_tp_spec_t *tps, size_t n,
@@ -836,7 +810,7 @@ samsa_admin_alter_group_offsets(samsa_admin_t *a, const char *group_id,
 
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
-    if (!admin_group_tps_valid(group_id, tps, n, sizeof(*tps))) {
+    if (group_id == NULL || !samsa_admin_tps_valid(tps, n, sizeof(*tps))) {
         return SAMSA_ERR__INVALID_ARG;
     }
     res = admin_group_results_new(n, &arena);
@@ -861,40 +835,30 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
     samsa_OffsetDeleteResponse_t           resp;
     samsa_OffsetDeleteRequestTopic_t      *rt;
     samsa_OffsetDeleteRequestPartition_t  *rp;
-    const char                           **names;
+    samsa_admin_topic_run_t               *runs;
     samsa_admin_rpc_t                      rpc;
     samsa_rd_t                             rd;
     samsa_err_t                            err;
-    size_t                                *order, nt, i, t = 0;
-    int32_t                                node = -1, j, k;
+    size_t                                *order, nt, i;
+    int32_t                                j, k;
 
-    err = samsa_admin_coordinator(a, group_id, deadline, &node);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_OffsetDelete, 0,
-                                    0, deadline);
-    }
+    err = admin_group_rpc_begin(a, group_id, SAMSA_API_OffsetDelete, 0, 0,
+                                deadline, &rpc);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    names = samsa_arena_calloc(scratch, n, sizeof(*names));
-    for (i = 0; i < n; i++) {
-        names[i] = tps[i].topic;
-    }
-    nt = admin_group_by_topic(scratch, names, n, &order);
+    nt = admin_group_by_topic(scratch, tps, n, sizeof(*tps), &order, &runs);
     rt = samsa_arena_calloc(scratch, nt, sizeof(*rt));
     rp = samsa_arena_calloc(scratch, n, sizeof(*rp));
+    for (i = 0; i < nt; i++) {
+        samsa_OffsetDeleteRequestTopic_init(&rt[i]);
+        rt[i].Name = samsa_slice_cstr(runs[i].topic);
+        rt[i].Partitions = &rp[runs[i].first];
+        rt[i].Partitions_cnt = runs[i].n;
+    }
     for (i = 0; i < n; i++) {
-        const samsa_topic_partition_t  *tp = &tps[order[i]];
-
-        if (i == 0 || strcmp(tp->topic, tps[order[i - 1]].topic) != 0) {
-            samsa_OffsetDeleteRequestTopic_init(&rt[t]);
-            rt[t].Name = samsa_slice_cstr(tp->topic);
-            rt[t].Partitions = &rp[i];
-            t++;
-        }
         samsa_OffsetDeleteRequestPartition_init(&rp[i]);
-        rp[i].PartitionIndex = tp->partition;
-        rt[t - 1].Partitions_cnt++;
+        rp[i].PartitionIndex = tps[order[i]].partition;
     }
     samsa_OffsetDeleteRequest_init(&req);
     req.GroupId = samsa_slice_cstr(group_id);
@@ -932,7 +896,7 @@ samsa_admin_delete_group_offsets(samsa_admin_t *a, const char *group_id,
     samsa_err_t          err;
 
     *resultp = NULL;
-    if (!admin_group_tps_valid(group_id, tps, n, sizeof(*tps))) {
+    if (group_id == NULL || !samsa_admin_tps_valid(tps, n, sizeof(*tps))) {
         return SAMSA_ERR__INVALID_ARG;
     }
     res = admin_group_results_new(n, &arena);

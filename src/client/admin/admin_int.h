@@ -105,7 +105,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_admin_coordinator(samsa_admin_t *a,
 bool samsa_admin_decode_assignment(samsa_arena_t *arena, samsa_slice_t data,
                                    samsa_group_member_t *m);
 
-/* Sort helpers for results. */
+/* Sort helpers for results: by topic, then partition. */
+int samsa_admin_cmp_tp(const char *topic_a, int32_t partition_a,
+                       const char *topic_b, int32_t partition_b);
 int samsa_admin_cmp_tp_result(const void *x, const void *y);
 
 /* Finish a call that built res: on err free res and return err; else sort
@@ -113,5 +115,30 @@ int samsa_admin_cmp_tp_result(const void *x, const void *y);
 samsa_err_t samsa_admin_tp_results_done(samsa_tp_results_t *res,
                                         samsa_err_t err,
                                         samsa_tp_results_t **resultp);
+
+/* Per-partition request items (samsa_tp_spec_t, samsa_topic_partition_t):
+ * arrays of structs that open with `const char *topic; int32_t partition;`,
+ * stride bytes apart. */
+const samsa_topic_partition_t *samsa_admin_tp_at(const void *items,
+                                                 size_t stride, size_t i);
+
+/* Are the n items (stride apart) there, each with a topic and a partition
+ * >= 0? */
+bool samsa_admin_tps_valid(const void *items, size_t n, size_t stride);
+
+/* One topic's share of a request: positions first .. first + n - 1 of the
+ * order it was cut from. */
+typedef struct samsa_admin_topic_run {
+    const char  *topic;
+    size_t       first;
+    int32_t      n;
+} samsa_admin_topic_run_t;
+
+/* Cut the n items listed by order (indexes into items, same-topic items
+ * adjacent) into runs of one topic each, for a request's topic array;
+ * returns the number of runs, *runsp (scratch memory) the runs. */
+size_t samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
+                              size_t stride, const size_t *order, size_t n,
+                              samsa_admin_topic_run_t **runsp);
 
 #endif /* SAMSA_CLIENT_ADMIN_ADMIN_INT_H */

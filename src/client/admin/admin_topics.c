@@ -738,30 +738,22 @@ admin_route(samsa_admin_t *a, const samsa_tp_spec_t *tps, size_t n,
     return SAMSA_ERR_NONE;
 }
 
-/* Count the topics of a route (same-topic entries are adjacent). */
-static size_t
-admin_route_ntopics(const admin_route_t *r, const samsa_tp_spec_t *tps)
-{
-    size_t  i, nt = 0;
-
-    for (i = 0; i < r->n; i++) {
-        if (i == 0 || strcmp(tps[r->idx[i]].topic,
-                             tps[r->idx[i - 1]].topic) != 0) {
-            nt++;
-        }
-    }
-    return nt;
-}
-
+/* The item of res for (topic, partition), given the partition's error
+ * code; NULL if res has none (an answer we did not ask for). */
 static samsa_tp_result_t *
-admin_tp_find(samsa_tp_results_t *res, samsa_slice_t topic, int32_t partition)
+admin_tp_answer(samsa_tp_results_t *res, samsa_slice_t topic,
+                int32_t partition, int16_t code)
 {
-    size_t  i;
+    samsa_tp_result_t  *it;
+    size_t              i;
 
     for (i = 0; i < res->n; i++) {
-        if (res->items[i].partition == partition
-            && samsa_slice_eq_cstr(topic, res->items[i].topic)) {
-            return &res->items[i];
+        it = &res->items[i];
+        if (it->partition == partition
+            && samsa_slice_eq_cstr(topic, it->topic)) {
+            it->err = (samsa_err_t) code;
+            it->errmsg = samsa_admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
+            return it;
         }
     }
     return NULL;
@@ -789,22 +781,6 @@ admin_tp_results_new(const samsa_tp_spec_t *tps, size_t n,
     return res;
 }
 
-static bool
-admin_tps_valid(const samsa_tp_spec_t *tps, size_t n)
-{
-    size_t  i;
-
-    if (n == 0 || tps == NULL) {
-        return false;
-    }
-    for (i = 0; i < n; i++) {
-        if (tps[i].topic == NULL || tps[i].partition < 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* One leader's share of a per-partition call: send it, fill res. */
 typedef samsa_err_t admin_leader_fn(samsa_admin_t *a, const admin_route_t *r,
                                     const samsa_tp_spec_t *tps,
@@ -827,7 +803,7 @@ admin_per_leader(samsa_admin_t *a, const samsa_tp_spec_t *tps, size_t n,
 
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
-    if (!admin_tps_valid(tps, n)) {
+    if (!samsa_admin_tps_valid(tps, n, sizeof(*tps))) {
         return SAMSA_ERR__INVALID_ARG;
     }
     res = admin_tp_results_new(tps, n, &arena);
@@ -853,12 +829,13 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_ListOffsetsResponse_t    resp;
     samsa_ListOffsetsTopic_t      *lt;
     samsa_ListOffsetsPartition_t  *lp;
+    samsa_admin_topic_run_t       *runs;
     samsa_tp_result_t             *it;
     samsa_admin_rpc_t              rpc;
     samsa_rd_t                     rd;
     samsa_err_t                    err;
     int16_t                        lo = read_committed ? 2 : 1;
-    size_t                         i, t = 0, nt = admin_route_ntopics(r, tps);
+    size_t                         i, nt;
     int32_t                        j, k;
 
     for (i = 0; i < r->n; i++) {
@@ -871,21 +848,20 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    nt = samsa_admin_topic_runs(scratch, tps, sizeof(*tps), r->idx, r->n,
+                                &runs);
     lt = samsa_arena_calloc(scratch, nt, sizeof(*lt));
     lp = samsa_arena_calloc(scratch, r->n, sizeof(*lp));
+    for (i = 0; i < nt; i++) {
+        samsa_ListOffsetsTopic_init(&lt[i]);
+        lt[i].Name = samsa_slice_cstr(runs[i].topic);
+        lt[i].Partitions = &lp[runs[i].first];
+        lt[i].Partitions_cnt = runs[i].n;
+    }
     for (i = 0; i < r->n; i++) {
-        const samsa_tp_spec_t  *tp = &tps[r->idx[i]];
-
-        if (i == 0 || strcmp(tp->topic, tps[r->idx[i - 1]].topic) != 0) {
-            samsa_ListOffsetsTopic_init(&lt[t]);
-            lt[t].Name = samsa_slice_cstr(tp->topic);
-            lt[t].Partitions = &lp[i];
-            t++;
-        }
         samsa_ListOffsetsPartition_init(&lp[i]);
-        lp[i].PartitionIndex = tp->partition;
-        lp[i].Timestamp = tp->value;
-        lt[t - 1].Partitions_cnt++;
+        lp[i].PartitionIndex = tps[r->idx[i]].partition;
+        lp[i].Timestamp = tps[r->idx[i]].value;
     }
     samsa_ListOffsetsRequest_init(&req);
     req.ReplicaId = -1;
@@ -903,15 +879,13 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
             const samsa_ListOffsetsPartitionResponse_t  *p =
                 &resp.Topics[j].Partitions[k];
 
-            it = admin_tp_find(res, resp.Topics[j].Name, p->PartitionIndex);
-            if (it == NULL) {
-                continue;
+            it = admin_tp_answer(res, resp.Topics[j].Name,
+                                 p->PartitionIndex, p->ErrorCode);
+            if (it != NULL) {
+                it->offset = p->Offset;
+                it->timestamp = p->Timestamp;
+                it->leader_epoch = p->LeaderEpoch;
             }
-            it->err = (samsa_err_t) p->ErrorCode;
-            it->errmsg = samsa_admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
-            it->offset = p->Offset;
-            it->timestamp = p->Timestamp;
-            it->leader_epoch = p->LeaderEpoch;
         }
     }
     return err;
@@ -936,11 +910,12 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_DeleteRecordsResponse_t    resp;
     samsa_DeleteRecordsTopic_t      *dt;
     samsa_DeleteRecordsPartition_t  *dp;
+    samsa_admin_topic_run_t         *runs;
     samsa_tp_result_t               *it;
     samsa_admin_rpc_t                rpc;
     samsa_rd_t                       rd;
     samsa_err_t                      err;
-    size_t                           i, t = 0, nt = admin_route_ntopics(r, tps);
+    size_t                           i, nt;
     int32_t                          j, k;
 
     (void) ctx;
@@ -949,21 +924,20 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    nt = samsa_admin_topic_runs(scratch, tps, sizeof(*tps), r->idx, r->n,
+                                &runs);
     dt = samsa_arena_calloc(scratch, nt, sizeof(*dt));
     dp = samsa_arena_calloc(scratch, r->n, sizeof(*dp));
+    for (i = 0; i < nt; i++) {
+        samsa_DeleteRecordsTopic_init(&dt[i]);
+        dt[i].Name = samsa_slice_cstr(runs[i].topic);
+        dt[i].Partitions = &dp[runs[i].first];
+        dt[i].Partitions_cnt = runs[i].n;
+    }
     for (i = 0; i < r->n; i++) {
-        const samsa_tp_spec_t  *tp = &tps[r->idx[i]];
-
-        if (i == 0 || strcmp(tp->topic, tps[r->idx[i - 1]].topic) != 0) {
-            samsa_DeleteRecordsTopic_init(&dt[t]);
-            dt[t].Name = samsa_slice_cstr(tp->topic);
-            dt[t].Partitions = &dp[i];
-            t++;
-        }
         samsa_DeleteRecordsPartition_init(&dp[i]);
-        dp[i].PartitionIndex = tp->partition;
-        dp[i].Offset = tp->value;
-        dt[t - 1].Partitions_cnt++;
+        dp[i].PartitionIndex = tps[r->idx[i]].partition;
+        dp[i].Offset = tps[r->idx[i]].value;
     }
     samsa_DeleteRecordsRequest_init(&req);
     req.Topics = dt;
@@ -980,13 +954,11 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
             const samsa_DeleteRecordsPartitionResult_t  *p =
                 &resp.Topics[j].Partitions[k];
 
-            it = admin_tp_find(res, resp.Topics[j].Name, p->PartitionIndex);
-            if (it == NULL) {
-                continue;
+            it = admin_tp_answer(res, resp.Topics[j].Name,
+                                 p->PartitionIndex, p->ErrorCode);
+            if (it != NULL) {
+                it->offset = p->LowWatermark;
             }
-            it->err = (samsa_err_t) p->ErrorCode;
-            it->errmsg = samsa_admin_errmsg(NULL, it->err, SAMSA_SLICE_NULL);
-            it->offset = p->LowWatermark;
         }
     }
     return err;

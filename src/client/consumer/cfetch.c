@@ -164,11 +164,10 @@ static void
 cfetch_lo_reset_done(samsa_consumer_t *c, const cfetch_ent_t *e,
                      samsa_err_t err, int64_t offset, int64_t now)
 {
-    samsa_cpart_t  *p = samsa_consumer_part_find(c, e->topic,
-                                                 strlen(e->topic),
-                                                 e->partition);
+    samsa_cpart_t  *p = samsa_consumer_part_at_gen(c, e->topic, e->partition,
+                                                   e->gen);
 
-    if (p == NULL || p->gen != e->gen) {
+    if (p == NULL) {
         return;
     }
     p->lo_inflight = false;
@@ -444,9 +443,8 @@ cfetch_part_data(samsa_consumer_t *c, const cfetch_ent_t *e,
     samsa_err_t             err = (samsa_err_t) pd->ErrorCode;
     int32_t                 i;
 
-    p = samsa_consumer_part_find(c, e->topic, strlen(e->topic),
-                                 e->partition);
-    if (p == NULL || p->gen != e->gen) {
+    p = samsa_consumer_part_at_gen(c, e->topic, e->partition, e->gen);
+    if (p == NULL) {
         return;                         /* unassigned or moved meanwhile */
     }
     p->fetch_inflight = false;
@@ -578,11 +576,10 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     }
     /* partitions the answer left out (or a failed request) */
     for (k = 0; k < r->n; k++) {
-        samsa_cpart_t  *p = samsa_consumer_part_find(
-            c, r->ents[k].topic, strlen(r->ents[k].topic),
-            r->ents[k].partition);
+        samsa_cpart_t  *p = samsa_consumer_part_at_gen(
+            c, r->ents[k].topic, r->ents[k].partition, r->ents[k].gen);
 
-        if (p != NULL && p->gen == r->ents[k].gen && p->fetch_inflight) {
+        if (p != NULL && p->fetch_inflight) {
             p->fetch_inflight = false;
             if (err != SAMSA_ERR_NONE) {
                 p->backoff_until_ms = now + c->cc.net.retry_backoff_ms;

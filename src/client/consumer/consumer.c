@@ -58,6 +58,16 @@ samsa_consumer_part_find(samsa_consumer_t *c, const char *topic,
     return NULL;
 }
 
+samsa_cpart_t *
+samsa_consumer_part_at_gen(samsa_consumer_t *c, const char *topic,
+                           int32_t partition, uint64_t gen)
+{
+    samsa_cpart_t  *p = samsa_consumer_part_find(c, topic, strlen(topic),
+                                                 partition);
+
+    return p != NULL && p->gen == gen ? p : NULL;
+}
+
 const samsa_mdtopic_t *
 samsa_consumer_md_find(samsa_consumer_t *c, const char *topic,
                        size_t topic_len)

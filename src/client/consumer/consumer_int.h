@@ -239,6 +239,12 @@ samsa_cpart_t *samsa_consumer_part_find(samsa_consumer_t *c,
                                         const char *topic, size_t topic_len,
                                         int32_t partition);
 
+/* The partition if it is still at generation gen (no seek, reset or new
+ * assignment since), else NULL.  @locks c->lock */
+samsa_cpart_t *samsa_consumer_part_at_gen(samsa_consumer_t *c,
+                                          const char *topic,
+                                          int32_t partition, uint64_t gen);
+
 /* The metadata of topic, or NULL; borrowed until c->lock is released.
  * @locks c->lock */
 const samsa_mdtopic_t *samsa_consumer_md_find(samsa_consumer_t *c,
@@ -362,6 +368,10 @@ void samsa_coordinator_coord_dead(samsa_consumer_t *c, samsa_err_t err);
 /* A fatal group error: every later poll() returns it. */
 void samsa_coordinator_fatal(samsa_consumer_t *c, samsa_err_t err,
                         const char *what);
+
+/* max.poll.interval.ms: has the app gone longer than that without poll()?
+ * Warns (it is leaving the group) when it has. */
+bool samsa_coordinator_poll_overdue(samsa_consumer_t *c, int64_t now);
 
 /* Queue a rebalance event (tps owned by the event). */
 void samsa_coordinator_push(samsa_consumer_t *c, samsa_cevent_kind_t kind,

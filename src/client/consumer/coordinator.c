@@ -203,6 +203,42 @@ coordinator_send(samsa_consumer_t *c, samsa_buf_t *frame, int16_t api, int16_t v
     return true;
 }
 
+/* The static member's group.instance.id, or null (a dynamic member). */
+static samsa_slice_t
+coordinator_instance_id(const samsa_consumer_t *c)
+{
+    return c->cc.group_instance_id != NULL
+               ? samsa_slice_cstr(c->cc.group_instance_id)
+               : SAMSA_SLICE_NULL;
+}
+
+/* A JoinGroup or SyncGroup (what) failed with err, the state already back
+ * at NEED_JOIN: a stale member loses its partitions, a fenced or
+ * unauthorized one stops, a rebalance joins again at once, anything else
+ * after a backoff. */
+static void
+coordinator_rejoin_err(samsa_consumer_t *c, samsa_err_t err, const char *what)
+{
+    switch (err) {
+    case SAMSA_ERR_UNKNOWN_MEMBER_ID:
+    case SAMSA_ERR_ILLEGAL_GENERATION:
+        coordinator_lose(c, true);
+        break;
+    case SAMSA_ERR_REBALANCE_IN_PROGRESS:
+        break;
+    case SAMSA_ERR_FENCED_INSTANCE_ID:
+    case SAMSA_ERR_GROUP_AUTHORIZATION_FAILED:
+        coordinator_fatal(c, err, what);
+        break;
+    default:
+        if (coordinator_coord_err(err)) {
+            coordinator_coord_dead(c, err);
+        }
+        c->grp.join_retry_ms = samsa_now_ms() + c->cc.net.retry_backoff_ms;
+        break;
+    }
+}
+
 static int16_t
 coordinator_version(samsa_consumer_t *c, int16_t api, int16_t lo, int16_t hi)
 {
@@ -233,6 +269,18 @@ void
 samsa_coordinator_fatal(samsa_consumer_t *c, samsa_err_t err, const char *what)
 {
     coordinator_fatal(c, err, what);
+}
+
+bool
+samsa_coordinator_poll_overdue(samsa_consumer_t *c, int64_t now)
+{
+    if (now - c->last_poll_ms <= c->cc.max_poll_interval_ms) {
+        return false;
+    }
+    samsa_warn("consumer: no poll() for more than max.poll.interval.ms "
+               "(%d ms): leaving group %s", c->cc.max_poll_interval_ms,
+               c->cc.group_id);
+    return true;
 }
 
 void
@@ -453,14 +501,6 @@ coordinator_on_join(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     case SAMSA_ERR_MEMBER_ID_REQUIRED:         /* KIP-394: join again */
         coordinator_set_str(&g->member_id, resp.MemberId);
         goto out;
-    case SAMSA_ERR_UNKNOWN_MEMBER_ID:
-    case SAMSA_ERR_ILLEGAL_GENERATION:
-        coordinator_lose(c, true);
-        goto out;
-    case SAMSA_ERR_REBALANCE_IN_PROGRESS:
-        goto out;
-    case SAMSA_ERR_FENCED_INSTANCE_ID:
-    case SAMSA_ERR_GROUP_AUTHORIZATION_FAILED:
     case SAMSA_ERR_INVALID_SESSION_TIMEOUT:
     case SAMSA_ERR_INCONSISTENT_GROUP_PROTOCOL:
     case SAMSA_ERR_GROUP_MAX_SIZE_REACHED:
@@ -468,10 +508,7 @@ coordinator_on_join(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
         coordinator_fatal(c, err, "JoinGroup");
         goto out;
     default:
-        if (coordinator_coord_err(err)) {
-            coordinator_coord_dead(c, err);
-        }
-        g->join_retry_ms = samsa_now_ms() + c->cc.net.retry_backoff_ms;
+        coordinator_rejoin_err(c, err, "JoinGroup");
         goto out;
     }
     g->generation = resp.GenerationId;
@@ -545,9 +582,7 @@ coordinator_join(samsa_consumer_t *c, int64_t now)
     req.SessionTimeoutMs = c->cc.session_timeout_ms;
     req.RebalanceTimeoutMs = c->cc.max_poll_interval_ms;
     req.MemberId = samsa_slice_cstr(g->member_id);
-    req.GroupInstanceId = c->cc.group_instance_id != NULL
-                              ? samsa_slice_cstr(c->cc.group_instance_id)
-                              : SAMSA_SLICE_NULL;
+    req.GroupInstanceId = coordinator_instance_id(c);
     req.ProtocolType = samsa_slice_cstr("consumer");
     req.Protocols = protos;
     req.Protocols_cnt = c->cc.nassignors;
@@ -660,24 +695,8 @@ coordinator_on_sync(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
     if (err == SAMSA_ERR_NONE) {
         err = (samsa_err_t) resp.ErrorCode;
     }
-    switch (err) {
-    case SAMSA_ERR_NONE:
-        break;
-    case SAMSA_ERR_UNKNOWN_MEMBER_ID:
-    case SAMSA_ERR_ILLEGAL_GENERATION:
-        coordinator_lose(c, true);
-        goto out;
-    case SAMSA_ERR_REBALANCE_IN_PROGRESS:
-        goto out;
-    case SAMSA_ERR_FENCED_INSTANCE_ID:
-    case SAMSA_ERR_GROUP_AUTHORIZATION_FAILED:
-        coordinator_fatal(c, err, "SyncGroup");
-        goto out;
-    default:
-        if (coordinator_coord_err(err)) {
-            coordinator_coord_dead(c, err);
-        }
-        g->join_retry_ms = samsa_now_ms() + c->cc.net.retry_backoff_ms;
+    if (err != SAMSA_ERR_NONE) {
+        coordinator_rejoin_err(c, err, "SyncGroup");
         goto out;
     }
     if (samsa_cproto_asg_decode((const uint8_t *) resp.Assignment.ptr,
@@ -796,9 +815,7 @@ coordinator_sync(samsa_consumer_t *c, int64_t now)
     req.GroupId = samsa_slice_cstr(c->cc.group_id);
     req.GenerationId = g->generation;
     req.MemberId = samsa_slice_cstr(g->member_id);
-    req.GroupInstanceId = c->cc.group_instance_id != NULL
-                              ? samsa_slice_cstr(c->cc.group_instance_id)
-                              : SAMSA_SLICE_NULL;
+    req.GroupInstanceId = coordinator_instance_id(c);
     req.ProtocolType = samsa_slice_cstr("consumer");
     req.ProtocolName = samsa_slice_cstr(g->protocol);
     req.Assignments = ra;
@@ -884,9 +901,7 @@ coordinator_heartbeat(samsa_consumer_t *c, int64_t now)
     req.GroupId = samsa_slice_cstr(c->cc.group_id);
     req.GenerationId = g->generation;
     req.MemberId = samsa_slice_cstr(g->member_id);
-    req.GroupInstanceId = c->cc.group_instance_id != NULL
-                              ? samsa_slice_cstr(c->cc.group_instance_id)
-                              : SAMSA_SLICE_NULL;
+    req.GroupInstanceId = coordinator_instance_id(c);
     samsa_netclient_frame_begin(c->nc, SAMSA_API_Heartbeat, v, &frame, &wr);
     samsa_HeartbeatRequest_encode(&wr, v, &req);
     if (coordinator_send(c, &frame, SAMSA_API_Heartbeat, v, coordinator_on_heartbeat,
@@ -934,9 +949,7 @@ coordinator_leave(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
                c->cc.group_id);
     samsa_MemberIdentity_init(&mi);
     mi.MemberId = samsa_slice_cstr(g->member_id);
-    mi.GroupInstanceId = c->cc.group_instance_id != NULL
-                             ? samsa_slice_cstr(c->cc.group_instance_id)
-                             : SAMSA_SLICE_NULL;
+    mi.GroupInstanceId = coordinator_instance_id(c);
     mi.Reason = samsa_slice_cstr("the consumer is leaving the group");
     samsa_LeaveGroupRequest_init(&req);
     req.GroupId = samsa_slice_cstr(c->cc.group_id);
@@ -1111,9 +1124,8 @@ coordinator_commit(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
     req.GroupId = samsa_slice_cstr(c->cc.group_id);
     req.GenerationIdOrMemberEpoch = member ? g->generation : -1;
     req.MemberId = samsa_slice_cstr(member ? g->member_id : "");
-    req.GroupInstanceId = member && c->cc.group_instance_id != NULL
-                              ? samsa_slice_cstr(c->cc.group_instance_id)
-                              : SAMSA_SLICE_NULL;
+    req.GroupInstanceId = member ? coordinator_instance_id(c)
+                                 : SAMSA_SLICE_NULL;
     req.RetentionTimeMs = -1;
     req.Topics = topics;
     req.Topics_cnt = nt;
@@ -1145,11 +1157,10 @@ static void
 coordinator_position_from(samsa_consumer_t *c, const samsa_topic_partition_t *tp,
                      uint64_t gen, int64_t offset, samsa_err_t err)
 {
-    samsa_cpart_t  *p = samsa_consumer_part_find(c, tp->topic,
-                                                 strlen(tp->topic),
-                                                 tp->partition);
+    samsa_cpart_t  *p = samsa_consumer_part_at_gen(c, tp->topic, tp->partition,
+                                                   gen);
 
-    if (p == NULL || p->gen != gen) {
+    if (p == NULL) {
         return;
     }
     p->of_inflight = false;
@@ -1542,14 +1553,7 @@ samsa_coordinator_autocommit(samsa_consumer_t *c, int64_t now)
         samsa_free(op);
         return;
     }
-    op->next = NULL;
-    if (c->op_tail != NULL) {
-        c->op_tail->next = op;
-    } else {
-        c->op_head = op;
-    }
-    c->op_tail = op;
-    samsa_netclient_wakeup(c->nc);
+    samsa_consumer_op_push(c, op);
 }
 
 /* max.poll.interval.ms: leave the group, lose the partitions; the next
@@ -1560,12 +1564,9 @@ coordinator_poll_timeout(samsa_consumer_t *c, int64_t now)
     samsa_coordinator_t  *g = &c->grp;
 
     if (g->state != SAMSA_COORDINATOR_STABLE
-        || now - c->last_poll_ms <= c->cc.max_poll_interval_ms) {
+        || !samsa_coordinator_poll_overdue(c, now)) {
         return;
     }
-    samsa_warn("consumer: no poll() for more than max.poll.interval.ms "
-               "(%d ms): leaving group %s", c->cc.max_poll_interval_ms,
-               c->cc.group_id);
     if (c->cc.group_instance_id == NULL) {
         (void) coordinator_leave(c, NULL, now);
     }

@@ -425,12 +425,9 @@ membership_poll_timeout(samsa_consumer_t *c, int64_t now)
     samsa_membership_t   *sm = &g->k848;
 
     if (sm->state != SAMSA_MEMBERSHIP_STABLE
-        || now - c->last_poll_ms <= c->cc.max_poll_interval_ms) {
+        || !samsa_coordinator_poll_overdue(c, now)) {
         return;
     }
-    samsa_warn("consumer: no poll() for more than max.poll.interval.ms "
-               "(%d ms): leaving group %s", c->cc.max_poll_interval_ms,
-               c->cc.group_id);
     if (sm->nowned > 0) {
         samsa_coordinator_push(c, SAMSA_CEVENT_LOST,
                           membership_tps(sm->owned, sm->nowned),
