@@ -559,6 +559,16 @@ grpstore_load_partition(samsa_grpcoord_t *gc, samsa_plog_t *plog)
     return samsa_plog_scan(plog, GRPSTORE_READ_BYTES, grpstore_scan_cb, &sc);
 }
 
+static bool
+grpstore_group_is_empty(void *item, void *ctx)
+{
+    samsa_grp_t  *g = item;
+
+    (void) ctx;
+    return g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0
+           && g->cg == NULL;
+}
+
 /* After loading: groups with nothing go, loaded members (classic and
  * consumer) get session timers (they must come back, as after a Kafka
  * coordinator moves). */
@@ -566,34 +576,19 @@ static void
 grpstore_load_finish(samsa_grpcoord_t *gc)
 {
     samsa_grp_t  *g;
-    size_t        i = 0, j;
+    size_t        i, j;
 
-    for (i = 0; i < gc->ngroups; i++) {
-        g = gc->groups[i];
+    for (i = 0; i < gc->table.n; i++) {
+        g = gc->table.items[i];
         pthread_mutex_lock(&g->lock);
         if (gc->conf.consumer_ops != NULL) {
             gc->conf.consumer_ops->load_finish(g);
         }
         pthread_mutex_unlock(&g->lock);
     }
-    i = 0;
-    pthread_mutex_lock(&gc->table_lock);
-    while (i < gc->ngroups) {
-        g = gc->groups[i];
-        if (g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0
-            && g->cg == NULL) {
-            memmove(&gc->groups[i], &gc->groups[i + 1],
-                    (gc->ngroups - i - 1) * sizeof(*gc->groups));
-            gc->ngroups--;
-            g->in_table = false;
-            samsa_grp_unref(g);
-            continue;
-        }
-        i++;
-    }
-    pthread_mutex_unlock(&gc->table_lock);
-    for (i = 0; i < gc->ngroups; i++) {
-        g = gc->groups[i];
+    samsa_idtab_drop_if(&gc->table, grpstore_group_is_empty, NULL);
+    for (i = 0; i < gc->table.n; i++) {
+        g = gc->table.items[i];
         pthread_mutex_lock(&g->lock);
         for (j = 0; j < g->nmembers; j++) {
             samsa_grp_member_touch(g, g->members[j]);
