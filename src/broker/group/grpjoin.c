@@ -99,33 +99,40 @@ grp_timer_free(samsa_delayed_op_t *op)
 
 /* ---- members ------------------------------------------------------------ */
 
-grp_member_t *
-samsa_grp_member_find(samsa_grp_t *g, const char *id, size_t len)
+/* The index of the member with id (len bytes) in list, or n. */
+static size_t
+grp_member_index(grp_member_t *const *list, size_t n, const char *id,
+                 size_t len)
 {
     size_t  i;
 
-    for (i = 0; i < g->nmembers; i++) {
-        if (strlen(g->members[i]->member_id) == len
-            && memcmp(g->members[i]->member_id, id, len) == 0) {
-            return g->members[i];
+    for (i = 0; i < n; i++) {
+        if (strlen(list[i]->member_id) == len
+            && memcmp(list[i]->member_id, id, len) == 0) {
+            break;
         }
     }
-    return NULL;
+    return i;
+}
+
+grp_member_t *
+samsa_grp_member_find(samsa_grp_t *g, const char *id, size_t len)
+{
+    size_t  i = grp_member_index(g->members, g->nmembers, id, len);
+
+    return i < g->nmembers ? g->members[i] : NULL;
 }
 
 static grp_member_t *
 grp_pending_find(samsa_grp_t *g, const char *id, size_t len, size_t *at)
 {
-    size_t  i;
+    size_t  i = grp_member_index(g->pending, g->npending, id, len);
 
-    for (i = 0; i < g->npending; i++) {
-        if (strlen(g->pending[i]->member_id) == len
-            && memcmp(g->pending[i]->member_id, id, len) == 0) {
-            *at = i;
-            return g->pending[i];
-        }
+    if (i == g->npending) {
+        return NULL;
     }
-    return NULL;
+    *at = i;
+    return g->pending[i];
 }
 
 static grp_member_t *
