@@ -87,33 +87,10 @@ samsa_grp_partition_for(const char *group_id, size_t len, int32_t n)
 
 /* ---- the table ------------------------------------------------------------ */
 
-/* Index of key in the sorted table, or where it would go.  @locks table */
-static size_t
-grp_table_find(samsa_grpcoord_t *gc, samsa_slice_t key, bool *found)
+static void *
+grp_new(void *arg, samsa_slice_t id)
 {
-    size_t  lo = 0, hi = gc->ngroups, mid;
-    int     c;
-
-    *found = false;
-    while (lo < hi) {
-        mid = (lo + hi) / 2;
-        c = samsa_slice_cmp_cstr(gc->groups[mid]->id, key);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-static samsa_grp_t *
-grp_new(samsa_grpcoord_t *gc, samsa_slice_t id)
-{
+    samsa_grpcoord_t     *gc = arg;
     samsa_grp_t          *g = samsa_calloc(1, sizeof(*g));
     pthread_mutexattr_t   attr;
 
@@ -133,35 +110,7 @@ grp_new(samsa_grpcoord_t *gc, samsa_slice_t id)
 samsa_grp_t *
 samsa_grp_get(samsa_grpcoord_t *gc, samsa_slice_t id, bool create)
 {
-    samsa_grp_t  *g = NULL;
-    size_t        at;
-    bool          found;
-
-    if (id.ptr == NULL) {
-        id = (samsa_slice_t) { "", 0 };
-    }
-    pthread_mutex_lock(&gc->table_lock);
-    at = grp_table_find(gc, id, &found);
-    if (found) {
-        g = gc->groups[at];
-    } else if (create) {
-        g = grp_new(gc, id);
-        if (gc->ngroups == gc->cap) {
-            gc->cap = gc->cap == 0 ? 16 : gc->cap * 2;
-            gc->groups = samsa_realloc(gc->groups,
-                                       gc->cap * sizeof(*gc->groups));
-        }
-        memmove(&gc->groups[at + 1], &gc->groups[at],
-                (gc->ngroups - at) * sizeof(*gc->groups));
-        gc->groups[at] = g;
-        gc->ngroups++;
-        g->in_table = true;                     /* the table's ref */
-    }
-    if (g != NULL) {
-        samsa_grp_ref(g);
-    }
-    pthread_mutex_unlock(&gc->table_lock);
-    return g;
+    return samsa_idtab_get(&gc->table, id, create);
 }
 
 void
@@ -215,23 +164,7 @@ samsa_grp_unref(samsa_grp_t *g)
 void
 samsa_grp_remove(samsa_grp_t *g)
 {
-    samsa_grpcoord_t  *gc = g->gc;
-    size_t             at;
-    bool               found, was = false;
-
-    pthread_mutex_lock(&gc->table_lock);
-    if (g->in_table) {
-        at = grp_table_find(gc, (samsa_slice_t) { g->id, strlen(g->id) },
-                            &found);
-        samsa_assert(found && gc->groups[at] == g);
-        memmove(&gc->groups[at], &gc->groups[at + 1],
-                (gc->ngroups - at - 1) * sizeof(*gc->groups));
-        gc->ngroups--;
-        g->in_table = false;
-        was = true;
-    }
-    pthread_mutex_unlock(&gc->table_lock);
-    if (was) {
+    if (samsa_idtab_remove(&g->gc->table, g)) {
         samsa_grp_unref(g);                     /* the caller holds another */
     }
 }
@@ -246,30 +179,36 @@ samsa_grp_set_state(samsa_grp_t *g, samsa_grp_state_t state)
 size_t
 samsa_grpcoord_group_count(samsa_grpcoord_t *gc)
 {
-    size_t  n;
-
-    pthread_mutex_lock(&gc->table_lock);
-    n = gc->ngroups;
-    pthread_mutex_unlock(&gc->table_lock);
-    return n;
+    return samsa_idtab_count(&gc->table);
 }
 
 samsa_grp_t **
 samsa_grp_snapshot(samsa_grpcoord_t *gc, size_t *n)
 {
-    samsa_grp_t  **out;
-    size_t         i;
-
-    pthread_mutex_lock(&gc->table_lock);
-    out = samsa_calloc(gc->ngroups + 1, sizeof(*out));
-    for (i = 0; i < gc->ngroups; i++) {
-        out[i] = gc->groups[i];
-        samsa_grp_ref(out[i]);
-    }
-    *n = gc->ngroups;
-    pthread_mutex_unlock(&gc->table_lock);
-    return out;
+    return (samsa_grp_t **) samsa_idtab_snapshot(&gc->table, n);
 }
+
+static const char *
+grp_id_of(const void *g)
+{
+    return ((const samsa_grp_t *) g)->id;
+}
+
+static void
+grp_ref_item(void *g)
+{
+    samsa_grp_ref(g);
+}
+
+static void
+grp_unref_item(void *g)
+{
+    samsa_grp_unref(g);
+}
+
+static const samsa_idtab_ops_t  grp_table_ops = {
+    grp_id_of, grp_ref_item, grp_unref_item, grp_new,
+};
 
 /* ---- offsets in memory ----------------------------------------------------- */
 
@@ -368,7 +307,7 @@ samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
                            conf->cfg, "offsets.retention.minutes") * 60000;
     gc->check_interval_ms = samsa_config_long(
         conf->cfg, "offsets.retention.check.interval.ms");
-    pthread_mutex_init(&gc->table_lock, NULL);
+    samsa_idtab_init(&gc->table, &grp_table_ops, gc);
     pthread_mutex_init(&gc->topic_lock, NULL);
     pthread_mutex_init(&gc->expire_lock, NULL);
     grp_cond_init_monotonic(&gc->expire_cond);
@@ -430,18 +369,11 @@ samsa_grpcoord_answer_waiting(samsa_grpcoord_t *gc)
 void
 samsa_grpcoord_close(samsa_grpcoord_t *gc)
 {
-    size_t  i;
-
     if (gc == NULL) {
         return;
     }
     samsa_grpcoord_answer_waiting(gc);
-    for (i = 0; i < gc->ngroups; i++) {
-        gc->groups[i]->in_table = false;
-        samsa_grp_unref(gc->groups[i]);
-    }
-    samsa_free(gc->groups);
-    pthread_mutex_destroy(&gc->table_lock);
+    samsa_idtab_fini(&gc->table);
     pthread_mutex_destroy(&gc->topic_lock);
     pthread_mutex_destroy(&gc->expire_lock);
     pthread_cond_destroy(&gc->expire_cond);

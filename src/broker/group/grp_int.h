@@ -19,6 +19,7 @@
 #include "proto/batch.h"
 #include "proto/rd.h"
 #include "util/arena.h"
+#include "util/idtab.h"
 
 typedef struct samsa_grp samsa_grp_t;
 typedef struct samsa_consumer_group samsa_consumer_group_t;     /* broker/group/consumer_group.c */
@@ -116,7 +117,6 @@ struct samsa_grp {
     size_t               noffsets;
     grp_txn_offset_t    *txn_offsets;       /* pending, in commit order */
     size_t               ntxn_offsets;
-    bool                 in_table;          /* [table lock] */
     samsa_consumer_group_t        *cg;                /* a consumer-type group
                                                (KIP-848, consumer_group.c); NULL:
                                                classic */
@@ -132,11 +132,7 @@ struct samsa_grpcoord {
     int32_t                num_partitions;              /* [const] */
     samsa_purgatory_t     *rebalance;       /* [const] DelayedJoin */
     samsa_purgatory_t     *heartbeat;       /* [const] DelayedHeartbeat */
-    pthread_mutex_t        table_lock;      /* guards groups, ngroups,
-                                               cap */
-    samsa_grp_t          **groups;          /* sorted by id; one ref each */
-    size_t                 ngroups;
-    size_t                 cap;
+    samsa_idtab_t          table;           /* the groups (samsa_grp_t) */
     pthread_mutex_t        topic_lock;      /* one creation of the offsets
                                                topic at a time */
     _Atomic bool           topic_ready;     /* [atomic] release once it

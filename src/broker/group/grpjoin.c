@@ -22,11 +22,17 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 
+/* What each of a group's timers starts with: the delayed op (run under
+ * the group lock) and a ref on the group. */
+typedef struct grp_timer {
+    samsa_delayed_op_t  op;
+    samsa_grp_t        *grp;            /* ref */
+} grp_timer_t;
+
 /* Session timer of one member (Kafka's DelayedHeartbeat); a new member's
  * first join is timed by one too, armed with the new-member join timeout. */
 struct grp_hb_op {
-    samsa_delayed_op_t  op;
-    samsa_grp_t        *grp;            /* ref */
+    grp_timer_t         t;
     char               *member_id;
     int64_t             timeout_ms;     /* what it was armed with */
     bool                expired;
@@ -34,8 +40,7 @@ struct grp_hb_op {
 
 /* Rebalance timer (Kafka's DelayedJoin / InitialDelayedJoin). */
 struct grp_join_op {
-    samsa_delayed_op_t  op;
-    samsa_grp_t        *grp;            /* ref */
+    grp_timer_t         t;
     bool                initial;
     int64_t             remaining_ms;   /* initial: what is left after it */
 };
@@ -43,8 +48,7 @@ struct grp_join_op {
 /* Sync timer (Kafka's DelayedSync): members of the generation that did
  * not send SyncGroup within the rebalance timeout are removed. */
 typedef struct grp_sync_op {
-    samsa_delayed_op_t  op;
-    samsa_grp_t        *grp;            /* ref */
+    grp_timer_t         t;
     int32_t             generation;
 } grp_sync_op_t;
 
@@ -52,35 +56,83 @@ static void grp_remove_member(samsa_grp_t *g, grp_member_t *m);
 static void grp_complete_join(samsa_grp_t *g);
 static void grp_try_complete_join(samsa_grp_t *g);
 
+/* ---- a group's timers -------------------------------------------------- */
+
+/* Set up t to run ops on g after delay_ms; the caller fills in the rest,
+ * then watches it.  t holds a ref on g until it is freed. */
+static void
+grp_timer_init(grp_timer_t *t, const samsa_delayed_op_ops_t *ops,
+               samsa_grp_t *g, int64_t delay_ms)
+{
+    samsa_delayed_op_init(&t->op, ops, delay_ms, &g->lock);
+    samsa_grp_ref(g);
+    t->grp = g;
+}
+
+/* Complete t now if it can, else watch it in purg; drops the caller's
+ * ref on the op. */
+static void
+grp_timer_watch(grp_timer_t *t, samsa_purgatory_t *purg)
+{
+    samsa_purgatory_try_complete_else_watch(purg, &t->op, NULL, 0);
+    samsa_delayed_op_unref(&t->op);
+}
+
+/* Complete t at once (it may be the last ref that goes). */
+static void
+grp_timer_complete(grp_timer_t *t)
+{
+    samsa_delayed_op_ref(&t->op);
+    samsa_delayed_op_force_complete(&t->op);
+    samsa_delayed_op_unref(&t->op);
+}
+
+/* The free of a timer with nothing of its own to free. */
+static void
+grp_timer_free(samsa_delayed_op_t *op)
+{
+    grp_timer_t  *t = (grp_timer_t *) op;
+
+    samsa_grp_unref(t->grp);
+    samsa_free(t);
+}
+
 /* ---- members ------------------------------------------------------------ */
+
+/* The index of the member with id (len bytes) in list, or n. */
+static size_t
+grp_member_index(grp_member_t *const *list, size_t n, const char *id,
+                 size_t len)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (strlen(list[i]->member_id) == len
+            && memcmp(list[i]->member_id, id, len) == 0) {
+            break;
+        }
+    }
+    return i;
+}
 
 grp_member_t *
 samsa_grp_member_find(samsa_grp_t *g, const char *id, size_t len)
 {
-    size_t  i;
+    size_t  i = grp_member_index(g->members, g->nmembers, id, len);
 
-    for (i = 0; i < g->nmembers; i++) {
-        if (strlen(g->members[i]->member_id) == len
-            && memcmp(g->members[i]->member_id, id, len) == 0) {
-            return g->members[i];
-        }
-    }
-    return NULL;
+    return i < g->nmembers ? g->members[i] : NULL;
 }
 
 static grp_member_t *
 grp_pending_find(samsa_grp_t *g, const char *id, size_t len, size_t *at)
 {
-    size_t  i;
+    size_t  i = grp_member_index(g->pending, g->npending, id, len);
 
-    for (i = 0; i < g->npending; i++) {
-        if (strlen(g->pending[i]->member_id) == len
-            && memcmp(g->pending[i]->member_id, id, len) == 0) {
-            *at = i;
-            return g->pending[i];
-        }
+    if (i == g->npending) {
+        return NULL;
     }
-    return NULL;
+    *at = i;
+    return g->pending[i];
 }
 
 static grp_member_t *
@@ -266,7 +318,7 @@ static void
 grp_hb_on_complete(samsa_delayed_op_t *op)
 {
     grp_hb_op_t   *h = (grp_hb_op_t *) op;
-    samsa_grp_t   *g = h->grp;
+    samsa_grp_t   *g = h->t.grp;
     grp_member_t  *m;
     size_t         at = 0, len = strlen(h->member_id);
 
@@ -305,8 +357,7 @@ grp_hb_free(samsa_delayed_op_t *op)
     grp_hb_op_t  *h = (grp_hb_op_t *) op;
 
     samsa_free(h->member_id);
-    samsa_grp_unref(h->grp);
-    samsa_free(h);
+    grp_timer_free(op);
 }
 
 static const samsa_delayed_op_ops_t  grp_hb_ops = {
@@ -324,9 +375,7 @@ grp_member_stop_timer(grp_member_t *m)
     if (old == NULL) {
         return;
     }
-    samsa_delayed_op_ref(&old->op);
-    samsa_delayed_op_force_complete(&old->op);
-    samsa_delayed_op_unref(&old->op);
+    grp_timer_complete(&old->t);
     m->hb = NULL;
 }
 
@@ -342,15 +391,11 @@ grp_member_schedule(samsa_grp_t *g, grp_member_t *m, int64_t timeout_ms)
         return;
     }
     h = samsa_calloc(1, sizeof(*h));
-    samsa_delayed_op_init(&h->op, &grp_hb_ops, timeout_ms, &g->lock);
-    samsa_grp_ref(g);
-    h->grp = g;
+    grp_timer_init(&h->t, &grp_hb_ops, g, timeout_ms);
     h->member_id = samsa_strdup(m->member_id);
     h->timeout_ms = timeout_ms;
     m->hb = h;
-    samsa_purgatory_try_complete_else_watch(g->gc->heartbeat, &h->op, NULL,
-                                            0);
-    samsa_delayed_op_unref(&h->op);
+    grp_timer_watch(&h->t, g->gc->heartbeat);
 }
 
 /* Kafka's completeAndScheduleNextHeartbeatExpiration: the session timer. */
@@ -387,7 +432,7 @@ grp_join_try_complete(samsa_delayed_op_t *op)
 {
     grp_join_op_t  *j = (grp_join_op_t *) op;
 
-    if (!j->initial && grp_all_joined(j->grp)) {
+    if (!j->initial && grp_all_joined(j->t.grp)) {
         return samsa_delayed_op_force_complete(op);
     }
     return false;
@@ -397,7 +442,7 @@ static void
 grp_join_on_complete(samsa_delayed_op_t *op)
 {
     grp_join_op_t  *j = (grp_join_op_t *) op;
-    samsa_grp_t    *g = j->grp;
+    samsa_grp_t    *g = j->t.grp;
     int64_t         delay;
 
     if (g->join_op == j) {
@@ -420,20 +465,11 @@ grp_join_on_complete(samsa_delayed_op_t *op)
     grp_complete_join(g);
 }
 
-static void
-grp_join_free(samsa_delayed_op_t *op)
-{
-    grp_join_op_t  *j = (grp_join_op_t *) op;
-
-    samsa_grp_unref(j->grp);
-    samsa_free(j);
-}
-
 static const samsa_delayed_op_ops_t  grp_join_ops = {
     .try_complete = grp_join_try_complete,
     .on_complete = grp_join_on_complete,
     .on_expire = NULL,
-    .free = grp_join_free,
+    .free = grp_timer_free,
 };
 
 static void
@@ -442,15 +478,11 @@ grp_schedule_join(samsa_grp_t *g, bool initial, int64_t delay_ms,
 {
     grp_join_op_t  *j = samsa_calloc(1, sizeof(*j));
 
-    samsa_delayed_op_init(&j->op, &grp_join_ops, delay_ms, &g->lock);
-    samsa_grp_ref(g);
-    j->grp = g;
+    grp_timer_init(&j->t, &grp_join_ops, g, delay_ms);
     j->initial = initial;
     j->remaining_ms = remaining_ms;
     g->join_op = j;
-    samsa_purgatory_try_complete_else_watch(g->gc->rebalance, &j->op, NULL,
-                                            0);
-    samsa_delayed_op_unref(&j->op);
+    grp_timer_watch(&j->t, g->gc->rebalance);
 }
 
 /* ---- DelayedSync ------------------------------------------------------- */
@@ -473,7 +505,7 @@ grp_sync_try_complete(samsa_delayed_op_t *op)
 {
     grp_sync_op_t  *so = (grp_sync_op_t *) op;
 
-    if (so->generation != so->grp->generation || grp_all_synced(so->grp)) {
+    if (so->generation != so->t.grp->generation || grp_all_synced(so->t.grp)) {
         return samsa_delayed_op_force_complete(op);
     }
     return false;
@@ -485,7 +517,7 @@ static void
 grp_sync_on_complete(samsa_delayed_op_t *op)
 {
     grp_sync_op_t  *so = (grp_sync_op_t *) op;
-    samsa_grp_t    *g = so->grp;
+    samsa_grp_t    *g = so->t.grp;
     char          **ids;
     grp_member_t   *m;
     size_t          i, n = 0;
@@ -516,20 +548,11 @@ grp_sync_on_complete(samsa_delayed_op_t *op)
     samsa_free(ids);
 }
 
-static void
-grp_sync_free(samsa_delayed_op_t *op)
-{
-    grp_sync_op_t  *so = (grp_sync_op_t *) op;
-
-    samsa_grp_unref(so->grp);
-    samsa_free(so);
-}
-
 static const samsa_delayed_op_ops_t  grp_sync_ops = {
     .try_complete = grp_sync_try_complete,
     .on_complete = grp_sync_on_complete,
     .on_expire = NULL,
-    .free = grp_sync_free,
+    .free = grp_timer_free,
 };
 
 /* Every member owes a SyncGroup for the new generation; arm the timer. */
@@ -542,14 +565,10 @@ grp_schedule_sync(samsa_grp_t *g, int64_t delay_ms)
     for (i = 0; i < g->nmembers; i++) {
         g->members[i]->pending_sync = true;
     }
-    samsa_delayed_op_init(&so->op, &grp_sync_ops, delay_ms, &g->lock);
-    samsa_grp_ref(g);
-    so->grp = g;
+    grp_timer_init(&so->t, &grp_sync_ops, g, delay_ms);
     so->generation = g->generation;
     g->sync_op = so;
-    samsa_purgatory_try_complete_else_watch(g->gc->rebalance, &so->op, NULL,
-                                            0);
-    samsa_delayed_op_unref(&so->op);
+    grp_timer_watch(&so->t, g->gc->rebalance);
 }
 
 static bool
@@ -575,9 +594,7 @@ grp_member_synced(samsa_grp_t *g, grp_member_t *m)
     if (so == NULL || !grp_all_synced(g)) {
         return;
     }
-    samsa_delayed_op_ref(&so->op);
-    samsa_delayed_op_force_complete(&so->op);
-    samsa_delayed_op_unref(&so->op);
+    grp_timer_complete(&so->t);
 }
 
 /* Kafka's rebalancePurgatory.checkAndComplete(group). */
@@ -589,9 +606,7 @@ grp_try_complete_join(samsa_grp_t *g)
     if (j == NULL || j->initial || !grp_all_joined(g)) {
         return;
     }
-    samsa_delayed_op_ref(&j->op);
-    samsa_delayed_op_force_complete(&j->op);
-    samsa_delayed_op_unref(&j->op);
+    grp_timer_complete(&j->t);
 }
 
 /* ---- answering ------------------------------------------------------------ */

@@ -21,6 +21,7 @@
 #include "proto/gen/GroupRecords.h"
 #include "proto/recbuild.h"
 #include "proto/wr.h"
+#include "broker/coordload.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -501,62 +502,34 @@ grpstore_load_marker(samsa_grpcoord_t *gc, int32_t p, const uint8_t *batch,
     }
 }
 
-/* Replay the batches in buf (len bytes) of partition p; returns the offset
- * after the last whole batch (from if none). */
-static int64_t
-grpstore_load_batches(samsa_grpcoord_t *gc, int32_t p, const uint8_t *buf,
-                      size_t len, int64_t from)
+static void
+grpstore_load_data(void *ctx, int32_t p, const samsa_batch_hdr_t *hdr,
+                   const samsa_record_t *rec)
 {
-    samsa_batch_hdr_t  hdr;
-    samsa_record_it_t  it;
-    samsa_record_t     rec;
-    size_t             at = 0, size;
-    int64_t            next = from;
-
-    while (at < len && samsa_batch_parse(buf + at, len - at, &hdr)
-                           == SAMSA_ERR_NONE) {
-        size = samsa_batch_size(&hdr);
-        if (size > len - at) {
-            break;
-        }
-        if (samsa_batch_codec(&hdr) != 0) {
-            samsa_warn("%s: skipping a compressed batch at offset %lld",
-                       SAMSA_GRP_OFFSETS_TOPIC, (long long) hdr.BaseOffset);
-        } else if (samsa_batch_is_control(&hdr)) {
-            grpstore_load_marker(gc, p, buf + at, size, hdr.ProducerId);
-        } else {
-            samsa_record_it_init(&it, buf + at, size);
-            while (samsa_record_it_next(&it, &rec)) {
-                grpstore_load_record(gc, &rec,
-                                     samsa_batch_is_transactional(&hdr)
-                                         ? hdr.ProducerId : -1);
-            }
-        }
-        next = samsa_batch_last_offset(&hdr) + 1;
-        at += size;
-    }
-    return next;
+    (void) p;
+    grpstore_load_record(ctx, rec, samsa_batch_is_transactional(hdr)
+                                       ? hdr->ProducerId : -1);
 }
 
-typedef struct grpstore_scan {
-    samsa_grpcoord_t  *gc;
-    int32_t            partition;
-} grpstore_scan_t;
-
-static int64_t
-grpstore_scan_cb(void *ctx, const uint8_t *buf, size_t len, int64_t off)
+static void
+grpstore_load_control(void *ctx, int32_t p, const samsa_batch_hdr_t *hdr,
+                      const uint8_t *batch, size_t size)
 {
-    grpstore_scan_t  *sc = ctx;
-
-    return grpstore_load_batches(sc->gc, sc->partition, buf, len, off);
+    grpstore_load_marker(ctx, p, batch, size, hdr->ProducerId);
 }
 
-static samsa_err_t
-grpstore_load_partition(samsa_grpcoord_t *gc, samsa_plog_t *plog)
-{
-    grpstore_scan_t  sc = { gc, samsa_plog_partition(plog) };
+static const samsa_coordload_ops_t  grpstore_load_ops = {
+    grpstore_load_data, grpstore_load_control,
+};
 
-    return samsa_plog_scan(plog, GRPSTORE_READ_BYTES, grpstore_scan_cb, &sc);
+static bool
+grpstore_group_is_empty(void *item, void *ctx)
+{
+    samsa_grp_t  *g = item;
+
+    (void) ctx;
+    return g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0
+           && g->cg == NULL;
 }
 
 /* After loading: groups with nothing go, loaded members (classic and
@@ -566,34 +539,19 @@ static void
 grpstore_load_finish(samsa_grpcoord_t *gc)
 {
     samsa_grp_t  *g;
-    size_t        i = 0, j;
+    size_t        i, j;
 
-    for (i = 0; i < gc->ngroups; i++) {
-        g = gc->groups[i];
+    for (i = 0; i < gc->table.n; i++) {
+        g = gc->table.items[i];
         pthread_mutex_lock(&g->lock);
         if (gc->conf.consumer_ops != NULL) {
             gc->conf.consumer_ops->load_finish(g);
         }
         pthread_mutex_unlock(&g->lock);
     }
-    i = 0;
-    pthread_mutex_lock(&gc->table_lock);
-    while (i < gc->ngroups) {
-        g = gc->groups[i];
-        if (g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0
-            && g->cg == NULL) {
-            memmove(&gc->groups[i], &gc->groups[i + 1],
-                    (gc->ngroups - i - 1) * sizeof(*gc->groups));
-            gc->ngroups--;
-            g->in_table = false;
-            samsa_grp_unref(g);
-            continue;
-        }
-        i++;
-    }
-    pthread_mutex_unlock(&gc->table_lock);
-    for (i = 0; i < gc->ngroups; i++) {
-        g = gc->groups[i];
+    samsa_idtab_drop_if(&gc->table, grpstore_group_is_empty, NULL);
+    for (i = 0; i < gc->table.n; i++) {
+        g = gc->table.items[i];
         pthread_mutex_lock(&g->lock);
         for (j = 0; j < g->nmembers; j++) {
             samsa_grp_member_touch(g, g->members[j]);
@@ -605,17 +563,11 @@ grpstore_load_finish(samsa_grpcoord_t *gc)
 samsa_err_t
 samsa_grpstore_load(samsa_grpcoord_t *gc, char *errstr, size_t errstr_size)
 {
-    samsa_image_t              *img = samsa_meta_image_get(gc->conf.meta);
-    const samsa_image_topic_t  *t;
-    samsa_plog_t               *plog;
-    samsa_err_t                 err = SAMSA_ERR_NONE;
-    int32_t                     p, np;
-    int64_t                     start = samsa_now_ms();
+    samsa_err_t  err;
+    int32_t      np;
+    int64_t      start = samsa_now_ms();
 
-    t = samsa_image_topic_find(img, SAMSA_GRP_OFFSETS_TOPIC,
-                               strlen(SAMSA_GRP_OFFSETS_TOPIC));
-    np = t != NULL ? t->npartitions : 0;
-    samsa_image_put(img);
+    np = samsa_coordload_npartitions(gc->conf.meta, SAMSA_GRP_OFFSETS_TOPIC);
     if (np == 0) {
         return SAMSA_ERR_NONE;
     }
@@ -624,19 +576,9 @@ samsa_grpstore_load(samsa_grpcoord_t *gc, char *errstr, size_t errstr_size)
         gc->num_partitions = np;
     }
     atomic_store(&gc->topic_ready, true);
-    for (p = 0; p < np && err == SAMSA_ERR_NONE; p++) {
-        plog = samsa_logmgr_plog_ref(gc->conf.logs, SAMSA_GRP_OFFSETS_TOPIC,
-                                     p);
-        if (plog == NULL) {
-            continue;
-        }
-        err = grpstore_load_partition(gc, plog);
-        if (err != SAMSA_ERR_NONE) {
-            snprintf(errstr, errstr_size, "cannot load %s-%d: %s",
-                     SAMSA_GRP_OFFSETS_TOPIC, (int) p, samsa_err_name(err));
-        }
-        samsa_plog_unref(plog);
-    }
+    err = samsa_coordload_scan(gc->conf.logs, SAMSA_GRP_OFFSETS_TOPIC, np,
+                               GRPSTORE_READ_BYTES, &grpstore_load_ops, gc,
+                               errstr, errstr_size);
     grpstore_load_finish(gc);
     samsa_info("loaded %zu groups from %s in %lld ms",
                samsa_grpcoord_group_count(gc), SAMSA_GRP_OFFSETS_TOPIC,

@@ -79,34 +79,11 @@ samsa_txn_transition_ok(samsa_txn_state_t from, samsa_txn_state_t to)
 
 /* ---- the table ------------------------------------------------------------ */
 
-/* @locks table held */
-static size_t
-txn_table_find(samsa_txncoord_t *tc, samsa_slice_t key, bool *found)
+static void *
+txn_new(void *arg, samsa_slice_t id)
 {
-    size_t  lo = 0, hi = tc->ntxns, mid;
-    int     c;
-
-    *found = false;
-    while (lo < hi) {
-        mid = (lo + hi) / 2;
-        c = samsa_slice_cmp_cstr(tc->txns[mid]->id, key);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-static samsa_txn_t *
-txn_new(samsa_txncoord_t *tc, samsa_slice_t id)
-{
-    samsa_txn_t  *txn = samsa_calloc(1, sizeof(*txn));
+    samsa_txncoord_t  *tc = arg;
+    samsa_txn_t       *txn = samsa_calloc(1, sizeof(*txn));
 
     pthread_mutex_init(&txn->lock, NULL);
     atomic_init(&txn->refs, 1);
@@ -127,34 +104,7 @@ txn_new(samsa_txncoord_t *tc, samsa_slice_t id)
 samsa_txn_t *
 samsa_txn_get(samsa_txncoord_t *tc, samsa_slice_t id, bool create)
 {
-    samsa_txn_t  *txn = NULL;
-    size_t        at;
-    bool          found;
-
-    if (id.ptr == NULL) {
-        id = (samsa_slice_t) { "", 0 };
-    }
-    pthread_mutex_lock(&tc->table_lock);
-    at = txn_table_find(tc, id, &found);
-    if (found) {
-        txn = tc->txns[at];
-    } else if (create) {
-        txn = txn_new(tc, id);
-        if (tc->ntxns == tc->cap) {
-            tc->cap = tc->cap == 0 ? 16 : tc->cap * 2;
-            tc->txns = samsa_realloc(tc->txns, tc->cap * sizeof(*tc->txns));
-        }
-        memmove(&tc->txns[at + 1], &tc->txns[at],
-                (tc->ntxns - at) * sizeof(*tc->txns));
-        tc->txns[at] = txn;
-        tc->ntxns++;
-        txn->in_table = true;                   /* the table's ref */
-    }
-    if (txn != NULL) {
-        samsa_txn_ref(txn);
-    }
-    pthread_mutex_unlock(&tc->table_lock);
-    return txn;
+    return samsa_idtab_get(&tc->table, id, create);
 }
 
 void
@@ -223,23 +173,7 @@ samsa_txn_unref(samsa_txn_t *txn)
 void
 samsa_txn_remove(samsa_txn_t *txn)
 {
-    samsa_txncoord_t  *tc = txn->tc;
-    size_t             at;
-    bool               found, was = false;
-
-    pthread_mutex_lock(&tc->table_lock);
-    if (txn->in_table) {
-        at = txn_table_find(tc, (samsa_slice_t) { txn->id, strlen(txn->id) },
-                            &found);
-        samsa_assert(found && tc->txns[at] == txn);
-        memmove(&tc->txns[at], &tc->txns[at + 1],
-                (tc->ntxns - at - 1) * sizeof(*tc->txns));
-        tc->ntxns--;
-        txn->in_table = false;
-        was = true;
-    }
-    pthread_mutex_unlock(&tc->table_lock);
-    if (was) {
+    if (samsa_idtab_remove(&txn->tc->table, txn)) {
         samsa_txn_unref(txn);                   /* the caller holds another */
     }
 }
@@ -247,30 +181,36 @@ samsa_txn_remove(samsa_txn_t *txn)
 samsa_txn_t **
 samsa_txn_snapshot(samsa_txncoord_t *tc, size_t *n)
 {
-    samsa_txn_t  **out;
-    size_t         i;
-
-    pthread_mutex_lock(&tc->table_lock);
-    out = samsa_calloc(tc->ntxns + 1, sizeof(*out));
-    for (i = 0; i < tc->ntxns; i++) {
-        out[i] = tc->txns[i];
-        samsa_txn_ref(out[i]);
-    }
-    *n = tc->ntxns;
-    pthread_mutex_unlock(&tc->table_lock);
-    return out;
+    return (samsa_txn_t **) samsa_idtab_snapshot(&tc->table, n);
 }
 
 size_t
 samsa_txncoord_count(samsa_txncoord_t *tc)
 {
-    size_t  n;
-
-    pthread_mutex_lock(&tc->table_lock);
-    n = tc->ntxns;
-    pthread_mutex_unlock(&tc->table_lock);
-    return n;
+    return samsa_idtab_count(&tc->table);
 }
+
+static const char *
+txn_id_of(const void *txn)
+{
+    return ((const samsa_txn_t *) txn)->id;
+}
+
+static void
+txn_ref_item(void *txn)
+{
+    samsa_txn_ref(txn);
+}
+
+static void
+txn_unref_item(void *txn)
+{
+    samsa_txn_unref(txn);
+}
+
+static const samsa_idtab_ops_t  txn_table_ops = {
+    txn_id_of, txn_ref_item, txn_unref_item, txn_new,
+};
 
 /* ---- producer ids ----------------------------------------------------------- */
 
@@ -332,7 +272,7 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
         samsa_warn("SAMSA_TEST_TXN_STOP_AFTER_PREPARE is set: transactions "
                    "stay in PrepareCommit/PrepareAbort (a test hook)");
     }
-    pthread_mutex_init(&tc->table_lock, NULL);
+    samsa_idtab_init(&tc->table, &txn_table_ops, tc);
     pthread_mutex_init(&tc->topic_lock, NULL);
     pthread_mutex_init(&tc->pid_lock, NULL);
     pthread_mutex_init(&tc->queue_lock, NULL);
@@ -372,16 +312,11 @@ samsa_txncoord_close(samsa_txncoord_t *tc)
         samsa_txn_unref(tc->queue[i]);
     }
     samsa_free(tc->queue);
-    for (i = 0; i < tc->ntxns; i++) {
-        tc->txns[i]->in_table = false;
-        samsa_txn_unref(tc->txns[i]);
-    }
-    samsa_free(tc->txns);
+    samsa_idtab_fini(&tc->table);
     pthread_cond_destroy(&tc->queue_cond);
     pthread_mutex_destroy(&tc->queue_lock);
     pthread_mutex_destroy(&tc->pid_lock);
     pthread_mutex_destroy(&tc->topic_lock);
-    pthread_mutex_destroy(&tc->table_lock);
     samsa_free(tc);
 }
 

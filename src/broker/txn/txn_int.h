@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "broker/txn/txn.h"
+#include "util/idtab.h"
 
 /* Kafka's RecordBatch.NO_PRODUCER_EPOCH and the epoch past which a new
  * producer id is handed out (TransactionMetadata.isEpochExhausted). */
@@ -48,7 +49,6 @@ typedef struct samsa_txn {
     bool                 fenced;            /* the open txn is aborted by a
                                                fence (PrepareEpochFence) */
     bool                 queued;            /* [queue lock] in the queue */
-    bool                 in_table;          /* [table lock] */
 } samsa_txn_t;
 
 struct samsa_txncoord {
@@ -61,10 +61,7 @@ struct samsa_txncoord {
     int32_t                segment_bytes;   /* [const] */
     bool                   test_stop_after_prepare; /* [const] samsa-server-faults'
                                            SAMSA_TEST_TXN_STOP_AFTER_PREPARE */
-    pthread_mutex_t        table_lock;      /* guards txns, ntxns, cap */
-    samsa_txn_t          **txns;            /* sorted by id; one ref each */
-    size_t                 ntxns;
-    size_t                 cap;
+    samsa_idtab_t          table;           /* the ids (samsa_txn_t) */
     pthread_mutex_t        topic_lock;      /* one creation at a time */
     _Atomic bool           topic_ready;     /* [atomic] release once it
                                                exists; acquired before use */

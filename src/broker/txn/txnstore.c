@@ -21,6 +21,7 @@
 #include "proto/gen/TransactionRecords.h"
 #include "proto/recbuild.h"
 #include "proto/wr.h"
+#include "broker/coordload.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -261,60 +262,26 @@ samsa_txnstore_apply(samsa_txncoord_t *tc, const uint8_t *key,
     return err;
 }
 
-/* Replay the batches in buf (len bytes); returns the offset after the
- * last whole batch (from if none). */
-static int64_t
-txnstore_load_batches(samsa_txncoord_t *tc, const uint8_t *buf, size_t len,
-                      int64_t from)
+static void
+txnstore_load_data(void *ctx, int32_t p, const samsa_batch_hdr_t *hdr,
+                   const samsa_record_t *rec)
 {
-    samsa_batch_hdr_t  hdr;
-    samsa_record_it_t  it;
-    samsa_record_t     rec;
-    size_t             at = 0, size;
-    int64_t            next = from;
-
-    while (at < len && samsa_batch_parse(buf + at, len - at, &hdr)
-                           == SAMSA_ERR_NONE) {
-        size = samsa_batch_size(&hdr);
-        if (size > len - at) {
-            break;
-        }
-        if (samsa_batch_codec(&hdr) != 0) {
-            samsa_warn("%s: skipping a compressed batch at offset %lld",
-                       SAMSA_TXN_STATE_TOPIC, (long long) hdr.BaseOffset);
-        } else if (!samsa_batch_is_control(&hdr)) {
-            samsa_record_it_init(&it, buf + at, size);
-            while (samsa_record_it_next(&it, &rec)) {
-                if (rec.Key != NULL
-                    && samsa_txnstore_apply(tc, rec.Key, (size_t) rec.KeyLen,
-                                            rec.Value,
-                                            rec.Value != NULL
-                                                ? (size_t) rec.ValueLen
-                                                : 0)
-                           != SAMSA_ERR_NONE) {
-                    samsa_warn("%s: skipping a record at offset %lld that "
-                               "does not decode", SAMSA_TXN_STATE_TOPIC,
-                               (long long) (hdr.BaseOffset + rec.OffsetDelta));
-                }
-            }
-        }
-        next = samsa_batch_last_offset(&hdr) + 1;
-        at += size;
+    (void) p;
+    if (rec->Key != NULL
+        && samsa_txnstore_apply(ctx, rec->Key, (size_t) rec->KeyLen,
+                                rec->Value,
+                                rec->Value != NULL ? (size_t) rec->ValueLen
+                                                   : 0)
+               != SAMSA_ERR_NONE) {
+        samsa_warn("%s: skipping a record at offset %lld that does not "
+                   "decode", SAMSA_TXN_STATE_TOPIC,
+                   (long long) (hdr->BaseOffset + rec->OffsetDelta));
     }
-    return next;
 }
 
-static int64_t
-txnstore_scan_cb(void *ctx, const uint8_t *buf, size_t len, int64_t off)
-{
-    return txnstore_load_batches(ctx, buf, len, off);
-}
-
-static samsa_err_t
-txnstore_load_partition(samsa_txncoord_t *tc, samsa_plog_t *plog)
-{
-    return samsa_plog_scan(plog, TXNSTORE_READ_BYTES, txnstore_scan_cb, tc);
-}
+static const samsa_coordload_ops_t  txnstore_load_ops = {
+    txnstore_load_data, NULL,           /* markers: not ours to replay */
+};
 
 /* After the load: transactions caught in PrepareCommit/PrepareAbort (a
  * crash between the prepare record and the complete one) get their
@@ -343,34 +310,19 @@ txnstore_load_finish(samsa_txncoord_t *tc)
 samsa_err_t
 samsa_txnstore_load(samsa_txncoord_t *tc, char *errstr, size_t errstr_size)
 {
-    samsa_image_t              *img = samsa_meta_image_get(tc->conf.meta);
-    const samsa_image_topic_t  *t;
-    samsa_plog_t               *plog;
-    samsa_err_t                 err = SAMSA_ERR_NONE;
-    int32_t                     p, np;
-    int64_t                     start = samsa_now_ms();
+    samsa_err_t  err;
+    int32_t      np;
+    int64_t      start = samsa_now_ms();
 
-    t = samsa_image_topic_find(img, SAMSA_TXN_STATE_TOPIC,
-                               strlen(SAMSA_TXN_STATE_TOPIC));
-    np = t != NULL ? t->npartitions : 0;
-    samsa_image_put(img);
+    np = samsa_coordload_npartitions(tc->conf.meta, SAMSA_TXN_STATE_TOPIC);
     if (np == 0) {
         return SAMSA_ERR_NONE;
     }
     tc->num_partitions = np;            /* the topic decides once it exists */
     atomic_store(&tc->topic_ready, true);
-    for (p = 0; p < np && err == SAMSA_ERR_NONE; p++) {
-        plog = samsa_logmgr_plog_ref(tc->conf.logs, SAMSA_TXN_STATE_TOPIC, p);
-        if (plog == NULL) {
-            continue;
-        }
-        err = txnstore_load_partition(tc, plog);
-        if (err != SAMSA_ERR_NONE) {
-            snprintf(errstr, errstr_size, "cannot load %s-%d: %s",
-                     SAMSA_TXN_STATE_TOPIC, (int) p, samsa_err_name(err));
-        }
-        samsa_plog_unref(plog);
-    }
+    err = samsa_coordload_scan(tc->conf.logs, SAMSA_TXN_STATE_TOPIC, np,
+                               TXNSTORE_READ_BYTES, &txnstore_load_ops, tc,
+                               errstr, errstr_size);
     txnstore_load_finish(tc);
     samsa_info("loaded %zu transactional ids from %s in %lld ms",
                samsa_txncoord_count(tc), SAMSA_TXN_STATE_TOPIC,
