@@ -330,6 +330,29 @@ group_describe_text(const samsa_group_desc_t *gd, const group_rows_t *rs)
     samsa_table_free(t);
 }
 
+/* The group's committed offsets (OffsetFetch for every partition) into
+ * *c; the exit code, printed and *c NULL on failure. */
+static int
+group_committed(samsa_session_t *s, const char *group,
+                samsa_tp_results_t **c)
+{
+    samsa_err_t  e;
+
+    *c = NULL;
+    e = samsa_admin_list_group_offsets(s->admin, group, NULL, 0,
+                                       s->timeout_ms, c);
+    if (e == SAMSA_ERR_NONE && (*c)->err != SAMSA_ERR_NONE) {
+        e = (*c)->err;
+    }
+    if (e != SAMSA_ERR_NONE) {
+        samsa_admin_result_free(*c);
+        *c = NULL;
+        return samsa_session_fail(s, e, "group '%s': committed offsets",
+                                  group);
+    }
+    return SAMSA_EXIT_OK;
+}
+
 /* Describe one group into j or stdout; returns the exit code. */
 static int
 group_describe_one(samsa_session_t *s, samsa_json_t *j,
@@ -340,6 +363,7 @@ group_describe_one(samsa_session_t *s, samsa_json_t *j,
     group_row_t         *r;
     samsa_err_t          e;
     size_t               i, k;
+    int                  rc;
 
     memset(&rs, 0, sizeof(rs));
     if (gd->err != SAMSA_ERR_NONE) {
@@ -347,15 +371,9 @@ group_describe_one(samsa_session_t *s, samsa_json_t *j,
                 samsa_err_name(gd->err), gd->errmsg);
         return SAMSA_EXIT_FAILED;
     }
-    e = samsa_admin_list_group_offsets(s->admin, gd->group_id, NULL, 0,
-                                       s->timeout_ms, &committed);
-    if (e == SAMSA_ERR_NONE && committed->err != SAMSA_ERR_NONE) {
-        e = committed->err;
-    }
-    if (e != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(committed);
-        return samsa_session_fail(s, e, "group '%s': committed offsets",
-                                  gd->group_id);
+    rc = group_committed(s, gd->group_id, &committed);
+    if (rc != SAMSA_EXIT_OK) {
+        return rc;
     }
     if (strcmp(gd->state, "Dead") == 0 && committed->n == 0) {
         fprintf(stderr, "%s: group '%s' does not exist: %s\n", s->cmd,
@@ -475,7 +493,7 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
     int32_t               *parts;
     char                  *topic, err[256];
     size_t                 nts, np, i, k;
-    samsa_err_t            e;
+    int                    rc;
 
     ts = samsa_opts_all(&s->opts, "--topic", &nts);
     for (i = 0; i < nts; i++) {
@@ -492,14 +510,9 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
         if (np > 0) {
             continue;
         }
-        e = samsa_admin_describe_topics(s->admin, (const char **) &topic, 1,
-                                        s->timeout_ms, &td);
-        if (e == SAMSA_ERR_NONE && td->n == 1) {
-            e = td->topics[0].err;
-        }
-        if (e != SAMSA_ERR_NONE) {
-            samsa_admin_result_free(td);
-            return samsa_session_fail(s, e, "topic '%s'", topic);
+        rc = samsa_session_topic(s, topic, &td);
+        if (rc != SAMSA_EXIT_OK) {
+            return rc;
         }
         for (k = 0; k < td->topics[0].npartitions; k++) {
             group_tps_add(g, topic, td->topics[0].partitions[k].partition);
@@ -510,15 +523,9 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
     if (!all_committed) {
         return SAMSA_EXIT_OK;
     }
-    e = samsa_admin_list_group_offsets(s->admin, group, NULL, 0,
-                                       s->timeout_ms, &c);
-    if (e == SAMSA_ERR_NONE && c->err != SAMSA_ERR_NONE) {
-        e = c->err;
-    }
-    if (e != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(c);
-        return samsa_session_fail(s, e, "group '%s': committed offsets",
-                                  group);
+    rc = group_committed(s, group, &c);
+    if (rc != SAMSA_EXIT_OK) {
+        return rc;
     }
     for (i = 0; i < c->n; i++) {
         g->names = realloc(g->names, (g->nnames + 1) * sizeof(char *));

@@ -846,13 +846,7 @@ topic_delete_records(int argc, char **argv)
         goto out;
     }
     if (n == 0) {
-        e = samsa_admin_describe_topics(s.admin, &topic, 1, s.timeout_ms,
-                                        &td);
-        if (e == SAMSA_ERR_NONE && td->n == 1) {
-            e = td->topics[0].err;
-        }
-        if (e != SAMSA_ERR_NONE) {
-            rc = samsa_session_fail(&s, e, "topic '%s'", topic);
+        if ((rc = samsa_session_topic(&s, topic, &td)) != SAMSA_EXIT_OK) {
             goto out;
         }
         free(tps);

@@ -224,6 +224,25 @@ samsa_session_tp_find(const samsa_tp_results_t *r, const char *topic,
     return NULL;
 }
 
+int
+samsa_session_topic(samsa_session_t *s, const char *topic,
+                    samsa_topic_descs_t **td)
+{
+    samsa_err_t  e;
+
+    *td = NULL;
+    e = samsa_admin_describe_topics(s->admin, &topic, 1, s->timeout_ms, td);
+    if (e == SAMSA_ERR_NONE && (*td)->n == 1) {
+        e = (*td)->topics[0].err;
+    }
+    if (e != SAMSA_ERR_NONE) {
+        samsa_admin_result_free(*td);
+        *td = NULL;
+        return samsa_session_fail(s, e, "topic '%s'", topic);
+    }
+    return SAMSA_EXIT_OK;
+}
+
 void
 samsa_session_close(samsa_session_t *s)
 {

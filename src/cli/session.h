@@ -76,6 +76,11 @@ const samsa_tp_result_t *samsa_session_tp_find(const samsa_tp_results_t *r,
                                                const char *topic,
                                                int32_t partition);
 
+/* Describe the one topic named (Metadata) into *td; the exit code,
+ * "topic '<name>': ..." printed and *td NULL on failure. */
+int samsa_session_topic(samsa_session_t *s, const char *topic,
+                        samsa_topic_descs_t **td);
+
 /* Free everything. */
 void samsa_session_close(samsa_session_t *s);
 
