@@ -73,12 +73,10 @@ cluster_info(int argc, char **argv)
     samsa_err_t            e;
     int                    rc;
 
-    rc = samsa_session_parse(&s, "samsa cluster info",
-                             "samsa cluster info [options]",
-                             "The cluster id, controller and brokers "
-                             "(DescribeCluster).", NULL, argc, argv, 0, 0);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa cluster info",
+                            "samsa cluster info [options]",
+                            "The cluster id, controller and brokers "
+                            "(DescribeCluster).", NULL, argc, argv, 0, 0)) {
         return rc;
     }
     e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cd);

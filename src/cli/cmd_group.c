@@ -19,6 +19,29 @@
 #include "cli/session.h"
 #include "cli/table.h"
 
+/* An offset member: v, or null when not known. */
+static void
+group_json_off(samsa_json_t *j, const char *key, bool known, int64_t v)
+{
+    samsa_json_key(j, key);
+    if (known) {
+        samsa_json_int(j, v);
+    } else {
+        samsa_json_null(j);
+    }
+}
+
+/* An offset cell: v, or empty when not known. */
+static void
+group_cell_off(samsa_table_t *t, bool known, int64_t v)
+{
+    if (known) {
+        samsa_table_cell(t, "%lld", (long long) v);
+    } else {
+        samsa_table_cell(t, NULL);
+    }
+}
+
 /* ---- list --------------------------------------------------------------- */
 
 static const samsa_opt_t  group_list_opts[] = {
@@ -42,12 +65,10 @@ group_list(int argc, char **argv)
     samsa_err_t               e;
     int                       rc;
 
-    rc = samsa_session_parse(&s, "samsa group list",
-                             "samsa group list [--state STATE]... [options]",
-                             "List consumer groups (ListGroups on every "
-                             "broker).", group_list_opts, argc, argv, 0, 0);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa group list",
+                            "samsa group list [--state STATE]... [options]",
+                            "List consumer groups (ListGroups on every "
+                            "broker).", group_list_opts, argc, argv, 0, 0)) {
         return rc;
     }
     states = samsa_opts_all(&s.opts, "--state", &nstates);
@@ -64,10 +85,7 @@ group_list(int argc, char **argv)
     }
     t = samsa_table_new(4, hdr);
     samsa_table_align_right(t, 3);
-    samsa_json_init(&j, stdout);
-    if (s.json) {
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(&s, &j);
     for (i = 0; i < res->n; i++) {
         const samsa_group_listing_t  *g = &res->groups[i];
 
@@ -87,13 +105,7 @@ group_list(int argc, char **argv)
                                       ? g->protocol_type : "-");
         samsa_table_cell(t, "%d", g->coordinator);
     }
-    if (s.json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    } else {
-        samsa_table_print(t, stdout);
-    }
-    samsa_table_free(t);
+    samsa_session_list_end(&s, &j, t);
     samsa_admin_result_free(res);
     samsa_session_close(&s);
     return rc;
@@ -226,24 +238,11 @@ group_describe_json(samsa_json_t *j, const samsa_group_desc_t *gd,
         samsa_json_obj(j);
         samsa_json_kv_str(j, "topic", r->topic);
         samsa_json_kv_int(j, "partition", r->partition);
-        samsa_json_key(j, "committed_offset");
-        if (r->committed >= 0) {
-            samsa_json_int(j, r->committed);
-        } else {
-            samsa_json_null(j);
-        }
-        samsa_json_key(j, "log_end_offset");
-        if (r->leo >= 0) {
-            samsa_json_int(j, r->leo);
-        } else {
-            samsa_json_null(j);
-        }
-        samsa_json_key(j, "lag");
-        if (r->committed >= 0 && r->leo >= 0) {
-            samsa_json_int(j, r->leo - r->committed);
-        } else {
-            samsa_json_null(j);
-        }
+        group_json_off(j, "committed_offset", r->committed >= 0,
+                       r->committed);
+        group_json_off(j, "log_end_offset", r->leo >= 0, r->leo);
+        group_json_off(j, "lag", r->committed >= 0 && r->leo >= 0,
+                       r->leo - r->committed);
         samsa_json_kv_str(j, "member_id",
                           r->owner != NULL ? r->owner->member_id : NULL);
         samsa_json_obj_end(j);
@@ -283,21 +282,10 @@ group_describe_text(const samsa_group_desc_t *gd, const group_rows_t *rs)
         samsa_table_row(t);
         samsa_table_cell(t, "%s", r->topic);
         samsa_table_cell(t, "%d", r->partition);
-        if (r->committed >= 0) {
-            samsa_table_cell(t, "%lld", (long long) r->committed);
-        } else {
-            samsa_table_cell(t, NULL);
-        }
-        if (r->leo >= 0) {
-            samsa_table_cell(t, "%lld", (long long) r->leo);
-        } else {
-            samsa_table_cell(t, NULL);
-        }
-        if (r->committed >= 0 && r->leo >= 0) {
-            samsa_table_cell(t, "%lld", (long long) (r->leo - r->committed));
-        } else {
-            samsa_table_cell(t, NULL);
-        }
+        group_cell_off(t, r->committed >= 0, r->committed);
+        group_cell_off(t, r->leo >= 0, r->leo);
+        group_cell_off(t, r->committed >= 0 && r->leo >= 0,
+                       r->leo - r->committed);
         samsa_table_cell(t, "%s", r->owner != NULL ? r->owner->member_id
                                                    : "-");
         samsa_table_cell(t, "%s", r->owner != NULL ? r->owner->client_host
@@ -342,6 +330,29 @@ group_describe_text(const samsa_group_desc_t *gd, const group_rows_t *rs)
     samsa_table_free(t);
 }
 
+/* The group's committed offsets (OffsetFetch for every partition) into
+ * *c; the exit code, printed and *c NULL on failure. */
+static int
+group_committed(samsa_session_t *s, const char *group,
+                samsa_tp_results_t **c)
+{
+    samsa_err_t  e;
+
+    *c = NULL;
+    e = samsa_admin_list_group_offsets(s->admin, group, NULL, 0,
+                                       s->timeout_ms, c);
+    if (e == SAMSA_ERR_NONE && (*c)->err != SAMSA_ERR_NONE) {
+        e = (*c)->err;
+    }
+    if (e != SAMSA_ERR_NONE) {
+        samsa_admin_result_free(*c);
+        *c = NULL;
+        return samsa_session_fail(s, e, "group '%s': committed offsets",
+                                  group);
+    }
+    return SAMSA_EXIT_OK;
+}
+
 /* Describe one group into j or stdout; returns the exit code. */
 static int
 group_describe_one(samsa_session_t *s, samsa_json_t *j,
@@ -352,6 +363,7 @@ group_describe_one(samsa_session_t *s, samsa_json_t *j,
     group_row_t         *r;
     samsa_err_t          e;
     size_t               i, k;
+    int                  rc;
 
     memset(&rs, 0, sizeof(rs));
     if (gd->err != SAMSA_ERR_NONE) {
@@ -359,15 +371,9 @@ group_describe_one(samsa_session_t *s, samsa_json_t *j,
                 samsa_err_name(gd->err), gd->errmsg);
         return SAMSA_EXIT_FAILED;
     }
-    e = samsa_admin_list_group_offsets(s->admin, gd->group_id, NULL, 0,
-                                       s->timeout_ms, &committed);
-    if (e == SAMSA_ERR_NONE && committed->err != SAMSA_ERR_NONE) {
-        e = committed->err;
-    }
-    if (e != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(committed);
-        return samsa_session_fail(s, e, "group '%s': committed offsets",
-                                  gd->group_id);
+    rc = group_committed(s, gd->group_id, &committed);
+    if (rc != SAMSA_EXIT_OK) {
+        return rc;
     }
     if (strcmp(gd->state, "Dead") == 0 && committed->n == 0) {
         fprintf(stderr, "%s: group '%s' does not exist: %s\n", s->cmd,
@@ -420,13 +426,11 @@ group_describe(int argc, char **argv)
     size_t                i;
     int                   rc, one;
 
-    rc = samsa_session_parse(&s, "samsa group describe",
-                             "samsa group describe GROUP... [options]",
-                             "Members and assignments, and per partition "
-                             "the committed offset, log end offset and "
-                             "lag.", NULL, argc, argv, 1, SIZE_MAX);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa group describe",
+                            "samsa group describe GROUP... [options]",
+                            "Members and assignments, and per partition "
+                            "the committed offset, log end offset and "
+                            "lag.", NULL, argc, argv, 1, SIZE_MAX)) {
         return rc;
     }
     e = samsa_admin_describe_groups(s.admin, s.opts.pos, s.opts.npos,
@@ -436,18 +440,12 @@ group_describe(int argc, char **argv)
         samsa_session_close(&s);
         return rc;
     }
-    samsa_json_init(&j, stdout);
-    if (s.json) {
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(&s, &j);
     for (i = 0; i < res->n; i++) {
         one = group_describe_one(&s, &j, &res->groups[i], i == 0);
         rc = rc == SAMSA_EXIT_OK ? one : rc;
     }
-    if (s.json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    }
+    samsa_session_list_end(&s, &j, NULL);
     samsa_admin_result_free(res);
     samsa_session_close(&s);
     return rc;
@@ -495,7 +493,7 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
     int32_t               *parts;
     char                  *topic, err[256];
     size_t                 nts, np, i, k;
-    samsa_err_t            e;
+    int                    rc;
 
     ts = samsa_opts_all(&s->opts, "--topic", &nts);
     for (i = 0; i < nts; i++) {
@@ -512,14 +510,9 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
         if (np > 0) {
             continue;
         }
-        e = samsa_admin_describe_topics(s->admin, (const char **) &topic, 1,
-                                        s->timeout_ms, &td);
-        if (e == SAMSA_ERR_NONE && td->n == 1) {
-            e = td->topics[0].err;
-        }
-        if (e != SAMSA_ERR_NONE) {
-            samsa_admin_result_free(td);
-            return samsa_session_fail(s, e, "topic '%s'", topic);
+        rc = samsa_session_topic(s, topic, &td);
+        if (rc != SAMSA_EXIT_OK) {
+            return rc;
         }
         for (k = 0; k < td->topics[0].npartitions; k++) {
             group_tps_add(g, topic, td->topics[0].partitions[k].partition);
@@ -530,15 +523,9 @@ group_tps_collect(samsa_session_t *s, const char *group, bool all_committed,
     if (!all_committed) {
         return SAMSA_EXIT_OK;
     }
-    e = samsa_admin_list_group_offsets(s->admin, group, NULL, 0,
-                                       s->timeout_ms, &c);
-    if (e == SAMSA_ERR_NONE && c->err != SAMSA_ERR_NONE) {
-        e = c->err;
-    }
-    if (e != SAMSA_ERR_NONE) {
-        samsa_admin_result_free(c);
-        return samsa_session_fail(s, e, "group '%s': committed offsets",
-                                  group);
+    rc = group_committed(s, group, &c);
+    if (rc != SAMSA_EXIT_OK) {
+        return rc;
     }
     for (i = 0; i < c->n; i++) {
         g->names = realloc(g->names, (g->nnames + 1) * sizeof(char *));
@@ -631,20 +618,6 @@ group_reset_target(samsa_session_t *s, group_to_t *to, int64_t *arg)
     return SAMSA_EXIT_OK;
 }
 
-static const samsa_tp_result_t *
-group_find(const samsa_tp_results_t *r, const char *topic, int32_t partition)
-{
-    size_t  i;
-
-    for (i = 0; r != NULL && i < r->n; i++) {
-        if (r->items[i].partition == partition
-            && strcmp(r->items[i].topic, topic) == 0) {
-            return &r->items[i];
-        }
-    }
-    return NULL;
-}
-
 /* ListOffsets with spec for every partition of g. */
 static samsa_err_t
 group_list_offsets(samsa_session_t *s, group_tps_t *g, int64_t spec,
@@ -699,18 +672,17 @@ group_reset_plan(samsa_session_t *s, const char *group, group_tps_t *g,
     for (i = 0; i < g->n; i++) {
         samsa_tp_spec_t  *t = &g->tps[i];
 
-        l = group_find(lo, t->topic, t->partition);
-        h = group_find(hi, t->topic, t->partition);
-        c = group_find(*current, t->topic, t->partition);
-        a = group_find(at, t->topic, t->partition);
+        l = samsa_session_tp_find(lo, t->topic, t->partition);
+        h = samsa_session_tp_find(hi, t->topic, t->partition);
+        c = samsa_session_tp_find(*current, t->topic, t->partition);
+        a = samsa_session_tp_find(at, t->topic, t->partition);
         t->value = -1;
         if (l == NULL || h == NULL || l->err != SAMSA_ERR_NONE
             || h->err != SAMSA_ERR_NONE) {
             e = l == NULL || h == NULL ? SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION
                 : l->err != SAMSA_ERR_NONE ? l->err : h->err;
-            fprintf(stderr, "%s: %s-%d: %s: %s\n", s->cmd, t->topic,
-                    t->partition, samsa_err_name(e), samsa_err_text(e));
-            rc = SAMSA_EXIT_FAILED;
+            rc = samsa_session_tp_fail(s, t->topic, t->partition, e,
+                                       samsa_err_text(e));
             continue;
         }
         switch (to) {
@@ -765,24 +737,18 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
         samsa_table_align_right(t, i);
     }
     for (i = 0; i < g->n; i++) {
-        c = group_find(current, g->tps[i].topic, g->tps[i].partition);
-        d = group_find(done, g->tps[i].topic, g->tps[i].partition);
+        c = samsa_session_tp_find(current, g->tps[i].topic,
+                                  g->tps[i].partition);
+        d = samsa_session_tp_find(done, g->tps[i].topic,
+                                  g->tps[i].partition);
         if (s->json) {
             samsa_json_obj(&j);
             samsa_json_kv_str(&j, "topic", g->tps[i].topic);
             samsa_json_kv_int(&j, "partition", g->tps[i].partition);
-            samsa_json_key(&j, "current_offset");
-            if (c != NULL && c->offset >= 0) {
-                samsa_json_int(&j, c->offset);
-            } else {
-                samsa_json_null(&j);
-            }
-            samsa_json_key(&j, "new_offset");
-            if (g->tps[i].value >= 0) {
-                samsa_json_int(&j, g->tps[i].value);
-            } else {
-                samsa_json_null(&j);            /* no plan: see stderr */
-            }
+            group_json_off(&j, "current_offset", c != NULL && c->offset >= 0,
+                           c != NULL ? c->offset : -1);
+            group_json_off(&j, "new_offset",    /* no plan: see stderr */
+                           g->tps[i].value >= 0, g->tps[i].value);
             samsa_json_kv_str(&j, "error",
                               d != NULL && d->err != SAMSA_ERR_NONE
                                   ? samsa_err_name(d->err) : NULL);
@@ -792,16 +758,9 @@ group_reset_print(samsa_session_t *s, const char *group, const group_tps_t *g,
         samsa_table_cell(t, "%s", group);
         samsa_table_cell(t, "%s", g->tps[i].topic);
         samsa_table_cell(t, "%d", g->tps[i].partition);
-        if (c != NULL && c->offset >= 0) {
-            samsa_table_cell(t, "%lld", (long long) c->offset);
-        } else {
-            samsa_table_cell(t, NULL);
-        }
-        if (g->tps[i].value >= 0) {
-            samsa_table_cell(t, "%lld", (long long) g->tps[i].value);
-        } else {
-            samsa_table_cell(t, NULL);
-        }
+        group_cell_off(t, c != NULL && c->offset >= 0,
+                       c != NULL ? c->offset : -1);
+        group_cell_off(t, g->tps[i].value >= 0, g->tps[i].value);
         samsa_table_cell(t, "%s", d != NULL && d->err != SAMSA_ERR_NONE
                                       ? samsa_err_name(d->err) : "-");
     }
@@ -856,11 +815,10 @@ group_reset_execute(samsa_session_t *s, const char *group, group_tps_t *g,
     }
     for (i = 0; i < (*done)->n; i++) {
         if ((*done)->items[i].err != SAMSA_ERR_NONE) {
-            fprintf(stderr, "%s: %s-%d: %s: %s\n", s->cmd,
-                    (*done)->items[i].topic, (*done)->items[i].partition,
-                    samsa_err_name((*done)->items[i].err),
-                    (*done)->items[i].errmsg);
-            return SAMSA_EXIT_FAILED;
+            return samsa_session_tp_fail(s, (*done)->items[i].topic,
+                                         (*done)->items[i].partition,
+                                         (*done)->items[i].err,
+                                         (*done)->items[i].errmsg);
         }
     }
     return SAMSA_EXIT_OK;
@@ -930,13 +888,11 @@ group_delete(int argc, char **argv)
     size_t                i;
     int                   rc;
 
-    rc = samsa_session_parse(&s, "samsa group delete",
-                             "samsa group delete GROUP... [options]",
-                             "Delete inactive groups and their offsets "
-                             "(DeleteGroups).", NULL, argc, argv, 1,
-                             SIZE_MAX);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa group delete",
+                            "samsa group delete GROUP... [options]",
+                            "Delete inactive groups and their offsets "
+                            "(DeleteGroups).", NULL, argc, argv, 1,
+                            SIZE_MAX)) {
         return rc;
     }
     e = samsa_admin_delete_groups(s.admin, s.opts.pos, s.opts.npos,
@@ -946,10 +902,7 @@ group_delete(int argc, char **argv)
         samsa_session_close(&s);
         return rc;
     }
-    samsa_json_init(&j, stdout);
-    if (s.json) {
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(&s, &j);
     for (i = 0; i < res->n; i++) {
         const samsa_admin_item_t  *it = &res->items[i];
 
@@ -963,16 +916,11 @@ group_delete(int argc, char **argv)
         if (s.json) {
             samsa_json_obj(&j);
             samsa_json_kv_str(&j, "group_id", it->name);
-            samsa_json_kv_str(&j, "error",
-                              it->err != SAMSA_ERR_NONE
-                                  ? samsa_err_name(it->err) : NULL);
+            samsa_session_json_err(&j, it->err);
             samsa_json_obj_end(&j);
         }
     }
-    if (s.json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    }
+    samsa_session_list_end(&s, &j, NULL);
     samsa_admin_result_free(res);
     samsa_session_close(&s);
     return rc;
@@ -1028,10 +976,10 @@ group_delete_offsets(int argc, char **argv)
     }
     for (i = 0; i < res->n; i++) {
         if (res->items[i].err != SAMSA_ERR_NONE) {
-            rc = SAMSA_EXIT_FAILED;
-            fprintf(stderr, "%s: %s-%d: %s: %s\n", s.cmd,
-                    res->items[i].topic, res->items[i].partition,
-                    samsa_err_name(res->items[i].err), res->items[i].errmsg);
+            rc = samsa_session_tp_fail(&s, res->items[i].topic,
+                                       res->items[i].partition,
+                                       res->items[i].err,
+                                       res->items[i].errmsg);
         } else {
             printf("Deleted the offset of %s-%d.\n", res->items[i].topic,
                    res->items[i].partition);

@@ -19,6 +19,7 @@
 #include <samsa/producer.h>
 
 #include "cli/cli.h"
+#include "cli/perfstat.h"
 
 #define PERF_WINDOW_NS  5000000000LL
 
@@ -56,15 +57,6 @@ typedef struct perf_rec {
     int64_t        i;
     size_t         size;
 } perf_rec_t;
-
-static int64_t
-perf_now_ns(void)
-{
-    struct timespec  ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void
 perf_usage(FILE *out)
@@ -108,7 +100,7 @@ perf_on_delivery(const samsa_record_md_t *md, samsa_err_t err, void *opaque)
 {
     perf_rec_t    *r = opaque;
     perf_stats_t  *st = r->stats;
-    int64_t        now = perf_now_ns();
+    int64_t        now = samsa_perf_now_ns();
     double         ms = (double) (now - st->send_ns[r->i]) / 1e6;
 
     (void) md;
@@ -132,25 +124,6 @@ perf_on_delivery(const samsa_record_md_t *md, samsa_err_t err, void *opaque)
     }
 }
 
-static int
-cmp_i32(const void *a, const void *b)
-{
-    int32_t  x = *(const int32_t *) a, y = *(const int32_t *) b;
-
-    return (x > y) - (x < y);
-}
-
-static double
-perf_pct(const int32_t *sorted, int64_t n, double p)
-{
-    int64_t  i = (int64_t) (p * (double) n);
-
-    if (n == 0) {
-        return 0.0;
-    }
-    return sorted[i < n ? i : n - 1] / 1000.0;
-}
-
 static void
 perf_summary(perf_stats_t *st, int64_t end_ns, bool json)
 {
@@ -166,25 +139,26 @@ perf_summary(perf_stats_t *st, int64_t end_ns, bool json)
             lat[n++] = lat[i];
         }
     }
-    qsort(lat, (size_t) n, sizeof(int32_t), cmp_i32);
+    samsa_perf_sort(lat, n);
     if (json) {
         printf("{\"records\": %lld, \"records_per_sec\": %.2f, "
                "\"mb_per_sec\": %.3f, \"avg_latency_ms\": %.3f, "
                "\"p50_ms\": %.3f, \"p95_ms\": %.3f, \"p99_ms\": %.3f, "
                "\"p999_ms\": %.3f, \"max_latency_ms\": %.3f, "
                "\"errors\": %lld}\n",
-               (long long) st->count, rps, mbps, avg, perf_pct(lat, n, 0.5),
-               perf_pct(lat, n, 0.95), perf_pct(lat, n, 0.99),
-               perf_pct(lat, n, 0.999), st->lat_max_ms,
+               (long long) st->count, rps, mbps, avg,
+               samsa_perf_pct(lat, n, 0.5),
+               samsa_perf_pct(lat, n, 0.95), samsa_perf_pct(lat, n, 0.99),
+               samsa_perf_pct(lat, n, 0.999), st->lat_max_ms,
                (long long) st->errors);
         return;
     }
     printf("%lld records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg "
            "latency, %.2f ms max latency, %.2f ms 50th, %.2f ms 95th, "
            "%.2f ms 99th, %.2f ms 99.9th.\n", (long long) st->count, rps,
-           mbps, avg, st->lat_max_ms, perf_pct(lat, n, 0.5),
-           perf_pct(lat, n, 0.95), perf_pct(lat, n, 0.99),
-           perf_pct(lat, n, 0.999));
+           mbps, avg, st->lat_max_ms, samsa_perf_pct(lat, n, 0.5),
+           samsa_perf_pct(lat, n, 0.95), samsa_perf_pct(lat, n, 0.99),
+           samsa_perf_pct(lat, n, 0.999));
 }
 
 /* Payloads: one random record (A-Z), or the lines of a file. */
@@ -291,14 +265,9 @@ perf_parse(int argc, char **argv, perf_opts_t *o, samsa_conf_t *conf)
                 return -1;
             }
         } else if (strcmp(a, "--producer-props") == 0) {
-            for (i++; i < argc && strncmp(argv[i], "--", 2) != 0; i++) {
-                if (samsa_conf_set_kv(conf, argv[i], err, sizeof(err))
-                    != SAMSA_ERR_NONE) {
-                    fprintf(stderr, "samsa perf: %s\n", err);
-                    return -1;
-                }
+            if (samsa_perf_props(conf, argc, argv, &i) != 0) {
+                return -1;
             }
-            i--;
             continue;
         } else {
             fprintf(stderr, "samsa perf: unknown option %s\n", a);
@@ -325,8 +294,8 @@ perf_throttle(const perf_opts_t *o, int64_t sent, int64_t start_ns)
         return;
     }
     due_ns = start_ns + (int64_t) ((double) sent * 1e9 / o->throughput);
-    while (perf_now_ns() < due_ns) {
-        int64_t  left = due_ns - perf_now_ns();
+    while (samsa_perf_now_ns() < due_ns) {
+        int64_t  left = due_ns - samsa_perf_now_ns();
 
         if (left > 0) {
             usleep((useconds_t) (left / 1000 > 0 ? left / 1000 : 1));
@@ -370,7 +339,7 @@ perf_produce(int argc, char **argv)
     st.lat_us = malloc(((size_t) o.num_records + 1) * sizeof(int32_t));
     memset(st.lat_us, 0xff, ((size_t) o.num_records + 1) * sizeof(int32_t));
     recs = calloc((size_t) o.num_records + 1, sizeof(perf_rec_t));
-    st.start_ns = st.win_start_ns = perf_now_ns();
+    st.start_ns = st.win_start_ns = samsa_perf_now_ns();
     memset(&rec, 0, sizeof(rec));
     rec.topic = o.topic;
     rec.partition = SAMSA_PARTITION_ANY;
@@ -381,7 +350,7 @@ perf_produce(int argc, char **argv)
         recs[i] = (perf_rec_t) { &st, i, pl.lens[k] };
         rec.value = pl.items[k];
         rec.value_len = pl.lens[k];
-        st.send_ns[i] = perf_now_ns();
+        st.send_ns[i] = samsa_perf_now_ns();
         err = samsa_producer_send(prod, &rec, perf_on_delivery, &recs[i],
                                   NULL);
         if (err != SAMSA_ERR_NONE) {
@@ -392,7 +361,7 @@ perf_produce(int argc, char **argv)
         perf_throttle(&o, i + 1, st.start_ns);
     }
     err = samsa_producer_close(prod, -1);       /* deliver everything */
-    perf_summary(&st, perf_now_ns(), o.json);
+    perf_summary(&st, samsa_perf_now_ns(), o.json);
     if (st.errors > 0) {
         fprintf(stderr, "samsa perf: %lld record(s) failed, first: %s\n",
                 (long long) st.errors, samsa_err_name(st.first_err));

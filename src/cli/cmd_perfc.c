@@ -24,6 +24,7 @@
 #include <samsa/producer.h>
 
 #include "cli/cli.h"
+#include "cli/perfstat.h"
 #include "util/diag.h"
 
 typedef struct perfc_opts {
@@ -38,15 +39,6 @@ typedef struct perfc_opts {
     double       throughput;        /* e2e: records/s */
     int64_t      record_size;       /* e2e */
 } perfc_opts_t;
-
-static int64_t
-perfc_now_ns(void)
-{
-    struct timespec  ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static int64_t
 perfc_wall_ms(void)
@@ -147,14 +139,9 @@ perfc_parse(int argc, char **argv, bool e2e, perfc_opts_t *o,
                 fprintf(stderr, "samsa perf: unknown option '%s'\n", a);
                 return -1;
             }
-            for (i++; i < argc && strncmp(argv[i], "--", 2) != 0; i++) {
-                if (samsa_conf_set_kv(target, argv[i], err, sizeof(err))
-                    != SAMSA_ERR_NONE) {
-                    fprintf(stderr, "samsa perf: %s\n", err);
-                    return -1;
-                }
+            if (samsa_perf_props(target, argc, argv, &i) != 0) {
+                return -1;
             }
-            i--;
             continue;
         }
         if (v == NULL) {
@@ -258,7 +245,7 @@ perfc_on_rebalance(samsa_consumer_t *c, samsa_rebalance_event_t ev,
     (void) c;
     (void) tps;
     if (ev == SAMSA_REBALANCE_ASSIGNED && n > 0 && rb->assigned_ns == 0) {
-        rb->assigned_ns = perfc_now_ns();
+        rb->assigned_ns = samsa_perf_now_ns();
     }
 }
 
@@ -326,7 +313,7 @@ samsa_perf_consume(int argc, char **argv)
     samsa_consumer_set_rebalance_cb(c, perfc_on_rebalance, &rb);
     topics[0] = o.topic;
     start_wall = perfc_wall_ms();
-    start_ns = last_ns = win_ns = perfc_now_ns();
+    start_ns = last_ns = win_ns = samsa_perf_now_ns();
     err = samsa_consumer_partitions_for(c, o.topic, o.timeout_ms, &nparts);
     if (err == SAMSA_ERR_NONE && o.no_group) {
         samsa_topic_partition_t  *tps = calloc((size_t) nparts + 1,
@@ -362,7 +349,7 @@ samsa_perf_consume(int argc, char **argv)
                "fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n");
     }
     while (count < o.records) {
-        int64_t  now = perfc_now_ns();
+        int64_t  now = samsa_perf_now_ns();
 
         if ((now - last_ns) / 1000000 > o.timeout_ms) {
             fprintf(stderr, "samsa perf consume: no record for %lld ms: "
@@ -390,10 +377,10 @@ samsa_perf_consume(int argc, char **argv)
             win_count++;
         }
         if (samsa_consumer_records_count(rs) > 0) {
-            last_ns = perfc_now_ns();
+            last_ns = samsa_perf_now_ns();
         }
         samsa_consumer_records_free(rs);
-        now = perfc_now_ns();
+        now = samsa_perf_now_ns();
         if (!o.json && (now - win_ns) / 1000000 >= o.interval_ms) {
             secs = (double) (now - win_ns) / 1e9;
             perfc_time_str(perfc_wall_ms(), t1, sizeof(t1));
@@ -453,25 +440,6 @@ typedef struct perfc_e2e {
     samsa_err_t        err;
 } perfc_e2e_t;
 
-static int
-perfc_cmp_i32(const void *a, const void *b)
-{
-    int32_t  x = *(const int32_t *) a, y = *(const int32_t *) b;
-
-    return (x > y) - (x < y);
-}
-
-static double
-perfc_pct(const int32_t *sorted, int64_t n, double p)
-{
-    int64_t  i = (int64_t) (p * (double) n);
-
-    if (n == 0) {
-        return 0.0;
-    }
-    return sorted[i < n ? i : n - 1] / 1000.0;
-}
-
 /* @thread e2e consumer */
 static void *
 perfc_e2e_consume(void *arg)
@@ -479,7 +447,7 @@ perfc_e2e_consume(void *arg)
     perfc_e2e_t               *e = arg;
     samsa_consumer_records_t  *rs;
     samsa_err_t                err;
-    int64_t                    win_start = perfc_now_ns(), win = 0;
+    int64_t                    win_start = samsa_perf_now_ns(), win = 0;
     size_t                     i;
 
     while (!atomic_load(&e->stop)) {
@@ -504,19 +472,20 @@ perfc_e2e_consume(void *arg)
             if (idx < 0 || idx >= e->n || e->lat_us[idx] >= 0) {
                 continue;               /* not ours, or a duplicate */
             }
-            e->lat_us[idx] = (int32_t) ((perfc_now_ns() - sent_ns) / 1000);
+            e->lat_us[idx] = (int32_t) ((samsa_perf_now_ns() - sent_ns) / 1000);
             atomic_fetch_add(&e->received, 1);
             win++;
         }
         samsa_consumer_records_free(rs);
-        if (!e->quiet && perfc_now_ns() - win_start
+        if (!e->quiet && samsa_perf_now_ns() - win_start
                              >= e->interval_ms * 1000000LL) {
             printf("%lld records sent, %lld received, %.1f records/sec "
                    "received\n", (long long) atomic_load(&e->sent),
                    (long long) atomic_load(&e->received),
-                   (double) win * 1e9 / (double) (perfc_now_ns() - win_start));
+                   (double) win * 1e9
+                       / (double) (samsa_perf_now_ns() - win_start));
             fflush(stdout);
-            win_start = perfc_now_ns();
+            win_start = samsa_perf_now_ns();
             win = 0;
         }
         if (atomic_load(&e->received) >= e->n) {
@@ -630,17 +599,17 @@ samsa_perf_e2e(int argc, char **argv)
     rec.timestamp = SAMSA_TIMESTAMP_NOW;
     rec.value = payload;
     rec.value_len = (size_t) o.record_size;
-    start_ns = perfc_now_ns();
+    start_ns = samsa_perf_now_ns();
     rc = 0;
     for (i = 0; i < o.records; i++) {
         int64_t  now;
 
         due = start_ns + (int64_t) ((double) i * 1e9 / o.throughput);
-        while ((now = perfc_now_ns()) < due) {
+        while ((now = samsa_perf_now_ns()) < due) {
             usleep((useconds_t) ((due - now) / 1000 > 0 ? (due - now) / 1000
                                                         : 1));
         }
-        now = perfc_now_ns();
+        now = samsa_perf_now_ns();
         memcpy(payload, &now, 8);
         memcpy(payload + 8, &i, 8);
         err = samsa_producer_send(prod, &rec, NULL, NULL, NULL);
@@ -674,7 +643,7 @@ samsa_perf_e2e(int argc, char **argv)
             e.lat_us[n++] = e.lat_us[i];
         }
     }
-    qsort(e.lat_us, (size_t) n, sizeof(int32_t), perfc_cmp_i32);
+    samsa_perf_sort(e.lat_us, n);
     if (n < o.records) {
         fprintf(stderr, "samsa perf e2e: %lld of %lld records not received\n",
                 (long long) (o.records - n), (long long) o.records);
@@ -684,15 +653,17 @@ samsa_perf_e2e(int argc, char **argv)
         printf("{\"records\": %lld, \"received\": %lld, \"avg_ms\": %.3f, "
                "\"p50_ms\": %.3f, \"p99_ms\": %.3f, \"p999_ms\": %.3f, "
                "\"max_ms\": %.3f}\n", (long long) o.records, (long long) n,
-               n ? sum / (double) n : 0.0, perfc_pct(e.lat_us, n, 0.5),
-               perfc_pct(e.lat_us, n, 0.99), perfc_pct(e.lat_us, n, 0.999),
+               n ? sum / (double) n : 0.0, samsa_perf_pct(e.lat_us, n, 0.5),
+               samsa_perf_pct(e.lat_us, n, 0.99),
+               samsa_perf_pct(e.lat_us, n, 0.999),
                max);
     } else {
         printf("%lld records, %lld received, avg latency %.3f ms, p50 %.3f "
                "ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
                (long long) o.records, (long long) n,
-               n ? sum / (double) n : 0.0, perfc_pct(e.lat_us, n, 0.5),
-               perfc_pct(e.lat_us, n, 0.99), perfc_pct(e.lat_us, n, 0.999),
+               n ? sum / (double) n : 0.0, samsa_perf_pct(e.lat_us, n, 0.5),
+               samsa_perf_pct(e.lat_us, n, 0.99),
+               samsa_perf_pct(e.lat_us, n, 0.999),
                max);
     }
     (void) samsa_consumer_close(e.c, 5000);

@@ -75,10 +75,7 @@ topic_items_report(samsa_session_t *s, const samsa_admin_items_t *res,
     size_t        i;
     int           rc = SAMSA_EXIT_OK;
 
-    if (s->json) {
-        samsa_json_init(&j, stdout);
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(s, &j);
     for (i = 0; i < res->n; i++) {
         const samsa_admin_item_t  *it = &res->items[i];
         bool                       ok = it->err == SAMSA_ERR_NONE
@@ -94,9 +91,7 @@ topic_items_report(samsa_session_t *s, const samsa_admin_items_t *res,
             samsa_json_obj(&j);
             samsa_json_kv_str(&j, "name", it->name);
             samsa_json_kv_bool(&j, "ok", ok);
-            samsa_json_kv_str(&j, "error",
-                              it->err != SAMSA_ERR_NONE
-                                  ? samsa_err_name(it->err) : NULL);
+            samsa_session_json_err(&j, it->err);
             samsa_json_kv_str(&j, "message", it->errmsg);
             samsa_json_obj_end(&j);
         } else if (it->err == SAMSA_ERR_NONE) {
@@ -105,10 +100,7 @@ topic_items_report(samsa_session_t *s, const samsa_admin_items_t *res,
             printf("%s '%s'.\n", ok_text, it->name);
         }
     }
-    if (s->json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    }
+    samsa_session_list_end(s, &j, NULL);
     return rc;
 }
 
@@ -221,12 +213,10 @@ topic_list(int argc, char **argv)
     size_t                    i;
     int                       rc;
 
-    rc = samsa_session_parse(&s, "samsa topic list",
-                             "samsa topic list [options]",
-                             "List the cluster's topics (Metadata).",
-                             topic_list_opts, argc, argv, 0, 0);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa topic list",
+                            "samsa topic list [options]",
+                            "List the cluster's topics (Metadata).",
+                            topic_list_opts, argc, argv, 0, 0)) {
         return rc;
     }
     e = samsa_admin_describe_topics(s.admin, NULL, 0, s.timeout_ms, &res);
@@ -239,10 +229,7 @@ topic_list(int argc, char **argv)
     t = samsa_table_new(4, hdr);
     samsa_table_align_right(t, 1);
     samsa_table_align_right(t, 2);
-    samsa_json_init(&j, stdout);
-    if (s.json) {
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(&s, &j);
     for (i = 0; i < res->n; i++) {
         const samsa_topic_desc_t  *td = &res->topics[i];
         size_t                     rf = td->npartitions > 0
@@ -265,13 +252,7 @@ topic_list(int argc, char **argv)
         samsa_table_cell(t, "%zu", rf);
         samsa_table_cell(t, "%s", td->is_internal ? "yes" : "no");
     }
-    if (s.json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    } else {
-        samsa_table_print(t, stdout);
-    }
-    samsa_table_free(t);
+    samsa_session_list_end(&s, &j, t);
     samsa_admin_result_free(res);
     samsa_session_close(&s);
     return SAMSA_EXIT_OK;
@@ -320,25 +301,10 @@ topic_offsets(samsa_session_t *s, const samsa_topic_descs_t *td,
     return e;
 }
 
-static const samsa_tp_result_t *
-topic_tp_find(const samsa_tp_results_t *r, const char *topic,
-              int32_t partition)
-{
-    size_t  i;
-
-    for (i = 0; r != NULL && i < r->n; i++) {
-        if (r->items[i].partition == partition
-            && strcmp(r->items[i].topic, topic) == 0) {
-            return &r->items[i];
-        }
-    }
-    return NULL;
-}
-
 static int64_t
 topic_off(const samsa_tp_results_t *r, const char *topic, int32_t partition)
 {
-    const samsa_tp_result_t  *it = topic_tp_find(r, topic, partition);
+    const samsa_tp_result_t  *it = samsa_session_tp_find(r, topic, partition);
 
     return it != NULL && it->err == SAMSA_ERR_NONE ? it->offset : -1;
 }
@@ -494,14 +460,12 @@ topic_describe(int argc, char **argv)
     size_t                     i, shown = 0;
     int                        rc;
 
-    rc = samsa_session_parse(&s, "samsa topic describe",
-                             "samsa topic describe [TOPIC...] [options]",
-                             "Partitions (leader, replicas, ISR, log start "
-                             "and end offsets) and the configs set on each "
-                             "topic; every non-internal topic when none is "
-                             "named.", NULL, argc, argv, 0, SIZE_MAX);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa topic describe",
+                            "samsa topic describe [TOPIC...] [options]",
+                            "Partitions (leader, replicas, ISR, log start "
+                            "and end offsets) and the configs set on each "
+                            "topic; every non-internal topic when none is "
+                            "named.", NULL, argc, argv, 0, SIZE_MAX)) {
         return rc;
     }
     e = samsa_admin_describe_topics(s.admin, s.opts.pos, s.opts.npos,
@@ -516,10 +480,7 @@ topic_describe(int argc, char **argv)
         rc = samsa_session_fail(&s, e, "cannot describe topics");
         goto out;
     }
-    samsa_json_init(&j, stdout);
-    if (s.json) {
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(&s, &j);
     for (i = 0; i < td->n; i++) {
         const samsa_topic_desc_t  *t = &td->topics[i];
 
@@ -541,10 +502,7 @@ topic_describe(int argc, char **argv)
         }
         shown++;
     }
-    if (s.json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    }
+    samsa_session_list_end(&s, &j, NULL);
 out:
     samsa_admin_result_free(td);
     samsa_admin_result_free(start);
@@ -570,12 +528,10 @@ topic_delete(int argc, char **argv)
     samsa_err_t           e;
     int                   rc;
 
-    rc = samsa_session_parse(&s, "samsa topic delete",
-                             "samsa topic delete TOPIC... [options]",
-                             "Delete topics (DeleteTopics).",
-                             topic_delete_opts, argc, argv, 1, SIZE_MAX);
-    if (rc >= 0 || (rc = samsa_session_connect(&s)) != SAMSA_EXIT_OK) {
-        samsa_session_close(&s);
+    if (!samsa_session_open(&s, &rc, "samsa topic delete",
+                            "samsa topic delete TOPIC... [options]",
+                            "Delete topics (DeleteTopics).",
+                            topic_delete_opts, argc, argv, 1, SIZE_MAX)) {
         return rc;
     }
     e = samsa_admin_delete_topics(s.admin, s.opts.pos, s.opts.npos,
@@ -890,13 +846,7 @@ topic_delete_records(int argc, char **argv)
         goto out;
     }
     if (n == 0) {
-        e = samsa_admin_describe_topics(s.admin, &topic, 1, s.timeout_ms,
-                                        &td);
-        if (e == SAMSA_ERR_NONE && td->n == 1) {
-            e = td->topics[0].err;
-        }
-        if (e != SAMSA_ERR_NONE) {
-            rc = samsa_session_fail(&s, e, "topic '%s'", topic);
+        if ((rc = samsa_session_topic(&s, topic, &td)) != SAMSA_EXIT_OK) {
             goto out;
         }
         free(tps);
@@ -915,25 +865,19 @@ topic_delete_records(int argc, char **argv)
     t = samsa_table_new(3, hdr);
     samsa_table_align_right(t, 0);
     samsa_table_align_right(t, 1);
-    samsa_json_init(&j, stdout);
-    if (s.json) {
-        samsa_json_arr(&j);
-    }
+    samsa_session_list(&s, &j);
     for (i = 0; i < res->n; i++) {
         const samsa_tp_result_t  *it = &res->items[i];
 
         if (it->err != SAMSA_ERR_NONE) {
-            rc = SAMSA_EXIT_FAILED;
-            fprintf(stderr, "%s: %s-%d: %s: %s\n", s.cmd, it->topic,
-                    it->partition, samsa_err_name(it->err), it->errmsg);
+            rc = samsa_session_tp_fail(&s, it->topic, it->partition,
+                                       it->err, it->errmsg);
         }
         if (s.json) {
             samsa_json_obj(&j);
             samsa_json_kv_int(&j, "partition", it->partition);
             samsa_json_kv_int(&j, "low_watermark", it->offset);
-            samsa_json_kv_str(&j, "error",
-                              it->err != SAMSA_ERR_NONE
-                                  ? samsa_err_name(it->err) : NULL);
+            samsa_session_json_err(&j, it->err);
             samsa_json_obj_end(&j);
         }
         samsa_table_row(t);
@@ -942,13 +886,7 @@ topic_delete_records(int argc, char **argv)
         samsa_table_cell(t, "%s", it->err != SAMSA_ERR_NONE
                                       ? samsa_err_name(it->err) : "-");
     }
-    if (s.json) {
-        samsa_json_arr_end(&j);
-        samsa_json_end(&j);
-    } else {
-        samsa_table_print(t, stdout);
-    }
-    samsa_table_free(t);
+    samsa_session_list_end(&s, &j, t);
 out:
     free(tps);
     samsa_admin_result_free(td);

@@ -154,6 +154,95 @@ samsa_session_connect(samsa_session_t *s)
     return SAMSA_EXIT_OK;
 }
 
+bool
+samsa_session_open(samsa_session_t *s, int *rc, const char *cmd,
+                   const char *synopsis, const char *about,
+                   const samsa_opt_t *spec, int argc, char **argv,
+                   size_t min_pos, size_t max_pos)
+{
+    *rc = samsa_session_parse(s, cmd, synopsis, about, spec, argc, argv,
+                              min_pos, max_pos);
+    if (*rc >= 0 || (*rc = samsa_session_connect(s)) != SAMSA_EXIT_OK) {
+        samsa_session_close(s);
+        return false;
+    }
+    return true;
+}
+
+void
+samsa_session_list(samsa_session_t *s, samsa_json_t *j)
+{
+    samsa_json_init(j, stdout);
+    if (s->json) {
+        samsa_json_arr(j);
+    }
+}
+
+void
+samsa_session_list_end(samsa_session_t *s, samsa_json_t *j,
+                       samsa_table_t *t)
+{
+    if (s->json) {
+        samsa_json_arr_end(j);
+        samsa_json_end(j);
+    } else if (t != NULL) {
+        samsa_table_print(t, stdout);
+    }
+    if (t != NULL) {
+        samsa_table_free(t);
+    }
+}
+
+void
+samsa_session_json_err(samsa_json_t *j, samsa_err_t err)
+{
+    samsa_json_kv_str(j, "error",
+                      err != SAMSA_ERR_NONE ? samsa_err_name(err) : NULL);
+}
+
+int
+samsa_session_tp_fail(const samsa_session_t *s, const char *topic,
+                      int32_t partition, samsa_err_t err, const char *errmsg)
+{
+    fprintf(stderr, "%s: %s-%d: %s: %s\n", s->cmd, topic, partition,
+            samsa_err_name(err), errmsg);
+    return SAMSA_EXIT_FAILED;
+}
+
+const samsa_tp_result_t *
+samsa_session_tp_find(const samsa_tp_results_t *r, const char *topic,
+                      int32_t partition)
+{
+    size_t  i;
+
+    for (i = 0; r != NULL && i < r->n; i++) {
+        if (r->items[i].partition == partition
+            && strcmp(r->items[i].topic, topic) == 0) {
+            return &r->items[i];
+        }
+    }
+    return NULL;
+}
+
+int
+samsa_session_topic(samsa_session_t *s, const char *topic,
+                    samsa_topic_descs_t **td)
+{
+    samsa_err_t  e;
+
+    *td = NULL;
+    e = samsa_admin_describe_topics(s->admin, &topic, 1, s->timeout_ms, td);
+    if (e == SAMSA_ERR_NONE && (*td)->n == 1) {
+        e = (*td)->topics[0].err;
+    }
+    if (e != SAMSA_ERR_NONE) {
+        samsa_admin_result_free(*td);
+        *td = NULL;
+        return samsa_session_fail(s, e, "topic '%s'", topic);
+    }
+    return SAMSA_EXIT_OK;
+}
+
 void
 samsa_session_close(samsa_session_t *s)
 {

@@ -16,7 +16,9 @@
 #include <samsa/admin.h>
 #include <samsa/conf.h>
 
+#include "cli/json.h"
 #include "cli/opts.h"
+#include "cli/table.h"
 
 typedef struct samsa_session {
     const char      *cmd;           /* "samsa topic create", for messages */
@@ -43,6 +45,41 @@ int samsa_session_parse(samsa_session_t *s, const char *cmd,
  * and a first round trip within --connect-timeout.  0, or the exit code
  * (2 or 3), printed. */
 int samsa_session_connect(samsa_session_t *s);
+
+/* samsa_session_parse(), then samsa_session_connect(): true when
+ * connected (*rc = SAMSA_EXIT_OK); false with *rc the exit code to return
+ * at once, s already closed. */
+bool samsa_session_open(samsa_session_t *s, int *rc, const char *cmd,
+                        const char *synopsis, const char *about,
+                        const samsa_opt_t *spec, int argc, char **argv,
+                        size_t min_pos, size_t max_pos);
+
+/* Start a listing on stdout: with --json, "[". */
+void samsa_session_list(samsa_session_t *s, samsa_json_t *j);
+
+/* Finish it: with --json "]" and the newline, else t printed (when not
+ * NULL); t is freed. */
+void samsa_session_list_end(samsa_session_t *s, samsa_json_t *j,
+                            samsa_table_t *t);
+
+/* An "error" member: err's name, or null for SAMSA_ERR_NONE. */
+void samsa_session_json_err(samsa_json_t *j, samsa_err_t err);
+
+/* Print "<cmd>: <topic>-<partition>: <ERROR_NAME>: <errmsg>"; returns
+ * SAMSA_EXIT_FAILED. */
+int samsa_session_tp_fail(const samsa_session_t *s, const char *topic,
+                          int32_t partition, samsa_err_t err,
+                          const char *errmsg);
+
+/* The result for topic-partition in r (NULL r: none), or NULL. */
+const samsa_tp_result_t *samsa_session_tp_find(const samsa_tp_results_t *r,
+                                               const char *topic,
+                                               int32_t partition);
+
+/* Describe the one topic named (Metadata) into *td; the exit code,
+ * "topic '<name>': ..." printed and *td NULL on failure. */
+int samsa_session_topic(samsa_session_t *s, const char *topic,
+                        samsa_topic_descs_t **td);
 
 /* Free everything. */
 void samsa_session_close(samsa_session_t *s);
