@@ -279,8 +279,9 @@ broker_on_flushed(void *ctx, const char *topic, int32_t partition,
 static samsa_err_t
 broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
 {
-    const samsa_config_t   *cfg = b->cfg;
-    samsa_logmgr_config_t   lcfg;
+    const samsa_config_t            *cfg = b->cfg;
+    const samsa_brokercfg_levels_t   none = { 0 };
+    samsa_logmgr_config_t            lcfg;
 
     samsa_logmgr_config_defaults(&lcfg);
     lcfg.dirs = (const char *const *) cfg->log_dirs;
@@ -295,13 +296,7 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
         samsa_config_int(cfg, "log.flush.start.offset.checkpoint.interval.ms");
     lcfg.recovery_threads_per_dir =
         samsa_config_int(cfg, "num.recovery.threads.per.data.dir");
-    lcfg.cleaner.enable = samsa_config_bool(cfg, "log.cleaner.enable");
-    lcfg.cleaner.threads = samsa_config_int(cfg, "log.cleaner.threads");
-    lcfg.cleaner.backoff_ms = samsa_config_long(cfg, "log.cleaner.backoff.ms");
-    lcfg.cleaner.dedupe_buffer_size =
-        samsa_config_long(cfg, "log.cleaner.dedupe.buffer.size");
-    lcfg.cleaner.io_max_bytes_per_second =
-        samsa_config_double(cfg, "log.cleaner.io.max.bytes.per.second");
+    samsa_brokercfg_cleaner(cfg, &none, &lcfg.cleaner);  /* static */
     samsa_broker_log_config(b, NULL, NULL, &lcfg.defaults);
     lcfg.topic_config = broker_topic_config_cb;
     lcfg.topic_config_ctx = b;

@@ -383,44 +383,40 @@ config_val_typed(const samsa_config_t *cfg, const char *key,
     return &cfg->vals[i];
 }
 
+/* A scalar key's value, which always has one (its default, if nothing
+ * else). */
+static const samsa_config_val_t *
+config_val_scalar(const samsa_config_t *cfg, const char *key,
+                  samsa_config_type_t type)
+{
+    const samsa_config_val_t  *val = config_val_typed(cfg, key, type);
+
+    samsa_assert(val->text != NULL);
+    return val;
+}
+
 int32_t
 samsa_config_int(const samsa_config_t *cfg, const char *key)
 {
-    const samsa_config_val_t  *val;
-
-    val = config_val_typed(cfg, key, SAMSA_CONFIG_INT);
-    samsa_assert(val->text != NULL);
-    return (int32_t) val->num;
+    return (int32_t) config_val_scalar(cfg, key, SAMSA_CONFIG_INT)->num;
 }
 
 int64_t
 samsa_config_long(const samsa_config_t *cfg, const char *key)
 {
-    const samsa_config_val_t  *val;
-
-    val = config_val_typed(cfg, key, SAMSA_CONFIG_LONG);
-    samsa_assert(val->text != NULL);
-    return val->num;
+    return config_val_scalar(cfg, key, SAMSA_CONFIG_LONG)->num;
 }
 
 double
 samsa_config_double(const samsa_config_t *cfg, const char *key)
 {
-    const samsa_config_val_t  *val;
-
-    val = config_val_typed(cfg, key, SAMSA_CONFIG_DOUBLE);
-    samsa_assert(val->text != NULL);
-    return val->dbl;
+    return config_val_scalar(cfg, key, SAMSA_CONFIG_DOUBLE)->dbl;
 }
 
 bool
 samsa_config_bool(const samsa_config_t *cfg, const char *key)
 {
-    const samsa_config_val_t  *val;
-
-    val = config_val_typed(cfg, key, SAMSA_CONFIG_BOOL);
-    samsa_assert(val->text != NULL);
-    return val->flag;
+    return config_val_scalar(cfg, key, SAMSA_CONFIG_BOOL)->flag;
 }
 
 const char *

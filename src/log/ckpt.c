@@ -189,12 +189,88 @@ ckpt_malformed(const char *path, int64_t line)
     return SAMSA_ERR__BAD_MSG;
 }
 
+/* One entry line into elem; advances *s. */
+typedef bool (*ckpt_line_fn)(char **s, void *elem);
+
+/* One entry as a line (with its newline) into line; the length, as
+ * snprintf's. */
+typedef int (*ckpt_fmt_fn)(char *line, size_t size, const void *elems,
+                           size_t i);
+
+/* Read a checkpoint of count entries of size bytes, each parsed by
+ * parse_line; a malformed file's partial entries go to fini (NULL:
+ * samsa_free) with count + 1. */
+static samsa_err_t
+ckpt_read(const char *path, size_t size, ckpt_line_fn parse_line,
+          void (*fini)(void *e, size_t n), void **out, size_t *n)
+{
+    char         *e, *data, *s;
+    size_t        len;
+    int64_t       count, i;
+    samsa_err_t   err;
+
+    *out = NULL;
+    *n = 0;
+    err = ckpt_slurp(path, &data, &len);
+    if (err != SAMSA_ERR_NONE || data == NULL) {
+        return err;
+    }
+    s = data;
+    if (!ckpt_header(&s, &count) || (size_t) count > len) {
+        err = ckpt_malformed(path, 1);
+        goto out_free;
+    }
+    e = samsa_calloc((size_t) count + 1, size);
+    for (i = 0; i < count && parse_line(&s, e + (size_t) i * size); i++) {
+    }
+    if (i != count || *s != '\0') {
+        if (fini != NULL) {
+            fini(e, (size_t) count + 1);
+        } else {
+            samsa_free(e);
+        }
+        err = ckpt_malformed(path, i + 3);
+        goto out_free;
+    }
+    if (count == 0) {
+        samsa_free(e);
+        e = NULL;
+    }
+    *out = e;
+    *n = (size_t) count;
+out_free:
+    samsa_free(data);
+    return err;
+}
+
+/* Write the "0\n<n>\n" header and n entries formatted by fmt, atomically. */
+static samsa_err_t
+ckpt_write(const char *path, const void *elems, size_t n, ckpt_fmt_fn fmt)
+{
+    samsa_buf_t  buf = SAMSA_BUF_INIT;
+    char         line[512];
+    size_t       i;
+    int          len;
+    samsa_err_t  err;
+
+    len = snprintf(line, sizeof(line), "0\n%zu\n", n);
+    samsa_buf_append(&buf, line, (size_t) len);
+    for (i = 0; i < n; i++) {
+        len = fmt(line, sizeof(line), elems, i);
+        samsa_buf_append(&buf, line, (size_t) len);
+    }
+    err = samsa_ckpt_write_atomic(path, buf.data, buf.len);
+    samsa_buf_fini(&buf);
+    return err;
+}
+
 /* One "<topic> <partition> <offset>\n" line into e; advances *s. */
 static bool
-ckpt_tp_line(char **s, samsa_ckpt_tp_t *e)
+ckpt_tp_line(char **s, void *elem)
 {
-    char     *sp = *s + strcspn(*s, " \n");
-    int64_t   part, off;
+    samsa_ckpt_tp_t  *e = elem;
+    char             *sp = *s + strcspn(*s, " \n");
+    int64_t           part, off;
 
     if (*sp != ' ' || sp == *s) {
         return false;
@@ -211,42 +287,29 @@ ckpt_tp_line(char **s, samsa_ckpt_tp_t *e)
     return true;
 }
 
+static void
+ckpt_tp_fini(void *e, size_t n)
+{
+    samsa_ckpt_tp_free(e, n);
+}
+
+static int
+ckpt_tp_fmt(char *line, size_t size, const void *elems, size_t i)
+{
+    const samsa_ckpt_tp_t  *e = elems;
+
+    return snprintf(line, size, "%s %" PRId32 " %" PRId64 "\n",
+                    e[i].topic, e[i].partition, e[i].offset);
+}
+
 samsa_err_t
 samsa_ckpt_tp_read(const char *path, samsa_ckpt_tp_t **out, size_t *n)
 {
-    samsa_ckpt_tp_t  *e;
-    char             *data, *s;
-    size_t            len;
-    int64_t           count, i;
-    samsa_err_t       err;
+    void         *e;
+    samsa_err_t   err;
 
-    *out = NULL;
-    *n = 0;
-    err = ckpt_slurp(path, &data, &len);
-    if (err != SAMSA_ERR_NONE || data == NULL) {
-        return err;
-    }
-    s = data;
-    if (!ckpt_header(&s, &count) || (size_t) count > len) {
-        err = ckpt_malformed(path, 1);
-        goto out_free;
-    }
-    e = samsa_calloc((size_t) count + 1, sizeof(*e));
-    for (i = 0; i < count && ckpt_tp_line(&s, &e[i]); i++) {
-    }
-    if (i != count || *s != '\0') {
-        samsa_ckpt_tp_free(e, (size_t) count + 1);
-        err = ckpt_malformed(path, i + 3);
-        goto out_free;
-    }
-    if (count == 0) {
-        samsa_free(e);
-        e = NULL;
-    }
+    err = ckpt_read(path, sizeof(**out), ckpt_tp_line, ckpt_tp_fini, &e, n);
     *out = e;
-    *n = (size_t) count;
-out_free:
-    samsa_free(data);
     return err;
 }
 
@@ -267,66 +330,42 @@ samsa_ckpt_tp_free(samsa_ckpt_tp_t *e, size_t n)
 samsa_err_t
 samsa_ckpt_tp_write(const char *path, const samsa_ckpt_tp_t *e, size_t n)
 {
-    samsa_buf_t  buf = SAMSA_BUF_INIT;
-    char         line[512];
-    size_t       i;
-    int          len;
-    samsa_err_t  err;
+    return ckpt_write(path, e, n, ckpt_tp_fmt);
+}
 
-    len = snprintf(line, sizeof(line), "0\n%zu\n", n);
-    samsa_buf_append(&buf, line, (size_t) len);
-    for (i = 0; i < n; i++) {
-        len = snprintf(line, sizeof(line), "%s %" PRId32 " %" PRId64 "\n",
-                       e[i].topic, e[i].partition, e[i].offset);
-        samsa_buf_append(&buf, line, (size_t) len);
+/* One "<epoch> <start offset>\n" line into e; advances *s. */
+static bool
+ckpt_epoch_line(char **s, void *elem)
+{
+    samsa_ckpt_epoch_t  *e = elem;
+    int64_t              epoch, off;
+
+    if (!ckpt_int(s, 0, INT32_MAX, ' ', &epoch)
+        || !ckpt_int(s, 0, INT64_MAX, '\n', &off)) {
+        return false;
     }
-    err = samsa_ckpt_write_atomic(path, buf.data, buf.len);
-    samsa_buf_fini(&buf);
-    return err;
+    e->epoch = (int32_t) epoch;
+    e->start_offset = off;
+    return true;
+}
+
+static int
+ckpt_epoch_fmt(char *line, size_t size, const void *elems, size_t i)
+{
+    const samsa_ckpt_epoch_t  *e = elems;
+
+    return snprintf(line, size, "%" PRId32 " %" PRId64 "\n", e[i].epoch,
+                    e[i].start_offset);
 }
 
 samsa_err_t
 samsa_ckpt_epoch_read(const char *path, samsa_ckpt_epoch_t **out, size_t *n)
 {
-    samsa_ckpt_epoch_t  *e;
-    char                *data, *s;
-    size_t               len;
-    int64_t              count, i, epoch, off;
-    samsa_err_t          err = SAMSA_ERR_NONE;
+    void         *e;
+    samsa_err_t   err;
 
-    *out = NULL;
-    *n = 0;
-    err = ckpt_slurp(path, &data, &len);
-    if (err != SAMSA_ERR_NONE || data == NULL) {
-        return err;
-    }
-    s = data;
-    if (!ckpt_header(&s, &count) || (size_t) count > len) {
-        err = ckpt_malformed(path, 1);
-        goto out_free;
-    }
-    e = samsa_calloc((size_t) count + 1, sizeof(*e));
-    for (i = 0; i < count; i++) {
-        if (!ckpt_int(&s, 0, INT32_MAX, ' ', &epoch)
-            || !ckpt_int(&s, 0, INT64_MAX, '\n', &off)) {
-            break;
-        }
-        e[i].epoch = (int32_t) epoch;
-        e[i].start_offset = off;
-    }
-    if (i != count || *s != '\0') {
-        samsa_free(e);
-        err = ckpt_malformed(path, i + 3);
-        goto out_free;
-    }
-    if (count == 0) {
-        samsa_free(e);
-        e = NULL;
-    }
+    err = ckpt_read(path, sizeof(**out), ckpt_epoch_line, NULL, &e, n);
     *out = e;
-    *n = (size_t) count;
-out_free:
-    samsa_free(data);
     return err;
 }
 
@@ -334,20 +373,5 @@ samsa_err_t
 samsa_ckpt_epoch_write(const char *path, const samsa_ckpt_epoch_t *e,
                        size_t n)
 {
-    samsa_buf_t  buf = SAMSA_BUF_INIT;
-    char         line[64];
-    size_t       i;
-    int          len;
-    samsa_err_t  err;
-
-    len = snprintf(line, sizeof(line), "0\n%zu\n", n);
-    samsa_buf_append(&buf, line, (size_t) len);
-    for (i = 0; i < n; i++) {
-        len = snprintf(line, sizeof(line), "%" PRId32 " %" PRId64 "\n",
-                       e[i].epoch, e[i].start_offset);
-        samsa_buf_append(&buf, line, (size_t) len);
-    }
-    err = samsa_ckpt_write_atomic(path, buf.data, buf.len);
-    samsa_buf_fini(&buf);
-    return err;
+    return ckpt_write(path, e, n, ckpt_epoch_fmt);
 }

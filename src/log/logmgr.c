@@ -404,29 +404,48 @@ samsa_logmgr_set_flushed_cb(samsa_logmgr_t *mgr,
 
 /* ---- checkpoints --------------------------------------------------------- */
 
-/* Write dir's cleaner-offset-checkpoint from the logs in all[] that live
- * there and have a first dirty offset. */
+/* The three checkpoint files of a log dir. */
+typedef enum {
+    LOGMGR_CKPT_RECOVERY_POINT,
+    LOGMGR_CKPT_LOG_START,
+    LOGMGR_CKPT_CLEANER,            /* only logs with a first dirty offset */
+} logmgr_ckpt_kind_t;
+
+/* Write dir's checkpoint file of that kind from the logs in all[] that
+ * live there. */
 static samsa_err_t
-logmgr_write_cleaner_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all,
-                          size_t n)
+logmgr_write_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all, size_t n,
+                  logmgr_ckpt_kind_t kind)
 {
+    static const char *const  files[] = {
+        [LOGMGR_CKPT_RECOVERY_POINT] = SAMSA_LOGMGR_RECOVERY_POINT_FILE,
+        [LOGMGR_CKPT_LOG_START] = SAMSA_LOGMGR_LOG_START_FILE,
+        [LOGMGR_CKPT_CLEANER] = SAMSA_CLEANER_CHECKPOINT_FILE,
+    };
     samsa_ckpt_tp_t  *e;
     char              path[PATH_MAX];
     size_t            i, m = 0;
+    int64_t           off;
     samsa_err_t       err;
 
     e = samsa_calloc(n + 1, sizeof(*e));
     for (i = 0; i < n; i++) {
-        if (strcmp(samsa_plog_parent_dir(all[i]), dir->path) != 0
-            || samsa_plog_clean_offset(all[i]) < 0) {
+        if (strcmp(samsa_plog_parent_dir(all[i]), dir->path) != 0) {
+            continue;
+        }
+        off = kind == LOGMGR_CKPT_RECOVERY_POINT
+                  ? samsa_plog_recovery_point(all[i])
+              : kind == LOGMGR_CKPT_LOG_START
+                  ? samsa_plog_log_start_offset(all[i])
+                  : samsa_plog_clean_offset(all[i]);
+        if (kind == LOGMGR_CKPT_CLEANER && off < 0) {
             continue;
         }
         e[m].topic = (char *) samsa_plog_topic(all[i]);
         e[m].partition = samsa_plog_partition(all[i]);
-        e[m++].offset = samsa_plog_clean_offset(all[i]);
+        e[m++].offset = off;
     }
-    snprintf(path, sizeof(path), "%s/%s", dir->path,
-             SAMSA_CLEANER_CHECKPOINT_FILE);
+    snprintf(path, sizeof(path), "%s/%s", dir->path, files[kind]);
     err = samsa_ckpt_tp_write(path, e, m);
     samsa_free(e);                  /* the topics are borrowed */
     return err;
@@ -443,7 +462,8 @@ samsa_logmgr_cleaner_checkpoint(samsa_logmgr_t *mgr)
     pthread_mutex_lock(&mgr->cleaner_ckpt_lock);
     for (i = 0; i < mgr->ndirs; i++) {
         if (mgr->dirs[i].online
-            && (e2 = logmgr_write_cleaner_ckpt(&mgr->dirs[i], all, n))
+            && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n,
+                                       LOGMGR_CKPT_CLEANER))
                    != SAMSA_ERR_NONE) {
             err = e2;
         }
@@ -526,35 +546,6 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr,
     return SAMSA_ERR_NONE;
 }
 
-/* Write one checkpoint file of dir from the logs in all[] that live there:
- * the recovery points (rp) or the log start offsets. */
-static samsa_err_t
-logmgr_write_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all, size_t n,
-                  bool rp)
-{
-    samsa_ckpt_tp_t  *e;
-    char              path[PATH_MAX];
-    size_t            i, m = 0;
-    samsa_err_t       err;
-
-    e = samsa_calloc(n + 1, sizeof(*e));
-    for (i = 0; i < n; i++) {
-        if (strcmp(samsa_plog_parent_dir(all[i]), dir->path) != 0) {
-            continue;
-        }
-        e[m].topic = (char *) samsa_plog_topic(all[i]);
-        e[m].partition = samsa_plog_partition(all[i]);
-        e[m++].offset = rp ? samsa_plog_recovery_point(all[i])
-                           : samsa_plog_log_start_offset(all[i]);
-    }
-    snprintf(path, sizeof(path), "%s/%s", dir->path,
-             rp ? SAMSA_LOGMGR_RECOVERY_POINT_FILE
-                : SAMSA_LOGMGR_LOG_START_FILE);
-    err = samsa_ckpt_tp_write(path, e, m);
-    samsa_free(e);                  /* the topics are borrowed */
-    return err;
-}
-
 /* Both kinds (rp, ls) for every online dir from the logs in all[]. */
 static samsa_err_t
 logmgr_write_ckpts(samsa_logmgr_t *mgr, samsa_plog_t **all, size_t n,
@@ -567,11 +558,13 @@ logmgr_write_ckpts(samsa_logmgr_t *mgr, samsa_plog_t **all, size_t n,
         if (!mgr->dirs[i].online) {
             continue;
         }
-        if (rp && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n, true))
+        if (rp && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n,
+                                          LOGMGR_CKPT_RECOVERY_POINT))
                       != SAMSA_ERR_NONE) {
             err = e2;
         }
-        if (ls && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n, false))
+        if (ls && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n,
+                                          LOGMGR_CKPT_LOG_START))
                       != SAMSA_ERR_NONE) {
             err = e2;
         }
@@ -1235,13 +1228,15 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
         }
     }
     for (i = 0; clean && i < mgr->ndirs; i++) {
-        if (ok[i] && (logmgr_write_ckpt(&mgr->dirs[i], all, n, true)
-                          != SAMSA_ERR_NONE
-                      || logmgr_write_cleaner_ckpt(&mgr->dirs[i], all, n)
-                             != SAMSA_ERR_NONE
-                      || logmgr_write_ckpt(&mgr->dirs[i], all, n, false)
-                             != SAMSA_ERR_NONE
-                      || logmgr_mark(mgr->dirs[i].path) != SAMSA_ERR_NONE)) {
+        dir = &mgr->dirs[i];
+        if (ok[i]
+            && (logmgr_write_ckpt(dir, all, n, LOGMGR_CKPT_RECOVERY_POINT)
+                    != SAMSA_ERR_NONE
+                || logmgr_write_ckpt(dir, all, n, LOGMGR_CKPT_CLEANER)
+                       != SAMSA_ERR_NONE
+                || logmgr_write_ckpt(dir, all, n, LOGMGR_CKPT_LOG_START)
+                       != SAMSA_ERR_NONE
+                || logmgr_mark(dir->path) != SAMSA_ERR_NONE)) {
             samsa_error("log: %s not marked as cleanly shut down",
                         mgr->dirs[i].path);
         }

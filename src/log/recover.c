@@ -114,6 +114,19 @@ recover_entry(const char *dir, const char *name, recover_files_t *f)
 
 /* ---- log cleaner leftovers (Kafka's LogLoader: .cleaned, .swap) ----------- */
 
+/* opendir, reporting a failure. */
+static DIR *
+recover_opendir(const char *dir)
+{
+    DIR  *d = opendir(dir);
+
+    if (d == NULL) {
+        samsa_error("log: cannot open directory %s: %s", dir,
+                    strerror(errno));
+    }
+    return d;
+}
+
 /* Bases of "<base>.log.swap" files in dir. */
 static samsa_err_t
 recover_list_swaps(const char *dir, int64_t **bases, size_t *n)
@@ -124,10 +137,8 @@ recover_list_swaps(const char *dir, int64_t **bases, size_t *n)
 
     *bases = NULL;
     *n = 0;
-    d = opendir(dir);
+    d = recover_opendir(dir);
     if (d == NULL) {
-        samsa_error("log: cannot open directory %s: %s", dir,
-                    strerror(errno));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
     while ((de = readdir(d)) != NULL) {
@@ -264,10 +275,8 @@ recover_list(const char *dir, recover_files_t *f)
     struct dirent  *de;
 
     memset(f, 0, sizeof(*f));
-    d = opendir(dir);
+    d = recover_opendir(dir);
     if (d == NULL) {
-        samsa_error("log: cannot open directory %s: %s", dir,
-                    strerror(errno));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
     while ((de = readdir(d)) != NULL) {

@@ -234,6 +234,20 @@ samsa_brokercfg_double(const samsa_config_t *cfg,
                ? d : samsa_config_double(cfg, key);
 }
 
+void
+samsa_brokercfg_cleaner(const samsa_config_t *cfg,
+                        const samsa_brokercfg_levels_t *lv,
+                        samsa_cleaner_config_t *out)
+{
+    out->enable = samsa_config_bool(cfg, "log.cleaner.enable");
+    out->threads = samsa_brokercfg_int(cfg, lv, "log.cleaner.threads");
+    out->backoff_ms = samsa_brokercfg_long(cfg, lv, "log.cleaner.backoff.ms");
+    out->dedupe_buffer_size =
+        samsa_brokercfg_long(cfg, lv, "log.cleaner.dedupe.buffer.size");
+    out->io_max_bytes_per_second = samsa_brokercfg_double(
+        cfg, lv, "log.cleaner.io.max.bytes.per.second");
+}
+
 int32_t
 samsa_brokercfg_listener_int(const samsa_config_t *cfg,
                              const samsa_brokercfg_levels_t *lv,

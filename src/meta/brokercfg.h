@@ -20,6 +20,7 @@
 
 #include <samsa/errors.h>
 
+#include "log/cleaner.h"
 #include "meta/image.h"
 #include "config/config.h"
 
@@ -86,6 +87,14 @@ int32_t samsa_brokercfg_listener_int(const samsa_config_t *cfg,
 double samsa_brokercfg_double(const samsa_config_t *cfg,
                               const samsa_brokercfg_levels_t *lv,
                               const char *key);
+
+/* The log cleaner's settings as resolved above: log.cleaner.threads,
+ * .backoff.ms, .dedupe.buffer.size and .io.max.bytes.per.second, and the
+ * static log.cleaner.enable.  Levels with nothing set give the static
+ * configuration's values. */
+void samsa_brokercfg_cleaner(const samsa_config_t *cfg,
+                             const samsa_brokercfg_levels_t *lv,
+                             samsa_cleaner_config_t *out);
 
 /* The same for a LONG key. */
 int64_t samsa_brokercfg_long(const samsa_config_t *cfg,

@@ -273,15 +273,7 @@ server_reconf(void *ctx, const samsa_image_t *img)
             lim.listener_rate);
         server_conn_limits_free(&lim);
     }
-    samsa_cleaner_config_defaults(&cleaner);
-    cleaner.threads = samsa_brokercfg_int(&srv->cfg, &lv,
-                                          "log.cleaner.threads");
-    cleaner.backoff_ms = samsa_brokercfg_long(&srv->cfg, &lv,
-                                              "log.cleaner.backoff.ms");
-    cleaner.dedupe_buffer_size = samsa_brokercfg_long(
-        &srv->cfg, &lv, "log.cleaner.dedupe.buffer.size");
-    cleaner.io_max_bytes_per_second = samsa_brokercfg_double(
-        &srv->cfg, &lv, "log.cleaner.io.max.bytes.per.second");
+    samsa_brokercfg_cleaner(&srv->cfg, &lv, &cleaner);
     if (samsa_logmgr_cleaner_reconfigure(srv->brk.logs, &cleaner)
         != SAMSA_ERR_NONE) {
         samsa_error("cannot apply the log cleaner settings "

@@ -177,6 +177,12 @@ samsa_reqstats_record(samsa_reqstats_t *rs, const samsa_req_t *req)
 {
     reqstats_cell_t  *block, *cell;
     int               api = reqstats_api_index(req->hdr.ApiKey);
+    /* The phases' bounds: phase p runs from t[p] to t[p + 1]. */
+    const int64_t     t[SAMSA_PHASE_TOTAL + 1] = {
+        req->start_ns, req->dequeue_ns, req->local_done_ns,
+        req->resp_done_ns, req->resp_dequeue_ns, req->end_ns,
+    };
+    int               p;
 
     if (api < 0 || req->conn_id.proc >= rs->nprocs) {
         return;             /* unknown APIs never reach a handler */
@@ -193,16 +199,9 @@ samsa_reqstats_record(samsa_reqstats_t *rs, const samsa_req_t *req)
     cell = &block[api];
     reqstats_add(&cell->requests, 1);
     reqstats_errors(cell, &req->errors);
-    reqstats_phase(cell, SAMSA_PHASE_REQUEST_QUEUE,
-                   reqstats_span(req->start_ns, req->dequeue_ns));
-    reqstats_phase(cell, SAMSA_PHASE_LOCAL,
-                   reqstats_span(req->dequeue_ns, req->local_done_ns));
-    reqstats_phase(cell, SAMSA_PHASE_REMOTE,
-                   reqstats_span(req->local_done_ns, req->resp_done_ns));
-    reqstats_phase(cell, SAMSA_PHASE_RESPONSE_QUEUE,
-                   reqstats_span(req->resp_done_ns, req->resp_dequeue_ns));
-    reqstats_phase(cell, SAMSA_PHASE_SEND,
-                   reqstats_span(req->resp_dequeue_ns, req->end_ns));
+    for (p = SAMSA_PHASE_REQUEST_QUEUE; p < SAMSA_PHASE_TOTAL; p++) {
+        reqstats_phase(cell, p, reqstats_span(t[p], t[p + 1]));
+    }
     reqstats_phase(cell, SAMSA_PHASE_TOTAL,
                    reqstats_span(req->start_ns, req->end_ns));
 }
