@@ -12,7 +12,7 @@ PKGS=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record-batch codecs
   libisal-dev                                   # CRC-32C
   libmicrohttpd-dev                             # metrics listener (HTTP)
-  python3-pytest python3-psutil                 # integration harness
+  python3-pytest python3-psutil python3-venv    # integration harness (venv: PyPI clients)
   python3-lz4 python3-snappy python3-zstandard  # kafka-python codecs
   python3-confluent-kafka python3-kafka kcat    # real clients under test
   librdkafka-dev                                # librdkafka from C
@@ -50,4 +50,21 @@ done
 if [ "$js_missing" -ne 0 ]; then
   echo "deps: installing kafkajs and its codecs (npm ci in $JS)"
   (cd "$JS" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+fi
+
+# Python clients from PyPI (scripts/pyclients.txt) in a venv outside the
+# tree; the tests find it at the same place (samsa_harness.pypi_python).
+PYC="${SAMSA_CACHE:-$HOME/.cache/samsa}/pyclients"
+pyc_ok=1
+while read -r req; do
+  case "$req" in ''|'#'*) continue ;; esac
+  name=${req%%==*} want=${req#*==}
+  have=$("$PYC/bin/python" -c "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))" \
+           "$name" 2>/dev/null || true)
+  [ "$have" = "$want" ] || pyc_ok=0
+done < scripts/pyclients.txt
+if [ "$pyc_ok" -ne 1 ]; then
+  echo "deps: installing the PyPI clients (scripts/pyclients.txt) into $PYC"
+  /usr/bin/python3 -m venv "$PYC"
+  "$PYC/bin/pip" install -q --disable-pip-version-check -r scripts/pyclients.txt
 fi

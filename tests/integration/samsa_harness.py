@@ -52,6 +52,18 @@ def T(seconds):
     return seconds * timeout_scale()
 
 
+def pypi_python():
+    """The venv's python with the PyPI clients of scripts/pyclients.txt
+    (scripts/deps.sh installs them; a missing one fails the test)."""
+    root = os.environ.get("SAMSA_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "samsa")
+    path = os.path.join(root, "pyclients", "bin", "python")
+    if not os.access(path, os.X_OK):
+        raise HarnessError("%s is missing: run scripts/deps.sh (it installs "
+                           "scripts/pyclients.txt from PyPI there)" % path)
+    return path
+
+
 def server_binary():
     path = os.environ.get("SAMSA_SERVER")
     if not path:
