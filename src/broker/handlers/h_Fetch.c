@@ -413,6 +413,15 @@ fetch_answer(fetch_op_t *f)
             samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
         }
     }
+    /* before the answer goes: f->parts lives in the request's arena,
+     * which the network thread frees once the answer is written (the
+     * response carries its own descriptors of the regions) */
+    for (i = 0; i < f->nparts; i++) {
+        p = &f->parts[i];
+        samsa_plog_region_release(&p->region);
+        samsa_plog_unref(p->plog);
+        p->plog = NULL;
+    }
     f->req = NULL;
     if (closing) {
         samsa_error("fetch: cannot dup a segment descriptor; closing the "
@@ -420,12 +429,6 @@ fetch_answer(fetch_op_t *f)
         samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
     } else {
         samsa_apis_send_opts(f->b, req, f->m, &opts);
-    }
-    for (i = 0; i < f->nparts; i++) {
-        p = &f->parts[i];
-        samsa_plog_region_release(&p->region);
-        samsa_plog_unref(p->plog);
-        p->plog = NULL;
     }
 }
 
