@@ -106,7 +106,9 @@ def test_libsamsa_idempotent_through_restart(samsa, tmp_path, how):
 
     n = 100000
     overrides = {"num.partitions": "3"}
-    env = {"SAMSA_TEST_HANDLER_DELAY_MS": "5", "SAMSA_TEST_HANDLER_DELAY_API": "0"}
+    # 20 ms per Produce: a request is in flight nearly all the time, so the
+    # SIGKILL lands on one (5 ms left gaps a loaded machine could hit)
+    env = {"SAMSA_TEST_HANDLER_DELAY_MS": "20", "SAMSA_TEST_HANDLER_DELAY_API": "0"}
     s = samsa.start(overrides, env=env)
     with s.connect(timeout=T(5)) as c:      # answers wait for the group commit
         r = c.create_topic("libsamsa-idem", 3, {"flush.messages": "1"}, timeout=T(10))

@@ -430,9 +430,10 @@ def ordered_but_for_resent_batches(vals, p):
 def test_restart_non_idempotent_delivers_all_in_order(samsa, tmp_path, how):
     n = 100000
     overrides = {"num.partitions": str(NPARTS)}
-    # SIGKILL: Produce handlers take 5 ms each so that requests are in
-    # flight when the server dies (their batches must be retried)
-    env = {"SAMSA_TEST_HANDLER_DELAY_MS": "5", "SAMSA_TEST_HANDLER_DELAY_API": "0"} \
+    # SIGKILL: Produce handlers take 20 ms each so that a request is in
+    # flight when the server dies (its batches must be retried); with 5 ms
+    # a loaded machine could land the kill between two requests
+    env = {"SAMSA_TEST_HANDLER_DELAY_MS": "20", "SAMSA_TEST_HANDLER_DELAY_API": "0"} \
         if how == "sigkill" else None
     s = samsa.start(overrides, env=env)
     create_topic(s, "restart")
