@@ -372,6 +372,22 @@ quota_sensor_for(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     return s;
 }
 
+bool
+samsa_quota_enabled(samsa_quota_mgr_t *q, samsa_quota_type_t type)
+{
+    samsa_image_t  *img = samsa_meta_image_get(q->meta);
+    bool            on = false;
+
+    if (atomic_load_explicit(&q->none_at[type], memory_order_relaxed)
+        != samsa_image_offset(img) + 1) {
+        pthread_mutex_lock(&q->lock);
+        on = quota_enabled(q, img, type);
+        pthread_mutex_unlock(&q->lock);
+    }
+    samsa_image_put(img);
+    return on;
+}
+
 /* Record value for the client under type (a sampled-rate type) at now_ms
  * and return the throttle time it earned, capped at one window for
  * Request as Kafka caps only request-time throttles; throttle false

@@ -115,6 +115,11 @@ void samsa_quota_unrecord(samsa_quota_mgr_t *q, samsa_quota_type_t type,
                           samsa_slice_t client_id, double value,
                           int64_t now_ms);
 
+/* Whether type is enabled (Kafka's quotasEnabled): some entity of the
+ * image sets its key.  While it is not, recording under it does nothing,
+ * so a caller may skip measuring what it would record.  @locks q->lock */
+bool samsa_quota_enabled(samsa_quota_mgr_t *q, samsa_quota_type_t type);
+
 /* Kafka's getMaxValueInQuotaWindow: the most the client may use of type
  * (not Mutation) in one quota span, its quota * (quota.window.num - 1) *
  * quota.window.size.seconds, or INT64_MAX when the type is not enabled or

@@ -300,13 +300,18 @@ fetch_aborted(fetch_op_t *f, fetch_part_t *p)
 static int32_t
 fetch_quota(samsa_broker_t *b, samsa_req_t *req, const samsa_FetchResponse_t *m)
 {
-    double   size = (double) samsa_apis_resp_size(req, m);
     int64_t  now_ms = samsa_now_ms();
-    int32_t  bytes_ms, request_ms, ms;
+    int32_t  bytes_ms = 0, request_ms, ms;
+    double   size = 0.0;
 
     request_ms = samsa_quota_record_request(b->quota, req);
-    bytes_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
-                                  req->hdr.ClientId, size, now_ms);
+    /* sized (a counting pass of the encoder) only while a fetch byte rate
+     * is enabled: without one nothing would be recorded */
+    if (samsa_quota_enabled(b->quota, SAMSA_QUOTA_FETCH)) {
+        size = (double) samsa_apis_resp_size(req, m);
+        bytes_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
+                                      req->hdr.ClientId, size, now_ms);
+    }
     ms = bytes_ms > request_ms ? bytes_ms : request_ms;
     if (ms > 0) {
         samsa_quota_unrecord(b->quota, SAMSA_QUOTA_FETCH, req->hdr.ClientId,
