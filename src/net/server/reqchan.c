@@ -83,16 +83,10 @@ samsa_reqchan_respond(samsa_resp_t *resp)
     samsa_reqchan_t  *chan = req->chan;
     samsa_proc_t     *proc = samsa_reqchan_proc(chan, req->conn_id.proc);
     int64_t           now = samsa_now_ns();
-    /* the channel is its socket server's member */
-    samsa_sockserver_t  *ss = (samsa_sockserver_t *)
-        ((char *) chan - offsetof(samsa_sockserver_t, chan));
 
     samsa_assert(proc != NULL);
     if (req->local_done_ns == 0) {
         req->local_done_ns = now;
-    }
-    if (ss->conf.respond != NULL) {
-        ss->conf.respond(ss->conf.ctx, resp);
     }
     req->resp_done_ns = now;
     if (resp->kind == SAMSA_RESP_SEND) {

@@ -51,11 +51,6 @@ typedef samsa_api_gate_t (*samsa_api_gate_fn)(void *ctx, int16_t key,
 /* Handle req on a handler thread; must end with exactly one
  * samsa_reqchan_respond() for it (now, or later from another thread). */
 typedef void (*samsa_req_handle_fn)(void *ctx, samsa_req_t *req);
-/* resp is about to go to the network thread (samsa_reqchan_respond, on
- * the responding thread; resp->req->local_done_ns is set): the owner may
- * record the request's cost and throttle it (resp->throttle_ms, patching
- * the body's ThrottleTimeMs).  Must not block for long. */
-typedef void (*samsa_resp_hook_fn)(void *ctx, samsa_resp_t *resp);
 /* req's response was sent: ns is the time the network thread spent on
  * its connection since the previous one was (reading it, writing the
  * answer).  Called on the network thread for requests whose handler time
@@ -95,7 +90,6 @@ typedef struct samsa_sockserver_conf {
     void                              *ip_rate_ctx;
     samsa_api_gate_fn                  gate;
     samsa_req_handle_fn                handle;
-    samsa_resp_hook_fn                 respond; /* may be NULL */
     samsa_req_net_time_fn              net_time; /* may be NULL */
     void                              *ctx;     /* for gate, handle,
                                                    respond and net_time */
