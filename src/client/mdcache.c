@@ -121,18 +121,6 @@ md_retriable(samsa_err_t err)
            || err == SAMSA_ERR_NONE;
 }
 
-static void
-md_deadline(struct timespec *ts, int64_t ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 samsa_err_t
 samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
                    int32_t partition, int64_t max_wait_ms,
@@ -146,7 +134,7 @@ samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
     bool              known;
 
     *out = NULL;
-    md_deadline(&deadline, max_wait_ms);
+    deadline = samsa_timespec_after(CLOCK_MONOTONIC, max_wait_ms);
     pthread_mutex_lock(&mdc->lock);
     for (;;) {
         if (mdc->closed) {

@@ -259,18 +259,6 @@ samsa_consumer_md_want(samsa_consumer_t *c, const char *topic)
     samsa_mdcache_request_update(c->mdc);
 }
 
-static void
-consumer_deadline(struct timespec *ts, int64_t ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Wait on c->cond until deadline_ms (monotonic ms; INT64_MAX: no
  * limit).  False once it passed.  @locks c->lock (held once) */
 bool
@@ -285,7 +273,7 @@ samsa_consumer_wait(samsa_consumer_t *c, int64_t deadline_ms)
     if (deadline_ms == INT64_MAX || left > 1000) {
         left = 1000;                    /* re-check flags now and then */
     }
-    consumer_deadline(&ts, left);
+    ts = samsa_timespec_after(CLOCK_MONOTONIC, left);
     (void) pthread_cond_timedwait(&c->cond, &c->lock, &ts);
     return samsa_now_ms() < deadline_ms;
 }
