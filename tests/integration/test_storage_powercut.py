@@ -191,8 +191,8 @@ def produce_until_cut(cut, rng, seq, acked, log):
     assert files, "the timer did not cut the power"
     segs = [(p, n) for p, n in files[0] if p.startswith(TOPIC) and p.endswith(".log")]
     log.append("round %d: acks=%d, cut %.2f s in, %d acknowledged; after the cut "
-               "%d segments, the last %s" % (len(log), acks, when, len(acked) - n0,
-                                             len(segs), segs[-1:]))
+               "%d segments, the last three %s" % (len(log), acks, when, len(acked) - n0,
+                                             len(segs), segs[-3:]))
     return seq, in_flight
 
 
