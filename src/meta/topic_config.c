@@ -532,11 +532,10 @@ tc_check_double(const samsa_topic_config_def_t *def, const char *value,
                 const char *trimmed, samsa_arena_t *arena,
                 const char **canon, char *errstr, size_t errstr_size)
 {
-    char    num[40], *end;
+    char    num[40];
     double  d;
 
-    d = strtod(trimmed, &end);
-    if (*trimmed == '\0' || *end != '\0' || isspace((unsigned char) *trimmed)) {
+    if (samsa_config_parse_double(trimmed, &d) != NULL) {
         return tc_invalid(errstr, errstr_size, def->name, value,
                           "Not a number of type DOUBLE");
     }
