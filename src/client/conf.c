@@ -9,7 +9,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,23 +104,6 @@ const samsa_conf_def_t  samsa_conf_defs[] = {
     { "metric.reporters", SAMSA_CONF_IGNORED, NULL, 0, 0 },
     { NULL, SAMSA_CONF_IGNORED, NULL, 0, 0 },
 };
-
-static void
-conf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-conf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-{
-    va_list  ap;
-
-    if (errstr == NULL || errstr_size == 0) {
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(errstr, errstr_size, fmt, ap);
-    va_end(ap);
-}
 
 const samsa_conf_def_t *
 samsa_conf_def_find(const char *key)
@@ -231,10 +213,10 @@ conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
         if (!samsa_conf_parse_long(value, &v)) {
             why = "not a number";
         } else if (v < d->min || v > d->max) {
-            conf_err(errstr, errstr_size,
-                     "invalid value '%s' for configuration '%s': must be "
-                     "between %lld and %lld", value, d->name,
-                     (long long) d->min, (long long) d->max);
+            samsa_diag_errstr(errstr, errstr_size,
+                "invalid value '%s' for configuration '%s': must be "
+                "between %lld and %lld", value, d->name,
+                (long long) d->min, (long long) d->max);
             return SAMSA_ERR__CONFIG;
         }
         break;
@@ -292,9 +274,9 @@ conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
         break;
     }
     if (why != NULL) {
-        conf_err(errstr, errstr_size,
-                 "invalid value '%s' for configuration '%s': %s", value,
-                 d->name, why);
+        samsa_diag_errstr(errstr, errstr_size,
+            "invalid value '%s' for configuration '%s': %s", value,
+            d->name, why);
         return SAMSA_ERR__CONFIG;
     }
     return SAMSA_ERR_NONE;
@@ -349,13 +331,15 @@ samsa_conf_set(samsa_conf_t *conf, const char *key, const char *value,
     size_t                   i;
 
     if (key == NULL || value == NULL) {
-        conf_err(errstr, errstr_size, "configuration key and value must "
-                 "not be NULL");
+        samsa_diag_errstr(errstr, errstr_size,
+            "configuration key and value must "
+            "not be NULL");
         return SAMSA_ERR__INVALID_ARG;
     }
     d = samsa_conf_def_find(key);
     if (d == NULL) {
-        conf_err(errstr, errstr_size, "unknown configuration '%s'", key);
+        samsa_diag_errstr(errstr, errstr_size,
+            "unknown configuration '%s'", key);
         return SAMSA_ERR__NOENT;
     }
     err = conf_check(d, value, errstr, errstr_size);
@@ -389,7 +373,8 @@ samsa_conf_set_kv(samsa_conf_t *conf, const char *kv, char *errstr,
     samsa_err_t  err;
 
     if (eq == NULL || eq == kv) {
-        conf_err(errstr, errstr_size, "expected key=value, got '%s'", kv);
+        samsa_diag_errstr(errstr, errstr_size,
+            "expected key=value, got '%s'", kv);
         return SAMSA_ERR__CONFIG;
     }
     key = samsa_strndup(kv, (size_t) (eq - kv));
@@ -412,8 +397,9 @@ samsa_conf_load_file(samsa_conf_t *conf, const char *path, char *errstr,
         err = samsa_conf_set(conf, samsa_props_key(props, i),
                              samsa_props_value(props, i), why, sizeof(why));
         if (err != SAMSA_ERR_NONE) {
-            conf_err(errstr, errstr_size, "%s (%s)", why,
-                     samsa_props_origin(props, i));
+            samsa_diag_errstr(errstr, errstr_size,
+                "%s (%s)", why,
+                samsa_props_origin(props, i));
         }
     }
     samsa_props_free(props);
