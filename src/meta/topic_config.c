@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "config/config_parse.h"
+#include "proto/compress.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
@@ -35,13 +36,14 @@ static const char *const  tc_timestamp_types[] = {
 #define TC_MS_PER_MINUTE  60000LL
 #define TC_MS_PER_HOUR    3600000LL
 
-/* gzip: -1 (zlib's default) or 1..9, as Kafka's GzipCompression. */
+/* gzip: a level the codec takes (-1, zlib's default, or 1..9, as Kafka's
+ * GzipCompression); num is an INT. */
 static bool
 tc_check_gzip_level(const char *text, int64_t num, char *why,
                     size_t why_size)
 {
     (void) text;
-    if (num == -1 || (num >= 1 && num <= 9)) {
+    if (samsa_codec_level_valid(SAMSA_CODEC_GZIP, (int) num)) {
         return true;
     }
     snprintf(why, why_size, "Value must be between 1 and 9, or -1");
