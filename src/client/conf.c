@@ -1,15 +1,15 @@
 /*
- * client/conf.c - samsa_conf_t (samsa/conf.h): the Java producer's and
- * consumer's property names, their defaults and per-value checks, in one
- * table.  The typed,
- * cross-checked form the producer runs on is built by pconf.c.
+ * client/conf.c - samsa_conf_t (samsa/conf.h): the Java producer's,
+ * consumer's and admin client's property names, their defaults and
+ * per-value checks, in one table of config/config_defs.h rows.  The typed,
+ * cross-checked forms the clients run on are built by client_config.c,
+ * producer/pconf.c and consumer/cconf.c.
  * Threads: a samsa_conf_t has one owner at a time; the table is const.
  */
 #include <samsa/conf.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,136 +29,13 @@ struct samsa_conf {
     size_t   cap;
 };
 
-/* Kafka's producer defaults (ProducerConfig, Kafka 4.0: linger.ms 5). */
-const samsa_conf_def_t  samsa_conf_defs[] = {
-    { "bootstrap.servers", SAMSA_CONF_LIST, "", 0, 0 },
-    { "client.id", SAMSA_CONF_STRING, "", 0, 0 },
-    { "acks", SAMSA_CONF_ACKS, "all", 0, 0 },
-    { "linger.ms", SAMSA_CONF_LONG, "5", 0, INT32_MAX },
-    { "batch.size", SAMSA_CONF_INT, "16384", 0, INT32_MAX },
-    { "buffer.memory", SAMSA_CONF_LONG, "33554432", 0, INT64_MAX },
-    { "max.block.ms", SAMSA_CONF_LONG, "60000", 0, INT64_MAX },
-    { "compression.type", SAMSA_CONF_CODEC, "none", 0, 0 },
-    { "compression.gzip.level", SAMSA_CONF_LEVEL, "-1", SAMSA_CODEC_GZIP, 0 },
-    { "compression.lz4.level", SAMSA_CONF_LEVEL, "9", SAMSA_CODEC_LZ4, 0 },
-    { "compression.zstd.level", SAMSA_CONF_LEVEL, "3", SAMSA_CODEC_ZSTD, 0 },
-    { "enable.idempotence", SAMSA_CONF_BOOL, "true", 0, 0 },
-    { "max.in.flight.requests.per.connection", SAMSA_CONF_INT, "5", 1,
-      INT32_MAX },
-    { "retries", SAMSA_CONF_INT, "2147483647", 0, INT32_MAX },
-    { "retry.backoff.ms", SAMSA_CONF_LONG, "100", 0, INT64_MAX },
-    { "retry.backoff.max.ms", SAMSA_CONF_LONG, "1000", 0, INT64_MAX },
-    { "delivery.timeout.ms", SAMSA_CONF_INT, "120000", 0, INT32_MAX },
-    { "request.timeout.ms", SAMSA_CONF_INT, "30000", 0, INT32_MAX },
-    /* AdminClient (and consumer): a call's overall time limit */
-    { "default.api.timeout.ms", SAMSA_CONF_INT, "60000", 0, INT32_MAX },
-    { "max.request.size", SAMSA_CONF_INT, "1048576", 0, INT32_MAX },
-    { "partitioner.adaptive.partitioning.enable", SAMSA_CONF_BOOL, "true",
-      0, 0 },
-    { "partitioner.availability.timeout.ms", SAMSA_CONF_LONG, "0", 0,
-      INT64_MAX },
-    { "partitioner.ignore.keys", SAMSA_CONF_BOOL, "false", 0, 0 },
-    { "metadata.max.age.ms", SAMSA_CONF_LONG, "300000", 0, INT64_MAX },
-    { "metadata.max.idle.ms", SAMSA_CONF_LONG, "300000", 5000, INT64_MAX },
-    { "transactional.id", SAMSA_CONF_STRING, NULL, 0, 0 },
-    { "transaction.timeout.ms", SAMSA_CONF_INT, "60000", 0, INT32_MAX },
-    { "reconnect.backoff.ms", SAMSA_CONF_LONG, "50", 0, INT64_MAX },
-    { "reconnect.backoff.max.ms", SAMSA_CONF_LONG, "1000", 0, INT64_MAX },
-    { "socket.connection.setup.timeout.ms", SAMSA_CONF_LONG, "10000", 0,
-      INT64_MAX },
-    { "connections.max.idle.ms", SAMSA_CONF_LONG, "540000", -1,
-      INT64_MAX },
-    { "send.buffer.bytes", SAMSA_CONF_INT, "131072", -1, INT32_MAX },
-    { "receive.buffer.bytes", SAMSA_CONF_INT, "32768", -1, INT32_MAX },
-    { "security.protocol", SAMSA_CONF_PLAINTEXT, "PLAINTEXT", 0, 0 },
-    /* Consumer keys (ConsumerConfig, Kafka 4.0 defaults). */
-    { "group.id", SAMSA_CONF_STRING, NULL, 0, 0 },
-    { "group.instance.id", SAMSA_CONF_STRING, NULL, 0, 0 },
-    { "group.protocol", SAMSA_CONF_GROUP_PROTOCOL, "classic", 0, 0 },
-    { "group.remote.assignor", SAMSA_CONF_STRING, NULL, 0, 0 },
-    { "session.timeout.ms", SAMSA_CONF_INT, "45000", 1, INT32_MAX },
-    { "heartbeat.interval.ms", SAMSA_CONF_INT, "3000", 1, INT32_MAX },
-    { "max.poll.interval.ms", SAMSA_CONF_INT, "300000", 1, INT32_MAX },
-    { "auto.offset.reset", SAMSA_CONF_OFFSET_RESET, "latest", 0, 0 },
-    { "enable.auto.commit", SAMSA_CONF_BOOL, "true", 0, 0 },
-    { "auto.commit.interval.ms", SAMSA_CONF_INT, "5000", 0, INT32_MAX },
-    { "fetch.min.bytes", SAMSA_CONF_INT, "1", 0, INT32_MAX },
-    { "fetch.max.wait.ms", SAMSA_CONF_INT, "500", 0, INT32_MAX },
-    { "fetch.max.bytes", SAMSA_CONF_INT, "52428800", 0, INT32_MAX },
-    { "max.partition.fetch.bytes", SAMSA_CONF_INT, "1048576", 0,
-      INT32_MAX },
-    { "max.poll.records", SAMSA_CONF_INT, "500", 1, INT32_MAX },
-    { "isolation.level", SAMSA_CONF_ISOLATION, "read_uncommitted", 0, 0 },
-    { "check.crcs", SAMSA_CONF_BOOL, "true", 0, 0 },
-    { "partition.assignment.strategy", SAMSA_CONF_ASSIGNORS,
-      "range,cooperative-sticky", 0, 0 },
-    { "exclude.internal.topics", SAMSA_CONF_BOOL, "true", 0, 0 },
-    { "allow.auto.create.topics", SAMSA_CONF_BOOL, "true", 0, 0 },
-    { "client.rack", SAMSA_CONF_STRING, "", 0, 0 },
-    { "key.deserializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    { "value.deserializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    /* Java-only keys: accepted and ignored (bytes in, bytes out). */
-    { "key.serializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    { "value.serializer", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    { "partitioner.class", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    { "interceptor.classes", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    { "metric.reporters", SAMSA_CONF_IGNORED, NULL, 0, 0 },
-    { NULL, SAMSA_CONF_IGNORED, NULL, 0, 0 },
-};
-
-static void
-conf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-conf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-{
-    va_list  ap;
-
-    if (errstr == NULL || errstr_size == 0) {
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(errstr, errstr_size, fmt, ap);
-    va_end(ap);
-}
-
-const samsa_conf_def_t *
-samsa_conf_def_find(const char *key)
-{
-    const samsa_conf_def_t  *d;
-
-    for (d = samsa_conf_defs; d->name != NULL; d++) {
-        if (strcmp(d->name, key) == 0) {
-            return d;
-        }
-    }
-    return NULL;
-}
-
-bool
-samsa_conf_parse_long(const char *s, int64_t *v)
-{
-    size_t   n;
-    char    *t;
-    bool     ok;
-
-    while (isspace((unsigned char) *s)) {
-        s++;
-    }
-    n = strlen(s);
-    samsa_config_trim_span(&s, &n, SAMSA_CONFIG_TRIM_BLANK);
-    t = samsa_strndup(s, n);
-    ok = samsa_config_parse_i64(t, INT64_MIN, INT64_MAX, v) == NULL;
-    samsa_free(t);
-    return ok;
-}
-
-bool
-samsa_conf_parse_bool(const char *s, bool *v)
-{
-    return samsa_config_parse_bool(s, v);
-}
+/* The enum keys' names (Kafka's ConfigDef.ValidString lists). */
+static const char *const  conf_acks[] = { "all", "-1", "0", "1", NULL };
+static const char *const  conf_offset_reset[] = { "latest", "earliest",
+                                                   "none", NULL };
+static const char *const  conf_isolation[] = { "read_uncommitted",
+                                                "read_committed", NULL };
+static const char *const  conf_plaintext[] = { "PLAINTEXT", NULL };
 
 /* The assignor named by one partition.assignment.strategy item (its
  * short name or Java's class name), or NULL. */
@@ -205,96 +82,383 @@ samsa_conf_assignors_valid(const char *list)
     return count > 0;
 }
 
-/* The enum keys' names (Kafka's ConfigDef.ValidString lists). */
-static const char *const  conf_acks[] = { "all", "-1", "0", "1", NULL };
-static const char *const  conf_offset_reset[] = { "latest", "earliest",
-                                                   "none", NULL };
-static const char *const  conf_isolation[] = { "read_uncommitted",
-                                                "read_committed", NULL };
+/* The checks of the keys that are no plain enum (Kafka's validators;
+ * the messages are the client's). */
 static const char *const  conf_group_protocol[] = { "classic", "consumer",
                                                      NULL };
-static const char *const  conf_plaintext[] = { "PLAINTEXT", NULL };
+
+static bool
+conf_check_codec(const char *text, int64_t num, char *why, size_t why_size)
+{
+    samsa_codec_t  c;
+
+    (void) num;
+    if (samsa_codec_parse(text, &c)) {
+        return true;
+    }
+    snprintf(why, why_size, "expected none, gzip, snappy, lz4 or zstd");
+    return false;
+}
+
+/* compression.<codec>.level: a level the codec takes. */
+static bool
+conf_check_level(samsa_codec_t codec, int64_t num, char *why,
+                 size_t why_size)
+{
+    if (samsa_codec_level_valid(codec, (int) num)) {
+        return true;
+    }
+    snprintf(why, why_size, "not a valid level for this codec");
+    return false;
+}
+
+static bool
+conf_check_gzip_level(const char *text, int64_t num, char *why,
+                      size_t why_size)
+{
+    (void) text;
+    return conf_check_level(SAMSA_CODEC_GZIP, num, why, why_size);
+}
+
+static bool
+conf_check_lz4_level(const char *text, int64_t num, char *why,
+                     size_t why_size)
+{
+    (void) text;
+    return conf_check_level(SAMSA_CODEC_LZ4, num, why, why_size);
+}
+
+static bool
+conf_check_zstd_level(const char *text, int64_t num, char *why,
+                      size_t why_size)
+{
+    (void) text;
+    return conf_check_level(SAMSA_CODEC_ZSTD, num, why, why_size);
+}
+
+/* security.protocol: Samsa's client speaks PLAINTEXT only. */
+static bool
+conf_check_plaintext(const char *text, int64_t num, char *why,
+                     size_t why_size)
+{
+    (void) num;
+    if (samsa_config_in(conf_plaintext, text)) {
+        return true;
+    }
+    snprintf(why, why_size, "only PLAINTEXT is supported");
+    return false;
+}
+
+/* group.protocol: either name, any case (Kafka's
+ * CaseInsensitiveValidString). */
+static bool
+conf_check_group_protocol(const char *text, int64_t num, char *why,
+                          size_t why_size)
+{
+    (void) num;
+    if (samsa_config_in_case(conf_group_protocol, text)) {
+        return true;
+    }
+    snprintf(why, why_size, "expected classic or consumer");
+    return false;
+}
+
+static bool
+conf_check_assignors(const char *text, int64_t num, char *why,
+                     size_t why_size)
+{
+    (void) num;
+    if (samsa_conf_assignors_valid(text)) {
+        return true;
+    }
+    snprintf(why, why_size, "expected a list of range, roundrobin, "
+             "cooperative-sticky (or their Java class names)");
+    return false;
+}
+
+/* Kafka's producer defaults (ProducerConfig, Kafka 4.0: linger.ms 5). */
+const samsa_config_def_t  samsa_conf_defs[] = {
+    { .name = "bootstrap.servers", .type = SAMSA_CONFIG_LIST, .dflt = "",
+      .implemented = true },
+    { .name = "client.id", .type = SAMSA_CONFIG_STRING, .dflt = "",
+      .implemented = true },
+    { .name = "acks", .type = SAMSA_CONFIG_STRING, .dflt = "all",
+      .check = SAMSA_CONFIG_CHECK_ENUM, .names = conf_acks,
+      .implemented = true },
+    { .name = "linger.ms", .type = SAMSA_CONFIG_LONG, .dflt = "5",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "batch.size", .type = SAMSA_CONFIG_INT, .dflt = "16384",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "buffer.memory", .type = SAMSA_CONFIG_LONG, .dflt = "33554432",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT64_MAX,
+      .implemented = true },
+    { .name = "max.block.ms", .type = SAMSA_CONFIG_LONG, .dflt = "60000",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT64_MAX,
+      .implemented = true },
+    { .name = "compression.type", .type = SAMSA_CONFIG_STRING, .dflt = "none",
+      .check = SAMSA_CONFIG_CHECK_FN, .fn = conf_check_codec,
+      .implemented = true },
+    { .name = "compression.gzip.level", .type = SAMSA_CONFIG_INT,
+      .dflt = "-1", .check = SAMSA_CONFIG_CHECK_FN,
+      .fn = conf_check_gzip_level, .implemented = true },
+    { .name = "compression.lz4.level", .type = SAMSA_CONFIG_INT, .dflt = "9",
+      .check = SAMSA_CONFIG_CHECK_FN, .fn = conf_check_lz4_level,
+      .implemented = true },
+    { .name = "compression.zstd.level", .type = SAMSA_CONFIG_INT, .dflt = "3",
+      .check = SAMSA_CONFIG_CHECK_FN, .fn = conf_check_zstd_level,
+      .implemented = true },
+    { .name = "enable.idempotence", .type = SAMSA_CONFIG_BOOL, .dflt = "true",
+      .implemented = true },
+    { .name = "max.in.flight.requests.per.connection",
+      .type = SAMSA_CONFIG_INT, .dflt = "5",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 1, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "retries", .type = SAMSA_CONFIG_INT, .dflt = "2147483647",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "retry.backoff.ms", .type = SAMSA_CONFIG_LONG, .dflt = "100",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT64_MAX,
+      .implemented = true },
+    { .name = "retry.backoff.max.ms", .type = SAMSA_CONFIG_LONG,
+      .dflt = "1000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT64_MAX, .implemented = true },
+    { .name = "delivery.timeout.ms", .type = SAMSA_CONFIG_INT,
+      .dflt = "120000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "request.timeout.ms", .type = SAMSA_CONFIG_INT, .dflt = "30000",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    /* AdminClient (and consumer): a call's overall time limit */
+    { .name = "default.api.timeout.ms", .type = SAMSA_CONFIG_INT,
+      .dflt = "60000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "max.request.size", .type = SAMSA_CONFIG_INT, .dflt = "1048576",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "partitioner.adaptive.partitioning.enable",
+      .type = SAMSA_CONFIG_BOOL, .dflt = "true", .implemented = true },
+    { .name = "partitioner.availability.timeout.ms",
+      .type = SAMSA_CONFIG_LONG, .dflt = "0",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT64_MAX,
+      .implemented = true },
+    { .name = "partitioner.ignore.keys", .type = SAMSA_CONFIG_BOOL,
+      .dflt = "false", .implemented = true },
+    { .name = "metadata.max.age.ms", .type = SAMSA_CONFIG_LONG,
+      .dflt = "300000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT64_MAX, .implemented = true },
+    { .name = "metadata.max.idle.ms", .type = SAMSA_CONFIG_LONG,
+      .dflt = "300000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 5000,
+      .max = INT64_MAX, .implemented = true },
+    { .name = "transactional.id", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = true },
+    { .name = "transaction.timeout.ms", .type = SAMSA_CONFIG_INT,
+      .dflt = "60000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "reconnect.backoff.ms", .type = SAMSA_CONFIG_LONG, .dflt = "50",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT64_MAX,
+      .implemented = true },
+    { .name = "reconnect.backoff.max.ms", .type = SAMSA_CONFIG_LONG,
+      .dflt = "1000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT64_MAX, .implemented = true },
+    { .name = "socket.connection.setup.timeout.ms", .type = SAMSA_CONFIG_LONG,
+      .dflt = "10000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT64_MAX, .implemented = true },
+    { .name = "connections.max.idle.ms", .type = SAMSA_CONFIG_LONG,
+      .dflt = "540000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = -1,
+      .max = INT64_MAX, .implemented = true },
+    { .name = "send.buffer.bytes", .type = SAMSA_CONFIG_INT, .dflt = "131072",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = -1, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "receive.buffer.bytes", .type = SAMSA_CONFIG_INT,
+      .dflt = "32768", .check = SAMSA_CONFIG_CHECK_RANGE, .min = -1,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "security.protocol", .type = SAMSA_CONFIG_STRING,
+      .dflt = "PLAINTEXT", .check = SAMSA_CONFIG_CHECK_FN,
+      .fn = conf_check_plaintext, .implemented = true },
+    /* Consumer keys (ConsumerConfig, Kafka 4.0 defaults). */
+    { .name = "group.id", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = true },
+    { .name = "group.instance.id", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = true },
+    { .name = "group.protocol", .type = SAMSA_CONFIG_STRING,
+      .dflt = "classic", .check = SAMSA_CONFIG_CHECK_FN,
+      .fn = conf_check_group_protocol, .implemented = true },
+    { .name = "group.remote.assignor", .type = SAMSA_CONFIG_STRING,
+      .dflt = NULL, .implemented = true },
+    { .name = "session.timeout.ms", .type = SAMSA_CONFIG_INT, .dflt = "45000",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 1, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "heartbeat.interval.ms", .type = SAMSA_CONFIG_INT,
+      .dflt = "3000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 1,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "max.poll.interval.ms", .type = SAMSA_CONFIG_INT,
+      .dflt = "300000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 1,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "auto.offset.reset", .type = SAMSA_CONFIG_STRING,
+      .dflt = "latest", .check = SAMSA_CONFIG_CHECK_ENUM,
+      .names = conf_offset_reset, .implemented = true },
+    { .name = "enable.auto.commit", .type = SAMSA_CONFIG_BOOL, .dflt = "true",
+      .implemented = true },
+    { .name = "auto.commit.interval.ms", .type = SAMSA_CONFIG_INT,
+      .dflt = "5000", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "fetch.min.bytes", .type = SAMSA_CONFIG_INT, .dflt = "1",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "fetch.max.wait.ms", .type = SAMSA_CONFIG_INT, .dflt = "500",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "fetch.max.bytes", .type = SAMSA_CONFIG_INT, .dflt = "52428800",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "max.partition.fetch.bytes", .type = SAMSA_CONFIG_INT,
+      .dflt = "1048576", .check = SAMSA_CONFIG_CHECK_RANGE, .min = 0,
+      .max = INT32_MAX, .implemented = true },
+    { .name = "max.poll.records", .type = SAMSA_CONFIG_INT, .dflt = "500",
+      .check = SAMSA_CONFIG_CHECK_RANGE, .min = 1, .max = INT32_MAX,
+      .implemented = true },
+    { .name = "isolation.level", .type = SAMSA_CONFIG_STRING,
+      .dflt = "read_uncommitted", .check = SAMSA_CONFIG_CHECK_ENUM,
+      .names = conf_isolation, .implemented = true },
+    { .name = "check.crcs", .type = SAMSA_CONFIG_BOOL, .dflt = "true",
+      .implemented = true },
+    { .name = "partition.assignment.strategy", .type = SAMSA_CONFIG_LIST,
+      .dflt = "range,cooperative-sticky", .check = SAMSA_CONFIG_CHECK_FN,
+      .fn = conf_check_assignors, .implemented = true },
+    { .name = "exclude.internal.topics", .type = SAMSA_CONFIG_BOOL,
+      .dflt = "true", .implemented = true },
+    { .name = "allow.auto.create.topics", .type = SAMSA_CONFIG_BOOL,
+      .dflt = "true", .implemented = true },
+    { .name = "client.rack", .type = SAMSA_CONFIG_STRING, .dflt = "",
+      .implemented = true },
+    { .name = "key.deserializer", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = false },
+    { .name = "value.deserializer", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = false },
+    /* Java-only keys: accepted and ignored (bytes in, bytes out). */
+    { .name = "key.serializer", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = false },
+    { .name = "value.serializer", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = false },
+    { .name = "partitioner.class", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = false },
+    { .name = "interceptor.classes", .type = SAMSA_CONFIG_STRING,
+      .dflt = NULL, .implemented = false },
+    { .name = "metric.reporters", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = false },
+    { .name = NULL },
+};
+
+const samsa_config_def_t *
+samsa_conf_def_find(const char *key)
+{
+    const samsa_config_def_t  *d;
+
+    for (d = samsa_conf_defs; d->name != NULL; d++) {
+        if (strcmp(d->name, key) == 0) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+bool
+samsa_conf_parse_long(const char *s, int64_t *v)
+{
+    size_t   n;
+    char    *t;
+    bool     ok;
+
+    while (isspace((unsigned char) *s)) {
+        s++;
+    }
+    n = strlen(s);
+    samsa_config_trim_span(&s, &n, SAMSA_CONFIG_TRIM_BLANK);
+    t = samsa_strndup(s, n);
+    ok = samsa_config_parse_i64(t, INT64_MIN, INT64_MAX, v) == NULL;
+    samsa_free(t);
+    return ok;
+}
+
+/* "a, b or c": an enum's names as the client's messages list them. */
+static void
+conf_names_or(const char *const *names, char *buf, size_t size)
+{
+    size_t  i, off = 0;
+
+    buf[0] = '\0';
+    for (i = 0; names[i] != NULL && off < size; i++) {
+        off += (size_t) snprintf(buf + off, size - off, "%s%s",
+                                 i == 0 ? "" : names[i + 1] == NULL ? " or "
+                                                                    : ", ",
+                                 names[i]);
+    }
+}
+
+/* Why the INT or LONG value of d is wrong (in why), or NULL: a whole
+ * number (blanks around it allowed), within [min, max] for a RANGE row,
+ * within an int for an INT one, and what a FN row's check takes. */
+static const char *
+conf_check_number(const samsa_config_def_t *d, const char *value,
+                  char *why, size_t why_size)
+{
+    int64_t  v;
+
+    if (!samsa_conf_parse_long(value, &v)) {
+        return "not a number";
+    }
+    if (d->check == SAMSA_CONFIG_CHECK_RANGE && (v < d->min || v > d->max)) {
+        snprintf(why, why_size, "must be between %lld and %lld",
+                 (long long) d->min, (long long) d->max);
+        return why;
+    }
+    if (d->type == SAMSA_CONFIG_INT && (v < INT32_MIN || v > INT32_MAX)) {
+        return "not a number";
+    }
+    if (d->check == SAMSA_CONFIG_CHECK_FN
+        && !d->fn(value, v, why, why_size)) {
+        return why;
+    }
+    return NULL;
+}
 
 /* Check value against d; errstr names the key. */
 static samsa_err_t
-conf_check(const samsa_conf_def_t *d, const char *value, char *errstr,
+conf_check(const samsa_config_def_t *d, const char *value, char *errstr,
            size_t errstr_size)
 {
-    const char     *why = NULL;
-    int64_t         v;
-    bool            b;
-    samsa_codec_t   c;
+    const char  *why = NULL;
+    char         buf[256], names[128];
+    bool         b;
 
     switch (d->type) {
-    case SAMSA_CONF_INT:
-    case SAMSA_CONF_LONG:
-        if (!samsa_conf_parse_long(value, &v)) {
-            why = "not a number";
-        } else if (v < d->min || v > d->max) {
-            conf_err(errstr, errstr_size,
-                     "invalid value '%s' for configuration '%s': must be "
-                     "between %lld and %lld", value, d->name,
-                     (long long) d->min, (long long) d->max);
-            return SAMSA_ERR__CONFIG;
-        }
+    case SAMSA_CONFIG_INT:
+    case SAMSA_CONFIG_LONG:
+        why = conf_check_number(d, value, buf, sizeof(buf));
         break;
-    case SAMSA_CONF_BOOL:
-        if (!samsa_conf_parse_bool(value, &b)) {
+    case SAMSA_CONFIG_BOOL:
+        if (!samsa_config_parse_bool(value, &b)) {
             why = "expected true or false";
         }
         break;
-    case SAMSA_CONF_ACKS:
-        if (!samsa_config_in(conf_acks, value)) {
-            why = "expected all, -1, 0 or 1";
-        }
-        break;
-    case SAMSA_CONF_CODEC:
-        if (!samsa_codec_parse(value, &c)) {
-            why = "expected none, gzip, snappy, lz4 or zstd";
-        }
-        break;
-    case SAMSA_CONF_LEVEL:
-        if (!samsa_conf_parse_long(value, &v) || v < INT32_MIN
-            || v > INT32_MAX) {
-            why = "not a number";
-        } else if (!samsa_codec_level_valid((samsa_codec_t) d->min,
-                                            (int) v)) {
-            why = "not a valid level for this codec";
-        }
-        break;
-    case SAMSA_CONF_OFFSET_RESET:
-        if (!samsa_config_in(conf_offset_reset, value)) {
-            why = "expected latest, earliest or none";
-        }
-        break;
-    case SAMSA_CONF_ISOLATION:
-        if (!samsa_config_in(conf_isolation, value)) {
-            why = "expected read_uncommitted or read_committed";
-        }
-        break;
-    case SAMSA_CONF_GROUP_PROTOCOL:
-        if (!samsa_config_in_case(conf_group_protocol, value)) {
-            why = "expected classic or consumer";
-        }
-        break;
-    case SAMSA_CONF_ASSIGNORS:
-        if (!samsa_conf_assignors_valid(value)) {
-            why = "expected a list of range, roundrobin, "
-                  "cooperative-sticky (or their Java class names)";
-        }
-        break;
-    case SAMSA_CONF_PLAINTEXT:
-        if (!samsa_config_in(conf_plaintext, value)) {
-            why = "only PLAINTEXT is supported";
-        }
-        break;
     default:
+        if (d->check == SAMSA_CONFIG_CHECK_ENUM
+            && !samsa_config_in(d->names, value)) {
+            conf_names_or(d->names, names, sizeof(names));
+            snprintf(buf, sizeof(buf), "expected %s", names);
+            why = buf;
+        } else if (d->check == SAMSA_CONFIG_CHECK_FN
+                   && !d->fn(value, 0, buf, sizeof(buf))) {
+            why = buf;
+        }
         break;
     }
     if (why != NULL) {
-        conf_err(errstr, errstr_size,
-                 "invalid value '%s' for configuration '%s': %s", value,
-                 d->name, why);
+        samsa_diag_errstr(errstr, errstr_size,
+            "invalid value '%s' for configuration '%s': %s", value,
+            d->name, why);
         return SAMSA_ERR__CONFIG;
     }
     return SAMSA_ERR_NONE;
@@ -344,18 +508,20 @@ samsa_err_t
 samsa_conf_set(samsa_conf_t *conf, const char *key, const char *value,
                char *errstr, size_t errstr_size)
 {
-    const samsa_conf_def_t  *d;
+    const samsa_config_def_t  *d;
     samsa_err_t              err;
     size_t                   i;
 
     if (key == NULL || value == NULL) {
-        conf_err(errstr, errstr_size, "configuration key and value must "
-                 "not be NULL");
+        samsa_diag_errstr(errstr, errstr_size,
+            "configuration key and value must "
+            "not be NULL");
         return SAMSA_ERR__INVALID_ARG;
     }
     d = samsa_conf_def_find(key);
     if (d == NULL) {
-        conf_err(errstr, errstr_size, "unknown configuration '%s'", key);
+        samsa_diag_errstr(errstr, errstr_size,
+            "unknown configuration '%s'", key);
         return SAMSA_ERR__NOENT;
     }
     err = conf_check(d, value, errstr, errstr_size);
@@ -389,7 +555,8 @@ samsa_conf_set_kv(samsa_conf_t *conf, const char *kv, char *errstr,
     samsa_err_t  err;
 
     if (eq == NULL || eq == kv) {
-        conf_err(errstr, errstr_size, "expected key=value, got '%s'", kv);
+        samsa_diag_errstr(errstr, errstr_size,
+            "expected key=value, got '%s'", kv);
         return SAMSA_ERR__CONFIG;
     }
     key = samsa_strndup(kv, (size_t) (eq - kv));
@@ -412,8 +579,9 @@ samsa_conf_load_file(samsa_conf_t *conf, const char *path, char *errstr,
         err = samsa_conf_set(conf, samsa_props_key(props, i),
                              samsa_props_value(props, i), why, sizeof(why));
         if (err != SAMSA_ERR_NONE) {
-            conf_err(errstr, errstr_size, "%s (%s)", why,
-                     samsa_props_origin(props, i));
+            samsa_diag_errstr(errstr, errstr_size,
+                "%s (%s)", why,
+                samsa_props_origin(props, i));
         }
     }
     samsa_props_free(props);
@@ -436,7 +604,7 @@ samsa_conf_get(const samsa_conf_t *conf, const char *key)
 const char *
 samsa_conf_default(const char *key)
 {
-    const samsa_conf_def_t  *d = samsa_conf_def_find(key);
+    const samsa_config_def_t  *d = samsa_conf_def_find(key);
 
     return d != NULL ? d->dflt : NULL;
 }
@@ -463,6 +631,6 @@ samsa_conf_bool(const samsa_conf_t *conf, const char *key)
 {
     bool  v = false;
 
-    samsa_assert(samsa_conf_parse_bool(samsa_conf_value(conf, key), &v));
+    samsa_assert(samsa_config_parse_bool(samsa_conf_value(conf, key), &v));
     return v;
 }

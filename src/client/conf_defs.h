@@ -12,36 +12,16 @@
 #include <stdint.h>
 
 #include <samsa/conf.h>
+#include "config/config_defs.h"
 
-typedef enum samsa_conf_type {
-    SAMSA_CONF_STRING,
-    SAMSA_CONF_LIST,            /* comma-separated */
-    SAMSA_CONF_INT,             /* [min, max] */
-    SAMSA_CONF_LONG,            /* [min, max] */
-    SAMSA_CONF_BOOL,
-    SAMSA_CONF_ACKS,            /* all, -1, 0, 1 */
-    SAMSA_CONF_CODEC,           /* compression.type */
-    SAMSA_CONF_LEVEL,           /* compression.<codec>.level; min = codec */
-    SAMSA_CONF_PLAINTEXT,       /* security.protocol: PLAINTEXT only */
-    SAMSA_CONF_OFFSET_RESET,    /* auto.offset.reset */
-    SAMSA_CONF_ISOLATION,       /* isolation.level */
-    SAMSA_CONF_GROUP_PROTOCOL,  /* group.protocol */
-    SAMSA_CONF_ASSIGNORS,       /* partition.assignment.strategy */
-    SAMSA_CONF_IGNORED,         /* Java-only key, accepted */
-} samsa_conf_type_t;
+/* Every key, ending with a NULL name: rows of the one configuration
+ * row type (config/config_defs.h), checked by conf.c with the parsers of
+ * config/config_parse.c.  INT and LONG rows are RANGE (or FN: the
+ * compression levels), enum ones ENUM or FN; Java-only keys the client
+ * ignores are STRING rows that are not implemented. */
+extern const samsa_config_def_t  samsa_conf_defs[];
 
-typedef struct samsa_conf_def {
-    const char         *name;
-    samsa_conf_type_t   type;
-    const char         *dflt;       /* NULL: null */
-    int64_t             min;
-    int64_t             max;
-} samsa_conf_def_t;
-
-/* Every key, ending with a NULL name. */
-extern const samsa_conf_def_t  samsa_conf_defs[];
-
-const samsa_conf_def_t *samsa_conf_def_find(const char *key);
+const samsa_config_def_t *samsa_conf_def_find(const char *key);
 
 /* The one accessor of a key's value: as set, else its default (values
  * were checked by samsa_conf_set(); defaults are well-formed, and the
@@ -52,9 +32,6 @@ bool        samsa_conf_bool(const samsa_conf_t *conf, const char *key);
 
 /* A whole decimal number (blanks around allowed). */
 bool samsa_conf_parse_long(const char *s, int64_t *v);
-
-/* "true" / "false", any case. */
-bool samsa_conf_parse_bool(const char *s, bool *v);
 
 /* The short name ("range", "roundrobin", "cooperative-sticky") of one
  * partition.assignment.strategy item of len bytes (short or Java class

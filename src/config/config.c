@@ -10,7 +10,6 @@
 #include "config/config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,25 +60,6 @@ samsa_config_upcase(char *s)
     for (; *s != '\0'; s++) {
         *s = (char) toupper((unsigned char) *s);
     }
-}
-
-static const char *
-config_parse_double(const char *text, double *out)
-{
-    char  *end;
-
-    if (*text == '\0' || strspn(text, "0123456789+-.eE") != strlen(text)) {
-        return "not a number";
-    }
-    errno = 0;
-    *out = strtod(text, &end);
-    if (*end != '\0') {
-        return "not a number";
-    }
-    if (errno == ERANGE) {
-        return "out of range for a double";
-    }
-    return NULL;
 }
 
 /* Split a comma-separated list into trimmed items; empty text is an empty
@@ -272,7 +252,7 @@ config_parse_scalar(samsa_config_loader_t *ld, const samsa_config_def_t *def,
                                      &val->num);
         break;
     case SAMSA_CONFIG_DOUBLE:
-        why = config_parse_double(val->text, &val->dbl);
+        why = samsa_config_parse_double(val->text, &val->dbl);
         break;
     case SAMSA_CONFIG_BOOL:
         if (!samsa_config_parse_bool(val->text, &val->flag)) {

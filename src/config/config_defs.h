@@ -1,8 +1,11 @@
 /*
- * config/config_defs.h - the broker's configuration definitions, one row
- * per key in the manner of Kafka's ConfigDef: name, type, default, validator,
- * doc line, and whether Samsa uses the key yet.  config.c parses and checks
- * values against these rows; docs/CONFIG.md is generated from them.
+ * config/config_defs.h - the one row type of every configuration table,
+ * one row per key in the manner of Kafka's ConfigDef: name, type, default,
+ * validator, doc line, and for broker keys whether Samsa uses the key yet,
+ * for topic keys the broker keys they fall back to.  The broker's table is
+ * here (config.c parses and checks values against it; docs/CONFIG.md is
+ * generated from it); the topic's is meta/topic_config.c's.  Values of
+ * every table are parsed by config_parse.c.
  * Threads: const data and pure functions; any thread.
  */
 #ifndef SAMSA_CONFIG_CONFIG_DEFS_H
@@ -35,6 +38,15 @@ typedef enum samsa_config_check {
 typedef bool samsa_config_check_fn(const char *text, int64_t num, char *why,
                                    size_t why_size);
 
+#define SAMSA_CONFIG_SYNONYMS_MAX  3      /* broker keys per topic key */
+
+/* A broker key a topic key falls back to (Kafka's synonyms), and what its
+ * value is in the topic key's unit (log.retention.hours: 3600000 ms). */
+typedef struct samsa_config_synonym {
+    const char  *name;
+    int64_t      scale;
+} samsa_config_synonym_t;
+
 typedef struct samsa_config_def {
     const char            *name;        /* Kafka's key, e.g. "num.io.threads" */
     samsa_config_type_t    type;
@@ -54,6 +66,9 @@ typedef struct samsa_config_def {
     bool                   implemented; /* false: accepted, not used yet */
     bool                   per_listener;/* also listener.name.<listener>.
                                            <name>, for one listener */
+    samsa_config_synonym_t synonyms[SAMSA_CONFIG_SYNONYMS_MAX];
+                                        /* topic keys: Kafka's order; name
+                                           NULL ends the list */
     const char            *doc;         /* one line */
 } samsa_config_def_t;
 

@@ -29,6 +29,20 @@ net_is_space(char c)
     return isspace((unsigned char) c) != 0;
 }
 
+/* The protocol listener name maps to, or NULL if it maps to none. */
+static const char *
+config_net_protocol_of(const samsa_config_loader_t *ld, const char *name)
+{
+    size_t  i;
+
+    for (i = 0; i < ld->nprotos; i++) {
+        if (strcmp(ld->protos[i].name, name) == 0) {
+            return ld->protos[i].protocol;
+        }
+    }
+    return NULL;
+}
+
 /* listener.security.protocol.map into ld->protos. */
 static samsa_err_t
 config_net_fill_protocol_map(samsa_config_loader_t *ld)
@@ -37,7 +51,7 @@ config_net_fill_protocol_map(samsa_config_loader_t *ld)
     const samsa_config_val_t  *val = samsa_config_val_find(ld->cfg, key);
     samsa_config_proto_t            *p;
     const char                *item, *colon;
-    size_t                     i, j, nlen;
+    size_t                     i, nlen;
 
     ld->protos = samsa_calloc(val->nitems + 1, sizeof(samsa_config_proto_t));
     for (i = 0; i < val->nitems; i++) {
@@ -58,28 +72,13 @@ config_net_fill_protocol_map(samsa_config_loader_t *ld)
                                     "(PLAINTEXT, SSL, SASL_PLAINTEXT, "
                                     "SASL_SSL)", colon + 1);
         }
-        for (j = 0; j < ld->nprotos; j++) {
-            if (strcmp(ld->protos[j].name, p->name) == 0) {
-                return samsa_config_bad(ld, key, "listener name '%s' is "
-                                        "mapped twice", p->name);
-            }
+        if (config_net_protocol_of(ld, p->name) != NULL) {
+            return samsa_config_bad(ld, key, "listener name '%s' is "
+                                    "mapped twice", p->name);
         }
         ld->nprotos++;
     }
     return SAMSA_ERR_NONE;
-}
-
-static const char *
-config_net_protocol_of(const samsa_config_loader_t *ld, const char *name)
-{
-    size_t  i;
-
-    for (i = 0; i < ld->nprotos; i++) {
-        if (strcmp(ld->protos[i].name, name) == 0) {
-            return ld->protos[i].protocol;
-        }
-    }
-    return NULL;
 }
 
 static samsa_err_t

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,92 @@ samsa_config_parse_i64(const char *text, int64_t min, int64_t max,
                                 : "out of range for a long (64 bits)";
     }
     *out = v;
+    return NULL;
+}
+
+/* Length of the run of digits (hex: hexadecimal ones) at s. */
+static size_t
+config_digits(const char *s, bool hex)
+{
+    size_t  n = 0;
+
+    while (hex ? isxdigit((unsigned char) s[n])
+               : isdigit((unsigned char) s[n])) {
+        n++;
+    }
+    return n;
+}
+
+/* Length of the number Java's grammar takes at s (after the sign, before
+ * any suffix), or 0 if it is not one: [0x] mantissa, exponent. */
+static size_t
+config_double_len(const char *s)
+{
+    bool         hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char  *p = hex ? s + 2 : s;
+    size_t       nd;
+
+    nd = config_digits(p, hex);
+    p += nd;
+    if (*p == '.') {
+        p++;
+        nd += config_digits(p, hex);
+        p += config_digits(p, hex);
+    }
+    if (nd == 0) {
+        return 0;
+    }
+    if (*p == (hex ? 'p' : 'e') || *p == (hex ? 'P' : 'E')) {
+        p++;
+        if (*p == '+' || *p == '-') {
+            p++;
+        }
+        if (config_digits(p, false) == 0) {
+            return 0;
+        }
+        p += config_digits(p, false);
+    } else if (hex) {
+        return 0;
+    }
+    return (size_t) (p - s);
+}
+
+const char *
+samsa_config_parse_double(const char *text, double *out)
+{
+    const char  *s = text;
+    size_t       n = strlen(text), len;
+    bool         neg = false;
+    char         buf[512];
+
+    samsa_config_trim_span(&s, &n, SAMSA_CONFIG_TRIM_JAVA);
+    if (n > 0 && (*s == '+' || *s == '-')) {
+        neg = *s == '-';
+        s++;
+        n--;
+    }
+    if ((n == 3 && strncmp(s, "NaN", 3) == 0)
+        || (n == 8 && strncmp(s, "Infinity", 8) == 0)) {
+        *out = *s == 'N' ? NAN : neg ? -INFINITY : INFINITY;
+        return NULL;
+    }
+    if (n >= sizeof(buf) - 1) {
+        return "not a number";
+    }
+    memcpy(buf + 1, s, n);
+    buf[0] = neg ? '-' : '+';
+    buf[n + 1] = '\0';
+    len = config_double_len(buf + 1);
+    if (len == 0 || (len != n && (len + 1 != n
+                                  || strchr("fFdD", buf[n]) == NULL))) {
+        return "not a number";
+    }
+    buf[len + 1] = '\0';
+    errno = 0;
+    *out = strtod(buf, NULL);
+    if (errno == ERANGE && isinf(*out)) {
+        return "out of range for a double";
+    }
     return NULL;
 }
 

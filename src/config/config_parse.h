@@ -36,6 +36,16 @@ void samsa_config_trim_span(const char **s, size_t *n,
 const char *samsa_config_parse_i64(const char *text, int64_t min,
                                    int64_t max, int64_t *out);
 
+/* Java's Double.parseDouble (Kafka's ConfigDef DOUBLE): blanks <= ' '
+ * around it, an optional sign, then "NaN", "Infinity", a decimal number
+ * (digits with an optional '.', at least one digit, an optional exponent)
+ * or a hexadecimal one ("0x1.8p3": the binary exponent required), the
+ * numbers with an optional f, F, d or D after them.  NULL with *out set,
+ * or why not: "not a number", "out of range for a double" (a number past
+ * the largest double, where Java would give Infinity; one below the
+ * smallest gives 0 or a subnormal, as in Java). */
+const char *samsa_config_parse_double(const char *text, double *out);
+
 /* "true" or "false", any case (Kafka's ConfigDef BOOLEAN). */
 bool samsa_config_parse_bool(const char *text, bool *out);
 

@@ -4,7 +4,6 @@
 #include "meta/brokercfg.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,18 +187,12 @@ brokercfg_parse_long(const char *s, int64_t *out)
     return brokercfg_parse_i64(s, INT64_MIN, INT64_MAX, out);
 }
 
-/* Java's Double.parseDouble, near enough: strtod over the whole text. */
+/* A dynamic value as a double: Java's Double.parseDouble
+ * (samsa_config_parse_double). */
 static bool
 brokercfg_parse_double(const char *s, double *out)
 {
-    char  *end;
-
-    if (s == NULL) {
-        return false;
-    }
-    errno = 0;
-    *out = strtod(s, &end);
-    return end != s && *end == '\0' && errno != ERANGE;
+    return s != NULL && samsa_config_parse_double(s, out) == NULL;
 }
 
 /* The typed values: a dynamic value that parses, else the static

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "config/config_parse.h"
+#include "proto/compress.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
@@ -35,13 +36,14 @@ static const char *const  tc_timestamp_types[] = {
 #define TC_MS_PER_MINUTE  60000LL
 #define TC_MS_PER_HOUR    3600000LL
 
-/* gzip: -1 (zlib's default) or 1..9, as Kafka's GzipCompression. */
+/* gzip: a level the codec takes (-1, zlib's default, or 1..9, as Kafka's
+ * GzipCompression); num is an INT. */
 static bool
 tc_check_gzip_level(const char *text, int64_t num, char *why,
                     size_t why_size)
 {
     (void) text;
-    if (num == -1 || (num >= 1 && num <= 9)) {
+    if (samsa_codec_level_valid(SAMSA_CODEC_GZIP, (int) num)) {
         return true;
     }
     snprintf(why, why_size, "Value must be between 1 and 9, or -1");
@@ -94,7 +96,7 @@ tc_check_throttled(const char *text, int64_t num, char *why,
 #define TC_SYN1(a)          { { a, 1 } }
 #define TC_NOSYN            { { NULL, 0 } }
 
-const samsa_topic_config_def_t  samsa_topic_config_defs[] = {
+const samsa_config_def_t  samsa_topic_config_defs[] = {
     {
         .name = "cleanup.policy", .type = SAMSA_CONFIG_LIST,
         .dflt = "delete", .check = SAMSA_CONFIG_CHECK_ENUM,
@@ -334,7 +336,7 @@ const samsa_topic_config_def_t  samsa_topic_config_defs[] = {
 const size_t  samsa_topic_config_ndefs =
     sizeof(samsa_topic_config_defs) / sizeof(samsa_topic_config_defs[0]);
 
-const samsa_topic_config_def_t *
+const samsa_config_def_t *
 samsa_topic_config_find(const char *key)
 {
     size_t  lo = 0, hi = samsa_topic_config_ndefs, mid;
@@ -356,7 +358,7 @@ samsa_topic_config_find(const char *key)
 }
 
 samsa_config_wire_type_t
-samsa_topic_config_wire_type(const samsa_topic_config_def_t *def)
+samsa_topic_config_wire_type(const samsa_config_def_t *def)
 {
     switch (def->type) {
     case SAMSA_CONFIG_INT:      return SAMSA_CONFIG_WIRE_INT;
@@ -464,7 +466,7 @@ tc_invalid(char *errstr, size_t errstr_size, const char *key,
 }
 
 static samsa_err_t
-tc_check_list(const samsa_topic_config_def_t *def, const char *trimmed,
+tc_check_list(const samsa_config_def_t *def, const char *trimmed,
               samsa_arena_t *arena, const char **canon, char *errstr,
               size_t errstr_size)
 {
@@ -497,7 +499,7 @@ tc_check_list(const samsa_topic_config_def_t *def, const char *trimmed,
 }
 
 static samsa_err_t
-tc_check_number(const samsa_topic_config_def_t *def, const char *value,
+tc_check_number(const samsa_config_def_t *def, const char *value,
                 const char *trimmed, samsa_arena_t *arena,
                 const char **canon, char *errstr, size_t errstr_size)
 {
@@ -528,15 +530,14 @@ tc_check_number(const samsa_topic_config_def_t *def, const char *value,
 }
 
 static samsa_err_t
-tc_check_double(const samsa_topic_config_def_t *def, const char *value,
+tc_check_double(const samsa_config_def_t *def, const char *value,
                 const char *trimmed, samsa_arena_t *arena,
                 const char **canon, char *errstr, size_t errstr_size)
 {
-    char    num[40], *end;
+    char    num[40];
     double  d;
 
-    d = strtod(trimmed, &end);
-    if (*trimmed == '\0' || *end != '\0' || isspace((unsigned char) *trimmed)) {
+    if (samsa_config_parse_double(trimmed, &d) != NULL) {
         return tc_invalid(errstr, errstr_size, def->name, value,
                           "Not a number of type DOUBLE");
     }
@@ -558,7 +559,7 @@ samsa_topic_config_check(const char *key, const char *value,
                          samsa_arena_t *arena, const char **canon,
                          char *errstr, size_t errstr_size)
 {
-    const samsa_topic_config_def_t  *def = samsa_topic_config_find(key);
+    const samsa_config_def_t        *def = samsa_topic_config_find(key);
     samsa_arena_t                    local = SAMSA_ARENA_INIT;
     samsa_arena_t                   *a = arena != NULL ? arena : &local;
     const char                      *out = NULL;
@@ -710,8 +711,8 @@ tc_broker_value(const samsa_config_t *cfg, const tc_layers_t *l,
 /* The broker synonym's value converted to the topic key's type and unit
  * (canonical text), or NULL if it does not parse. */
 static const char *
-tc_scaled(const samsa_topic_config_def_t *def,
-          const samsa_topic_config_synonym_def_t *syn, const char *text,
+tc_scaled(const samsa_config_def_t *def,
+          const samsa_config_synonym_t *syn, const char *text,
           samsa_arena_t *arena)
 {
     char         buf[40], err[256];
@@ -758,15 +759,15 @@ tc_add_synonym(samsa_topic_config_entry_t *out, const char *name,
  * entries before the first one named after the first broker synonym. */
 static void
 tc_broker_synonyms(const samsa_config_t *cfg, const tc_layers_t *l,
-                   const samsa_topic_config_def_t *def, samsa_arena_t *arena,
+                   const samsa_config_def_t *def, samsa_arena_t *arena,
                    samsa_topic_config_entry_t *out)
 {
-    const samsa_topic_config_synonym_def_t  *syn = def->synonyms;
+    const samsa_config_synonym_t            *syn = def->synonyms;
     size_t                                   first = out->nsynonyms, i, k;
     int                                      src;
 
     for (src = 0; src < 4; src++) {
-        for (i = 0; i < SAMSA_TOPIC_CONFIG_SYNONYMS_MAX && syn[i].name; i++) {
+        for (i = 0; i < SAMSA_CONFIG_SYNONYMS_MAX && syn[i].name; i++) {
             const char  *n = syn[i].name;
 
             switch (src) {
@@ -807,7 +808,7 @@ samsa_topic_config_resolve(const samsa_config_t *broker_cfg,
                            const char *key, samsa_arena_t *arena,
                            samsa_topic_config_entry_t *out)
 {
-    const samsa_topic_config_def_t  *def = samsa_topic_config_find(key);
+    const samsa_config_def_t        *def = samsa_topic_config_find(key);
     tc_layers_t                      l;
     const char                      *ov, *canon = NULL, *v;
     char                             err[256];
@@ -828,7 +829,7 @@ samsa_topic_config_resolve(const samsa_config_t *broker_cfg,
     }
     tc_add_synonym(out, key, canon, SAMSA_CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG);
     out->value = canon;
-    for (i = 0; out->value == NULL && i < SAMSA_TOPIC_CONFIG_SYNONYMS_MAX
+    for (i = 0; out->value == NULL && i < SAMSA_CONFIG_SYNONYMS_MAX
                 && def->synonyms[i].name != NULL; i++) {
         v = tc_broker_value(broker_cfg, &l, def->synonyms[i].name, arena);
         if (v != NULL) {

@@ -51,45 +51,18 @@ typedef enum samsa_config_wire_type {
     SAMSA_CONFIG_WIRE_PASSWORD = 9,
 } samsa_config_wire_type_t;
 
-#define SAMSA_TOPIC_CONFIG_SYNONYMS_MAX  3     /* broker keys per topic key */
-
-/* A broker key a topic key falls back to, and what its value is in the
- * topic key's unit (log.retention.hours: 3600000 ms). */
-typedef struct samsa_topic_config_synonym_def {
-    const char  *name;
-    int64_t      scale;
-} samsa_topic_config_synonym_def_t;
-
-/* One topic config, in the manner of Kafka's ConfigDef. */
-typedef struct samsa_topic_config_def {
-    const char                        *name;     /* "retention.ms" */
-    samsa_config_type_t                type;     /* INT LONG DOUBLE BOOL
-                                                    STRING LIST */
-    const char                        *dflt;     /* Kafka's default */
-    samsa_config_check_t               check;
-    int64_t                            min;      /* RANGE, INT and LONG */
-    int64_t                            max;
-    double                             dmin;     /* RANGE, DOUBLE */
-    double                             dmax;
-    const char *const                 *names;    /* ENUM, NULL-terminated */
-    samsa_config_check_fn             *fn;       /* FN */
-    samsa_topic_config_synonym_def_t   synonyms[
-                                           SAMSA_TOPIC_CONFIG_SYNONYMS_MAX];
-                                                 /* Kafka's order; name NULL
-                                                    ends the list */
-    const char                        *doc;      /* one line */
-} samsa_topic_config_def_t;
-
-/* Every topic config, by name. */
-extern const samsa_topic_config_def_t  samsa_topic_config_defs[];
-extern const size_t                    samsa_topic_config_ndefs;
+/* One topic config is a samsa_config_def_t row (config/config_defs.h)
+ * with its synonyms: the broker keys it falls back to.  Every topic
+ * config, by name. */
+extern const samsa_config_def_t  samsa_topic_config_defs[];
+extern const size_t              samsa_topic_config_ndefs;
 
 /* The row of key, or NULL for a key that is no topic config. */
-const samsa_topic_config_def_t *samsa_topic_config_find(const char *key);
+const samsa_config_def_t *samsa_topic_config_find(const char *key);
 
 /* DescribeConfigs' ConfigType of a row. */
 samsa_config_wire_type_t samsa_topic_config_wire_type(
-    const samsa_topic_config_def_t *def);
+    const samsa_config_def_t *def);
 
 /* Check one override as Kafka's ConfigDef does; on success *canon (from
  * arena, or NULL to skip) gets the value as Kafka prints it back (numbers
@@ -122,11 +95,11 @@ typedef struct samsa_topic_config_source_entry {
 
 /* A topic key resolved: what DescribeConfigs says of it. */
 typedef struct samsa_topic_config_entry {
-    const samsa_topic_config_def_t     *def;      /* name, type, doc */
+    const samsa_config_def_t           *def;      /* name, type, doc */
     const char                         *value;    /* effective, canonical */
     samsa_config_source_t               source;
     samsa_topic_config_source_entry_t   synonyms[
-                                  1 + 4 * SAMSA_TOPIC_CONFIG_SYNONYMS_MAX];
+                                  1 + 4 * SAMSA_CONFIG_SYNONYMS_MAX];
     size_t                              nsynonyms;
 } samsa_topic_config_entry_t;
 

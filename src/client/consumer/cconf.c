@@ -4,7 +4,6 @@
  */
 #include "client/consumer/cconf.h"
 
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,22 +21,6 @@ static int32_t
 cconf_int(const samsa_conf_t *conf, const char *key)
 {
     return (int32_t) samsa_conf_long(conf, key);
-}
-
-static void
-cconf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-cconf_err(char *errstr, size_t errstr_size, const char *fmt, ...)
-{
-    va_list  ap;
-
-    if (errstr != NULL && errstr_size > 0) {
-        va_start(ap, fmt);
-        vsnprintf(errstr, errstr_size, fmt, ap);
-        va_end(ap);
-    }
 }
 
 static void
@@ -81,18 +64,20 @@ cconf_protocol_rules(const samsa_cconf_t *cc, const samsa_conf_t *conf,
 
     if (!cc->group_protocol_consumer) {
         if (cc->group_remote_assignor != NULL) {
-            cconf_err(errstr, errstr_size, "invalid configuration "
-                      "'group.remote.assignor': cannot be set when "
-                      "group.protocol=classic");
+            samsa_diag_errstr(errstr, errstr_size,
+                "invalid configuration "
+                "'group.remote.assignor': cannot be set when "
+                "group.protocol=classic");
             return SAMSA_ERR__CONFIG;
         }
         return SAMSA_ERR_NONE;
     }
     for (i = 0; i < sizeof(classic_only) / sizeof(classic_only[0]); i++) {
         if (samsa_conf_get(conf, classic_only[i]) != NULL) {
-            cconf_err(errstr, errstr_size, "invalid configuration '%s': "
-                      "cannot be set when group.protocol=consumer (the "
-                      "group coordinator decides it)", classic_only[i]);
+            samsa_diag_errstr(errstr, errstr_size,
+                "invalid configuration '%s': "
+                "cannot be set when group.protocol=consumer (the "
+                "group coordinator decides it)", classic_only[i]);
             return SAMSA_ERR__CONFIG;
         }
     }
@@ -153,16 +138,18 @@ samsa_cconf_load(samsa_cconf_t *cc, const samsa_conf_t *conf, char *errstr,
         return err;
     }
     if (cc->group_instance_id != NULL && cc->group_id == NULL) {
-        cconf_err(errstr, errstr_size, "invalid configuration "
-                  "'group.instance.id': requires group.id");
+        samsa_diag_errstr(errstr, errstr_size,
+            "invalid configuration "
+            "'group.instance.id': requires group.id");
         return SAMSA_ERR__CONFIG;
     }
     if (!cc->group_protocol_consumer
         && cc->heartbeat_interval_ms >= cc->session_timeout_ms) {
-        cconf_err(errstr, errstr_size, "invalid value '%d' for "
-                  "configuration 'heartbeat.interval.ms': must be lower "
-                  "than session.timeout.ms (%d)", cc->heartbeat_interval_ms,
-                  cc->session_timeout_ms);
+        samsa_diag_errstr(errstr, errstr_size,
+            "invalid value '%d' for "
+            "configuration 'heartbeat.interval.ms': must be lower "
+            "than session.timeout.ms (%d)", cc->heartbeat_interval_ms,
+            cc->session_timeout_ms);
         return SAMSA_ERR__CONFIG;
     }
     if (cc->group_id == NULL) {

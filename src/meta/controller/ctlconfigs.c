@@ -102,7 +102,7 @@ ctl_cfgset_put_raw(ctl_cfgset_t *set, samsa_arena_t *arena, const char *name,
 /* APPEND or SUBTRACT the comma-separated items of value to or from cur
  * (Kafka's getParts: a missing value is the key's default). */
 static const char *
-ctl_list_op(const samsa_topic_config_def_t *def, const char *cur,
+ctl_list_op(const samsa_config_def_t *def, const char *cur,
             const char *value, bool append, samsa_arena_t *arena)
 {
     size_t        cap = strlen(cur != NULL ? cur : def->dflt)
@@ -154,7 +154,7 @@ ctl_alter_compute(const samsa_image_topic_t *topic,
                   bool incremental, samsa_arena_t *arena, ctl_cfgset_t *set,
                   samsa_controller_result_t *r)
 {
-    const samsa_topic_config_def_t  *def;
+    const samsa_config_def_t        *def;
     samsa_image_config_t            *cur;
     size_t                           i;
 

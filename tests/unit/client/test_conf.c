@@ -10,6 +10,7 @@
 
 #include <samsa/conf.h>
 
+#include "client/conf_defs.h"
 #include "client/consumer/cconf.h"
 #include "client/producer/pconf.h"
 
@@ -45,6 +46,61 @@ test_conf_defaults_are_javas(void **state)
     assert_string_equal(samsa_conf_default("compression.zstd.level"), "3");
     assert_null(samsa_conf_default("transactional.id"));
     assert_null(samsa_conf_default("no.such.key"));
+}
+
+/* Each kind of row says what is wrong in its own words, and the values
+ * each accepts: numbers with blanks around them, enum names (group.protocol
+ * in any case), levels for the codec, assignors by short or class name. */
+static void
+test_conf_checks_by_kind(void **state)
+{
+    static const char *const  bad[][3] = {
+        { "linger.ms", " x", "not a number" },
+        { "linger.ms", "2147483648", "must be between 0 and 2147483647" },
+        { "batch.size", "4294967296", "must be between 0 and 2147483647" },
+        { "connections.max.idle.ms", "-2",
+          "must be between -1 and 9223372036854775807" },
+        { "enable.idempotence", "yes", "expected true or false" },
+        { "acks", "2", "expected all, -1, 0 or 1" },
+        { "compression.type", "brotli",
+          "expected none, gzip, snappy, lz4 or zstd" },
+        { "compression.gzip.level", "10", "not a valid level for this codec" },
+        { "compression.lz4.level", "4294967296", "not a number" },
+        { "security.protocol", "SSL", "only PLAINTEXT is supported" },
+        { "auto.offset.reset", "Latest", "expected latest, earliest or none" },
+        { "isolation.level", "x",
+          "expected read_uncommitted or read_committed" },
+        { "group.protocol", "x", "expected classic or consumer" },
+        { "partition.assignment.strategy", " , ",
+          "expected a list of range, roundrobin, cooperative-sticky (or "
+          "their Java class names)" },
+    };
+    static const char *const  good[][2] = {
+        { "linger.ms", "\t7 " }, { "acks", "-1" },
+        { "group.protocol", "CONSUMER" }, { "compression.zstd.level", "-5" },
+        { "partition.assignment.strategy",
+          "org.apache.kafka.clients.consumer.RangeAssignor, roundrobin" },
+        { "key.serializer", "anything" }, { "client.id", "" },
+    };
+    samsa_conf_t             *conf = samsa_conf_new();
+    char                      err[256], want[256];
+    size_t                    i;
+
+    (void) state;
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(samsa_conf_set(conf, bad[i][0], bad[i][1], err,
+                                        sizeof(err)), SAMSA_ERR__CONFIG);
+        snprintf(want, sizeof(want),
+                 "invalid value '%s' for configuration '%s': %s", bad[i][1],
+                 bad[i][0], bad[i][2]);
+        assert_string_equal(err, want);
+    }
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        assert_int_equal(samsa_conf_set(conf, good[i][0], good[i][1], err,
+                                        sizeof(err)), SAMSA_ERR_NONE);
+    }
+    assert_int_equal(samsa_conf_long(conf, "linger.ms"), 7);
+    samsa_conf_free(conf);
 }
 
 static void
@@ -305,6 +361,7 @@ main(void)
     const struct CMUnitTest  tests[] = {
         cmocka_unit_test(test_conf_defaults_are_javas),
         cmocka_unit_test(test_conf_bad_values_name_the_key),
+        cmocka_unit_test(test_conf_checks_by_kind),
         cmocka_unit_test(test_conf_cross_key_rules),
         cmocka_unit_test(test_conf_load_file_names_line),
         cmocka_unit_test(test_conf_consumer_receive_buffer),

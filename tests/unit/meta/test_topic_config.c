@@ -37,7 +37,7 @@ test_topic_config_table(void **state)
 
     (void) state;
     for (i = 0; i < samsa_topic_config_ndefs; i++) {
-        const samsa_topic_config_def_t  *def = &samsa_topic_config_defs[i];
+        const samsa_config_def_t        *def = &samsa_topic_config_defs[i];
 
         if (i > 0) {        /* sorted: samsa_topic_config_find bisects */
             assert_true(strcmp(samsa_topic_config_defs[i - 1].name,
@@ -48,7 +48,7 @@ test_topic_config_table(void **state)
                                                   NULL, err, sizeof(err)),
                          SAMSA_ERR_NONE);
         assert_non_null(def->doc);
-        for (j = 0; j < SAMSA_TOPIC_CONFIG_SYNONYMS_MAX
+        for (j = 0; j < SAMSA_CONFIG_SYNONYMS_MAX
                     && def->synonyms[j].name != NULL; j++) {
             /* every broker fallback is a broker key, but the tiered
              * storage ones Samsa's broker table lacks */
