@@ -219,7 +219,7 @@ config_check_range(samsa_config_loader_t *ld, const samsa_config_def_t *def,
     int64_t  type_max = def->type == SAMSA_CONFIG_INT ? INT32_MAX : INT64_MAX;
 
     if (def->type == SAMSA_CONFIG_DOUBLE) {
-        if (val->dbl < def->dmin || val->dbl > def->dmax) {
+        if (!(val->dbl >= def->dmin && val->dbl <= def->dmax)) {   /* NaN too */
             return samsa_config_bad(ld, def->name,
                                     "must be between %g and %g", def->dmin,
                                     def->dmax);

@@ -542,7 +542,8 @@ tc_check_double(const samsa_config_def_t *def, const char *value,
                           "Not a number of type DOUBLE");
     }
     tc_java_double(d, num, sizeof(num));
-    if (def->check == SAMSA_CONFIG_CHECK_RANGE && d < def->dmin) {
+    if (def->check == SAMSA_CONFIG_CHECK_RANGE && !(d >= def->dmin)) {
+        /* NaN too: Kafka's Range lets it through; nothing can use it */
         return tc_invalid(errstr, errstr_size, def->name, num,
                           "Value must be at least %g", def->dmin);
     }

@@ -363,6 +363,8 @@ test_config_validators_reject(void **state)
     expect_bad("log.cleaner.min.cleanable.ratio", "1.5",
                "must be between 0 and 1");
     expect_bad("log.cleaner.min.cleanable.ratio", "nan", "not a number");
+    expect_bad("log.cleaner.min.cleanable.ratio", "NaN",
+               "must be between 0 and 1");
     expect_bad("log.cleaner.min.cleanable.ratio", "1e999", "out of range");
     expect_bad("process.roles", "broker,foo", "'foo' is not one of: broker");
     expect_bad("process.roles", "broker,broker", "listed twice");

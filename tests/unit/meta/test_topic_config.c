@@ -123,6 +123,9 @@ test_topic_config_check(void **state)
         { "min.cleanable.dirty.ratio", "1.5", "Invalid value 1.5 for "
           "configuration min.cleanable.dirty.ratio: Value must be no more "
           "than 1", false },
+        { "min.cleanable.dirty.ratio", "NaN", "Invalid value NaN for "
+          "configuration min.cleanable.dirty.ratio: Value must be at least "
+          "0", false },
         { "min.cleanable.dirty.ratio", "x", "Invalid value x for "
           "configuration min.cleanable.dirty.ratio: Not a number of type "
           "DOUBLE", false },
