@@ -67,6 +67,12 @@ samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s)
 }
 
 const char *
+samsa_admin_name(samsa_arena_t *arena, samsa_slice_t s)
+{
+    return s.ptr != NULL ? samsa_arena_strndup(arena, s.ptr, s.len) : "";
+}
+
+const char *
 samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err, samsa_slice_t msg)
 {
     if (err == SAMSA_ERR_NONE) {
@@ -593,10 +599,7 @@ admin_topic_desc(samsa_arena_t *arena, samsa_topic_desc_t *td,
     samsa_partition_desc_t                   *pd;
     int32_t                                   j;
 
-    td->name = samsa_admin_str(arena, t->Name);
-    if (td->name == NULL) {
-        td->name = "";
-    }
+    td->name = samsa_admin_name(arena, t->Name);
     td->err = (samsa_err_t) t->ErrorCode;
     td->errmsg = samsa_admin_errmsg(arena, td->err, SAMSA_SLICE_NULL);
     memcpy(td->topic_id, t->TopicId.b, sizeof(td->topic_id));

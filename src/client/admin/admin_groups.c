@@ -104,11 +104,8 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
         g = &res->groups[res->n++];
         g->group_id = samsa_admin_str(arena, lg->GroupId);
         g->protocol_type = samsa_admin_str(arena, lg->ProtocolType);
-        g->state = lg->GroupState.ptr != NULL ? samsa_admin_str(arena,
-                                                                lg->GroupState)
-                                              : "";
-        g->type = lg->GroupType.ptr != NULL
-                      ? samsa_admin_str(arena, lg->GroupType) : "";
+        g->state = samsa_admin_name(arena, lg->GroupState);
+        g->type = samsa_admin_name(arena, lg->GroupType);
         g->coordinator = node;
     }
     return SAMSA_ERR_NONE;
@@ -586,8 +583,7 @@ admin_group_result_add(samsa_arena_t *arena, samsa_tp_results_t *res,
 {
     samsa_tp_result_t  *it = &res->items[res->n++];
 
-    it->topic = samsa_admin_str(arena, topic);
-    it->topic = it->topic != NULL ? it->topic : "";
+    it->topic = samsa_admin_name(arena, topic);
     it->partition = partition;
     it->err = (samsa_err_t) code;
     it->errmsg = samsa_admin_errmsg(arena, it->err, SAMSA_SLICE_NULL);

@@ -59,6 +59,9 @@ void *samsa_admin_result_new(size_t size, samsa_arena_t **arenap);
 /* Copy s into arena as a C string (NULL for a null slice). */
 char *samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s);
 
+/* The same for a name a result always carries: "" for a null slice. */
+const char *samsa_admin_name(samsa_arena_t *arena, samsa_slice_t s);
+
 /* The message for err: the broker's msg when it sent one, else err's
  * text; NULL when err is NONE. */
 const char *samsa_admin_errmsg(samsa_arena_t *arena, samsa_err_t err,

@@ -34,10 +34,7 @@ static void
 admin_item_set(samsa_arena_t *arena, samsa_admin_item_t *it,
                samsa_slice_t name, int16_t code, samsa_slice_t msg)
 {
-    it->name = samsa_admin_str(arena, name);
-    if (it->name == NULL) {
-        it->name = "";
-    }
+    it->name = samsa_admin_name(arena, name);
     it->err = (samsa_err_t) code;
     it->errmsg = samsa_admin_errmsg(arena, it->err, msg);
 }
@@ -386,8 +383,7 @@ admin_config_resource(samsa_arena_t *arena, samsa_config_resource_t *cr,
     int32_t                                       j;
 
     cr->type = r->ResourceType;
-    cr->name = samsa_admin_str(arena, r->ResourceName);
-    cr->name = cr->name != NULL ? cr->name : "";
+    cr->name = samsa_admin_name(arena, r->ResourceName);
     cr->err = (samsa_err_t) r->ErrorCode;
     cr->errmsg = samsa_admin_errmsg(arena, cr->err, r->ErrorMessage);
     cr->nentries = r->Configs_cnt > 0 ? (size_t) r->Configs_cnt : 0;
@@ -396,8 +392,7 @@ admin_config_resource(samsa_arena_t *arena, samsa_config_resource_t *cr,
     for (j = 0; j < (int32_t) cr->nentries; j++) {
         c = &r->Configs[j];
         e = &cr->entries[j];
-        e->name = samsa_admin_str(arena, c->Name);
-        e->name = e->name != NULL ? e->name : "";
+        e->name = samsa_admin_name(arena, c->Name);
         e->value = samsa_admin_str(arena, c->Value);
         e->source = c->ConfigSource;
         e->is_default = c->ConfigSource == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;

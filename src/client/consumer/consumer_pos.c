@@ -203,6 +203,41 @@ samsa_consumer_current_lag(samsa_consumer_t *c, const char *topic,
 
 /* ---- operations run by the background thread ---------------------------- */
 
+/* An operation of kind on a copy of the n entries tps, each answer
+ * INVALID and timed out until the background thread gives one. */
+static samsa_cop_t *
+consumer_tps_op_new(samsa_cop_kind_t kind, const samsa_topic_partition_t *tps,
+                    size_t n)
+{
+    samsa_cop_t  *op = samsa_calloc(1, sizeof(*op));
+    size_t        i;
+
+    op->kind = kind;
+    op->tps = samsa_consumer_tps_dup(tps, n);
+    op->n = n;
+    for (i = 0; i < n; i++) {
+        op->tps[i].offset = SAMSA_OFFSET_INVALID;
+        op->tps[i].err = SAMSA_ERR__TIMED_OUT;
+    }
+    return op;
+}
+
+/* Run op (within timeout_ms, -1: default.api.timeout.ms) and copy its
+ * answers into results.  @owns op  @thread app */
+static samsa_err_t
+consumer_tps_op_run(samsa_consumer_t *c, samsa_cop_t *op, int64_t timeout_ms,
+                    samsa_topic_partition_t *results)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(&c->lock);
+    err = samsa_consumer_op_run(c, op,
+                                samsa_consumer_deadline_ms(c, timeout_ms),
+                                results);
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
 static samsa_err_t
 consumer_list_offsets(samsa_consumer_t *c, samsa_topic_partition_t *tps,
                       size_t n, int64_t timeout_ms, int64_t fixed_ts)
@@ -219,22 +254,11 @@ consumer_list_offsets(samsa_consumer_t *c, samsa_topic_partition_t *tps,
             return SAMSA_ERR__INVALID_ARG;
         }
     }
-    op = samsa_calloc(1, sizeof(*op));
-    op->kind = SAMSA_COP_LIST_OFFSETS;
-    op->tps = samsa_consumer_tps_dup(tps, n);
-    op->n = n;
-    for (i = 0; i < n; i++) {
-        if (fixed_ts != 0) {
-            op->tps[i].timestamp = fixed_ts;
-        }
-        op->tps[i].offset = SAMSA_OFFSET_INVALID;
-        op->tps[i].err = SAMSA_ERR__TIMED_OUT;
+    op = consumer_tps_op_new(SAMSA_COP_LIST_OFFSETS, tps, n);
+    for (i = 0; fixed_ts != 0 && i < n; i++) {
+        op->tps[i].timestamp = fixed_ts;
     }
-    pthread_mutex_lock(&c->lock);
-    err = samsa_consumer_op_run(c, op,
-                                samsa_consumer_deadline_ms(c, timeout_ms),
-                                tps);
-    pthread_mutex_unlock(&c->lock);
+    err = consumer_tps_op_run(c, op, timeout_ms, tps);
     if (err == SAMSA_ERR_NONE) {
         for (i = 0; i < n; i++) {
             if (tps[i].err != SAMSA_ERR_NONE) {
@@ -358,7 +382,6 @@ samsa_consumer_committed(samsa_consumer_t *c, samsa_topic_partition_t *tps,
                          size_t n, int64_t timeout_ms)
 {
     samsa_cop_t  *op;
-    samsa_err_t   err;
     size_t        i;
 
     if (c->cc.group_id == NULL) {
@@ -372,20 +395,8 @@ samsa_consumer_committed(samsa_consumer_t *c, samsa_topic_partition_t *tps,
             return SAMSA_ERR__INVALID_ARG;
         }
     }
-    op = samsa_calloc(1, sizeof(*op));
-    op->kind = SAMSA_COP_COMMITTED;
-    op->tps = samsa_consumer_tps_dup(tps, n);
-    op->n = n;
-    for (i = 0; i < n; i++) {
-        op->tps[i].offset = SAMSA_OFFSET_INVALID;
-        op->tps[i].err = SAMSA_ERR__TIMED_OUT;
-    }
-    pthread_mutex_lock(&c->lock);
-    err = samsa_consumer_op_run(c, op,
-                                samsa_consumer_deadline_ms(c, timeout_ms),
-                                tps);
-    pthread_mutex_unlock(&c->lock);
-    return err;
+    op = consumer_tps_op_new(SAMSA_COP_COMMITTED, tps, n);
+    return consumer_tps_op_run(c, op, timeout_ms, tps);
 }
 
 samsa_err_t
