@@ -15,6 +15,7 @@
 #include "util/arena.h"
 #include "util/slice.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 typedef struct md_entry {
     char             *name;
@@ -207,12 +208,7 @@ samsa_mdcache_request_update(samsa_mdcache_t *mdc)
 bool
 samsa_mdcache_update_requested(samsa_mdcache_t *mdc)
 {
-    bool  need;
-
-    pthread_mutex_lock(&mdc->lock);
-    need = mdc->need_update;
-    pthread_mutex_unlock(&mdc->lock);
-    return need;
+    return SAMSA_LOCKED_READ(&mdc->lock, mdc->need_update);
 }
 
 bool
@@ -457,12 +453,7 @@ samsa_mdcache_update_failed(samsa_mdcache_t *mdc)
 uint64_t
 samsa_mdcache_gen(samsa_mdcache_t *mdc)
 {
-    uint64_t  gen;
-
-    pthread_mutex_lock(&mdc->lock);
-    gen = mdc->gen;
-    pthread_mutex_unlock(&mdc->lock);
-    return gen;
+    return SAMSA_LOCKED_READ(&mdc->lock, mdc->gen);
 }
 
 int32_t
@@ -498,12 +489,7 @@ samsa_mdcache_peek(samsa_mdcache_t *mdc, const char *topic, size_t len)
 int32_t
 samsa_mdcache_count(samsa_mdcache_t *mdc)
 {
-    int32_t  n;
-
-    pthread_mutex_lock(&mdc->lock);
-    n = mdc->ntopics;
-    pthread_mutex_unlock(&mdc->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&mdc->lock, mdc->ntopics);
 }
 
 const samsa_mdtopic_t *

@@ -24,6 +24,7 @@
 #include "util/diag.h"
 #include "util/map.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 #define LOGMGR_TICK_MS          1000    /* logmaint's longest sleep */
 #define LOGMGR_INITIAL_DELAY_MS 30000   /* Kafka's InitialTaskDelayMs */
@@ -288,12 +289,7 @@ samsa_logmgr_foreach(samsa_logmgr_t *mgr, samsa_logmgr_plog_fn_t *fn,
 size_t
 samsa_logmgr_plog_count(samsa_logmgr_t *mgr)
 {
-    size_t  n;
-
-    pthread_mutex_lock(&mgr->map_lock);
-    n = samsa_map_count(&mgr->map);
-    pthread_mutex_unlock(&mgr->map_lock);
-    return n;
+    return SAMSA_LOCKED_READ(&mgr->map_lock, samsa_map_count(&mgr->map));
 }
 
 /* ---- group commit: logflush ---------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/locked.h"
 
 void
 samsa_idtab_init(samsa_idtab_t *t, const samsa_idtab_ops_t *ops, void *arg)
@@ -150,10 +151,5 @@ samsa_idtab_snapshot(samsa_idtab_t *t, size_t *n)
 size_t
 samsa_idtab_count(samsa_idtab_t *t)
 {
-    size_t  n;
-
-    pthread_mutex_lock(&t->lock);
-    n = t->n;
-    pthread_mutex_unlock(&t->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&t->lock, t->n);
 }

@@ -9,6 +9,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 void
 samsa_queue_init(samsa_queue_t *q, size_t cap)
@@ -108,21 +109,11 @@ samsa_queue_take(samsa_queue_t *q, int64_t timeout_ms)
 size_t
 samsa_queue_size(samsa_queue_t *q)
 {
-    size_t  n;
-
-    pthread_mutex_lock(&q->lock);
-    n = q->len;
-    pthread_mutex_unlock(&q->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&q->lock, q->len);
 }
 
 size_t
 samsa_queue_max_size(samsa_queue_t *q)
 {
-    size_t  n;
-
-    pthread_mutex_lock(&q->lock);
-    n = q->max_len;
-    pthread_mutex_unlock(&q->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&q->lock, q->max_len);
 }

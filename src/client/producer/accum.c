@@ -12,6 +12,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 typedef struct accum_node {
     int32_t  node;
@@ -1017,12 +1018,7 @@ samsa_accum_has_queued(samsa_accum_t *accum)
 int64_t
 samsa_accum_incomplete(samsa_accum_t *accum)
 {
-    int64_t  n;
-
-    pthread_mutex_lock(&accum->inc_lock);
-    n = accum->nincomplete;
-    pthread_mutex_unlock(&accum->inc_lock);
-    return n;
+    return SAMSA_LOCKED_READ(&accum->inc_lock, accum->nincomplete);
 }
 
 void

@@ -15,6 +15,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 /* A waiter that got no wake-up for this long takes whatever is free
  * (see BUFPOOL_WAKE_DIV). */
@@ -286,34 +287,20 @@ samsa_bufpool_dealloc(samsa_bufpool_t *pool, uint8_t *buf, size_t size)
 int64_t
 samsa_bufpool_available(samsa_bufpool_t *pool)
 {
-    int64_t  n;
-
-    pthread_mutex_lock(&pool->lock);
-    n = pool->unallocated + (int64_t) (pool->nfree * pool->poolable);
-    pthread_mutex_unlock(&pool->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&pool->lock, pool->unallocated
+                             + (int64_t) (pool->nfree * pool->poolable));
 }
 
 int64_t
 samsa_bufpool_unallocated(samsa_bufpool_t *pool)
 {
-    int64_t  n;
-
-    pthread_mutex_lock(&pool->lock);
-    n = pool->unallocated;
-    pthread_mutex_unlock(&pool->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&pool->lock, pool->unallocated);
 }
 
 int
 samsa_bufpool_waiters(samsa_bufpool_t *pool)
 {
-    int  n;
-
-    pthread_mutex_lock(&pool->lock);
-    n = pool->nwaiters;
-    pthread_mutex_unlock(&pool->lock);
-    return n;
+    return SAMSA_LOCKED_READ(&pool->lock, pool->nwaiters);
 }
 
 int64_t

@@ -11,6 +11,7 @@
 
 #include "util/alloc.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 struct samsa_future {
     pthread_mutex_t     lock;
@@ -95,12 +96,7 @@ samsa_future_wait(samsa_future_t *fut, int64_t timeout_ms,
 bool
 samsa_future_done(samsa_future_t *fut)
 {
-    bool  done;
-
-    pthread_mutex_lock(&fut->lock);
-    done = fut->done;
-    pthread_mutex_unlock(&fut->lock);
-    return done;
+    return SAMSA_LOCKED_READ(&fut->lock, fut->done);
 }
 
 void

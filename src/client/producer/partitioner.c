@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/locked.h"
 
 int32_t
 samsa_murmur2(const void *data, size_t len)
@@ -189,12 +190,7 @@ samsa_sticky_peek(samsa_sticky_t *st, const samsa_partview_t *view)
 bool
 samsa_sticky_changed(samsa_sticky_t *st, samsa_sticky_pick_t pick)
 {
-    bool  changed;
-
-    pthread_mutex_lock(&st->lock);
-    changed = st->gen != pick.gen;
-    pthread_mutex_unlock(&st->lock);
-    return changed;
+    return SAMSA_LOCKED_READ(&st->lock, st->gen != pick.gen);
 }
 
 void

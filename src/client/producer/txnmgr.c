@@ -21,6 +21,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/time.h"
+#include "util/locked.h"
 
 typedef enum txn_op {
     TXN_OP_NONE = 0,
@@ -241,12 +242,7 @@ txn_set_state(samsa_txnmgr_t *tm, samsa_txn_state_t to, samsa_err_t err)
 samsa_txn_state_t
 samsa_txnmgr_state(samsa_txnmgr_t *tm)
 {
-    samsa_txn_state_t  s;
-
-    pthread_mutex_lock(&tm->lock);
-    s = tm->state;
-    pthread_mutex_unlock(&tm->lock);
-    return s;
+    return SAMSA_LOCKED_READ(&tm->lock, tm->state);
 }
 
 /* The error of a call made in the wrong state.  @locks tm->lock */
