@@ -359,21 +359,20 @@ produce_all_error(samsa_req_t *req, const samsa_ProduceRequest_t *rq,
 /* What produce_all's walk over the partitions shares. */
 typedef struct produce_all_ctx {
     samsa_apis_t                  *apis;
-    samsa_req_t                   *req;
     const samsa_ProduceRequest_t  *rq;
-    const samsa_image_t           *img;
     produce_wait_t                *waits;
     size_t                         nwaits;
     bool                           any_error;
 } produce_all_ctx_t;
 
-/* samsa_tp_fill_fn: append one partition's records and wake the fetches
- * watching it */
+/* samsa_tp_fill_fn (ctx: samsa_tp_image_t, its arg produce_all_ctx_t):
+ * append one partition's records and wake the fetches watching it */
 static void
 produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
                  void *out)
 {
-    produce_all_ctx_t                   *c = ctx;
+    const samsa_tp_image_t              *ti = ctx;
+    produce_all_ctx_t                   *c = ti->arg;
     const samsa_PartitionProduceData_t  *pd = rq;
     samsa_PartitionProduceResponse_t    *pr = out;
     const samsa_image_topic_t           *t;
@@ -381,7 +380,7 @@ produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 
     (void) k;
     pr->Index = pd->Index;
-    t = produce_topic(c->img, name, pd->Index, pr);
+    t = produce_topic(ti->img, name, pd->Index, pr);
     if (t == NULL) {
         c->any_error = true;
         return;
@@ -391,7 +390,7 @@ produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
         c->any_error = true;
         return;
     }
-    if (!produce_append(c->apis, c->req, c->rq->TransactionalId, t, pd, pr,
+    if (!produce_append(c->apis, ti->req, c->rq->TransactionalId, t, pd, pr,
                         &c->waits[c->nwaits])) {
         c->any_error = true;
         return;
@@ -408,13 +407,12 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
             const samsa_ProduceRequest_t *rq, samsa_ProduceResponse_t *m,
             produce_wait_t *waits, bool *any_error)
 {
-    samsa_image_t      *img = samsa_meta_image_get(apis->broker->meta);
-    produce_all_ctx_t   c = { apis, req, rq, img, waits, 0, false };
+    produce_all_ctx_t  c = { apis, rq, waits, 0, false };
 
-    m->Responses = samsa_tp_respond(&req->arena, &rq_layout, rq->TopicData,
-                                    rq->TopicData_cnt, &out_layout,
-                                    &m->Responses_cnt, produce_all_fill, &c);
-    samsa_image_put(img);
+    m->Responses = samsa_tp_respond_image(apis->broker, req, &rq_layout,
+                                          rq->TopicData, rq->TopicData_cnt,
+                                          &out_layout, &m->Responses_cnt,
+                                          produce_all_fill, &c);
     *any_error = c.any_error;
     return c.nwaits;
 }
