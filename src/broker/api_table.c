@@ -193,6 +193,15 @@ samsa_apis_send(samsa_broker_t *b, samsa_req_t *req, void *m)
     samsa_apis_send_opts(b, req, m, &defaults);
 }
 
+samsa_err_t
+samsa_apis_txn_error(samsa_err_t err, int16_t version, int16_t since)
+{
+    if (err == SAMSA_ERR_PRODUCER_FENCED && version < since) {
+        return SAMSA_ERR_INVALID_PRODUCER_EPOCH;
+    }
+    return err;
+}
+
 samsa_apis_call_t *
 samsa_apis_call(samsa_apis_t *apis, samsa_req_t *req)
 {

@@ -87,6 +87,12 @@ extern const samsa_apis_send_opts_t  samsa_apis_uncounted;
 void samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
                           const samsa_apis_send_opts_t *opts);
 
+/* KIP-588: the transaction APIs answer PRODUCER_FENCED only from version
+ * since; an older client is told INVALID_PRODUCER_EPOCH.  Returns err so
+ * mapped for a request of version version. */
+samsa_err_t samsa_apis_txn_error(samsa_err_t err, int16_t version,
+                                 int16_t since);
+
 /* What an asynchronous completion needs to answer req with
  * samsa_apis_send: a callback's ctx, in req's arena. */
 typedef struct samsa_apis_call {

@@ -19,14 +19,11 @@ samsa_h_AddOffsetsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_AddOffsetsToTxnRequest_t  *rq = body;
     samsa_AddOffsetsToTxnResponse_t  m;
     samsa_err_t                      err;
-    int16_t                          v = req->hdr.ApiVersion;
 
     err = samsa_txn_add_offsets(apis->broker->txn, rq->TransactionalId,
                                 rq->ProducerId, rq->ProducerEpoch, rq->GroupId);
-    if (err == SAMSA_ERR_PRODUCER_FENCED && v < 2) {
-        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
-    }
     samsa_AddOffsetsToTxnResponse_init(&m);
-    m.ErrorCode = samsa_err_wire(err);
+    m.ErrorCode = samsa_err_wire(
+        samsa_apis_txn_error(err, req->hdr.ApiVersion, 2));
     samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

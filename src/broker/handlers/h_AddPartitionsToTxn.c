@@ -35,15 +35,12 @@ addparts_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 {
     const addparts_ctx_t                       *c = ctx;
     samsa_AddPartitionsToTxnPartitionResult_t  *pr = out;
-    samsa_err_t                                 err = c->tps[k].error;
 
     (void) name;
     (void) rq;
-    if (err == SAMSA_ERR_PRODUCER_FENCED && c->version < 2) {
-        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
-    }
     pr->PartitionIndex = c->tps[k].partition;
-    pr->PartitionErrorCode = samsa_err_wire(err);
+    pr->PartitionErrorCode = samsa_err_wire(
+        samsa_apis_txn_error(c->tps[k].error, c->version, 2));
 }
 
 void

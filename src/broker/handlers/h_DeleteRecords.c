@@ -25,19 +25,12 @@ static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
     samsa_DeleteRecordsTopicResult_init_any,
     samsa_DeleteRecordsPartitionResult_init_any);
 
-typedef struct deleterecords_ctx {
-    samsa_broker_t       *b;
-    const samsa_image_t  *img;
-} deleterecords_ctx_t;
-
-/* samsa_tp_fill_fn */
+/* samsa_tp_fill_fn (ctx: samsa_tp_image_t) */
 static void
 deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
                   void *out)
 {
-    deleterecords_ctx_t                   *c = ctx;
-    samsa_broker_t                        *b = c->b;
-    const samsa_image_t                   *img = c->img;
+    const samsa_tp_image_t                *c = ctx;
     const samsa_DeleteRecordsPartition_t  *rp = rq;
     samsa_DeleteRecordsPartitionResult_t  *pr = out;
     const samsa_image_topic_t             *t;
@@ -48,7 +41,7 @@ deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
     (void) k;
     pr->PartitionIndex = rp->PartitionIndex;
     pr->LowWatermark = -1;
-    plog = samsa_broker_plog_find(b, img, name, rp->PartitionIndex, &t);
+    plog = samsa_broker_plog_find(c->b, c->img, name, rp->PartitionIndex, &t);
     if (plog == NULL) {
         pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;
@@ -73,17 +66,12 @@ deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 void
 samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DeleteRecordsRequest_t        *rq = body;
-    samsa_DeleteRecordsResponse_t        m;
-    samsa_image_t                       *img;
-    deleterecords_ctx_t                  c;
+    samsa_DeleteRecordsRequest_t   *rq = body;
+    samsa_DeleteRecordsResponse_t   m;
 
     samsa_DeleteRecordsResponse_init(&m);
-    img = samsa_meta_image_get(apis->broker->meta);
-    c = (deleterecords_ctx_t) { apis->broker, img };
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
-                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
-                                deleterecords_one, &c);
-    samsa_image_put(img);
+    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
+                                      rq->Topics, rq->Topics_cnt, &out_layout,
+                                      &m.Topics_cnt, deleterecords_one, NULL);
     samsa_apis_send(apis->broker, req, &m);
 }

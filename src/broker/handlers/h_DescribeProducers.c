@@ -15,19 +15,23 @@
 #include "proto/wr.h"
 #include "util/alloc.h"
 
+/* samsa_tp_fill_fn (ctx: samsa_tp_image_t) */
 static void
-dp_partition(samsa_broker_t *b, samsa_req_t *req, const samsa_image_t *img,
-             samsa_slice_t name, int32_t index,
-             samsa_DescribeProducersPartitionResponse_t *pr)
+dp_partition(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+             void *out)
 {
-    const samsa_image_topic_t  *t;
-    samsa_pstate_entry_t       *list;
-    samsa_ProducerState_t      *ps;
-    samsa_plog_t               *plog;
-    size_t                      n, i;
+    const samsa_tp_image_t                      *c = ctx;
+    int32_t                                      index = *(const int32_t *) rq;
+    samsa_DescribeProducersPartitionResponse_t  *pr = out;
+    const samsa_image_topic_t                   *t;
+    samsa_pstate_entry_t                        *list;
+    samsa_ProducerState_t                       *ps;
+    samsa_plog_t                                *plog;
+    size_t                                       n, i;
 
+    (void) k;
     pr->PartitionIndex = index;
-    plog = samsa_broker_plog_find(b, img, name, index, &t);
+    plog = samsa_broker_plog_find(c->b, c->img, name, index, &t);
     if (plog == NULL) {
         pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;
@@ -35,7 +39,7 @@ dp_partition(samsa_broker_t *b, samsa_req_t *req, const samsa_image_t *img,
     n = samsa_plog_producers(plog, &list);
     samsa_plog_unref(plog);
     pr->ActiveProducers_cnt = (int32_t) n;
-    pr->ActiveProducers = samsa_arena_calloc(&req->arena, n,
+    pr->ActiveProducers = samsa_arena_calloc(&c->req->arena, n,
                                              sizeof(*pr->ActiveProducers));
     for (i = 0; i < n; i++) {
         ps = &pr->ActiveProducers[i];
@@ -61,36 +65,15 @@ static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
     samsa_DescribeProducersTopicResponse_init_any,
     samsa_DescribeProducersPartitionResponse_init_any);
 
-typedef struct dp_ctx {
-    samsa_broker_t       *b;
-    samsa_req_t          *req;
-    const samsa_image_t  *img;
-} dp_ctx_t;
-
-/* samsa_tp_fill_fn */
-static void
-dp_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq, void *out)
-{
-    dp_ctx_t  *c = ctx;
-
-    (void) k;
-    dp_partition(c->b, c->req, c->img, name, *(const int32_t *) rq, out);
-}
-
 void
 samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_DescribeProducersRequest_t          *rq = body;
-    samsa_DescribeProducersResponse_t          m;
-    samsa_image_t                             *img;
-    dp_ctx_t                                   c;
+    samsa_DescribeProducersRequest_t   *rq = body;
+    samsa_DescribeProducersResponse_t   m;
 
     samsa_DescribeProducersResponse_init(&m);
-    img = samsa_meta_image_get(apis->broker->meta);
-    c = (dp_ctx_t) { apis->broker, req, img };
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
-                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
-                                dp_fill, &c);
-    samsa_image_put(img);
+    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
+                                      rq->Topics, rq->Topics_cnt, &out_layout,
+                                      &m.Topics_cnt, dp_partition, NULL);
     samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -51,9 +51,7 @@ initpid_transactional(samsa_apis_t *apis, samsa_req_t *req,
                                      v >= 3 ? rq->ProducerId : -1,
                                      v >= 3 ? rq->ProducerEpoch : -1, &pid,
                                      &epoch);
-    if (err == SAMSA_ERR_PRODUCER_FENCED && v < 4) {
-        err = SAMSA_ERR_INVALID_PRODUCER_EPOCH;
-    }
+    err = samsa_apis_txn_error(err, v, 4);
     if (err != SAMSA_ERR_NONE) {
         initpid_error(m, err);
     } else {

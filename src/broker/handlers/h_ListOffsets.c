@@ -18,21 +18,25 @@
 
 #define TS_LATEST_TIERED (-5)
 
+/* samsa_tp_fill_fn (ctx: samsa_tp_image_t, its arg a bool: read_committed) */
 static void
-listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
-                samsa_slice_t name, bool committed,
-                const samsa_ListOffsetsPartition_t *rp,
-                samsa_ListOffsetsPartitionResponse_t *pr)
+listoffsets_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                void *resp)
 {
-    const samsa_image_topic_t  *t;
-    samsa_plog_ts_offset_t      out;
-    samsa_plog_t               *plog;
-    samsa_err_t                 err;
-    int64_t                     lso;
-    int32_t                     epoch;
+    const samsa_tp_image_t                *c = ctx;
+    const bool                            *committed = c->arg;
+    const samsa_ListOffsetsPartition_t    *rp = rq;
+    samsa_ListOffsetsPartitionResponse_t  *pr = resp;
+    const samsa_image_topic_t             *t;
+    samsa_plog_ts_offset_t                 out;
+    samsa_plog_t                          *plog;
+    samsa_err_t                            err;
+    int64_t                                lso;
+    int32_t                                epoch;
 
+    (void) k;
     pr->PartitionIndex = rp->PartitionIndex;
-    plog = samsa_broker_plog_find(b, img, name, rp->PartitionIndex, &t);
+    plog = samsa_broker_plog_find(c->b, c->img, name, rp->PartitionIndex, &t);
     if (plog == NULL) {
         pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;
@@ -50,7 +54,7 @@ listoffsets_one(samsa_broker_t *b, const samsa_image_t *img,
         return;
     }
     err = samsa_plog_offset_for_time(plog, rp->Timestamp, &out);
-    if (err == SAMSA_ERR_NONE && committed) {
+    if (err == SAMSA_ERR_NONE && *committed) {
         /* Kafka's lastFetchableOffset for read_committed: the LSO */
         lso = samsa_plog_last_stable_offset(plog);
         if (rp->Timestamp == SAMSA_PLOG_TS_LATEST) {
@@ -82,37 +86,17 @@ static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
     samsa_ListOffsetsTopicResponse_init_any,
     samsa_ListOffsetsPartitionResponse_init_any);
 
-typedef struct listoffsets_ctx {
-    samsa_broker_t       *b;
-    const samsa_image_t  *img;
-    bool                  committed;
-} listoffsets_ctx_t;
-
-/* samsa_tp_fill_fn */
-static void
-listoffsets_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
-                 void *out)
-{
-    listoffsets_ctx_t  *c = ctx;
-
-    (void) k;
-    listoffsets_one(c->b, c->img, name, c->committed, rq, out);
-}
-
 void
 samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
-    samsa_ListOffsetsRequest_t            *rq = body;
-    samsa_ListOffsetsResponse_t            m;
-    samsa_image_t                         *img;
-    listoffsets_ctx_t                      c;
+    samsa_ListOffsetsRequest_t   *rq = body;
+    samsa_ListOffsetsResponse_t   m;
+    bool                          committed = rq->IsolationLevel == 1;
 
     samsa_ListOffsetsResponse_init(&m);
-    img = samsa_meta_image_get(apis->broker->meta);
-    c = (listoffsets_ctx_t) { apis->broker, img, rq->IsolationLevel == 1 };
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
-                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
-                                listoffsets_fill, &c);
-    samsa_image_put(img);
+    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
+                                      rq->Topics, rq->Topics_cnt, &out_layout,
+                                      &m.Topics_cnt, listoffsets_one,
+                                      &committed);
     samsa_apis_send(apis->broker, req, &m);
 }

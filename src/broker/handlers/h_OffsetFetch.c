@@ -8,10 +8,12 @@
  */
 #include "broker/api_table.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "broker/group/consumer_group.h"
 #include "broker/group/grp.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/OffsetFetch.h"
@@ -65,14 +67,49 @@ offsetfetch_ask_group(samsa_req_t *req,
     }
 }
 
-/* One group's answer, flat: offs[i] for each partition. */
+/* One topic of a group's answer: its entries of the flat list, in order;
+ * the request side of samsa_tp_respond. */
+typedef struct offsetfetch_topic {
+    samsa_slice_t               name;
+    const samsa_grp_offset_t  **parts;
+    int32_t                     parts_cnt;
+} offsetfetch_topic_t;
+
+/* One group's answer, flat: offs[i] for each partition, and by topic. */
 typedef struct offsetfetch_group {
-    samsa_err_t          error;
-    samsa_grp_offset_t  *offs;
-    size_t               n;
-    size_t               ntopics;       /* distinct topics, in order */
-    size_t              *topic_first;   /* index of each topic's first */
+    samsa_err_t           error;
+    samsa_grp_offset_t   *offs;
+    size_t                n;
+    offsetfetch_topic_t  *topics;       /* distinct topics, in order of
+                                           first appearance */
+    size_t                ntopics;
 } offsetfetch_group_t;
+
+/* Group out's flat list by topic, in order of first appearance. */
+static void
+offsetfetch_by_topic(samsa_req_t *req, offsetfetch_group_t *out)
+{
+    offsetfetch_topic_t  *tp;
+    size_t                i, j;
+
+    out->topics = samsa_arena_calloc(&req->arena, out->n + 1,
+                                     sizeof(*out->topics));
+    for (i = 0; i < out->n; i++) {
+        for (j = 0; j < out->ntopics; j++) {
+            if (samsa_slice_eq(out->topics[j].name, out->offs[i].topic)) {
+                break;
+            }
+        }
+        tp = &out->topics[j];
+        if (j == out->ntopics) {
+            out->ntopics++;
+            tp->name = out->offs[i].topic;
+            tp->parts = samsa_arena_calloc(&req->arena, out->n - i + 1,
+                                           sizeof(*tp->parts));
+        }
+        tp->parts[tp->parts_cnt++] = &out->offs[i];
+    }
+}
 
 /* The flat list for the asked topics (topics_cnt -1: all). */
 static void
@@ -84,7 +121,7 @@ offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
     const int32_t *const  *parts = a->parts;
     const int32_t         *nparts = a->nparts;
     int32_t                ntopics = a->ntopics;
-    size_t                 n = 0, k = 0, i, j;
+    size_t                 n = 0, k = 0;
     int32_t                t, p;
 
     memset(out, 0, sizeof(*out));
@@ -109,20 +146,61 @@ offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
         samsa_grp_offsets_mark_unstable(apis->broker->grp, group, out->offs,
                                         out->n);
     }
-    /* distinct topics in order of first appearance */
-    out->topic_first = samsa_arena_calloc(&req->arena, out->n + 1,
-                                          sizeof(*out->topic_first));
-    for (i = 0; i < out->n; i++) {
-        for (j = 0; j < out->ntopics; j++) {
-            if (samsa_slice_eq(out->offs[out->topic_first[j]].topic,
-                               out->offs[i].topic)) {
-                break;
-            }
-        }
-        if (j == out->ntopics) {
-            out->topic_first[out->ntopics++] = i;
-        }
-    }
+    offsetfetch_by_topic(req, out);
+}
+
+/* Where a response partition keeps a committed offset: the v0-v7 and the
+ * v8+ partitions are distinct generated types with the same fields. */
+typedef struct offsetfetch_part_layout {
+    size_t  index_off;
+    size_t  offset_off;
+    size_t  epoch_off;
+    size_t  metadata_off;
+    size_t  error_off;
+} offsetfetch_part_layout_t;
+
+#define OFFSETFETCH_PART_LAYOUT(T)                                          \
+    { offsetof(T, PartitionIndex), offsetof(T, CommittedOffset),            \
+      offsetof(T, CommittedLeaderEpoch), offsetof(T, Metadata),             \
+      offsetof(T, ErrorCode) }
+
+static const samsa_tp_layout_t  group_layout = SAMSA_TP_LAYOUT(
+    offsetfetch_topic_t, name, parts, const samsa_grp_offset_t *, NULL, NULL);
+static const samsa_tp_layout_t  old_layout = SAMSA_TP_LAYOUT(
+    samsa_OffsetFetchResponseTopic_t, Name, Partitions,
+    samsa_OffsetFetchResponsePartition_t,
+    samsa_OffsetFetchResponseTopic_init_any,
+    samsa_OffsetFetchResponsePartition_init_any);
+static const offsetfetch_part_layout_t  old_part_layout =
+    OFFSETFETCH_PART_LAYOUT(samsa_OffsetFetchResponsePartition_t);
+static const samsa_tp_layout_t  v8_layout = SAMSA_TP_LAYOUT(
+    samsa_OffsetFetchResponseTopics_t, Name, Partitions,
+    samsa_OffsetFetchResponsePartitions_t,
+    samsa_OffsetFetchResponseTopics_init_any,
+    samsa_OffsetFetchResponsePartitions_init_any);
+static const offsetfetch_part_layout_t  v8_part_layout =
+    OFFSETFETCH_PART_LAYOUT(samsa_OffsetFetchResponsePartitions_t);
+
+/* samsa_tp_fill_fn (ctx: the response's offsetfetch_part_layout_t): one
+ * partition's committed offset */
+static void
+offsetfetch_fill_part(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                      void *out)
+{
+    const offsetfetch_part_layout_t   *l = ctx;
+    const samsa_grp_offset_t *const   *entry = rq;
+    const samsa_grp_offset_t          *o = *entry;
+    int16_t                            error;
+
+    (void) name;
+    (void) k;
+    error = samsa_err_wire(o->error);
+    memcpy((char *) out + l->index_off, &o->partition, sizeof(o->partition));
+    memcpy((char *) out + l->offset_off, &o->offset, sizeof(o->offset));
+    memcpy((char *) out + l->epoch_off, &o->leader_epoch,
+           sizeof(o->leader_epoch));
+    memcpy((char *) out + l->metadata_off, &o->metadata, sizeof(o->metadata));
+    memcpy((char *) out + l->error_off, &error, sizeof(error));
 }
 
 /* v0-v7 topics of one group. */
@@ -130,35 +208,11 @@ static void
 offsetfetch_fill_old(samsa_req_t *req, const offsetfetch_group_t *g,
                      samsa_OffsetFetchResponse_t *m)
 {
-    samsa_OffsetFetchResponseTopic_t      *tr;
-    samsa_OffsetFetchResponsePartition_t  *pr;
-    const samsa_grp_offset_t              *o;
-    size_t                                 t, i;
-
     m->ErrorCode = samsa_err_wire(g->error);
-    m->Topics_cnt = (int32_t) g->ntopics;
-    m->Topics = samsa_arena_calloc(&req->arena, g->ntopics + 1,
-                                   sizeof(*m->Topics));
-    for (t = 0; t < g->ntopics; t++) {
-        tr = &m->Topics[t];
-        samsa_OffsetFetchResponseTopic_init(tr);
-        tr->Name = g->offs[g->topic_first[t]].topic;
-        tr->Partitions = samsa_arena_calloc(&req->arena, g->n + 1,
-                                            sizeof(*tr->Partitions));
-        for (i = g->topic_first[t]; i < g->n; i++) {
-            o = &g->offs[i];
-            if (!samsa_slice_eq(o->topic, tr->Name)) {
-                continue;
-            }
-            pr = &tr->Partitions[tr->Partitions_cnt++];
-            samsa_OffsetFetchResponsePartition_init(pr);
-            pr->PartitionIndex = o->partition;
-            pr->CommittedOffset = o->offset;
-            pr->CommittedLeaderEpoch = o->leader_epoch;
-            pr->Metadata = o->metadata;
-            pr->ErrorCode = samsa_err_wire(o->error);
-        }
-    }
+    m->Topics = samsa_tp_respond(&req->arena, &group_layout, g->topics,
+                                 (int32_t) g->ntopics, &old_layout,
+                                 &m->Topics_cnt, offsetfetch_fill_part,
+                                 (void *) &old_part_layout);
 }
 
 static void
@@ -166,37 +220,13 @@ offsetfetch_fill_group(samsa_req_t *req, samsa_slice_t id,
                        const offsetfetch_group_t *g,
                        samsa_OffsetFetchResponseGroup_t *gr)
 {
-    samsa_OffsetFetchResponseTopics_t      *tr;
-    samsa_OffsetFetchResponsePartitions_t  *pr;
-    const samsa_grp_offset_t               *o;
-    size_t                                  t, i;
-
     samsa_OffsetFetchResponseGroup_init(gr);
     gr->GroupId = id;
     gr->ErrorCode = samsa_err_wire(g->error);
-    gr->Topics_cnt = (int32_t) g->ntopics;
-    gr->Topics = samsa_arena_calloc(&req->arena, g->ntopics + 1,
-                                    sizeof(*gr->Topics));
-    for (t = 0; t < g->ntopics; t++) {
-        tr = &gr->Topics[t];
-        samsa_OffsetFetchResponseTopics_init(tr);
-        tr->Name = g->offs[g->topic_first[t]].topic;
-        tr->Partitions = samsa_arena_calloc(&req->arena, g->n + 1,
-                                            sizeof(*tr->Partitions));
-        for (i = g->topic_first[t]; i < g->n; i++) {
-            o = &g->offs[i];
-            if (!samsa_slice_eq(o->topic, tr->Name)) {
-                continue;
-            }
-            pr = &tr->Partitions[tr->Partitions_cnt++];
-            samsa_OffsetFetchResponsePartitions_init(pr);
-            pr->PartitionIndex = o->partition;
-            pr->CommittedOffset = o->offset;
-            pr->CommittedLeaderEpoch = o->leader_epoch;
-            pr->Metadata = o->metadata;
-            pr->ErrorCode = samsa_err_wire(o->error);
-        }
-    }
+    gr->Topics = samsa_tp_respond(&req->arena, &group_layout, g->topics,
+                                  (int32_t) g->ntopics, &v8_layout,
+                                  &gr->Topics_cnt, offsetfetch_fill_part,
+                                  (void *) &v8_part_layout);
 }
 
 void

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/batch.h"
 #include "proto/errmap.h"
@@ -314,49 +315,89 @@ produce_delay(samsa_broker_t *b, samsa_req_t *req, int32_t timeout_ms,
 
 /* ---- the handler ---------------------------------------------------------- */
 
+static const samsa_tp_layout_t  rq_layout = SAMSA_TP_LAYOUT(
+    samsa_TopicProduceData_t, Name, PartitionData,
+    samsa_PartitionProduceData_t, NULL, NULL);
+static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
+    samsa_TopicProduceResponse_t, Name, PartitionResponses,
+    samsa_PartitionProduceResponse_t, samsa_TopicProduceResponse_init_any,
+    samsa_PartitionProduceResponse_init_any);
+
+typedef struct produce_error_ctx {
+    samsa_err_t   err;
+    const char   *msg;
+} produce_error_ctx_t;
+
+/* samsa_tp_fill_fn: the partition gets the request-level error */
+static void
+produce_error_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                   void *out)
+{
+    const produce_error_ctx_t           *c = ctx;
+    const samsa_PartitionProduceData_t  *pd = rq;
+    samsa_PartitionProduceResponse_t    *pr = out;
+
+    (void) name;
+    (void) k;
+    pr->Index = pd->Index;
+    produce_set_error(pr, c->err, c->msg);
+}
+
 /* Every partition gets err (a request-level problem). */
 static void
 produce_all_error(samsa_req_t *req, const samsa_ProduceRequest_t *rq,
                   samsa_ProduceResponse_t *m, samsa_err_t err,
                   const char *msg)
 {
-    samsa_TopicProduceResponse_t  *tr;
-    int32_t                        i, j;
+    produce_error_ctx_t  c = { err, msg };
 
-    m->Responses_cnt = rq->TopicData_cnt > 0 ? rq->TopicData_cnt : 0;
-    m->Responses = samsa_arena_calloc(&req->arena, (size_t) m->Responses_cnt,
-                                      sizeof(*m->Responses));
-    for (i = 0; i < m->Responses_cnt; i++) {
-        tr = &m->Responses[i];
-        samsa_TopicProduceResponse_init(tr);
-        tr->Name = rq->TopicData[i].Name;
-        tr->PartitionResponses_cnt = rq->TopicData[i].PartitionData_cnt > 0
-                                         ? rq->TopicData[i].PartitionData_cnt
-                                         : 0;
-        tr->PartitionResponses = samsa_arena_calloc(
-            &req->arena, (size_t) tr->PartitionResponses_cnt,
-            sizeof(*tr->PartitionResponses));
-        for (j = 0; j < tr->PartitionResponses_cnt; j++) {
-            samsa_PartitionProduceResponse_init(&tr->PartitionResponses[j]);
-            tr->PartitionResponses[j].Index =
-                rq->TopicData[i].PartitionData[j].Index;
-            produce_set_error(&tr->PartitionResponses[j], err, msg);
-        }
-    }
+    m->Responses = samsa_tp_respond(&req->arena, &rq_layout, rq->TopicData,
+                                    rq->TopicData_cnt, &out_layout,
+                                    &m->Responses_cnt, produce_error_fill, &c);
 }
 
-static size_t
-produce_count_partitions(const samsa_ProduceRequest_t *rq)
-{
-    size_t   n = 0;
-    int32_t  i;
+/* What produce_all's walk over the partitions shares. */
+typedef struct produce_all_ctx {
+    samsa_apis_t                  *apis;
+    const samsa_ProduceRequest_t  *rq;
+    produce_wait_t                *waits;
+    size_t                         nwaits;
+    bool                           any_error;
+} produce_all_ctx_t;
 
-    for (i = 0; i < rq->TopicData_cnt; i++) {
-        n += rq->TopicData[i].PartitionData_cnt > 0
-                 ? (size_t) rq->TopicData[i].PartitionData_cnt
-                 : 0;
+/* samsa_tp_fill_fn (ctx: samsa_tp_image_t, its arg produce_all_ctx_t):
+ * append one partition's records and wake the fetches watching it */
+static void
+produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
+                 void *out)
+{
+    const samsa_tp_image_t              *ti = ctx;
+    produce_all_ctx_t                   *c = ti->arg;
+    const samsa_PartitionProduceData_t  *pd = rq;
+    samsa_PartitionProduceResponse_t    *pr = out;
+    const samsa_image_topic_t           *t;
+    char                                 key[SAMSA_PURGATORY_TP_KEY_MAX];
+
+    (void) k;
+    pr->Index = pd->Index;
+    t = produce_topic(ti->img, name, pd->Index, pr);
+    if (t == NULL) {
+        c->any_error = true;
+        return;
     }
-    return n;
+    if (pd->Records.bytes.ptr == NULL) {
+        produce_set_error(pr, SAMSA_ERR_INVALID_RECORD, "null records");
+        c->any_error = true;
+        return;
+    }
+    if (!produce_append(c->apis, ti->req, c->rq->TransactionalId, t, pd, pr,
+                        &c->waits[c->nwaits])) {
+        c->any_error = true;
+        return;
+    }
+    c->nwaits += c->waits[c->nwaits].plog != NULL;
+    samsa_purgatory_tp_key(key, t->name, t->name_len, pd->Index);
+    samsa_purgatory_check_and_complete(c->apis->broker->fetch, key);
 }
 
 /* Append every partition; returns how many wait for durability (in waits)
@@ -366,59 +407,14 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
             const samsa_ProduceRequest_t *rq, samsa_ProduceResponse_t *m,
             produce_wait_t *waits, bool *any_error)
 {
-    samsa_image_t                      *img = samsa_meta_image_get(
-        apis->broker->meta);
-    const samsa_image_topic_t          *t;
-    samsa_TopicProduceResponse_t       *tr;
-    samsa_PartitionProduceResponse_t   *pr;
-    const samsa_PartitionProduceData_t *pd;
-    char                                key[SAMSA_PURGATORY_TP_KEY_MAX];
-    size_t                              nwaits = 0;
-    int32_t                             i, j;
+    produce_all_ctx_t  c = { apis, rq, waits, 0, false };
 
-    m->Responses = samsa_arena_calloc(&req->arena,
-                                      (size_t) (rq->TopicData_cnt > 0
-                                                    ? rq->TopicData_cnt : 0),
-                                      sizeof(*m->Responses));
-    m->Responses_cnt = rq->TopicData_cnt > 0 ? rq->TopicData_cnt : 0;
-    for (i = 0; i < m->Responses_cnt; i++) {
-        tr = &m->Responses[i];
-        samsa_TopicProduceResponse_init(tr);
-        tr->Name = rq->TopicData[i].Name;
-        tr->PartitionResponses_cnt = rq->TopicData[i].PartitionData_cnt > 0
-                                         ? rq->TopicData[i].PartitionData_cnt
-                                         : 0;
-        tr->PartitionResponses = samsa_arena_calloc(
-            &req->arena, (size_t) tr->PartitionResponses_cnt,
-            sizeof(*tr->PartitionResponses));
-        for (j = 0; j < tr->PartitionResponses_cnt; j++) {
-            pd = &rq->TopicData[i].PartitionData[j];
-            pr = &tr->PartitionResponses[j];
-            samsa_PartitionProduceResponse_init(pr);
-            pr->Index = pd->Index;
-            t = produce_topic(img, tr->Name, pd->Index, pr);
-            if (t == NULL) {
-                *any_error = true;
-                continue;
-            }
-            if (pd->Records.bytes.ptr == NULL) {
-                produce_set_error(pr, SAMSA_ERR_INVALID_RECORD,
-                                  "null records");
-                *any_error = true;
-                continue;
-            }
-            if (produce_append(apis, req, rq->TransactionalId, t, pd, pr,
-                               &waits[nwaits])) {
-                nwaits += waits[nwaits].plog != NULL;
-                samsa_purgatory_tp_key(key, t->name, t->name_len, pd->Index);
-                samsa_purgatory_check_and_complete(apis->broker->fetch, key);
-            } else {
-                *any_error = true;
-            }
-        }
-    }
-    samsa_image_put(img);
-    return nwaits;
+    m->Responses = samsa_tp_respond_image(apis->broker, req, &rq_layout,
+                                          rq->TopicData, rq->TopicData_cnt,
+                                          &out_layout, &m->Responses_cnt,
+                                          produce_all_fill, &c);
+    *any_error = c.any_error;
+    return c.nwaits;
 }
 
 void
@@ -447,7 +443,9 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *body)
         produce_send(apis->broker, req, m);
         return;
     }
-    waits = samsa_calloc(produce_count_partitions(rq) + 1, sizeof(*waits));
+    waits = samsa_calloc(samsa_tp_count(&rq_layout, rq->TopicData,
+                                        rq->TopicData_cnt) + 1,
+                         sizeof(*waits));
     nwaits = produce_all(apis, req, rq, m, waits, &any_error);
     if (rq->Acks == 0) {
         /* Nothing to wait for and nobody to tell: Kafka's acks=0. */

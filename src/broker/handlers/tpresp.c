@@ -1,5 +1,6 @@
 /*
- * broker/handlers/tpresp.c - see tpresp.h.  Threads: any.
+ * broker/handlers/tpresp.c - see tpresp.h.  Threads: any, but
+ * samsa_tp_respond_image a handler.
  */
 #include "broker/handlers/tpresp.h"
 
@@ -75,5 +76,21 @@ samsa_tp_respond(samsa_arena_t *arena, const samsa_tp_layout_t *rq,
         }
     }
     *out_cnt = n;
+    return topics;
+}
+
+void *
+samsa_tp_respond_image(samsa_broker_t *b, samsa_req_t *req,
+                       const samsa_tp_layout_t *rq, const void *rq_topics,
+                       int32_t rq_cnt, const samsa_tp_layout_t *out,
+                       int32_t *out_cnt, samsa_tp_fill_fn *fill, void *arg)
+{
+    samsa_image_t     *img = samsa_meta_image_get(b->meta);
+    samsa_tp_image_t   c = { b, req, img, arg };
+    void              *topics;
+
+    topics = samsa_tp_respond(&req->arena, rq, rq_topics, rq_cnt, out,
+                              out_cnt, fill, &c);
+    samsa_image_put(img);
     return topics;
 }

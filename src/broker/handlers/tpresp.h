@@ -6,7 +6,10 @@
  * structs differ per API, so each side is described by a layout (where a
  * topic keeps its name and its partition array) and the helper walks
  * both, leaving each response partition to the handler's fill function.
- * Threads: pure functions over the caller's request; any thread.
+ * samsa_tp_respond_image does the same for the APIs that answer from the
+ * partition logs, over one metadata image taken for the whole answer.
+ * Threads: samsa_tp_respond and samsa_tp_count are pure functions over the
+ * caller's request (any thread); samsa_tp_respond_image runs on a handler.
  */
 #ifndef SAMSA_BROKER_HANDLERS_TPRESP_H
 #define SAMSA_BROKER_HANDLERS_TPRESP_H
@@ -14,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "broker/broker.h"
+#include "net/server/req.h"
 #include "util/arena.h"
 #include "util/slice.h"
 
@@ -47,6 +52,24 @@ void *samsa_tp_respond(samsa_arena_t *arena, const samsa_tp_layout_t *rq,
                        const void *rq_topics, int32_t rq_cnt,
                        const samsa_tp_layout_t *out, int32_t *out_cnt,
                        samsa_tp_fill_fn *fill, void *ctx);
+
+/* What each fill of samsa_tp_respond_image gets as its ctx: the broker,
+ * the request, the image every partition of the answer is read against
+ * (borrowed for the call) and the handler's own arg. */
+typedef struct samsa_tp_image {
+    samsa_broker_t       *b;
+    samsa_req_t          *req;
+    const samsa_image_t  *img;
+    void                 *arg;
+} samsa_tp_image_t;
+
+/* samsa_tp_respond in req's arena, each fill given a samsa_tp_image_t
+ * (with arg) as ctx, over the metadata image now.  @thread handler */
+void *samsa_tp_respond_image(samsa_broker_t *b, samsa_req_t *req,
+                             const samsa_tp_layout_t *rq,
+                             const void *rq_topics, int32_t rq_cnt,
+                             const samsa_tp_layout_t *out, int32_t *out_cnt,
+                             samsa_tp_fill_fn *fill, void *arg);
 
 /* The partitions over all rq_cnt request topics. */
 size_t samsa_tp_count(const samsa_tp_layout_t *rq, const void *rq_topics,
