@@ -386,11 +386,13 @@ accum_append_new(samsa_accum_t *accum, samsa_pq_t *pq, const accum_rec_t *r,
     }
     pthread_mutex_unlock(&accum->inc_lock);
     if (batch != NULL) {
-        samsa_producer_batch_init(batch, pq, *bufp, buf_size, accum->conf.codec,
-                         accum->conf.level, samsa_now_ms());
+        samsa_producer_batch_init(batch, pq, *bufp, buf_size,
+                                  accum->conf.codec, accum->conf.level,
+                                  samsa_now_ms());
     } else {
-        batch = samsa_producer_batch_new(pq, *bufp, buf_size, accum->conf.codec,
-                                accum->conf.level, samsa_now_ms());
+        batch = samsa_producer_batch_new(pq, *bufp, buf_size,
+                                         accum->conf.codec, accum->conf.level,
+                                         samsa_now_ms());
     }
     *bufp = NULL;
     ok = accum_batch_append(batch, r, appended);
