@@ -66,6 +66,24 @@ samsa_coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
 }
 
 samsa_err_t
+samsa_coordtopic_ensure(samsa_meta_t *meta, samsa_controller_t *ctrl,
+                        const char *name, int32_t nparts,
+                        const samsa_image_config_t *configs, size_t nconfigs,
+                        pthread_mutex_t *lock, _Atomic bool *ready)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(lock);
+    err = samsa_coordtopic_create(meta, ctrl, name, nparts, configs,
+                                  nconfigs);
+    if (err == SAMSA_ERR_NONE) {
+        atomic_store_explicit(ready, true, memory_order_release);
+    }
+    pthread_mutex_unlock(lock);
+    return err;
+}
+
+samsa_err_t
 samsa_coordtopic_plog(samsa_meta_t *meta, samsa_logmgr_t *logs,
                       const char *name, int32_t partition,
                       samsa_plog_t **plog, int32_t *leader_epoch)

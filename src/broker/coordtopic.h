@@ -6,12 +6,15 @@
  * AutoTopicCreationManager does for internal topics, and append their
  * records, as uncompressed batches, to the partition their key hashes to.  What differs (name, partitions,
  * configs, what goes in the records) stays with each coordinator.
- * Threads: any handler thread, the txnmarker thread, main at load; the
- * caller serialises creation (each coordinator has a topic lock).
+ * Threads: any handler thread, the txnmarker thread, main at load;
+ * creation is serialised by the coordinator's topic lock, which
+ * samsa_coordtopic_ensure takes.
  */
 #ifndef SAMSA_BROKER_COORDTOPIC_H
 #define SAMSA_BROKER_COORDTOPIC_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +51,14 @@ typedef struct samsa_coordtopic_append {
 SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_create(
     samsa_meta_t *meta, samsa_controller_t *ctrl, const char *name,
     int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs);
+
+/* samsa_coordtopic_create under lock, one creation at a time; once the
+ * topic exists, *ready is set (release), for the caller to skip the call
+ * next time.  @locks takes lock */
+SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_ensure(
+    samsa_meta_t *meta, samsa_controller_t *ctrl, const char *name,
+    int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs,
+    pthread_mutex_t *lock, _Atomic bool *ready);
 
 /* The partition log of partition of the internal topic name (a reference:
  * samsa_plog_unref it) and its leader epoch, for an append; NULL and
