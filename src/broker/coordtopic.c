@@ -14,10 +14,12 @@
 #include "util/fault.h"
 #include "util/time.h"
 
-samsa_err_t
-samsa_coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
-                        const char *name, int32_t nparts,
-                        const samsa_image_config_t *configs, size_t nconfigs)
+/* Create the topic unless the latest image has it (see
+ * samsa_coordtopic_ensure). */
+static samsa_err_t
+coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
+                  const char *name, int32_t nparts,
+                  const samsa_image_config_t *configs, size_t nconfigs)
 {
     samsa_controller_create_topics_t  req;
     samsa_controller_new_topic_t      nt;
@@ -74,8 +76,7 @@ samsa_coordtopic_ensure(samsa_meta_t *meta, samsa_controller_t *ctrl,
     samsa_err_t  err;
 
     pthread_mutex_lock(lock);
-    err = samsa_coordtopic_create(meta, ctrl, name, nparts, configs,
-                                  nconfigs);
+    err = coordtopic_create(meta, ctrl, name, nparts, configs, nconfigs);
     if (err == SAMSA_ERR_NONE) {
         atomic_store_explicit(ready, true, memory_order_release);
     }
@@ -83,10 +84,13 @@ samsa_coordtopic_ensure(samsa_meta_t *meta, samsa_controller_t *ctrl,
     return err;
 }
 
-samsa_err_t
-samsa_coordtopic_plog(samsa_meta_t *meta, samsa_logmgr_t *logs,
-                      const char *name, int32_t partition,
-                      samsa_plog_t **plog, int32_t *leader_epoch)
+/* The partition log of partition of the internal topic name (a reference:
+ * samsa_plog_unref it) and its leader epoch; NULL and
+ * COORDINATOR_NOT_AVAILABLE when the topic or the partition is not
+ * there. */
+static samsa_err_t
+coordtopic_plog(samsa_meta_t *meta, samsa_logmgr_t *logs, const char *name,
+                int32_t partition, samsa_plog_t **plog, int32_t *leader_epoch)
 {
     samsa_image_t              *img;
     const samsa_image_topic_t  *t;
@@ -160,8 +164,8 @@ samsa_coordtopic_append(samsa_meta_t *meta, samsa_logmgr_t *logs,
         return SAMSA_ERR_NONE;
     }
     memset(&opts, 0, sizeof(opts));
-    err = samsa_coordtopic_plog(meta, logs, name, partition, &plog,
-                                &opts.leader_epoch);
+    err = coordtopic_plog(meta, logs, name, partition, &plog,
+                          &opts.leader_epoch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }

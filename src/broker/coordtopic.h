@@ -46,36 +46,22 @@ typedef struct samsa_coordtopic_append {
 
 /* Create the internal topic name (nparts partitions, replication factor
  * 1, configs) unless the latest image has it; ctrl NULL creates nothing.
+ * One creation at a time, under lock; once the topic exists, *ready is
+ * set (release), for the caller to skip the call next time.
  * SAMSA_ERR_NONE when it exists now, else COORDINATOR_NOT_AVAILABLE (the
- * reason is logged).  @thread any but the controller's */
-SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_create(
-    samsa_meta_t *meta, samsa_controller_t *ctrl, const char *name,
-    int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs);
-
-/* samsa_coordtopic_create under lock, one creation at a time; once the
- * topic exists, *ready is set (release), for the caller to skip the call
- * next time.  @locks takes lock */
+ * reason is logged).  @thread any but the controller's  @locks takes lock */
 SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_ensure(
     samsa_meta_t *meta, samsa_controller_t *ctrl, const char *name,
     int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs,
     pthread_mutex_t *lock, _Atomic bool *ready);
 
-/* The partition log of partition of the internal topic name (a reference:
- * samsa_plog_unref it) and its leader epoch, for an append; NULL and
- * COORDINATOR_NOT_AVAILABLE when the topic or the partition is not
- * there. */
-SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_plog(
-    samsa_meta_t *meta, samsa_logmgr_t *logs, const char *name,
-    int32_t partition, samsa_plog_t **plog, int32_t *leader_epoch);
-
 /* Append n records as one uncompressed batch, stamped now, to partition
  * of the internal topic name, at its leader epoch; returns once they are
  * in the log (and on disk with how->durable).  Nothing to do for n 0.
- * COORDINATOR_NOT_AVAILABLE when the partition is not here (see
- * samsa_coordtopic_plog; the log never returns that code), else the
- * partition log's error, which the caller logs and maps to its
- * coordinator's answer, as Kafka's differ.  @thread any handler, the
- * txnmarker, main at load */
+ * COORDINATOR_NOT_AVAILABLE when the topic or the partition is not here
+ * (the log never returns that code), else the partition log's error,
+ * which the caller logs and maps to its coordinator's answer, as Kafka's
+ * differ.  @thread any handler, the txnmarker, main at load */
 SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_append(
     samsa_meta_t *meta, samsa_logmgr_t *logs, const char *name,
     int32_t partition, const samsa_coordtopic_rec_t *recs, size_t n,

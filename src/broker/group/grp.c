@@ -503,6 +503,22 @@ grp_commit_start(samsa_grpcoord_t *gc, samsa_slice_t group_id,
     return true;
 }
 
+/* The end of a commit: a group that holds nothing after it (as one the
+ * commit created when every offset was refused) goes; then unlock and
+ * unref it.
+ * @locks releases g->lock */
+static void
+grp_commit_done(samsa_grp_t *g)
+{
+    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
+        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
+        && g->cg == NULL) {
+        samsa_grp_remove(g);
+    }
+    pthread_mutex_unlock(&g->lock);
+    samsa_grp_unref(g);
+}
+
 void
 samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
                  samsa_grp_offset_t *offs, size_t n)
@@ -548,13 +564,7 @@ samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
             }
         }
     }
-    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
-        && g->cg == NULL) {
-        samsa_grp_remove(g);
-    }
-    pthread_mutex_unlock(&g->lock);
-    samsa_grp_unref(g);
+    grp_commit_done(g);
 }
 
 /* ---- TxnOffsetCommit ------------------------------------------------------ */
@@ -633,13 +643,7 @@ samsa_grp_txn_commit(samsa_grpcoord_t *gc,
             }
         }
     }
-    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
-        && g->cg == NULL) {
-        samsa_grp_remove(g);
-    }
-    pthread_mutex_unlock(&g->lock);
-    samsa_grp_unref(g);
+    grp_commit_done(g);
 }
 
 /* ---- OffsetFetch ---------------------------------------------------------- */
