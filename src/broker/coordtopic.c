@@ -6,13 +6,20 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "proto/batch.h"
+#include "proto/recbuild.h"
+#include "util/alloc.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/fault.h"
+#include "util/time.h"
 
-samsa_err_t
-samsa_coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
-                        const char *name, int32_t nparts,
-                        const samsa_image_config_t *configs, size_t nconfigs)
+/* Create the topic unless the latest image has it (see
+ * samsa_coordtopic_ensure). */
+static samsa_err_t
+coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
+                  const char *name, int32_t nparts,
+                  const samsa_image_config_t *configs, size_t nconfigs)
 {
     samsa_controller_create_topics_t  req;
     samsa_controller_new_topic_t      nt;
@@ -61,9 +68,29 @@ samsa_coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
 }
 
 samsa_err_t
-samsa_coordtopic_plog(samsa_meta_t *meta, samsa_logmgr_t *logs,
-                      const char *name, int32_t partition,
-                      samsa_plog_t **plog, int32_t *leader_epoch)
+samsa_coordtopic_ensure(samsa_meta_t *meta, samsa_controller_t *ctrl,
+                        const char *name, int32_t nparts,
+                        const samsa_image_config_t *configs, size_t nconfigs,
+                        pthread_mutex_t *lock, _Atomic bool *ready)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(lock);
+    err = coordtopic_create(meta, ctrl, name, nparts, configs, nconfigs);
+    if (err == SAMSA_ERR_NONE) {
+        atomic_store_explicit(ready, true, memory_order_release);
+    }
+    pthread_mutex_unlock(lock);
+    return err;
+}
+
+/* The partition log of partition of the internal topic name (a reference:
+ * samsa_plog_unref it) and its leader epoch; NULL and
+ * COORDINATOR_NOT_AVAILABLE when the topic or the partition is not
+ * there. */
+static samsa_err_t
+coordtopic_plog(samsa_meta_t *meta, samsa_logmgr_t *logs, const char *name,
+                int32_t partition, samsa_plog_t **plog, int32_t *leader_epoch)
 {
     samsa_image_t              *img;
     const samsa_image_topic_t  *t;
@@ -79,4 +106,84 @@ samsa_coordtopic_plog(samsa_meta_t *meta, samsa_logmgr_t *logs,
     samsa_image_put(img);
     *plog = samsa_logmgr_plog_ref(logs, name, partition);
     return *plog != NULL ? SAMSA_ERR_NONE : SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+}
+
+/* The batch of n records, built in *mem (the caller frees it); its size. */
+static samsa_err_t
+coordtopic_batch(const samsa_coordtopic_rec_t *recs, size_t n,
+                 const samsa_coordtopic_append_t *how, uint8_t **mem,
+                 size_t *size)
+{
+    samsa_recbuild_t  rb;
+    samsa_buf_t       scratch = SAMSA_BUF_INIT;
+    samsa_err_t       err;
+    size_t            i, cap = SAMSA_RECBATCH_HDR_SIZE, used;
+    int64_t           now = samsa_wall_ms();
+    const void       *value;
+
+    for (i = 0; i < n; i++) {
+        cap += samsa_recbuild_size_upper(recs[i].key.len, recs[i].value.len,
+                                         NULL, 0);
+    }
+    *mem = samsa_malloc(cap);
+    samsa_recbuild_init(&rb, *mem, cap, SAMSA_CODEC_NONE, 0);
+    for (i = 0; i < n; i++) {
+        value = recs[i].value.data != NULL ? (const void *) recs[i].value.data
+                                           : (const void *) "";
+        samsa_assert(samsa_recbuild_append(
+            &rb, now, recs[i].key.data, recs[i].key.len,
+            recs[i].tombstone ? NULL : value, recs[i].value.len, NULL, 0,
+            &used));
+    }
+    if (how->producer_id >= 0) {
+        samsa_recbuild_set_producer(&rb, how->producer_id,
+                                    how->producer_epoch,
+                                    SAMSA_RECBATCH_NO_SEQ, true);
+    }
+    err = samsa_recbuild_close(&rb, &scratch);
+    samsa_buf_fini(&scratch);
+    *size = samsa_recbuild_size(&rb);
+    return err;
+}
+
+samsa_err_t
+samsa_coordtopic_append(samsa_meta_t *meta, samsa_logmgr_t *logs,
+                        const char *name, int32_t partition,
+                        const samsa_coordtopic_rec_t *recs, size_t n,
+                        const samsa_coordtopic_append_t *how)
+{
+    samsa_plog_append_opts_t     opts;
+    samsa_plog_append_result_t   res;
+    samsa_plog_t                *plog;
+    samsa_err_t                  err;
+    uint8_t                     *mem;
+    size_t                       size;
+    int64_t                      flushed;
+
+    if (n == 0) {
+        return SAMSA_ERR_NONE;
+    }
+    memset(&opts, 0, sizeof(opts));
+    err = coordtopic_plog(meta, logs, name, partition, &plog,
+                          &opts.leader_epoch);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    err = coordtopic_batch(recs, n, how, &mem, &size);
+    if (err == SAMSA_ERR_NONE) {
+        memset(&res, 0, sizeof(res));
+        if (how->fault_before != NULL) {
+            SAMSA_FAULT(how->fault_before);
+        }
+        err = samsa_plog_append(plog, mem, size, &opts, &res);
+        if (how->fault_after != NULL) {
+            SAMSA_FAULT(how->fault_after);
+        }
+    }
+    if (err == SAMSA_ERR_NONE && how->durable) {
+        err = samsa_plog_flush(plog, SAMSA_PLOG_FLUSH_DATA, &flushed);
+    }
+    samsa_free(mem);
+    samsa_plog_unref(plog);
+    return err;
 }

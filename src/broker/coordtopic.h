@@ -3,15 +3,19 @@
  * in: __consumer_offsets for the group coordinator (broker/group/),
  * __transaction_state for the transaction coordinator (broker/txn/).
  * Both create it on first use through the controller, as Kafka's
- * AutoTopicCreationManager does for internal topics, and append to the
- * partition their key hashes to.  What differs (name, partitions,
+ * AutoTopicCreationManager does for internal topics, and append their
+ * records, as uncompressed batches, to the partition their key hashes to.  What differs (name, partitions,
  * configs, what goes in the records) stays with each coordinator.
- * Threads: any handler thread, the txnmarker thread, main at load; the
- * caller serialises creation (each coordinator has a topic lock).
+ * Threads: any handler thread, the txnmarker thread, main at load;
+ * creation is serialised by the coordinator's topic lock, which
+ * samsa_coordtopic_ensure takes.
  */
 #ifndef SAMSA_BROKER_COORDTOPIC_H
 #define SAMSA_BROKER_COORDTOPIC_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,21 +24,47 @@
 #include "meta/controller/controller.h"
 #include "meta/image.h"
 #include "meta/meta.h"
+#include "util/buf.h"
+
+/* One record of a coordinator's batch: key and value (tombstone: a null
+ * value). */
+typedef struct samsa_coordtopic_rec {
+    samsa_buf_t  key;
+    samsa_buf_t  value;
+    bool         tombstone;
+} samsa_coordtopic_rec_t;
+
+/* How samsa_coordtopic_append writes its batch. */
+typedef struct samsa_coordtopic_append {
+    int64_t      producer_id;    /* >= 0: a transactional batch of this
+                                    producer id and epoch; -1: not */
+    int16_t      producer_epoch;
+    bool         durable;        /* fdatasync the batch before returning */
+    const char  *fault_before;   /* util/fault.h points just before and */
+    const char  *fault_after;    /* after the log append, or NULL */
+} samsa_coordtopic_append_t;
 
 /* Create the internal topic name (nparts partitions, replication factor
  * 1, configs) unless the latest image has it; ctrl NULL creates nothing.
+ * One creation at a time, under lock; once the topic exists, *ready is
+ * set (release), for the caller to skip the call next time.
  * SAMSA_ERR_NONE when it exists now, else COORDINATOR_NOT_AVAILABLE (the
- * reason is logged).  @thread any but the controller's */
-SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_create(
+ * reason is logged).  @thread any but the controller's  @locks takes lock */
+SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_ensure(
     samsa_meta_t *meta, samsa_controller_t *ctrl, const char *name,
-    int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs);
+    int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs,
+    pthread_mutex_t *lock, _Atomic bool *ready);
 
-/* The partition log of partition of the internal topic name (a reference:
- * samsa_plog_unref it) and its leader epoch, for an append; NULL and
- * COORDINATOR_NOT_AVAILABLE when the topic or the partition is not
- * there. */
-SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_plog(
+/* Append n records as one uncompressed batch, stamped now, to partition
+ * of the internal topic name, at its leader epoch; returns once they are
+ * in the log (and on disk with how->durable).  Nothing to do for n 0.
+ * COORDINATOR_NOT_AVAILABLE when the topic or the partition is not here
+ * (the log never returns that code), else the partition log's error,
+ * which the caller logs and maps to its coordinator's answer, as Kafka's
+ * differ.  @thread any handler, the txnmarker, main at load */
+SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_append(
     samsa_meta_t *meta, samsa_logmgr_t *logs, const char *name,
-    int32_t partition, samsa_plog_t **plog, int32_t *leader_epoch);
+    int32_t partition, const samsa_coordtopic_rec_t *recs, size_t n,
+    const samsa_coordtopic_append_t *how);
 
 #endif /* SAMSA_BROKER_COORDTOPIC_H */

@@ -326,14 +326,14 @@ class Parser:
             self.parse_section(where, toks)
         return self.api
 
-    def parse_api(self, where, indent, toks, about):
-        if len(toks) < 2:
-            raise SchemaError('%s: api <Name> key=...' % where)
+    def head_attrs(self, where, toks, what, keys):
+        """The attributes of an api or record line, which must be exactly
+        keys, and its versions and flexible versions."""
         a = parse_attrs(toks[2:], where)
-        for k in ('key', 'enum', 'versions', 'flexible'):
+        for k in keys:
             if k not in a:
-                raise SchemaError('%s: api line lacks %s=' % (where, k))
-        unknown = set(a) - {'key', 'enum', 'versions', 'flexible'}
+                raise SchemaError('%s: %s line lacks %s=' % (where, what, k))
+        unknown = set(a) - set(keys)
         if unknown:
             raise SchemaError('%s: unknown %s' % (where, sorted(unknown)))
         vers = Versions.parse(a['versions'], where)
@@ -342,6 +342,14 @@ class Parser:
             raise SchemaError('%s: versions must be a-b' % where)
         if not flex.empty() and flex.hi is not None:
             raise SchemaError('%s: flexible must be f+ or none' % where)
+        return a, vers, flex
+
+    def parse_api(self, where, indent, toks, about):
+        if len(toks) < 2:
+            raise SchemaError('%s: api <Name> key=...' % where)
+        a, vers, flex = self.head_attrs(where, toks, 'api',
+                                        ('key', 'enum', 'versions',
+                                         'flexible'))
         return Api(toks[1], int(a['key']), a['enum'], vers, flex, self.path)
 
     def parse_records(self):
@@ -375,19 +383,8 @@ class Parser:
     def parse_record(self, where, toks):
         if len(toks) < 2 or not re.fullmatch(r'[A-Z][A-Za-z0-9]*', toks[1]):
             raise SchemaError('%s: record <Name> type=...' % where)
-        a = parse_attrs(toks[2:], where)
-        for k in ('type', 'versions', 'flexible'):
-            if k not in a:
-                raise SchemaError('%s: record line lacks %s=' % (where, k))
-        unknown = set(a) - {'type', 'versions', 'flexible'}
-        if unknown:
-            raise SchemaError('%s: unknown %s' % (where, sorted(unknown)))
-        vers = Versions.parse(a['versions'], where)
-        flex = Versions.parse(a['flexible'], where)
-        if vers.empty() or vers.hi is None:
-            raise SchemaError('%s: versions must be a-b' % where)
-        if not flex.empty() and flex.hi is not None:
-            raise SchemaError('%s: flexible must be f+ or none' % where)
+        a, vers, flex = self.head_attrs(where, toks, 'record',
+                                        ('type', 'versions', 'flexible'))
         if not re.fullmatch(r'\d+', a['type']) or int(a['type']) > 32767:
             raise SchemaError('%s: bad type %r' % (where, a['type']))
         return Api(toks[1], int(a['type']), None, vers, flex, self.path,

@@ -644,6 +644,26 @@ mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
     }
 }
 
+/* One sample of the gauge name per server: the idle ratio of its handler
+ * pool (handlers) or of its network threads, over the last window.
+ * @locks takes m->lock for each ratio */
+static void
+mx_idle_ratios(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
+               bool handlers)
+{
+    size_t  i;
+
+    for (i = 0; i < m->nservers; i++) {
+        mx_printf(out, "%s{server=\"%s\"} ", name,
+                  samsa_reqstats_kind(m->servers[i].rs));
+        pthread_mutex_lock(&m->lock);
+        mx_double(out, handlers ? m->servers[i].hdl_idle_ratio
+                                : m->servers[i].net_idle_ratio);
+        pthread_mutex_unlock(&m->lock);
+        mx_printf(out, "\n");
+    }
+}
+
 static void
 mx_network_idle(samsa_metrics_t *m, samsa_buf_t *out)
 {
@@ -669,14 +689,7 @@ mx_network_idle(samsa_metrics_t *m, samsa_buf_t *out)
     mx_family(out, "samsa_network_processor_avg_idle_percent", "gauge",
               "Average idle fraction (0..1) of the network threads over the "
               "last window of at least 1 s (NetworkProcessorAvgIdlePercent).");
-    for (i = 0; i < m->nservers; i++) {
-        mx_printf(out, "samsa_network_processor_avg_idle_percent{"
-                  "server=\"%s\"} ", samsa_reqstats_kind(m->servers[i].rs));
-        pthread_mutex_lock(&m->lock);
-        mx_double(out, m->servers[i].net_idle_ratio);
-        pthread_mutex_unlock(&m->lock);
-        mx_printf(out, "\n");
-    }
+    mx_idle_ratios(m, out, "samsa_network_processor_avg_idle_percent", false);
 }
 
 static void
@@ -701,14 +714,7 @@ mx_handler_idle(samsa_metrics_t *m, samsa_buf_t *out)
     mx_family(out, "samsa_request_handler_avg_idle_percent", "gauge",
               "Average idle fraction (0..1) of a handler pool over the last "
               "window of at least 1 s (RequestHandlerAvgIdlePercent).");
-    for (i = 0; i < m->nservers; i++) {
-        mx_printf(out, "samsa_request_handler_avg_idle_percent{"
-                  "server=\"%s\"} ", samsa_reqstats_kind(m->servers[i].rs));
-        pthread_mutex_lock(&m->lock);
-        mx_double(out, m->servers[i].hdl_idle_ratio);
-        pthread_mutex_unlock(&m->lock);
-        mx_printf(out, "\n");
-    }
+    mx_idle_ratios(m, out, "samsa_request_handler_avg_idle_percent", true);
 }
 
 /* A listener's connection counts, summed over its processors. */

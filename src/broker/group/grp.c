@@ -384,27 +384,21 @@ samsa_err_t
 samsa_grpcoord_ensure_topic(samsa_grpcoord_t *gc)
 {
     samsa_image_config_t  configs[3];
-    samsa_err_t           err;
     char                  segment[24];
 
     if (atomic_load_explicit(&gc->topic_ready, memory_order_acquire)) {
         return SAMSA_ERR_NONE;
     }
-    pthread_mutex_lock(&gc->topic_lock);
     snprintf(segment, sizeof(segment), "%d",
              (int) samsa_config_int(gc->conf.cfg,
                                     "offsets.topic.segment.bytes"));
     configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
     configs[1] = (samsa_image_config_t) { "compression.type", "producer" };
     configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
-    err = samsa_coordtopic_create(gc->conf.meta, gc->conf.ctrl,
-                                  SAMSA_GRP_OFFSETS_TOPIC, gc->num_partitions,
-                                  configs, 3);
-    if (err == SAMSA_ERR_NONE) {
-        atomic_store_explicit(&gc->topic_ready, true, memory_order_release);
-    }
-    pthread_mutex_unlock(&gc->topic_lock);
-    return err;
+    return samsa_coordtopic_ensure(gc->conf.meta, gc->conf.ctrl,
+                                   SAMSA_GRP_OFFSETS_TOPIC,
+                                   gc->num_partitions, configs, 3,
+                                   &gc->topic_lock, &gc->topic_ready);
 }
 
 /* ---- OffsetCommit --------------------------------------------------------- */
@@ -486,6 +480,45 @@ grp_commit_all(samsa_grp_offset_t *offs, size_t n, samsa_err_t err)
     }
 }
 
+/* What every commit checks before the group is looked at: the group id,
+ * each partition, the offsets topic.  false when every offset has its
+ * answer already. */
+static bool
+grp_commit_start(samsa_grpcoord_t *gc, samsa_slice_t group_id,
+                 samsa_grp_offset_t *offs, size_t n)
+{
+    size_t  i;
+
+    if (group_id.len == 0) {
+        for (i = 0; i < n; i++) {
+            offs[i].error = SAMSA_ERR_INVALID_GROUP_ID;
+        }
+        return false;
+    }
+    grp_commit_validate(gc, offs, n);
+    if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
+        grp_commit_all(offs, n, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
+        return false;
+    }
+    return true;
+}
+
+/* The end of a commit: a group that holds nothing after it (as one the
+ * commit created when every offset was refused) goes; then unlock and
+ * unref it.
+ * @locks releases g->lock */
+static void
+grp_commit_done(samsa_grp_t *g)
+{
+    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
+        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
+        && g->cg == NULL) {
+        samsa_grp_remove(g);
+    }
+    pthread_mutex_unlock(&g->lock);
+    samsa_grp_unref(g);
+}
+
 void
 samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
                  samsa_grp_offset_t *offs, size_t n)
@@ -496,15 +529,7 @@ samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
     int64_t       expire = -1;
     size_t        i;
 
-    if (rq->group_id.len == 0) {
-        for (i = 0; i < n; i++) {
-            offs[i].error = SAMSA_ERR_INVALID_GROUP_ID;
-        }
-        return;
-    }
-    grp_commit_validate(gc, offs, n);
-    if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
-        grp_commit_all(offs, n, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
+    if (!grp_commit_start(gc, rq->group_id, offs, n)) {
         return;
     }
     g = samsa_grp_get(gc, rq->group_id, rq->generation < 0);
@@ -539,13 +564,7 @@ samsa_grp_commit(samsa_grpcoord_t *gc, const samsa_grp_commit_req_t *rq,
             }
         }
     }
-    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
-        && g->cg == NULL) {
-        samsa_grp_remove(g);
-    }
-    pthread_mutex_unlock(&g->lock);
-    samsa_grp_unref(g);
+    grp_commit_done(g);
 }
 
 /* ---- TxnOffsetCommit ------------------------------------------------------ */
@@ -596,15 +615,7 @@ samsa_grp_txn_commit(samsa_grpcoord_t *gc,
     int64_t       now = samsa_wall_ms();
     size_t        i;
 
-    if (rq->group_id.len == 0) {
-        for (i = 0; i < n; i++) {
-            offs[i].error = SAMSA_ERR_INVALID_GROUP_ID;
-        }
-        return;
-    }
-    grp_commit_validate(gc, offs, n);
-    if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
-        grp_commit_all(offs, n, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE);
+    if (!grp_commit_start(gc, rq->group_id, offs, n)) {
         return;
     }
     g = samsa_grp_get(gc, rq->group_id, true);
@@ -632,13 +643,7 @@ samsa_grp_txn_commit(samsa_grpcoord_t *gc,
             }
         }
     }
-    if (g->state == SAMSA_GRP_EMPTY && g->nmembers == 0 && g->noffsets == 0
-        && g->generation == 0 && g->npending == 0 && g->ntxn_offsets == 0
-        && g->cg == NULL) {
-        samsa_grp_remove(g);
-    }
-    pthread_mutex_unlock(&g->lock);
-    samsa_grp_unref(g);
+    grp_commit_done(g);
 }
 
 /* ---- OffsetFetch ---------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "broker/coordtopic.h"
 #include "broker/group/grp.h"
 #include "broker/purgatory.h"
 #include "proto/batch.h"
@@ -229,11 +230,7 @@ void samsa_grp_txn_offsets_free(samsa_grp_t *grp);
 /* ---- grpstore.c ----------------------------------------------------------- */
 
 /* One record to append: key and value (tombstone: a null value). */
-typedef struct samsa_grpstore_rec {
-    samsa_buf_t  key;
-    samsa_buf_t  value;
-    bool         tombstone;
-} samsa_grpstore_rec_t;
+typedef samsa_coordtopic_rec_t samsa_grpstore_rec_t;
 
 /* Append n records as one (non-transactional) batch to the group's
  * partition; returns once they are in the log, with Kafka's mapping of

@@ -19,14 +19,12 @@
 #include "meta/image.h"
 #include "proto/batch.h"
 #include "proto/gen/GroupRecords.h"
-#include "proto/recbuild.h"
 #include "proto/wr.h"
 #include "broker/coordload.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/time.h"
-#include "util/fault.h"
 
 #define GRPSTORE_KEY_OFFSET      1      /* OffsetCommitKey version written */
 #define GRPSTORE_KEY_GROUP       2      /* GroupMetadataKey version */
@@ -74,55 +72,16 @@ static samsa_err_t
 grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
                 int16_t epoch)
 {
-    samsa_grpcoord_t            *gc = g->gc;
-    samsa_plog_append_opts_t     opts;
-    samsa_plog_append_result_t   res;
-    samsa_recbuild_t             rb;
-    samsa_plog_t                *plog;
-    samsa_buf_t                  scratch = SAMSA_BUF_INIT;
-    samsa_err_t                  err;
-    uint8_t                     *mem;
-    size_t                       i, cap = SAMSA_RECBATCH_HDR_SIZE, used;
-    int64_t                      now = samsa_wall_ms();
+    samsa_grpcoord_t           *gc = g->gc;
+    samsa_coordtopic_append_t   how = { pid, epoch, false,
+                                        "group.store.before_append",
+                                        "group.store.after_append" };
+    samsa_err_t                 err;
 
-    if (n == 0) {
-        return SAMSA_ERR_NONE;
-    }
-    memset(&opts, 0, sizeof(opts));
-    err = samsa_coordtopic_plog(gc->conf.meta, gc->conf.logs,
-                                SAMSA_GRP_OFFSETS_TOPIC, g->partition, &plog,
-                                &opts.leader_epoch);
-    if (err != SAMSA_ERR_NONE) {
-        return err;
-    }
-    for (i = 0; i < n; i++) {
-        cap += samsa_recbuild_size_upper(recs[i].key.len, recs[i].value.len,
-                                         NULL, 0);
-    }
-    mem = samsa_malloc(cap);
-    samsa_recbuild_init(&rb, mem, cap, SAMSA_CODEC_NONE, 0);
-    for (i = 0; i < n; i++) {
-        samsa_assert(samsa_recbuild_append(
-            &rb, now, recs[i].key.data, recs[i].key.len,
-            recs[i].tombstone ? NULL
-                              : (recs[i].value.data != NULL
-                                     ? (const void *) recs[i].value.data
-                                     : (const void *) ""),
-            recs[i].value.len, NULL, 0, &used));
-    }
-    if (pid >= 0) {
-        samsa_recbuild_set_producer(&rb, pid, epoch, SAMSA_RECBATCH_NO_SEQ,
-                                    true);
-    }
-    err = samsa_recbuild_close(&rb, &scratch);
-    if (err == SAMSA_ERR_NONE) {
-        memset(&res, 0, sizeof(res));
-        SAMSA_FAULT("group.store.before_append");
-        err = samsa_plog_append(plog, mem, samsa_recbuild_size(&rb), &opts,
-                                &res);
-        SAMSA_FAULT("group.store.after_append");
-    }
-    if (err != SAMSA_ERR_NONE) {
+    err = samsa_coordtopic_append(gc->conf.meta, gc->conf.logs,
+                                  SAMSA_GRP_OFFSETS_TOPIC, g->partition, recs,
+                                  n, &how);
+    if (err != SAMSA_ERR_NONE && err != SAMSA_ERR_COORDINATOR_NOT_AVAILABLE) {
         samsa_warn("group %s: cannot append to %s-%d: %s", g->id,
                    SAMSA_GRP_OFFSETS_TOPIC, (int) g->partition,
                    samsa_err_name(err));
@@ -132,9 +91,6 @@ grpstore_append(samsa_grp_t *g, grpstore_rec_t *recs, size_t n, int64_t pid,
                   ? SAMSA_ERR_INVALID_COMMIT_OFFSET_SIZE
                   : SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
     }
-    samsa_buf_fini(&scratch);
-    samsa_free(mem);
-    samsa_plog_unref(plog);
     return err;
 }
 

@@ -324,13 +324,11 @@ samsa_err_t
 samsa_txncoord_ensure_topic(samsa_txncoord_t *tc)
 {
     samsa_image_config_t  configs[4];
-    samsa_err_t           err;
     char                  segment[24];
 
     if (atomic_load_explicit(&tc->topic_ready, memory_order_acquire)) {
         return SAMSA_ERR_NONE;
     }
-    pthread_mutex_lock(&tc->topic_lock);
     snprintf(segment, sizeof(segment), "%d", (int) tc->segment_bytes);
     /* Kafka's TransactionLog topic configs */
     configs[0] = (samsa_image_config_t) { "cleanup.policy", "compact" };
@@ -338,14 +336,10 @@ samsa_txncoord_ensure_topic(samsa_txncoord_t *tc)
     configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
     configs[3] = (samsa_image_config_t) { "unclean.leader.election.enable",
                                           "false" };
-    err = samsa_coordtopic_create(tc->conf.meta, tc->conf.ctrl,
-                                  SAMSA_TXN_STATE_TOPIC, tc->num_partitions,
-                                  configs, 4);
-    if (err == SAMSA_ERR_NONE) {
-        atomic_store_explicit(&tc->topic_ready, true, memory_order_release);
-    }
-    pthread_mutex_unlock(&tc->topic_lock);
-    return err;
+    return samsa_coordtopic_ensure(tc->conf.meta, tc->conf.ctrl,
+                                   SAMSA_TXN_STATE_TOPIC, tc->num_partitions,
+                                   configs, 4, &tc->topic_lock,
+                                   &tc->topic_ready);
 }
 
 /* ---- state changes ------------------------------------------------------------ */

@@ -19,7 +19,6 @@
 #include "meta/image.h"
 #include "proto/batch.h"
 #include "proto/gen/TransactionRecords.h"
-#include "proto/recbuild.h"
 #include "proto/wr.h"
 #include "broker/coordload.h"
 #include "broker/coordtopic.h"
@@ -73,58 +72,26 @@ txnstore_partitions(const samsa_txn_t *txn, int32_t *cnt)
     return ps;
 }
 
-/* Append one record (value NULL: a tombstone) to txn's partition; with
- * durable, fdatasync it before returning. */
+/* Append rec to txn's partition; with durable, fdatasync it before
+ * returning. */
 static samsa_err_t
-txnstore_append(samsa_txn_t *txn, const samsa_buf_t *key,
-                const samsa_buf_t *value, bool durable)
+txnstore_append(samsa_txn_t *txn, const samsa_coordtopic_rec_t *rec,
+                bool durable)
 {
-    samsa_txncoord_t            *tc = txn->tc;
-    samsa_plog_append_opts_t     opts;
-    samsa_plog_append_result_t   res;
-    samsa_recbuild_t             rb;
-    samsa_plog_t                *plog;
-    samsa_buf_t                  scratch = SAMSA_BUF_INIT;
-    samsa_err_t                  err;
-    uint8_t                     *mem;
-    size_t                       cap, used;
-    int64_t                      flushed;
+    samsa_txncoord_t           *tc = txn->tc;
+    samsa_coordtopic_append_t   how = { -1, -1, durable, NULL, NULL };
+    samsa_err_t                 err;
 
-    memset(&opts, 0, sizeof(opts));
-    err = samsa_coordtopic_plog(tc->conf.meta, tc->conf.logs,
-                                SAMSA_TXN_STATE_TOPIC, txn->partition, &plog,
-                                &opts.leader_epoch);
-    if (err != SAMSA_ERR_NONE) {
-        return err;
-    }
-    cap = SAMSA_RECBATCH_HDR_SIZE
-          + samsa_recbuild_size_upper(key->len,
-                                      value != NULL ? value->len : 0, NULL,
-                                      0);
-    mem = samsa_malloc(cap);
-    samsa_recbuild_init(&rb, mem, cap, SAMSA_CODEC_NONE, 0);
-    samsa_assert(samsa_recbuild_append(
-        &rb, samsa_wall_ms(), key->data, key->len,
-        value != NULL ? (const void *) value->data : NULL,
-        value != NULL ? value->len : 0, NULL, 0, &used));
-    err = samsa_recbuild_close(&rb, &scratch);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_plog_append(plog, mem, samsa_recbuild_size(&rb), &opts,
-                                &res);
-    }
-    if (err == SAMSA_ERR_NONE && durable) {
-        err = samsa_plog_flush(plog, SAMSA_PLOG_FLUSH_DATA, &flushed);
-    }
-    if (err != SAMSA_ERR_NONE) {
+    err = samsa_coordtopic_append(tc->conf.meta, tc->conf.logs,
+                                  SAMSA_TXN_STATE_TOPIC, txn->partition, rec,
+                                  1, &how);
+    if (err != SAMSA_ERR_NONE && err != SAMSA_ERR_COORDINATOR_NOT_AVAILABLE) {
         samsa_warn("transactional id %s: cannot write to %s-%d: %s", txn->id,
                    SAMSA_TXN_STATE_TOPIC, (int) txn->partition,
                    samsa_err_name(err));
         /* Kafka answers a failed state write with a coordinator error */
         err = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
     }
-    samsa_buf_fini(&scratch);
-    samsa_free(mem);
-    samsa_plog_unref(plog);
     return err;
 }
 
@@ -132,8 +99,8 @@ samsa_err_t
 samsa_txnstore_write(samsa_txn_t *txn, bool durable)
 {
     samsa_TransactionLogValue_t   v;
-    samsa_buf_t                   key = SAMSA_BUF_INIT;
-    samsa_buf_t                   value = SAMSA_BUF_INIT;
+    samsa_coordtopic_rec_t        rec = { SAMSA_BUF_INIT, SAMSA_BUF_INIT,
+                                          false };
     samsa_wr_t                    wr;
     samsa_err_t                   err;
     int32_t                       i;
@@ -147,29 +114,29 @@ samsa_txnstore_write(samsa_txn_t *txn, bool durable)
                                                   &v.TransactionPartitions_cnt);
     v.TransactionLastUpdateTimestampMs = txn->update_ms;
     v.TransactionStartTimestampMs = txn->start_ms;
-    txnstore_key(&key, txn->id);
-    samsa_wr_init(&wr, &value);
+    txnstore_key(&rec.key, txn->id);
+    samsa_wr_init(&wr, &rec.value);
     samsa_wr_i16(&wr, TXNSTORE_VALUE_VERSION);
     samsa_TransactionLogValue_encode(&wr, TXNSTORE_VALUE_VERSION, &v);
-    err = txnstore_append(txn, &key, &value, durable);
+    err = txnstore_append(txn, &rec, durable);
     for (i = 0; i < v.TransactionPartitions_cnt; i++) {
         samsa_free(v.TransactionPartitions[i].PartitionIds);
     }
     samsa_free(v.TransactionPartitions);
-    samsa_buf_fini(&key);
-    samsa_buf_fini(&value);
+    samsa_buf_fini(&rec.key);
+    samsa_buf_fini(&rec.value);
     return err;
 }
 
 samsa_err_t
 samsa_txnstore_write_tombstone(samsa_txn_t *txn)
 {
-    samsa_buf_t  key = SAMSA_BUF_INIT;
-    samsa_err_t  err;
+    samsa_coordtopic_rec_t  rec = { SAMSA_BUF_INIT, SAMSA_BUF_INIT, true };
+    samsa_err_t             err;
 
-    txnstore_key(&key, txn->id);
-    err = txnstore_append(txn, &key, NULL, false);
-    samsa_buf_fini(&key);
+    txnstore_key(&rec.key, txn->id);
+    err = txnstore_append(txn, &rec, false);
+    samsa_buf_fini(&rec.key);
     return err;
 }
 
