@@ -227,6 +227,14 @@ samsa_apis_resp_size(const samsa_req_t *req, const void *m)
     return wr.size;
 }
 
+void *
+samsa_apis_resp_array(samsa_req_t *req, int32_t rq_cnt, size_t size,
+                      int32_t *cnt)
+{
+    *cnt = rq_cnt > 0 ? rq_cnt : 0;
+    return samsa_arena_calloc(&req->arena, (size_t) *cnt + 1, size);
+}
+
 void
 samsa_apis_net_time(void *ctx, const samsa_req_t *req, int64_t ns)
 {

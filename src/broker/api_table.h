@@ -114,6 +114,13 @@ void samsa_apis_net_time(void *ctx, const samsa_req_t *req, int64_t ns);
 /* Answer req by closing its connection (a request we cannot decode). */
 void samsa_apis_close(samsa_req_t *req, const char *why);
 
+/* A response array answering a request array of rq_cnt entries one for
+ * one (a null array's -1, or any negative count, is none): zeroed, in
+ * req's arena, with a spare entry so it is never NULL; *cnt gets its
+ * length. */
+void *samsa_apis_resp_array(samsa_req_t *req, int32_t rq_cnt, size_t size,
+                            int32_t *cnt);
+
 /* "/127.0.0.1": the client's address as Kafka shows it (group members'
  * ClientHost), in req's arena. */
 samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
