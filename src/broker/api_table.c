@@ -13,6 +13,7 @@
 #include "proto/proto.h"
 #include "proto/resphdr.h"
 #include "util/diag.h"
+#include "util/time.h"
 
 #define B SAMSA_API_F_BROKER
 #define C SAMSA_API_F_CONTROLLER
@@ -225,6 +226,28 @@ samsa_apis_resp_size(const samsa_req_t *req, const void *m)
                          req->hdr.CorrelationId);
     api->response_encode(&wr, req->hdr.ApiVersion, m);
     return wr.size;
+}
+
+samsa_err_t
+samsa_apis_mutate(samsa_apis_t *apis, samsa_req_t *req, int16_t strict_since,
+                  bool charge, samsa_apis_mutation_fn *fn, void *ctx)
+{
+    samsa_quota_mutation_t  mq;
+    samsa_err_t             err;
+
+    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
+                               req->hdr.ApiVersion >= strict_since);
+    err = fn(ctx, charge ? samsa_quota_mutation_ctl(&mq) : NULL);
+    req->throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
+    return err;
+}
+
+void *
+samsa_apis_resp_array(samsa_req_t *req, int32_t rq_cnt, size_t size,
+                      int32_t *cnt)
+{
+    *cnt = rq_cnt > 0 ? rq_cnt : 0;
+    return samsa_arena_calloc(&req->arena, (size_t) *cnt + 1, size);
 }
 
 void

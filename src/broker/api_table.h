@@ -14,6 +14,7 @@
 
 #include "broker/broker.h"
 #include "broker/node.h"
+#include "meta/controller/controller.h"
 #include "net/server/req.h"
 #include "net/server/sockserver.h"
 
@@ -113,6 +114,29 @@ void samsa_apis_net_time(void *ctx, const samsa_req_t *req, int64_t ns);
 
 /* Answer req by closing its connection (a request we cannot decode). */
 void samsa_apis_close(samsa_req_t *req, const char *why);
+
+/* One controller call of a mutating admin API; quota is what it passes
+ * the controller (NULL: not charged).  Returns the controller's error. */
+typedef samsa_err_t samsa_apis_mutation_fn(void *ctx,
+                                           const samsa_controller_quota_t
+                                               *quota);
+
+/* Kafka's ControllerApis under the controller mutation quota
+ * (broker/quota.h): begin req's client's quota, strict from version
+ * strict_since, make the call fn(ctx, quota), charged unless charge is
+ * false (validate_only), then end the quota and set req->throttle_ms to
+ * the throttle the response carries.  Returns fn's error.
+ * @thread handler */
+SAMSA_MUST_CHECK samsa_err_t samsa_apis_mutate(
+    samsa_apis_t *apis, samsa_req_t *req, int16_t strict_since, bool charge,
+    samsa_apis_mutation_fn *fn, void *ctx);
+
+/* A response array answering a request array of rq_cnt entries one for
+ * one (a null array's -1, or any negative count, is none): zeroed, in
+ * req's arena, with a spare entry so it is never NULL; *cnt gets its
+ * length. */
+void *samsa_apis_resp_array(samsa_req_t *req, int32_t rq_cnt, size_t size,
+                            int32_t *cnt);
 
 /* "/127.0.0.1": the client's address as Kafka shows it (group members'
  * ClientHost), in req's arena. */

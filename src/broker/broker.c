@@ -22,6 +22,20 @@
 
 #define METADATA_TOPIC "__cluster_metadata"
 
+/* What every coordinator's configuration (samsa_grpcoord_conf_t,
+ * samsa_txncoord_conf_t: two types, hence a macro) takes from the broker:
+ * conf zeroed, then the config, node id, metadata, controller and logs of
+ * broker b on node node. */
+#define BROKER_COORD_CONF(conf, b, config, node)                            \
+    do {                                                                    \
+        memset((conf), 0, sizeof(*(conf)));                                 \
+        (conf)->cfg = (config);                                             \
+        (conf)->node_id = (node)->node_id;                                  \
+        (conf)->meta = (b)->meta;                                           \
+        (conf)->ctrl = (b)->ctrl;                                           \
+        (conf)->logs = (b)->logs;                                           \
+    } while (0)
+
 samsa_plog_t *
 samsa_broker_plog_find(samsa_broker_t *b, const samsa_image_t *img,
                        samsa_slice_t name, int32_t partition,
@@ -341,23 +355,13 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
         return err;
     }
     b->pids = samsa_pidmgr_new(b->ctrl);
-    memset(&gcfg, 0, sizeof(gcfg));
-    gcfg.cfg = cfg;
-    gcfg.node_id = node->node_id;
-    gcfg.meta = b->meta;
-    gcfg.ctrl = b->ctrl;
-    gcfg.logs = b->logs;
+    BROKER_COORD_CONF(&gcfg, b, cfg, node);
     gcfg.consumer_ops = &samsa_consumer_group_ops;
     err = samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    memset(&tcfg, 0, sizeof(tcfg));
-    tcfg.cfg = cfg;
-    tcfg.node_id = node->node_id;
-    tcfg.meta = b->meta;
-    tcfg.ctrl = b->ctrl;
-    tcfg.logs = b->logs;
+    BROKER_COORD_CONF(&tcfg, b, cfg, node);
     tcfg.grp = b->grp;
     tcfg.fetch = b->fetch;
     err = samsa_txncoord_open(&tcfg, &b->txn, errstr, errstr_size);

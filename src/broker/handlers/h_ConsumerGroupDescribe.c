@@ -18,14 +18,12 @@ samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
     samsa_ConsumerGroupDescribeRequest_t  *rq = body;
     samsa_ConsumerGroupDescribeResponse_t  m;
-    int32_t                                i, n;
+    int32_t                                i;
 
     samsa_ConsumerGroupDescribeResponse_init(&m);
-    n = rq->GroupIds_cnt > 0 ? rq->GroupIds_cnt : 0;
-    m.Groups = samsa_arena_calloc(&req->arena, (size_t) n + 1,
-                                  sizeof(*m.Groups));
-    m.Groups_cnt = n;
-    for (i = 0; i < n; i++) {
+    m.Groups = samsa_apis_resp_array(req, rq->GroupIds_cnt, sizeof(*m.Groups),
+                                     &m.Groups_cnt);
+    for (i = 0; i < m.Groups_cnt; i++) {
         samsa_CGDescribedGroup_init(&m.Groups[i]);
         samsa_consumer_group_describe(apis->broker->grp,
                             rq->GroupIds[i].ptr != NULL

@@ -11,7 +11,27 @@
 #include "proto/errmap.h"
 #include "proto/gen/CreatePartitions.h"
 #include "proto/wr.h"
-#include "util/time.h"
+
+/* The controller call of samsa_h_CreatePartitions. */
+typedef struct createpartitions_call {
+    samsa_broker_t                           *b;
+    const samsa_controller_new_partitions_t  *np;
+    size_t                                    n;
+    bool                                      validate_only;
+    samsa_arena_t                            *arena;
+    samsa_controller_result_t                *res;
+} createpartitions_call_t;
+
+/* samsa_apis_mutation_fn (ctx: a createpartitions_call_t) */
+static samsa_err_t
+createpartitions_create(void *ctx, const samsa_controller_quota_t *quota)
+{
+    createpartitions_call_t  *c = ctx;
+
+    return samsa_controller_create_partitions(c->b->ctrl, c->np, c->n,
+                                              c->validate_only, quota,
+                                              c->arena, c->res);
+}
 
 void
 samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
@@ -21,10 +41,10 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_controller_new_partitions_t     *np;
     samsa_controller_assignment_t         *as;
     samsa_controller_result_t             *res;
-    samsa_quota_mutation_t                 mq;
+    createpartitions_call_t                c;
     samsa_err_t                            err;
     size_t                                 i, n;
-    int32_t                                j, throttle_ms;
+    int32_t                                j;
 
     n = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
     np = samsa_arena_calloc(&req->arena, n + 1, sizeof(*np));
@@ -46,15 +66,12 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
-                               req->hdr.ApiVersion >= 3);
-    err = samsa_controller_create_partitions(
-        apis->broker->ctrl, np, n, rq->ValidateOnly,
-        rq->ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq), &req->arena,
-        res);
-    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
+    c = (createpartitions_call_t) { apis->broker, np, n, rq->ValidateOnly,
+                                    &req->arena, res };
+    err = samsa_apis_mutate(apis, req, 3, !rq->ValidateOnly,
+                            createpartitions_create, &c);
     samsa_CreatePartitionsResponse_init(&m);
-    m.ThrottleTimeMs = throttle_ms;
+    m.ThrottleTimeMs = req->throttle_ms;
     m.Results_cnt = (int32_t) n;
     m.Results = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Results));
     for (i = 0; i < n; i++) {
@@ -67,6 +84,5 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
             m.Results[i].ErrorMessage = samsa_slice_cstr(res[i].message);
         }
     }
-    req->throttle_ms = throttle_ms;
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -17,7 +17,6 @@
 #include "proto/errmap.h"
 #include "proto/gen/CreateTopics.h"
 #include "proto/wr.h"
-#include "util/time.h"
 
 /* The request's topics in the controller's terms (arena-allocated). */
 static samsa_controller_new_topic_t *
@@ -97,6 +96,25 @@ createtopics_configs(samsa_broker_t *b, samsa_arena_t *arena,
     samsa_image_put(img);
 }
 
+/* The controller call of samsa_h_CreateTopics. */
+typedef struct createtopics_call {
+    samsa_broker_t                    *b;
+    samsa_controller_create_topics_t  *ct;
+    samsa_arena_t                     *arena;
+    samsa_controller_topic_result_t   *res;
+} createtopics_call_t;
+
+/* samsa_apis_mutation_fn (ctx: a createtopics_call_t) */
+static samsa_err_t
+createtopics_create(void *ctx, const samsa_controller_quota_t *quota)
+{
+    createtopics_call_t  *c = ctx;
+
+    c->ct->quota = quota;
+    return samsa_controller_create_topics(c->b->ctrl, c->ct, c->arena,
+                                          c->res);
+}
+
 void
 samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
@@ -105,23 +123,20 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_controller_create_topics_t    ct;
     samsa_controller_topic_result_t    *res;
     samsa_CreatableTopicResult_t       *tr;
-    samsa_quota_mutation_t              mq;
+    createtopics_call_t                 c;
     samsa_err_t                         err;
-    int32_t                             i, throttle_ms;
+    int32_t                             i;
 
     memset(&ct, 0, sizeof(ct));
     ct.topics = createtopics_convert(&req->arena, rq);
     ct.ntopics = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
     ct.validate_only = rq->ValidateOnly;
-    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
-                               req->hdr.ApiVersion >= 6);
-    ct.quota = rq->ValidateOnly ? NULL : samsa_quota_mutation_ctl(&mq);
     res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
-    err = samsa_controller_create_topics(apis->broker->ctrl, &ct, &req->arena,
-                                         res);
-    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
+    c = (createtopics_call_t) { apis->broker, &ct, &req->arena, res };
+    err = samsa_apis_mutate(apis, req, 6, !rq->ValidateOnly,
+                            createtopics_create, &c);
     samsa_CreateTopicsResponse_init(&m);
-    m.ThrottleTimeMs = throttle_ms;
+    m.ThrottleTimeMs = req->throttle_ms;
     m.Topics_cnt = (int32_t) ct.ntopics;
     m.Topics = samsa_arena_calloc(&req->arena, ct.ntopics + 1,
                                   sizeof(*m.Topics));
@@ -147,6 +162,5 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
             }
         }
     }
-    req->throttle_ms = throttle_ms;
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -20,9 +20,8 @@ samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
     int32_t                       i;
 
     samsa_DeleteGroupsResponse_init(&m);
-    m.Results_cnt = rq->GroupsNames_cnt > 0 ? rq->GroupsNames_cnt : 0;
-    m.Results = samsa_arena_calloc(&req->arena, (size_t) m.Results_cnt + 1,
-                                   sizeof(*m.Results));
+    m.Results = samsa_apis_resp_array(req, rq->GroupsNames_cnt,
+                                      sizeof(*m.Results), &m.Results_cnt);
     for (i = 0; i < m.Results_cnt; i++) {
         m.Results[i].GroupId = rq->GroupsNames[i];
         m.Results[i].ErrorCode = samsa_err_wire(

@@ -13,7 +13,25 @@
 #include "proto/errmap.h"
 #include "proto/gen/DeleteTopics.h"
 #include "proto/wr.h"
-#include "util/time.h"
+
+/* The controller call of samsa_h_DeleteTopics. */
+typedef struct deletetopics_call {
+    samsa_broker_t                      *b;
+    const samsa_controller_topic_ref_t  *refs;
+    size_t                               n;
+    samsa_arena_t                       *arena;
+    samsa_controller_delete_result_t    *res;
+} deletetopics_call_t;
+
+/* samsa_apis_mutation_fn (ctx: a deletetopics_call_t) */
+static samsa_err_t
+deletetopics_delete(void *ctx, const samsa_controller_quota_t *quota)
+{
+    deletetopics_call_t  *c = ctx;
+
+    return samsa_controller_delete_topics(c->b->ctrl, c->refs, c->n, quota,
+                                          c->arena, c->res);
+}
 
 void
 samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
@@ -23,10 +41,9 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_controller_topic_ref_t        *refs;
     samsa_controller_delete_result_t    *res;
     samsa_DeletableTopicResult_t        *r;
-    samsa_quota_mutation_t               mq;
+    deletetopics_call_t                  c;
     samsa_err_t                          err;
     size_t                               i, n;
-    int32_t                              throttle_ms;
     bool                                 v6 = req->hdr.ApiVersion >= 6;
 
     n = (size_t) ((v6 ? rq->Topics_cnt : rq->TopicNames_cnt) > 0
@@ -41,14 +58,10 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
         }
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
-                               req->hdr.ApiVersion >= 5);
-    err = samsa_controller_delete_topics(apis->broker->ctrl, refs, n,
-                                         samsa_quota_mutation_ctl(&mq),
-                                         &req->arena, res);
-    throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
+    c = (deletetopics_call_t) { apis->broker, refs, n, &req->arena, res };
+    err = samsa_apis_mutate(apis, req, 5, true, deletetopics_delete, &c);
     samsa_DeleteTopicsResponse_init(&m);
-    m.ThrottleTimeMs = throttle_ms;
+    m.ThrottleTimeMs = req->throttle_ms;
     m.Responses_cnt = (int32_t) n;
     m.Responses = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Responses));
     for (i = 0; i < n; i++) {
@@ -64,6 +77,5 @@ samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
         r->ErrorCode = samsa_err_wire(res[i].error);
         r->ErrorMessage = samsa_slice_cstr(res[i].message);
     }
-    req->throttle_ms = throttle_ms;
     samsa_apis_send(apis->broker, req, &m);
 }

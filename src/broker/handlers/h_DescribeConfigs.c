@@ -446,9 +446,8 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *body)
     int32_t                          i;
 
     samsa_DescribeConfigsResponse_init(&m);
-    m.Results_cnt = rq->Resources_cnt > 0 ? rq->Resources_cnt : 0;
-    m.Results = samsa_arena_calloc(&req->arena, (size_t) m.Results_cnt + 1,
-                                   sizeof(*m.Results));
+    m.Results = samsa_apis_resp_array(req, rq->Resources_cnt,
+                                      sizeof(*m.Results), &m.Results_cnt);
     for (i = 0; i < m.Results_cnt; i++) {
         out = &m.Results[i];
         c.res = &rq->Resources[i];

@@ -62,9 +62,8 @@ samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
     int32_t                         i;
 
     samsa_DescribeGroupsResponse_init(&m);
-    m.Groups_cnt = rq->Groups_cnt > 0 ? rq->Groups_cnt : 0;
-    m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
-                                  sizeof(*m.Groups));
+    m.Groups = samsa_apis_resp_array(req, rq->Groups_cnt, sizeof(*m.Groups),
+                                     &m.Groups_cnt);
     for (i = 0; i < m.Groups_cnt; i++) {
         describegroups_one(apis, req, rq->Groups[i], &m.Groups[i]);
     }

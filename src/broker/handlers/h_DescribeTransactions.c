@@ -49,11 +49,9 @@ samsa_h_DescribeTransactions(samsa_apis_t *apis, samsa_req_t *req, void *body)
     int32_t                               i;
 
     samsa_DescribeTransactionsResponse_init(&m);
-    m.TransactionStates_cnt = rq->TransactionalIds_cnt > 0
-                                  ? rq->TransactionalIds_cnt : 0;
-    m.TransactionStates = samsa_arena_calloc(
-        &req->arena, (size_t) m.TransactionStates_cnt + 1,
-        sizeof(*m.TransactionStates));
+    m.TransactionStates = samsa_apis_resp_array(
+        req, rq->TransactionalIds_cnt, sizeof(*m.TransactionStates),
+        &m.TransactionStates_cnt);
     for (i = 0; i < m.TransactionStates_cnt; i++) {
         describetxn_one(apis, req, rq->TransactionalIds[i],
                         &m.TransactionStates[i]);

@@ -247,9 +247,8 @@ samsa_h_OffsetFetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
                         &g);
         offsetfetch_fill_old(req, &g, &m);
     } else {
-        m.Groups_cnt = rq->Groups_cnt > 0 ? rq->Groups_cnt : 0;
-        m.Groups = samsa_arena_calloc(&req->arena, (size_t) m.Groups_cnt + 1,
-                                      sizeof(*m.Groups));
+        m.Groups = samsa_apis_resp_array(req, rq->Groups_cnt,
+                                         sizeof(*m.Groups), &m.Groups_cnt);
         for (i = 0; i < m.Groups_cnt; i++) {
             /* v9: a consumer group's member asks with its epoch */
             err = v >= 9 ? samsa_consumer_group_fetch_check(apis->broker->grp,

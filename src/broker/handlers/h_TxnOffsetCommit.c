@@ -14,9 +14,9 @@
 
 #include "broker/group/grp.h"
 #include "broker/txn/txn.h"
+#include "broker/handlers/commitoffs.h"
 #include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
-#include "proto/errmap.h"
 #include "proto/gen/TxnOffsetCommit.h"
 #include "proto/wr.h"
 
@@ -29,44 +29,11 @@ static const samsa_tp_layout_t  out_layout = SAMSA_TP_LAYOUT(
     samsa_TxnOffsetCommitResponseTopic_init_any,
     samsa_TxnOffsetCommitResponsePartition_init_any);
 
-static samsa_grp_offset_t *
-txnoffsetcommit_offsets(samsa_req_t *req,
-                        const samsa_TxnOffsetCommitRequest_t *rq, size_t *n)
-{
-    const samsa_TxnOffsetCommitRequestPartition_t  *rp;
-    samsa_grp_offset_t                             *offs;
-    size_t                                          k = 0;
-    int32_t                                         i, j;
-
-    *n = samsa_tp_count(&rq_layout, rq->Topics, rq->Topics_cnt);
-    offs = samsa_arena_calloc(&req->arena, *n + 1, sizeof(*offs));
-    for (i = 0; i < rq->Topics_cnt; i++) {
-        for (j = 0; j < rq->Topics[i].Partitions_cnt; j++, k++) {
-            rp = &rq->Topics[i].Partitions[j];
-            offs[k].topic = rq->Topics[i].Name;
-            offs[k].partition = rp->PartitionIndex;
-            offs[k].offset = rp->CommittedOffset;
-            offs[k].leader_epoch = rp->CommittedLeaderEpoch;
-            offs[k].metadata = rp->CommittedMetadata;
-            offs[k].commit_timestamp_ms = -1;
-        }
-    }
-    return offs;
-}
-
-/* samsa_tp_fill_fn: the k-th partition's commit result */
-static void
-txnoffsetcommit_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
-                     void *out)
-{
-    const samsa_grp_offset_t                  *offs = ctx;
-    samsa_TxnOffsetCommitResponsePartition_t  *pr = out;
-
-    (void) name;
-    (void) rq;
-    pr->PartitionIndex = offs[k].partition;
-    pr->ErrorCode = samsa_err_wire(offs[k].error);
-}
+static const samsa_commitoffs_rq_layout_t  rq_part_layout =
+    SAMSA_COMMITOFFS_RQ_LAYOUT(samsa_TxnOffsetCommitRequestPartition_t,
+                               SAMSA_COMMITOFFS_NO_TIMESTAMP);
+static const samsa_commitoffs_out_layout_t  out_part_layout =
+    SAMSA_COMMITOFFS_OUT_LAYOUT(samsa_TxnOffsetCommitResponsePartition_t);
 
 static void
 txnoffsetcommit_reply(samsa_broker_t *b, samsa_req_t *req,
@@ -76,9 +43,10 @@ txnoffsetcommit_reply(samsa_broker_t *b, samsa_req_t *req,
     samsa_TxnOffsetCommitResponse_t  m;
 
     samsa_TxnOffsetCommitResponse_init(&m);
-    m.Topics = samsa_tp_respond(&req->arena, &rq_layout, rq->Topics,
-                                rq->Topics_cnt, &out_layout, &m.Topics_cnt,
-                                txnoffsetcommit_fill, (void *) offs);
+    m.Topics = samsa_commitoffs_respond(&req->arena, &rq_layout, rq->Topics,
+                                        rq->Topics_cnt, &out_layout,
+                                        &out_part_layout, &m.Topics_cnt,
+                                        offs);
     samsa_apis_send_opts(b, req, &m, &samsa_apis_uncounted);
 }
 
@@ -91,7 +59,9 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_err_t                     err;
     size_t                          n, i;
 
-    offs = txnoffsetcommit_offsets(req, rq, &n);
+    offs = samsa_commitoffs_from_request(&req->arena, &rq_layout, rq->Topics,
+                                         rq->Topics_cnt, &rq_part_layout,
+                                         &n);
     err = rq->TransactionalId.len == 0 ? SAMSA_ERR_INVALID_REQUEST
                                       : rq->GroupId.len == 0
                                             ? SAMSA_ERR_INVALID_GROUP_ID
