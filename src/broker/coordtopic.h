@@ -4,8 +4,9 @@
  * __transaction_state for the transaction coordinator (broker/txn/).
  * Both create it on first use through the controller, as Kafka's
  * AutoTopicCreationManager does for internal topics, and append their
- * records, as uncompressed batches, to the partition their key hashes to.  What differs (name, partitions,
- * configs, what goes in the records) stays with each coordinator.
+ * records, as uncompressed batches, to the partition their key hashes
+ * to.  What differs (name, partitions, configs, what goes in the records)
+ * stays with each coordinator.
  * Threads: any handler thread, the txnmarker thread, main at load;
  * creation is serialised by the coordinator's topic lock, which
  * samsa_coordtopic_ensure takes.
