@@ -170,6 +170,14 @@ samsa_txn_unref(samsa_txn_t *txn)
     }
 }
 
+/* Unlocks txn and drops the caller's reference to it. */
+static void
+txn_unlock_unref(samsa_txn_t *txn)
+{
+    pthread_mutex_unlock(&txn->lock);
+    samsa_txn_unref(txn);
+}
+
 void
 samsa_txn_remove(samsa_txn_t *txn)
 {
@@ -496,8 +504,7 @@ samsa_txn_init_producer_id(samsa_txncoord_t *tc, samsa_slice_t txn_id,
                    (long long) txn->producer_id, (int) txn->epoch);
     }
 out:
-    pthread_mutex_unlock(&txn->lock);
-    samsa_txn_unref(txn);
+    txn_unlock_unref(txn);
     return err;
 }
 
@@ -577,18 +584,22 @@ txn_add_locked(samsa_txn_t *txn, int64_t pid, int16_t epoch,
     return SAMSA_ERR_NONE;
 }
 
-/* The known transactional id txn_id (a reference), as AddPartitionsToTxn
- * and EndTxn look it up: INVALID_REQUEST for an empty id,
- * INVALID_PRODUCER_ID_MAPPING for one this coordinator does not have. */
+/* The known transactional id txn_id (a reference), locked, as
+ * AddPartitionsToTxn and EndTxn look it up: INVALID_REQUEST for an empty
+ * id, INVALID_PRODUCER_ID_MAPPING for one this coordinator does not have.
+ * The caller lets it go with txn_unlock_unref(). */
 static samsa_err_t
-txn_get_known(samsa_txncoord_t *tc, samsa_slice_t txn_id, samsa_txn_t **txn)
+txn_lock_known(samsa_txncoord_t *tc, samsa_slice_t txn_id, samsa_txn_t **txn)
 {
     if (txn_id.len == 0) {
         return SAMSA_ERR_INVALID_REQUEST;
     }
     *txn = samsa_txn_get(tc, txn_id, false);
-    return *txn != NULL ? SAMSA_ERR_NONE
-                        : SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+    if (*txn == NULL) {
+        return SAMSA_ERR_INVALID_PRODUCER_ID_MAPPING;
+    }
+    pthread_mutex_lock(&(*txn)->lock);
+    return SAMSA_ERR_NONE;
 }
 
 static samsa_err_t
@@ -598,14 +609,12 @@ txn_add(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
     samsa_txn_t  *txn;
     samsa_err_t   err;
 
-    err = txn_get_known(tc, txn_id, &txn);
+    err = txn_lock_known(tc, txn_id, &txn);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    pthread_mutex_lock(&txn->lock);
     err = txn_add_locked(txn, pid, epoch, tps, n);
-    pthread_mutex_unlock(&txn->lock);
-    samsa_txn_unref(txn);
+    txn_unlock_unref(txn);
     return err;
 }
 
@@ -711,18 +720,16 @@ samsa_txn_end(samsa_txncoord_t *tc, samsa_slice_t txn_id, int64_t pid,
     samsa_txn_t  *txn;
     samsa_err_t   err;
 
-    err = txn_get_known(tc, txn_id, &txn);
+    err = txn_lock_known(tc, txn_id, &txn);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    pthread_mutex_lock(&txn->lock);
     err = txn_end_locked(txn, pid, epoch, commit);
     if (err == SAMSA_ERR_NONE) {
         samsa_debug("transactional id %s: %s", txn->id,
                     samsa_txn_state_name(txn->state));
     }
-    pthread_mutex_unlock(&txn->lock);
-    samsa_txn_unref(txn);
+    txn_unlock_unref(txn);
     return err;
 }
 
@@ -748,8 +755,7 @@ samsa_txn_partition_in_txn(samsa_txncoord_t *tc, samsa_slice_t txn_id,
                || !txn_tps_has(txn, topic.ptr, topic.len, partition)) {
         err = SAMSA_ERR_INVALID_TXN_STATE;
     }
-    pthread_mutex_unlock(&txn->lock);
-    samsa_txn_unref(txn);
+    txn_unlock_unref(txn);
     return err;
 }
 
@@ -816,8 +822,7 @@ samsa_txn_describe(samsa_txncoord_t *tc, samsa_slice_t txn_id,
         out->epoch = txn->epoch;
         txn_describe_topics(txn, arena, out);
     }
-    pthread_mutex_unlock(&txn->lock);
-    samsa_txn_unref(txn);
+    txn_unlock_unref(txn);
 }
 
 static bool
