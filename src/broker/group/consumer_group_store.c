@@ -52,7 +52,16 @@ cg_recs_push(cg_recs_t *r)
 /* ---- keys ------------------------------------------------------------------ */
 
 /* Every key is its type (as the version), the group id and, for a
- * member's records, the member id. */
+ * member's records, the member id: the six key schemas of proto/gen/
+ * ConsumerGroupRecords.h share this one layout (non-flexible strings),
+ * so one writer and one reader serve them all. */
+static bool
+cg_key_has_member(int16_t type)
+{
+    return type == CG_KEY_MEMBER || type == CG_KEY_TARGET_MEMBER
+           || type == CG_KEY_CURRENT;
+}
+
 static void
 cg_key(samsa_buf_t *buf, int16_t type, const char *group, const char *member)
 {
@@ -60,59 +69,23 @@ cg_key(samsa_buf_t *buf, int16_t type, const char *group, const char *member)
 
     samsa_wr_init(&wr, buf);
     samsa_wr_i16(&wr, type);
-    switch (type) {
-    case CG_KEY_GROUP: {
-        samsa_ConsumerGroupMetadataKey_t  k;
+    samsa_wr_str(&wr, samsa_slice_cstr(group));
+    if (cg_key_has_member(type)) {
+        samsa_wr_str(&wr, samsa_slice_cstr(member));
+    }
+}
 
-        samsa_ConsumerGroupMetadataKey_init(&k);
-        k.GroupId = samsa_slice_cstr(group);
-        samsa_ConsumerGroupMetadataKey_encode(&wr, type, &k);
-        break;
+/* The group id and (for a member's record) member id of a key of that
+ * type, as cg_key writes it; krd->err if it does not decode. */
+static samsa_err_t
+cg_key_decode(samsa_rd_t *krd, int16_t type, samsa_slice_t *group_id,
+              samsa_slice_t *member_id)
+{
+    *group_id = samsa_rd_str(krd);
+    if (cg_key_has_member(type)) {
+        *member_id = samsa_rd_str(krd);
     }
-    case CG_KEY_TOPICS: {
-        samsa_ConsumerGroupPartitionMetadataKey_t  k;
-
-        samsa_ConsumerGroupPartitionMetadataKey_init(&k);
-        k.GroupId = samsa_slice_cstr(group);
-        samsa_ConsumerGroupPartitionMetadataKey_encode(&wr, type, &k);
-        break;
-    }
-    case CG_KEY_TARGET_META: {
-        samsa_ConsumerGroupTargetAssignmentMetadataKey_t  k;
-
-        samsa_ConsumerGroupTargetAssignmentMetadataKey_init(&k);
-        k.GroupId = samsa_slice_cstr(group);
-        samsa_ConsumerGroupTargetAssignmentMetadataKey_encode(&wr, type, &k);
-        break;
-    }
-    case CG_KEY_MEMBER: {
-        samsa_ConsumerGroupMemberMetadataKey_t  k;
-
-        samsa_ConsumerGroupMemberMetadataKey_init(&k);
-        k.GroupId = samsa_slice_cstr(group);
-        k.MemberId = samsa_slice_cstr(member);
-        samsa_ConsumerGroupMemberMetadataKey_encode(&wr, type, &k);
-        break;
-    }
-    case CG_KEY_TARGET_MEMBER: {
-        samsa_ConsumerGroupTargetAssignmentMemberKey_t  k;
-
-        samsa_ConsumerGroupTargetAssignmentMemberKey_init(&k);
-        k.GroupId = samsa_slice_cstr(group);
-        k.MemberId = samsa_slice_cstr(member);
-        samsa_ConsumerGroupTargetAssignmentMemberKey_encode(&wr, type, &k);
-        break;
-    }
-    default: {
-        samsa_ConsumerGroupCurrentMemberAssignmentKey_t  k;
-
-        samsa_ConsumerGroupCurrentMemberAssignmentKey_init(&k);
-        k.GroupId = samsa_slice_cstr(group);
-        k.MemberId = samsa_slice_cstr(member);
-        samsa_ConsumerGroupCurrentMemberAssignmentKey_encode(&wr, type, &k);
-        break;
-    }
-    }
+    return krd->err;
 }
 
 /* ---- values ------------------------------------------------------------------ */
@@ -730,69 +703,12 @@ samsa_consumer_group_store_load(samsa_grpcoord_t *gc, int16_t type, samsa_rd_t *
     samsa_err_t    err;
     samsa_grp_t   *g;
 
-    switch (type) {
-    case CG_KEY_GROUP: {
-        samsa_ConsumerGroupMetadataKey_t  k;
-
-        samsa_ConsumerGroupMetadataKey_init(&k);
-        err = samsa_ConsumerGroupMetadataKey_decode(krd, type, arena, &k);
-        group_id = k.GroupId;
-        break;
-    }
-    case CG_KEY_TOPICS: {
-        samsa_ConsumerGroupPartitionMetadataKey_t  k;
-
-        samsa_ConsumerGroupPartitionMetadataKey_init(&k);
-        err = samsa_ConsumerGroupPartitionMetadataKey_decode(krd, type, arena,
-                                                             &k);
-        group_id = k.GroupId;
-        break;
-    }
-    case CG_KEY_TARGET_META: {
-        samsa_ConsumerGroupTargetAssignmentMetadataKey_t  k;
-
-        samsa_ConsumerGroupTargetAssignmentMetadataKey_init(&k);
-        err = samsa_ConsumerGroupTargetAssignmentMetadataKey_decode(
-            krd, type, arena, &k);
-        group_id = k.GroupId;
-        break;
-    }
-    case CG_KEY_MEMBER: {
-        samsa_ConsumerGroupMemberMetadataKey_t  k;
-
-        samsa_ConsumerGroupMemberMetadataKey_init(&k);
-        err = samsa_ConsumerGroupMemberMetadataKey_decode(krd, type, arena,
-                                                          &k);
-        group_id = k.GroupId;
-        member_id = k.MemberId;
-        break;
-    }
-    case CG_KEY_TARGET_MEMBER: {
-        samsa_ConsumerGroupTargetAssignmentMemberKey_t  k;
-
-        samsa_ConsumerGroupTargetAssignmentMemberKey_init(&k);
-        err = samsa_ConsumerGroupTargetAssignmentMemberKey_decode(krd, type,
-                                                                  arena, &k);
-        group_id = k.GroupId;
-        member_id = k.MemberId;
-        break;
-    }
-    case CG_KEY_CURRENT: {
-        samsa_ConsumerGroupCurrentMemberAssignmentKey_t  k;
-
-        samsa_ConsumerGroupCurrentMemberAssignmentKey_init(&k);
-        err = samsa_ConsumerGroupCurrentMemberAssignmentKey_decode(krd, type,
-                                                                   arena, &k);
-        group_id = k.GroupId;
-        member_id = k.MemberId;
-        break;
-    }
-    default:
+    if (type < CG_KEY_GROUP || type > CG_KEY_CURRENT) {
         return;
     }
+    err = cg_key_decode(krd, type, &group_id, &member_id);
     if (err != SAMSA_ERR_NONE || group_id.ptr == NULL
-        || (type >= CG_KEY_MEMBER && type != CG_KEY_TARGET_META
-            && member_id.ptr == NULL)) {
+        || (cg_key_has_member(type) && member_id.ptr == NULL)) {
         samsa_warn("%s: skipping a consumer group key (type %d) that does "
                    "not decode", SAMSA_GRP_OFFSETS_TOPIC, (int) type);
         return;
