@@ -199,6 +199,13 @@ void samsa_grp_offset_drop(samsa_grp_t *grp, size_t i);
 
 grp_member_t *samsa_grp_member_find(samsa_grp_t *grp, const char *id,
                                     size_t len);
+/* A new member with no protocols and no assignment yet; takes member_id
+ * (a heap string), copies the rest (instance_id's ptr NULL: none). */
+grp_member_t *samsa_grp_member_new(char *member_id, samsa_slice_t instance_id,
+                                   samsa_slice_t client_id,
+                                   samsa_slice_t client_host,
+                                   int32_t session_timeout_ms,
+                                   int32_t rebalance_timeout_ms);
 void samsa_grp_member_free(grp_member_t *m);
 
 /* Arm the member's next session timer (completing the current one).

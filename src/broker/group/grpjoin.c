@@ -197,6 +197,24 @@ grp_protos_set(grp_member_t *m, const samsa_grp_protocol_t *p, size_t n)
     }
 }
 
+grp_member_t *
+samsa_grp_member_new(char *member_id, samsa_slice_t instance_id,
+                     samsa_slice_t client_id, samsa_slice_t client_host,
+                     int32_t session_timeout_ms, int32_t rebalance_timeout_ms)
+{
+    grp_member_t  *m = samsa_calloc(1, sizeof(*m));
+
+    m->member_id = member_id;
+    m->instance_id = instance_id.ptr != NULL
+                         ? samsa_strndup(instance_id.ptr, instance_id.len)
+                         : NULL;
+    m->client_id = samsa_strndup(client_id.ptr, client_id.len);
+    m->client_host = samsa_strndup(client_host.ptr, client_host.len);
+    m->session_timeout_ms = session_timeout_ms;
+    m->rebalance_timeout_ms = rebalance_timeout_ms;
+    return m;
+}
+
 void
 samsa_grp_member_free(grp_member_t *m)
 {
@@ -987,20 +1005,13 @@ grp_remove_member(samsa_grp_t *g, grp_member_t *m)
 static grp_member_t *
 grp_member_new(const samsa_grp_join_req_t *rq, char *member_id)
 {
-    grp_member_t  *m = samsa_calloc(1, sizeof(*m));
+    grp_member_t  *m;
 
-    m->member_id = member_id;
-    m->instance_id = rq->instance_id.ptr != NULL
-                         ? samsa_strndup(rq->instance_id.ptr,
-                                             rq->instance_id.len)
-                         : NULL;
-    m->client_id = samsa_strndup(rq->client_id.ptr, rq->client_id.len);
-    m->client_host = samsa_strndup(rq->client_host.ptr,
-                                       rq->client_host.len);
-    m->session_timeout_ms = rq->session_timeout_ms;
-    m->rebalance_timeout_ms = rq->rebalance_timeout_ms >= 0
-                                  ? rq->rebalance_timeout_ms
-                                  : rq->session_timeout_ms;
+    m = samsa_grp_member_new(member_id, rq->instance_id, rq->client_id,
+                             rq->client_host, rq->session_timeout_ms,
+                             rq->rebalance_timeout_ms >= 0
+                                 ? rq->rebalance_timeout_ms
+                                 : rq->session_timeout_ms);
     grp_protos_set(m, rq->protocols, rq->nprotocols);
     m->assignment = samsa_malloc(1);
     return m;

@@ -336,19 +336,13 @@ grpstore_apply_group(samsa_grp_t *g, const samsa_GroupMetadataValue_t *v)
     for (i = 0; i < (size_t) v->Members_cnt && g->protocol_name != NULL;
          i++) {
         mm = &v->Members[i];
-        m = samsa_calloc(1, sizeof(*m));
-        m->member_id = samsa_strndup(mm->MemberId.ptr, mm->MemberId.len);
-        m->instance_id = mm->GroupInstanceId.ptr != NULL
-                             ? samsa_strndup(mm->GroupInstanceId.ptr,
-                                                 mm->GroupInstanceId.len)
-                             : NULL;
-        m->client_id = samsa_strndup(mm->ClientId.ptr, mm->ClientId.len);
-        m->client_host = samsa_strndup(mm->ClientHost.ptr,
-                                           mm->ClientHost.len);
-        m->session_timeout_ms = mm->SessionTimeout;
-        m->rebalance_timeout_ms = mm->RebalanceTimeout > 0
-                                      ? mm->RebalanceTimeout
-                                      : mm->SessionTimeout;
+        m = samsa_grp_member_new(samsa_strndup(mm->MemberId.ptr,
+                                               mm->MemberId.len),
+                                 mm->GroupInstanceId, mm->ClientId,
+                                 mm->ClientHost, mm->SessionTimeout,
+                                 mm->RebalanceTimeout > 0
+                                     ? mm->RebalanceTimeout
+                                     : mm->SessionTimeout);
         m->protos = samsa_calloc(2, sizeof(*m->protos));
         m->nprotos = 1;
         m->protos[0].name = samsa_strdup(g->protocol_name);
