@@ -868,6 +868,19 @@ cg_validate(cg_hb_t *h)
     return true;
 }
 
+/* FENCED_MEMBER_EPOCH for a member whose epoch got is "greater" or
+ * "smaller" (than) the one the coordinator knows; always false. */
+static bool
+cg_fence_epoch(cg_hb_t *h, const char *than, int32_t got, int32_t known)
+{
+    cg_fail(h, SAMSA_ERR_FENCED_MEMBER_EPOCH,
+            "The consumer group member has a %s member epoch (%d) than the "
+            "one known by the group coordinator (%d). The member must "
+            "abandon all its partitions and rejoin.",
+            than, (int) got, (int) known);
+    return false;
+}
+
 /* Kafka's throwIfMemberEpochIsInvalid. */
 static bool
 cg_check_epoch(cg_hb_t *h, const cg_member_t *m, const cg_set_t *owned)
@@ -877,24 +890,14 @@ cg_check_epoch(cg_hb_t *h, const cg_member_t *m, const cg_set_t *owned)
     bool     subset = owned != NULL;
 
     if (got > m->epoch) {
-        cg_fail(h, SAMSA_ERR_FENCED_MEMBER_EPOCH,
-                "The consumer group member has a greater member epoch (%d) "
-                "than the one known by the group coordinator (%d). The "
-                "member must abandon all its partitions and rejoin.",
-                (int) got, (int) m->epoch);
-        return false;
+        return cg_fence_epoch(h, "greater", got, m->epoch);
     }
     if (got < m->epoch) {
         for (i = 0; subset && i < owned->n; i++) {
             subset = cg_set_has(&m->assigned, &owned->v[i]);
         }
         if (got != m->prev_epoch || !subset) {
-            cg_fail(h, SAMSA_ERR_FENCED_MEMBER_EPOCH,
-                    "The consumer group member has a smaller member epoch "
-                    "(%d) than the one known by the group coordinator (%d). "
-                    "The member must abandon all its partitions and rejoin.",
-                    (int) got, (int) m->epoch);
-            return false;
+            return cg_fence_epoch(h, "smaller", got, m->epoch);
         }
     }
     return true;
