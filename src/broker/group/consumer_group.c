@@ -17,7 +17,6 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "broker/group/consumer_group_assign.h"
 #include "broker/group/consumer_group_int.h"
@@ -31,11 +30,9 @@ enum { CG_TIMER_SESSION, CG_TIMER_REVOKE };
 
 /* A member's session or revocation timer (Kafka's scheduled timeouts). */
 struct cg_timer {
-    samsa_delayed_op_t  op;
-    samsa_grp_t        *grp;            /* ref */
-    char               *member_id;
+    grp_timer_t         t;              /* first: the op, the group ref, the
+                                           member's id */
     int                 kind;
-    bool                expired;
 };
 
 /* ---- sets ------------------------------------------------------------------ */
@@ -250,11 +247,7 @@ cg_new_member_id(void)
     size_t             i, n = 0;
     uint32_t           v;
 
-    if (getrandom(u, 16, 0) != 16) {
-        for (i = 0; i < 16; i++) {
-            u[i] = (uint8_t) random();
-        }
-    }
+    samsa_grp_random_bytes(u, 16);
     for (i = 0; i < 18; i += 3) {
         v = ((uint32_t) u[i] << 16) | ((uint32_t) u[i + 1] << 8) | u[i + 2];
         out[n++] = b64[(v >> 18) & 63];
@@ -268,30 +261,17 @@ cg_new_member_id(void)
 
 /* ---- timers --------------------------------------------------------------- */
 
-static bool
-cg_timer_try_complete(samsa_delayed_op_t *op)
-{
-    (void) op;
-    return false;                       /* completed by stop or expiry */
-}
-
-static void
-cg_timer_on_expire(samsa_delayed_op_t *op)
-{
-    ((cg_timer_t *) op)->expired = true;
-}
-
 static void
 cg_timer_on_complete(samsa_delayed_op_t *op)
 {
     cg_timer_t    *t = (cg_timer_t *) op;
-    samsa_grp_t   *g = t->grp;
+    samsa_grp_t   *g = t->t.grp;
     cg_member_t   *m;
 
     if (g->cg == NULL) {
         return;
     }
-    m = cg_member_find(g->cg, samsa_slice_cstr(t->member_id), NULL);
+    m = cg_member_find(g->cg, samsa_slice_cstr(t->t.member_id), NULL);
     if (m == NULL) {
         return;
     }
@@ -302,7 +282,7 @@ cg_timer_on_complete(samsa_delayed_op_t *op)
     } else {
         return;
     }
-    if (!t->expired || atomic_load(&g->gc->stopping)) {
+    if (!t->t.expired || atomic_load(&g->gc->stopping)) {
         return;
     }
     if (t->kind == CG_TIMER_SESSION) {
@@ -322,21 +302,12 @@ cg_timer_on_complete(samsa_delayed_op_t *op)
     }
 }
 
-static void
-cg_timer_free(samsa_delayed_op_t *op)
-{
-    cg_timer_t  *t = (cg_timer_t *) op;
-
-    samsa_free(t->member_id);
-    samsa_grp_unref(t->grp);
-    samsa_free(t);
-}
-
 static const samsa_delayed_op_ops_t  cg_timer_ops = {
-    .try_complete = cg_timer_try_complete,
+    .try_complete = samsa_grp_timer_never_ready,   /* completed by stop or
+                                                      expiry */
     .on_complete = cg_timer_on_complete,
-    .on_expire = cg_timer_on_expire,
-    .free = cg_timer_free,
+    .on_expire = samsa_grp_timer_on_expire,
+    .free = samsa_grp_timer_free,
 };
 
 static void
@@ -348,9 +319,7 @@ cg_timer_stop(cg_timer_t **slot)
         return;
     }
     *slot = NULL;
-    samsa_delayed_op_ref(&old->op);
-    samsa_delayed_op_force_complete(&old->op);
-    samsa_delayed_op_unref(&old->op);
+    samsa_grp_timer_complete(&old->t);
 }
 
 static void
@@ -364,15 +333,10 @@ cg_timer_start(samsa_grp_t *g, cg_member_t *m, int kind, int32_t ms)
         return;
     }
     t = samsa_calloc(1, sizeof(*t));
-    samsa_delayed_op_init(&t->op, &cg_timer_ops, ms, &g->lock);
-    samsa_grp_ref(g);
-    t->grp = g;
-    t->member_id = samsa_strdup(m->id);
+    samsa_grp_timer_init(&t->t, &cg_timer_ops, g, m->id, ms);
     t->kind = kind;
     *slot = t;
-    samsa_purgatory_try_complete_else_watch(g->gc->heartbeat, &t->op, NULL,
-                                            0);
-    samsa_delayed_op_unref(&t->op);
+    samsa_grp_timer_watch(&t->t, g->gc->heartbeat);
 }
 
 /* ---- subscription metadata and target assignment ---------------------------- */

@@ -1,7 +1,8 @@
 /*
  * broker/group/grp_int.h - the group coordinator's private structures, shared by
- * grp.c (table, offsets, admin), grpjoin.c (the rebalance protocol) and
- * grpstore.c (__consumer_offsets records).
+ * grp.c (table, offsets, admin), grpjoin.c (the rebalance protocol; also
+ * the group timers and random member-id bytes that consumer_group.c uses
+ * too) and grpstore.c (__consumer_offsets records).
  * Threads: a samsa_grp_t's fields are guarded by its lock ([lock]) unless
  * marked; the coordinator's table by its table lock.
  */
@@ -197,8 +198,48 @@ void samsa_grp_offset_drop(samsa_grp_t *grp, size_t i);
 
 /* ---- grpjoin.c ------------------------------------------------------------ */
 
+/* What each of a group's timers starts with (grpjoin's and the consumer
+ * groups'): the delayed op (run under the group lock), a ref on the
+ * group, for a member's timer the member's id, and whether it expired
+ * (set by samsa_grp_timer_on_expire). */
+typedef struct grp_timer {
+    samsa_delayed_op_t  op;
+    samsa_grp_t        *grp;            /* ref */
+    char               *member_id;      /* owned; NULL: a group's timer */
+    bool                expired;
+} grp_timer_t;
+
+/* Set up t to run ops on g after delay_ms (a member's timer: a copy of
+ * member_id; NULL: a group's); the caller fills in the rest, then
+ * watches it.  t holds a ref on g until it is freed. */
+void samsa_grp_timer_init(grp_timer_t *t, const samsa_delayed_op_ops_t *ops,
+                          samsa_grp_t *g, const char *member_id,
+                          int64_t delay_ms);
+
+/* Complete t now if it can, else watch it in purg; drops the caller's
+ * ref on the op. */
+void samsa_grp_timer_watch(grp_timer_t *t, samsa_purgatory_t *purg);
+
+/* Complete t at once (it may be the last ref that goes). */
+void samsa_grp_timer_complete(grp_timer_t *t);
+
+/* try_complete of a timer that only something else completes (a
+ * heartbeat, a stop) or that expires: never ready. */
+bool samsa_grp_timer_never_ready(samsa_delayed_op_t *op);
+
+/* on_expire of a timer whose on_complete reads t->expired. */
+void samsa_grp_timer_on_expire(samsa_delayed_op_t *op);
+
+/* The free of a timer with nothing to free but its grp_timer_t (first
+ * in a heap block): the member id, the group ref, the block. */
+void samsa_grp_timer_free(samsa_delayed_op_t *op);
+
+
 grp_member_t *samsa_grp_member_find(samsa_grp_t *grp, const char *id,
                                     size_t len);
+/* n random bytes for member ids (getrandom, else random()). */
+void samsa_grp_random_bytes(uint8_t *u, size_t n);
+
 /* A new member with no protocols and no assignment yet; takes member_id
  * (a heap string), copies the rest (instance_id's ptr NULL: none). */
 grp_member_t *samsa_grp_member_new(char *member_id, samsa_slice_t instance_id,

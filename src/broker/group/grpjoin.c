@@ -22,20 +22,11 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 
-/* What each of a group's timers starts with: the delayed op (run under
- * the group lock) and a ref on the group. */
-typedef struct grp_timer {
-    samsa_delayed_op_t  op;
-    samsa_grp_t        *grp;            /* ref */
-} grp_timer_t;
-
 /* Session timer of one member (Kafka's DelayedHeartbeat); a new member's
  * first join is timed by one too, armed with the new-member join timeout. */
 struct grp_hb_op {
-    grp_timer_t         t;
-    char               *member_id;
+    grp_timer_t         t;              /* with the member's id */
     int64_t             timeout_ms;     /* what it was armed with */
-    bool                expired;
 };
 
 /* Rebalance timer (Kafka's DelayedJoin / InitialDelayedJoin). */
@@ -58,41 +49,50 @@ static void grp_try_complete_join(samsa_grp_t *g);
 
 /* ---- a group's timers -------------------------------------------------- */
 
-/* Set up t to run ops on g after delay_ms; the caller fills in the rest,
- * then watches it.  t holds a ref on g until it is freed. */
-static void
-grp_timer_init(grp_timer_t *t, const samsa_delayed_op_ops_t *ops,
-               samsa_grp_t *g, int64_t delay_ms)
+void
+samsa_grp_timer_init(grp_timer_t *t, const samsa_delayed_op_ops_t *ops,
+                     samsa_grp_t *g, const char *member_id, int64_t delay_ms)
 {
     samsa_delayed_op_init(&t->op, ops, delay_ms, &g->lock);
     samsa_grp_ref(g);
     t->grp = g;
+    t->member_id = member_id != NULL ? samsa_strdup(member_id) : NULL;
 }
 
-/* Complete t now if it can, else watch it in purg; drops the caller's
- * ref on the op. */
-static void
-grp_timer_watch(grp_timer_t *t, samsa_purgatory_t *purg)
+void
+samsa_grp_timer_watch(grp_timer_t *t, samsa_purgatory_t *purg)
 {
     samsa_purgatory_try_complete_else_watch(purg, &t->op, NULL, 0);
     samsa_delayed_op_unref(&t->op);
 }
 
-/* Complete t at once (it may be the last ref that goes). */
-static void
-grp_timer_complete(grp_timer_t *t)
+void
+samsa_grp_timer_complete(grp_timer_t *t)
 {
     samsa_delayed_op_ref(&t->op);
     samsa_delayed_op_force_complete(&t->op);
     samsa_delayed_op_unref(&t->op);
 }
 
-/* The free of a timer with nothing of its own to free. */
-static void
-grp_timer_free(samsa_delayed_op_t *op)
+bool
+samsa_grp_timer_never_ready(samsa_delayed_op_t *op)
+{
+    (void) op;
+    return false;
+}
+
+void
+samsa_grp_timer_on_expire(samsa_delayed_op_t *op)
+{
+    ((grp_timer_t *) op)->expired = true;
+}
+
+void
+samsa_grp_timer_free(samsa_delayed_op_t *op)
 {
     grp_timer_t  *t = (grp_timer_t *) op;
 
+    samsa_free(t->member_id);
     samsa_grp_unref(t->grp);
     samsa_free(t);
 }
@@ -277,6 +277,18 @@ grp_member_matches(const grp_member_t *m, const samsa_grp_protocol_t *p,
     return true;
 }
 
+void
+samsa_grp_random_bytes(uint8_t *u, size_t n)
+{
+    size_t  i;
+
+    if (getrandom(u, n, 0) != (ssize_t) n) {
+        for (i = 0; i < n; i++) {
+            u[i] = (uint8_t) random();
+        }
+    }
+}
+
 /* clientId + "-" + a random UUID, as Kafka names members. */
 static char *
 grp_new_member_id(samsa_slice_t client_id)
@@ -285,11 +297,7 @@ grp_new_member_id(samsa_slice_t client_id)
     char    *out = samsa_malloc(client_id.len + 38);
     size_t   i, n;
 
-    if (getrandom(u, sizeof(u), 0) != (ssize_t) sizeof(u)) {
-        for (i = 0; i < sizeof(u); i++) {
-            u[i] = (uint8_t) random();
-        }
-    }
+    samsa_grp_random_bytes(u, sizeof(u));
     u[6] = (uint8_t) ((u[6] & 0x0f) | 0x40);
     u[8] = (uint8_t) ((u[8] & 0x3f) | 0x80);
     if (client_id.len > 0) {
@@ -319,36 +327,23 @@ samsa_grp_member_keep_alive(const grp_member_t *m)
     return !m->is_new && (m->join_cb != NULL || m->sync_cb != NULL);
 }
 
-static bool
-grp_hb_try_complete(samsa_delayed_op_t *op)
-{
-    (void) op;
-    return false;                       /* completed by the next heartbeat */
-}
-
-static void
-grp_hb_on_expire(samsa_delayed_op_t *op)
-{
-    ((grp_hb_op_t *) op)->expired = true;
-}
-
 static void
 grp_hb_on_complete(samsa_delayed_op_t *op)
 {
     grp_hb_op_t   *h = (grp_hb_op_t *) op;
     samsa_grp_t   *g = h->t.grp;
     grp_member_t  *m;
-    size_t         at = 0, len = strlen(h->member_id);
+    size_t         at = 0, len = strlen(h->t.member_id);
 
-    m = samsa_grp_member_find(g, h->member_id, len);
+    m = samsa_grp_member_find(g, h->t.member_id, len);
     if (m == NULL) {
-        m = grp_pending_find(g, h->member_id, len, &at);
+        m = grp_pending_find(g, h->t.member_id, len, &at);
     }
     if (m == NULL || m->hb != h) {
         return;
     }
     m->hb = NULL;
-    if (!h->expired || atomic_load(&g->gc->stopping)
+    if (!h->t.expired || atomic_load(&g->gc->stopping)
         || samsa_grp_member_keep_alive(m)) {
         return;
     }
@@ -369,20 +364,12 @@ grp_hb_on_complete(samsa_delayed_op_t *op)
     grp_remove_member(g, m);
 }
 
-static void
-grp_hb_free(samsa_delayed_op_t *op)
-{
-    grp_hb_op_t  *h = (grp_hb_op_t *) op;
-
-    samsa_free(h->member_id);
-    grp_timer_free(op);
-}
-
 static const samsa_delayed_op_ops_t  grp_hb_ops = {
-    .try_complete = grp_hb_try_complete,
+    .try_complete = samsa_grp_timer_never_ready,   /* the next heartbeat
+                                                      completes it */
     .on_complete = grp_hb_on_complete,
-    .on_expire = grp_hb_on_expire,
-    .free = grp_hb_free,
+    .on_expire = samsa_grp_timer_on_expire,
+    .free = samsa_grp_timer_free,
 };
 
 static void
@@ -393,7 +380,7 @@ grp_member_stop_timer(grp_member_t *m)
     if (old == NULL) {
         return;
     }
-    grp_timer_complete(&old->t);
+    samsa_grp_timer_complete(&old->t);
     m->hb = NULL;
 }
 
@@ -409,11 +396,10 @@ grp_member_schedule(samsa_grp_t *g, grp_member_t *m, int64_t timeout_ms)
         return;
     }
     h = samsa_calloc(1, sizeof(*h));
-    grp_timer_init(&h->t, &grp_hb_ops, g, timeout_ms);
-    h->member_id = samsa_strdup(m->member_id);
+    samsa_grp_timer_init(&h->t, &grp_hb_ops, g, m->member_id, timeout_ms);
     h->timeout_ms = timeout_ms;
     m->hb = h;
-    grp_timer_watch(&h->t, g->gc->heartbeat);
+    samsa_grp_timer_watch(&h->t, g->gc->heartbeat);
 }
 
 /* Kafka's completeAndScheduleNextHeartbeatExpiration: the session timer. */
@@ -487,7 +473,7 @@ static const samsa_delayed_op_ops_t  grp_join_ops = {
     .try_complete = grp_join_try_complete,
     .on_complete = grp_join_on_complete,
     .on_expire = NULL,
-    .free = grp_timer_free,
+    .free = samsa_grp_timer_free,
 };
 
 static void
@@ -496,11 +482,11 @@ grp_schedule_join(samsa_grp_t *g, bool initial, int64_t delay_ms,
 {
     grp_join_op_t  *j = samsa_calloc(1, sizeof(*j));
 
-    grp_timer_init(&j->t, &grp_join_ops, g, delay_ms);
+    samsa_grp_timer_init(&j->t, &grp_join_ops, g, NULL, delay_ms);
     j->initial = initial;
     j->remaining_ms = remaining_ms;
     g->join_op = j;
-    grp_timer_watch(&j->t, g->gc->rebalance);
+    samsa_grp_timer_watch(&j->t, g->gc->rebalance);
 }
 
 /* ---- DelayedSync ------------------------------------------------------- */
@@ -570,7 +556,7 @@ static const samsa_delayed_op_ops_t  grp_sync_ops = {
     .try_complete = grp_sync_try_complete,
     .on_complete = grp_sync_on_complete,
     .on_expire = NULL,
-    .free = grp_timer_free,
+    .free = samsa_grp_timer_free,
 };
 
 /* Every member owes a SyncGroup for the new generation; arm the timer. */
@@ -583,10 +569,10 @@ grp_schedule_sync(samsa_grp_t *g, int64_t delay_ms)
     for (i = 0; i < g->nmembers; i++) {
         g->members[i]->pending_sync = true;
     }
-    grp_timer_init(&so->t, &grp_sync_ops, g, delay_ms);
+    samsa_grp_timer_init(&so->t, &grp_sync_ops, g, NULL, delay_ms);
     so->generation = g->generation;
     g->sync_op = so;
-    grp_timer_watch(&so->t, g->gc->rebalance);
+    samsa_grp_timer_watch(&so->t, g->gc->rebalance);
 }
 
 static bool
@@ -612,7 +598,7 @@ grp_member_synced(samsa_grp_t *g, grp_member_t *m)
     if (so == NULL || !grp_all_synced(g)) {
         return;
     }
-    grp_timer_complete(&so->t);
+    samsa_grp_timer_complete(&so->t);
 }
 
 /* Kafka's rebalancePurgatory.checkAndComplete(group). */
@@ -624,7 +610,7 @@ grp_try_complete_join(samsa_grp_t *g)
     if (j == NULL || j->initial || !grp_all_joined(g)) {
         return;
     }
-    grp_timer_complete(&j->t);
+    samsa_grp_timer_complete(&j->t);
 }
 
 /* ---- answering ------------------------------------------------------------ */
