@@ -5,8 +5,17 @@
 #ifndef SAMSA_UTIL_FSUTIL_H
 #define SAMSA_UTIL_FSUTIL_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 /* mkdir -p: create dir and its missing parents (mode 0755).  0, or the
  * errno of the first failure (an existing directory is no failure). */
 int samsa_mkdirs(const char *dir);
+
+/* Write all len bytes of p to fd: at pos (pwrite) when pos >= 0, else at
+ * the file's position (write); retried on EINTR and short writes.  0, or
+ * the errno of the failed write (ENOSPC for a write that takes no bytes,
+ * a full device). */
+int samsa_write_all(int fd, const void *p, size_t len, off_t pos);
 
 #endif /* SAMSA_UTIL_FSUTIL_H */
