@@ -127,6 +127,18 @@ seg_path2(char *buf, size_t size, const char *dir, int64_t base,
     snprintf(buf, size, "%s/%020" PRId64 "%s%s", dir, base, kind, suffix);
 }
 
+/* seg's file of kind (and suffix) into path; with create a leftover one
+ * is removed first. */
+static void
+seg_index_path(const samsa_seg_t *seg, char *path, size_t size,
+               const char *kind, const char *suffix, bool create)
+{
+    seg_path2(path, size, seg->dir, seg->base_offset, kind, suffix);
+    if (create) {
+        unlink(path);
+    }
+}
+
 /* Open both indexes; with create they start empty. */
 static samsa_err_t
 seg_open_indexes(samsa_seg_t *seg, bool create, const char *suffix)
@@ -135,20 +147,12 @@ seg_open_indexes(samsa_seg_t *seg, bool create, const char *suffix)
     bool         c1, c2;
     samsa_err_t  err;
 
-    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".index",
-              suffix);
-    if (create) {
-        unlink(path);
-    }
+    seg_index_path(seg, path, sizeof(path), ".index", suffix, create);
     err = samsa_idx_open(&seg->idx, path, seg->base_offset, &c1);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".timeindex",
-              suffix);
-    if (create) {
-        unlink(path);
-    }
+    seg_index_path(seg, path, sizeof(path), ".timeindex", suffix, create);
     err = samsa_tidx_open(&seg->tidx, path, seg->base_offset, &c2);
     if (err != SAMSA_ERR_NONE) {
         samsa_idx_close(&seg->idx);
