@@ -57,3 +57,12 @@ samsa_write_all(int fd, const void *p, size_t len, off_t pos)
     }
     return 0;
 }
+
+void
+samsa_close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}

@@ -1,6 +1,6 @@
 /*
- * util/fsutil.h - small file-system helpers shared by the storage and
- * metadata code.  Threads: any.
+ * util/fsutil.h - small file-system and file-descriptor helpers shared
+ * by the storage, metadata and network code.  Threads: any.
  */
 #ifndef SAMSA_UTIL_FSUTIL_H
 #define SAMSA_UTIL_FSUTIL_H
@@ -17,5 +17,8 @@ int samsa_mkdirs(const char *dir);
  * the errno of the failed write (ENOSPC for a write that takes no bytes,
  * a full device). */
 int samsa_write_all(int fd, const void *p, size_t len, off_t pos);
+
+/* Close *fd if it is open (>= 0) and mark it closed (-1). */
+void samsa_close_fd(int *fd);
 
 #endif /* SAMSA_UTIL_FSUTIL_H */
