@@ -20,6 +20,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fault.h"
+#include "util/fsutil.h"
 
 #define CKPT_MAX_BYTES (64 << 20)       /* far above any real checkpoint */
 
@@ -48,26 +49,6 @@ samsa_ckpt_fsync_dir(const char *dir)
     return SAMSA_ERR_NONE;
 }
 
-/* Write all len bytes at fd's position. */
-static int
-ckpt_write_all(int fd, const uint8_t *p, size_t len)
-{
-    ssize_t  n;
-
-    while (len > 0) {
-        n = write(fd, p, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return n < 0 ? errno : EIO;
-        }
-        p += n;
-        len -= (size_t) n;
-    }
-    return 0;
-}
-
 /* The directory part of path ("." if none), into dir. */
 static void
 ckpt_dirname(const char *path, char *dir, size_t size)
@@ -94,7 +75,7 @@ samsa_ckpt_write_atomic(const char *path, const void *data, size_t len)
     if (fd < 0) {
         return ckpt_io_error("cannot create", tmp, errno);
     }
-    err = ckpt_write_all(fd, data, len);
+    err = samsa_write_all(fd, data, len, -1);
     if (err == 0 && fdatasync(fd) != 0) {
         err = errno;
     }

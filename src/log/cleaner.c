@@ -25,6 +25,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/endian.h"
+#include "util/locked.h"
 #include "util/map.h"
 #include "util/time.h"
 
@@ -528,22 +529,12 @@ static samsa_err_t
 cleaner_read_batch(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
                    samsa_buf_t *buf, samsa_batch_hdr_t *hdr)
 {
-    uint8_t      h[SAMSA_BATCH_HDR_SIZE];
     samsa_err_t  err;
     size_t       size;
 
-    if ((uint64_t) pos + SAMSA_BATCH_HDR_SIZE > limit) {
-        return SAMSA_ERR__NOENT;
-    }
-    err = samsa_seg_read(seg, pos, h, sizeof(h));
+    err = samsa_seg_batch_at(seg, pos, limit, hdr);
     if (err != SAMSA_ERR_NONE) {
         return err;
-    }
-    if (samsa_batch_parse(h, sizeof(h), hdr) != SAMSA_ERR_NONE
-        || (uint64_t) pos + (uint64_t) samsa_batch_size(hdr) > limit) {
-        samsa_error("log cleaner: bad batch header at position %" PRIu32
-                    " of %s", pos, samsa_seg_log_path(seg));
-        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
     size = (size_t) samsa_batch_size(hdr);
     buf->len = 0;
@@ -1104,19 +1095,8 @@ struct samsa_cleaner {
 static bool
 cleaner_wait(samsa_cleaner_t *c, int64_t ms)
 {
-    struct timespec  ts;
-    int64_t          until = samsa_now_ms() + ms;
-    bool             stop;
-
-    ts.tv_sec = until / 1000;
-    ts.tv_nsec = until % 1000 * 1000000;
-    pthread_mutex_lock(&c->lock);
-    while (!c->stop && samsa_now_ms() < until) {
-        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
-    }
-    stop = c->stop;
-    pthread_mutex_unlock(&c->lock);
-    return !stop;
+    return samsa_locked_wait_stop(&c->lock, &c->cond, &c->stop,
+                                  samsa_now_ms() + ms);
 }
 
 /* Kafka's Throttler (checkIntervalMs 300, throttleDown) over the bytes

@@ -710,23 +710,14 @@ logmgr_maint_run(samsa_logmgr_t *mgr, logmgr_sched_t *s, int64_t now)
 static bool
 logmgr_maint_wait(samsa_logmgr_t *mgr, const logmgr_sched_t *s)
 {
-    struct timespec  ts;
-    int64_t          next = samsa_now_ms() + LOGMGR_TICK_MS;
-    bool             stop;
+    int64_t  next = samsa_now_ms() + LOGMGR_TICK_MS;
 
     next = s->retention < next ? s->retention : next;
     next = s->flush < next ? s->flush : next;
     next = s->rp_ckpt < next ? s->rp_ckpt : next;
     next = s->ls_ckpt < next ? s->ls_ckpt : next;
-    ts.tv_sec = next / 1000;
-    ts.tv_nsec = next % 1000 * 1000000;
-    pthread_mutex_lock(&mgr->maint_lock);
-    while (!mgr->maint_stop && samsa_now_ms() < next) {
-        pthread_cond_timedwait(&mgr->maint_cond, &mgr->maint_lock, &ts);
-    }
-    stop = mgr->maint_stop;
-    pthread_mutex_unlock(&mgr->maint_lock);
-    return !stop;
+    return samsa_locked_wait_stop(&mgr->maint_lock, &mgr->maint_cond,
+                                  &mgr->maint_stop, next);
 }
 
 static void *

@@ -24,6 +24,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fsutil.h"
 
 #define PSTATE_SUFFIX ".snapshot"
 #define PSTATE_MAX_FILE (64 * 1024 * 1024)  /* refuse larger snapshots */
@@ -42,27 +43,18 @@ pstate_path(char *buf, size_t size, const samsa_plog_t *plog, int64_t offset,
 static samsa_err_t
 pstate_write_file(const char *path, const uint8_t *p, size_t len, bool sync)
 {
-    size_t   done = 0;
-    ssize_t  n;
-    int      fd;
+    int  fd, err;
 
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         samsa_error("log: cannot create %s: %s", path, strerror(errno));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
-    while (done < len) {
-        n = write(fd, p + done, len - done);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            samsa_error("log: cannot write %s: %s", path,
-                        n < 0 ? strerror(errno) : "short write");
-            close(fd);
-            return SAMSA_ERR_KAFKA_STORAGE_ERROR;
-        }
-        done += (size_t) n;
+    err = samsa_write_all(fd, p, len, -1);
+    if (err != 0) {
+        samsa_error("log: cannot write %s: %s", path, strerror(err));
+        close(fd);
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
     if (sync && fdatasync(fd) != 0) {
         samsa_error("log: cannot fdatasync %s: %s", path, strerror(errno));

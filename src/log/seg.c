@@ -21,6 +21,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/endian.h"
+#include "util/fsutil.h"
 #include "util/time.h"
 
 /*
@@ -126,6 +127,18 @@ seg_path2(char *buf, size_t size, const char *dir, int64_t base,
     snprintf(buf, size, "%s/%020" PRId64 "%s%s", dir, base, kind, suffix);
 }
 
+/* seg's file of kind (and suffix) into path; with create a leftover one
+ * is removed first. */
+static void
+seg_index_path(const samsa_seg_t *seg, char *path, size_t size,
+               const char *kind, const char *suffix, bool create)
+{
+    seg_path2(path, size, seg->dir, seg->base_offset, kind, suffix);
+    if (create) {
+        unlink(path);
+    }
+}
+
 /* Open both indexes; with create they start empty. */
 static samsa_err_t
 seg_open_indexes(samsa_seg_t *seg, bool create, const char *suffix)
@@ -134,20 +147,12 @@ seg_open_indexes(samsa_seg_t *seg, bool create, const char *suffix)
     bool         c1, c2;
     samsa_err_t  err;
 
-    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".index",
-              suffix);
-    if (create) {
-        unlink(path);
-    }
+    seg_index_path(seg, path, sizeof(path), ".index", suffix, create);
     err = samsa_idx_open(&seg->idx, path, seg->base_offset, &c1);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".timeindex",
-              suffix);
-    if (create) {
-        unlink(path);
-    }
+    seg_index_path(seg, path, sizeof(path), ".timeindex", suffix, create);
     err = samsa_tidx_open(&seg->tidx, path, seg->base_offset, &c2);
     if (err != SAMSA_ERR_NONE) {
         samsa_idx_close(&seg->idx);
@@ -388,27 +393,6 @@ seg_warn_nospc(const samsa_seg_t *seg, int err)
     }
 }
 
-/* pwrite all of p at pos. */
-static int
-seg_pwrite_all(int fd, const uint8_t *p, size_t len, off_t pos)
-{
-    ssize_t  n;
-
-    while (len > 0) {
-        n = pwrite(fd, p, len, pos);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return n < 0 ? errno : ENOSPC;
-        }
-        p += n;
-        len -= (size_t) n;
-        pos += n;
-    }
-    return 0;
-}
-
 samsa_err_t
 samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
                  int32_t index_interval_bytes)
@@ -423,7 +407,7 @@ samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
         return seg_io_error("segment would exceed 4 GiB:", seg->log_path,
                             EFBIG);
     }
-    err = seg_pwrite_all(seg->fd, p, len, (off_t) end.size);
+    err = samsa_write_all(seg->fd, p, len, (off_t) end.size);
     if (err != 0) {
         if (ftruncate(seg->fd, (off_t) end.size) != 0) {
             samsa_error("log: cannot cut %s back to %" PRIu32 " bytes: %s",
@@ -925,8 +909,8 @@ samsa_seg_txn_append(samsa_seg_t *seg, const samsa_seg_aborted_t *a)
     samsa_store_be64(b + 10, (uint64_t) a->first_offset);
     samsa_store_be64(b + 18, (uint64_t) a->last_offset);
     samsa_store_be64(b + 26, (uint64_t) a->last_stable_offset);
-    err = seg_pwrite_all(fd, b, sizeof(b),
-                         (off_t) n * SAMSA_SEG_TXN_ENTRY_SIZE);
+    err = samsa_write_all(fd, b, sizeof(b),
+                          (off_t) n * SAMSA_SEG_TXN_ENTRY_SIZE);
     if (err != 0) {
         return seg_io_error("cannot write", path, err);
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/diag.h"
+#include "util/fsutil.h"
 
 #define SELECTOR_MAX_BATCH 256
 
@@ -56,14 +57,8 @@ out_close:
 void
 samsa_selector_fini(samsa_selector_t *sel)
 {
-    if (sel->wakefd >= 0) {
-        close(sel->wakefd);
-        sel->wakefd = -1;
-    }
-    if (sel->epfd >= 0) {
-        close(sel->epfd);
-        sel->epfd = -1;
-    }
+    samsa_close_fd(&sel->wakefd);
+    samsa_close_fd(&sel->epfd);
 }
 
 static samsa_err_t

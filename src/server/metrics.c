@@ -606,42 +606,74 @@ mx_histograms(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
 
 /* ---- Prometheus: socket servers ------------------------------------------ */
 
+/* One sample of name per network thread of each server, labelled with
+ * its server, listener and processor: value of its stats. */
 static void
-mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
+mx_proc_samples(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
+                double (*value)(const samsa_netstats_proc_t *ps))
 {
     samsa_netstats_proc_t  ps;
     size_t                 i, j;
     const char            *kind;
 
-    mx_family(out, "samsa_request_queue_size", "gauge",
-              "Requests waiting for a handler (RequestQueueSize).");
-    for (i = 0; i < m->nservers; i++) {
-        mx_printf(out, "samsa_request_queue_size{server=\"%s\"} %zu\n",
-                  samsa_reqstats_kind(m->servers[i].rs),
-                  samsa_sockserver_request_queue_size(m->servers[i].ss));
-    }
-    mx_family(out, "samsa_request_queue_size_max", "gauge",
-              "The most requests that waited for a handler at once since "
-              "start (at most queued.max.requests).");
-    for (i = 0; i < m->nservers; i++) {
-        mx_printf(out, "samsa_request_queue_size_max{server=\"%s\"} %zu\n",
-                  samsa_reqstats_kind(m->servers[i].rs),
-                  samsa_sockserver_request_queue_max_size(m->servers[i].ss));
-    }
-    mx_family(out, "samsa_response_queue_size", "gauge",
-              "Responses waiting for their network thread "
-              "(ResponseQueueSize, per processor).");
     for (i = 0; i < m->nservers; i++) {
         kind = samsa_reqstats_kind(m->servers[i].rs);
         for (j = 0; j < samsa_sockserver_proc_ids(m->servers[i].ss); j++) {
             if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
                 continue;               /* removed: its series goes */
             }
-            mx_printf(out, "samsa_response_queue_size{server=\"%s\","
-                      "listener=\"%s\",processor=\"%u\"} %zu\n", kind,
-                      ps.listener, (unsigned) ps.id, ps.response_queue_size);
+            mx_printf(out, "%s{server=\"%s\",listener=\"%s\","
+                      "processor=\"%u\"} ", name, kind, ps.listener,
+                      (unsigned) ps.id);
+            mx_double(out, value(&ps));
+            mx_printf(out, "\n");
         }
     }
+}
+
+static double
+mx_proc_response_queue_size(const samsa_netstats_proc_t *ps)
+{
+    return (double) ps->response_queue_size;
+}
+
+static double
+mx_proc_idle_seconds(const samsa_netstats_proc_t *ps)
+{
+    return (double) ps->idle_ns / 1e9;
+}
+
+/* One sample of name per server: value of its socket server. */
+static void
+mx_server_samples(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
+                  size_t (*value)(samsa_sockserver_t *ss))
+{
+    size_t  i;
+
+    for (i = 0; i < m->nservers; i++) {
+        mx_printf(out, "%s{server=\"%s\"} %zu\n", name,
+                  samsa_reqstats_kind(m->servers[i].rs),
+                  value(m->servers[i].ss));
+    }
+}
+
+static void
+mx_queues(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    mx_family(out, "samsa_request_queue_size", "gauge",
+              "Requests waiting for a handler (RequestQueueSize).");
+    mx_server_samples(m, out, "samsa_request_queue_size",
+                      samsa_sockserver_request_queue_size);
+    mx_family(out, "samsa_request_queue_size_max", "gauge",
+              "The most requests that waited for a handler at once since "
+              "start (at most queued.max.requests).");
+    mx_server_samples(m, out, "samsa_request_queue_size_max",
+                      samsa_sockserver_request_queue_max_size);
+    mx_family(out, "samsa_response_queue_size", "gauge",
+              "Responses waiting for their network thread "
+              "(ResponseQueueSize, per processor).");
+    mx_proc_samples(m, out, "samsa_response_queue_size",
+                    mx_proc_response_queue_size);
 }
 
 /* One sample of the gauge name per server: the idle ratio of its handler
@@ -667,25 +699,10 @@ mx_idle_ratios(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
 static void
 mx_network_idle(samsa_metrics_t *m, samsa_buf_t *out)
 {
-    samsa_netstats_proc_t  ps;
-    size_t                 i, j;
-    const char            *kind;
-
     mx_family(out, "samsa_network_processor_idle_seconds_total", "counter",
               "Time each network thread spent waiting in epoll_wait.");
-    for (i = 0; i < m->nservers; i++) {
-        kind = samsa_reqstats_kind(m->servers[i].rs);
-        for (j = 0; j < samsa_sockserver_proc_ids(m->servers[i].ss); j++) {
-            if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
-                continue;               /* removed: its series goes */
-            }
-            mx_printf(out, "samsa_network_processor_idle_seconds_total{"
-                      "server=\"%s\",listener=\"%s\",processor=\"%u\"} ",
-                      kind, ps.listener, (unsigned) ps.id);
-            mx_double(out, (double) ps.idle_ns / 1e9);
-            mx_printf(out, "\n");
-        }
-    }
+    mx_proc_samples(m, out, "samsa_network_processor_idle_seconds_total",
+                    mx_proc_idle_seconds);
     mx_family(out, "samsa_network_processor_avg_idle_percent", "gauge",
               "Average idle fraction (0..1) of the network threads over the "
               "last window of at least 1 s (NetworkProcessorAvgIdlePercent).");

@@ -4,7 +4,9 @@
 #include "util/fsutil.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 
@@ -31,4 +33,36 @@ samsa_mkdirs(const char *dir)
     }
     samsa_free(path);
     return rc;
+}
+
+int
+samsa_write_all(int fd, const void *p, size_t len, off_t pos)
+{
+    const uint8_t  *b = p;
+    ssize_t         n;
+
+    while (len > 0) {
+        n = pos >= 0 ? pwrite(fd, b, len, pos) : write(fd, b, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return n < 0 ? errno : ENOSPC;
+        }
+        b += n;
+        len -= (size_t) n;
+        if (pos >= 0) {
+            pos += n;
+        }
+    }
+    return 0;
+}
+
+void
+samsa_close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
 }

@@ -27,6 +27,7 @@
 
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/fsutil.h"
 #include "util/time.h"
 
 static samsa_err_t
@@ -430,16 +431,7 @@ samsa_acceptor_stop(samsa_acceptor_t *acc)
 void
 samsa_acceptor_close(samsa_acceptor_t *acc)
 {
-    if (acc->fd >= 0) {
-        close(acc->fd);
-        acc->fd = -1;
-    }
-    if (acc->epfd >= 0) {
-        close(acc->epfd);
-        acc->epfd = -1;
-    }
-    if (acc->wakefd >= 0) {
-        close(acc->wakefd);
-        acc->wakefd = -1;
-    }
+    samsa_close_fd(&acc->fd);
+    samsa_close_fd(&acc->epfd);
+    samsa_close_fd(&acc->wakefd);
 }
