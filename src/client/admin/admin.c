@@ -427,6 +427,23 @@ samsa_admin_rpc_call(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int64_t deadline,
     return SAMSA_ERR_NONE;
 }
 
+samsa_err_t
+samsa_admin_rpc_run(samsa_admin_t *a, samsa_admin_rpc_t *rpc,
+                    samsa_admin_encode_fn *encode, const void *req,
+                    samsa_admin_decode_fn *decode, void *resp,
+                    int64_t deadline, samsa_arena_t *arena)
+{
+    samsa_rd_t   rd;
+    samsa_err_t  err;
+
+    encode(&rpc->wr, rpc->version, req);
+    err = samsa_admin_rpc_call(a, rpc, deadline, arena, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = decode(&rd, rpc->version, arena, resp);
+    }
+    return err;
+}
+
 /* ---- metadata ---------------------------------------------------------- */
 
 samsa_err_t
@@ -437,7 +454,6 @@ samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
     samsa_MetadataRequest_t        req;
     samsa_MetadataRequestTopic_t  *rt = NULL;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     size_t                         i;
 
@@ -458,12 +474,10 @@ samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
         req.Topics = rt;
         req.Topics_cnt = (int32_t) n;
     }
-    samsa_MetadataRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_run(a, &rpc, samsa_MetadataRequest_encode_any, &req,
+                              samsa_MetadataResponse_decode_any, resp, deadline,
+                              arena);
     samsa_free(rt);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, arena, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_MetadataResponse_decode(&rd, rpc.version, arena, resp);
-    }
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -520,7 +534,6 @@ samsa_admin_coordinator(samsa_admin_t *a, const char *group_id,
     samsa_FindCoordinatorResponse_t  resp;
     samsa_arena_t                    arena = SAMSA_ARENA_INIT;
     samsa_admin_rpc_t                rpc;
-    samsa_rd_t                       rd;
     samsa_err_t                      err;
     char                             host[256];
 
@@ -533,12 +546,10 @@ samsa_admin_coordinator(samsa_admin_t *a, const char *group_id,
         samsa_FindCoordinatorRequest_init(&req);
         req.Key = samsa_slice_cstr(group_id);
         req.KeyType = 0;                            /* group */
-        samsa_FindCoordinatorRequest_encode(&rpc.wr, rpc.version, &req);
-        err = samsa_admin_rpc_call(a, &rpc, deadline, &arena, &rd);
-        if (err == SAMSA_ERR_NONE) {
-            err = samsa_FindCoordinatorResponse_decode(&rd, rpc.version,
-                                                       &arena, &resp);
-        }
+        err = samsa_admin_rpc_run(a, &rpc,
+                                  samsa_FindCoordinatorRequest_encode_any, &req,
+                                  samsa_FindCoordinatorResponse_decode_any,
+                                  &resp, deadline, &arena);
         if (err == SAMSA_ERR_NONE) {
             err = (samsa_err_t) resp.ErrorCode;
         }
@@ -707,7 +718,6 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     samsa_DescribeClusterResponse_t  resp;
     samsa_mdbroker_t                *brokers;
     samsa_admin_rpc_t                rpc;
-    samsa_rd_t                       rd;
     samsa_err_t                      err;
     int32_t                          i;
 
@@ -717,12 +727,9 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
         return err;
     }
     samsa_DescribeClusterRequest_init(&req);
-    samsa_DescribeClusterRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DescribeClusterResponse_decode(&rd, rpc.version, scratch,
-                                                   &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeClusterRequest_encode_any,
+                              &req, samsa_DescribeClusterResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE) {
         err = (samsa_err_t) resp.ErrorCode;
     }

@@ -55,7 +55,6 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
     samsa_slice_t              *sf;
     samsa_group_listing_t      *g, *grown;
     samsa_admin_rpc_t           rpc;
-    samsa_rd_t                  rd;
     samsa_err_t                 err;
     size_t                      i;
 
@@ -71,12 +70,9 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
     }
     req.StatesFilter = sf;
     req.StatesFilter_cnt = (int32_t) nstates;
-    samsa_ListGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_ListGroupsResponse_decode(&rd, rpc.version, scratch,
-                                              &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_ListGroupsRequest_encode_any, &req,
+                              samsa_ListGroupsResponse_decode_any, &resp,
+                              deadline, scratch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -322,7 +318,6 @@ admin_describe_consumer_group(samsa_admin_t *a, const char *group_id, int32_t no
     samsa_ConsumerGroupDescribeResponse_t  resp;
     samsa_slice_t                          id = samsa_slice_cstr(group_id);
     samsa_admin_rpc_t                      rpc;
-    samsa_rd_t                             rd;
     samsa_err_t                            err;
 
     if (samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_ConsumerGroupDescribe,
@@ -332,12 +327,11 @@ admin_describe_consumer_group(samsa_admin_t *a, const char *group_id, int32_t no
     samsa_ConsumerGroupDescribeRequest_init(&req);
     req.GroupIds = &id;
     req.GroupIds_cnt = 1;
-    samsa_ConsumerGroupDescribeRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_ConsumerGroupDescribeResponse_decode(&rd, rpc.version,
-                                                         scratch, &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc,
+                              samsa_ConsumerGroupDescribeRequest_encode_any,
+                              &req,
+                              samsa_ConsumerGroupDescribeResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err != SAMSA_ERR_NONE || resp.Groups_cnt != 1
         || resp.Groups[0].ErrorCode != 0) {
         return false;           /* GROUP_ID_NOT_FOUND: classic or none */
@@ -355,7 +349,6 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     samsa_DescribeGroupsResponse_t  resp;
     samsa_slice_t                   id = samsa_slice_cstr(group_id);
     samsa_admin_rpc_t               rpc;
-    samsa_rd_t                      rd;
     samsa_err_t                     err;
     int32_t                         node = -1;
 
@@ -378,12 +371,9 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     samsa_DescribeGroupsRequest_init(&req);
     req.Groups = &id;
     req.Groups_cnt = 1;
-    samsa_DescribeGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DescribeGroupsResponse_decode(&rd, rpc.version, scratch,
-                                                  &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeGroupsRequest_encode_any,
+                              &req, samsa_DescribeGroupsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE && resp.Groups_cnt != 1) {
         err = SAMSA_ERR__BAD_MSG;
     }
@@ -466,7 +456,6 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     samsa_DeleteGroupsResponse_t  resp;
     samsa_slice_t                 id = samsa_slice_cstr(group_id);
     samsa_admin_rpc_t             rpc;
-    samsa_rd_t                    rd;
     samsa_err_t                   err;
 
     err = admin_group_rpc_begin(a, group_id, SAMSA_API_DeleteGroups, 0, 2,
@@ -477,12 +466,9 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     samsa_DeleteGroupsRequest_init(&req);
     req.GroupsNames = &id;
     req.GroupsNames_cnt = 1;
-    samsa_DeleteGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteGroupsResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteGroupsRequest_encode_any,
+                              &req, samsa_DeleteGroupsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE && resp.Results_cnt != 1) {
         err = SAMSA_ERR__BAD_MSG;
     }
@@ -607,7 +593,6 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
     samsa_tp_result_t                *it;
     samsa_arena_t                    *arena;
     samsa_admin_rpc_t                 rpc;
-    samsa_rd_t                        rd;
     samsa_err_t                       err;
     size_t                           *order, nt = 0, i, total = 0;
     int32_t                          *parts, j, k;
@@ -638,12 +623,9 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
         req.Topics = rt;
         req.Topics_cnt = (int32_t) nt;
     }
-    samsa_OffsetFetchRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_OffsetFetchResponse_decode(&rd, rpc.version, scratch,
-                                               &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_OffsetFetchRequest_encode_any,
+                              &req, samsa_OffsetFetchResponse_decode_any, &resp,
+                              deadline, scratch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -733,7 +715,6 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     samsa_OffsetCommitRequestPartition_t  *rp;
     samsa_admin_topic_run_t               *runs;
     samsa_admin_rpc_t                      rpc;
-    samsa_rd_t                             rd;
     samsa_err_t                            err;
     size_t                                *order, nt, i;
     int32_t                                j, k;
@@ -764,12 +745,9 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     req.MemberId = samsa_slice_cstr("");
     req.Topics = rt;
     req.Topics_cnt = (int32_t) nt;
-    samsa_OffsetCommitRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_OffsetCommitResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_OffsetCommitRequest_encode_any,
+                              &req, samsa_OffsetCommitResponse_decode_any,
+                              &resp, deadline, scratch);
     for (j = 0; err == SAMSA_ERR_NONE && j < resp.Topics_cnt; j++) {
         for (k = 0; k < resp.Topics[j].Partitions_cnt && res->n < n; k++) {
             const samsa_OffsetCommitResponsePartition_t  *p =
@@ -833,7 +811,6 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
     samsa_OffsetDeleteRequestPartition_t  *rp;
     samsa_admin_topic_run_t               *runs;
     samsa_admin_rpc_t                      rpc;
-    samsa_rd_t                             rd;
     samsa_err_t                            err;
     size_t                                *order, nt, i;
     int32_t                                j, k;
@@ -860,12 +837,9 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
     req.GroupId = samsa_slice_cstr(group_id);
     req.Topics = rt;
     req.Topics_cnt = (int32_t) nt;
-    samsa_OffsetDeleteRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_OffsetDeleteResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_OffsetDeleteRequest_encode_any,
+                              &req, samsa_OffsetDeleteResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }

@@ -89,6 +89,25 @@ SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_call(samsa_admin_t *a,
 /* Release rpc's frame without sending it. */
 void samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc);
 
+/* A generated message's untyped encoder and decoder
+ * (samsa_<Msg>_encode_any, samsa_<Msg>_decode_any). */
+typedef void samsa_admin_encode_fn(samsa_wr_t *wr, int16_t version,
+                                   const void *m);
+typedef samsa_err_t samsa_admin_decode_fn(samsa_rd_t *rd, int16_t version,
+                                          samsa_arena_t *arena, void *m);
+
+/* The rest of a round trip begun by samsa_admin_rpc_begin: encode req into
+ * rpc's frame, send it (samsa_admin_rpc_call) and decode the answer into
+ * resp (arena memory).  The transport's or the decoder's error; resp is
+ * only filled on success. */
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_run(samsa_admin_t *a,
+                                                 samsa_admin_rpc_t *rpc,
+                                                 samsa_admin_encode_fn *encode,
+                                                 const void *req,
+                                                 samsa_admin_decode_fn *decode,
+                                                 void *resp, int64_t deadline,
+                                                 samsa_arena_t *arena);
+
 /* Metadata for topics (NULL/0: all), decoded into arena; records the
  * brokers as nodes and installs the answer in a->mdc.  @locks a->lock */
 SAMSA_MUST_CHECK samsa_err_t samsa_admin_metadata(

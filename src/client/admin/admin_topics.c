@@ -153,7 +153,6 @@ admin_create_topics_round(samsa_admin_t *a, const void *ctx,
     samsa_CreatableTopic_t         *ct;
     samsa_CreateableTopicConfig_t  *cfg;
     samsa_admin_rpc_t               rpc;
-    samsa_rd_t                      rd;
     samsa_err_t                     err;
     size_t                          i, j;
 
@@ -183,12 +182,9 @@ admin_create_topics_round(samsa_admin_t *a, const void *ctx,
     req.Topics_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     req.ValidateOnly = c->validate_only;
-    samsa_CreateTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_CreateTopicsResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_CreateTopicsRequest_encode_any,
+                              &req, samsa_CreateTopicsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE) {
         err = admin_round_alloc(scratch, r, resp.Topics_cnt);
     }
@@ -232,7 +228,6 @@ admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
     samsa_DeleteTopicsResponse_t   resp;
     samsa_slice_t                 *sl;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     size_t                         i;
 
@@ -249,12 +244,9 @@ admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
     req.TopicNames = sl;
     req.TopicNames_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    samsa_DeleteTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteTopicsResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteTopicsRequest_encode_any,
+                              &req, samsa_DeleteTopicsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE) {
         err = admin_round_alloc(scratch, r, resp.Responses_cnt);
     }
@@ -303,7 +295,6 @@ admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
     samsa_CreatePartitionsResponse_t   resp;
     samsa_CreatePartitionsTopic_t     *ct;
     samsa_admin_rpc_t                  rpc;
-    samsa_rd_t                         rd;
     samsa_err_t                        err;
     size_t                             i;
 
@@ -324,12 +315,9 @@ admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
     req.Topics_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     req.ValidateOnly = c->validate_only;
-    samsa_CreatePartitionsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_CreatePartitionsResponse_decode(&rd, rpc.version,
-                                                    scratch, &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_CreatePartitionsRequest_encode_any,
+                              &req, samsa_CreatePartitionsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE) {
         err = admin_round_alloc(scratch, r, resp.Results_cnt);
     }
@@ -414,7 +402,6 @@ samsa_admin_describe_configs(samsa_admin_t *a,
     samsa_arena_t                     scratch = SAMSA_ARENA_INIT, *arena;
     samsa_config_resources_t         *res;
     samsa_admin_rpc_t                 rpc;
-    samsa_rd_t                        rd;
     samsa_err_t                       err;
     int64_t                           deadline;
     size_t                            i;
@@ -442,12 +429,9 @@ samsa_admin_describe_configs(samsa_admin_t *a,
     samsa_DescribeConfigsRequest_init(&req);
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
-    samsa_DescribeConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DescribeConfigsResponse_decode(&rd, rpc.version, &scratch,
-                                                   &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeConfigsRequest_encode_any,
+                              &req, samsa_DescribeConfigsResponse_decode_any,
+                              &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = samsa_admin_result_new(sizeof(*res), &arena);
         res->n = resp.Results_cnt > 0 ? (size_t) resp.Results_cnt : 0;
@@ -504,7 +488,6 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     samsa_arena_t                            *arena;
     samsa_admin_items_t                      *res;
     samsa_admin_rpc_t                         rpc;
-    samsa_rd_t                                rd;
     samsa_err_t                               err;
     int64_t                                   deadline;
     size_t                                    i, j;
@@ -542,12 +525,11 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
     req.ValidateOnly = validate_only;
-    samsa_IncrementalAlterConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_IncrementalAlterConfigsResponse_decode(&rd, rpc.version,
-                                                           &scratch, &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc,
+                              samsa_IncrementalAlterConfigsRequest_encode_any,
+                              &req,
+                              samsa_IncrementalAlterConfigsResponse_decode_any,
+                              &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = admin_items_new((size_t) resp.Responses_cnt, &arena);
         for (i = 0; i < (size_t) resp.Responses_cnt; i++) {
@@ -578,7 +560,6 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     samsa_arena_t                  scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t           *res;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     int64_t                        deadline;
     size_t                         i, j;
@@ -614,12 +595,9 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
     req.ValidateOnly = validate_only;
-    samsa_AlterConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_AlterConfigsResponse_decode(&rd, rpc.version, &scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_AlterConfigsRequest_encode_any,
+                              &req, samsa_AlterConfigsResponse_decode_any,
+                              &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = admin_items_new((size_t) resp.Responses_cnt, &arena);
         for (i = 0; i < (size_t) resp.Responses_cnt; i++) {
@@ -827,7 +805,6 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_admin_topic_run_t       *runs;
     samsa_tp_result_t             *it;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     int16_t                        lo = read_committed ? 2 : 1;
     size_t                         i, nt;
@@ -863,12 +840,9 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     req.IsolationLevel = read_committed ? 1 : 0;
     req.Topics = lt;
     req.Topics_cnt = (int32_t) nt;
-    samsa_ListOffsetsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_ListOffsetsResponse_decode(&rd, rpc.version, scratch,
-                                               &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_ListOffsetsRequest_encode_any,
+                              &req, samsa_ListOffsetsResponse_decode_any, &resp,
+                              deadline, scratch);
     for (j = 0; err == SAMSA_ERR_NONE && j < resp.Topics_cnt; j++) {
         for (k = 0; k < resp.Topics[j].Partitions_cnt; k++) {
             const samsa_ListOffsetsPartitionResponse_t  *p =
@@ -908,7 +882,6 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     samsa_admin_topic_run_t         *runs;
     samsa_tp_result_t               *it;
     samsa_admin_rpc_t                rpc;
-    samsa_rd_t                       rd;
     samsa_err_t                      err;
     size_t                           i, nt;
     int32_t                          j, k;
@@ -938,12 +911,9 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     req.Topics = dt;
     req.Topics_cnt = (int32_t) nt;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    samsa_DeleteRecordsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteRecordsResponse_decode(&rd, rpc.version, scratch,
-                                                 &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteRecordsRequest_encode_any,
+                              &req, samsa_DeleteRecordsResponse_decode_any,
+                              &resp, deadline, scratch);
     for (j = 0; err == SAMSA_ERR_NONE && j < resp.Topics_cnt; j++) {
         for (k = 0; k < resp.Topics[j].Partitions_cnt; k++) {
             const samsa_DeleteRecordsPartitionResult_t  *p =
