@@ -57,6 +57,13 @@ samsa_admin_result_free(void *result)
     samsa_free(h);
 }
 
+void *
+samsa_admin_items(samsa_arena_t *arena, int32_t cnt, size_t size, size_t *np)
+{
+    *np = cnt > 0 ? (size_t) cnt : 0;
+    return samsa_arena_calloc(arena, *np + 1, size);
+}
+
 char *
 samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s)
 {
@@ -164,6 +171,43 @@ samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
     }
     *runsp = runs;
     return nt;
+}
+
+samsa_admin_tp_arrays_t
+samsa_admin_tp_request(samsa_arena_t *scratch, const void *items,
+                       size_t stride, const size_t *order, size_t n,
+                       const samsa_admin_tp_layout_t *layout)
+{
+    samsa_admin_tp_arrays_t   arr;
+    samsa_admin_topic_run_t  *runs;
+    samsa_slice_t             name;
+    uint8_t                  *t, *p;
+    void                     *first;
+    int32_t                   index;
+    size_t                    i, nt;
+
+    nt = samsa_admin_topic_runs(scratch, items, stride, order, n, &runs);
+    arr.topics = samsa_arena_calloc(scratch, nt, layout->topic_size);
+    arr.parts = samsa_arena_calloc(scratch, n, layout->part_size);
+    arr.ntopics = (int32_t) nt;
+    for (i = 0; i < nt; i++) {
+        t = (uint8_t *) arr.topics + i * layout->topic_size;
+        layout->topic_init(t);
+        name = samsa_slice_cstr(runs[i].topic);
+        first = (uint8_t *) arr.parts + runs[i].first * layout->part_size;
+        memcpy(t + layout->name_off, &name, sizeof(name));
+        memcpy(t + layout->parts_off, &first, sizeof(first));
+        memcpy(t + layout->parts_cnt_off, &runs[i].n, sizeof(runs[i].n));
+    }
+    for (i = 0; i < n; i++) {
+        p = (uint8_t *) arr.parts + i * layout->part_size;
+        if (layout->part_init != NULL) {
+            layout->part_init(p);
+        }
+        index = samsa_admin_tp_at(items, stride, order[i])->partition;
+        memcpy(p + layout->index_off, &index, sizeof(index));
+    }
+    return arr;
 }
 
 const char *
@@ -615,9 +659,9 @@ admin_topic_desc(samsa_arena_t *arena, samsa_topic_desc_t *td,
     td->errmsg = samsa_admin_errmsg(arena, td->err, SAMSA_SLICE_NULL);
     memcpy(td->topic_id, t->TopicId.b, sizeof(td->topic_id));
     td->is_internal = t->IsInternal;
-    td->npartitions = t->Partitions_cnt > 0 ? (size_t) t->Partitions_cnt : 0;
-    td->partitions = samsa_arena_calloc(arena, td->npartitions + 1,
-                                        sizeof(*td->partitions));
+    td->partitions = samsa_admin_items(arena, t->Partitions_cnt,
+                                       sizeof(*td->partitions),
+                                       &td->npartitions);
     for (j = 0; j < (int32_t) td->npartitions; j++) {
         p = &t->Partitions[j];
         pd = &td->partitions[j];
@@ -657,9 +701,8 @@ samsa_admin_describe_topics(samsa_admin_t *a, const char *const *names,
     pthread_mutex_unlock(&a->lock);
     if (err == SAMSA_ERR_NONE) {
         res = samsa_admin_result_new(sizeof(*res), &arena);
-        res->n = resp.Topics_cnt > 0 ? (size_t) resp.Topics_cnt : 0;
-        res->topics = samsa_arena_calloc(arena, res->n + 1,
-                                         sizeof(*res->topics));
+        res->topics = samsa_admin_items(arena, resp.Topics_cnt,
+                                        sizeof(*res->topics), &res->n);
         for (i = 0; i < res->n; i++) {
             admin_topic_desc(arena, &res->topics[i], &resp.Topics[i]);
         }

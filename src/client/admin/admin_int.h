@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <samsa/admin.h>
@@ -55,6 +56,11 @@ int32_t samsa_admin_req_timeout(const samsa_admin_t *a, int64_t deadline);
 
 /* Allocate a result of size bytes with its own arena in *arenap. */
 void *samsa_admin_result_new(size_t size, samsa_arena_t **arenap);
+
+/* A zeroed result array (one spare slot) for the cnt items of a decoded
+ * wire array, none for a null one (-1); *np the number of items. */
+void *samsa_admin_items(samsa_arena_t *arena, int32_t cnt, size_t size,
+                        size_t *np);
 
 /* Copy s into arena as a C string (NULL for a null slice). */
 char *samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s);
@@ -162,5 +168,46 @@ typedef struct samsa_admin_topic_run {
 size_t samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
                               size_t stride, const size_t *order, size_t n,
                               samsa_admin_topic_run_t **runsp);
+
+/* Where a generated request keeps what samsa_admin_tp_request fills: the
+ * topic struct's Name (samsa_slice_t), partition array and its int32_t
+ * count; the partition struct's int32_t index.  part_init NULL: the
+ * partitions are bare int32_t indexes (index_off 0). */
+typedef struct samsa_admin_tp_layout {
+    size_t   topic_size;
+    void   (*topic_init)(void *m);
+    size_t   name_off;
+    size_t   parts_off;
+    size_t   parts_cnt_off;
+    size_t   part_size;
+    void   (*part_init)(void *m);
+    size_t   index_off;
+} samsa_admin_tp_layout_t;
+
+/* The layout of generated samsa_<T>_t topics holding Partitions of
+ * samsa_<P>_t, each with a PartitionIndex (type names: a function can't). */
+#define SAMSA_ADMIN_TP_LAYOUT(T, P)                                         \
+    {                                                                       \
+        sizeof(samsa_##T##_t), samsa_##T##_init_any,                        \
+        offsetof(samsa_##T##_t, Name), offsetof(samsa_##T##_t, Partitions), \
+        offsetof(samsa_##T##_t, Partitions_cnt), sizeof(samsa_##P##_t),     \
+        samsa_##P##_init_any, offsetof(samsa_##P##_t, PartitionIndex)       \
+    }
+
+/* A request's topic array (ntopics of them) and the partition array they
+ * point into, one partition per item, in order (scratch memory). */
+typedef struct samsa_admin_tp_arrays {
+    void     *topics;
+    void     *parts;
+    int32_t   ntopics;
+} samsa_admin_tp_arrays_t;
+
+/* Build the topic and partition arrays of a request for the n items listed
+ * by order (as samsa_admin_topic_runs takes them), each struct initialised
+ * and given its name, partitions, count and index as layout says; the
+ * caller sets the partitions' other fields.  Cannot fail. */
+samsa_admin_tp_arrays_t samsa_admin_tp_request(
+    samsa_arena_t *scratch, const void *items, size_t stride,
+    const size_t *order, size_t n, const samsa_admin_tp_layout_t *layout);
 
 #endif /* SAMSA_CLIENT_ADMIN_ADMIN_INT_H */

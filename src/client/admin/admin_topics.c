@@ -374,9 +374,8 @@ admin_config_resource(samsa_arena_t *arena, samsa_config_resource_t *cr,
     cr->name = samsa_admin_name(arena, r->ResourceName);
     cr->err = (samsa_err_t) r->ErrorCode;
     cr->errmsg = samsa_admin_errmsg(arena, cr->err, r->ErrorMessage);
-    cr->nentries = r->Configs_cnt > 0 ? (size_t) r->Configs_cnt : 0;
-    cr->entries = samsa_arena_calloc(arena, cr->nentries + 1,
-                                     sizeof(*cr->entries));
+    cr->entries = samsa_admin_items(arena, r->Configs_cnt, sizeof(*cr->entries),
+                                    &cr->nentries);
     for (j = 0; j < (int32_t) cr->nentries; j++) {
         c = &r->Configs[j];
         e = &cr->entries[j];
@@ -434,9 +433,8 @@ samsa_admin_describe_configs(samsa_admin_t *a,
                               &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = samsa_admin_result_new(sizeof(*res), &arena);
-        res->n = resp.Results_cnt > 0 ? (size_t) resp.Results_cnt : 0;
-        res->resources = samsa_arena_calloc(arena, res->n + 1,
-                                            sizeof(*res->resources));
+        res->resources = samsa_admin_items(arena, resp.Results_cnt,
+                                           sizeof(*res->resources), &res->n);
         for (i = 0; i < res->n; i++) {
             admin_config_resource(arena, &res->resources[i],
                                   &resp.Results[i]);
@@ -790,6 +788,9 @@ admin_per_leader(samsa_admin_t *a, const samsa_tp_spec_t *tps, size_t n,
     return samsa_admin_tp_results_done(res, err, resultp);
 }
 
+static const samsa_admin_tp_layout_t  admin_list_offsets_layout =
+    SAMSA_ADMIN_TP_LAYOUT(ListOffsetsTopic, ListOffsetsPartition);
+
 /* ctx: bool, read_committed */
 static samsa_err_t
 admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
@@ -800,14 +801,13 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     bool                           read_committed = *(const bool *) ctx;
     samsa_ListOffsetsRequest_t     req;
     samsa_ListOffsetsResponse_t    resp;
-    samsa_ListOffsetsTopic_t      *lt;
     samsa_ListOffsetsPartition_t  *lp;
-    samsa_admin_topic_run_t       *runs;
+    samsa_admin_tp_arrays_t        arr;
     samsa_tp_result_t             *it;
     samsa_admin_rpc_t              rpc;
     samsa_err_t                    err;
     int16_t                        lo = read_committed ? 2 : 1;
-    size_t                         i, nt;
+    size_t                         i;
     int32_t                        j, k;
 
     for (i = 0; i < r->n; i++) {
@@ -820,26 +820,17 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    nt = samsa_admin_topic_runs(scratch, tps, sizeof(*tps), r->idx, r->n,
-                                &runs);
-    lt = samsa_arena_calloc(scratch, nt, sizeof(*lt));
-    lp = samsa_arena_calloc(scratch, r->n, sizeof(*lp));
-    for (i = 0; i < nt; i++) {
-        samsa_ListOffsetsTopic_init(&lt[i]);
-        lt[i].Name = samsa_slice_cstr(runs[i].topic);
-        lt[i].Partitions = &lp[runs[i].first];
-        lt[i].Partitions_cnt = runs[i].n;
-    }
+    arr = samsa_admin_tp_request(scratch, tps, sizeof(*tps), r->idx, r->n,
+                                 &admin_list_offsets_layout);
+    lp = arr.parts;
     for (i = 0; i < r->n; i++) {
-        samsa_ListOffsetsPartition_init(&lp[i]);
-        lp[i].PartitionIndex = tps[r->idx[i]].partition;
         lp[i].Timestamp = tps[r->idx[i]].value;
     }
     samsa_ListOffsetsRequest_init(&req);
     req.ReplicaId = -1;
     req.IsolationLevel = read_committed ? 1 : 0;
-    req.Topics = lt;
-    req.Topics_cnt = (int32_t) nt;
+    req.Topics = arr.topics;
+    req.Topics_cnt = arr.ntopics;
     err = samsa_admin_rpc_run(a, &rpc, samsa_ListOffsetsRequest_encode_any,
                               &req, samsa_ListOffsetsResponse_decode_any, &resp,
                               deadline, scratch);
@@ -869,6 +860,9 @@ samsa_admin_list_offsets(samsa_admin_t *a, const samsa_tp_spec_t *tps,
                             &read_committed, resultp);
 }
 
+static const samsa_admin_tp_layout_t  admin_delete_records_layout =
+    SAMSA_ADMIN_TP_LAYOUT(DeleteRecordsTopic, DeleteRecordsPartition);
+
 static samsa_err_t
 admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
                          const samsa_tp_spec_t *tps, int64_t deadline,
@@ -877,13 +871,12 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
 {
     samsa_DeleteRecordsRequest_t     req;
     samsa_DeleteRecordsResponse_t    resp;
-    samsa_DeleteRecordsTopic_t      *dt;
     samsa_DeleteRecordsPartition_t  *dp;
-    samsa_admin_topic_run_t         *runs;
+    samsa_admin_tp_arrays_t          arr;
     samsa_tp_result_t               *it;
     samsa_admin_rpc_t                rpc;
     samsa_err_t                      err;
-    size_t                           i, nt;
+    size_t                           i;
     int32_t                          j, k;
 
     (void) ctx;
@@ -892,24 +885,15 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    nt = samsa_admin_topic_runs(scratch, tps, sizeof(*tps), r->idx, r->n,
-                                &runs);
-    dt = samsa_arena_calloc(scratch, nt, sizeof(*dt));
-    dp = samsa_arena_calloc(scratch, r->n, sizeof(*dp));
-    for (i = 0; i < nt; i++) {
-        samsa_DeleteRecordsTopic_init(&dt[i]);
-        dt[i].Name = samsa_slice_cstr(runs[i].topic);
-        dt[i].Partitions = &dp[runs[i].first];
-        dt[i].Partitions_cnt = runs[i].n;
-    }
+    arr = samsa_admin_tp_request(scratch, tps, sizeof(*tps), r->idx, r->n,
+                                 &admin_delete_records_layout);
+    dp = arr.parts;
     for (i = 0; i < r->n; i++) {
-        samsa_DeleteRecordsPartition_init(&dp[i]);
-        dp[i].PartitionIndex = tps[r->idx[i]].partition;
         dp[i].Offset = tps[r->idx[i]].value;
     }
     samsa_DeleteRecordsRequest_init(&req);
-    req.Topics = dt;
-    req.Topics_cnt = (int32_t) nt;
+    req.Topics = arr.topics;
+    req.Topics_cnt = arr.ntopics;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteRecordsRequest_encode_any,
                               &req, samsa_DeleteRecordsResponse_decode_any,
