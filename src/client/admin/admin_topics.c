@@ -59,15 +59,64 @@ typedef samsa_err_t admin_round_fn(samsa_admin_t *a, const void *ctx,
                                    int64_t deadline, samsa_arena_t *arena,
                                    admin_round_t *r);
 
+/* Where a decoded response of a topic call keeps its per-topic results
+ * (an array and its int32_t count), their Name, int16_t ErrorCode and
+ * ErrorMessage, and its int32_t ThrottleTimeMs. */
+typedef struct admin_answer_layout {
+    size_t  results_off;
+    size_t  cnt_off;
+    size_t  throttle_off;
+    size_t  result_size;
+    size_t  name_off;
+    size_t  code_off;
+    size_t  msg_off;
+} admin_answer_layout_t;
+
+/* The layout of a samsa_<Resp>_t whose results are Results, an array of
+ * samsa_<Item>_t (type and field names: a function can't). */
+#define ADMIN_ANSWER_LAYOUT(Resp, Results, Item)                        \
+    {                                                                   \
+        offsetof(samsa_##Resp##_t, Results),                            \
+        offsetof(samsa_##Resp##_t, Results##_cnt),                      \
+        offsetof(samsa_##Resp##_t, ThrottleTimeMs),                     \
+        sizeof(samsa_##Item##_t), offsetof(samsa_##Item##_t, Name),     \
+        offsetof(samsa_##Item##_t, ErrorCode),                          \
+        offsetof(samsa_##Item##_t, ErrorMessage)                        \
+    }
+
+/* Fill r's answers (in arena) from resp, the decoded response of a round
+ * trip that ended with err, laid out as layout says: err itself when it is
+ * an error, SAMSA_ERR__BAD_MSG when resp does not answer each item once.
+ * r->throttle_ms is 0 unless the answers were taken. */
 static samsa_err_t
-admin_round_alloc(samsa_arena_t *arena, admin_round_t *r, int32_t count)
+admin_round_answer(samsa_arena_t *arena, admin_round_t *r, samsa_err_t err,
+                   const void *resp, const admin_answer_layout_t *layout)
 {
+    const uint8_t  *results, *it;
+    int32_t         count;
+    size_t          i;
+
+    r->throttle_ms = 0;
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    memcpy(&count, (const uint8_t *) resp + layout->cnt_off, sizeof(count));
     if (count < 0 || (size_t) count != r->n) {
         return SAMSA_ERR__BAD_MSG;
     }
+    memcpy(&results, (const uint8_t *) resp + layout->results_off,
+           sizeof(results));
     r->names = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->names));
     r->codes = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->codes));
     r->msgs = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->msgs));
+    for (i = 0; i < r->n; i++) {
+        it = results + i * layout->result_size;
+        memcpy(&r->names[i], it + layout->name_off, sizeof(r->names[i]));
+        memcpy(&r->codes[i], it + layout->code_off, sizeof(r->codes[i]));
+        memcpy(&r->msgs[i], it + layout->msg_off, sizeof(r->msgs[i]));
+    }
+    memcpy(&r->throttle_ms, (const uint8_t *) resp + layout->throttle_off,
+           sizeof(r->throttle_ms));
     return SAMSA_ERR_NONE;
 }
 
@@ -141,6 +190,9 @@ typedef struct admin_create_topics {
     bool                      validate_only;
 } admin_create_topics_t;
 
+static const admin_answer_layout_t  admin_create_topics_answer =
+    ADMIN_ANSWER_LAYOUT(CreateTopicsResponse, Topics, CreatableTopicResult);
+
 static samsa_err_t
 admin_create_topics_round(samsa_admin_t *a, const void *ctx,
                           int64_t deadline, samsa_arena_t *scratch,
@@ -185,16 +237,8 @@ admin_create_topics_round(samsa_admin_t *a, const void *ctx,
     err = samsa_admin_rpc_run(a, &rpc, samsa_CreateTopicsRequest_encode_any,
                               &req, samsa_CreateTopicsResponse_decode_any,
                               &resp, deadline, scratch);
-    if (err == SAMSA_ERR_NONE) {
-        err = admin_round_alloc(scratch, r, resp.Topics_cnt);
-    }
-    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
-        r->names[i] = resp.Topics[i].Name;
-        r->codes[i] = resp.Topics[i].ErrorCode;
-        r->msgs[i] = resp.Topics[i].ErrorMessage;
-    }
-    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
-    return err;
+    return admin_round_answer(scratch, r, err, &resp,
+                              &admin_create_topics_answer);
 }
 
 samsa_err_t
@@ -217,6 +261,9 @@ samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
     pthread_mutex_unlock(&a->lock);
     return err;
 }
+
+static const admin_answer_layout_t  admin_delete_topics_answer =
+    ADMIN_ANSWER_LAYOUT(DeleteTopicsResponse, Responses, DeletableTopicResult);
 
 static samsa_err_t
 admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
@@ -247,16 +294,8 @@ admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
     err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteTopicsRequest_encode_any,
                               &req, samsa_DeleteTopicsResponse_decode_any,
                               &resp, deadline, scratch);
-    if (err == SAMSA_ERR_NONE) {
-        err = admin_round_alloc(scratch, r, resp.Responses_cnt);
-    }
-    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
-        r->names[i] = resp.Responses[i].Name;
-        r->codes[i] = resp.Responses[i].ErrorCode;
-        r->msgs[i] = resp.Responses[i].ErrorMessage;
-    }
-    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
-    return err;
+    return admin_round_answer(scratch, r, err, &resp,
+                              &admin_delete_topics_answer);
 }
 
 samsa_err_t
@@ -284,6 +323,10 @@ typedef struct admin_create_partitions {
     const int32_t      *counts;
     bool                validate_only;
 } admin_create_partitions_t;
+
+static const admin_answer_layout_t  admin_create_partitions_answer =
+    ADMIN_ANSWER_LAYOUT(CreatePartitionsResponse, Results,
+                        CreatePartitionsTopicResult);
 
 static samsa_err_t
 admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
@@ -318,16 +361,8 @@ admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
     err = samsa_admin_rpc_run(a, &rpc, samsa_CreatePartitionsRequest_encode_any,
                               &req, samsa_CreatePartitionsResponse_decode_any,
                               &resp, deadline, scratch);
-    if (err == SAMSA_ERR_NONE) {
-        err = admin_round_alloc(scratch, r, resp.Results_cnt);
-    }
-    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
-        r->names[i] = resp.Results[i].Name;
-        r->codes[i] = resp.Results[i].ErrorCode;
-        r->msgs[i] = resp.Results[i].ErrorMessage;
-    }
-    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
-    return err;
+    return admin_round_answer(scratch, r, err, &resp,
+                              &admin_create_partitions_answer);
 }
 
 samsa_err_t
