@@ -2,8 +2,8 @@
  * client/admin/admin.c - the admin client's handle, its blocking round trips
  * over the client's network client (netclient.c), metadata (each call
  * asks afresh and installs the answer in the client's metadata cache,
- * mdcache.c), topic and cluster descriptions, and result blocks (see
- * samsa/admin.h).
+ * mdcache.c), topic and cluster descriptions, the topic/partition arrays
+ * of per-partition requests, and result blocks (see samsa/admin.h).
  * Threads: any application thread; one call at a time per handle (the
  * handle's lock), and that call drives the netclient's poll loop itself
  * and is the only writer of the handle's metadata cache.
@@ -149,14 +149,24 @@ samsa_admin_tps_valid(const void *items, size_t n, size_t stride)
     return true;
 }
 
-size_t
-samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
-                       size_t stride, const size_t *order, size_t n,
-                       samsa_admin_topic_run_t **runsp)
+/* One topic's share of a request: positions first .. first + n - 1 of the
+ * order it was cut from. */
+typedef struct admin_topic_run {
+    const char  *topic;
+    size_t       first;
+    int32_t      n;
+} admin_topic_run_t;
+
+/* Cut the n items listed by order (indexes into items, same-topic items
+ * adjacent) into runs of one topic each, for a request's topic array;
+ * returns the number of runs, *runsp (scratch memory) the runs. */
+static size_t
+admin_topic_runs(samsa_arena_t *scratch, const void *items, size_t stride,
+                 const size_t *order, size_t n, admin_topic_run_t **runsp)
 {
-    samsa_admin_topic_run_t  *runs;
-    const char               *topic, *prev = NULL;
-    size_t                    i, nt = 0;
+    admin_topic_run_t  *runs;
+    const char         *topic, *prev = NULL;
+    size_t              i, nt = 0;
 
     runs = samsa_arena_calloc(scratch, n + 1, sizeof(*runs));
     for (i = 0; i < n; i++) {
@@ -179,14 +189,14 @@ samsa_admin_tp_request(samsa_arena_t *scratch, const void *items,
                        const samsa_admin_tp_layout_t *layout)
 {
     samsa_admin_tp_arrays_t   arr;
-    samsa_admin_topic_run_t  *runs;
+    admin_topic_run_t        *runs;
     samsa_slice_t             name;
     uint8_t                  *t, *p;
     void                     *first;
     int32_t                   index;
     size_t                    i, nt;
 
-    nt = samsa_admin_topic_runs(scratch, items, stride, order, n, &runs);
+    nt = admin_topic_runs(scratch, items, stride, order, n, &runs);
     arr.topics = samsa_arena_calloc(scratch, nt, layout->topic_size);
     arr.parts = samsa_arena_calloc(scratch, n, layout->part_size);
     arr.ntopics = (int32_t) nt;

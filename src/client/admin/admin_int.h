@@ -1,6 +1,7 @@
 /*
  * client/admin/admin_int.h - what admin.c (handle, connections, round trips,
- * metadata, results) shares with admin_topics.c and admin_groups.c.
+ * metadata, request arrays, results) shares with admin_topics.c and
+ * admin_groups.c.
  * Threads: whichever application thread holds the handle's call lock;
  * everything here is called with it held.
  */
@@ -154,21 +155,6 @@ const samsa_topic_partition_t *samsa_admin_tp_at(const void *items,
  * >= 0? */
 bool samsa_admin_tps_valid(const void *items, size_t n, size_t stride);
 
-/* One topic's share of a request: positions first .. first + n - 1 of the
- * order it was cut from. */
-typedef struct samsa_admin_topic_run {
-    const char  *topic;
-    size_t       first;
-    int32_t      n;
-} samsa_admin_topic_run_t;
-
-/* Cut the n items listed by order (indexes into items, same-topic items
- * adjacent) into runs of one topic each, for a request's topic array;
- * returns the number of runs, *runsp (scratch memory) the runs. */
-size_t samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
-                              size_t stride, const size_t *order, size_t n,
-                              samsa_admin_topic_run_t **runsp);
-
 /* Where a generated request keeps what samsa_admin_tp_request fills: the
  * topic struct's Name (samsa_slice_t), partition array and its int32_t
  * count; the partition struct's int32_t index.  part_init NULL: the
@@ -203,7 +189,8 @@ typedef struct samsa_admin_tp_arrays {
 } samsa_admin_tp_arrays_t;
 
 /* Build the topic and partition arrays of a request for the n items listed
- * by order (as samsa_admin_topic_runs takes them), each struct initialised
+ * by order (indexes into items, same-topic items adjacent; one topic per
+ * run of them), each struct initialised
  * and given its name, partitions, count and index as layout says; the
  * caller sets the partitions' other fields.  Cannot fail. */
 samsa_admin_tp_arrays_t samsa_admin_tp_request(
