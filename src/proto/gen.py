@@ -85,6 +85,8 @@ Generated C (for message M and each nested struct S, named as in the schema):
     SAMSA_MUST_CHECK samsa_err_t samsa_M_decode(samsa_rd_t *rd,
         int16_t version, samsa_arena_t *arena, samsa_M_t *m);
     void samsa_M_encode(samsa_wr_t *wr, int16_t version, const samsa_M_t *m);
+    samsa_M_encode_any / samsa_M_decode_any, samsa_S_init_any: the same
+        taking void *m (static inline), for code handed a codec.
 """
 
 import argparse
@@ -1148,6 +1150,13 @@ def header_body(api):
             ' * fields written only when not their default. */',
             'void samsa_%s_encode(samsa_wr_t *wr, int16_t version,' % n,
             '    const samsa_%s_t *m);' % n,
+            '/* The same two, untyped, for code that takes a codec. */',
+            'static inline void samsa_%s_encode_any(samsa_wr_t *wr, '
+            'int16_t version, const void *m) { samsa_%s_encode(wr, version, '
+            'm); }' % (n, n),
+            'static inline samsa_err_t samsa_%s_decode_any(samsa_rd_t *rd, '
+            'int16_t version, samsa_arena_t *arena, void *m) '
+            '{ return samsa_%s_decode(rd, version, arena, m); }' % (n, n),
         ]
     return out
 

@@ -2,8 +2,8 @@
  * client/admin/admin.c - the admin client's handle, its blocking round trips
  * over the client's network client (netclient.c), metadata (each call
  * asks afresh and installs the answer in the client's metadata cache,
- * mdcache.c), topic and cluster descriptions, and result blocks (see
- * samsa/admin.h).
+ * mdcache.c), topic and cluster descriptions, the topic/partition arrays
+ * of per-partition requests, and result blocks (see samsa/admin.h).
  * Threads: any application thread; one call at a time per handle (the
  * handle's lock), and that call drives the netclient's poll loop itself
  * and is the only writer of the handle's metadata cache.
@@ -55,6 +55,13 @@ samsa_admin_result_free(void *result)
     h = (admin_res_hdr_t *) (void *) ((char *) result - sizeof(*h));
     samsa_arena_fini(&h->arena);
     samsa_free(h);
+}
+
+void *
+samsa_admin_items(samsa_arena_t *arena, int32_t cnt, size_t size, size_t *np)
+{
+    *np = cnt > 0 ? (size_t) cnt : 0;
+    return samsa_arena_calloc(arena, *np + 1, size);
 }
 
 char *
@@ -142,14 +149,24 @@ samsa_admin_tps_valid(const void *items, size_t n, size_t stride)
     return true;
 }
 
-size_t
-samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
-                       size_t stride, const size_t *order, size_t n,
-                       samsa_admin_topic_run_t **runsp)
+/* One topic's share of a request: positions first .. first + n - 1 of the
+ * order it was cut from. */
+typedef struct admin_topic_run {
+    const char  *topic;
+    size_t       first;
+    int32_t      n;
+} admin_topic_run_t;
+
+/* Cut the n items listed by order (indexes into items, same-topic items
+ * adjacent) into runs of one topic each, for a request's topic array;
+ * returns the number of runs, *runsp (scratch memory) the runs. */
+static size_t
+admin_topic_runs(samsa_arena_t *scratch, const void *items, size_t stride,
+                 const size_t *order, size_t n, admin_topic_run_t **runsp)
 {
-    samsa_admin_topic_run_t  *runs;
-    const char               *topic, *prev = NULL;
-    size_t                    i, nt = 0;
+    admin_topic_run_t  *runs;
+    const char         *topic, *prev = NULL;
+    size_t              i, nt = 0;
 
     runs = samsa_arena_calloc(scratch, n + 1, sizeof(*runs));
     for (i = 0; i < n; i++) {
@@ -164,6 +181,43 @@ samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
     }
     *runsp = runs;
     return nt;
+}
+
+samsa_admin_tp_arrays_t
+samsa_admin_tp_request(samsa_arena_t *scratch, const void *items,
+                       size_t stride, const size_t *order, size_t n,
+                       const samsa_admin_tp_layout_t *layout)
+{
+    samsa_admin_tp_arrays_t   arr;
+    admin_topic_run_t        *runs;
+    samsa_slice_t             name;
+    uint8_t                  *t, *p;
+    void                     *first;
+    int32_t                   index;
+    size_t                    i, nt;
+
+    nt = admin_topic_runs(scratch, items, stride, order, n, &runs);
+    arr.topics = samsa_arena_calloc(scratch, nt, layout->topic_size);
+    arr.parts = samsa_arena_calloc(scratch, n, layout->part_size);
+    arr.ntopics = (int32_t) nt;
+    for (i = 0; i < nt; i++) {
+        t = (uint8_t *) arr.topics + i * layout->topic_size;
+        layout->topic_init(t);
+        name = samsa_slice_cstr(runs[i].topic);
+        first = (uint8_t *) arr.parts + runs[i].first * layout->part_size;
+        memcpy(t + layout->name_off, &name, sizeof(name));
+        memcpy(t + layout->parts_off, &first, sizeof(first));
+        memcpy(t + layout->parts_cnt_off, &runs[i].n, sizeof(runs[i].n));
+    }
+    for (i = 0; i < n; i++) {
+        p = (uint8_t *) arr.parts + i * layout->part_size;
+        if (layout->part_init != NULL) {
+            layout->part_init(p);
+        }
+        index = samsa_admin_tp_at(items, stride, order[i])->partition;
+        memcpy(p + layout->index_off, &index, sizeof(index));
+    }
+    return arr;
 }
 
 const char *
@@ -427,6 +481,23 @@ samsa_admin_rpc_call(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int64_t deadline,
     return SAMSA_ERR_NONE;
 }
 
+samsa_err_t
+samsa_admin_rpc_run(samsa_admin_t *a, samsa_admin_rpc_t *rpc,
+                    samsa_admin_encode_fn *encode, const void *req,
+                    samsa_admin_decode_fn *decode, void *resp,
+                    int64_t deadline, samsa_arena_t *arena)
+{
+    samsa_rd_t   rd;
+    samsa_err_t  err;
+
+    encode(&rpc->wr, rpc->version, req);
+    err = samsa_admin_rpc_call(a, rpc, deadline, arena, &rd);
+    if (err == SAMSA_ERR_NONE) {
+        err = decode(&rd, rpc->version, arena, resp);
+    }
+    return err;
+}
+
 /* ---- metadata ---------------------------------------------------------- */
 
 samsa_err_t
@@ -437,7 +508,6 @@ samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
     samsa_MetadataRequest_t        req;
     samsa_MetadataRequestTopic_t  *rt = NULL;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     size_t                         i;
 
@@ -458,12 +528,10 @@ samsa_admin_metadata(samsa_admin_t *a, const char *const *topics, size_t n,
         req.Topics = rt;
         req.Topics_cnt = (int32_t) n;
     }
-    samsa_MetadataRequest_encode(&rpc.wr, rpc.version, &req);
+    err = samsa_admin_rpc_run(a, &rpc, samsa_MetadataRequest_encode_any, &req,
+                              samsa_MetadataResponse_decode_any, resp, deadline,
+                              arena);
     samsa_free(rt);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, arena, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_MetadataResponse_decode(&rd, rpc.version, arena, resp);
-    }
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -520,7 +588,6 @@ samsa_admin_coordinator(samsa_admin_t *a, const char *group_id,
     samsa_FindCoordinatorResponse_t  resp;
     samsa_arena_t                    arena = SAMSA_ARENA_INIT;
     samsa_admin_rpc_t                rpc;
-    samsa_rd_t                       rd;
     samsa_err_t                      err;
     char                             host[256];
 
@@ -533,12 +600,10 @@ samsa_admin_coordinator(samsa_admin_t *a, const char *group_id,
         samsa_FindCoordinatorRequest_init(&req);
         req.Key = samsa_slice_cstr(group_id);
         req.KeyType = 0;                            /* group */
-        samsa_FindCoordinatorRequest_encode(&rpc.wr, rpc.version, &req);
-        err = samsa_admin_rpc_call(a, &rpc, deadline, &arena, &rd);
-        if (err == SAMSA_ERR_NONE) {
-            err = samsa_FindCoordinatorResponse_decode(&rd, rpc.version,
-                                                       &arena, &resp);
-        }
+        err = samsa_admin_rpc_run(a, &rpc,
+                                  samsa_FindCoordinatorRequest_encode_any, &req,
+                                  samsa_FindCoordinatorResponse_decode_any,
+                                  &resp, deadline, &arena);
         if (err == SAMSA_ERR_NONE) {
             err = (samsa_err_t) resp.ErrorCode;
         }
@@ -604,9 +669,9 @@ admin_topic_desc(samsa_arena_t *arena, samsa_topic_desc_t *td,
     td->errmsg = samsa_admin_errmsg(arena, td->err, SAMSA_SLICE_NULL);
     memcpy(td->topic_id, t->TopicId.b, sizeof(td->topic_id));
     td->is_internal = t->IsInternal;
-    td->npartitions = t->Partitions_cnt > 0 ? (size_t) t->Partitions_cnt : 0;
-    td->partitions = samsa_arena_calloc(arena, td->npartitions + 1,
-                                        sizeof(*td->partitions));
+    td->partitions = samsa_admin_items(arena, t->Partitions_cnt,
+                                       sizeof(*td->partitions),
+                                       &td->npartitions);
     for (j = 0; j < (int32_t) td->npartitions; j++) {
         p = &t->Partitions[j];
         pd = &td->partitions[j];
@@ -646,9 +711,8 @@ samsa_admin_describe_topics(samsa_admin_t *a, const char *const *names,
     pthread_mutex_unlock(&a->lock);
     if (err == SAMSA_ERR_NONE) {
         res = samsa_admin_result_new(sizeof(*res), &arena);
-        res->n = resp.Topics_cnt > 0 ? (size_t) resp.Topics_cnt : 0;
-        res->topics = samsa_arena_calloc(arena, res->n + 1,
-                                         sizeof(*res->topics));
+        res->topics = samsa_admin_items(arena, resp.Topics_cnt,
+                                        sizeof(*res->topics), &res->n);
         for (i = 0; i < res->n; i++) {
             admin_topic_desc(arena, &res->topics[i], &resp.Topics[i]);
         }
@@ -707,7 +771,6 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     samsa_DescribeClusterResponse_t  resp;
     samsa_mdbroker_t                *brokers;
     samsa_admin_rpc_t                rpc;
-    samsa_rd_t                       rd;
     samsa_err_t                      err;
     int32_t                          i;
 
@@ -717,12 +780,9 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
         return err;
     }
     samsa_DescribeClusterRequest_init(&req);
-    samsa_DescribeClusterRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DescribeClusterResponse_decode(&rd, rpc.version, scratch,
-                                                   &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeClusterRequest_encode_any,
+                              &req, samsa_DescribeClusterResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE) {
         err = (samsa_err_t) resp.ErrorCode;
     }

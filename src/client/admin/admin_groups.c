@@ -55,7 +55,6 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
     samsa_slice_t              *sf;
     samsa_group_listing_t      *g, *grown;
     samsa_admin_rpc_t           rpc;
-    samsa_rd_t                  rd;
     samsa_err_t                 err;
     size_t                      i;
 
@@ -71,12 +70,9 @@ admin_list_groups_one(samsa_admin_t *a, int32_t node,
     }
     req.StatesFilter = sf;
     req.StatesFilter_cnt = (int32_t) nstates;
-    samsa_ListGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_ListGroupsResponse_decode(&rd, rpc.version, scratch,
-                                              &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_ListGroupsRequest_encode_any, &req,
+                              samsa_ListGroupsResponse_decode_any, &resp,
+                              deadline, scratch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -228,9 +224,8 @@ admin_group_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
     gd->protocol = samsa_admin_str(arena, g->ProtocolData);
     gd->coordinator = coordinator;
     consumer = samsa_slice_eq_cstr(g->ProtocolType, "consumer");
-    gd->nmembers = g->Members_cnt > 0 ? (size_t) g->Members_cnt : 0;
-    gd->members = samsa_arena_calloc(arena, gd->nmembers + 1,
-                                     sizeof(*gd->members));
+    gd->members = samsa_admin_items(arena, g->Members_cnt, sizeof(*gd->members),
+                                    &gd->nmembers);
     for (j = 0; j < (int32_t) gd->nmembers; j++) {
         dm = &g->Members[j];
         m = &gd->members[j];
@@ -271,9 +266,8 @@ admin_consumer_group_desc(samsa_arena_t *arena, samsa_group_desc_t *gd,
     gd->protocol_type = "consumer";
     gd->protocol = samsa_admin_str(arena, g->AssignorName);
     gd->coordinator = coordinator;
-    gd->nmembers = g->Members_cnt > 0 ? (size_t) g->Members_cnt : 0;
-    gd->members = samsa_arena_calloc(arena, gd->nmembers + 1,
-                                     sizeof(*gd->members));
+    gd->members = samsa_admin_items(arena, g->Members_cnt, sizeof(*gd->members),
+                                    &gd->nmembers);
     for (i = 0; i < (int32_t) gd->nmembers; i++) {
         const samsa_CGDescribedAssignment_t  *as;
 
@@ -322,7 +316,6 @@ admin_describe_consumer_group(samsa_admin_t *a, const char *group_id, int32_t no
     samsa_ConsumerGroupDescribeResponse_t  resp;
     samsa_slice_t                          id = samsa_slice_cstr(group_id);
     samsa_admin_rpc_t                      rpc;
-    samsa_rd_t                             rd;
     samsa_err_t                            err;
 
     if (samsa_admin_rpc_begin(a, &rpc, node, SAMSA_API_ConsumerGroupDescribe,
@@ -332,12 +325,11 @@ admin_describe_consumer_group(samsa_admin_t *a, const char *group_id, int32_t no
     samsa_ConsumerGroupDescribeRequest_init(&req);
     req.GroupIds = &id;
     req.GroupIds_cnt = 1;
-    samsa_ConsumerGroupDescribeRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_ConsumerGroupDescribeResponse_decode(&rd, rpc.version,
-                                                         scratch, &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc,
+                              samsa_ConsumerGroupDescribeRequest_encode_any,
+                              &req,
+                              samsa_ConsumerGroupDescribeResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err != SAMSA_ERR_NONE || resp.Groups_cnt != 1
         || resp.Groups[0].ErrorCode != 0) {
         return false;           /* GROUP_ID_NOT_FOUND: classic or none */
@@ -355,7 +347,6 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     samsa_DescribeGroupsResponse_t  resp;
     samsa_slice_t                   id = samsa_slice_cstr(group_id);
     samsa_admin_rpc_t               rpc;
-    samsa_rd_t                      rd;
     samsa_err_t                     err;
     int32_t                         node = -1;
 
@@ -378,12 +369,9 @@ admin_describe_group(samsa_admin_t *a, const char *group_id,
     samsa_DescribeGroupsRequest_init(&req);
     req.Groups = &id;
     req.Groups_cnt = 1;
-    samsa_DescribeGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DescribeGroupsResponse_decode(&rd, rpc.version, scratch,
-                                                  &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeGroupsRequest_encode_any,
+                              &req, samsa_DescribeGroupsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE && resp.Groups_cnt != 1) {
         err = SAMSA_ERR__BAD_MSG;
     }
@@ -466,7 +454,6 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     samsa_DeleteGroupsResponse_t  resp;
     samsa_slice_t                 id = samsa_slice_cstr(group_id);
     samsa_admin_rpc_t             rpc;
-    samsa_rd_t                    rd;
     samsa_err_t                   err;
 
     err = admin_group_rpc_begin(a, group_id, SAMSA_API_DeleteGroups, 0, 2,
@@ -477,12 +464,9 @@ admin_delete_group(samsa_admin_t *a, const char *group_id, int64_t deadline,
     samsa_DeleteGroupsRequest_init(&req);
     req.GroupsNames = &id;
     req.GroupsNames_cnt = 1;
-    samsa_DeleteGroupsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteGroupsResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteGroupsRequest_encode_any,
+                              &req, samsa_DeleteGroupsResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err == SAMSA_ERR_NONE && resp.Results_cnt != 1) {
         err = SAMSA_ERR__BAD_MSG;
     }
@@ -538,12 +522,12 @@ samsa_admin_delete_groups(samsa_admin_t *a, const char *const *group_ids,
 /* ---- committed offsets ------------------------------------------------- */
 
 /* Group the n tps (stride apart) by topic (stable: first appearance
- * order) into the request shapes below; returns the number of topics,
- * *order the tps indexes grouped by topic, *runs each topic's share. */
-static size_t
+ * order) into the request arrays layout describes; *order the tps indexes
+ * in the order of the partition array. */
+static samsa_admin_tp_arrays_t
 admin_group_by_topic(samsa_arena_t *scratch, const void *tps, size_t n,
-                     size_t stride, size_t **order,
-                     samsa_admin_topic_run_t **runs)
+                     size_t stride, const samsa_admin_tp_layout_t *layout,
+                     size_t **order)
 {
     bool        *used = samsa_arena_calloc(scratch, n + 1, sizeof(bool));
     const char  *topic;
@@ -564,7 +548,7 @@ admin_group_by_topic(samsa_arena_t *scratch, const void *tps, size_t n,
             }
         }
     }
-    return samsa_admin_topic_runs(scratch, tps, stride, *order, n, runs);
+    return samsa_admin_tp_request(scratch, tps, stride, *order, n, layout);
 }
 
 
@@ -593,6 +577,16 @@ admin_group_result_add(samsa_arena_t *arena, samsa_tp_results_t *res,
     return it;
 }
 
+/* OffsetFetch's topics hold bare partition indexes. */
+static const samsa_admin_tp_layout_t  admin_offset_fetch_layout = {
+    sizeof(samsa_OffsetFetchRequestTopic_t),
+    samsa_OffsetFetchRequestTopic_init_any,
+    offsetof(samsa_OffsetFetchRequestTopic_t, Name),
+    offsetof(samsa_OffsetFetchRequestTopic_t, PartitionIndexes),
+    offsetof(samsa_OffsetFetchRequestTopic_t, PartitionIndexes_cnt),
+    sizeof(int32_t), NULL, 0,
+};
+
 static samsa_err_t
 admin_offset_fetch(samsa_admin_t *a, const char *group_id,
                    const samsa_topic_partition_t *tps, size_t n,
@@ -601,16 +595,14 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
 {
     samsa_OffsetFetchRequest_t        req;
     samsa_OffsetFetchResponse_t       resp;
-    samsa_OffsetFetchRequestTopic_t  *rt = NULL;
-    samsa_admin_topic_run_t          *runs;
+    samsa_admin_tp_arrays_t           arr;
     samsa_tp_results_t               *res;
     samsa_tp_result_t                *it;
     samsa_arena_t                    *arena;
     samsa_admin_rpc_t                 rpc;
-    samsa_rd_t                        rd;
     samsa_err_t                       err;
-    size_t                           *order, nt = 0, i, total = 0;
-    int32_t                          *parts, j, k;
+    size_t                           *order, total = 0;
+    int32_t                           j, k;
 
     /* v2+: null topics = all; v7 max keeps the single-group shape */
     err = admin_group_rpc_begin(a, group_id, SAMSA_API_OffsetFetch,
@@ -622,28 +614,14 @@ admin_offset_fetch(samsa_admin_t *a, const char *group_id,
     req.GroupId = samsa_slice_cstr(group_id);
     req.Topics_cnt = -1;
     if (n > 0) {
-        nt = admin_group_by_topic(scratch, tps, n, sizeof(*tps), &order,
-                                  &runs);
-        rt = samsa_arena_calloc(scratch, nt, sizeof(*rt));
-        parts = samsa_arena_calloc(scratch, n, sizeof(*parts));
-        for (i = 0; i < nt; i++) {
-            samsa_OffsetFetchRequestTopic_init(&rt[i]);
-            rt[i].Name = samsa_slice_cstr(runs[i].topic);
-            rt[i].PartitionIndexes = &parts[runs[i].first];
-            rt[i].PartitionIndexes_cnt = runs[i].n;
-        }
-        for (i = 0; i < n; i++) {
-            parts[i] = tps[order[i]].partition;
-        }
-        req.Topics = rt;
-        req.Topics_cnt = (int32_t) nt;
+        arr = admin_group_by_topic(scratch, tps, n, sizeof(*tps),
+                                   &admin_offset_fetch_layout, &order);
+        req.Topics = arr.topics;
+        req.Topics_cnt = arr.ntopics;
     }
-    samsa_OffsetFetchRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_OffsetFetchResponse_decode(&rd, rpc.version, scratch,
-                                               &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_OffsetFetchRequest_encode_any,
+                              &req, samsa_OffsetFetchResponse_decode_any, &resp,
+                              deadline, scratch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -721,6 +699,10 @@ admin_group_inactive(samsa_admin_t *a, const char *group_id,
     return err;
 }
 
+static const samsa_admin_tp_layout_t  admin_offset_commit_layout =
+    SAMSA_ADMIN_TP_LAYOUT(OffsetCommitRequestTopic,
+                          OffsetCommitRequestPartition);
+
 static samsa_err_t
 admin_offset_commit(samsa_admin_t *a, const char *group_id,
                     const samsa_tp_spec_t *tps, size_t n, int64_t deadline,
@@ -729,13 +711,11 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
 {
     samsa_OffsetCommitRequest_t            req;
     samsa_OffsetCommitResponse_t           resp;
-    samsa_OffsetCommitRequestTopic_t      *rt;
     samsa_OffsetCommitRequestPartition_t  *rp;
-    samsa_admin_topic_run_t               *runs;
+    samsa_admin_tp_arrays_t                arr;
     samsa_admin_rpc_t                      rpc;
-    samsa_rd_t                             rd;
     samsa_err_t                            err;
-    size_t                                *order, nt, i;
+    size_t                                *order, i;
     int32_t                                j, k;
 
     err = admin_group_rpc_begin(a, group_id, SAMSA_API_OffsetCommit, 2, 9,
@@ -743,18 +723,10 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    nt = admin_group_by_topic(scratch, tps, n, sizeof(*tps), &order, &runs);
-    rt = samsa_arena_calloc(scratch, nt, sizeof(*rt));
-    rp = samsa_arena_calloc(scratch, n, sizeof(*rp));
-    for (i = 0; i < nt; i++) {
-        samsa_OffsetCommitRequestTopic_init(&rt[i]);
-        rt[i].Name = samsa_slice_cstr(runs[i].topic);
-        rt[i].Partitions = &rp[runs[i].first];
-        rt[i].Partitions_cnt = runs[i].n;
-    }
+    arr = admin_group_by_topic(scratch, tps, n, sizeof(*tps),
+                               &admin_offset_commit_layout, &order);
+    rp = arr.parts;
     for (i = 0; i < n; i++) {
-        samsa_OffsetCommitRequestPartition_init(&rp[i]);
-        rp[i].PartitionIndex = tps[order[i]].partition;
         rp[i].CommittedOffset = tps[order[i]].value;
         rp[i].CommittedMetadata = samsa_slice_cstr("");
     }
@@ -762,14 +734,11 @@ admin_offset_commit(samsa_admin_t *a, const char *group_id,
     req.GroupId = samsa_slice_cstr(group_id);
     req.GenerationIdOrMemberEpoch = -1;             /* admin commit */
     req.MemberId = samsa_slice_cstr("");
-    req.Topics = rt;
-    req.Topics_cnt = (int32_t) nt;
-    samsa_OffsetCommitRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_OffsetCommitResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    req.Topics = arr.topics;
+    req.Topics_cnt = arr.ntopics;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_OffsetCommitRequest_encode_any,
+                              &req, samsa_OffsetCommitResponse_decode_any,
+                              &resp, deadline, scratch);
     for (j = 0; err == SAMSA_ERR_NONE && j < resp.Topics_cnt; j++) {
         for (k = 0; k < resp.Topics[j].Partitions_cnt && res->n < n; k++) {
             const samsa_OffsetCommitResponsePartition_t  *p =
@@ -821,6 +790,10 @@ samsa_admin_alter_group_offsets(samsa_admin_t *a, const char *group_id,
     return samsa_admin_tp_results_done(res, err, resultp);
 }
 
+static const samsa_admin_tp_layout_t  admin_offset_delete_layout =
+    SAMSA_ADMIN_TP_LAYOUT(OffsetDeleteRequestTopic,
+                          OffsetDeleteRequestPartition);
+
 static samsa_err_t
 admin_offset_delete(samsa_admin_t *a, const char *group_id,
                     const samsa_topic_partition_t *tps, size_t n,
@@ -829,13 +802,10 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
 {
     samsa_OffsetDeleteRequest_t            req;
     samsa_OffsetDeleteResponse_t           resp;
-    samsa_OffsetDeleteRequestTopic_t      *rt;
-    samsa_OffsetDeleteRequestPartition_t  *rp;
-    samsa_admin_topic_run_t               *runs;
+    samsa_admin_tp_arrays_t                arr;
     samsa_admin_rpc_t                      rpc;
-    samsa_rd_t                             rd;
     samsa_err_t                            err;
-    size_t                                *order, nt, i;
+    size_t                                *order;
     int32_t                                j, k;
 
     err = admin_group_rpc_begin(a, group_id, SAMSA_API_OffsetDelete, 0, 0,
@@ -843,29 +813,15 @@ admin_offset_delete(samsa_admin_t *a, const char *group_id,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    nt = admin_group_by_topic(scratch, tps, n, sizeof(*tps), &order, &runs);
-    rt = samsa_arena_calloc(scratch, nt, sizeof(*rt));
-    rp = samsa_arena_calloc(scratch, n, sizeof(*rp));
-    for (i = 0; i < nt; i++) {
-        samsa_OffsetDeleteRequestTopic_init(&rt[i]);
-        rt[i].Name = samsa_slice_cstr(runs[i].topic);
-        rt[i].Partitions = &rp[runs[i].first];
-        rt[i].Partitions_cnt = runs[i].n;
-    }
-    for (i = 0; i < n; i++) {
-        samsa_OffsetDeleteRequestPartition_init(&rp[i]);
-        rp[i].PartitionIndex = tps[order[i]].partition;
-    }
+    arr = admin_group_by_topic(scratch, tps, n, sizeof(*tps),
+                               &admin_offset_delete_layout, &order);
     samsa_OffsetDeleteRequest_init(&req);
     req.GroupId = samsa_slice_cstr(group_id);
-    req.Topics = rt;
-    req.Topics_cnt = (int32_t) nt;
-    samsa_OffsetDeleteRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_OffsetDeleteResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
+    req.Topics = arr.topics;
+    req.Topics_cnt = arr.ntopics;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_OffsetDeleteRequest_encode_any,
+                              &req, samsa_OffsetDeleteResponse_decode_any,
+                              &resp, deadline, scratch);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }

@@ -1,6 +1,7 @@
 /*
  * client/admin/admin_int.h - what admin.c (handle, connections, round trips,
- * metadata, results) shares with admin_topics.c and admin_groups.c.
+ * metadata, request arrays, results) shares with admin_topics.c and
+ * admin_groups.c.
  * Threads: whichever application thread holds the handle's call lock;
  * everything here is called with it held.
  */
@@ -9,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <samsa/admin.h>
@@ -56,6 +58,11 @@ int32_t samsa_admin_req_timeout(const samsa_admin_t *a, int64_t deadline);
 /* Allocate a result of size bytes with its own arena in *arenap. */
 void *samsa_admin_result_new(size_t size, samsa_arena_t **arenap);
 
+/* A zeroed result array (one spare slot) for the cnt items of a decoded
+ * wire array, none for a null one (-1); *np the number of items. */
+void *samsa_admin_items(samsa_arena_t *arena, int32_t cnt, size_t size,
+                        size_t *np);
+
 /* Copy s into arena as a C string (NULL for a null slice). */
 char *samsa_admin_str(samsa_arena_t *arena, samsa_slice_t s);
 
@@ -88,6 +95,25 @@ SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_call(samsa_admin_t *a,
 
 /* Release rpc's frame without sending it. */
 void samsa_admin_rpc_abort(samsa_admin_rpc_t *rpc);
+
+/* A generated message's untyped encoder and decoder
+ * (samsa_<Msg>_encode_any, samsa_<Msg>_decode_any). */
+typedef void samsa_admin_encode_fn(samsa_wr_t *wr, int16_t version,
+                                   const void *m);
+typedef samsa_err_t samsa_admin_decode_fn(samsa_rd_t *rd, int16_t version,
+                                          samsa_arena_t *arena, void *m);
+
+/* The rest of a round trip begun by samsa_admin_rpc_begin: encode req into
+ * rpc's frame, send it (samsa_admin_rpc_call) and decode the answer into
+ * resp (arena memory).  The transport's or the decoder's error; resp is
+ * only filled on success. */
+SAMSA_MUST_CHECK samsa_err_t samsa_admin_rpc_run(samsa_admin_t *a,
+                                                 samsa_admin_rpc_t *rpc,
+                                                 samsa_admin_encode_fn *encode,
+                                                 const void *req,
+                                                 samsa_admin_decode_fn *decode,
+                                                 void *resp, int64_t deadline,
+                                                 samsa_arena_t *arena);
 
 /* Metadata for topics (NULL/0: all), decoded into arena; records the
  * brokers as nodes and installs the answer in a->mdc.  @locks a->lock */
@@ -129,19 +155,46 @@ const samsa_topic_partition_t *samsa_admin_tp_at(const void *items,
  * >= 0? */
 bool samsa_admin_tps_valid(const void *items, size_t n, size_t stride);
 
-/* One topic's share of a request: positions first .. first + n - 1 of the
- * order it was cut from. */
-typedef struct samsa_admin_topic_run {
-    const char  *topic;
-    size_t       first;
-    int32_t      n;
-} samsa_admin_topic_run_t;
+/* Where a generated request keeps what samsa_admin_tp_request fills: the
+ * topic struct's Name (samsa_slice_t), partition array and its int32_t
+ * count; the partition struct's int32_t index.  part_init NULL: the
+ * partitions are bare int32_t indexes (index_off 0). */
+typedef struct samsa_admin_tp_layout {
+    size_t   topic_size;
+    void   (*topic_init)(void *m);
+    size_t   name_off;
+    size_t   parts_off;
+    size_t   parts_cnt_off;
+    size_t   part_size;
+    void   (*part_init)(void *m);
+    size_t   index_off;
+} samsa_admin_tp_layout_t;
 
-/* Cut the n items listed by order (indexes into items, same-topic items
- * adjacent) into runs of one topic each, for a request's topic array;
- * returns the number of runs, *runsp (scratch memory) the runs. */
-size_t samsa_admin_topic_runs(samsa_arena_t *scratch, const void *items,
-                              size_t stride, const size_t *order, size_t n,
-                              samsa_admin_topic_run_t **runsp);
+/* The layout of generated samsa_<T>_t topics holding Partitions of
+ * samsa_<P>_t, each with a PartitionIndex (type names: a function can't). */
+#define SAMSA_ADMIN_TP_LAYOUT(T, P)                                         \
+    {                                                                       \
+        sizeof(samsa_##T##_t), samsa_##T##_init_any,                        \
+        offsetof(samsa_##T##_t, Name), offsetof(samsa_##T##_t, Partitions), \
+        offsetof(samsa_##T##_t, Partitions_cnt), sizeof(samsa_##P##_t),     \
+        samsa_##P##_init_any, offsetof(samsa_##P##_t, PartitionIndex)       \
+    }
+
+/* A request's topic array (ntopics of them) and the partition array they
+ * point into, one partition per item, in order (scratch memory). */
+typedef struct samsa_admin_tp_arrays {
+    void     *topics;
+    void     *parts;
+    int32_t   ntopics;
+} samsa_admin_tp_arrays_t;
+
+/* Build the topic and partition arrays of a request for the n items listed
+ * by order (indexes into items, same-topic items adjacent; one topic per
+ * run of them), each struct initialised
+ * and given its name, partitions, count and index as layout says; the
+ * caller sets the partitions' other fields.  Cannot fail. */
+samsa_admin_tp_arrays_t samsa_admin_tp_request(
+    samsa_arena_t *scratch, const void *items, size_t stride,
+    const size_t *order, size_t n, const samsa_admin_tp_layout_t *layout);
 
 #endif /* SAMSA_CLIENT_ADMIN_ADMIN_INT_H */

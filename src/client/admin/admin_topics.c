@@ -59,15 +59,64 @@ typedef samsa_err_t admin_round_fn(samsa_admin_t *a, const void *ctx,
                                    int64_t deadline, samsa_arena_t *arena,
                                    admin_round_t *r);
 
+/* Where a decoded response of a topic call keeps its per-topic results
+ * (an array and its int32_t count), their Name, int16_t ErrorCode and
+ * ErrorMessage, and its int32_t ThrottleTimeMs. */
+typedef struct admin_answer_layout {
+    size_t  results_off;
+    size_t  cnt_off;
+    size_t  throttle_off;
+    size_t  result_size;
+    size_t  name_off;
+    size_t  code_off;
+    size_t  msg_off;
+} admin_answer_layout_t;
+
+/* The layout of a samsa_<Resp>_t whose results are Results, an array of
+ * samsa_<Item>_t (type and field names: a function can't). */
+#define ADMIN_ANSWER_LAYOUT(Resp, Results, Item)                        \
+    {                                                                   \
+        offsetof(samsa_##Resp##_t, Results),                            \
+        offsetof(samsa_##Resp##_t, Results##_cnt),                      \
+        offsetof(samsa_##Resp##_t, ThrottleTimeMs),                     \
+        sizeof(samsa_##Item##_t), offsetof(samsa_##Item##_t, Name),     \
+        offsetof(samsa_##Item##_t, ErrorCode),                          \
+        offsetof(samsa_##Item##_t, ErrorMessage)                        \
+    }
+
+/* Fill r's answers (in arena) from resp, the decoded response of a round
+ * trip that ended with err, laid out as layout says: err itself when it is
+ * an error, SAMSA_ERR__BAD_MSG when resp does not answer each item once.
+ * r->throttle_ms is 0 unless the answers were taken. */
 static samsa_err_t
-admin_round_alloc(samsa_arena_t *arena, admin_round_t *r, int32_t count)
+admin_round_answer(samsa_arena_t *arena, admin_round_t *r, samsa_err_t err,
+                   const void *resp, const admin_answer_layout_t *layout)
 {
+    const uint8_t  *results, *it;
+    int32_t         count;
+    size_t          i;
+
+    r->throttle_ms = 0;
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    memcpy(&count, (const uint8_t *) resp + layout->cnt_off, sizeof(count));
     if (count < 0 || (size_t) count != r->n) {
         return SAMSA_ERR__BAD_MSG;
     }
+    memcpy(&results, (const uint8_t *) resp + layout->results_off,
+           sizeof(results));
     r->names = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->names));
     r->codes = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->codes));
     r->msgs = samsa_arena_calloc(arena, r->n + 1, sizeof(*r->msgs));
+    for (i = 0; i < r->n; i++) {
+        it = results + i * layout->result_size;
+        memcpy(&r->names[i], it + layout->name_off, sizeof(r->names[i]));
+        memcpy(&r->codes[i], it + layout->code_off, sizeof(r->codes[i]));
+        memcpy(&r->msgs[i], it + layout->msg_off, sizeof(r->msgs[i]));
+    }
+    memcpy(&r->throttle_ms, (const uint8_t *) resp + layout->throttle_off,
+           sizeof(r->throttle_ms));
     return SAMSA_ERR_NONE;
 }
 
@@ -141,6 +190,9 @@ typedef struct admin_create_topics {
     bool                      validate_only;
 } admin_create_topics_t;
 
+static const admin_answer_layout_t  admin_create_topics_answer =
+    ADMIN_ANSWER_LAYOUT(CreateTopicsResponse, Topics, CreatableTopicResult);
+
 static samsa_err_t
 admin_create_topics_round(samsa_admin_t *a, const void *ctx,
                           int64_t deadline, samsa_arena_t *scratch,
@@ -153,7 +205,6 @@ admin_create_topics_round(samsa_admin_t *a, const void *ctx,
     samsa_CreatableTopic_t         *ct;
     samsa_CreateableTopicConfig_t  *cfg;
     samsa_admin_rpc_t               rpc;
-    samsa_rd_t                      rd;
     samsa_err_t                     err;
     size_t                          i, j;
 
@@ -183,22 +234,11 @@ admin_create_topics_round(samsa_admin_t *a, const void *ctx,
     req.Topics_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     req.ValidateOnly = c->validate_only;
-    samsa_CreateTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_CreateTopicsResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
-    if (err == SAMSA_ERR_NONE) {
-        err = admin_round_alloc(scratch, r, resp.Topics_cnt);
-    }
-    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
-        r->names[i] = resp.Topics[i].Name;
-        r->codes[i] = resp.Topics[i].ErrorCode;
-        r->msgs[i] = resp.Topics[i].ErrorMessage;
-    }
-    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
-    return err;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_CreateTopicsRequest_encode_any,
+                              &req, samsa_CreateTopicsResponse_decode_any,
+                              &resp, deadline, scratch);
+    return admin_round_answer(scratch, r, err, &resp,
+                              &admin_create_topics_answer);
 }
 
 samsa_err_t
@@ -222,6 +262,9 @@ samsa_admin_create_topics(samsa_admin_t *a, const samsa_new_topic_t *topics,
     return err;
 }
 
+static const admin_answer_layout_t  admin_delete_topics_answer =
+    ADMIN_ANSWER_LAYOUT(DeleteTopicsResponse, Responses, DeletableTopicResult);
+
 static samsa_err_t
 admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
                           int64_t deadline, samsa_arena_t *scratch,
@@ -232,7 +275,6 @@ admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
     samsa_DeleteTopicsResponse_t   resp;
     samsa_slice_t                 *sl;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     size_t                         i;
 
@@ -249,22 +291,11 @@ admin_delete_topics_round(samsa_admin_t *a, const void *ctx,
     req.TopicNames = sl;
     req.TopicNames_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    samsa_DeleteTopicsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteTopicsResponse_decode(&rd, rpc.version, scratch,
-                                                &resp);
-    }
-    if (err == SAMSA_ERR_NONE) {
-        err = admin_round_alloc(scratch, r, resp.Responses_cnt);
-    }
-    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
-        r->names[i] = resp.Responses[i].Name;
-        r->codes[i] = resp.Responses[i].ErrorCode;
-        r->msgs[i] = resp.Responses[i].ErrorMessage;
-    }
-    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
-    return err;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteTopicsRequest_encode_any,
+                              &req, samsa_DeleteTopicsResponse_decode_any,
+                              &resp, deadline, scratch);
+    return admin_round_answer(scratch, r, err, &resp,
+                              &admin_delete_topics_answer);
 }
 
 samsa_err_t
@@ -293,6 +324,10 @@ typedef struct admin_create_partitions {
     bool                validate_only;
 } admin_create_partitions_t;
 
+static const admin_answer_layout_t  admin_create_partitions_answer =
+    ADMIN_ANSWER_LAYOUT(CreatePartitionsResponse, Results,
+                        CreatePartitionsTopicResult);
+
 static samsa_err_t
 admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
                               int64_t deadline, samsa_arena_t *scratch,
@@ -303,7 +338,6 @@ admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
     samsa_CreatePartitionsResponse_t   resp;
     samsa_CreatePartitionsTopic_t     *ct;
     samsa_admin_rpc_t                  rpc;
-    samsa_rd_t                         rd;
     samsa_err_t                        err;
     size_t                             i;
 
@@ -324,22 +358,11 @@ admin_create_partitions_round(samsa_admin_t *a, const void *ctx,
     req.Topics_cnt = (int32_t) r->n;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
     req.ValidateOnly = c->validate_only;
-    samsa_CreatePartitionsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_CreatePartitionsResponse_decode(&rd, rpc.version,
-                                                    scratch, &resp);
-    }
-    if (err == SAMSA_ERR_NONE) {
-        err = admin_round_alloc(scratch, r, resp.Results_cnt);
-    }
-    for (i = 0; err == SAMSA_ERR_NONE && i < r->n; i++) {
-        r->names[i] = resp.Results[i].Name;
-        r->codes[i] = resp.Results[i].ErrorCode;
-        r->msgs[i] = resp.Results[i].ErrorMessage;
-    }
-    r->throttle_ms = err == SAMSA_ERR_NONE ? resp.ThrottleTimeMs : 0;
-    return err;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_CreatePartitionsRequest_encode_any,
+                              &req, samsa_CreatePartitionsResponse_decode_any,
+                              &resp, deadline, scratch);
+    return admin_round_answer(scratch, r, err, &resp,
+                              &admin_create_partitions_answer);
 }
 
 samsa_err_t
@@ -386,9 +409,8 @@ admin_config_resource(samsa_arena_t *arena, samsa_config_resource_t *cr,
     cr->name = samsa_admin_name(arena, r->ResourceName);
     cr->err = (samsa_err_t) r->ErrorCode;
     cr->errmsg = samsa_admin_errmsg(arena, cr->err, r->ErrorMessage);
-    cr->nentries = r->Configs_cnt > 0 ? (size_t) r->Configs_cnt : 0;
-    cr->entries = samsa_arena_calloc(arena, cr->nentries + 1,
-                                     sizeof(*cr->entries));
+    cr->entries = samsa_admin_items(arena, r->Configs_cnt, sizeof(*cr->entries),
+                                    &cr->nentries);
     for (j = 0; j < (int32_t) cr->nentries; j++) {
         c = &r->Configs[j];
         e = &cr->entries[j];
@@ -414,7 +436,6 @@ samsa_admin_describe_configs(samsa_admin_t *a,
     samsa_arena_t                     scratch = SAMSA_ARENA_INIT, *arena;
     samsa_config_resources_t         *res;
     samsa_admin_rpc_t                 rpc;
-    samsa_rd_t                        rd;
     samsa_err_t                       err;
     int64_t                           deadline;
     size_t                            i;
@@ -442,17 +463,13 @@ samsa_admin_describe_configs(samsa_admin_t *a,
     samsa_DescribeConfigsRequest_init(&req);
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
-    samsa_DescribeConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DescribeConfigsResponse_decode(&rd, rpc.version, &scratch,
-                                                   &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeConfigsRequest_encode_any,
+                              &req, samsa_DescribeConfigsResponse_decode_any,
+                              &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = samsa_admin_result_new(sizeof(*res), &arena);
-        res->n = resp.Results_cnt > 0 ? (size_t) resp.Results_cnt : 0;
-        res->resources = samsa_arena_calloc(arena, res->n + 1,
-                                            sizeof(*res->resources));
+        res->resources = samsa_admin_items(arena, resp.Results_cnt,
+                                           sizeof(*res->resources), &res->n);
         for (i = 0; i < res->n; i++) {
             admin_config_resource(arena, &res->resources[i],
                                   &resp.Results[i]);
@@ -504,7 +521,6 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     samsa_arena_t                            *arena;
     samsa_admin_items_t                      *res;
     samsa_admin_rpc_t                         rpc;
-    samsa_rd_t                                rd;
     samsa_err_t                               err;
     int64_t                                   deadline;
     size_t                                    i, j;
@@ -542,12 +558,11 @@ samsa_admin_incremental_alter_configs(samsa_admin_t *a,
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
     req.ValidateOnly = validate_only;
-    samsa_IncrementalAlterConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_IncrementalAlterConfigsResponse_decode(&rd, rpc.version,
-                                                           &scratch, &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc,
+                              samsa_IncrementalAlterConfigsRequest_encode_any,
+                              &req,
+                              samsa_IncrementalAlterConfigsResponse_decode_any,
+                              &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = admin_items_new((size_t) resp.Responses_cnt, &arena);
         for (i = 0; i < (size_t) resp.Responses_cnt; i++) {
@@ -578,7 +593,6 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     samsa_arena_t                  scratch = SAMSA_ARENA_INIT, *arena;
     samsa_admin_items_t           *res;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     int64_t                        deadline;
     size_t                         i, j;
@@ -614,12 +628,9 @@ samsa_admin_alter_configs(samsa_admin_t *a,
     req.Resources = rr;
     req.Resources_cnt = (int32_t) n;
     req.ValidateOnly = validate_only;
-    samsa_AlterConfigsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, &scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_AlterConfigsResponse_decode(&rd, rpc.version, &scratch,
-                                                &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_AlterConfigsRequest_encode_any,
+                              &req, samsa_AlterConfigsResponse_decode_any,
+                              &resp, deadline, &scratch);
     if (err == SAMSA_ERR_NONE) {
         res = admin_items_new((size_t) resp.Responses_cnt, &arena);
         for (i = 0; i < (size_t) resp.Responses_cnt; i++) {
@@ -812,6 +823,9 @@ admin_per_leader(samsa_admin_t *a, const samsa_tp_spec_t *tps, size_t n,
     return samsa_admin_tp_results_done(res, err, resultp);
 }
 
+static const samsa_admin_tp_layout_t  admin_list_offsets_layout =
+    SAMSA_ADMIN_TP_LAYOUT(ListOffsetsTopic, ListOffsetsPartition);
+
 /* ctx: bool, read_committed */
 static samsa_err_t
 admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
@@ -822,15 +836,13 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     bool                           read_committed = *(const bool *) ctx;
     samsa_ListOffsetsRequest_t     req;
     samsa_ListOffsetsResponse_t    resp;
-    samsa_ListOffsetsTopic_t      *lt;
     samsa_ListOffsetsPartition_t  *lp;
-    samsa_admin_topic_run_t       *runs;
+    samsa_admin_tp_arrays_t        arr;
     samsa_tp_result_t             *it;
     samsa_admin_rpc_t              rpc;
-    samsa_rd_t                     rd;
     samsa_err_t                    err;
     int16_t                        lo = read_committed ? 2 : 1;
-    size_t                         i, nt;
+    size_t                         i;
     int32_t                        j, k;
 
     for (i = 0; i < r->n; i++) {
@@ -843,32 +855,20 @@ admin_list_offsets_one(samsa_admin_t *a, const admin_route_t *r,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    nt = samsa_admin_topic_runs(scratch, tps, sizeof(*tps), r->idx, r->n,
-                                &runs);
-    lt = samsa_arena_calloc(scratch, nt, sizeof(*lt));
-    lp = samsa_arena_calloc(scratch, r->n, sizeof(*lp));
-    for (i = 0; i < nt; i++) {
-        samsa_ListOffsetsTopic_init(&lt[i]);
-        lt[i].Name = samsa_slice_cstr(runs[i].topic);
-        lt[i].Partitions = &lp[runs[i].first];
-        lt[i].Partitions_cnt = runs[i].n;
-    }
+    arr = samsa_admin_tp_request(scratch, tps, sizeof(*tps), r->idx, r->n,
+                                 &admin_list_offsets_layout);
+    lp = arr.parts;
     for (i = 0; i < r->n; i++) {
-        samsa_ListOffsetsPartition_init(&lp[i]);
-        lp[i].PartitionIndex = tps[r->idx[i]].partition;
         lp[i].Timestamp = tps[r->idx[i]].value;
     }
     samsa_ListOffsetsRequest_init(&req);
     req.ReplicaId = -1;
     req.IsolationLevel = read_committed ? 1 : 0;
-    req.Topics = lt;
-    req.Topics_cnt = (int32_t) nt;
-    samsa_ListOffsetsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_ListOffsetsResponse_decode(&rd, rpc.version, scratch,
-                                               &resp);
-    }
+    req.Topics = arr.topics;
+    req.Topics_cnt = arr.ntopics;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_ListOffsetsRequest_encode_any,
+                              &req, samsa_ListOffsetsResponse_decode_any, &resp,
+                              deadline, scratch);
     for (j = 0; err == SAMSA_ERR_NONE && j < resp.Topics_cnt; j++) {
         for (k = 0; k < resp.Topics[j].Partitions_cnt; k++) {
             const samsa_ListOffsetsPartitionResponse_t  *p =
@@ -895,6 +895,9 @@ samsa_admin_list_offsets(samsa_admin_t *a, const samsa_tp_spec_t *tps,
                             &read_committed, resultp);
 }
 
+static const samsa_admin_tp_layout_t  admin_delete_records_layout =
+    SAMSA_ADMIN_TP_LAYOUT(DeleteRecordsTopic, DeleteRecordsPartition);
+
 static samsa_err_t
 admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
                          const samsa_tp_spec_t *tps, int64_t deadline,
@@ -903,14 +906,12 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
 {
     samsa_DeleteRecordsRequest_t     req;
     samsa_DeleteRecordsResponse_t    resp;
-    samsa_DeleteRecordsTopic_t      *dt;
     samsa_DeleteRecordsPartition_t  *dp;
-    samsa_admin_topic_run_t         *runs;
+    samsa_admin_tp_arrays_t          arr;
     samsa_tp_result_t               *it;
     samsa_admin_rpc_t                rpc;
-    samsa_rd_t                       rd;
     samsa_err_t                      err;
-    size_t                           i, nt;
+    size_t                           i;
     int32_t                          j, k;
 
     (void) ctx;
@@ -919,31 +920,19 @@ admin_delete_records_one(samsa_admin_t *a, const admin_route_t *r,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    nt = samsa_admin_topic_runs(scratch, tps, sizeof(*tps), r->idx, r->n,
-                                &runs);
-    dt = samsa_arena_calloc(scratch, nt, sizeof(*dt));
-    dp = samsa_arena_calloc(scratch, r->n, sizeof(*dp));
-    for (i = 0; i < nt; i++) {
-        samsa_DeleteRecordsTopic_init(&dt[i]);
-        dt[i].Name = samsa_slice_cstr(runs[i].topic);
-        dt[i].Partitions = &dp[runs[i].first];
-        dt[i].Partitions_cnt = runs[i].n;
-    }
+    arr = samsa_admin_tp_request(scratch, tps, sizeof(*tps), r->idx, r->n,
+                                 &admin_delete_records_layout);
+    dp = arr.parts;
     for (i = 0; i < r->n; i++) {
-        samsa_DeleteRecordsPartition_init(&dp[i]);
-        dp[i].PartitionIndex = tps[r->idx[i]].partition;
         dp[i].Offset = tps[r->idx[i]].value;
     }
     samsa_DeleteRecordsRequest_init(&req);
-    req.Topics = dt;
-    req.Topics_cnt = (int32_t) nt;
+    req.Topics = arr.topics;
+    req.Topics_cnt = arr.ntopics;
     req.TimeoutMs = samsa_admin_req_timeout(a, deadline);
-    samsa_DeleteRecordsRequest_encode(&rpc.wr, rpc.version, &req);
-    err = samsa_admin_rpc_call(a, &rpc, deadline, scratch, &rd);
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_DeleteRecordsResponse_decode(&rd, rpc.version, scratch,
-                                                 &resp);
-    }
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DeleteRecordsRequest_encode_any,
+                              &req, samsa_DeleteRecordsResponse_decode_any,
+                              &resp, deadline, scratch);
     for (j = 0; err == SAMSA_ERR_NONE && j < resp.Topics_cnt; j++) {
         for (k = 0; k < resp.Topics[j].Partitions_cnt; k++) {
             const samsa_DeleteRecordsPartitionResult_t  *p =

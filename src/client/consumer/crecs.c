@@ -496,12 +496,17 @@ samsa_crecs_src_new(uint8_t *bytes)
     return src;
 }
 
+/* Drop one of the references counted in *refs: is it the last one? */
+static bool
+crecs_unref_last(_Atomic int *refs)
+{
+    return atomic_fetch_sub_explicit(refs, 1, memory_order_acq_rel) <= 1;
+}
+
 void
 samsa_crecs_src_unref(samsa_crecs_src_t *src)
 {
-    if (src == NULL
-        || atomic_fetch_sub_explicit(&src->refs, 1, memory_order_acq_rel)
-               > 1) {
+    if (src == NULL || !crecs_unref_last(&src->refs)) {
         return;
     }
     samsa_free(src->bytes);
@@ -517,9 +522,7 @@ samsa_crecs_chunk_ref(samsa_crecs_chunk_t *chunk)
 void
 samsa_crecs_chunk_unref(samsa_crecs_chunk_t *chunk)
 {
-    if (chunk == NULL
-        || atomic_fetch_sub_explicit(&chunk->refs, 1, memory_order_acq_rel)
-               > 1) {
+    if (chunk == NULL || !crecs_unref_last(&chunk->refs)) {
         return;
     }
     samsa_free(chunk->topic);

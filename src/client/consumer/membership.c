@@ -4,6 +4,8 @@
  */
 #include "client/consumer/membership.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,37 +13,39 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/* Free what the pointer at byte offset off of each of the n elements
+ * (size bytes each) of arr points to, then arr. */
+static void
+membership_free_each(void *arr, int32_t n, size_t size, size_t off)
+{
+    void     *p;
+    int32_t   i;
+
+    for (i = 0; i < n; i++) {
+        memcpy(&p, (uint8_t *) arr + (size_t) i * size + off, sizeof(p));
+        samsa_free(p);
+    }
+    samsa_free(arr);
+}
+
 void
 samsa_membership_tps_free(samsa_membership_tp_t *tps, int32_t n)
 {
-    int32_t  i;
-
-    for (i = 0; i < n; i++) {
-        samsa_free(tps[i].topic);
-    }
-    samsa_free(tps);
+    membership_free_each(tps, n, sizeof(*tps),
+                         offsetof(samsa_membership_tp_t, topic));
 }
 
 void
 samsa_membership_topics_free(samsa_membership_topic_t *topics, int32_t n)
 {
-    int32_t  i;
-
-    for (i = 0; i < n; i++) {
-        samsa_free(topics[i].parts);
-    }
-    samsa_free(topics);
+    membership_free_each(topics, n, sizeof(*topics),
+                         offsetof(samsa_membership_topic_t, parts));
 }
 
 static void
 membership_strs_free(char **s, int32_t n)
 {
-    int32_t  i;
-
-    for (i = 0; i < n; i++) {
-        samsa_free(s[i]);
-    }
-    samsa_free(s);
+    membership_free_each(s, n, sizeof(*s), 0);
 }
 
 static int
@@ -94,14 +98,21 @@ membership_tps_dup(const samsa_membership_tp_t *tps, int32_t n)
     return out;
 }
 
+/* Drop the topic names last sent. */
+static void
+membership_sent_topics_clear(samsa_membership_t *sm)
+{
+    membership_strs_free(sm->sent_topics, sm->nsent_topics);
+    sm->sent_topics = NULL;
+    sm->nsent_topics = 0;
+}
+
 /* Forget what the coordinator has: the next heartbeat sends it all. */
 static void
 membership_sent_reset(samsa_membership_t *sm)
 {
     sm->sent_all = false;
-    membership_strs_free(sm->sent_topics, sm->nsent_topics);
-    sm->sent_topics = NULL;
-    sm->nsent_topics = 0;
+    membership_sent_topics_clear(sm);
     sm->sent_topics_valid = false;
     sm->sent_regex = false;
     samsa_membership_tps_free(sm->sent_owned, sm->nsent_owned);
@@ -315,9 +326,7 @@ samsa_membership_hb_build(samsa_membership_t *sm, int64_t now,
                 req->topics_null = false;
             }
             req->regex = regex;
-            membership_strs_free(sm->sent_topics, sm->nsent_topics);
-            sm->sent_topics = NULL;
-            sm->nsent_topics = 0;
+            membership_sent_topics_clear(sm);
             sm->sent_regex = true;
             sm->sent_topics_valid = true;
         }
