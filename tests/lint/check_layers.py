@@ -52,7 +52,8 @@ ALLOWED = {
 }
 # what broker/group and broker/txn may include of broker/ itself
 BROKER_SERVICES = {"broker/purgatory.h", "broker/quota.h", "broker/pidmgr.h",
-                   "broker/coordtopic.h", "broker/coordload.h"}
+                   "broker/coordtopic.h", "broker/coordload.h",
+                   "broker/coordthread.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:[a-z_]+/)+)([a-z_0-9]+\.h)"')
 
 

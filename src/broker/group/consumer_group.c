@@ -329,14 +329,12 @@ cg_timer_start(samsa_grp_t *g, cg_member_t *m, int kind, int32_t ms)
     cg_timer_t   *t;
 
     cg_timer_stop(slot);
-    if (atomic_load(&g->gc->stopping)) {
-        return;
+    t = samsa_grp_member_timer_new(sizeof(*t), &cg_timer_ops, g, m->id, ms);
+    if (t != NULL) {
+        t->kind = kind;
+        *slot = t;
+        samsa_grp_timer_watch(&t->t, g->gc->heartbeat);
     }
-    t = samsa_calloc(1, sizeof(*t));
-    samsa_grp_timer_init(&t->t, &cg_timer_ops, g, m->id, ms);
-    t->kind = kind;
-    *slot = t;
-    samsa_grp_timer_watch(&t->t, g->gc->heartbeat);
 }
 
 /* ---- subscription metadata and target assignment ---------------------------- */

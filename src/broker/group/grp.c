@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordthread.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -1101,13 +1102,7 @@ grp_expire_main(void *arg)
 static void
 grp_expire_stop(samsa_grpcoord_t *gc)
 {
-    if (!gc->expire_started) {
-        return;
-    }
-    pthread_mutex_lock(&gc->expire_lock);
-    gc->expire_stop = true;
-    pthread_cond_signal(&gc->expire_cond);
-    pthread_mutex_unlock(&gc->expire_lock);
-    pthread_join(gc->expire_thread, NULL);
-    gc->expire_started = false;
+    samsa_coordthread_stop(gc->expire_thread, &gc->expire_started,
+                           &gc->expire_lock, &gc->expire_cond,
+                           &gc->expire_stop);
 }

@@ -209,12 +209,20 @@ typedef struct grp_timer {
     bool                expired;
 } grp_timer_t;
 
-/* Set up t to run ops on g after delay_ms (a member's timer: a copy of
- * member_id; NULL: a group's); the caller fills in the rest, then
- * watches it.  t holds a ref on g until it is freed. */
-void samsa_grp_timer_init(grp_timer_t *t, const samsa_delayed_op_ops_t *ops,
+/* A zeroed heap block of size bytes starting with a grp_timer_t set up
+ * to run ops on g after delay_ms (a member's timer: a copy of member_id;
+ * NULL: a group's); the caller fills in the rest, then watches it.  The
+ * timer holds a ref on g until it is freed. */
+void *samsa_grp_timer_new(size_t size, const samsa_delayed_op_ops_t *ops,
                           samsa_grp_t *g, const char *member_id,
                           int64_t delay_ms);
+
+/* samsa_grp_timer_new for member_id's timer, or NULL once the
+ * coordinator is stopping (no new timers then). */
+void *samsa_grp_member_timer_new(size_t size,
+                                 const samsa_delayed_op_ops_t *ops,
+                                 samsa_grp_t *g, const char *member_id,
+                                 int64_t delay_ms);
 
 /* Complete t now if it can, else watch it in purg; drops the caller's
  * ref on the op. */

@@ -49,14 +49,28 @@ static void grp_try_complete_join(samsa_grp_t *g);
 
 /* ---- a group's timers -------------------------------------------------- */
 
-void
-samsa_grp_timer_init(grp_timer_t *t, const samsa_delayed_op_ops_t *ops,
-                     samsa_grp_t *g, const char *member_id, int64_t delay_ms)
+void *
+samsa_grp_timer_new(size_t size, const samsa_delayed_op_ops_t *ops,
+                    samsa_grp_t *g, const char *member_id, int64_t delay_ms)
 {
+    grp_timer_t  *t = samsa_calloc(1, size);
+
     samsa_delayed_op_init(&t->op, ops, delay_ms, &g->lock);
     samsa_grp_ref(g);
     t->grp = g;
     t->member_id = member_id != NULL ? samsa_strdup(member_id) : NULL;
+    return t;
+}
+
+void *
+samsa_grp_member_timer_new(size_t size, const samsa_delayed_op_ops_t *ops,
+                           samsa_grp_t *g, const char *member_id,
+                           int64_t delay_ms)
+{
+    if (atomic_load(&g->gc->stopping)) {
+        return NULL;
+    }
+    return samsa_grp_timer_new(size, ops, g, member_id, delay_ms);
 }
 
 void
@@ -392,14 +406,13 @@ grp_member_schedule(samsa_grp_t *g, grp_member_t *m, int64_t timeout_ms)
     grp_hb_op_t  *h;
 
     grp_member_stop_timer(m);
-    if (atomic_load(&g->gc->stopping)) {
-        return;
+    h = samsa_grp_member_timer_new(sizeof(*h), &grp_hb_ops, g, m->member_id,
+                                   timeout_ms);
+    if (h != NULL) {
+        h->timeout_ms = timeout_ms;
+        m->hb = h;
+        samsa_grp_timer_watch(&h->t, g->gc->heartbeat);
     }
-    h = samsa_calloc(1, sizeof(*h));
-    samsa_grp_timer_init(&h->t, &grp_hb_ops, g, m->member_id, timeout_ms);
-    h->timeout_ms = timeout_ms;
-    m->hb = h;
-    samsa_grp_timer_watch(&h->t, g->gc->heartbeat);
 }
 
 /* Kafka's completeAndScheduleNextHeartbeatExpiration: the session timer. */
@@ -480,9 +493,9 @@ static void
 grp_schedule_join(samsa_grp_t *g, bool initial, int64_t delay_ms,
                   int64_t remaining_ms)
 {
-    grp_join_op_t  *j = samsa_calloc(1, sizeof(*j));
+    grp_join_op_t  *j = samsa_grp_timer_new(sizeof(*j), &grp_join_ops, g,
+                                            NULL, delay_ms);
 
-    samsa_grp_timer_init(&j->t, &grp_join_ops, g, NULL, delay_ms);
     j->initial = initial;
     j->remaining_ms = remaining_ms;
     g->join_op = j;
@@ -563,13 +576,13 @@ static const samsa_delayed_op_ops_t  grp_sync_ops = {
 static void
 grp_schedule_sync(samsa_grp_t *g, int64_t delay_ms)
 {
-    grp_sync_op_t  *so = samsa_calloc(1, sizeof(*so));
+    grp_sync_op_t  *so;
     size_t          i;
 
     for (i = 0; i < g->nmembers; i++) {
         g->members[i]->pending_sync = true;
     }
-    samsa_grp_timer_init(&so->t, &grp_sync_ops, g, NULL, delay_ms);
+    so = samsa_grp_timer_new(sizeof(*so), &grp_sync_ops, g, NULL, delay_ms);
     so->generation = g->generation;
     g->sync_op = so;
     samsa_grp_timer_watch(&so->t, g->gc->rebalance);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "broker/coordthread.h"
 #include "meta/image.h"
 #include "proto/batch.h"
 #include "proto/recbuild.h"
@@ -390,13 +391,6 @@ samsa_txnmark_start(samsa_txncoord_t *tc)
 void
 samsa_txnmark_stop(samsa_txncoord_t *tc)
 {
-    if (!tc->thread_started) {
-        return;
-    }
-    pthread_mutex_lock(&tc->queue_lock);
-    tc->stopping = true;
-    pthread_cond_signal(&tc->queue_cond);
-    pthread_mutex_unlock(&tc->queue_lock);
-    pthread_join(tc->thread, NULL);
-    tc->thread_started = false;
+    samsa_coordthread_stop(tc->thread, &tc->thread_started, &tc->queue_lock,
+                           &tc->queue_cond, &tc->stopping);
 }
