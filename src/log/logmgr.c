@@ -643,11 +643,10 @@ logmgr_purge_dirs(samsa_logmgr_t *mgr, int64_t now_ms, bool all)
     logmgr_doomed_dir_t  *due;
     size_t                i, n;
 
-    pthread_mutex_lock(&mgr->maint_lock);
-    due = samsa_log_take_due(mgr->doomed, &mgr->ndoomed, sizeof(*due),
+    due = samsa_log_take_due(&mgr->maint_lock, mgr->doomed, &mgr->ndoomed,
+                             sizeof(*due),
                              offsetof(logmgr_doomed_dir_t, due_ms), now_ms,
                              all, &n);
-    pthread_mutex_unlock(&mgr->maint_lock);
     for (i = 0; i < n; i++) {
         if (samsa_plog_remove_dir(due[i].path) == SAMSA_ERR_NONE) {
             samsa_info("log: removed %s", due[i].path);

@@ -411,13 +411,15 @@ plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
 }
 
 void *
-samsa_log_take_due(void *arr, size_t *n, size_t size, size_t due_off,
-                   int64_t now_ms, bool all, size_t *ndue)
+samsa_log_take_due(pthread_mutex_t *lock, void *arr, size_t *n, size_t size,
+                   size_t due_off, int64_t now_ms, bool all, size_t *ndue)
 {
-    char     *a = arr, *due = samsa_calloc(*n + 1, size);
+    char     *a = arr, *due;
     size_t    i, j = 0, k = 0;
     int64_t   due_ms;
 
+    pthread_mutex_lock(lock);
+    due = samsa_calloc(*n + 1, size);
     for (i = 0; i < *n; i++) {
         memcpy(&due_ms, a + i * size + due_off, sizeof(due_ms));
         if (all || due_ms <= now_ms) {
@@ -427,6 +429,7 @@ samsa_log_take_due(void *arr, size_t *n, size_t size, size_t due_off,
         }
     }
     *n = j;
+    pthread_mutex_unlock(lock);
     *ndue = k;
     return due;
 }
@@ -437,11 +440,10 @@ samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all)
     samsa_plog_doomed_t  *due;
     size_t                i, n;
 
-    pthread_mutex_lock(&plog->lock);
-    due = samsa_log_take_due(plog->doomed, &plog->ndoomed, sizeof(*due),
+    due = samsa_log_take_due(&plog->lock, plog->doomed, &plog->ndoomed,
+                             sizeof(*due),
                              offsetof(samsa_plog_doomed_t, due_ms), now_ms,
                              all, &n);
-    pthread_mutex_unlock(&plog->lock);
     for (i = 0; i < n; i++) {
         SAMSA_FAULT("log.retention.before_unlink");
         samsa_seg_unlink_files(plog->dir, due[i].base, ".deleted");

@@ -537,17 +537,31 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
     }
 }
 
+/* Take the whole response queue (retire: and mark the processor retired,
+ * so that no more are queued).  @locks resp_lock taken */
+static samsa_resp_t *
+proc_resp_take(samsa_proc_t *proc, bool retire)
+{
+    samsa_resp_t  *resp;
+
+    pthread_mutex_lock(&proc->resp_lock);
+    if (retire) {
+        proc->retired = true;
+    }
+    resp = proc->resp_head;
+    proc->resp_head = proc->resp_tail = NULL;
+    proc->nresp = 0;
+    pthread_mutex_unlock(&proc->resp_lock);
+    return resp;
+}
+
 static void
 proc_process_new_responses(samsa_proc_t *proc)
 {
     samsa_resp_t  *resp, *next;
     int64_t        now = samsa_now_ns();
 
-    pthread_mutex_lock(&proc->resp_lock);
-    resp = proc->resp_head;
-    proc->resp_head = proc->resp_tail = NULL;
-    proc->nresp = 0;
-    pthread_mutex_unlock(&proc->resp_lock);
+    resp = proc_resp_take(proc, false);
     for (; resp != NULL; resp = next) {
         next = resp->next;
         resp->next = NULL;
@@ -980,12 +994,7 @@ proc_close_all(samsa_proc_t *proc)
     /* From here on responses for this thread are dropped as they come
      * (their connections are closed): a thread removed at run time is
      * never joined by the handlers that answer it. */
-    pthread_mutex_lock(&proc->resp_lock);
-    proc->retired = true;
-    resp = proc->resp_head;
-    proc->resp_head = proc->resp_tail = NULL;
-    proc->nresp = 0;
-    pthread_mutex_unlock(&proc->resp_lock);
+    resp = proc_resp_take(proc, true);
     for (; resp != NULL; resp = next) {
         next = resp->next;
         samsa_resp_free(resp);
