@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -640,19 +641,12 @@ static void
 logmgr_purge_dirs(samsa_logmgr_t *mgr, int64_t now_ms, bool all)
 {
     logmgr_doomed_dir_t  *due;
-    size_t                i, j = 0, n = 0;
+    size_t                i, n;
 
-    pthread_mutex_lock(&mgr->maint_lock);
-    due = samsa_calloc(mgr->ndoomed + 1, sizeof(*due));
-    for (i = 0; i < mgr->ndoomed; i++) {
-        if (all || mgr->doomed[i].due_ms <= now_ms) {
-            due[n++] = mgr->doomed[i];
-        } else {
-            mgr->doomed[j++] = mgr->doomed[i];
-        }
-    }
-    mgr->ndoomed = j;
-    pthread_mutex_unlock(&mgr->maint_lock);
+    due = samsa_log_take_due(&mgr->maint_lock, mgr->doomed, &mgr->ndoomed,
+                             sizeof(*due),
+                             offsetof(logmgr_doomed_dir_t, due_ms), now_ms,
+                             all, &n);
     for (i = 0; i < n; i++) {
         if (samsa_plog_remove_dir(due[i].path) == SAMSA_ERR_NONE) {
             samsa_info("log: removed %s", due[i].path);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -409,28 +410,45 @@ plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
     return err;
 }
 
+void *
+samsa_log_take_due(pthread_mutex_t *lock, void *arr, size_t *n, size_t size,
+                   size_t due_off, int64_t now_ms, bool all, size_t *ndue)
+{
+    char     *a = arr, *due;
+    size_t    i, j = 0, k = 0;
+    int64_t   due_ms;
+
+    pthread_mutex_lock(lock);
+    due = samsa_calloc(*n + 1, size);
+    for (i = 0; i < *n; i++) {
+        memcpy(&due_ms, a + i * size + due_off, sizeof(due_ms));
+        if (all || due_ms <= now_ms) {
+            memcpy(due + k++ * size, a + i * size, size);
+        } else {
+            memmove(a + j++ * size, a + i * size, size);
+        }
+    }
+    *n = j;
+    pthread_mutex_unlock(lock);
+    *ndue = k;
+    return due;
+}
+
 void
 samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all)
 {
-    int64_t  *bases;
-    size_t    i, j = 0, n = 0;
+    samsa_plog_doomed_t  *due;
+    size_t                i, n;
 
-    pthread_mutex_lock(&plog->lock);
-    bases = samsa_calloc(plog->ndoomed + 1, sizeof(*bases));
-    for (i = 0; i < plog->ndoomed; i++) {
-        if (all || plog->doomed[i].due_ms <= now_ms) {
-            bases[n++] = plog->doomed[i].base;
-        } else {
-            plog->doomed[j++] = plog->doomed[i];
-        }
-    }
-    plog->ndoomed = j;
-    pthread_mutex_unlock(&plog->lock);
+    due = samsa_log_take_due(&plog->lock, plog->doomed, &plog->ndoomed,
+                             sizeof(*due),
+                             offsetof(samsa_plog_doomed_t, due_ms), now_ms,
+                             all, &n);
     for (i = 0; i < n; i++) {
         SAMSA_FAULT("log.retention.before_unlink");
-        samsa_seg_unlink_files(plog->dir, bases[i], ".deleted");
+        samsa_seg_unlink_files(plog->dir, due[i].base, ".deleted");
     }
-    samsa_free(bases);
+    samsa_free(due);
 }
 
 /* ---- retention ----------------------------------------------------------- */

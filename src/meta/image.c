@@ -797,14 +797,13 @@ static samsa_err_t
 replay_bad(char *errstr, size_t errstr_size, int64_t offset,
            const char *fmt, ...)
 {
-    char     what[512];
     va_list  ap;
 
+    snprintf(errstr, errstr_size, "metadata record at offset %lld: ",
+             (long long) offset);
     va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
+    samsa_errstr_vappend(errstr, errstr_size, fmt, ap);
     va_end(ap);
-    snprintf(errstr, errstr_size, "metadata record at offset %lld: %s",
-             (long long) offset, what);
     return SAMSA_ERR__BAD_MSG;
 }
 

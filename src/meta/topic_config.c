@@ -454,14 +454,13 @@ static samsa_err_t
 tc_invalid(char *errstr, size_t errstr_size, const char *key,
            const char *value, const char *fmt, ...)
 {
-    char     why[512];
     va_list  ap;
 
+    snprintf(errstr, errstr_size, "Invalid value %s for configuration %s: ",
+             value, key);
     va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
+    samsa_errstr_vappend(errstr, errstr_size, fmt, ap);
     va_end(ap);
-    snprintf(errstr, errstr_size, "Invalid value %s for configuration %s: %s",
-             value, key, why);
     return SAMSA_ERR_INVALID_CONFIG;
 }
 

@@ -19,6 +19,12 @@
 #include "net/mute.h"
 #include "net/send.h"
 
+/* One connection's link in an intrusive doubly linked list of them. */
+typedef struct samsa_conn_link {
+    struct samsa_conn   *prev;
+    struct samsa_conn   *next;
+} samsa_conn_link_t;
+
 typedef struct samsa_conn {
     int                  fd;
     samsa_conn_id_t      id;
@@ -59,13 +65,11 @@ typedef struct samsa_conn {
     char                 sw_version[64];
     /* idle list, least recently active first */
     int64_t              active_ns;
-    struct samsa_conn   *lru_prev;
-    struct samsa_conn   *lru_next;
+    samsa_conn_link_t    lru;
     /* Throttled by a client quota (MUTED_AND_THROTTLED*): in the
      * processor's throttle list, by deadline, until throttle_end_ns. */
     int64_t              throttle_end_ns;
-    struct samsa_conn   *thr_prev;
-    struct samsa_conn   *thr_next;
+    samsa_conn_link_t    thr;
     bool                 throttled;
     /* membership in the processor's per-turn lists */
     struct samsa_conn   *next_recv;     /* completed receives */

@@ -252,3 +252,18 @@ samsa_thread_name_set(const char *name)
     snprintf(buf, sizeof(buf), "%s", name);
     pthread_setname_np(pthread_self(), buf);
 }
+
+void
+samsa_errstr_vappend(char *errstr, size_t errstr_size, const char *fmt,
+                     va_list ap)
+{
+    char    what[512];
+    size_t  len;
+
+    if (errstr_size == 0) {
+        return;
+    }
+    len = strlen(errstr);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    snprintf(errstr + len, errstr_size - len, "%s", what);
+}

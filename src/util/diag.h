@@ -1,11 +1,13 @@
 /*
  * util/diag.h - diagnostics: leveled lines on stderr with time, level and
  * thread name.  ("log" in Samsa means the commit log; this is diag.)
+ * Also the formatting of error texts into a caller's errstr buffer.
  * Threads: any; each line is written with one write(2).
  */
 #ifndef SAMSA_UTIL_DIAG_H
 #define SAMSA_UTIL_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -98,5 +100,11 @@ void samsa_assert_fail(const char *what, const char *file, int line)
 
 /* Set the calling thread's name (at most 15 characters are kept). */
 void samsa_thread_name_set(const char *name);
+
+/* Append fmt, formatted with ap (at most 511 characters of it), to the
+ * text in errstr (errstr_size bytes, NUL-terminated unless errstr_size is
+ * 0: then nothing is written), truncating to fit. */
+void samsa_errstr_vappend(char *errstr, size_t errstr_size, const char *fmt,
+                          va_list ap) __attribute__((format(printf, 3, 0)));
 
 #endif /* SAMSA_UTIL_DIAG_H */

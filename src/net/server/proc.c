@@ -26,6 +26,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -75,23 +76,39 @@ proc_sel_set(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t events)
 
 /* ---- idle (LRU) list ---------------------------------------------------- */
 
+/* The link at offset @off in connection @c. */
+#define PROC_LINK(c, off) ((samsa_conn_link_t *) ((char *) (c) + (off)))
+
+/* Unlink @conn from a connection list: *@head is its first element,
+ * *@tail (NULL: the list keeps no tail) its last, and @off the offset of
+ * the list's link in a connection.  @conn must be in the list. */
+static void
+proc_list_unlink(samsa_conn_t **head, samsa_conn_t **tail,
+                 samsa_conn_t *conn, size_t off)
+{
+    samsa_conn_link_t  *link = PROC_LINK(conn, off);
+
+    if (link->prev != NULL) {
+        PROC_LINK(link->prev, off)->next = link->next;
+    } else {
+        *head = link->next;
+    }
+    if (link->next != NULL) {
+        PROC_LINK(link->next, off)->prev = link->prev;
+    } else if (tail != NULL) {
+        *tail = link->prev;
+    }
+    link->prev = link->next = NULL;
+}
+
 static void
 proc_lru_unlink(samsa_proc_t *proc, samsa_conn_t *conn)
 {
-    if (conn->lru_prev == NULL && proc->lru_head != conn) {
+    if (conn->lru.prev == NULL && proc->lru_head != conn) {
         return;                         /* not in the list */
     }
-    if (conn->lru_prev != NULL) {
-        conn->lru_prev->lru_next = conn->lru_next;
-    } else {
-        proc->lru_head = conn->lru_next;
-    }
-    if (conn->lru_next != NULL) {
-        conn->lru_next->lru_prev = conn->lru_prev;
-    } else {
-        proc->lru_tail = conn->lru_prev;
-    }
-    conn->lru_prev = conn->lru_next = NULL;
+    proc_list_unlink(&proc->lru_head, &proc->lru_tail, conn,
+                     offsetof(samsa_conn_t, lru));
 }
 
 static void
@@ -102,9 +119,9 @@ proc_lru_touch(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
         return;
     }
     proc_lru_unlink(proc, conn);
-    conn->lru_prev = proc->lru_tail;
+    conn->lru.prev = proc->lru_tail;
     if (proc->lru_tail != NULL) {
-        proc->lru_tail->lru_next = conn;
+        proc->lru_tail->lru.next = conn;
     } else {
         proc->lru_head = conn;
     }
@@ -192,15 +209,8 @@ proc_throttle_unlink(samsa_proc_t *proc, samsa_conn_t *conn)
     if (!conn->throttled) {
         return;
     }
-    if (conn->thr_prev != NULL) {
-        conn->thr_prev->thr_next = conn->thr_next;
-    } else {
-        proc->thr_head = conn->thr_next;
-    }
-    if (conn->thr_next != NULL) {
-        conn->thr_next->thr_prev = conn->thr_prev;
-    }
-    conn->thr_prev = conn->thr_next = NULL;
+    proc_list_unlink(&proc->thr_head, NULL, conn,
+                     offsetof(samsa_conn_t, thr));
     conn->throttled = false;
 }
 
@@ -222,13 +232,13 @@ proc_throttle_start(samsa_proc_t *proc, samsa_conn_t *conn, int32_t ms,
     for (pp = &proc->thr_head; *pp != NULL
                                && (*pp)->throttle_end_ns
                                       <= conn->throttle_end_ns;
-         pp = &(*pp)->thr_next) {
+         pp = &(*pp)->thr.next) {
         prev = *pp;
     }
-    conn->thr_next = *pp;
-    conn->thr_prev = prev;
+    conn->thr.next = *pp;
+    conn->thr.prev = prev;
     if (*pp != NULL) {
-        (*pp)->thr_prev = conn;
+        (*pp)->thr.prev = conn;
     }
     *pp = conn;
     conn->throttled = true;
@@ -527,17 +537,31 @@ proc_handle_response(samsa_proc_t *proc, samsa_resp_t *resp, int64_t now)
     }
 }
 
+/* Take the whole response queue (retire: and mark the processor retired,
+ * so that no more are queued).  @locks resp_lock taken */
+static samsa_resp_t *
+proc_resp_take(samsa_proc_t *proc, bool retire)
+{
+    samsa_resp_t  *resp;
+
+    pthread_mutex_lock(&proc->resp_lock);
+    if (retire) {
+        proc->retired = true;
+    }
+    resp = proc->resp_head;
+    proc->resp_head = proc->resp_tail = NULL;
+    proc->nresp = 0;
+    pthread_mutex_unlock(&proc->resp_lock);
+    return resp;
+}
+
 static void
 proc_process_new_responses(samsa_proc_t *proc)
 {
     samsa_resp_t  *resp, *next;
     int64_t        now = samsa_now_ns();
 
-    pthread_mutex_lock(&proc->resp_lock);
-    resp = proc->resp_head;
-    proc->resp_head = proc->resp_tail = NULL;
-    proc->nresp = 0;
-    pthread_mutex_unlock(&proc->resp_lock);
+    resp = proc_resp_take(proc, false);
     for (; resp != NULL; resp = next) {
         next = resp->next;
         resp->next = NULL;
@@ -970,12 +994,7 @@ proc_close_all(samsa_proc_t *proc)
     /* From here on responses for this thread are dropped as they come
      * (their connections are closed): a thread removed at run time is
      * never joined by the handlers that answer it. */
-    pthread_mutex_lock(&proc->resp_lock);
-    proc->retired = true;
-    resp = proc->resp_head;
-    proc->resp_head = proc->resp_tail = NULL;
-    proc->nresp = 0;
-    pthread_mutex_unlock(&proc->resp_lock);
+    resp = proc_resp_take(proc, true);
     for (; resp != NULL; resp = next) {
         next = resp->next;
         samsa_resp_free(resp);
