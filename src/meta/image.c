@@ -638,6 +638,19 @@ samsa_image_broker_find(const samsa_image_t *img, int32_t id)
     return NULL;
 }
 
+size_t
+samsa_image_broker_count(const samsa_image_t *img)
+{
+    return img->misc.nbrokers;
+}
+
+const samsa_image_broker_t *
+samsa_image_broker_at(const samsa_image_t *img, size_t i)
+{
+    samsa_assert(i < img->misc.nbrokers);
+    return &img->misc.brokers[i];
+}
+
 int64_t
 samsa_image_next_producer_id(const samsa_image_t *img)
 {

@@ -160,6 +160,12 @@ const char *samsa_image_feature_at(const samsa_image_t *img, size_t i,
 const samsa_image_broker_t *samsa_image_broker_find(const samsa_image_t *img,
                                                     int32_t id);
 
+/* Registered brokers i from 0 to samsa_image_broker_count()-1, in no
+ * order (fenced and shutting-down ones included). */
+size_t samsa_image_broker_count(const samsa_image_t *img);
+const samsa_image_broker_t *samsa_image_broker_at(const samsa_image_t *img,
+                                                  size_t i);
+
 /* First producer id of the next block to hand out (ProducerIdsRecord's
  * NextProducerId); 0 before any block was allocated. */
 int64_t samsa_image_next_producer_id(const samsa_image_t *img);

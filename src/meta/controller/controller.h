@@ -112,7 +112,7 @@ typedef struct samsa_controller_quota {
 
 typedef struct samsa_controller_assignment {
     int32_t         partition;
-    const int32_t  *replicas;           /* broker ids; must be this node */
+    const int32_t  *replicas;           /* registered broker ids */
     int32_t         nreplicas;
 } samsa_controller_assignment_t;
 
@@ -157,7 +157,9 @@ typedef struct samsa_controller_topic_result {
  * already exists."), INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR
  * ("Unable to replicate the partition 3 time(s): The target replication
  * factor of 3 cannot be reached because only 1 broker(s) are
- * registered."), INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG,
+ * registered."; above 1, while followers do not replicate yet, "...:
+ * replication across brokers is not available yet, so the replication
+ * factor must be 1."), INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG,
  * THROTTLING_QUOTA_EXCEEDED (req->quota, charged the topic's partitions).
  * results[i] answers req->topics[i]. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_topics(
@@ -210,7 +212,8 @@ typedef struct samsa_controller_result {
 /* Kafka's errors: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS ("The
  * topic t currently has 3 partition(s); 2 would not be an increase.",
  * "Topic already has 3 partition(s)."), INVALID_REPLICA_ASSIGNMENT,
- * INVALID_REQUEST ("Duplicate topic name."), THROTTLING_QUOTA_EXCEEDED
+ * INVALID_REPLICATION_FACTOR (the placer's message as is: "All brokers
+ * are currently fenced."), INVALID_REQUEST ("Duplicate topic name."), THROTTLING_QUOTA_EXCEEDED
  * (quota, NULL: none, charged the partitions each topic adds).
  * results[i] answers topics[i]. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_partitions(

@@ -2,15 +2,24 @@
  * meta/controller/ctltopics.c - the controller's topic operations: CreateTopics,
  * DeleteTopics and CreatePartitions, validated and turned into records as
  * Kafka's ReplicationControlManager and ControllerApis do (same checks in
- * the same order, same error codes and messages), for a cluster of this
- * one node: every partition has replicas = isr = [node], led by it.
+ * the same order, same error codes and messages).  Replicas go on the
+ * registered brokers: placed by Kafka's striped placer (placement.h) over
+ * the usable ones, or as a manual assignment names them; the ISR is the
+ * replicas that are active (unfenced, not shutting down), led by its
+ * first.  Until this node registers itself the image has no broker and
+ * this node is the only one, unfenced.  Replication factors above 1 pass
+ * Kafka's checks and are then refused: followers do not replicate yet.
  * Threads: the controller thread (see controller_int.h).
  */
 #include "meta/controller/controller_int.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
+#include "meta/controller/placement.h"
 #include "meta/topic_config.h"
 #include "meta/topic_name.h"
 #include "util/diag.h"
@@ -38,61 +47,218 @@ ctl_add_topic_record(samsa_ctlbatch_t *b, samsa_slice_t name,
     samsa_ctlbatch_add(b, &rec);
 }
 
+/* The PartitionRecord of a new partition: isr (non-empty, see ctl_isr())
+ * led by its first (Kafka's buildPartitionRegistration). */
 static void
 ctl_add_partition_record(samsa_ctlbatch_t *b, samsa_uuid_t id,
                          int32_t partition, int32_t *replicas,
-                         int32_t nreplicas)
+                         int32_t nreplicas, int32_t *isr, int32_t nisr)
 {
     samsa_MetadataRecords_any_t  rec;
     samsa_PartitionRecord_t     *p = &rec.u.PartitionRecord;
 
+    samsa_assert(nisr > 0);
     ctl_rec_init(&rec, SAMSA_MetadataRecords_PartitionRecord);
     samsa_PartitionRecord_init(p);
     p->PartitionId = partition;
     p->TopicId = id;
     p->Replicas = replicas;
     p->Replicas_cnt = nreplicas;
-    p->Isr = replicas;                  /* every replica is this node: in
-                                           sync */
-    p->Isr_cnt = nreplicas;
-    p->Leader = replicas[0];
+    p->Isr = isr;
+    p->Isr_cnt = nisr;
+    p->Leader = isr[0];
     p->LeaderEpoch = 0;
     p->PartitionEpoch = 0;
     samsa_ctlbatch_add(b, &rec);
 }
 
+/* ---- brokers */
+
+/* True if no broker registered yet: this node then stands for the
+ * cluster, unfenced (today's single node, which writes no
+ * RegisterBrokerRecord of its own). */
+static bool
+ctl_only_self(const samsa_ctlbatch_t *b)
+{
+    return samsa_image_broker_count(b->img) == 0;
+}
+
+/* Kafka's brokerRegistrations().containsKey(id). */
+static bool
+ctl_registered(const samsa_ctlbatch_t *b, int32_t id)
+{
+    return ctl_only_self(b) ? id == b->node_id
+                            : samsa_image_broker_find(b->img, id) != NULL;
+}
+
+/* Kafka's isActive: registered, unfenced, not in controlled shutdown. */
+static bool
+ctl_active(const samsa_ctlbatch_t *b, int32_t id)
+{
+    const samsa_image_broker_t  *br;
+
+    if (ctl_only_self(b)) {
+        return id == b->node_id;
+    }
+    br = samsa_image_broker_find(b->img, id);
+    return br != NULL && !br->fenced && !br->in_controlled_shutdown;
+}
+
+/* The brokers replicas may go on (Kafka's usableBrokers: registered, not
+ * in controlled shutdown, fenced or not), in arena; *n gets their count. */
+static samsa_placement_broker_t *
+ctl_usable(const samsa_ctlbatch_t *b, samsa_arena_t *arena, size_t *n)
+{
+    size_t                     count = samsa_image_broker_count(b->img), i;
+    samsa_placement_broker_t  *out = samsa_arena_calloc(arena, count + 1,
+                                                        sizeof(*out));
+    const samsa_image_broker_t  *br;
+
+    *n = 0;
+    if (count == 0) {
+        out[(*n)++] = (samsa_placement_broker_t) { b->node_id, NULL, false };
+        return out;
+    }
+    for (i = 0; i < count; i++) {
+        br = samsa_image_broker_at(b->img, i);
+        if (!br->in_controlled_shutdown) {
+            out[(*n)++] = (samsa_placement_broker_t) { br->id, br->rack,
+                                                       br->fenced };
+        }
+    }
+    return out;
+}
+
+/* The active replicas (the new partition's ISR), in replica order, in
+ * arena; *nisr gets their count (0: none is active). */
+static int32_t *
+ctl_isr(const samsa_ctlbatch_t *b, const int32_t *replicas, int32_t n,
+        samsa_arena_t *arena, int32_t *nisr)
+{
+    int32_t  *isr = samsa_arena_calloc(arena, (size_t) n + 1, sizeof(*isr));
+    int32_t   i;
+
+    *nisr = 0;
+    for (i = 0; i < n; i++) {
+        if (ctl_active(b, replicas[i])) {
+            isr[(*nisr)++] = replicas[i];
+        }
+    }
+    return isr;
+}
+
+/* A seed for one placement (Kafka's controller keeps one Random; any
+ * unpredictable seed will do, so a clock stands in if getrandom fails). */
+static uint64_t
+ctl_placement_seed(void)
+{
+    uint64_t         seed;
+    struct timespec  ts;
+
+    if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK)
+        == (ssize_t) sizeof(seed)) {
+        return seed;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * UINT64_C(1000000000)
+           + (uint64_t) ts.tv_nsec;
+}
+
+/* Kafka's placer checks of nparts partitions of rf replicas over the
+ * usable brokers, before any is placed: NULL, else the placer's message
+ * (INVALID_REPLICATION_FACTOR). */
+static const char *
+ctl_place_check(const samsa_ctlbatch_t *b, int32_t start, int32_t nparts,
+                int32_t rf, samsa_arena_t *arena)
+{
+    samsa_placement_spec_t     spec = { start, nparts, rf };
+    samsa_placement_broker_t  *brokers;
+    size_t                     n;
+    char                       err[256];
+
+    brokers = ctl_usable(b, arena, &n);
+    if (samsa_placement_check(&spec, brokers, n, err, sizeof(err))
+        != SAMSA_ERR_NONE) {
+        return samsa_ctl_msg(arena, "%s", err);
+    }
+    return NULL;
+}
+
+/* Place nparts partitions of rf replicas over the usable brokers (Kafka's
+ * StripedReplicaPlacer): nparts * rf ids in arena, or NULL with the
+ * placer's message in *msg. */
+static int32_t *
+ctl_place(const samsa_ctlbatch_t *b, int32_t start, int32_t nparts,
+          int32_t rf, samsa_arena_t *arena, const char **msg)
+{
+    samsa_placement_spec_t     spec = { start, nparts, rf };
+    samsa_placement_rng_t      rng;
+    samsa_placement_rand_t     rnd = { samsa_placement_rng_next, &rng };
+    samsa_placement_broker_t  *brokers;
+    size_t                     n;
+    int32_t                   *out;
+    char                       err[256];
+
+    brokers = ctl_usable(b, arena, &n);
+    out = samsa_arena_calloc(arena, (size_t) nparts * (size_t) rf + 1,
+                             sizeof(*out));
+    samsa_placement_rng_seed(&rng, ctl_placement_seed());
+    if (samsa_placement_place(&spec, brokers, n, &rnd, out, err, sizeof(err))
+        != SAMSA_ERR_NONE) {
+        *msg = samsa_ctl_msg(arena, "%s", err);
+        return NULL;
+    }
+    return out;
+}
+
+/* The refusal of a replication factor above 1 that Kafka would accept.
+ * TODO(#18): lift it once followers replicate (the issue after 18). */
+static const char *
+ctl_rf_unsupported(samsa_arena_t *arena, int32_t rf)
+{
+    return samsa_ctl_msg(arena, "Unable to replicate the partition %" PRId32
+                         " time(s): replication across brokers is not "
+                         "available yet, so the replication factor must be "
+                         "1.", rf);
+}
+
 /* ---- shared checks */
 
-/* Kafka's validateManualPartitionAssignment; the only registered broker
- * is this node.  rf < 0: no replication factor to match yet. */
+static int
+ctl_id_cmp(const void *x, const void *y)
+{
+    int32_t  a = *(const int32_t *) x, b = *(const int32_t *) y;
+
+    return (a > b) - (a < b);
+}
+
+/* Kafka's validateManualPartitionAssignment: the replicas in id order,
+ * each registered and none twice (the first fault in that order is the
+ * one reported).  rf < 0: no replication factor to match yet. */
 static const char *
 ctl_check_manual(samsa_ctlbatch_t *b, const int32_t *replicas, int32_t n,
                  int32_t rf, samsa_arena_t *arena)
 {
-    int32_t  node = b->node_id;
-    int32_t  i, j, seen = 0;
+    int32_t  *sorted;
+    int32_t   i;
 
     if (n <= 0) {
         return "The manual partition assignment includes an empty replica "
                "list.";
     }
+    sorted = samsa_arena_calloc(arena, (size_t) n, sizeof(*sorted));
+    memcpy(sorted, replicas, (size_t) n * sizeof(*sorted));
+    qsort(sorted, (size_t) n, sizeof(*sorted), ctl_id_cmp);
     for (i = 0; i < n; i++) {
-        if (replicas[i] != node) {
-            int32_t  low = replicas[i];
-
-            for (j = 0; j < n; j++) {       /* Kafka reports the lowest */
-                if (replicas[j] != node && replicas[j] < low) {
-                    low = replicas[j];
-                }
-            }
+        if (!ctl_registered(b, sorted[i])) {
             return samsa_ctl_msg(arena, "The manual partition assignment "
                                  "includes broker %" PRId32 ", but no such "
-                                 "broker is registered.", low);
+                                 "broker is registered.", sorted[i]);
         }
-        if (++seen > 1) {
+        if (i > 0 && sorted[i] == sorted[i - 1]) {
             return samsa_ctl_msg(arena, "The manual partition assignment "
                                  "includes the broker %" PRId32 " more than "
-                                 "once.", node);
+                                 "once.", sorted[i]);
         }
     }
     if (rf >= 0 && n != rf) {
@@ -221,15 +387,40 @@ ctl_create_configs(const samsa_controller_new_topic_t *t,
     return cfgs;
 }
 
-/* Manual assignments (Kafka's createTopic): the replicas of each
- * partition (index = partition), or NULL with an error in r. */
-static int32_t **
+/* A manual assignment of new partition p (p >= 0: CreateTopics' index)
+ * passes Kafka's checks and has an active broker: NULL, else the message
+ * (INVALID_REPLICA_ASSIGNMENT). */
+static const char *
+ctl_check_assignment(samsa_ctlbatch_t *b,
+                     const samsa_controller_assignment_t *a, int32_t p,
+                     int32_t rf, samsa_arena_t *arena)
+{
+    const char  *msg;
+    int32_t      nisr;
+
+    msg = ctl_check_manual(b, a->replicas, a->nreplicas, rf, arena);
+    if (msg != NULL) {
+        return msg;
+    }
+    (void) ctl_isr(b, a->replicas, a->nreplicas, arena, &nisr);
+    if (nisr == 0) {
+        return samsa_ctl_msg(arena, "All brokers specified in the manual "
+                             "partition assignment for partition %" PRId32
+                             " are fenced or in controlled shutdown.", p);
+    }
+    return NULL;
+}
+
+/* Manual assignments (Kafka's createTopic): n * rf replica ids, partition
+ * p's at [p * rf], or NULL with an error in r. */
+static int32_t *
 ctl_create_manual(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                   samsa_arena_t *arena, samsa_controller_topic_result_t *r,
                   int32_t *rf)
 {
     size_t        n = t->nassignments, i, j;
-    int32_t     **parts = samsa_arena_calloc(arena, n + 1, sizeof(*parts));
+    bool         *seen = samsa_arena_calloc(arena, n + 1, sizeof(*seen));
+    int32_t      *parts = NULL;
     bool          gap = false;
     const char   *msg;
 
@@ -246,16 +437,15 @@ ctl_create_manual(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
     }
     for (i = 0; i < n; i++) {
         const samsa_controller_assignment_t  *a = &t->assignments[i];
-        bool                                  dup = false;
+        bool                                  in = a->partition >= 0
+                                                   && (size_t) a->partition
+                                                      < n;
+        bool                                  dup = in && seen[a->partition];
 
-        if (a->partition >= 0 && (size_t) a->partition < n) {
-            dup = parts[a->partition] != NULL;
-        } else {
-            for (j = 0; j < i && !dup; j++) {   /* out of range: rare */
-                dup = t->assignments[j].partition == a->partition;
-            }
-            gap = true;
+        for (j = 0; !in && j < i && !dup; j++) {    /* out of range: rare */
+            dup = t->assignments[j].partition == a->partition;
         }
+        gap = gap || !in;
         if (dup) {
             ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT,
                            samsa_ctl_msg(arena, "Found multiple manual "
@@ -264,16 +454,20 @@ ctl_create_manual(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                                          a->partition));
             return NULL;
         }
-        msg = ctl_check_manual(b, a->replicas, a->nreplicas, *rf, arena);
+        msg = ctl_check_assignment(b, a, a->partition, *rf, arena);
         if (msg != NULL) {
             ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
             return NULL;
         }
         *rf = a->nreplicas;
-        if (a->partition >= 0 && (size_t) a->partition < n) {
-            parts[a->partition] = samsa_arena_calloc(arena, 1,
-                                                     sizeof(int32_t));
-            parts[a->partition][0] = b->node_id;
+        if (parts == NULL) {
+            parts = samsa_arena_calloc(arena, n * (size_t) *rf + 1,
+                                       sizeof(*parts));
+        }
+        if (in) {
+            seen[a->partition] = true;
+            memcpy(&parts[(size_t) a->partition * (size_t) *rf],
+                   a->replicas, (size_t) *rf * sizeof(*parts));
         }
     }
     if (gap) {
@@ -282,17 +476,23 @@ ctl_create_manual(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                        "sequence");
         return NULL;
     }
+    if (*rf > 1) {
+        ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
+                       ctl_rf_unsupported(arena, *rf));
+        return NULL;
+    }
     return parts;
 }
 
-/* Counts from the request or the broker's defaults, and the placement
- * ("StripedReplicaPlacer" with one broker). */
+/* Counts from the request or the broker's defaults, checked as Kafka's
+ * placer checks them against the usable brokers. */
 static bool
 ctl_create_counts(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                   samsa_arena_t *arena, samsa_controller_topic_result_t *r,
                   int32_t *nparts, int32_t *rf)
 {
     const samsa_config_t  *cfg = b->broker_cfg;
+    const char            *msg;
 
     if (t->replication_factor < -1 || t->replication_factor == 0) {
         ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
@@ -311,16 +511,50 @@ ctl_create_counts(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
     *rf = t->replication_factor == -1
           ? samsa_config_int(cfg, "default.replication.factor")
           : t->replication_factor;
-    if (*rf > 1) {
+    msg = ctl_place_check(b, 0, *nparts, *rf, arena);
+    if (msg != NULL) {
         ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
                        samsa_ctl_msg(arena, "Unable to replicate the "
-                                     "partition %" PRId32 " time(s): The "
-                                     "target replication factor of %" PRId32
-                                     " cannot be reached because only 1 "
-                                     "broker(s) are registered.", *rf, *rf));
+                                     "partition %" PRId32 " time(s): %s",
+                                     *rf, msg));
+        return false;
+    }
+    if (*rf > 1) {
+        ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
+                       ctl_rf_unsupported(arena, *rf));
         return false;
     }
     return true;
+}
+
+/* The TopicRecord, its ConfigRecords and the PartitionRecords of parts
+ * (nparts * rf ids). */
+static void
+ctl_create_records(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
+                   samsa_uuid_t id, const samsa_image_config_t *cfgs,
+                   size_t ncfgs, int32_t *parts, int32_t nparts, int32_t rf,
+                   samsa_arena_t *arena)
+{
+    samsa_MetadataRecords_any_t  rec;
+    size_t                       i;
+    int32_t                      p, nisr, *replicas, *isr;
+
+    ctl_add_topic_record(b, t->name, id);
+    for (i = 0; i < ncfgs; i++) {     /* after TopicRecord, before the
+                                         PartitionRecords, as Kafka */
+        ctl_rec_init(&rec, SAMSA_MetadataRecords_ConfigRecord);
+        samsa_ConfigRecord_init(&rec.u.ConfigRecord);
+        rec.u.ConfigRecord.ResourceType = SAMSA_CONFIG_RESOURCE_TOPIC;
+        rec.u.ConfigRecord.ResourceName = t->name;
+        rec.u.ConfigRecord.Name = samsa_slice_cstr(cfgs[i].name);
+        rec.u.ConfigRecord.Value = samsa_slice_cstr(cfgs[i].value);
+        samsa_ctlbatch_add(b, &rec);
+    }
+    for (p = 0; p < nparts; p++) {
+        replicas = &parts[(size_t) p * (size_t) rf];
+        isr = ctl_isr(b, replicas, rf, arena, &nisr);
+        ctl_add_partition_record(b, id, p, replicas, rf, isr, nisr);
+    }
 }
 
 static void
@@ -330,12 +564,11 @@ ctl_create_one(samsa_ctlbatch_t *b,
                samsa_controller_topic_result_t *r)
 {
     samsa_image_config_t  *cfgs;
-    size_t                 ncfgs, i;
-    int32_t              **manual = NULL, nparts, rf, p;
-    int32_t                node = b->node_id;
+    size_t                 ncfgs;
+    int32_t               *parts = NULL, nparts, rf;
+    const char            *msg = NULL;
     char                   err[512];
     samsa_uuid_t           id;
-    samsa_MetadataRecords_any_t  rec;
 
     ctl_create_check_name(b, req, t, arena, r);
     if (r->error != SAMSA_ERR_NONE) {
@@ -350,7 +583,7 @@ ctl_create_one(samsa_ctlbatch_t *b,
         return;
     }
     if (t->nassignments > 0) {
-        manual = ctl_create_manual(b, t, arena, r, &rf);
+        parts = ctl_create_manual(b, t, arena, r, &rf);
         nparts = (int32_t) t->nassignments;
     } else if (!ctl_create_counts(b, t, arena, r, &nparts, &rf)) {
         return;
@@ -358,6 +591,13 @@ ctl_create_one(samsa_ctlbatch_t *b,
     if (r->error != SAMSA_ERR_NONE
         || !samsa_ctlbatch_room(b, 1 + (int64_t) ncfgs + nparts)) {
         return;
+    }
+    if (parts == NULL) {            /* checked: the placer succeeds */
+        parts = ctl_place(b, 0, nparts, rf, arena, &msg);
+        if (parts == NULL) {
+            ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR, msg);
+            return;
+        }
     }
     if (!ctl_quota_apply(req->quota, nparts)) {
         r->error = SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED;
@@ -369,21 +609,7 @@ ctl_create_one(samsa_ctlbatch_t *b,
     r->topic_id = id;
     r->num_partitions = nparts;
     r->replication_factor = (int16_t) rf;
-    ctl_add_topic_record(b, t->name, id);
-    for (i = 0; i < ncfgs; i++) {     /* after TopicRecord, before the
-                                         PartitionRecords, as Kafka */
-        ctl_rec_init(&rec, SAMSA_MetadataRecords_ConfigRecord);
-        samsa_ConfigRecord_init(&rec.u.ConfigRecord);
-        rec.u.ConfigRecord.ResourceType = SAMSA_CONFIG_RESOURCE_TOPIC;
-        rec.u.ConfigRecord.ResourceName = t->name;
-        rec.u.ConfigRecord.Name = samsa_slice_cstr(cfgs[i].name);
-        rec.u.ConfigRecord.Value = samsa_slice_cstr(cfgs[i].value);
-        samsa_ctlbatch_add(b, &rec);
-    }
-    for (p = 0; p < nparts; p++) {
-        ctl_add_partition_record(b, id, p, manual != NULL ? manual[p] : &node,
-                                 1);
-    }
+    ctl_create_records(b, t, id, cfgs, ncfgs, parts, nparts, rf, arena);
 }
 
 void
@@ -510,6 +736,34 @@ samsa_ctltopics_delete(samsa_ctlbatch_t *b,
 
 /* ---- CreatePartitions */
 
+/* Manual assignments of the add new partitions after the have ones:
+ * add * rf ids in arena, or NULL with the error in r. */
+static int32_t *
+ctl_partitions_manual(samsa_ctlbatch_t *b,
+                      const samsa_controller_new_partitions_t *t,
+                      int32_t have, int32_t add, int32_t rf,
+                      samsa_arena_t *arena, samsa_controller_result_t *r)
+{
+    int32_t     *parts;
+    const char  *msg;
+    size_t       i;
+
+    parts = samsa_arena_calloc(arena, (size_t) add * (size_t) rf + 1,
+                               sizeof(*parts));
+    for (i = 0; i < t->nassignments; i++) {
+        msg = ctl_check_assignment(b, &t->assignments[i],
+                                   have + (int32_t) i, rf, arena);
+        if (msg != NULL) {
+            r->error = SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT;
+            r->message = msg;
+            return NULL;
+        }
+        memcpy(&parts[i * (size_t) rf], t->assignments[i].replicas,
+               (size_t) rf * sizeof(*parts));
+    }
+    return parts;
+}
+
 static void
 ctl_partitions_one(samsa_ctlbatch_t *b,
                    const samsa_controller_new_partitions_t *t,
@@ -517,10 +771,7 @@ ctl_partitions_one(samsa_ctlbatch_t *b,
                    samsa_arena_t *arena, samsa_controller_result_t *r)
 {
     const samsa_image_topic_t  *topic;
-    int32_t                     have, add, rf, p;
-    int32_t                     node = b->node_id;
-    const char                 *msg;
-    size_t                      i;
+    int32_t                     have, add, rf, p, nisr, *parts, *isr;
 
     topic = samsa_image_delta_topic_find(b->delta, t->name.ptr, t->name.len);
     if (topic == NULL) {
@@ -552,24 +803,43 @@ ctl_partitions_one(samsa_ctlbatch_t *b,
         return;
     }
     rf = have > 0 ? topic->partitions[0].nreplicas : 1;
-    for (i = 0; t->assignments != NULL && i < t->nassignments; i++) {
-        msg = ctl_check_manual(b, t->assignments[i].replicas,
-                               t->assignments[i].nreplicas, rf, arena);
-        if (msg != NULL) {
-            r->error = SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT;
-            r->message = msg;
+    parts = NULL;
+    if (t->assignments != NULL) {
+        parts = ctl_partitions_manual(b, t, have, add, rf, arena, r);
+        if (parts == NULL) {
+            return;
+        }
+    } else {
+        r->message = ctl_place_check(b, have, add, rf, arena);
+        if (r->message != NULL) {       /* Kafka's text, no prefix here */
+            r->error = SAMSA_ERR_INVALID_REPLICATION_FACTOR;
             return;
         }
     }
+    if (rf > 1) {                       /* no such topic yet */
+        r->error = SAMSA_ERR_INVALID_REPLICATION_FACTOR;
+        r->message = ctl_rf_unsupported(arena, rf);
+        return;
+    }
     if (!samsa_ctlbatch_room(b, add)) {
         return;
+    }
+    if (parts == NULL) {                /* checked: the placer succeeds */
+        parts = ctl_place(b, have, add, rf, arena, &r->message);
+        if (parts == NULL) {
+            r->error = SAMSA_ERR_INVALID_REPLICATION_FACTOR;
+            return;
+        }
     }
     if (!ctl_quota_apply(quota, add)) {
         r->error = SAMSA_ERR_THROTTLING_QUOTA_EXCEEDED;
         return;
     }
-    for (p = have; p < t->count; p++) {
-        ctl_add_partition_record(b, topic->id, p, &node, 1);
+    for (p = 0; p < add; p++) {
+        isr = ctl_isr(b, &parts[(size_t) p * (size_t) rf], rf, arena, &nisr);
+        ctl_add_partition_record(b, topic->id, have + p,
+                                 &parts[(size_t) p * (size_t) rf], rf, isr,
+                                 nisr);
     }
 }
 
