@@ -476,6 +476,11 @@ config_fill_roles(samsa_config_t *cfg)
     size_t                     i;
 
     val = samsa_config_val_find(cfg, "process.roles");
+    if (val->text == NULL) {            /* single-node default: both */
+        cfg->role_broker = true;
+        cfg->role_controller = true;
+        return;
+    }
     for (i = 0; i < val->nitems; i++) {
         if (strcmp(val->items[i], "broker") == 0) {
             cfg->role_broker = true;
@@ -642,6 +647,7 @@ config_fill(samsa_config_loader_t *ld)
     config_fill_roles(cfg);
     if ((err = config_fill_node_id(ld)) != SAMSA_ERR_NONE
         || (err = samsa_config_net_load(ld)) != SAMSA_ERR_NONE
+        || (err = samsa_config_kraft_load(ld)) != SAMSA_ERR_NONE
         || (err = config_check_listener_values(ld)) != SAMSA_ERR_NONE
         || (err = config_fill_log_dirs(ld)) != SAMSA_ERR_NONE
         || (err = config_check_network(ld)) != SAMSA_ERR_NONE) {
@@ -680,6 +686,7 @@ samsa_config_fini(samsa_config_t *cfg)
     size_t  i;
 
     samsa_config_net_fini(cfg);
+    samsa_config_kraft_fini(&cfg->kraft);
     samsa_config_strv_free(cfg->log_dirs, cfg->nlog_dirs);
     samsa_free(cfg->request_log_file);
     samsa_free(cfg->config_file);
@@ -697,6 +704,12 @@ samsa_config_fini(samsa_config_t *cfg)
     }
     samsa_free(cfg->listener_values);
     memset(cfg, 0, sizeof(*cfg));
+}
+
+const samsa_config_kraft_t *
+samsa_config_kraft(const samsa_config_t *cfg)
+{
+    return &cfg->kraft;
 }
 
 void
