@@ -738,7 +738,11 @@ void
 samsa_config_usage(FILE *out)
 {
     fputs("Usage: samsa-server [server.properties] [--override key=value]..."
-          "\n\n"
+          "\n"
+          "       samsa-server format --cluster-id ID [server.properties]\n"
+          "                           [--override key=value]... "
+          "[--ignore-formatted]\n"
+          "       samsa-server random-cluster-id\n\n"
           "Runs a Samsa node: a Kafka-protocol broker and, by default, its\n"
           "own single controller.  The properties file uses Kafka's\n"
           "server.properties keys and format; each --override sets one key\n"
@@ -747,7 +751,11 @@ samsa_config_usage(FILE *out)
           "  --override key=value  set a configuration key (repeatable)\n"
           "  -h, --help            print this help and exit\n"
           "  -V, --version         print the version and exit\n\n"
-          "Without a file: process.roles=broker,controller, node.id=1,\n"
+          "Commands (as kafka-storage): format writes meta.properties into\n"
+          "every log dir, as a node with process.roles set needs before its\n"
+          "first start (see format --help); random-cluster-id prints a new\n"
+          "cluster id.\n\n"
+          "Without a file: one node, broker and controller, node.id=1,\n"
           "listeners=PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093"
           ",\nlog.dir=./samsa-data.\n", out);
 }
