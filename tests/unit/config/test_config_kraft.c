@@ -210,7 +210,7 @@ test_kraft_single_node_default(void **state)
              "controller.quorum.voters", "1@localhost:9093,2@b:9093");
 }
 
-/* ---- cluster mode --------------------------------------------------------- */
+/* ---- cluster mode ------------------------------------------------------- */
 
 static void
 test_kraft_cluster_combined(void **state)
