@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 
+#include "meta/image.h"
 #include "util/alloc.h"
 #include "util/fsutil.h"
 #include "util/props.h"
@@ -24,38 +24,11 @@
 static const char  uuid_b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-static void
-uuid_to_str(const uint8_t b[16], char out[SAMSA_UUID_STR_SIZE])
-{
-    uint32_t  v;
-    int       i, o = 0;
-
-    for (i = 0; i < 15; i += 3) {
-        v = (uint32_t) b[i] << 16 | (uint32_t) b[i + 1] << 8 | b[i + 2];
-        out[o++] = uuid_b64[(v >> 18) & 63];
-        out[o++] = uuid_b64[(v >> 12) & 63];
-        out[o++] = uuid_b64[(v >> 6) & 63];
-        out[o++] = uuid_b64[v & 63];
-    }
-    v = (uint32_t) b[15] << 16;
-    out[o++] = uuid_b64[(v >> 18) & 63];
-    out[o++] = uuid_b64[(v >> 12) & 63];
-    out[o] = '\0';
-}
-
+/* Kafka's Uuid.randomUuid() text, made as topic ids are (meta/image.c). */
 void
 samsa_metaprops_random_id(char out[SAMSA_UUID_STR_SIZE])
 {
-    uint8_t  b[16];
-
-    do {
-        if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b)) {
-            abort();                    /* no entropy: nothing sane to do */
-        }
-        b[6] = (uint8_t) ((b[6] & 0x0f) | 0x40);    /* version 4 */
-        b[8] = (uint8_t) ((b[8] & 0x3f) | 0x80);    /* IETF variant */
-        uuid_to_str(b, out);
-    } while (out[0] == '-');
+    samsa_image_id_str(samsa_image_id_random(), out);
 }
 
 bool
