@@ -225,6 +225,13 @@ def test_format_accepts_a_multi_node_cluster_not_yet_run(samsa):
     rc, _, err = fmt(b, cid)
     assert rc == 0, err
     expect_exit(samsa, b, "process.roles=broker")
+    d3 = samsa.new_dir()
+    q, _ = cluster_conf(d3, node_id=1)
+    del q["controller.quorum.voters"]
+    q["controller.quorum.bootstrap.servers"] = "127.0.0.1:1,127.0.0.1:2"
+    rc, _, err = fmt(q, cid)
+    assert rc == 0, err
+    expect_exit(samsa, q, "a dynamic quorum", "not supported by this build yet")
 
 
 # ---- start-up checks of meta.properties --------------------------------------
