@@ -476,6 +476,11 @@ config_fill_roles(samsa_config_t *cfg)
     size_t                     i;
 
     val = samsa_config_val_find(cfg, "process.roles");
+    if (val->text == NULL) {            /* single-node default: both */
+        cfg->role_broker = true;
+        cfg->role_controller = true;
+        return;
+    }
     for (i = 0; i < val->nitems; i++) {
         if (strcmp(val->items[i], "broker") == 0) {
             cfg->role_broker = true;
@@ -642,6 +647,7 @@ config_fill(samsa_config_loader_t *ld)
     config_fill_roles(cfg);
     if ((err = config_fill_node_id(ld)) != SAMSA_ERR_NONE
         || (err = samsa_config_net_load(ld)) != SAMSA_ERR_NONE
+        || (err = samsa_config_kraft_load(ld)) != SAMSA_ERR_NONE
         || (err = config_check_listener_values(ld)) != SAMSA_ERR_NONE
         || (err = config_fill_log_dirs(ld)) != SAMSA_ERR_NONE
         || (err = config_check_network(ld)) != SAMSA_ERR_NONE) {
@@ -680,6 +686,7 @@ samsa_config_fini(samsa_config_t *cfg)
     size_t  i;
 
     samsa_config_net_fini(cfg);
+    samsa_config_kraft_fini(&cfg->kraft);
     samsa_config_strv_free(cfg->log_dirs, cfg->nlog_dirs);
     samsa_free(cfg->request_log_file);
     samsa_free(cfg->config_file);
@@ -697,6 +704,12 @@ samsa_config_fini(samsa_config_t *cfg)
     }
     samsa_free(cfg->listener_values);
     memset(cfg, 0, sizeof(*cfg));
+}
+
+const samsa_config_kraft_t *
+samsa_config_kraft(const samsa_config_t *cfg)
+{
+    return &cfg->kraft;
 }
 
 void
@@ -725,7 +738,11 @@ void
 samsa_config_usage(FILE *out)
 {
     fputs("Usage: samsa-server [server.properties] [--override key=value]..."
-          "\n\n"
+          "\n"
+          "       samsa-server format --cluster-id ID [server.properties]\n"
+          "                           [--override key=value]... "
+          "[--ignore-formatted]\n"
+          "       samsa-server random-cluster-id\n\n"
           "Runs a Samsa node: a Kafka-protocol broker and, by default, its\n"
           "own single controller.  The properties file uses Kafka's\n"
           "server.properties keys and format; each --override sets one key\n"
@@ -734,7 +751,11 @@ samsa_config_usage(FILE *out)
           "  --override key=value  set a configuration key (repeatable)\n"
           "  -h, --help            print this help and exit\n"
           "  -V, --version         print the version and exit\n\n"
-          "Without a file: process.roles=broker,controller, node.id=1,\n"
+          "Commands (as kafka-storage): format writes meta.properties into\n"
+          "every log dir, as a node with process.roles set needs before its\n"
+          "first start (see format --help); random-cluster-id prints a new\n"
+          "cluster id.\n\n"
+          "Without a file: one node, broker and controller, node.id=1,\n"
           "listeners=PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093"
           ",\nlog.dir=./samsa-data.\n", out);
 }

@@ -17,6 +17,7 @@
 
 #include <samsa/errors.h>
 #include "config/config_defs.h"
+#include "config/config_kraft.h"
 #include "util/props.h"
 
 /* One entry of listeners or advertised.listeners: NAME://host:port. */
@@ -57,10 +58,12 @@ typedef struct samsa_config {
     char                *config_file;   /* the server.properties given, or
                                            NULL */
 
-    /* process.roles, node.id (or its alias broker.id) */
+    /* process.roles (absent: both, Samsa's single-node default), node.id
+     * (or its alias broker.id); kraft has them with the quorum keys */
     bool                 role_broker;
     bool                 role_controller;
     int32_t              node_id;
+    samsa_config_kraft_t kraft;         /* read via samsa_config_kraft() */
 
     /* listeners, in the order given; port 0 binds any free port */
     samsa_listener_t    *listeners;
@@ -180,6 +183,11 @@ const samsa_listener_value_t *samsa_config_listener_value(
 bool samsa_config_listener_key(const char *key, char *listener,
                                size_t listener_size, const char **rest,
                                size_t *def);
+
+/* The KRaft view of the configuration (config_kraft.h): roles, node id,
+ * voters, bootstrap servers, listener names, quorum timeouts.  Borrowed
+ * from cfg. */
+const samsa_config_kraft_t *samsa_config_kraft(const samsa_config_t *cfg);
 
 /* Where the key's value came from: "default", "server.properties:12",
  * "--override" (as the props origin said). */

@@ -58,13 +58,16 @@ const samsa_config_def_t  samsa_config_defs[] = {
     {
         .name = "process.roles",
         .type = SAMSA_CONFIG_LIST,
-        .dflt = "broker,controller",
+        .dflt = NULL,
         .check = SAMSA_CONFIG_CHECK_ENUM,
         .names = config_roles,
         .nonempty = true,
         .implemented = true,
         .doc = "Roles of this node: broker, controller, or both in one "
-               "process (Kafka: no default, required).",
+               "process. Set, it makes a KRaft cluster node (its log dirs "
+               "formatted by samsa-server format); null (Kafka: required) "
+               "runs Samsa's single node, broker and controller, its own "
+               "only voter.",
     },
     {
         .name = "node.id",
@@ -73,7 +76,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
         .implemented = true,
-        .doc = "Id of this node in the cluster (Kafka: -1, required).",
+        .doc = "Id of this node in the cluster (Kafka: -1, required); must "
+               "be set when process.roles is.",
     },
     {
         .name = "broker.id",
@@ -90,27 +94,48 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "CONTROLLER",
         .valid = "listener names",
         .implemented = true,
-        .doc = "Listeners the controller serves (Kafka: no default, required).",
+        .doc = "Listeners the controller serves, and a broker-only node "
+               "reaches the controllers by (Kafka: no default, required).",
     },
     {
         .name = "controller.quorum.voters",
         .type = SAMSA_CONFIG_LIST,
         .dflt = "",
-        .valid = "empty, or id@host:port of this node",
-        .implemented = true,
-        .doc = "Static controller quorum; empty means this node is its own "
-               "single controller. Multi-node quorums are not supported "
-               "yet.",
+        .valid = "id@host:port, ...; ids unique",
+        .implemented = false,
+        .doc = "Static controller quorum. Without process.roles only this "
+               "node may be named (empty: this node alone); with it, a "
+               "controller must be listed and a broker-only node must not.",
     },
     {
         .name = "controller.quorum.bootstrap.servers",
         .type = SAMSA_CONFIG_LIST,
         .dflt = "",
-        .valid = "empty, or host:port of this node's controller listener",
-        .implemented = true,
-        .doc = "Controllers to bootstrap from; empty means this node is its "
-               "own single controller. Multi-node quorums are not supported "
-               "yet.",
+        .valid = "host:port, ...",
+        .implemented = false,
+        .doc = "Controllers to bootstrap from (dynamic quorum). Without "
+               "process.roles only this node's controller listener may be "
+               "named.",
+    },
+    {
+        .name = "controller.quorum.election.timeout.ms",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "1000",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
+        .implemented = false,
+        .doc = "Longest a voter waits for a leader's fetch before it starts "
+               "an election.",
+    },
+    {
+        .name = "controller.quorum.fetch.timeout.ms",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "2000",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
+        .implemented = false,
+        .doc = "Longest a follower goes without a successful fetch from the "
+               "leader before it becomes a candidate.",
     },
     {
         .name = "metadata.log.dir",
@@ -167,6 +192,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "broker.heartbeat.interval.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "2000",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
         .implemented = false,
         .doc = "Time between broker heartbeats to the controller.",
     },
@@ -174,6 +201,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "broker.session.timeout.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "9000",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT32_MAX,
         .implemented = false,
         .doc = "Time a broker lease lasts without heartbeats.",
     },
@@ -614,8 +643,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "inter.broker.listener.name",
         .type = SAMSA_CONFIG_STRING,
         .dflt = NULL,
+        .valid = "an advertised, non-controller listener's name",
         .implemented = false,
-        .doc = "Listener used between brokers.",
+        .doc = "Listener used between brokers; null: the one named by "
+               "security.inter.broker.protocol. Not both may be set.",
     },
     {
         .name = "log.dir",

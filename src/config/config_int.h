@@ -73,4 +73,21 @@ SAMSA_MUST_CHECK samsa_err_t samsa_config_net_load(samsa_config_loader_t *ld);
 /* Free what samsa_config_net_load() put in cfg. */
 void samsa_config_net_fini(samsa_config_t *cfg);
 
+/* config_net.c: "host:port" (IPv6 in brackets) with port min_port..65535;
+ * host gets SAMSA_CONFIG_HOST_MAX bytes.  False with why naming s. */
+bool samsa_config_net_parse_hostport(const char *s, char *host, int *port,
+                                     int min_port, char *why,
+                                     size_t why_size);
+
+/* config_net.c: true if host:port names one of this node's controller
+ * listeners (localhost, a loopback literal or the host name included). */
+bool samsa_config_net_is_own_controller(samsa_config_loader_t *ld,
+                                        const char *host, int port);
+
+/* config_kraft.c: cfg->kraft from process.roles, node.id, the quorum keys
+ * and inter.broker.listener.name, with Kafka's cross-key checks.  Needs
+ * samsa_config_net_load() done (listeners, advertised listeners). */
+SAMSA_MUST_CHECK samsa_err_t samsa_config_kraft_load(
+    samsa_config_loader_t *ld);
+
 #endif /* SAMSA_CONFIG_CONFIG_INT_H */

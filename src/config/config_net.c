@@ -1,9 +1,9 @@
 /*
  * config/config_net.c - the network side of loading a configuration:
  * listener.security.protocol.map, controller.listener.names, listeners and
- * their fit with process.roles, advertised.listeners, the controller quorum
- * keys (single node only) and max.connections.per.ip.overrides (host names
- * resolved with getaddrinfo).  See config_int.h.
+ * their fit with process.roles, advertised.listeners and
+ * max.connections.per.ip.overrides (host names resolved with getaddrinfo);
+ * the quorum keys are config_kraft.c's.  See config_int.h.
  * Threads: main, during samsa_config_load().
  */
 #include "config/config_int.h"
@@ -197,9 +197,9 @@ config_net_split_host(const char *s, bool bare_v6, char *host,
 }
 
 /* "host:port" with port 0..65535 (min_port up). */
-static bool
-config_net_parse_hostport(const char *s, char *host, int *port, int min_port,
-                          char *why, size_t why_size)
+bool
+samsa_config_net_parse_hostport(const char *s, char *host, int *port,
+                                int min_port, char *why, size_t why_size)
 {
     const char  *rest;
     int64_t      v;
@@ -235,7 +235,8 @@ config_net_listener_parse(const char *s, samsa_listener_t *l, char *why,
         snprintf(why, why_size, "'%s': bad listener name", s);
         return false;
     }
-    if (!config_net_parse_hostport(sep + 3, host, &l->port, 0, why, why_size)) {
+    if (!samsa_config_net_parse_hostport(sep + 3, host, &l->port, 0, why,
+                                         why_size)) {
         return false;
     }
     l->name = samsa_strndup(s, nlen);
@@ -350,12 +351,44 @@ config_net_count_controller_listeners(const samsa_config_t *cfg)
     return n;
 }
 
+/* A broker-only node (KafkaConfig.validateValues): it reaches the
+ * controllers through controller.listener.names, which must be set, have
+ * a security protocol, and not be among its own listeners. */
+static samsa_err_t
+config_net_check_broker_only(samsa_config_loader_t *ld, size_t nctl)
+{
+    const char      *key = "controller.listener.names";
+    samsa_config_t  *cfg = ld->cfg;
+    size_t           i;
+
+    if (cfg->ncontroller_listener_names == 0) {
+        return samsa_config_bad(ld, key, "controller.listener.names must "
+                                "contain at least one value when running "
+                                "KRaft with just the broker role");
+    }
+    if (nctl > 0) {
+        return samsa_config_bad(ld, key, "controller.listener.names must "
+                                "not contain a value appearing in the "
+                                "'listeners' configuration when running "
+                                "KRaft with just the broker role");
+    }
+    for (i = 0; i < cfg->ncontroller_listener_names; i++) {
+        if (config_net_protocol_of(ld, cfg->controller_listener_names[i])
+            == NULL) {
+            return samsa_config_bad(ld, key, "controller listener with name "
+                                    "'%s' defined in "
+                                    "controller.listener.names not found in "
+                                    "listener.security.protocol.map",
+                                    cfg->controller_listener_names[i]);
+        }
+    }
+    return SAMSA_ERR_NONE;
+}
+
 /* process.roles against listeners and controller.listener.names. */
 static samsa_err_t
 config_net_check_roles(samsa_config_loader_t *ld)
 {
-    static const char  extra[] = " (and a broker-only node's listeners "
-                                 "must not include a controller listener)";
     samsa_config_t    *cfg = ld->cfg;
     size_t             nctl = config_net_count_controller_listeners(cfg);
 
@@ -372,11 +405,7 @@ config_net_check_roles(samsa_config_loader_t *ld)
                                 "(controller.listener.names)");
     }
     if (cfg->role_broker && !cfg->role_controller) {
-        return samsa_config_bad(ld, "process.roles", "a broker-only node "
-                                "needs a separate controller quorum, which "
-                                "Samsa does not support yet; use "
-                                "process.roles=broker,controller%s",
-                                nctl > 0 ? extra : "");
+        return config_net_check_broker_only(ld, nctl);
     }
     if (cfg->role_broker && nctl == cfg->nlisteners) {
         return samsa_config_bad(ld, "listeners", "process.roles includes "
@@ -625,9 +654,9 @@ config_net_fill_overrides(samsa_config_loader_t *ld)
 }
 
 /* True if host:port names one of this node's controller listeners. */
-static bool
-config_net_is_own_controller(samsa_config_loader_t *ld, const char *host,
-                             int port)
+bool
+samsa_config_net_is_own_controller(samsa_config_loader_t *ld,
+                                   const char *host, int port)
 {
     const samsa_listener_t  *l;
     size_t                   i;
@@ -645,73 +674,6 @@ config_net_is_own_controller(samsa_config_loader_t *ld, const char *host,
         }
     }
     return false;
-}
-
-/* controller.quorum.voters: empty, or "id@host:port" naming this node. */
-static samsa_err_t
-config_net_check_voters(samsa_config_loader_t *ld)
-{
-    const char                *key = "controller.quorum.voters";
-    const samsa_config_val_t  *val = samsa_config_val_find(ld->cfg, key);
-    const char                *at;
-    char                       host[SAMSA_CONFIG_HOST_MAX], why[512];
-    char                       id[16];
-    int64_t                    v;
-    int                        port;
-
-    if (val->nitems == 0) {
-        return SAMSA_ERR_NONE;
-    }
-    if (val->nitems > 1) {
-        return samsa_config_bad(ld, key, "multi-node quorums are not "
-                                "supported yet; leave it empty or name only "
-                                "this node");
-    }
-    at = strchr(val->items[0], '@');
-    if (at == NULL || (size_t) (at - val->items[0]) >= sizeof(id)) {
-        return samsa_config_bad(ld, key, "'%s' is not id@host:port",
-                                val->items[0]);
-    }
-    memcpy(id, val->items[0], (size_t) (at - val->items[0]));
-    id[at - val->items[0]] = '\0';
-    if (samsa_config_parse_i64(id, 0, INT32_MAX, &v) != NULL
-        || !config_net_parse_hostport(at + 1, host, &port, 1, why,
-                                      sizeof(why))) {
-        return samsa_config_bad(ld, key, "'%s' is not id@host:port",
-                                val->items[0]);
-    }
-    if (v != ld->cfg->node_id
-        || !config_net_is_own_controller(ld, host, port)) {
-        return samsa_config_bad(ld, key, "'%s' is not this node (node.id=%d "
-                                "and its controller listener); multi-node "
-                                "quorums are not supported yet", val->items[0],
-                                ld->cfg->node_id);
-    }
-    return SAMSA_ERR_NONE;
-}
-
-/* controller.quorum.bootstrap.servers: empty, or this node's controller. */
-static samsa_err_t
-config_net_check_bootstrap(samsa_config_loader_t *ld)
-{
-    const char                *key = "controller.quorum.bootstrap.servers";
-    const samsa_config_val_t  *val = samsa_config_val_find(ld->cfg, key);
-    char                       host[SAMSA_CONFIG_HOST_MAX], why[512];
-    size_t                     i;
-    int                        port;
-
-    for (i = 0; i < val->nitems; i++) {
-        if (!config_net_parse_hostport(val->items[i], host, &port, 1, why,
-                                       sizeof(why))) {
-            return samsa_config_bad(ld, key, "%s", why);
-        }
-        if (!config_net_is_own_controller(ld, host, port)) {
-            return samsa_config_bad(ld, key, "'%s' is not this node's "
-                                    "controller listener; multi-node quorums "
-                                    "are not supported yet", val->items[i]);
-        }
-    }
-    return SAMSA_ERR_NONE;
 }
 
 /* This machine's name, advertised for listeners with an empty host. */
@@ -735,9 +697,7 @@ samsa_config_net_load(samsa_config_loader_t *ld)
         || (err = config_net_fill_controller_names(ld)) != SAMSA_ERR_NONE
         || (err = config_net_fill_listeners(ld)) != SAMSA_ERR_NONE
         || (err = config_net_check_roles(ld)) != SAMSA_ERR_NONE
-        || (err = config_net_fill_advertised(ld)) != SAMSA_ERR_NONE
-        || (err = config_net_check_voters(ld)) != SAMSA_ERR_NONE
-        || (err = config_net_check_bootstrap(ld)) != SAMSA_ERR_NONE) {
+        || (err = config_net_fill_advertised(ld)) != SAMSA_ERR_NONE) {
         return err;
     }
     return config_net_fill_overrides(ld);

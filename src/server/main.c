@@ -1,7 +1,9 @@
 /*
- * server/main.c - samsa-server: read the configuration, format or check the
- * log dirs, open the broker's and the controller's socket servers (a
- * combined node runs both, as Kafka's BrokerServer and ControllerServer),
+ * server/main.c - samsa-server: run the storage commands (format,
+ * random-cluster-id: server/format.c), or read the configuration, format
+ * or check the log dirs, open the broker's and the controller's socket
+ * servers (a combined node runs both, as Kafka's BrokerServer and
+ * ControllerServer),
  * start them, and wait for SIGTERM/SIGINT to shut down cleanly: stop
  * accepting, let in-flight requests finish, close.
  * Threads: main.  Every other thread is started from here.
@@ -24,6 +26,7 @@
 #include "meta/topic_config.h"
 #include "net/server/sockserver.h"
 #include "config/config.h"
+#include "server/format.h"
 #include "server/httpd.h"
 #include "server/metrics.h"
 #include "server/reqlog.h"
@@ -75,25 +78,89 @@ server_request_done(void *ctx, const samsa_req_t *req)
     }
 }
 
+/* Check one dir's meta.properties, formatting it if allowed. */
 static samsa_err_t
-server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
+server_check_dir(server_t *srv, const char *dir, bool may_format,
+                 char *errstr, size_t errstr_size)
 {
     samsa_err_t  err;
     bool         formatted;
-    size_t       i;
+
+    err = samsa_metaprops_ensure(dir, srv->cfg.node_id, srv->node.cluster_id,
+                                 may_format, &formatted, errstr,
+                                 errstr_size);
+    if (err == SAMSA_ERR_NONE && formatted) {
+        samsa_info("formatted log dir %s (cluster.id %s, node.id %d)", dir,
+                   srv->node.cluster_id, (int) srv->cfg.node_id);
+    }
+    return err;
+}
+
+/* Every log dir's meta.properties (and in KRaft cluster mode
+ * metadata.log.dir's) must name this node and one cluster.  A single node
+ * (no process.roles) formats empty dirs on its first start; a cluster node
+ * needs `samsa-server format` first, as Kafka. */
+static samsa_err_t
+server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
+{
+    const samsa_config_kraft_t  *k = samsa_config_kraft(&srv->cfg);
+    const char                  *mdir = NULL;
+    samsa_err_t                  err;
+    size_t                       i;
 
     srv->node.cluster_id[0] = '\0';
+    if (k->is_cluster) {
+        mdir = samsa_config_str(&srv->cfg, "metadata.log.dir");
+    }
     for (i = 0; i < srv->cfg.nlog_dirs; i++) {
-        err = samsa_metaprops_ensure(srv->cfg.log_dirs[i], srv->cfg.node_id,
-                                     srv->node.cluster_id, &formatted,
-                                     errstr, errstr_size);
+        err = server_check_dir(srv, srv->cfg.log_dirs[i], !k->is_cluster,
+                               errstr, errstr_size);
         if (err != SAMSA_ERR_NONE) {
             return err;
         }
-        if (formatted) {
-            samsa_info("formatted log dir %s (cluster.id %s, node.id %d)",
-                       srv->cfg.log_dirs[i], srv->node.cluster_id,
-                       (int) srv->cfg.node_id);
+        if (mdir != NULL && strcmp(mdir, srv->cfg.log_dirs[i]) == 0) {
+            mdir = NULL;
+        }
+    }
+    if (mdir != NULL) {
+        return server_check_dir(srv, mdir, false, errstr, errstr_size);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* What the configuration allows but this build cannot run yet: the quorum
+ * runtime of issue 18 (src/meta/quorum.*) is not wired in, so a cluster
+ * node may only be its own single voter.  Remove with that wiring. */
+static samsa_err_t
+server_check_quorum_runtime(const server_t *srv, char *errstr,
+                            size_t errstr_size)
+{
+    const samsa_config_kraft_t  *k = samsa_config_kraft(&srv->cfg);
+    size_t                       i;
+
+    if (!k->is_cluster) {
+        return SAMSA_ERR_NONE;
+    }
+    if (!(k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER)) {
+        snprintf(errstr, errstr_size, "process.roles=broker: a broker-only "
+                 "node needs a controller quorum, which this build cannot "
+                 "join yet; use process.roles=broker,controller with this "
+                 "node as the only voter");
+        return SAMSA_ERR__CONFIG;
+    }
+    if (k->nvoters == 0) {
+        snprintf(errstr, errstr_size, "controller.quorum.bootstrap.servers "
+                 "without controller.quorum.voters (a dynamic quorum) is "
+                 "not supported by this build yet");
+        return SAMSA_ERR__CONFIG;
+    }
+    for (i = 0; i < k->nvoters; i++) {
+        if (k->voters[i].id != k->node_id) {
+            snprintf(errstr, errstr_size, "controller.quorum.voters names "
+                     "node %d besides this node %d: a multi-node quorum is "
+                     "not supported by this build yet",
+                     (int) k->voters[i].id, (int) k->node_id);
+            return SAMSA_ERR__CONFIG;
         }
     }
     return SAMSA_ERR_NONE;
@@ -452,6 +519,10 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     samsa_err_t            err;
     size_t                 i;
 
+    err = server_check_quorum_runtime(srv, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     err = server_open_metrics(srv, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -626,6 +697,9 @@ main(int argc, char **argv)
 
     memset(&srv, 0, sizeof(srv));
     prctl(PR_SET_NAME, "samsa-server", 0, 0, 0);
+    if (samsa_format_is_command(argc, argv)) {
+        return samsa_format_main(argc, argv);
+    }
     server_block_signals(&set);
     if (samsa_config_from_args(&srv.cfg, argc, argv, errstr, sizeof(errstr))
         != SAMSA_ERR_NONE) {

@@ -147,6 +147,10 @@ NOT_USED = {
     "metadata.log.segment.bytes", "metadata.log.max.record.bytes.between.snapshots",
     "metadata.max.retention.bytes", "metadata.max.retention.ms",
     "metadata.max.idle.interval.ms",
+    # the quorum runtime is not built yet: the KRaft keys are parsed and
+    # checked (config_kraft.c) but nothing acts on them
+    "controller.quorum.voters", "controller.quorum.bootstrap.servers",
+    "controller.quorum.election.timeout.ms", "controller.quorum.fetch.timeout.ms",
     # one node: no broker heartbeats, replicas, leader moves, racks
     "broker.heartbeat.interval.ms", "broker.session.timeout.ms",
     "unclean.leader.election.enable", "auto.leader.rebalance.enable",

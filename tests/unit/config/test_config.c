@@ -516,13 +516,11 @@ test_config_controller_rules(void **state)
     samsa_config_t  cfg;
 
     (void) state;
-    expect_fail("broker-only node needs a separate controller quorum",
-                "process.roles", "broker", NULL, NULL);
-    expect_fail("listeners must not include a controller listener",
-                "process.roles", "broker", NULL, NULL);
-    expect_fail("broker-only node needs a separate controller quorum, which "
-                "Samsa does not support yet", "process.roles", "broker",
-                "listeners", "PLAINTEXT://:9092");
+    /* a broker-only node (more in test_config_kraft.c) */
+    expect_fail("controller.listener.names must not contain a value "
+                "appearing in the 'listeners' configuration when running "
+                "KRaft with just the broker role", "process.roles", "broker",
+                NULL, NULL);
     expect_fail("every listener must be a controller listener",
                 "process.roles", "controller", NULL, NULL);
     expect_fail("no listener is named in controller.listener.names",
@@ -533,7 +531,8 @@ test_config_controller_rules(void **state)
                 "CONTROLLER://:9093", NULL, NULL);
 
     LOAD_OK(&cfg, "process.roles", "controller", "listeners",
-            "CONTROLLER://:9093");
+            "CONTROLLER://:9093", "node.id", "1", "controller.quorum.voters",
+            "1@localhost:9093");
     assert_true(cfg.role_controller && !cfg.role_broker);
     assert_int_equal(cfg.nadvertised_listeners, 0);
     samsa_config_fini(&cfg);
@@ -541,7 +540,8 @@ test_config_controller_rules(void **state)
     LOAD_OK(&cfg, "process.roles", " controller , broker ",
             "controller.listener.names", "ctl", "listeners",
             "ctl://:1,PLAINTEXT://:2", "listener.security.protocol.map",
-            "CTL:PLAINTEXT,PLAINTEXT:PLAINTEXT");
+            "CTL:PLAINTEXT,PLAINTEXT:PLAINTEXT", "node.id", "1",
+            "controller.quorum.bootstrap.servers", "localhost:1");
     assert_true(cfg.role_controller && cfg.role_broker);
     assert_listener(&cfg.listeners[0], "CTL", "", 1, true);
     assert_listener(&cfg.listeners[1], "PLAINTEXT", "", 2, false);
@@ -584,22 +584,22 @@ test_config_quorum_single_node_only(void **state)
             "3@[::1]:9093");
     samsa_config_fini(&cfg);
     expect_bad("controller.quorum.voters", "2@localhost:9093",
-               "multi-node quorums are not supported yet");
+               "a multi-node quorum needs process.roles set");
     expect_bad("controller.quorum.voters",
                "1@localhost:9093,2@other:9093",
-               "multi-node quorums are not supported yet");
+               "'2@other:9093' is not this node");
     expect_bad("controller.quorum.voters", "1@elsewhere.example:9093",
-               "multi-node quorums are not supported yet");
+               "a multi-node quorum needs process.roles set");
     expect_bad("controller.quorum.voters", "1@localhost:9999",
-               "multi-node quorums are not supported yet");
+               "a multi-node quorum needs process.roles set");
     expect_bad("controller.quorum.voters", "x@localhost:9093",
-               "not id@host:port");
+               "the voter id 'x' is not a number");
     expect_bad("controller.quorum.voters", "localhost:9093",
-               "not id@host:port");
+               "is not of the form {id}@{host}:{port}");
     expect_bad("controller.quorum.bootstrap.servers", "other.example:9093",
-               "multi-node quorums are not supported yet");
+               "a multi-node quorum needs process.roles set");
     expect_bad("controller.quorum.bootstrap.servers", "localhost:9092",
-               "multi-node quorums are not supported yet");
+               "a multi-node quorum needs process.roles set");
     expect_bad("controller.quorum.bootstrap.servers", "localhost",
                "missing ':'");
 }

@@ -1,0 +1,224 @@
+/*
+ * server/format.c - see format.h.  Kafka's StorageTool keeps its options
+ * (-t/--cluster-id, -g/--ignore-formatted, -c/--config) and wording; the
+ * rest of the command line is samsa-server's own (a properties file,
+ * --override key=value), read by samsa_config_from_args().
+ */
+#include "server/format.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "meta/metaprops.h"
+#include "util/alloc.h"
+
+typedef struct format_args {
+    const char  *cluster_id;
+    bool         ignore_formatted;
+    bool         help;
+    char       **rest;              /* for samsa_config_from_args */
+    int          nrest;
+} format_args_t;
+
+static void
+format_usage(FILE *out)
+{
+    fputs("Usage: samsa-server format --cluster-id ID [server.properties]\n"
+          "                           [--override key=value]... "
+          "[--ignore-formatted]\n"
+          "       samsa-server random-cluster-id\n\n"
+          "format writes meta.properties (version, cluster.id, node.id, a\n"
+          "new directory.id) into every log dir (log.dirs, else log.dir)\n"
+          "and metadata.log.dir, after checking the configuration as a\n"
+          "start would.  A node with process.roles set starts only on\n"
+          "formatted dirs.  random-cluster-id prints a new cluster id.\n\n"
+          "Options:\n"
+          "  -t, --cluster-id ID     the cluster id (required)\n"
+          "  -g, --ignore-formatted  skip dirs already formatted for this\n"
+          "                          cluster id and node id\n"
+          "  -c, --config FILE       the properties file (or give it alone)\n"
+          "  --override key=value    set a configuration key (repeatable)\n"
+          "  -h, --help              print this help and exit\n", out);
+}
+
+/* The argument after argv[*i], for an option that takes one. */
+static const char *
+format_arg_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "samsa-server format: %s needs a value\n", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Split argv ("samsa-server format ...") into fa; false on bad usage. */
+static bool
+format_args_parse(format_args_t *fa, int argc, char **argv)
+{
+    const char  *a, *v;
+    int          i;
+
+    fa->rest = samsa_calloc((size_t) argc + 1, sizeof(char *));
+    fa->rest[fa->nrest++] = argv[0];
+    for (i = 2; i < argc; i++) {
+        a = argv[i];
+        v = NULL;
+        if (strcmp(a, "-t") == 0 || strcmp(a, "--cluster-id") == 0) {
+            if ((fa->cluster_id = format_arg_value(argc, argv, &i)) == NULL) {
+                return false;
+            }
+        } else if (strncmp(a, "--cluster-id=", 13) == 0) {
+            fa->cluster_id = a + 13;
+        } else if (strcmp(a, "-g") == 0
+                   || strcmp(a, "--ignore-formatted") == 0) {
+            fa->ignore_formatted = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fa->help = true;
+        } else if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0) {
+            if ((v = format_arg_value(argc, argv, &i)) == NULL) {
+                return false;
+            }
+            fa->rest[fa->nrest++] = (char *) v;
+        } else if (strcmp(a, "--override") == 0 && i + 1 < argc) {
+            fa->rest[fa->nrest++] = argv[i++];
+            fa->rest[fa->nrest++] = argv[i];
+        } else {
+            fa->rest[fa->nrest++] = argv[i];
+        }
+    }
+    return true;
+}
+
+/* Format dir; prints what it did.  False (message printed) on error. */
+static bool
+format_dir(const samsa_config_t *cfg, const char *dir, const char *what,
+           const format_args_t *fa, size_t *nskipped)
+{
+    char         errstr[1024];
+    bool         skipped;
+    samsa_err_t  err;
+
+    err = samsa_metaprops_format(dir, cfg->node_id, fa->cluster_id,
+                                 fa->ignore_formatted, &skipped, errstr,
+                                 sizeof(errstr));
+    if (err != SAMSA_ERR_NONE) {
+        fprintf(stderr, "samsa-server format: %s\n", errstr);
+        return false;
+    }
+    if (skipped) {
+        printf("Log directory %s is already formatted for cluster.id %s; "
+               "skipping it.\n", dir, fa->cluster_id);
+        (*nskipped)++;
+    } else {
+        printf("Formatting %s directory %s with cluster.id %s and node.id "
+               "%d.\n", what, dir, fa->cluster_id, (int) cfg->node_id);
+    }
+    return true;
+}
+
+/* Every log dir, then metadata.log.dir when it is none of them (the
+ * metadata dir is metadata.log.dir, else the first log dir). */
+static int
+format_dirs(const samsa_config_t *cfg, const format_args_t *fa)
+{
+    const char  *mdir = samsa_config_str(cfg, "metadata.log.dir");
+    size_t       i, ndirs = cfg->nlog_dirs, nskipped = 0;
+    bool         mdir_apart = mdir != NULL;
+
+    if (mdir == NULL) {
+        mdir = cfg->log_dirs[0];
+    }
+    for (i = 0; i < cfg->nlog_dirs; i++) {
+        if (strcmp(mdir, cfg->log_dirs[i]) == 0) {
+            mdir_apart = false;
+        }
+        if (!format_dir(cfg, cfg->log_dirs[i],
+                        strcmp(mdir, cfg->log_dirs[i]) == 0 ? "metadata"
+                                                            : "data",
+                        fa, &nskipped)) {
+            return 1;
+        }
+    }
+    if (mdir_apart) {
+        ndirs++;
+        if (!format_dir(cfg, mdir, "metadata", fa, &nskipped)) {
+            return 1;
+        }
+    }
+    if (nskipped == ndirs) {
+        printf("All of the log directories are already formatted.\n");
+    }
+    return 0;
+}
+
+static int
+format_run(int argc, char **argv)
+{
+    format_args_t   fa = { 0 };
+    samsa_config_t  cfg;
+    char            errstr[1024], why[256];
+    int             rc = 2;
+
+    memset(&cfg, 0, sizeof(cfg));
+    if (!format_args_parse(&fa, argc, argv)) {
+        goto out;
+    }
+    if (fa.help) {
+        format_usage(stdout);
+        rc = 0;
+        goto out;
+    }
+    if (fa.cluster_id == NULL) {
+        fprintf(stderr, "samsa-server format: --cluster-id is required (make "
+                "one with `samsa-server random-cluster-id`)\n");
+        goto out;
+    }
+    rc = 1;
+    if (!samsa_metaprops_id_valid(fa.cluster_id, why, sizeof(why))) {
+        fprintf(stderr, "samsa-server format: invalid --cluster-id: "
+                "Cluster ID string %s\n", why);
+        goto out;
+    }
+    if (samsa_config_from_args(&cfg, fa.nrest, fa.rest, errstr,
+                               sizeof(errstr)) != SAMSA_ERR_NONE) {
+        fprintf(stderr, "samsa-server format: %s\n", errstr);
+        goto out;
+    }
+    if (cfg.nlog_dirs == 0) {           /* -V: nothing was loaded */
+        format_usage(stderr);
+        rc = 2;
+        goto out;
+    }
+    rc = format_dirs(&cfg, &fa);
+out:
+    samsa_config_fini(&cfg);
+    samsa_free(fa.rest);
+    return rc;
+}
+
+bool
+samsa_format_is_command(int argc, char **argv)
+{
+    return argc > 1 && (strcmp(argv[1], "format") == 0
+                        || strcmp(argv[1], "random-cluster-id") == 0);
+}
+
+int
+samsa_format_main(int argc, char **argv)
+{
+    char  id[SAMSA_UUID_STR_SIZE];
+
+    if (strcmp(argv[1], "format") == 0) {
+        return format_run(argc, argv);
+    }
+    if (argc > 2) {
+        fprintf(stderr, "samsa-server random-cluster-id: unexpected argument "
+                "'%s'\n", argv[2]);
+        return 2;
+    }
+    samsa_metaprops_random_id(id);
+    printf("%s\n", id);
+    return 0;
+}
