@@ -473,8 +473,6 @@ test_config_listeners_reject(void **state)
                "use the same port 9092");
     expect_bad("listeners", "FOO://:9092,CONTROLLER://:9093",
                "'FOO' has no security protocol");
-    expect_bad("listeners", "SSL://:9092,CONTROLLER://:9093",
-               "security protocol SSL, which Samsa does not support yet");
     expect_bad("listeners", "SASL_SSL://:9092,CONTROLLER://:9093",
                "does not support yet");
     expect_bad("listeners", "", "must not be empty");
