@@ -2,7 +2,8 @@
  * net/conn.c - framing on one connection: size-prefixed receives and
  * whole-response writes, over the socket or, on a TLS connection, through
  * net/tls.c (records read and written with SSL_read/SSL_write, file
- * regions read and encrypted instead of sendfile).  Threads: the connection's network thread.
+ * regions read and encrypted instead of sendfile).
+ * Threads: the connection's network thread.
  */
 #include "net/conn.h"
 

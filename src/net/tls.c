@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -26,6 +27,7 @@
 #define TLS_FILE_CHUNK  65536           /* file bytes encrypted per pass */
 
 struct samsa_tls_ctx {
+    _Atomic int  refs;
     SSL_CTX  *ssl_ctx;
     bool      is_server;
     bool      verify_host;              /* client: endpoint identification */
@@ -609,6 +611,7 @@ samsa_tls_ctx_new(samsa_tls_ctx_t **out, const samsa_tls_conf_t *conf,
     ERR_clear_error();
     ctx = samsa_calloc(1, sizeof(*ctx));
     ctx->is_server = is_server;
+    atomic_init(&ctx->refs, 1);
     ctx->ssl_ctx = SSL_CTX_new(is_server ? TLS_server_method()
                                          : TLS_client_method());
     if (ctx->ssl_ctx == NULL) {
@@ -619,17 +622,27 @@ samsa_tls_ctx_new(samsa_tls_ctx_t **out, const samsa_tls_conf_t *conf,
     }
     err = tls_ctx_setup(ctx, conf, errstr, errstr_size, what);
     if (err != SAMSA_ERR_NONE) {
-        samsa_tls_ctx_free(ctx);
+        samsa_tls_ctx_unref(ctx);
         return err;
     }
     *out = ctx;
     return SAMSA_ERR_NONE;
 }
 
-void
-samsa_tls_ctx_free(samsa_tls_ctx_t *ctx)
+samsa_tls_ctx_t *
+samsa_tls_ctx_ref(samsa_tls_ctx_t *ctx)
 {
-    if (ctx == NULL) {
+    atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
+    return ctx;
+}
+
+void
+samsa_tls_ctx_unref(samsa_tls_ctx_t *ctx)
+{
+    /* acq_rel: the last unref sees every other holder's use */
+    if (ctx == NULL
+        || atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel)
+               != 1) {
         return;
     }
     SSL_CTX_free(ctx->ssl_ctx);

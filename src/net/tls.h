@@ -12,8 +12,9 @@
  * app thread) and is read-only afterwards (OpenSSL's SSL_CTX is safe to
  * share for SSL_new); it must outlive every samsa_tls_t made from it.
  * A samsa_tls_t belongs to the connection's network thread alone.
- * Ownership: the connection owns its samsa_tls_t; the listener's owner
- * (server/main.c) owns the context.
+ * Ownership: the connection owns its samsa_tls_t; contexts are
+ * refcounted (the listener's owner, server/tlsconf.c, holds the broker's;
+ * a client's configuration and its network client each hold one).
  */
 #ifndef SAMSA_NET_TLS_H
 #define SAMSA_NET_TLS_H
@@ -69,8 +70,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_tls_ctx_new(samsa_tls_ctx_t **out,
                                                char *errstr,
                                                size_t errstr_size);
 
-/* NULL is a no-op.  No samsa_tls_t of it may remain. */
-void samsa_tls_ctx_free(samsa_tls_ctx_t *ctx);
+/* Another reference (a client's network client keeps the context its
+ * configuration built).  Returns ctx.  @thread any */
+samsa_tls_ctx_t *samsa_tls_ctx_ref(samsa_tls_ctx_t *ctx);
+
+/* Drop a reference; the last frees the context.  NULL is a no-op.  No
+ * samsa_tls_t of it may remain then.  @thread any */
+void samsa_tls_ctx_unref(samsa_tls_ctx_t *ctx);
 
 /* TLS on the connected non-blocking socket fd; peer ("1.2.3.4:5678" or
  * the connection id) names it in the log.  A client passes the host it

@@ -96,7 +96,7 @@ samsa_tlsconf_fini(samsa_tlsconf_t *tc)
     size_t  i;
 
     for (i = 0; tc->ctx != NULL && i < tc->n; i++) {
-        samsa_tls_ctx_free(tc->ctx[i]);
+        samsa_tls_ctx_unref(tc->ctx[i]);
     }
     samsa_free(tc->ctx);
     tc->ctx = NULL;

@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+import cli_util
 import kwire
 from samsa_harness import HOST, T, free_port
 
@@ -84,6 +85,8 @@ def certs(tmp_path_factory):
     _leaf(c, "server", "ca", "localhost",
           ext="subjectAltName=DNS:localhost,IP:127.0.0.1\n")
     _leaf(c, "client", "ca", "good-client")
+    _leaf(c, "wrongname", "ca", "other.example",
+          ext="subjectAltName=DNS:other.example\n")
     _leaf(c, "rogue", "otherca", "rogue-client")
     _leaf(c, "expired", "ca", "expired-client", expired=True)
     # the server's key encrypted with "s3cret", and its chain alone
@@ -412,3 +415,67 @@ def test_startup_errors_name_key_and_file(samsa, certs):
         "ssl.keystore.location": certs.p("server.pem"),
         "ssl.enabled.protocols": "TLSv1.1"})
     assert "ssl.enabled.protocols" in err, err
+
+
+def _client_props(certs, name, lines):
+    path = certs.p(name + ".properties")
+    with open(path, "w") as f:
+        f.write("security.protocol=SSL\n" + "".join(l + "\n" for l in lines))
+    return path
+
+
+def test_samsa_cli_over_ssl(samsa, certs):
+    """libsamsa and the samsa CLI over SSL (--command-config with
+    security.protocol=SSL): topic create/list, produce and consume, with
+    ssl.truststore.location or librdkafka's ssl.ca.location; with mTLS
+    required, a client key store; a certificate for another host name is
+    refused unless ssl.endpoint.identification.algorithm is empty; without
+    the CA the handshake fails."""
+    srv = start_tls(samsa, certs)
+    bs = "%s:%d" % (HOST, srv.ssl_port)
+    trust = _client_props(certs, "trust", [
+        "ssl.truststore.type=PEM",
+        "ssl.truststore.location=" + certs.p("ca.pem")])
+    ca = _client_props(certs, "ca", ["ssl.ca.location=" + certs.p("ca.pem")])
+    r = cli_util.run("topic", "create", "-b", bs, "--command-config", trust,
+                     "tls-cli")
+    assert r.rc == 0, r
+    r = cli_util.run("topic", "list", "-b", bs, "--command-config", ca)
+    assert r.rc == 0 and "tls-cli" in r.out, r
+    r = cli_util.run("produce", "-b", bs, "--command-config", trust,
+                     "tls-cli", stdin="".join("r%d\n" % i for i in range(20)))
+    assert r.rc == 0, r
+    r = cli_util.run("consume", "-b", bs, "--command-config", ca,
+                     "--from-beginning", "-e", "tls-cli")
+    assert r.rc == 0 and r.out.split() == ["r%d" % i for i in range(20)], r
+    none = _client_props(certs, "none", ["ssl.truststore.type=PEM",
+                                         "ssl.truststore.location="
+                                         + certs.p("otherca.pem")])
+    r = cli_util.run("topic", "list", "-b", bs, "--command-config", none,
+                     "--timeout", "3000", timeout=20)
+    assert r.rc != 0, r
+
+    other = start_tls(samsa, certs, {
+        "ssl.keystore.location": certs.p("wrongname.pem")})
+    bs2 = "%s:%d" % (HOST, other.ssl_port)
+    r = cli_util.run("topic", "list", "-b", bs2, "--command-config", ca,
+                     "--timeout", "3000", timeout=20)
+    assert r.rc != 0, r
+    noeia = _client_props(certs, "noeia", [
+        "ssl.ca.location=" + certs.p("ca.pem"),
+        "ssl.endpoint.identification.algorithm="])
+    r = cli_util.run("topic", "list", "-b", bs2, "--command-config", noeia)
+    assert r.rc == 0, r
+
+    mtls = start_tls(samsa, certs, {
+        "ssl.client.auth": "required", "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": certs.p("ca.pem")})
+    bs3 = "%s:%d" % (HOST, mtls.ssl_port)
+    r = cli_util.run("topic", "list", "-b", bs3, "--command-config", ca,
+                     "--timeout", "3000", timeout=20)
+    assert r.rc != 0, r
+    keyed = _client_props(certs, "keyed", [
+        "ssl.ca.location=" + certs.p("ca.pem"), "ssl.keystore.type=PEM",
+        "ssl.keystore.location=" + certs.p("client.pem")])
+    r = cli_util.run("topic", "list", "-b", bs3, "--command-config", keyed)
+    assert r.rc == 0, r

@@ -312,7 +312,7 @@ proc_throttle_poll_ms(samsa_proc_t *proc, int timeout, int64_t now)
 
 /* ---- closing -------------------------------------------------------------- */
 
-/* ---- TLS ------------------------------------------------------------------ */
+/* ---- TLS ----------------------------------------------------------------- */
 
 /* A TLS connection that holds decrypted bytes (a pipelined request read
  * with the one before it) is read at this turn's poll without waiting for
