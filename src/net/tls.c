@@ -37,6 +37,8 @@ struct samsa_tls {
     SSL        *ssl;
     bool        handshaking;
     bool        logged;                 /* an error was logged already */
+    bool        failed;                 /* closed or broken: no
+                                           close_notify */
     uint32_t    rd_want;                /* SAMSA_SELECTOR_F_*: last read */
     uint32_t    wr_want;                /* last write */
     char        peer[192];
@@ -693,7 +695,7 @@ samsa_tls_free(samsa_tls_t *tls)
         return;
     }
     if (tls->ssl != NULL) {
-        if (!tls->handshaking) {
+        if (!tls->handshaking && !tls->failed) {
             ERR_clear_error();
             (void) SSL_shutdown(tls->ssl);  /* close_notify, no wait */
         }
@@ -722,8 +724,10 @@ tls_result(samsa_tls_t *tls, int r, const char *op, uint32_t *want)
         return SAMSA_ERR_NONE;
     case SSL_ERROR_ZERO_RETURN:
         ERR_clear_error();
+        tls->failed = true;
         return SAMSA_ERR__CLOSED;
     case SSL_ERROR_SYSCALL:
+        tls->failed = true;
         if (ERR_peek_error() == 0) {
             if (r == 0 || errno == ECONNRESET || errno == EPIPE) {
                 return SAMSA_ERR__CLOSED;
@@ -736,6 +740,7 @@ tls_result(samsa_tls_t *tls, int r, const char *op, uint32_t *want)
         tls_errors(why, sizeof(why));
         break;
     }
+    tls->failed = true;
     if (!tls->logged) {
         tls->logged = true;
         vr = SSL_get_verify_result(tls->ssl);
