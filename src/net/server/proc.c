@@ -310,8 +310,6 @@ proc_throttle_poll_ms(samsa_proc_t *proc, int timeout, int64_t now)
     return ms < timeout ? (int) ms : timeout;
 }
 
-/* ---- closing -------------------------------------------------------------- */
-
 /* ---- TLS ----------------------------------------------------------------- */
 
 /* A TLS connection that holds decrypted bytes (a pipelined request read
@@ -349,6 +347,8 @@ proc_tls_forget(samsa_proc_t *proc, samsa_conn_t *conn)
     samsa_tls_free(conn->tls);
     conn->tls = NULL;
 }
+
+/* ---- closing -------------------------------------------------------------- */
 
 /* Close at step 6 of this turn; until then the connection is skipped. */
 static void
