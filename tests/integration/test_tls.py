@@ -193,6 +193,19 @@ def test_s_client_versions_and_certificate(samsa, certs):
     assert "TLSv1.3" in out and "Verify return code: 0 (ok)" in out, out
 
 
+def test_cipher_suites(samsa, certs):
+    """ssl.cipher.suites takes Kafka's IANA names: with one TLS 1.2 suite
+    the handshake uses it, and a client offering only another fails."""
+    srv = start_tls(samsa, certs, {
+        "ssl.enabled.protocols": "TLSv1.2",
+        "ssl.cipher.suites": "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"})
+    rc, out = s_client(srv.ssl_port, "-tls1_2", "-CAfile", certs.p("ca.pem"))
+    assert "Cipher    : ECDHE-RSA-AES256-GCM-SHA384" in out, out
+    rc, out = s_client(srv.ssl_port, "-tls1_2", "-cipher",
+                       "ECDHE-RSA-AES128-GCM-SHA256")
+    assert rc != 0 and "Cipher is (NONE)" in out, out
+
+
 def test_kcat_and_plaintext_side_by_side(samsa, certs):
     """kcat lists, produces and consumes over SSL (metadata advertises the
     SSL port to SSL clients), while the PLAINTEXT listener of the same
@@ -415,6 +428,10 @@ def test_startup_errors_name_key_and_file(samsa, certs):
         "ssl.keystore.location": certs.p("server.pem"),
         "ssl.enabled.protocols": "TLSv1.1"})
     assert "ssl.enabled.protocols" in err, err
+    err = _start_fails(samsa, certs, {
+        "ssl.keystore.location": certs.p("server.pem"),
+        "ssl.cipher.suites": "TLS_NO_SUCH_CIPHER"})
+    assert "ssl.cipher.suites: no usable cipher" in err, err
 
 
 def _client_props(certs, name, lines):
