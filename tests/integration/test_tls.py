@@ -496,3 +496,27 @@ def test_samsa_cli_over_ssl(samsa, certs):
         "ssl.keystore.location=" + certs.p("client.pem")])
     r = cli_util.run("topic", "list", "-b", bs3, "--command-config", keyed)
     assert r.rc == 0, r
+
+
+def test_backpressure_with_buffered_requests(samsa, certs):
+    """queued.max.requests=1 and one network thread: 20 TLS connections
+    each send 5 requests in one record; every connection gets its 5
+    answers in order (muted connections holding decrypted requests are
+    read again when they unmute, and a full queue blocks the thread
+    without losing any), and the PLAINTEXT listener still answers."""
+    srv = start_tls(samsa, certs, {"queued.max.requests": "1",
+                                   "num.network.threads": "1"})
+    socks = [tls_socket(srv.ssl_port, certs) for _ in range(20)]
+    try:
+        for j, s in enumerate(socks):
+            s.sendall(b"".join(kwire.api_versions_request(0, j * 100 + i)
+                               for i in range(5)))
+        for j, s in enumerate(socks):
+            for i in range(5):
+                payload = read_frame(s)
+                assert struct.unpack(">i", payload[:4])[0] == j * 100 + i
+    finally:
+        for s in socks:
+            s.close()
+    with srv.connect() as c:
+        assert c.api_versions(0, timeout=T(5))["error_code"] == 0
