@@ -47,6 +47,50 @@ client_config_bootstrap(samsa_client_config_t *cc, const char *list,
     return SAMSA_ERR_NONE;
 }
 
+/* security.protocol=SSL: the TLS context from the ssl.* keys
+ * (ssl.ca.location, librdkafka's name, stands for a PEM
+ * ssl.truststore.location). */
+static samsa_err_t
+client_config_tls(samsa_client_config_t *cc, const samsa_conf_t *conf,
+                  char *errstr, size_t errstr_size)
+{
+    samsa_tls_conf_t  t;
+
+    if (strcmp(samsa_conf_value(conf, "security.protocol"), "SSL") != 0) {
+        return SAMSA_ERR_NONE;
+    }
+#define CC_OPT(field, key) \
+    t.field = (samsa_tls_opt_t) { key, samsa_conf_value(conf, key) }
+    CC_OPT(keystore_type, "ssl.keystore.type");
+    CC_OPT(keystore_location, "ssl.keystore.location");
+    CC_OPT(keystore_certificate_chain, "ssl.keystore.certificate.chain");
+    CC_OPT(keystore_key, "ssl.keystore.key");
+    CC_OPT(key_password, "ssl.key.password");
+    CC_OPT(truststore_type, "ssl.truststore.type");
+    CC_OPT(truststore_location, "ssl.truststore.location");
+    CC_OPT(truststore_certificates, "ssl.truststore.certificates");
+    CC_OPT(enabled_protocols, "ssl.enabled.protocols");
+    CC_OPT(protocol, "ssl.protocol");
+    CC_OPT(cipher_suites, "ssl.cipher.suites");
+    CC_OPT(endpoint_identification_algorithm,
+           "ssl.endpoint.identification.algorithm");
+#undef CC_OPT
+    t.keystore_password = (samsa_tls_opt_t) { "ssl.keystore.password", NULL };
+    t.truststore_password = (samsa_tls_opt_t) { "ssl.truststore.password",
+                                                NULL };
+    t.client_auth = (samsa_tls_opt_t) { "ssl.client.auth", NULL };
+    if (t.truststore_location.val == NULL
+        && samsa_conf_value(conf, "ssl.ca.location") != NULL) {
+        t.truststore_location = (samsa_tls_opt_t) {
+            "ssl.ca.location", samsa_conf_value(conf, "ssl.ca.location")
+        };
+        t.truststore_type = (samsa_tls_opt_t) { "ssl.truststore.type",
+                                                "PEM" };
+    }
+    return samsa_tls_ctx_new(&cc->tls, &t, false, "client TLS", errstr,
+                             errstr_size);
+}
+
 samsa_err_t
 samsa_client_config_load(samsa_client_config_t *cc, const samsa_conf_t *conf,
                          char *errstr, size_t errstr_size)
@@ -77,7 +121,7 @@ samsa_client_config_load(samsa_client_config_t *cc, const samsa_conf_t *conf,
                                                       "send.buffer.bytes");
     cc->receive_buffer_bytes =
         (int32_t) samsa_conf_long(conf, "receive.buffer.bytes");
-    return SAMSA_ERR_NONE;
+    return client_config_tls(cc, conf, errstr, errstr_size);
 }
 
 void
@@ -90,6 +134,7 @@ samsa_client_config_fini(samsa_client_config_t *cc)
     }
     samsa_free(cc->bootstrap);
     samsa_free(cc->client_id);
+    samsa_tls_ctx_unref(cc->tls);
     memset(cc, 0, sizeof(*cc));
 }
 
@@ -107,5 +152,6 @@ samsa_client_config_nc(const samsa_client_config_t *cc, int32_t max_in_flight,
         .send_buffer_bytes = cc->send_buffer_bytes,
         .receive_buffer_bytes = cc->receive_buffer_bytes,
         .log_name = log_name,
+        .tls = cc->tls,
     };
 }

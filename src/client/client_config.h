@@ -17,6 +17,7 @@
 #include <samsa/conf.h>
 
 #include "client/netclient.h"
+#include "net/tls.h"
 
 typedef struct samsa_client_config {
     char           **bootstrap;         /* "host:port" each */
@@ -31,10 +32,14 @@ typedef struct samsa_client_config {
     int64_t          connection_setup_timeout_ms;
     int32_t          send_buffer_bytes;
     int32_t          receive_buffer_bytes;
+    samsa_tls_ctx_t *tls;               /* security.protocol=SSL: one
+                                           reference (the network client
+                                           takes its own); NULL: PLAINTEXT */
 } samsa_client_config_t;
 
 /* Fill cc from conf.  SAMSA_ERR__CONFIG with errstr naming the key when
- * bootstrap.servers is missing or an entry has no port.  Call
+ * bootstrap.servers is missing or an entry has no port, or (SSL) the
+ * ssl.* keys name a file that does not load (net/tls.c's errors).  Call
  * samsa_client_config_fini() after any result. */
 SAMSA_MUST_CHECK samsa_err_t samsa_client_config_load(
     samsa_client_config_t *cc, const samsa_conf_t *conf, char *errstr,

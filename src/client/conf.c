@@ -35,7 +35,7 @@ static const char *const  conf_offset_reset[] = { "latest", "earliest",
                                                    "none", NULL };
 static const char *const  conf_isolation[] = { "read_uncommitted",
                                                 "read_committed", NULL };
-static const char *const  conf_plaintext[] = { "PLAINTEXT", NULL };
+static const char *const  conf_security[] = { "PLAINTEXT", "SSL", NULL };
 
 /* The assignor named by one partition.assignment.strategy item (its
  * short name or Java's class name), or NULL. */
@@ -136,16 +136,16 @@ conf_check_zstd_level(const char *text, int64_t num, char *why,
     return conf_check_level(SAMSA_CODEC_ZSTD, num, why, why_size);
 }
 
-/* security.protocol: Samsa's client speaks PLAINTEXT only. */
+/* security.protocol: Samsa's client speaks PLAINTEXT and SSL (no SASL). */
 static bool
-conf_check_plaintext(const char *text, int64_t num, char *why,
-                     size_t why_size)
+conf_check_security(const char *text, int64_t num, char *why,
+                    size_t why_size)
 {
     (void) num;
-    if (samsa_config_in(conf_plaintext, text)) {
+    if (samsa_config_in(conf_security, text)) {
         return true;
     }
-    snprintf(why, why_size, "only PLAINTEXT is supported");
+    snprintf(why, why_size, "only PLAINTEXT and SSL are supported");
     return false;
 }
 
@@ -276,7 +276,35 @@ const samsa_config_def_t  samsa_conf_defs[] = {
       .max = INT32_MAX, .implemented = true },
     { .name = "security.protocol", .type = SAMSA_CONFIG_STRING,
       .dflt = "PLAINTEXT", .check = SAMSA_CONFIG_CHECK_FN,
-      .fn = conf_check_plaintext, .implemented = true },
+      .fn = conf_check_security, .implemented = true },
+    /* TLS (security.protocol=SSL; net/tls.c, client_config.c): Java's
+     * names, PEM only, and librdkafka's ssl.ca.location for the CAs. */
+    { .name = "ssl.truststore.type", .type = SAMSA_CONFIG_STRING,
+      .dflt = "JKS", .implemented = true },
+    { .name = "ssl.truststore.location", .type = SAMSA_CONFIG_STRING,
+      .dflt = NULL, .implemented = true },
+    { .name = "ssl.truststore.certificates", .type = SAMSA_CONFIG_PASSWORD,
+      .dflt = NULL, .implemented = true },
+    { .name = "ssl.ca.location", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = true },
+    { .name = "ssl.keystore.type", .type = SAMSA_CONFIG_STRING,
+      .dflt = "JKS", .implemented = true },
+    { .name = "ssl.keystore.location", .type = SAMSA_CONFIG_STRING,
+      .dflt = NULL, .implemented = true },
+    { .name = "ssl.keystore.certificate.chain",
+      .type = SAMSA_CONFIG_PASSWORD, .dflt = NULL, .implemented = true },
+    { .name = "ssl.keystore.key", .type = SAMSA_CONFIG_PASSWORD,
+      .dflt = NULL, .implemented = true },
+    { .name = "ssl.key.password", .type = SAMSA_CONFIG_PASSWORD,
+      .dflt = NULL, .implemented = true },
+    { .name = "ssl.enabled.protocols", .type = SAMSA_CONFIG_STRING,
+      .dflt = "TLSv1.2,TLSv1.3", .implemented = true },
+    { .name = "ssl.protocol", .type = SAMSA_CONFIG_STRING,
+      .dflt = "TLSv1.3", .implemented = true },
+    { .name = "ssl.cipher.suites", .type = SAMSA_CONFIG_STRING,
+      .dflt = NULL, .implemented = true },
+    { .name = "ssl.endpoint.identification.algorithm",
+      .type = SAMSA_CONFIG_STRING, .dflt = "https", .implemented = true },
     /* Consumer keys (ConsumerConfig, Kafka 4.0 defaults). */
     { .name = "group.id", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
       .implemented = true },

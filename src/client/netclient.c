@@ -36,6 +36,7 @@
 typedef enum nc_state {
     NC_DISCONNECTED = 0,
     NC_CONNECTING,              /* TCP connect in progress */
+    NC_TLS,                     /* TLS handshake in progress (SSL) */
     NC_HANDSHAKE,               /* ApiVersions sent */
     NC_READY,
 } nc_state_t;
@@ -108,6 +109,9 @@ samsa_netclient_new(const samsa_nc_conf_t *conf)
     if (nc->conf.log_name == NULL) {
         nc->conf.log_name = "producer";
     }
+    if (conf->tls != NULL) {
+        nc->conf.tls = samsa_tls_ctx_ref(conf->tls);
+    }
     samsa_assert(samsa_selector_init(&nc->sel) == SAMSA_ERR_NONE);
     samsa_mempool_init(&nc->mempool, 0);
     return nc;
@@ -127,6 +131,7 @@ samsa_netclient_free(samsa_netclient_t *nc)
     }
     samsa_free(nc->nodes);
     samsa_selector_fini(&nc->sel);
+    samsa_tls_ctx_unref(nc->conf.tls);
     samsa_free(nc->client_id);
     samsa_free(nc);
 }
@@ -208,6 +213,14 @@ nc_events(samsa_netclient_t *nc, nc_node_t *n)
                ? SAMSA_SELECTOR_F_WRITE
                : SAMSA_SELECTOR_F_READ
                      | (n->want_write ? SAMSA_SELECTOR_F_WRITE : 0);
+    if (n->conn.tls != NULL) {
+        /* the handshake waits for what OpenSSL says; a read may wait
+         * for WRITE */
+        want = n->state == NC_TLS
+                   ? samsa_tls_read_wants(n->conn.tls)
+                   : want | (samsa_tls_read_wants(n->conn.tls)
+                             & SAMSA_SELECTOR_F_WRITE);
+    }
     if (want == n->conn.events) {
         return SAMSA_ERR_NONE;
     }
@@ -261,6 +274,7 @@ nc_disconnect(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err)
             /* logged if it fails; the close leaves the set anyway */
             (void) !samsa_selector_remove(&nc->sel, n->conn.fd);
         }
+        samsa_tls_free(n->conn.tls);
         close(n->conn.fd);
     }
     samsa_free(samsa_conn_take_payload(&n->conn, &size));
@@ -557,6 +571,8 @@ nc_connect(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
     n->apiv_version = 3;
 }
 
+static void nc_tls_handshake(samsa_netclient_t *nc, nc_node_t *n);
+
 static void
 nc_connected(samsa_netclient_t *nc, nc_node_t *n)
 {
@@ -568,7 +584,36 @@ nc_connected(samsa_netclient_t *nc, nc_node_t *n)
         nc_disconnect(nc, n, SAMSA_ERR__CLOSED);
         return;
     }
+    if (nc->conf.tls != NULL) {
+        if (samsa_tls_new(&n->conn.tls, nc->conf.tls, n->conn.fd, n->host,
+                          n->host) != SAMSA_ERR_NONE) {
+            nc_disconnect(nc, n, SAMSA_ERR__IO);
+            return;
+        }
+        n->state = NC_TLS;
+        nc_tls_handshake(nc, n);
+        return;
+    }
     nc_send_apiversions(nc, n);
+    if (n->state != NC_DISCONNECTED && nc_events(nc, n) != SAMSA_ERR_NONE) {
+        nc_disconnect(nc, n, SAMSA_ERR__IO);
+    }
+}
+
+/* One step of the TLS handshake; once done, ApiVersions as on a
+ * plaintext connection.  A failure is logged once by net/tls.c. */
+static void
+nc_tls_handshake(samsa_netclient_t *nc, nc_node_t *n)
+{
+    samsa_err_t  err = samsa_tls_handshake(n->conn.tls);
+
+    if (err != SAMSA_ERR_NONE) {
+        nc_disconnect(nc, n, err);
+        return;
+    }
+    if (!samsa_tls_handshaking(n->conn.tls)) {
+        nc_send_apiversions(nc, n);     /* state NC_HANDSHAKE */
+    }
     if (n->state != NC_DISCONNECTED && nc_events(nc, n) != SAMSA_ERR_NONE) {
         nc_disconnect(nc, n, SAMSA_ERR__IO);
     }
@@ -851,7 +896,14 @@ nc_event(samsa_netclient_t *nc, nc_node_t *n, uint32_t events)
         }
         return;
     }
-    if (events & SAMSA_SELECTOR_F_READ) {
+    if (n->state == NC_TLS) {
+        nc_tls_handshake(nc, n);
+        return;
+    }
+    if ((events & SAMSA_SELECTOR_F_READ)
+        || (n->conn.tls != NULL && (events & SAMSA_SELECTOR_F_WRITE)
+            && (samsa_tls_read_wants(n->conn.tls)
+                & SAMSA_SELECTOR_F_WRITE))) {
         nc_readable(nc, n);
     }
     if (n->state != NC_DISCONNECTED
@@ -877,7 +929,8 @@ nc_expire(samsa_netclient_t *nc, int64_t now_ms)
 
     for (i = 0; i < nc->nnodes; i++) {
         n = nc->nodes[i];
-        if ((n->state == NC_CONNECTING || n->state == NC_HANDSHAKE)
+        if ((n->state == NC_CONNECTING || n->state == NC_TLS
+             || n->state == NC_HANDSHAKE)
             && now_ms >= n->connect_deadline_ms) {
             nc_disconnect(nc, n, SAMSA_ERR__TIMED_OUT);
             continue;

@@ -27,6 +27,7 @@
 
 #include "proto/rd.h"
 #include "proto/wr.h"
+#include "net/tls.h"
 #include "util/buf.h"
 
 typedef struct samsa_netclient samsa_netclient_t;
@@ -42,6 +43,10 @@ typedef struct samsa_nc_conf {
     int32_t      receive_buffer_bytes;     /* -1: OS default */
     const char  *log_name;      /* prefix of its log lines; NULL:
                                    "producer" (a static string) */
+    samsa_tls_ctx_t *tls;       /* SSL: connections do a TLS handshake
+                                   (SNI and host check: the node's host)
+                                   before ApiVersions; the client takes
+                                   its own reference.  NULL: PLAINTEXT */
 } samsa_nc_conf_t;
 
 /* A response (err NONE, body at the response body) or the reason there is

@@ -558,6 +558,45 @@ config_check_network(samsa_config_loader_t *ld)
     return SAMSA_ERR_NONE;
 }
 
+/* A text (string, list, password) listener.name.<l>. value: an ENUM
+ * key's value (each item of a list) must be one of its names.  NULL if
+ * it passes, else why (in buf). */
+static const char *
+config_listener_text_check(const samsa_config_def_t *def, const char *text,
+                           char *buf, size_t size)
+{
+    char    names[256], item[128];
+    size_t  len;
+
+    if (def->check != SAMSA_CONFIG_CHECK_ENUM) {
+        return NULL;
+    }
+    samsa_config_join(def->names, names, sizeof(names));
+    while (*text != '\0') {
+        while (*text == ' ' || *text == ',') {
+            text++;
+        }
+        len = strcspn(text, ",");
+        while (len > 0 && text[len - 1] == ' ') {
+            len--;
+        }
+        if (len == 0) {
+            break;
+        }
+        snprintf(item, sizeof(item), "%.*s", (int) len, text);
+        if (!samsa_config_in(def->names, item)) {
+            snprintf(buf, size, "'%s' is not one of: %s", item, names);
+            return buf;
+        }
+        text += len;
+        if (def->type != SAMSA_CONFIG_LIST && *text != '\0') {
+            break;
+        }
+        text += strcspn(text, ",");
+    }
+    return NULL;
+}
+
 /* listener.name.<listener>.<key>: the listener, named in lower case as
  * Kafka's prefix is, must be one of listeners; the value is checked as
  * the key's own.  Errors name the whole key. */
@@ -593,7 +632,11 @@ config_check_listener_values(samsa_config_loader_t *ld)
         if (why == NULL && !found) {
             why = "no such listener in listeners";
         }
-        if (why == NULL) {
+        if (why == NULL && def->type != SAMSA_CONFIG_INT
+            && def->type != SAMSA_CONFIG_LONG) {
+            why = config_listener_text_check(def, v->text, range,
+                                             sizeof(range));
+        } else if (why == NULL) {
             why = samsa_config_parse_i64(
                 v->text, def->type == SAMSA_CONFIG_INT ? INT32_MIN : INT64_MIN,
                 def->type == SAMSA_CONFIG_INT ? INT32_MAX : INT64_MAX,

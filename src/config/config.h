@@ -27,7 +27,8 @@ typedef struct samsa_listener {
                                    an IPv6 literal without its brackets */
     int    port;                /* 0..65535; 0 = any free port */
     char  *security_protocol;   /* from listener.security.protocol.map;
-                                   only "PLAINTEXT" gets past the checks */
+                                   only "PLAINTEXT" and "SSL" get past the
+                                   checks */
     bool   is_controller;       /* name is in controller.listener.names */
 } samsa_listener_t;
 

@@ -24,6 +24,18 @@ static const char *const  config_compression_types[] = {
     "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL,
 };
 
+static const char *const  config_ssl_client_auth[] = {
+    "required", "requested", "none", NULL,
+};
+
+static const char *const  config_ssl_protocols[] = {
+    "TLSv1.2", "TLSv1.3", NULL,
+};
+
+static const char *const  config_ssl_protocol[] = {
+    "TLSv1.3", "TLSv1.2", "TLS", NULL,
+};
+
 static const char *const  config_security_protocols[] = {
     "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL", NULL,
 };
@@ -1313,40 +1325,151 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .doc = "How often producer id expiry runs.",
     },
+    /* ---- TLS (net/tls.c; per listener as
+     * listener.name.<listener>.ssl.*, resolved key by key) ---- */
+    {
+        .name = "ssl.keystore.type",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "JKS",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Key store format. Only PEM is supported: set it to PEM "
+               "(Kafka's default, JKS, stops the start of a TLS "
+               "listener).",
+    },
     {
         .name = "ssl.keystore.location",
         .type = SAMSA_CONFIG_STRING,
         .dflt = NULL,
-        .implemented = false,
-        .doc = "Key store file.",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "PEM file with the private key and the certificate chain "
+               "(leaf first).",
     },
     {
         .name = "ssl.keystore.password",
         .type = SAMSA_CONFIG_PASSWORD,
         .dflt = NULL,
-        .implemented = false,
-        .doc = "Key store password.",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Key store password: refused with PEM key stores (as in "
+               "Kafka); an encrypted key's password is ssl.key.password.",
+    },
+    {
+        .name = "ssl.keystore.certificate.chain",
+        .type = SAMSA_CONFIG_PASSWORD,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "The certificate chain as PEM text (KIP-651), with "
+               "ssl.keystore.key, instead of ssl.keystore.location.",
+    },
+    {
+        .name = "ssl.keystore.key",
+        .type = SAMSA_CONFIG_PASSWORD,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "The private key as PEM text (KIP-651), with "
+               "ssl.keystore.certificate.chain.",
     },
     {
         .name = "ssl.key.password",
         .type = SAMSA_CONFIG_PASSWORD,
         .dflt = NULL,
-        .implemented = false,
-        .doc = "Private key password.",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Password of an encrypted PEM private key.",
+    },
+    {
+        .name = "ssl.truststore.type",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "JKS",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Trust store format: only PEM is supported (set it to PEM "
+               "with a trust store).",
     },
     {
         .name = "ssl.truststore.location",
         .type = SAMSA_CONFIG_STRING,
         .dflt = NULL,
-        .implemented = false,
-        .doc = "Trust store file.",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "PEM file of the CA certificates client certificates are "
+               "checked against; null (and no ssl.truststore.certificates) "
+               "means the system's CAs.",
     },
     {
         .name = "ssl.truststore.password",
         .type = SAMSA_CONFIG_PASSWORD,
         .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Trust store password: refused with PEM trust stores.",
+    },
+    {
+        .name = "ssl.truststore.certificates",
+        .type = SAMSA_CONFIG_PASSWORD,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "The trusted CA certificates as PEM text (KIP-651).",
+    },
+    {
+        .name = "ssl.client.auth",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "none",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_ssl_client_auth,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Client certificates: required (no or an untrusted "
+               "certificate fails the handshake), requested (checked if "
+               "sent), none.",
+    },
+    {
+        .name = "ssl.enabled.protocols",
+        .type = SAMSA_CONFIG_LIST,
+        .dflt = "TLSv1.2,TLSv1.3",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_ssl_protocols,
+        .nonempty = true,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "TLS versions accepted (TLSv1.1 and older are not "
+               "offered).",
+    },
+    {
+        .name = "ssl.protocol",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "TLSv1.3",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_ssl_protocol,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Highest TLS version of the context: TLSv1.2 caps "
+               "ssl.enabled.protocols at 1.2; TLSv1.3 and TLS do not.",
+    },
+    {
+        .name = "ssl.cipher.suites",
+        .type = SAMSA_CONFIG_LIST,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Cipher suites (IANA names as Kafka's, or OpenSSL's); TLS "
+               "1.3 and TLS 1.2 suites are set apart, a version none is "
+               "named for keeps OpenSSL's defaults. Null: OpenSSL's "
+               "defaults.",
+    },
+    {
+        .name = "ssl.endpoint.identification.algorithm",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "https",
         .implemented = false,
-        .doc = "Trust store password.",
+        .per_listener = true,
+        .doc = "Client side only (host name checked against the server's "
+               "certificate); the broker makes no TLS connections yet.",
     },
     {
         .name = "sasl.enabled.mechanisms",

@@ -302,13 +302,17 @@ config_net_resolve_listener(samsa_config_loader_t *ld, const char *key,
                                 "protocol in listener.security.protocol.map",
                                 l->name);
     }
-    if (strcmp(protocol, "PLAINTEXT") != 0) {
+    l->is_controller = config_net_is_controller_name(ld->cfg, l->name);
+    if (strcmp(protocol, "PLAINTEXT") != 0
+        && (strcmp(protocol, "SSL") != 0 || l->is_controller)) {
         return samsa_config_bad(ld, key, "listener '%s' uses security "
                                 "protocol %s, which Samsa does not support "
-                                "yet (only PLAINTEXT)", l->name, protocol);
+                                "yet (PLAINTEXT, and SSL for broker "
+                                "listeners: SASL and TLS between "
+                                "controllers are not there yet)", l->name,
+                                protocol);
     }
     l->security_protocol = samsa_strdup(protocol);
-    l->is_controller = config_net_is_controller_name(ld->cfg, l->name);
     return SAMSA_ERR_NONE;
 }
 

@@ -1,6 +1,9 @@
 /*
  * net/conn.c - framing on one connection: size-prefixed receives and
- * whole-response writes.  Threads: the connection's network thread.
+ * whole-response writes, over the socket or, on a TLS connection, through
+ * net/tls.c (records read and written with SSL_read/SSL_write, file
+ * regions read and encrypted instead of sendfile).
+ * Threads: the connection's network thread.
  */
 #include "net/conn.h"
 
@@ -19,6 +22,9 @@ conn_recv(samsa_conn_t *conn, void *p, size_t len, size_t *n)
     ssize_t  r;
 
     *n = 0;
+    if (conn->tls != NULL) {
+        return samsa_tls_read(conn->tls, p, len, n);
+    }
     for (;;) {
         r = recv(conn->fd, p, len, 0);
         if (r > 0) {
@@ -149,6 +155,52 @@ conn_send_errno(void)
                                                    : SAMSA_ERR__CLOSED;
 }
 
+/* Over TLS: frame bytes up to stop with SSL_write (a blocked write is
+ * offered the same bytes again next time, as OpenSSL requires). */
+static samsa_err_t
+conn_tls_send_frame(samsa_conn_t *conn, size_t stop, bool *blocked)
+{
+    samsa_buf_t  *frame = &conn->sending->frame;
+    samsa_err_t   err;
+    size_t        n;
+
+    while (conn->send_off < stop) {
+        err = samsa_tls_write(conn->tls, frame->data + conn->send_off,
+                              stop - conn->send_off, &n);
+        if (err != SAMSA_ERR_NONE || n == 0) {
+            *blocked = true;
+            return err;
+        }
+        conn->send_off += n;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* Over TLS: the current file region read and encrypted (no sendfile: the
+ * kernel would send the file's bytes in the clear; kernel TLS offload is
+ * a later step). */
+static samsa_err_t
+conn_tls_send_region(samsa_conn_t *conn, bool *blocked)
+{
+    samsa_send_region_t  *rg = &conn->sending->regions[conn->send_region];
+    samsa_err_t           err;
+    size_t                n;
+
+    while (conn->region_off < rg->len) {
+        err = samsa_tls_write_file(conn->tls, rg->fd,
+                                   rg->offset + conn->region_off,
+                                   rg->len - conn->region_off, &n);
+        if (err != SAMSA_ERR_NONE || n == 0) {
+            *blocked = true;
+            return err;
+        }
+        conn->region_off += (int64_t) n;
+    }
+    conn->send_region++;
+    conn->region_off = 0;
+    return SAMSA_ERR_NONE;
+}
+
 /* Frame bytes up to stop.  NONE with *blocked when the socket is full. */
 static samsa_err_t
 conn_send_frame(samsa_conn_t *conn, size_t stop, bool *blocked)
@@ -156,6 +208,9 @@ conn_send_frame(samsa_conn_t *conn, size_t stop, bool *blocked)
     samsa_buf_t  *frame = &conn->sending->frame;
     ssize_t       r;
 
+    if (conn->tls != NULL) {
+        return conn_tls_send_frame(conn, stop, blocked);
+    }
     while (conn->send_off < stop) {
         r = send(conn->fd, frame->data + conn->send_off,
                  stop - conn->send_off, MSG_NOSIGNAL);
@@ -180,6 +235,9 @@ conn_send_region(samsa_conn_t *conn, bool *blocked)
     off_t                 off;
     ssize_t               r;
 
+    if (conn->tls != NULL) {
+        return conn_tls_send_region(conn, blocked);
+    }
     while (conn->region_off < rg->len) {
         off = (off_t) (rg->offset + conn->region_off);
         r = sendfile(conn->fd, rg->fd, &off,

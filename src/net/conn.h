@@ -18,6 +18,7 @@
 #include "net/mempool.h"
 #include "net/mute.h"
 #include "net/send.h"
+#include "net/tls.h"
 
 /* One connection's link in an intrusive doubly linked list of them. */
 typedef struct samsa_conn_link {
@@ -28,6 +29,8 @@ typedef struct samsa_conn_link {
 typedef struct samsa_conn {
     int                  fd;
     samsa_conn_id_t      id;
+    samsa_tls_t         *tls;           /* NULL: plaintext; else owned,
+                                           every byte goes through it */
     char                 idstr[192];    /* local:port-remote:port-proc-seq */
     char                 remote_ip[64];
     samsa_mute_state_t   mute;
@@ -75,6 +78,11 @@ typedef struct samsa_conn {
     struct samsa_conn   *next_recv;     /* completed receives */
     struct samsa_conn   *next_send;     /* completed sends */
     struct samsa_conn   *next_dis;      /* to close at the turn's step 6 */
+    /* TLS: decrypted bytes wait while epoll has nothing to say (the
+     * processor's list of them), and the handshake's deadline */
+    struct samsa_conn   *next_tls;
+    bool                 tls_queued;
+    int64_t              tls_deadline_ns;
 } samsa_conn_t;
 
 /* Read toward one complete request (size prefix, then exactly that many

@@ -31,6 +31,7 @@
 #include "server/metrics.h"
 #include "server/reqlog.h"
 #include "server/reqstats.h"
+#include "server/tlsconf.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/fault.h"
@@ -57,6 +58,7 @@ typedef struct server {
     samsa_broker_t               brk;       /* logs, metadata, purgatories */
     bool                         brk_open;
     samsa_connquota_override_t  *overrides;
+    samsa_tlsconf_t              tls;       /* the TLS listeners' contexts */
     server_side_t                broker;
     server_side_t                controller;
     samsa_metrics_t             *metrics;   /* NULL: no metrics listener */
@@ -184,7 +186,8 @@ server_side_listeners(server_t *srv, server_side_t *side, bool controller)
             continue;
         }
         side->listeners[side->nlisteners] = (samsa_netlistener_t) {
-            l->name, l->host, l->port, l->security_protocol
+            l->name, l->host, l->port, l->security_protocol,
+            srv->tls.ctx != NULL ? srv->tls.ctx[i] : NULL
         };
         side->cfg_index[side->nlisteners++] = i;
     }
@@ -523,6 +526,11 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    /* TLS first: a bad key store stops the start before anything opens */
+    err = samsa_tlsconf_open(&srv->tls, cfg, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     err = server_open_metrics(srv, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
@@ -659,6 +667,7 @@ server_free(server_t *srv)
     }
     samsa_free(srv->node.endpoints);
     samsa_free(srv->overrides);
+    samsa_tlsconf_fini(&srv->tls);
     samsa_reqlog_close(&srv->reqlog);
     samsa_config_fini(&srv->cfg);
 }

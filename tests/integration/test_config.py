@@ -166,11 +166,11 @@ NOT_USED = {
     # batches are stored as produced: no broker-side recompression
     "compression.type", "compression.gzip.level", "compression.lz4.level",
     "compression.zstd.level",
-    # no preallocation, no fetch sessions, no authorizer, no TLS/SASL
+    # no preallocation, no fetch sessions, no authorizer, no SASL
     "log.preallocate", "max.incremental.fetch.session.cache.slots",
-    "authorizer.class.name", "ssl.keystore.location", "ssl.keystore.password",
-    "ssl.key.password", "ssl.truststore.location", "ssl.truststore.password",
-    "sasl.enabled.mechanisms",
+    "authorizer.class.name", "sasl.enabled.mechanisms",
+    # client side only: the broker makes no TLS connections yet
+    "ssl.endpoint.identification.algorithm",
     # the cleaner reads segments its own way
     "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.load.factor",
     # no such machinery here

@@ -60,9 +60,35 @@ proc_conn_find(samsa_proc_t *proc, samsa_conn_id_t id)
     return proc->slots[id.slot];
 }
 
+/* A TLS connection's interest follows from its state alone: during the
+ * handshake what OpenSSL waits for; then READ while not muted, WRITE
+ * while a response is blocked on a full socket, plus what a blocked TLS
+ * read (WRITE) or write (READ) waits for. */
+static uint32_t
+proc_tls_events(const samsa_conn_t *conn)
+{
+    uint32_t  rd = samsa_tls_read_wants(conn->tls);
+    uint32_t  wr = samsa_tls_write_wants(conn->tls);
+    uint32_t  ev = 0;
+
+    if (samsa_tls_handshaking(conn->tls)) {
+        return rd != 0 ? rd : SAMSA_SELECTOR_F_READ;
+    }
+    if (conn->mute == SAMSA_MUTE_NOT_MUTED) {
+        ev |= SAMSA_SELECTOR_F_READ;
+    }
+    if (conn->sending != NULL) {
+        ev |= wr;
+    }
+    return ev | (rd & SAMSA_SELECTOR_F_WRITE);
+}
+
 static void
 proc_sel_set(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t events)
 {
+    if (conn->tls != NULL) {
+        events = proc_tls_events(conn);
+    }
     if (conn->events == events) {
         return;
     }
@@ -148,6 +174,7 @@ proc_mute_event(samsa_proc_t *proc, samsa_conn_t *conn, samsa_mute_event_t ev)
 }
 
 static void proc_conn_schedule_close(samsa_proc_t *proc, samsa_conn_t *conn);
+static void proc_tls_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn);
 static void proc_write_now(samsa_proc_t *proc, samsa_conn_t *conn,
                            int64_t now);
 
@@ -176,6 +203,9 @@ proc_conn_try_unmute(samsa_proc_t *proc, samsa_conn_t *conn)
     }
     if (conn->mute == SAMSA_MUTE_NOT_MUTED) {
         proc_sel_set(proc, conn, conn->events | SAMSA_SELECTOR_F_READ);
+        if (conn->tls != NULL) {
+            proc_tls_queue_pending(proc, conn);
+        }
     }
 }
 
@@ -280,6 +310,44 @@ proc_throttle_poll_ms(samsa_proc_t *proc, int timeout, int64_t now)
     return ms < timeout ? (int) ms : timeout;
 }
 
+/* ---- TLS ----------------------------------------------------------------- */
+
+/* A TLS connection that holds decrypted bytes (a pipelined request read
+ * with the one before it) is read at this turn's poll without waiting for
+ * epoll, which will not announce them. */
+static void
+proc_tls_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    if (conn->tls_queued || !samsa_tls_has_pending(conn->tls)) {
+        return;
+    }
+    conn->tls_queued = true;
+    conn->next_tls = proc->tls_pending;
+    proc->tls_pending = conn;
+}
+
+/* Take conn out of the pending list and free its TLS state. */
+static void
+proc_tls_forget(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    samsa_conn_t  **pp;
+
+    if (conn->tls_queued) {
+        for (pp = &proc->tls_pending; *pp != NULL; pp = &(*pp)->next_tls) {
+            if (*pp == conn) {
+                *pp = conn->next_tls;
+                break;
+            }
+        }
+        conn->tls_queued = false;
+    }
+    if (samsa_tls_handshaking(conn->tls)) {
+        proc->nhandshaking--;
+    }
+    samsa_tls_free(conn->tls);
+    conn->tls = NULL;
+}
+
 /* ---- closing -------------------------------------------------------------- */
 
 /* Close at step 6 of this turn; until then the connection is skipped. */
@@ -301,6 +369,9 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
 
     /* logged if it fails; the close below leaves the set anyway */
     (void) !samsa_selector_remove(&proc->sel, conn->fd);
+    if (conn->tls != NULL) {
+        proc_tls_forget(proc, conn);
+    }
     close(conn->fd);
     samsa_connquota_give(&ss->quota, proc->listener, conn->remote_ip);
     if (conn->payload != NULL) {
@@ -406,6 +477,32 @@ proc_conn_name(samsa_proc_t *proc, samsa_conn_t *conn)
              (unsigned long long) proc->conn_seq++);
 }
 
+/* On a TLS listener: the connection's TLS state, handshake not started
+ * (the ClientHello comes first), and its deadline.  False (and the
+ * connection closed at step 6) if it cannot be set up. */
+static bool
+proc_tls_adopt(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
+{
+    samsa_tls_ctx_t  *ctx = proc->ss->conf.listeners[proc->listener].tls;
+    int64_t           ms = SAMSA_PROC_TLS_HANDSHAKE_MS;
+    int64_t           idle_ms = proc->ss->conf.connections_max_idle_ms;
+
+    if (ctx == NULL) {
+        return true;
+    }
+    if (samsa_tls_new(&conn->tls, ctx, conn->fd, conn->idstr, NULL)
+        != SAMSA_ERR_NONE) {
+        proc_conn_schedule_close(proc, conn);
+        return false;
+    }
+    proc->nhandshaking++;
+    if (idle_ms >= 0 && idle_ms < ms) {
+        ms = idle_ms;
+    }
+    conn->tls_deadline_ns = now + ms * 1000000;
+    return true;
+}
+
 static void
 proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
 {
@@ -425,6 +522,9 @@ proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
                           memory_order_relaxed);
     proc_stat_add(&proc->stat_conns_created, 1);
     proc_lru_touch(proc, conn, now);
+    if (!proc_tls_adopt(proc, conn, now)) {
+        return;
+    }
     if (samsa_selector_add(&proc->sel, conn->fd, SAMSA_SELECTOR_F_READ, conn)
         != SAMSA_ERR_NONE) {
         samsa_error("registering connection %s failed", conn->idstr);
@@ -665,6 +765,114 @@ proc_on_writable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     }
 }
 
+/* One step of a TLS handshake; once it is done the connection reads as
+ * any other (the client's first request may already be decrypted). */
+static void
+proc_tls_handshake(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
+{
+    samsa_err_t  err = samsa_tls_handshake(conn->tls);
+
+    proc_lru_touch(proc, conn, now);
+    if (err != SAMSA_ERR_NONE) {
+        proc_conn_schedule_close(proc, conn);
+        return;
+    }
+    if (!samsa_tls_handshaking(conn->tls)) {
+        proc->nhandshaking--;
+        if (atomic_load_explicit(&proc->run, memory_order_acquire)
+            == SAMSA_PROC_RUNNING) {
+            proc_on_readable(proc, conn, now);
+        }
+    }
+    if (!conn->closing) {
+        proc_sel_set(proc, conn, conn->events);
+    }
+}
+
+/* A TLS connection's readiness.  Reads and writes each go on when the
+ * socket is ready for what they wait for: a blocked write may wait for
+ * READ, a blocked read for WRITE. */
+static void
+proc_tls_on_event(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t ready,
+                  int64_t now)
+{
+    uint32_t  rd_want = samsa_tls_read_wants(conn->tls);
+    uint32_t  wr_want = samsa_tls_write_wants(conn->tls);
+    uint32_t  any = ready & (SAMSA_SELECTOR_F_READ | SAMSA_SELECTOR_F_WRITE
+                             | SAMSA_SELECTOR_F_HUP | SAMSA_SELECTOR_F_ERR);
+
+    if ((ready & SAMSA_SELECTOR_F_ERR) && conn->sending == NULL) {
+        proc_conn_schedule_close(proc, conn);
+        return;
+    }
+    if (samsa_tls_handshaking(conn->tls)) {
+        proc_tls_handshake(proc, conn, now);
+        return;
+    }
+    if (conn->sending != NULL
+        && ((ready & SAMSA_SELECTOR_F_WRITE) || (wr_want & any) != 0)) {
+        proc_on_writable(proc, conn, now);
+    }
+    if (!conn->closing
+        && ((ready & ~SAMSA_SELECTOR_F_WRITE) || (rd_want & any) != 0)
+        && atomic_load_explicit(&proc->run, memory_order_acquire)
+               == SAMSA_PROC_RUNNING) {
+        proc_on_readable(proc, conn, now);
+    }
+    if (!conn->closing) {
+        proc_sel_set(proc, conn, conn->events);
+    }
+}
+
+/* Read the TLS connections whose decrypted bytes epoll cannot see. */
+static void
+proc_tls_run_pending(samsa_proc_t *proc, int64_t now)
+{
+    samsa_conn_t  *conn = proc->tls_pending, *next;
+
+    proc->tls_pending = NULL;
+    for (; conn != NULL; conn = next) {
+        next = conn->next_tls;
+        conn->next_tls = NULL;
+        conn->tls_queued = false;
+        if (conn->closing
+            || atomic_load_explicit(&proc->run, memory_order_acquire)
+                   != SAMSA_PROC_RUNNING) {
+            continue;
+        }
+        proc_on_readable(proc, conn, now);
+        if (!conn->closing) {
+            proc_sel_set(proc, conn, conn->events);
+        }
+    }
+}
+
+/* Close the TLS connections whose handshake outlived its deadline (a few
+ * sweeps a second while handshakes are under way). */
+static void
+proc_tls_expire_handshakes(samsa_proc_t *proc, int64_t now)
+{
+    samsa_conn_t  *conn;
+    size_t         i;
+
+    if (now - proc->hs_check_ns < 200000000) {
+        return;
+    }
+    proc->hs_check_ns = now;
+    for (i = 0; i < proc->nslots; i++) {
+        conn = proc->slots[i];
+        if (conn == NULL || conn->closing || conn->tls == NULL
+            || !samsa_tls_handshaking(conn->tls)
+            || now < conn->tls_deadline_ns) {
+            continue;
+        }
+        samsa_info("closing connection %s: TLS handshake not completed "
+                   "in time", conn->idstr);
+        proc_lru_unlink(proc, conn);
+        proc_conn_schedule_close(proc, conn);
+    }
+}
+
 /* Kafka closes connections idle for connections.max.idle.ms; one with a
  * request in flight is not idle (it waits on us). */
 static void
@@ -738,6 +946,7 @@ proc_poll(samsa_proc_t *proc)
     /* Don't wait when connections are queued for us, or when step 2
      * already finished sends that step 5 must unmute. */
     timeout = samsa_queue_size(&proc->newconns) > 0 || proc->send_done != NULL
+                      || proc->tls_pending != NULL
                   ? 0
                   : SAMSA_PROC_POLL_MS;
     if (atomic_load_explicit(&proc->run, memory_order_acquire)
@@ -759,7 +968,9 @@ proc_poll(samsa_proc_t *proc)
         }
         timed = conn->net_timed;        /* fixed for this event */
         from = timed ? samsa_now_ns() : 0;
-        if (evs[i].ready & SAMSA_SELECTOR_F_WRITE) {
+        if (conn->tls != NULL) {
+            proc_tls_on_event(proc, conn, evs[i].ready, now);
+        } else if (evs[i].ready & SAMSA_SELECTOR_F_WRITE) {
             proc_on_writable(proc, conn, now);
         }
         if (!conn->closing
@@ -777,6 +988,12 @@ proc_poll(samsa_proc_t *proc)
         if (timed) {
             conn->net_ns += samsa_now_ns() - from;
         }
+    }
+    if (proc->tls_pending != NULL) {
+        proc_tls_run_pending(proc, now);
+    }
+    if (proc->nhandshaking > 0) {
+        proc_tls_expire_handshakes(proc, now);
     }
     proc_throttle_expire(proc, now);
     proc_expire_idle(proc, now);

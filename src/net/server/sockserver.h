@@ -24,6 +24,7 @@
 
 #include "net/server/connquota.h"
 #include "net/server/req.h"
+#include "net/tls.h"
 
 typedef struct samsa_sockserver samsa_sockserver_t;
 
@@ -36,7 +37,12 @@ typedef struct samsa_netlistener {
     const char  *name;                  /* "PLAINTEXT" */
     const char  *host;                  /* "" = every interface */
     int          port;                  /* 0 = pick one */
-    const char  *security_protocol;     /* "PLAINTEXT" */
+    const char  *security_protocol;     /* "PLAINTEXT", "SSL" */
+    samsa_tls_ctx_t *tls;               /* SSL (and the TLS half of
+                                           SASL_SSL): every connection does
+                                           a TLS handshake first; NULL:
+                                           plaintext.  Borrowed: outlives
+                                           the server */
 } samsa_netlistener_t;
 
 typedef enum samsa_api_gate {

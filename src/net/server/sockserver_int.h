@@ -22,6 +22,10 @@
 #define SAMSA_PROC_NEWCONN_PER_TURN 20
 #define SAMSA_PROC_POLL_MS         300
 #define SAMSA_PROC_RECV_STALL_MS   30000   /* see proc_close_stalled() */
+/* A TLS handshake must end within this long (or connections.max.idle.ms
+ * if that is shorter), counted from the accept: a client that never sends
+ * its ClientHello, or trickles it, is closed. */
+#define SAMSA_PROC_TLS_HANDSHAKE_MS 10000
 #define SAMSA_ACCEPTOR_POLL_MS     500
 #define SAMSA_HANDLER_POLL_MS      300
 /* A network thread removed at run time stops reading requests, writes the
@@ -113,6 +117,12 @@ struct samsa_proc {
     int64_t                     stall_check_ns; /* last stalled-receive
                                                    sweep */
     size_t                      inflight;   /* requests put, not finished */
+    samsa_conn_t               *tls_pending; /* TLS connections holding
+                                                decrypted bytes the socket
+                                                will not announce
+                                                (next_tls) */
+    size_t                      nhandshaking; /* TLS handshakes under way */
+    int64_t                     hs_check_ns;  /* last handshake sweep */
 };
 
 /* One acceptor thread per listener.  It owns its listener's list of

@@ -473,8 +473,6 @@ test_config_listeners_reject(void **state)
                "use the same port 9092");
     expect_bad("listeners", "FOO://:9092,CONTROLLER://:9093",
                "'FOO' has no security protocol");
-    expect_bad("listeners", "SSL://:9092,CONTROLLER://:9093",
-               "security protocol SSL, which Samsa does not support yet");
     expect_bad("listeners", "SASL_SSL://:9092,CONTROLLER://:9093",
                "does not support yet");
     expect_bad("listeners", "", "must not be empty");
@@ -885,6 +883,40 @@ test_config_listener_prefixed(void **state)
                "must be in lower case");
 }
 
+/* SSL broker listeners load; listener.name.<l>.ssl.* values are kept as
+ * text (an ENUM key checked against its names, a list item by item). */
+static void
+test_config_ssl_listener(void **state)
+{
+    samsa_config_t                 cfg;
+    const samsa_listener_value_t  *v;
+
+    (void) state;
+    LOAD_OK(&cfg, "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093,"
+            "SSL://:9094",
+            "listener.name.ssl.ssl.client.auth", "required",
+            "listener.name.ssl.ssl.enabled.protocols", "TLSv1.3, TLSv1.2",
+            "listener.name.ssl.ssl.keystore.location", " /k.pem ");
+    assert_int_equal(cfg.nlisteners, 3);
+    assert_string_equal(cfg.listeners[2].security_protocol, "SSL");
+    v = samsa_config_listener_value(&cfg, "SSL", "ssl.client.auth");
+    assert_non_null(v);
+    assert_string_equal(v->text, "required");
+    v = samsa_config_listener_value(&cfg, "SSL", "ssl.keystore.location");
+    assert_non_null(v);
+    assert_string_equal(v->text, "/k.pem");
+    assert_string_equal(v->key, "listener.name.ssl.ssl.keystore.location");
+    samsa_config_fini(&cfg);
+    expect_fail("'sometimes' is not one of", "listeners",
+                "PLAINTEXT://:9092,CONTROLLER://:9093,SSL://:9094",
+                "listener.name.ssl.ssl.client.auth", "sometimes");
+    expect_fail("'TLSv1.1' is not one of", "listeners",
+                "PLAINTEXT://:9092,CONTROLLER://:9093,SSL://:9094",
+                "listener.name.ssl.ssl.enabled.protocols", "TLSv1.3,TLSv1.1");
+    expect_bad("ssl.enabled.protocols", "TLSv1.1", "is not one of");
+    expect_bad("ssl.client.auth", "always", "must be one of");
+}
+
 int
 main(void)
 {
@@ -898,6 +930,7 @@ main(void)
         cmocka_unit_test(test_config_values_accepted),
         cmocka_unit_test(test_config_listeners_parse),
         cmocka_unit_test(test_config_listeners_reject),
+        cmocka_unit_test(test_config_ssl_listener),
         cmocka_unit_test(test_config_advertised_listeners),
         cmocka_unit_test(test_config_controller_rules),
         cmocka_unit_test(test_config_node_id_and_alias),
