@@ -585,7 +585,12 @@ config_listener_text_check(const samsa_config_def_t *def, const char *text,
         }
         snprintf(item, sizeof(item), "%.*s", (int) len, text);
         if (!samsa_config_in(def->names, item)) {
-            snprintf(buf, size, "'%s' is not one of: %s", item, names);
+            /* a long list of names may be cut short: the message
+             * still names the bad item first */
+            if (snprintf(buf, size, "'%s' is not one of: %s", item, names)
+                < 0) {
+                buf[0] = '\0';
+            }
             return buf;
         }
         text += len;
