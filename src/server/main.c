@@ -377,6 +377,7 @@ server_fill_endpoints(server_t *srv)
         ep->listener = a->name;
         ep->host = a->host;
         ep->port = a->port;
+        ep->security_protocol = a->security_protocol;
         for (j = 0; ep->port == 0 && j < side->nlisteners; j++) {
             if (strcasecmp(side->listeners[j].name, a->name) == 0) {
                 ep->port = samsa_sockserver_port(side->ss, j);
