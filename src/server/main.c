@@ -501,6 +501,13 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
         }
     }
     server_fill_endpoints(srv);
+    if (cfg->role_broker) {
+        /* the image lists brokers: this one, now that its ports are known */
+        err = samsa_broker_register(&srv->brk, errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+    }
     server_observe(srv);
     return SAMSA_ERR_NONE;
 }
