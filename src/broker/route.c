@@ -35,7 +35,8 @@ samsa_route_alive_nodes(const samsa_image_t *img, const char *listener,
                         bool include_fenced, samsa_arena_t *arena,
                         samsa_route_node_t **out)
 {
-    size_t                       i, n = 0, count = samsa_image_broker_count(img);
+    size_t                       count = samsa_image_broker_count(img);
+    size_t                       i, n = 0;
     const samsa_image_broker_t  *b;
 
     *out = samsa_arena_calloc(arena, count + 1, sizeof(**out));
@@ -60,8 +61,9 @@ samsa_route_alive_node(const samsa_image_t *img, int32_t id,
 }
 
 void
-samsa_route_leaders_add(samsa_route_leaders_t *leaders, const samsa_image_t *img,
-                  int32_t id, const char *listener, samsa_arena_t *arena)
+samsa_route_leaders_add(samsa_route_leaders_t *leaders,
+                        const samsa_image_t *img, int32_t id,
+                        const char *listener, samsa_arena_t *arena)
 {
     samsa_route_node_t   node;
     samsa_route_node_t  *grown;

@@ -11,8 +11,9 @@
  * The interface is request and result structs per operation, so that a
  * network hop (ControllerApis over the CONTROLLER listener) can sit behind
  * it later (DESIGN.md section 6).  Brokers register through it too
- * (samsa_controller_register_broker), so the image lists every broker.  Results are per item, in the order of
- * the request's items, each with Kafka's error code and message.
+ * (samsa_controller_register_broker), so the image lists every broker.
+ * Results are per item, in the order of the request's items, each with
+ * Kafka's error code and message.
  *
  * Threads: one controller thread ("controller", Kafka's
  * quorum-controller event handler) owns the metadata log and the
