@@ -91,16 +91,17 @@ def plant(data_dir, records):
 # ---- the cluster ------------------------------------------------------------
 
 def _started(samsa):
-    """A server with TOPIC (3 partitions, all its own), stopped; then its
-    log gets OTHER leading partition 1 and nobody partition 2, and it is
-    started again.  Returns (server, own node id, topic id)."""
-    srv = samsa.start(overrides={"num.partitions": "3"})
+    """A server with TOPIC (4 partitions, all its own), stopped; then its
+    log gets OTHER leading partition 1, nobody partition 2 (a replica on
+    the fenced broker) and ELSEWHERE partition 3, and it is started again.
+    Returns (server, own node id, topic id)."""
+    srv = samsa.start(overrides={"num.partitions": "4"})
     with srv.connect() as c:
         md = c.metadata(12, topics=[TOPIC], allow_auto_topic_creation=True)
     assert [b["node_id"] for b in md["brokers"]] and len(md["brokers"]) == 1, md
     self_id = md["brokers"][0]["node_id"]
     t = md["topics"][0]
-    assert t["error_code"] == 0 and len(t["partitions"]) == 3, md
+    assert t["error_code"] == 0 and len(t["partitions"]) == 4, md
     assert all(p["leader_id"] == self_id for p in t["partitions"]), md
     topic_id = t["topic_id"]
     problems = srv.stop()
@@ -111,7 +112,8 @@ def _started(samsa):
         register_broker(FENCED, 1002, [("PLAINTEXT", "10.9.8.6", 19093, 0)], True),
         register_broker(ELSEWHERE, 1003, [("INTERNAL", "10.9.8.5", 19094, 0)], False),
         partition_change(topic_id, 1, OTHER, [OTHER, self_id]),
-        partition_change(topic_id, 2, -1, [self_id]),
+        partition_change(topic_id, 2, -1, [self_id, FENCED]),
+        partition_change(topic_id, 3, ELSEWHERE, [ELSEWHERE, self_id]),
     ])
     assert at <= 1000, "the planted epochs must not be offsets yet: %d" % at
     srv = samsa.start(workdir=srv.workdir, overrides=dict(srv.overrides),
@@ -152,6 +154,14 @@ def test_routing_by_the_image(samsa):
             assert parts[1]["replica_nodes"] == [OTHER, self_id]
             assert parts[2]["error_code"] == kwire.ERR_LEADER_NOT_AVAILABLE, parts[2]
             assert parts[2]["leader_id"] == -1
+            # a leader without this listener: LISTENER_NOT_FOUND from v6
+            assert parts[3]["error_code"] == (ERR_LISTENER_NOT_FOUND if version >= 6
+                                              else kwire.ERR_LEADER_NOT_AVAILABLE), parts[3]
+            assert parts[3]["leader_id"] == -1
+            if version >= 5:
+                assert parts[0]["offline_replicas"] == [] and parts[1]["offline_replicas"] == []
+                assert parts[2]["offline_replicas"] == [FENCED], parts[2]
+                assert parts[3]["offline_replicas"] == [ELSEWHERE], parts[3]
         epoch1 = parts[1]["leader_epoch"]
         epoch2 = parts[2]["leader_epoch"]
 
@@ -163,18 +173,21 @@ def test_routing_by_the_image(samsa):
         # at all, with the current leader and OTHER's endpoint (KIP-951)
         for version in (9, 11):
             body = kwire.encode_produce_request(
-                version, [(TOPIC, [(0, batch), (1, batch), (2, batch)])])
+                version, [(TOPIC, [(0, batch), (1, batch), (2, batch), (3, batch)])])
             r = c.request(kwire.API_PRODUCE, version, body, T(10))
             parts = {p["partition"]: p for p in r["topics"][0]["partitions"]}
             assert parts[0]["error_code"] == 0, parts
             assert parts[1]["error_code"] == ERR_NOT_LEADER_OR_FOLLOWER, parts
             assert parts[2]["error_code"] == ERR_NOT_LEADER_OR_FOLLOWER, parts
+            assert parts[3]["error_code"] == ERR_NOT_LEADER_OR_FOLLOWER, parts
             if version < 10:
                 assert parts[1]["tags"] == {} and r["tags"] == {}, r
                 continue
             assert _parse_leader(parts[1]["tags"][0]) == (OTHER, epoch1)
             assert _parse_leader(parts[2]["tags"][0]) == (-1, epoch2)
             assert 0 not in parts[0]["tags"]
+            # ELSEWHERE leads 3 but has no PLAINTEXT endpoint to name
+            assert _parse_leader(parts[3]["tags"][0])[0] == ELSEWHERE
             assert _parse_endpoints(r["tags"][0]) == [(OTHER, OTHER_HOST, OTHER_PORT, None)]
 
         # Fetch v16 by topic id: the same hint (CurrentLeader is tag 1)
