@@ -10,10 +10,13 @@
  */
 #include "broker/broker.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "broker/group/consumer_group.h"
+#include "broker/route.h"
 #include "meta/brokercfg.h"
 #include "meta/controller/controller.h"
 #include "meta/topic_config.h"
@@ -50,6 +53,32 @@ samsa_broker_plog_find(samsa_broker_t *b, const samsa_image_t *img,
         return NULL;
     }
     return samsa_logmgr_plog_ref(b->logs, t->name, partition);
+}
+
+samsa_err_t
+samsa_broker_plog_find_leader(samsa_broker_t *b, const samsa_image_t *img,
+                              samsa_slice_t name, int32_t partition,
+                              const samsa_image_topic_t **topic,
+                              samsa_plog_t **plog)
+{
+    const samsa_image_topic_t  *t;
+    int32_t                     leader_id, leader_epoch;
+
+    *plog = NULL;
+    t = samsa_image_topic_find(img, name.ptr != NULL ? name.ptr : "",
+                               name.len);
+    *topic = t;
+    if (t == NULL || partition < 0 || partition >= t->npartitions) {
+        return SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    if (samsa_route_check(img, &t->partitions[partition], b->node->node_id,
+                          NULL, NULL, NULL, &leader_id, &leader_epoch)
+        != SAMSA_ERR_NONE) {
+        return SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+    }
+    *plog = samsa_logmgr_plog_ref(b->logs, t->name, partition);
+    return *plog != NULL ? SAMSA_ERR_NONE
+                         : SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
 }
 
 /* ---- log configs from topic configs ------------------------------------ */
@@ -370,6 +399,59 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
         b->txn_verify_ctx = b->txn;
     }
     return err;
+}
+
+/* Kafka's SecurityProtocol ids. */
+static int16_t
+broker_security_protocol_id(const char *name)
+{
+    static const char *const  names[] = { "PLAINTEXT", "SSL",
+                                          "SASL_PLAINTEXT", "SASL_SSL" };
+    size_t                    i;
+
+    for (i = 0; name != NULL && i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcasecmp(name, names[i]) == 0) {
+            return (int16_t) i;
+        }
+    }
+    return 0;
+}
+
+samsa_err_t
+samsa_broker_register(samsa_broker_t *b, char *errstr, size_t errstr_size)
+{
+    const samsa_node_t             *node = b->node;
+    samsa_controller_broker_reg_t   reg;
+    samsa_controller_endpoint_t    *eps;
+    samsa_err_t                     err;
+    int64_t                         epoch = -1;
+    size_t                          i;
+
+    eps = samsa_calloc(node->nendpoints + 1, sizeof(*eps));
+    for (i = 0; i < node->nendpoints; i++) {
+        eps[i].listener = node->endpoints[i].listener;
+        eps[i].host = node->endpoints[i].host;
+        eps[i].port = (uint16_t) node->endpoints[i].port;
+        eps[i].security_protocol = broker_security_protocol_id(
+            node->endpoints[i].security_protocol);
+    }
+    memset(&reg, 0, sizeof(reg));
+    reg.broker_id = node->node_id;
+    reg.incarnation_id = samsa_image_id_random();
+    reg.endpoints = eps;
+    reg.nendpoints = node->nendpoints;
+    reg.rack = NULL;            /* broker.rack is not implemented */
+    err = samsa_controller_register_broker(b->ctrl, &reg, &epoch);
+    samsa_free(eps);
+    if (err != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "cannot register broker %" PRId32
+                 " in the metadata log: %s", node->node_id,
+                 samsa_err_name(err));
+        return err;
+    }
+    samsa_info("broker %" PRId32 " registered with %zu endpoint(s), broker "
+               "epoch %" PRId64, node->node_id, node->nendpoints, epoch);
+    return SAMSA_ERR_NONE;
 }
 
 void

@@ -82,6 +82,15 @@ SAMSA_MUST_CHECK samsa_err_t samsa_broker_open(samsa_broker_t *b,
                                                char *errstr,
                                                size_t errstr_size);
 
+/* Register this node with the controller (samsa_controller_register_broker)
+ * with the endpoints of b->node, which must be final (ports bound), so
+ * that the image lists it unfenced: Metadata, DescribeCluster and the
+ * leader checks answer from the image alone.  Each start registers anew
+ * (a new incarnation id and broker epoch).  @thread main */
+SAMSA_MUST_CHECK samsa_err_t samsa_broker_register(samsa_broker_t *b,
+                                                   char *errstr,
+                                                   size_t errstr_size);
+
 /* Install (fn != NULL: then called at once with the current image) or
  * remove (fn == NULL: waits for a call in progress) the hook that applies
  * dynamic broker configs.  @thread main */
@@ -109,5 +118,16 @@ samsa_plog_t *samsa_broker_plog_find(samsa_broker_t *b,
                                      const samsa_image_t *img,
                                      samsa_slice_t name, int32_t partition,
                                      const samsa_image_topic_t **topic);
+
+/* As samsa_broker_plog_find, for the APIs only a partition's leader
+ * serves (ListOffsets, DeleteRecords): NONE and *plog (a reference) when
+ * this node leads the partition in img; NOT_LEADER_OR_FOLLOWER when it
+ * exists but another node, or none, leads it (broker/route.h);
+ * UNKNOWN_TOPIC_OR_PARTITION when it or its log does not exist.  *topic
+ * is set as samsa_broker_plog_find sets it.  @thread handler */
+SAMSA_MUST_CHECK samsa_err_t samsa_broker_plog_find_leader(
+    samsa_broker_t *b, const samsa_image_t *img, samsa_slice_t name,
+    int32_t partition, const samsa_image_topic_t **topic,
+    samsa_plog_t **plog);
 
 #endif /* SAMSA_BROKER_BROKER_H */

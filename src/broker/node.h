@@ -1,6 +1,7 @@
 /*
  * broker/node.h - what the request handlers know about this node: its id,
- * the cluster id, and the endpoints it advertises to clients.
+ * the cluster id, and the endpoints it advertises to clients (which it
+ * registers in the metadata image: handlers list brokers from the image).
  * Threads: built by main before any server starts; read-only afterwards,
  * so every handler thread may read it without locks.
  */
@@ -14,6 +15,7 @@ typedef struct samsa_endpoint {
     const char  *listener;          /* listener name, e.g. "PLAINTEXT" */
     const char  *host;
     int32_t      port;
+    const char  *security_protocol; /* "PLAINTEXT", ...; NULL: PLAINTEXT */
 } samsa_endpoint_t;
 
 typedef struct samsa_node {

@@ -11,11 +11,13 @@
  */
 #include "meta/image.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "meta/qentity.h"
@@ -384,6 +386,50 @@ configs_dup(const samsa_image_config_t *cfgs, size_t n)
 
 /* ---- the small parts */
 
+/* Free what a broker entry owns (its strings and arrays). */
+static void
+broker_fini(samsa_image_broker_t *b)
+{
+    size_t  i;
+
+    for (i = 0; i < b->nendpoints; i++) {
+        samsa_free((void *) b->endpoints[i].listener);
+        samsa_free((void *) b->endpoints[i].host);
+    }
+    for (i = 0; i < b->nfeatures; i++) {
+        samsa_free((void *) b->features[i].name);
+    }
+    samsa_free((void *) b->endpoints);
+    samsa_free((void *) b->features);
+    samsa_free((void *) b->rack);
+    memset(b, 0, sizeof(*b));
+}
+
+/* dst: a deep copy of src. */
+static void
+broker_copy(samsa_image_broker_t *dst, const samsa_image_broker_t *src)
+{
+    samsa_image_endpoint_t        *eps;
+    samsa_image_broker_feature_t  *fs;
+    size_t                         i;
+
+    *dst = *src;
+    dst->rack = src->rack != NULL ? samsa_strdup(src->rack) : NULL;
+    eps = samsa_calloc(src->nendpoints + 1, sizeof(*eps));
+    for (i = 0; i < src->nendpoints; i++) {
+        eps[i] = src->endpoints[i];
+        eps[i].listener = samsa_strdup(src->endpoints[i].listener);
+        eps[i].host = samsa_strdup(src->endpoints[i].host);
+    }
+    fs = samsa_calloc(src->nfeatures + 1, sizeof(*fs));
+    for (i = 0; i < src->nfeatures; i++) {
+        fs[i] = src->features[i];
+        fs[i].name = samsa_strdup(src->features[i].name);
+    }
+    dst->endpoints = eps;
+    dst->features = fs;
+}
+
 static void
 misc_fini(image_misc_t *m)
 {
@@ -397,7 +443,7 @@ misc_fini(image_misc_t *m)
         configs_free(m->resources[i].cfgs, m->resources[i].ncfgs);
     }
     for (i = 0; i < m->nbrokers; i++) {
-        samsa_free((void *) m->brokers[i].rack);
+        broker_fini(&m->brokers[i]);
     }
     samsa_free(m->features);
     samsa_free(m->resources);
@@ -431,10 +477,7 @@ misc_copy(image_misc_t *dst, const image_misc_t *src)
     dst->nbrokers = src->nbrokers;
     dst->brokers = samsa_calloc(src->nbrokers + 1, sizeof(*dst->brokers));
     for (i = 0; i < src->nbrokers; i++) {
-        dst->brokers[i] = src->brokers[i];
-        if (src->brokers[i].rack != NULL) {
-            dst->brokers[i].rack = samsa_strdup(src->brokers[i].rack);
-        }
+        broker_copy(&dst->brokers[i], &src->brokers[i]);
     }
 }
 
@@ -649,6 +692,20 @@ samsa_image_broker_at(const samsa_image_t *img, size_t i)
 {
     samsa_assert(i < img->misc.nbrokers);
     return &img->misc.brokers[i];
+}
+
+const samsa_image_endpoint_t *
+samsa_image_broker_endpoint(const samsa_image_broker_t *broker,
+                            const char *listener)
+{
+    size_t  i;
+
+    for (i = 0; i < broker->nendpoints; i++) {
+        if (strcasecmp(broker->endpoints[i].listener, listener) == 0) {
+            return &broker->endpoints[i];
+        }
+    }
+    return NULL;
 }
 
 int64_t
@@ -1081,24 +1138,45 @@ replay_feature(samsa_image_delta_t *d, const samsa_FeatureLevelRecord_t *r)
     m->nfeatures++;
 }
 
+/* The delta's broker entry with this id, or NULL. */
+static samsa_image_broker_t *
+delta_broker(samsa_image_delta_t *d, int32_t id)
+{
+    size_t  i;
+
+    for (i = 0; i < d->misc.nbrokers; i++) {
+        if (d->misc.brokers[i].id == id) {
+            return &d->misc.brokers[i];
+        }
+    }
+    return NULL;
+}
+
+/* A new registration replaces the old one whole (Kafka's ClusterDelta);
+ * the brokers stay in id order. */
 static void
 replay_register_broker(samsa_image_delta_t *d,
                        const samsa_RegisterBrokerRecord_t *r)
 {
-    image_misc_t          *m = &d->misc;
-    samsa_image_broker_t  *b = NULL;
-    size_t                 i;
+    image_misc_t                  *m = &d->misc;
+    samsa_image_broker_t          *b = delta_broker(d, r->BrokerId);
+    samsa_image_endpoint_t        *eps;
+    samsa_image_broker_feature_t  *fs;
+    size_t                         i;
+    int32_t                        j;
 
-    for (i = 0; i < m->nbrokers && b == NULL; i++) {
-        if (m->brokers[i].id == r->BrokerId) {
-            b = &m->brokers[i];
-            samsa_free((void *) b->rack);
-        }
-    }
-    if (b == NULL) {
+    if (b != NULL) {
+        broker_fini(b);
+    } else {
         m->brokers = samsa_realloc(m->brokers, (m->nbrokers + 1)
                                                * sizeof(*m->brokers));
-        b = &m->brokers[m->nbrokers++];
+        for (i = m->nbrokers; i > 0 && m->brokers[i - 1].id > r->BrokerId;
+             i--) {
+            m->brokers[i] = m->brokers[i - 1];
+        }
+        m->nbrokers++;
+        b = &m->brokers[i];
+        memset(b, 0, sizeof(*b));
     }
     b->id = r->BrokerId;
     b->epoch = r->BrokerEpoch;
@@ -1106,6 +1184,128 @@ replay_register_broker(samsa_image_delta_t *d,
     b->fenced = r->Fenced;
     b->in_controlled_shutdown = r->InControlledShutdown;
     b->rack = r->Rack.ptr != NULL ? samsa_slice_dup(r->Rack) : NULL;
+    eps = samsa_calloc((size_t) r->EndPoints_cnt + 1, sizeof(*eps));
+    for (j = 0; j < r->EndPoints_cnt; j++) {
+        eps[j].listener = samsa_slice_dup(r->EndPoints[j].Name);
+        eps[j].host = samsa_slice_dup(r->EndPoints[j].Host);
+        eps[j].port = r->EndPoints[j].Port;
+        eps[j].security_protocol = r->EndPoints[j].SecurityProtocol;
+    }
+    b->endpoints = eps;
+    b->nendpoints = (size_t) (r->EndPoints_cnt > 0 ? r->EndPoints_cnt : 0);
+    fs = samsa_calloc((size_t) r->Features_cnt + 1, sizeof(*fs));
+    for (j = 0; j < r->Features_cnt; j++) {
+        fs[j].name = samsa_slice_dup(r->Features[j].Name);
+        fs[j].min_version = r->Features[j].MinSupportedVersion;
+        fs[j].max_version = r->Features[j].MaxSupportedVersion;
+    }
+    b->features = fs;
+    b->nfeatures = (size_t) (r->Features_cnt > 0 ? r->Features_cnt : 0);
+}
+
+/* The broker a fence, unfence, change or unregister record names, or
+ * NULL with errstr set when it is not registered or its epoch differs
+ * (Kafka's ClusterDelta.getBrokerOrThrow). */
+static samsa_image_broker_t *
+replay_broker_get(samsa_image_delta_t *d, int32_t id, int64_t epoch,
+                  const char *rec_name, int64_t offset, char *errstr,
+                  size_t errstr_size)
+{
+    samsa_image_broker_t  *b = delta_broker(d, id);
+
+    if (b == NULL) {
+        (void) replay_bad(errstr, errstr_size, offset,
+                          "%s for broker %" PRId32 ", which is not "
+                          "registered", rec_name, id);
+        return NULL;
+    }
+    if (b->epoch != epoch) {
+        (void) replay_bad(errstr, errstr_size, offset,
+                          "%s for broker %" PRId32 " with epoch %" PRId64
+                          ", but its registration has epoch %" PRId64,
+                          rec_name, id, epoch, b->epoch);
+        return NULL;
+    }
+    return b;
+}
+
+static samsa_err_t
+replay_unregister_broker(samsa_image_delta_t *d,
+                         const samsa_UnregisterBrokerRecord_t *r,
+                         int64_t offset, char *errstr, size_t errstr_size)
+{
+    image_misc_t          *m = &d->misc;
+    samsa_image_broker_t  *b;
+    size_t                 i;
+
+    b = replay_broker_get(d, r->BrokerId, r->BrokerEpoch,
+                          "UnregisterBrokerRecord", offset, errstr,
+                          errstr_size);
+    if (b == NULL) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    i = (size_t) (b - m->brokers);
+    broker_fini(b);
+    memmove(&m->brokers[i], &m->brokers[i + 1],
+            (m->nbrokers - i - 1) * sizeof(*m->brokers));
+    m->nbrokers--;
+    return SAMSA_ERR_NONE;
+}
+
+/* FenceBrokerRecord (fence true) and UnfenceBrokerRecord. */
+static samsa_err_t
+replay_fence_broker(samsa_image_delta_t *d, int32_t id, int64_t epoch,
+                    bool fence, int64_t offset, char *errstr,
+                    size_t errstr_size)
+{
+    samsa_image_broker_t  *b;
+
+    b = replay_broker_get(d, id, epoch,
+                          fence ? "FenceBrokerRecord" : "UnfenceBrokerRecord",
+                          offset, errstr, errstr_size);
+    if (b == NULL) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    b->fenced = fence;
+    return SAMSA_ERR_NONE;
+}
+
+/* Fenced: 1 fence, -1 unfence, 0 no change; InControlledShutdown: 1 in
+ * controlled shutdown, 0 no change; other values are refused, as
+ * BrokerRegistrationFencingChange.fromValue and
+ * BrokerRegistrationInControlledShutdownChange.fromValue refuse them. */
+static samsa_err_t
+replay_broker_change(samsa_image_delta_t *d,
+                     const samsa_BrokerRegistrationChangeRecord_t *r,
+                     int64_t offset, char *errstr, size_t errstr_size)
+{
+    samsa_image_broker_t  *b;
+
+    if (r->Fenced < -1 || r->Fenced > 1) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "BrokerRegistrationChangeRecord for broker %"
+                          PRId32 ": unknown value for Fenced: %d",
+                          r->BrokerId, (int) r->Fenced);
+    }
+    if (r->InControlledShutdown < 0 || r->InControlledShutdown > 1) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "BrokerRegistrationChangeRecord for broker %"
+                          PRId32 ": unknown value for InControlledShutdown: "
+                          "%d", r->BrokerId, (int) r->InControlledShutdown);
+    }
+    b = replay_broker_get(d, r->BrokerId, r->BrokerEpoch,
+                          "BrokerRegistrationChangeRecord", offset, errstr,
+                          errstr_size);
+    if (b == NULL) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    if (r->Fenced != 0) {
+        b->fenced = r->Fenced == 1;
+    }
+    if (r->InControlledShutdown == 1) {
+        b->in_controlled_shutdown = true;
+    }
+    return SAMSA_ERR_NONE;
 }
 
 samsa_err_t
@@ -1154,6 +1354,25 @@ samsa_image_delta_replay(samsa_image_delta_t *d,
         break;
     case SAMSA_MetadataRecords_RegisterBrokerRecord:
         replay_register_broker(d, &rec->u.RegisterBrokerRecord);
+        break;
+    case SAMSA_MetadataRecords_UnregisterBrokerRecord:
+        err = replay_unregister_broker(d, &rec->u.UnregisterBrokerRecord,
+                                       offset, errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_FenceBrokerRecord:
+        err = replay_fence_broker(d, rec->u.FenceBrokerRecord.Id,
+                                  rec->u.FenceBrokerRecord.Epoch, true,
+                                  offset, errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_UnfenceBrokerRecord:
+        err = replay_fence_broker(d, rec->u.UnfenceBrokerRecord.Id,
+                                  rec->u.UnfenceBrokerRecord.Epoch, false,
+                                  offset, errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_BrokerRegistrationChangeRecord:
+        err = replay_broker_change(d,
+                                   &rec->u.BrokerRegistrationChangeRecord,
+                                   offset, errstr, errstr_size);
         break;
     case SAMSA_MetadataRecords_NoOpRecord:
         break;

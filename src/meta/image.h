@@ -3,8 +3,9 @@
  * metadata, KRaft's MetadataImage simplified for one node.  It holds the
  * topics (name, topic id, partitions, per-topic config overrides), the
  * dynamic configs of other resources (broker configs, for later), the
- * finalized features (metadata.version), the registered brokers and the
- * producer-id high-water mark, as of one offset of the metadata log.
+ * finalized features (metadata.version), the registered brokers (with
+ * their endpoints, features and fenced state) and the producer-id
+ * high-water mark, as of one offset of the metadata log.
  *
  * An image is built by replaying metadata records into a delta on top of
  * the previous image (samsa_image_delta_*), as Kafka's MetadataDelta does;
@@ -80,14 +81,38 @@ typedef struct samsa_image_topic {
                                                       __transaction_state */
 } samsa_image_topic_t;
 
-/* One registered broker (RegisterBrokerRecord).  [const] every field. */
+/* One endpoint of a registered broker (RegisterBrokerRecord's EndPoints):
+ * where clients reach it on one listener.  [const] every field. */
+typedef struct samsa_image_endpoint {
+    const char  *listener;              /* listener name, as registered */
+    const char  *host;
+    uint16_t     port;
+    int16_t      security_protocol;     /* Kafka's SecurityProtocol id:
+                                           0 PLAINTEXT, 1 SSL, ... */
+} samsa_image_endpoint_t;
+
+/* One feature range a broker supports (RegisterBrokerRecord's Features). */
+typedef struct samsa_image_broker_feature {
+    const char  *name;
+    int16_t      min_version;
+    int16_t      max_version;
+} samsa_image_broker_feature_t;
+
+/* One registered broker (RegisterBrokerRecord, then FenceBrokerRecord,
+ * UnfenceBrokerRecord and BrokerRegistrationChangeRecord change its state;
+ * UnregisterBrokerRecord removes it).  [const] every field. */
 typedef struct samsa_image_broker {
-    int32_t       id;
-    int64_t       epoch;
-    samsa_uuid_t  incarnation_id;
-    bool          fenced;
-    bool          in_controlled_shutdown;
-    const char   *rack;                 /* NULL: none */
+    int32_t                               id;
+    int64_t                               epoch;
+    samsa_uuid_t                          incarnation_id;
+    bool                                  fenced;
+    bool                                  in_controlled_shutdown;
+    const char                           *rack;         /* NULL: none */
+    const samsa_image_endpoint_t         *endpoints;    /* registered
+                                                           order */
+    size_t                                nendpoints;
+    const samsa_image_broker_feature_t   *features;
+    size_t                                nfeatures;
 } samsa_image_broker_t;
 
 typedef struct samsa_image samsa_image_t;
@@ -160,11 +185,16 @@ const char *samsa_image_feature_at(const samsa_image_t *img, size_t i,
 const samsa_image_broker_t *samsa_image_broker_find(const samsa_image_t *img,
                                                     int32_t id);
 
-/* Registered brokers i from 0 to samsa_image_broker_count()-1, in no
- * order (fenced and shutting-down ones included). */
+/* Registered brokers (fenced ones too) in id order: i from 0 to
+ * samsa_image_broker_count()-1. */
 size_t samsa_image_broker_count(const samsa_image_t *img);
 const samsa_image_broker_t *samsa_image_broker_at(const samsa_image_t *img,
                                                   size_t i);
+
+/* The broker's endpoint for listener (case-insensitive, as Kafka's
+ * ListenerName.normalised), or NULL when it has none by that name. */
+const samsa_image_endpoint_t *samsa_image_broker_endpoint(
+    const samsa_image_broker_t *broker, const char *listener);
 
 /* First producer id of the next block to hand out (ProducerIdsRecord's
  * NextProducerId); 0 before any block was allocated. */
@@ -177,7 +207,9 @@ samsa_image_delta_t *samsa_image_delta_new(samsa_image_t *base);
 
 /* Apply one record read at (or about to be written at) offset.  Records
  * that contradict the image (a PartitionRecord of an unknown topic id, a
- * second TopicRecord for a name...) fail with SAMSA_ERR__BAD_MSG and errstr
+ * second TopicRecord for a name, a fence, unfence, change or unregister
+ * of a broker not registered or registered with another epoch, as Kafka's
+ * ClusterDelta refuses them...) fail with SAMSA_ERR__BAD_MSG and errstr
  * saying which record and why; the delta is then unusable (free it).
  * Strings of rec are copied. */
 SAMSA_MUST_CHECK samsa_err_t samsa_image_delta_replay(

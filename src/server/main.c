@@ -447,6 +447,7 @@ server_fill_endpoints(server_t *srv)
         ep->listener = a->name;
         ep->host = a->host;
         ep->port = a->port;
+        ep->security_protocol = a->security_protocol;
         for (j = 0; ep->port == 0 && j < side->nlisteners; j++) {
             if (strcasecmp(side->listeners[j].name, a->name) == 0) {
                 ep->port = samsa_sockserver_port(side->ss, j);
@@ -579,6 +580,13 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
         }
     }
     server_fill_endpoints(srv);
+    if (cfg->role_broker) {
+        /* the image lists brokers: this one, now that its ports are known */
+        err = samsa_broker_register(&srv->brk, errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+    }
     server_observe(srv);
     return SAMSA_ERR_NONE;
 }

@@ -1,12 +1,15 @@
 /*
  * broker/handlers/h_DescribeCluster.c - DescribeCluster (key 60, KIP-700): the
- * cluster id, the controller and the brokers, for admin clients.  v1 asks
+ * cluster id, the controller and the brokers (from the metadata image,
+ * as Metadata lists them), for admin clients.  v1 asks
  * for an endpoint type (KIP-919): a broker answers only for brokers (1);
  * asking it for controllers (2) gets MISMATCHED_ENDPOINT_TYPE.
  * Threads: handler.
  */
 #include "broker/api_table.h"
 
+#include "broker/broker.h"
+#include "broker/route.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/DescribeCluster.h"
 #include "proto/wr.h"
@@ -18,23 +21,32 @@
     ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) \
      | (1 << 12))
 
+/* The brokers from the image: every unfenced registered one with an
+ * endpoint on the request's listener (Kafka's getAliveBrokerNodes; our
+ * DescribeCluster versions have no IncludeFencedBrokers). */
 static void
 describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
                      samsa_DescribeClusterResponse_t *m)
 {
-    const samsa_endpoint_t  *ep = samsa_node_endpoint(apis->node,
-                                                      req->listener);
+    samsa_image_t       *img = samsa_meta_image_get(apis->broker->meta);
+    samsa_route_node_t  *nodes;
+    size_t               i, n;
 
     m->ClusterId = samsa_slice_cstr(apis->node->cluster_id);
     m->ControllerId = apis->node->controller_id;
-    m->Brokers_cnt = 0;
-    if (ep != NULL) {
-        m->Brokers = samsa_arena_calloc(&req->arena, 1, sizeof(*m->Brokers));
-        m->Brokers_cnt = 1;
-        samsa_DescribeClusterBroker_init(&m->Brokers[0]);
-        m->Brokers[0].BrokerId = apis->node->node_id;
-        m->Brokers[0].Host = samsa_slice_cstr(ep->host);
-        m->Brokers[0].Port = ep->port;
+    n = samsa_route_alive_nodes(img, req->listener, false, &req->arena,
+                                &nodes);
+    samsa_image_put(img);
+    m->Brokers = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m->Brokers));
+    m->Brokers_cnt = (int32_t) n;
+    for (i = 0; i < n; i++) {
+        samsa_DescribeClusterBroker_init(&m->Brokers[i]);
+        m->Brokers[i].BrokerId = nodes[i].id;
+        m->Brokers[i].Host = samsa_slice_cstr(nodes[i].host);
+        m->Brokers[i].Port = nodes[i].port;
+        m->Brokers[i].Rack = nodes[i].rack != NULL
+                                 ? samsa_slice_cstr(nodes[i].rack)
+                                 : SAMSA_SLICE_NULL;
     }
 }
 

@@ -28,12 +28,14 @@ dp_partition(void *ctx, samsa_slice_t name, size_t k, const void *rq,
     samsa_ProducerState_t                       *ps;
     samsa_plog_t                                *plog;
     size_t                                       n, i;
+    samsa_err_t                                  err;
 
     (void) k;
     pr->PartitionIndex = index;
-    plog = samsa_broker_plog_find(c->b, c->img, name, index, &t);
-    if (plog == NULL) {
-        pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    err = samsa_broker_plog_find_leader(c->b, c->img, name, index, &t,
+                                        &plog);
+    if (err != SAMSA_ERR_NONE) {
+        pr->ErrorCode = err;    /* Kafka: the leader answers (KIP-664) */
         return;
     }
     n = samsa_plog_producers(plog, &list);

@@ -26,6 +26,7 @@
 
 #include "broker/broker.h"
 #include "broker/quota.h"
+#include "broker/route.h"
 #include "net/server/req.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
@@ -59,6 +60,8 @@ typedef struct fetch_op {
     int32_t                  max_bytes;
     bool                     committed;     /* read_committed */
     bool                     has_error;     /* answer at once */
+    const samsa_image_t     *img;           /* while resolving only */
+    samsa_route_leaders_t    leaders;       /* for NodeEndpoints */
 } fetch_op_t;
 
 /* ---- resolving the request's partitions -------------------------------- */
@@ -83,6 +86,25 @@ fetch_part_error(fetch_op_t *f, fetch_part_t *p, samsa_err_t err)
     f->has_error = true;
 }
 
+/* KIP-951 (v16+): the current leader of a partition answered
+ * NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, its endpoint for the
+ * response's NodeEndpoints. */
+static void
+fetch_part_leader(fetch_op_t *f, fetch_part_t *p, int32_t leader_id,
+                  int32_t leader_epoch)
+{
+    if (f->req->hdr.ApiVersion < 16) {
+        return;
+    }
+    p->pd->CurrentLeader.LeaderId = leader_id;
+    p->pd->CurrentLeader.LeaderEpoch = leader_epoch;
+    p->pd->CurrentLeader_set = true;
+    if (leader_id >= 0) {
+        samsa_route_leaders_add(&f->leaders, f->img, leader_id,
+                                f->req->listener, &f->req->arena);
+    }
+}
+
 /* Check the partition's leader epoch and offset against its log. */
 static void
 fetch_part_check(fetch_op_t *f, fetch_part_t *p)
@@ -94,6 +116,9 @@ fetch_part_check(fetch_op_t *f, fetch_part_t *p)
         fetch_part_error(f, p, p->rq->CurrentLeaderEpoch < p->leader_epoch
                                    ? SAMSA_ERR_FENCED_LEADER_EPOCH
                                    : SAMSA_ERR_UNKNOWN_LEADER_EPOCH);
+        if (p->rq->CurrentLeaderEpoch < p->leader_epoch) {
+            fetch_part_leader(f, p, f->b->node->node_id, p->leader_epoch);
+        }
         return;
     }
     start = samsa_plog_log_start_offset(p->plog);
@@ -110,6 +135,8 @@ static void
 fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
                    const samsa_image_topic_t *t)
 {
+    int32_t  leader_id, leader_epoch;
+
     if (t == NULL || p->rq->Partition < 0
         || p->rq->Partition >= t->npartitions) {
         fetch_part_error(f, p, t == NULL && f->req->hdr.ApiVersion >= 13
@@ -118,6 +145,14 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
         return;
     }
     p->leader_epoch = t->partitions[p->rq->Partition].leader_epoch;
+    if (samsa_route_check(f->img, &t->partitions[p->rq->Partition],
+                          apis->node->node_id, f->req->listener,
+                          &f->req->arena, NULL, &leader_id, &leader_epoch)
+        != SAMSA_ERR_NONE) {
+        fetch_part_error(f, p, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
+        fetch_part_leader(f, p, leader_id, leader_epoch);
+        return;
+    }
     samsa_purgatory_tp_key(p->key, t->name, t->name_len, p->rq->Partition);
     p->plog = samsa_logmgr_plog_ref(apis->broker->logs, t->name,
                                     p->rq->Partition);
@@ -126,6 +161,31 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
         return;
     }
     fetch_part_check(f, p);
+}
+
+/* KIP-951: the endpoints of the leaders named in CurrentLeader. */
+static void
+fetch_node_endpoints(fetch_op_t *f)
+{
+    const samsa_route_leaders_t  *l = &f->leaders;
+    samsa_FetchNodeEndpoint_t    *ne;
+    size_t                        i;
+
+    if (l->n == 0) {
+        return;
+    }
+    ne = samsa_arena_calloc(&f->req->arena, l->n, sizeof(*ne));
+    for (i = 0; i < l->n; i++) {
+        samsa_FetchNodeEndpoint_init(&ne[i]);
+        ne[i].NodeId = l->nodes[i].id;
+        ne[i].Host = samsa_slice_cstr(l->nodes[i].host);
+        ne[i].Port = l->nodes[i].port;
+        ne[i].Rack = l->nodes[i].rack != NULL
+                         ? samsa_slice_cstr(l->nodes[i].rack)
+                         : SAMSA_SLICE_NULL;
+    }
+    f->m->NodeEndpoints = ne;
+    f->m->NodeEndpoints_cnt = (int32_t) l->n;
 }
 
 /* Mirror the request's topics and partitions into the response and resolve
@@ -145,6 +205,7 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
         n += (size_t) (rq->Topics[i].Partitions_cnt > 0
                            ? rq->Topics[i].Partitions_cnt : 0);
     }
+    f->img = img;
     f->parts = samsa_arena_calloc(arena, n, sizeof(*f->parts));
     f->m->Responses_cnt = rq->Topics_cnt > 0 ? rq->Topics_cnt : 0;
     f->m->Responses = samsa_arena_calloc(arena, (size_t) f->m->Responses_cnt,
@@ -175,6 +236,8 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
             fetch_part_resolve(apis, f, p, t);
         }
     }
+    fetch_node_endpoints(f);
+    f->img = NULL;
     samsa_image_put(img);
 }
 

@@ -36,9 +36,10 @@ listoffsets_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 
     (void) k;
     pr->PartitionIndex = rp->PartitionIndex;
-    plog = samsa_broker_plog_find(c->b, c->img, name, rp->PartitionIndex, &t);
-    if (plog == NULL) {
-        pr->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    err = samsa_broker_plog_find_leader(c->b, c->img, name,
+                                        rp->PartitionIndex, &t, &plog);
+    if (err != SAMSA_ERR_NONE) {
+        pr->ErrorCode = err;
         return;
     }
     epoch = t->partitions[rp->PartitionIndex].leader_epoch;

@@ -1,8 +1,11 @@
 /*
- * broker/handlers/h_Metadata.c - Metadata (key 3): this node as the only broker (at
- * the endpoint advertised for the listener the request came in on), the
- * cluster id, the controller, and the topics asked for (null, or empty in
- * v0: all of them) with their partitions, led by this node.  A topic that
+ * broker/handlers/h_Metadata.c - Metadata (key 3): the brokers and the
+ * topics' partitions from the metadata image (every unfenced registered
+ * broker with an endpoint on the listener the request came in on; each
+ * partition's leader, LEADER_NOT_AVAILABLE when it has none registered,
+ * LISTENER_NOT_FOUND when the leader lacks the listener, as Kafka's
+ * KRaftMetadataCache), the cluster id, the controller, and the topics
+ * asked for (null, or empty in v0: all of them).  A topic that
  * does not exist is created when the request allows it (v4+, always
  * before) and auto.create.topics.enable is on, with num.partitions
  * partitions; on one node it exists at once, so it is answered in full.
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "broker/route.h"
 #include "meta/topic_name.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/Metadata.h"
@@ -34,57 +38,110 @@
     (ACL_OP(3) | ACL_OP(4) | ACL_OP(5) | ACL_OP(6) | ACL_OP(7)         \
      | ACL_OP(8) | ACL_OP(10) | ACL_OP(11))
 
+/* What filling the topics of one answer reads. */
+typedef struct metadata_ctx {
+    samsa_req_t           *req;
+    const samsa_image_t   *img;         /* the image being answered from */
+    bool                   with_ops;
+} metadata_ctx_t;
+
+/* Every unfenced registered broker with an endpoint on the listener the
+ * request came in on, from the image (Kafka's getAliveBrokerNodes). */
 static void
-metadata_fill_brokers(samsa_apis_t *apis, samsa_req_t *req,
+metadata_fill_brokers(samsa_req_t *req, const samsa_image_t *img,
                       samsa_MetadataResponse_t *m)
 {
-    const samsa_endpoint_t  *ep = samsa_node_endpoint(apis->node,
-                                                      req->listener);
+    samsa_route_node_t  *nodes;
+    size_t               i, n;
 
-    if (ep == NULL) {
-        m->Brokers_cnt = 0;
-        return;
+    n = samsa_route_alive_nodes(img, req->listener, false, &req->arena,
+                                &nodes);
+    m->Brokers = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m->Brokers));
+    m->Brokers_cnt = (int32_t) n;
+    for (i = 0; i < n; i++) {
+        samsa_MetadataResponseBroker_init(&m->Brokers[i]);
+        m->Brokers[i].NodeId = nodes[i].id;
+        m->Brokers[i].Host = samsa_slice_cstr(nodes[i].host);
+        m->Brokers[i].Port = nodes[i].port;
+        m->Brokers[i].Rack = nodes[i].rack != NULL
+                                 ? samsa_slice_cstr(nodes[i].rack)
+                                 : SAMSA_SLICE_NULL;
     }
-    m->Brokers = samsa_arena_calloc(&req->arena, 1, sizeof(*m->Brokers));
-    m->Brokers_cnt = 1;
-    samsa_MetadataResponseBroker_init(&m->Brokers[0]);
-    m->Brokers[0].NodeId = apis->node->node_id;
-    m->Brokers[0].Host = samsa_slice_cstr(ep->host);
-    m->Brokers[0].Port = ep->port;
-    m->Brokers[0].Rack = SAMSA_SLICE_NULL;
+}
+
+/* Kafka's isReplicaOffline: not registered, fenced, or without the
+ * request's listener. */
+static bool
+metadata_replica_offline(const metadata_ctx_t *c, int32_t id)
+{
+    const samsa_image_broker_t  *b = samsa_image_broker_find(c->img, id);
+
+    return b == NULL || b->fenced
+           || samsa_image_broker_endpoint(b, c->req->listener) == NULL;
+}
+
+/* One partition as KRaftMetadataCache.getPartitionMetadata answers it: a
+ * leader that is not registered (or none, -1) is LEADER_NOT_AVAILABLE; one
+ * without the request's listener LISTENER_NOT_FOUND (v6+, else
+ * LEADER_NOT_AVAILABLE); both with LeaderId -1. */
+static void
+metadata_fill_partition(const metadata_ctx_t *c,
+                        const samsa_image_partition_t *ip,
+                        samsa_MetadataResponsePartition_t *p)
+{
+    const samsa_image_broker_t  *leader;
+    int32_t                      i, n = 0;
+
+    samsa_MetadataResponsePartition_init(p);
+    p->PartitionIndex = ip->partition;
+    p->LeaderId = ip->leader;
+    p->LeaderEpoch = ip->leader_epoch;
+    p->ReplicaNodes = (int32_t *) ip->replicas;
+    p->ReplicaNodes_cnt = ip->nreplicas;
+    p->IsrNodes = (int32_t *) ip->isr;
+    p->IsrNodes_cnt = ip->nisr;
+    leader = ip->leader >= 0 ? samsa_image_broker_find(c->img, ip->leader)
+                             : NULL;
+    if (leader == NULL) {
+        p->ErrorCode = SAMSA_ERR_LEADER_NOT_AVAILABLE;
+        p->LeaderId = -1;
+    } else if (samsa_image_broker_endpoint(leader, c->req->listener)
+               == NULL) {
+        p->ErrorCode = c->req->hdr.ApiVersion >= 6
+                           ? SAMSA_ERR_LISTENER_NOT_FOUND
+                           : SAMSA_ERR_LEADER_NOT_AVAILABLE;
+        p->LeaderId = -1;
+    }
+    p->OfflineReplicas = samsa_arena_calloc(&c->req->arena,
+                                            (size_t) ip->nreplicas + 1,
+                                            sizeof(*p->OfflineReplicas));
+    for (i = 0; i < ip->nreplicas; i++) {
+        if (metadata_replica_offline(c, ip->replicas[i])) {
+            p->OfflineReplicas[n++] = ip->replicas[i];
+        }
+    }
+    p->OfflineReplicas_cnt = n;
 }
 
 static void
-metadata_fill_topic(samsa_req_t *req, const samsa_image_topic_t *t,
-                    bool with_ops, samsa_MetadataResponseTopic_t *out)
+metadata_fill_topic(const metadata_ctx_t *c, const samsa_image_topic_t *t,
+                    samsa_MetadataResponseTopic_t *out)
 {
-    samsa_MetadataResponsePartition_t  *p;
-    const samsa_image_partition_t      *ip;
-    int32_t                             i;
+    int32_t  i;
 
     out->ErrorCode = 0;
     out->Name = (samsa_slice_t) { t->name, t->name_len };
     out->TopicId = t->id;
     out->IsInternal = t->is_internal;
-    if (with_ops) {
+    if (c->with_ops) {
         out->TopicAuthorizedOperations = TOPIC_OPS;
     }
     out->Partitions_cnt = t->npartitions;
-    out->Partitions = samsa_arena_calloc(&req->arena,
+    out->Partitions = samsa_arena_calloc(&c->req->arena,
                                          (size_t) t->npartitions + 1,
                                          sizeof(*out->Partitions));
     for (i = 0; i < t->npartitions; i++) {
-        p = &out->Partitions[i];
-        ip = &t->partitions[i];
-        samsa_MetadataResponsePartition_init(p);
-        p->PartitionIndex = ip->partition;
-        p->LeaderId = ip->leader;
-        p->LeaderEpoch = ip->leader_epoch;
-        p->ReplicaNodes = (int32_t *) ip->replicas;
-        p->ReplicaNodes_cnt = ip->nreplicas;
-        p->IsrNodes = (int32_t *) ip->isr;
-        p->IsrNodes_cnt = ip->nisr;
-        p->OfflineReplicas_cnt = 0;
+        metadata_fill_partition(c, &t->partitions[i], &out->Partitions[i]);
     }
 }
 
@@ -123,6 +180,7 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
              const samsa_MetadataRequestTopic_t *rt, bool allow_create,
              bool with_ops, samsa_MetadataResponseTopic_t *out)
 {
+    metadata_ctx_t              c = { req, *img, with_ops };
     const samsa_image_topic_t  *t;
     samsa_err_t                 err;
     char                        errstr[256];
@@ -138,12 +196,12 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
             out->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_ID;
             return;
         }
-        metadata_fill_topic(req, t, with_ops, out);
+        metadata_fill_topic(&c, t, out);
         return;
     }
     t = samsa_image_topic_find(*img, rt->Name.ptr, rt->Name.len);
     if (t != NULL) {
-        metadata_fill_topic(req, t, with_ops, out);
+        metadata_fill_topic(&c, t, out);
         return;
     }
     name = samsa_arena_strndup(&req->arena, rt->Name.ptr, rt->Name.len);
@@ -167,7 +225,8 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
                              ? SAMSA_ERR_LEADER_NOT_AVAILABLE : err;
         return;
     }
-    metadata_fill_topic(req, t, with_ops, out);
+    c.img = *img;
+    metadata_fill_topic(&c, t, out);
 }
 
 static void
@@ -175,9 +234,12 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
                      const samsa_MetadataRequest_t *rq,
                      samsa_MetadataResponse_t *m)
 {
-    samsa_image_t  *img = samsa_meta_image_get(apis->broker->meta);
-    bool            allow, ops = rq->IncludeTopicAuthorizedOperations;
-    size_t          i, n;
+    samsa_image_t   *img = samsa_meta_image_get(apis->broker->meta);
+    bool             allow, ops = rq->IncludeTopicAuthorizedOperations;
+    metadata_ctx_t   c = { req, img, ops };
+    size_t           i, n;
+
+    metadata_fill_brokers(req, img, m);
 
     allow = (req->hdr.ApiVersion < 4 || rq->AllowAutoTopicCreation)
             && samsa_config_bool(apis->broker->cfg,
@@ -190,7 +252,7 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
                                        sizeof(*m->Topics));
         for (i = 0; i < n; i++) {
             samsa_MetadataResponseTopic_init(&m->Topics[i]);
-            metadata_fill_topic(req, samsa_image_topic_at(img, i), ops,
+            metadata_fill_topic(&c, samsa_image_topic_at(img, i),
                                 &m->Topics[i]);
         }
         m->Topics_cnt = (int32_t) n;
@@ -214,7 +276,6 @@ samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_MetadataResponse_t   m;
 
     samsa_MetadataResponse_init(&m);
-    metadata_fill_brokers(apis, req, &m);
     m.ClusterId = samsa_slice_cstr(apis->node->cluster_id);
     m.ControllerId = apis->node->controller_id;
     metadata_fill_topics(apis, req, rq, &m);

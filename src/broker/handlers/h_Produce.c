@@ -15,6 +15,9 @@
  * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the
  * whole request, as Kafka answers) and pass the transaction coordinator's
  * check (broker.h's txn_verify) when it is set.
+ * A partition this node does not lead in the metadata image is answered
+ * NOT_LEADER_OR_FOLLOWER, with the KIP-951 hint (v10+): its CurrentLeader
+ * and the leader's endpoint in NodeEndpoints (broker/route.h).
  * Threads: handler; the delayed answer completes on the log flusher or the
  * produce reaper.
  */
@@ -24,6 +27,7 @@
 
 #include "broker/broker.h"
 #include "broker/handlers/tpresp.h"
+#include "broker/route.h"
 #include "net/server/reqchan.h"
 #include "proto/batch.h"
 #include "proto/errmap.h"
@@ -363,7 +367,57 @@ typedef struct produce_all_ctx {
     produce_wait_t                *waits;
     size_t                         nwaits;
     bool                           any_error;
+    samsa_route_leaders_t          leaders;     /* for NodeEndpoints */
 } produce_all_ctx_t;
+
+/* Is this node the partition's leader in the image?  Else pr gets
+ * NOT_LEADER_OR_FOLLOWER and (v10+, KIP-951) the current leader, whose
+ * endpoint goes into the response's NodeEndpoints. */
+static bool
+produce_is_leader(const samsa_tp_image_t *ti, produce_all_ctx_t *c,
+                  const samsa_image_topic_t *t, int32_t index,
+                  samsa_PartitionProduceResponse_t *pr)
+{
+    samsa_err_t  err;
+    int32_t      leader_id, leader_epoch;
+
+    err = samsa_route_check(ti->img, &t->partitions[index],
+                            c->apis->node->node_id, ti->req->listener,
+                            &ti->req->arena, &c->leaders, &leader_id,
+                            &leader_epoch);
+    if (err == SAMSA_ERR_NONE) {
+        return true;
+    }
+    produce_set_error(pr, err, NULL);
+    pr->CurrentLeader.LeaderId = leader_id;
+    pr->CurrentLeader.LeaderEpoch = leader_epoch;
+    pr->CurrentLeader_set = true;
+    return false;
+}
+
+/* KIP-951: the endpoints of the leaders named in CurrentLeader. */
+static void
+produce_node_endpoints(samsa_req_t *req, const samsa_route_leaders_t *l,
+                       samsa_ProduceResponse_t *m)
+{
+    size_t  i;
+
+    if (l->n == 0) {
+        return;
+    }
+    m->NodeEndpoints = samsa_arena_calloc(&req->arena, l->n,
+                                          sizeof(*m->NodeEndpoints));
+    m->NodeEndpoints_cnt = (int32_t) l->n;
+    for (i = 0; i < l->n; i++) {
+        samsa_ProduceNodeEndpoint_init(&m->NodeEndpoints[i]);
+        m->NodeEndpoints[i].NodeId = l->nodes[i].id;
+        m->NodeEndpoints[i].Host = samsa_slice_cstr(l->nodes[i].host);
+        m->NodeEndpoints[i].Port = l->nodes[i].port;
+        m->NodeEndpoints[i].Rack = l->nodes[i].rack != NULL
+                                       ? samsa_slice_cstr(l->nodes[i].rack)
+                                       : SAMSA_SLICE_NULL;
+    }
+}
 
 /* samsa_tp_fill_fn (ctx: samsa_tp_image_t, its arg produce_all_ctx_t):
  * append one partition's records and wake the fetches watching it */
@@ -381,7 +435,7 @@ produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
     (void) k;
     pr->Index = pd->Index;
     t = produce_topic(ti->img, name, pd->Index, pr);
-    if (t == NULL) {
+    if (t == NULL || !produce_is_leader(ti, c, t, pd->Index, pr)) {
         c->any_error = true;
         return;
     }
@@ -407,12 +461,17 @@ produce_all(samsa_apis_t *apis, samsa_req_t *req,
             const samsa_ProduceRequest_t *rq, samsa_ProduceResponse_t *m,
             produce_wait_t *waits, bool *any_error)
 {
-    produce_all_ctx_t  c = { apis, rq, waits, 0, false };
+    produce_all_ctx_t  c;
 
+    memset(&c, 0, sizeof(c));
+    c.apis = apis;
+    c.rq = rq;
+    c.waits = waits;
     m->Responses = samsa_tp_respond_image(apis->broker, req, &rq_layout,
                                           rq->TopicData, rq->TopicData_cnt,
                                           &out_layout, &m->Responses_cnt,
                                           produce_all_fill, &c);
+    produce_node_endpoints(req, &c.leaders, m);
     *any_error = c.any_error;
     return c.nwaits;
 }

@@ -1,8 +1,8 @@
 /*
  * meta/controller/controller.c - see controller.h.  The controller thread takes one
  * queued operation at a time: it builds a batch of records on a delta of
- * the latest image (ctlbatch.c, filled by ctltopics.c, ctlconfigs.c
- * and ctlquotas.c), and unless the operation
+ * the latest image (ctlbatch.c, filled by ctltopics.c, ctlconfigs.c,
+ * ctlquotas.c and ctlbrokers.c), and unless the operation
  * only validates, appends the batch to the metadata log (durable when the
  * append returns), applies the delta and publishes the new image.  Only
  * then does the caller, waiting on the operation, get its results: a
@@ -44,6 +44,7 @@ typedef enum ctl_kind {
     CTL_ALTER_CONFIGS,
     CTL_ALLOC_PRODUCER_IDS,
     CTL_ALTER_CLIENT_QUOTAS,
+    CTL_REGISTER_BROKER,
 } ctl_kind_t;
 
 /* One operation, on its caller's stack: the caller waits on done. */
@@ -57,7 +58,8 @@ typedef struct ctl_op {
     void             *results;
     const samsa_controller_quota_t *quota;  /* DeleteTopics,
                                                CreatePartitions; NULL */
-    int64_t          *first;        /* CTL_ALLOC_PRODUCER_IDS */
+    int64_t          *first;        /* CTL_ALLOC_PRODUCER_IDS; the broker
+                                       epoch for CTL_REGISTER_BROKER */
     samsa_err_t       err;          /* whole-operation result */
     pthread_mutex_t   lock;         /* guards done */
     pthread_cond_t    cond;
@@ -182,6 +184,9 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         break;
     case CTL_ALTER_CLIENT_QUOTAS:
         samsa_ctlquotas_alter(&b, op->req, op->n, op->arena, op->results);
+        break;
+    case CTL_REGISTER_BROKER:
+        samsa_ctlbrokers_register(&b, op->req, op->first);
         break;
     }
     if (b.overflow) {
@@ -328,6 +333,17 @@ samsa_err_t
 samsa_controller_alloc_producer_ids(samsa_controller_t *ctrl, int64_t *first)
 {
     ctl_op_t  op = { .kind = CTL_ALLOC_PRODUCER_IDS, .first = first };
+
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_register_broker(samsa_controller_t *ctrl,
+                                 const samsa_controller_broker_reg_t *reg,
+                                 int64_t *epoch)
+{
+    ctl_op_t  op = { .kind = CTL_REGISTER_BROKER, .req = reg,
+                     .first = epoch };
 
     return ctl_submit(ctrl, &op);
 }

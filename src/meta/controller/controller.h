@@ -10,8 +10,10 @@
  *
  * The interface is request and result structs per operation, so that a
  * network hop (ControllerApis over the CONTROLLER listener) can sit behind
- * it later (DESIGN.md section 6).  Results are per item, in the order of
- * the request's items, each with Kafka's error code and message.
+ * it later (DESIGN.md section 6).  Brokers register through it too
+ * (samsa_controller_register_broker), so the image lists every broker.
+ * Results are per item, in the order of the request's items, each with
+ * Kafka's error code and message.
  *
  * Threads: one controller thread ("controller", Kafka's
  * quorum-controller event handler) owns the metadata log and the
@@ -306,5 +308,36 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_client_quotas(
  * AllocateProducerIds, for the transaction coordinator. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_alloc_producer_ids(
     samsa_controller_t *ctrl, int64_t *first);
+
+/* ---- broker registration */
+
+/* One endpoint a broker registers: where clients reach it on a listener. */
+typedef struct samsa_controller_endpoint {
+    const char  *listener;              /* listener name */
+    const char  *host;
+    uint16_t     port;
+    int16_t      security_protocol;     /* Kafka's SecurityProtocol id */
+} samsa_controller_endpoint_t;
+
+/* A broker's registration (Kafka's BrokerRegistrationRequest, less what
+ * one process has no use for yet: log dirs, ZK migration). */
+typedef struct samsa_controller_broker_reg {
+    int32_t                             broker_id;
+    samsa_uuid_t                        incarnation_id; /* this process */
+    const samsa_controller_endpoint_t  *endpoints;
+    size_t                              nendpoints;
+    const char                         *rack;           /* NULL: none */
+} samsa_controller_broker_reg_t;
+
+/* Register a broker and unfence it, as Kafka's controller does on a
+ * BrokerRegistrationRequest and the first heartbeat that no longer asks
+ * to stay fenced: one batch of a RegisterBrokerRecord (fenced; its broker
+ * epoch is its own offset, as Kafka's) and a BrokerRegistrationChangeRecord
+ * unfencing it.  A registration replaces the broker's earlier one.
+ * *epoch gets the new broker epoch.  On one node the broker registers
+ * itself at start, once its listeners are bound (samsa_broker_register). */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_register_broker(
+    samsa_controller_t *ctrl, const samsa_controller_broker_reg_t *reg,
+    int64_t *epoch);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */

@@ -1,7 +1,9 @@
 /* Unit tests for meta/image.c: building images by replaying metadata
  * records into deltas (Kafka's MetadataDelta), lookups by name and id,
  * name order, copy-on-write sharing between images, removal from the hash
- * indexes, records that contradict the image, topic ids. */
+ * indexes, records that contradict the image, topic ids, and the broker
+ * lifecycle records (register with endpoints and features, fence, unfence,
+ * registration change, unregister) with their refusals. */
 #include "unit.h"
 
 #include <stdio.h>
@@ -315,6 +317,316 @@ test_image_features_brokers_pids(void **state)
     samsa_image_put(empty);
 }
 
+/* ---- brokers */
+
+/* A RegisterBrokerRecord of broker id at epoch, with one endpoint per
+ * "NAME" of names (host h<id>, port 9000 + id*10 + index), one feature
+ * and the fenced state given; strings point into the static buffers. */
+static samsa_MetadataRecords_any_t
+register_rec(int32_t id, int64_t epoch, bool fenced, const char *rack,
+             const char *const *names, int nnames)
+{
+    static samsa_RegisterBrokerEndpoint_t  eps[4];
+    static samsa_RegisterBrokerFeature_t   feat;
+    static char                            host[16];
+    samsa_MetadataRecords_any_t            rec;
+    int                                    i;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_RegisterBrokerRecord;
+    rec.version = 1;
+    samsa_RegisterBrokerRecord_init(&rec.u.RegisterBrokerRecord);
+    snprintf(host, sizeof(host), "h%d", (int) id);
+    for (i = 0; i < nnames; i++) {
+        samsa_RegisterBrokerEndpoint_init(&eps[i]);
+        eps[i].Name = samsa_slice_cstr(names[i]);
+        eps[i].Host = samsa_slice_cstr(host);
+        eps[i].Port = (uint16_t) (9000 + id * 10 + i);
+        eps[i].SecurityProtocol = (int16_t) i;
+    }
+    samsa_RegisterBrokerFeature_init(&feat);
+    feat.Name = samsa_slice_cstr("metadata.version");
+    feat.MinSupportedVersion = 7;
+    feat.MaxSupportedVersion = 21;
+    rec.u.RegisterBrokerRecord.BrokerId = id;
+    rec.u.RegisterBrokerRecord.BrokerEpoch = epoch;
+    rec.u.RegisterBrokerRecord.IncarnationId = id_of((int) id);
+    rec.u.RegisterBrokerRecord.EndPoints = eps;
+    rec.u.RegisterBrokerRecord.EndPoints_cnt = nnames;
+    rec.u.RegisterBrokerRecord.Features = &feat;
+    rec.u.RegisterBrokerRecord.Features_cnt = 1;
+    rec.u.RegisterBrokerRecord.Rack = rack != NULL ? samsa_slice_cstr(rack)
+                                                   : SAMSA_SLICE_NULL;
+    rec.u.RegisterBrokerRecord.Fenced = fenced;
+    return rec;
+}
+
+static samsa_MetadataRecords_any_t
+fence_rec(bool fence, int32_t id, int64_t epoch)
+{
+    samsa_MetadataRecords_any_t  rec;
+
+    memset(&rec, 0, sizeof(rec));
+    if (fence) {
+        rec.type = SAMSA_MetadataRecords_FenceBrokerRecord;
+        samsa_FenceBrokerRecord_init(&rec.u.FenceBrokerRecord);
+        rec.u.FenceBrokerRecord.Id = id;
+        rec.u.FenceBrokerRecord.Epoch = epoch;
+    } else {
+        rec.type = SAMSA_MetadataRecords_UnfenceBrokerRecord;
+        samsa_UnfenceBrokerRecord_init(&rec.u.UnfenceBrokerRecord);
+        rec.u.UnfenceBrokerRecord.Id = id;
+        rec.u.UnfenceBrokerRecord.Epoch = epoch;
+    }
+    return rec;
+}
+
+static samsa_MetadataRecords_any_t
+change_rec(int32_t id, int64_t epoch, int8_t fenced, int8_t shutdown)
+{
+    samsa_MetadataRecords_any_t  rec;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_BrokerRegistrationChangeRecord;
+    rec.version = 1;
+    samsa_BrokerRegistrationChangeRecord_init(
+        &rec.u.BrokerRegistrationChangeRecord);
+    rec.u.BrokerRegistrationChangeRecord.BrokerId = id;
+    rec.u.BrokerRegistrationChangeRecord.BrokerEpoch = epoch;
+    rec.u.BrokerRegistrationChangeRecord.Fenced = fenced;
+    rec.u.BrokerRegistrationChangeRecord.InControlledShutdown = shutdown;
+    return rec;
+}
+
+static samsa_MetadataRecords_any_t
+unregister_rec(int32_t id, int64_t epoch)
+{
+    samsa_MetadataRecords_any_t  rec;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_UnregisterBrokerRecord;
+    samsa_UnregisterBrokerRecord_init(&rec.u.UnregisterBrokerRecord);
+    rec.u.UnregisterBrokerRecord.BrokerId = id;
+    rec.u.UnregisterBrokerRecord.BrokerEpoch = epoch;
+    return rec;
+}
+
+/* Registrations keep their endpoints and features (copied), brokers come
+ * in id order, a second registration replaces the first whole, and an
+ * older image keeps what it had. */
+static void
+test_image_broker_register(void **state)
+{
+    static const char *const      two[] = { "PLAINTEXT", "INTERNAL" };
+    static const char *const      one[] = { "EXTERNAL" };
+    samsa_image_t                *empty = samsa_image_new_empty();
+    samsa_image_t                *img1, *img2;
+    samsa_image_delta_t          *d = samsa_image_delta_new(empty);
+    samsa_MetadataRecords_any_t   rec;
+    const samsa_image_broker_t   *b;
+    const samsa_image_endpoint_t *ep;
+
+    (void) state;
+    rec = register_rec(3, 10, false, "r3", two, 2);
+    replay_ok(d, &rec, 10);
+    rec = register_rec(1, 11, true, NULL, one, 1);
+    replay_ok(d, &rec, 11);
+    rec = register_rec(2, 12, false, NULL, two, 2);
+    replay_ok(d, &rec, 12);
+    img1 = samsa_image_delta_apply(d);
+
+    assert_int_equal(samsa_image_broker_count(img1), 3);
+    assert_int_equal(samsa_image_broker_at(img1, 0)->id, 1);
+    assert_int_equal(samsa_image_broker_at(img1, 1)->id, 2);
+    assert_int_equal(samsa_image_broker_at(img1, 2)->id, 3);
+    b = samsa_image_broker_find(img1, 3);
+    assert_non_null(b);
+    assert_int_equal(b->epoch, 10);
+    assert_false(b->fenced);
+    assert_string_equal(b->rack, "r3");
+    assert_int_equal(b->nendpoints, 2);
+    ep = samsa_image_broker_endpoint(b, "internal");   /* any case */
+    assert_non_null(ep);
+    assert_string_equal(ep->listener, "INTERNAL");
+    assert_string_equal(ep->host, "h3");
+    assert_int_equal(ep->port, 9031);
+    assert_int_equal(ep->security_protocol, 1);
+    assert_null(samsa_image_broker_endpoint(b, "EXTERNAL"));
+    assert_int_equal(b->nfeatures, 1);
+    assert_string_equal(b->features[0].name, "metadata.version");
+    assert_int_equal(b->features[0].min_version, 7);
+    assert_int_equal(b->features[0].max_version, 21);
+    assert_true(samsa_image_broker_find(img1, 1)->fenced);
+    assert_null(samsa_image_broker_find(img1, 1)->rack);
+
+    /* broker 3 comes back with another epoch and other endpoints */
+    rec = register_rec(3, 20, true, NULL, one, 1);
+    replay_ok(d, &rec, 20);
+    img2 = samsa_image_delta_apply(d);
+    samsa_image_delta_free(d);
+    assert_int_equal(samsa_image_broker_count(img2), 3);
+    b = samsa_image_broker_find(img2, 3);
+    assert_int_equal(b->epoch, 20);
+    assert_true(b->fenced);
+    assert_null(b->rack);
+    assert_int_equal(b->nendpoints, 1);
+    assert_null(samsa_image_broker_endpoint(b, "PLAINTEXT"));
+    assert_int_equal(samsa_image_broker_endpoint(b, "EXTERNAL")->port, 9030);
+    /* the older image is untouched */
+    b = samsa_image_broker_find(img1, 3);
+    assert_int_equal(b->epoch, 10);
+    assert_int_equal(samsa_image_broker_endpoint(b, "PLAINTEXT")->port, 9030);
+    samsa_image_put(img1);
+    samsa_image_put(img2);
+    samsa_image_put(empty);
+}
+
+/* FenceBrokerRecord / UnfenceBrokerRecord and BrokerRegistrationChange-
+ * Record (Fenced 1 / -1 / 0, InControlledShutdown) change the state. */
+static void
+test_image_broker_fence(void **state)
+{
+    static const char *const      pl[] = { "PLAINTEXT" };
+    samsa_image_t                *empty = samsa_image_new_empty(), *img;
+    samsa_image_delta_t          *d = samsa_image_delta_new(empty);
+    samsa_MetadataRecords_any_t   rec;
+    const samsa_image_broker_t   *b;
+
+    (void) state;
+    rec = register_rec(1, 5, true, NULL, pl, 1);
+    replay_ok(d, &rec, 5);
+    rec = fence_rec(false, 1, 5);
+    replay_ok(d, &rec, 6);
+    img = samsa_image_delta_apply(d);
+    assert_false(samsa_image_broker_find(img, 1)->fenced);
+    samsa_image_put(img);
+
+    rec = fence_rec(true, 1, 5);
+    replay_ok(d, &rec, 7);
+    img = samsa_image_delta_apply(d);
+    assert_true(samsa_image_broker_find(img, 1)->fenced);
+    samsa_image_put(img);
+
+    rec = change_rec(1, 5, -1, 0);                      /* unfence */
+    replay_ok(d, &rec, 8);
+    img = samsa_image_delta_apply(d);
+    b = samsa_image_broker_find(img, 1);
+    assert_false(b->fenced);
+    assert_false(b->in_controlled_shutdown);
+    samsa_image_put(img);
+
+    rec = change_rec(1, 5, 0, 1);               /* controlled shutdown */
+    replay_ok(d, &rec, 9);
+    img = samsa_image_delta_apply(d);
+    b = samsa_image_broker_find(img, 1);
+    assert_false(b->fenced);                    /* 0: no change */
+    assert_true(b->in_controlled_shutdown);
+    samsa_image_put(img);
+
+    rec = change_rec(1, 5, 1, 0);                       /* fence */
+    replay_ok(d, &rec, 10);
+    img = samsa_image_delta_apply(d);
+    b = samsa_image_broker_find(img, 1);
+    assert_true(b->fenced);
+    assert_true(b->in_controlled_shutdown);     /* 0: no change */
+    assert_int_equal(samsa_image_offset(img), 10);
+    samsa_image_put(img);
+    samsa_image_delta_free(d);
+    samsa_image_put(empty);
+}
+
+/* UnregisterBrokerRecord removes the broker; the order of the rest stays. */
+static void
+test_image_broker_unregister(void **state)
+{
+    static const char *const      pl[] = { "PLAINTEXT" };
+    samsa_image_t                *empty = samsa_image_new_empty();
+    samsa_image_t                *img1, *img2;
+    samsa_image_delta_t          *d = samsa_image_delta_new(empty);
+    samsa_MetadataRecords_any_t   rec;
+    int32_t                       id;
+
+    (void) state;
+    for (id = 1; id <= 3; id++) {
+        rec = register_rec(id, id, false, NULL, pl, 1);
+        replay_ok(d, &rec, id);
+    }
+    img1 = samsa_image_delta_apply(d);
+    rec = unregister_rec(2, 2);
+    replay_ok(d, &rec, 4);
+    img2 = samsa_image_delta_apply(d);
+    samsa_image_delta_free(d);
+    assert_int_equal(samsa_image_broker_count(img2), 2);
+    assert_int_equal(samsa_image_broker_at(img2, 0)->id, 1);
+    assert_int_equal(samsa_image_broker_at(img2, 1)->id, 3);
+    assert_null(samsa_image_broker_find(img2, 2));
+    assert_string_equal(samsa_image_broker_find(img2, 3)->endpoints[0].host,
+                        "h3");
+    assert_int_equal(samsa_image_broker_count(img1), 3);
+    assert_non_null(samsa_image_broker_find(img1, 2));
+    samsa_image_put(img1);
+    samsa_image_put(img2);
+    samsa_image_put(empty);
+}
+
+/* One refused record on a fresh delta holding broker 1 at epoch 5: it
+ * fails with SAMSA_ERR__BAD_MSG and errstr naming the offset and want. */
+static void
+broker_refused(const samsa_MetadataRecords_any_t *bad, const char *want)
+{
+    static const char *const      pl[] = { "PLAINTEXT" };
+    samsa_image_t                *empty = samsa_image_new_empty();
+    samsa_image_delta_t          *d = samsa_image_delta_new(empty);
+    samsa_MetadataRecords_any_t   rec = register_rec(1, 5, false, NULL, pl, 1);
+    char                          err[512];
+
+    replay_ok(d, &rec, 5);
+    err[0] = '\0';
+    assert_int_equal(samsa_image_delta_replay(d, bad, 6, err, sizeof(err)),
+                     SAMSA_ERR__BAD_MSG);
+    if (strstr(err, "offset 6") == NULL || strstr(err, want) == NULL) {
+        fail_msg("errstr \"%s\" lacks \"%s\"", err, want);
+    }
+    samsa_image_delta_free(d);
+    samsa_image_put(empty);
+}
+
+/* Kafka's ClusterDelta refuses a fence, unfence, change or unregister of a
+ * broker not registered, or registered with another epoch, and unknown
+ * Fenced / InControlledShutdown values. */
+static void
+test_image_broker_bad_records(void **state)
+{
+    samsa_MetadataRecords_any_t  rec;
+
+    (void) state;
+    rec = fence_rec(true, 2, 5);
+    broker_refused(&rec, "FenceBrokerRecord for broker 2, which is not "
+                         "registered");
+    rec = fence_rec(true, 1, 4);
+    broker_refused(&rec, "FenceBrokerRecord for broker 1 with epoch 4, but "
+                         "its registration has epoch 5");
+    rec = fence_rec(false, 7, 5);
+    broker_refused(&rec, "UnfenceBrokerRecord for broker 7, which");
+    rec = fence_rec(false, 1, 6);
+    broker_refused(&rec, "UnfenceBrokerRecord for broker 1 with epoch 6");
+    rec = change_rec(2, 5, -1, 0);
+    broker_refused(&rec, "BrokerRegistrationChangeRecord for broker 2, "
+                         "which is not registered");
+    rec = change_rec(1, 3, -1, 0);
+    broker_refused(&rec, "BrokerRegistrationChangeRecord for broker 1 with "
+                         "epoch 3");
+    rec = change_rec(1, 5, 2, 0);
+    broker_refused(&rec, "unknown value for Fenced: 2");
+    rec = change_rec(1, 5, 0, -1);
+    broker_refused(&rec, "unknown value for InControlledShutdown: -1");
+    rec = unregister_rec(9, 5);
+    broker_refused(&rec, "UnregisterBrokerRecord for broker 9, which is not "
+                         "registered");
+    rec = unregister_rec(1, 6);
+    broker_refused(&rec, "UnregisterBrokerRecord for broker 1 with epoch 6");
+}
+
 /* Records that do not fit the image are refused with the offset named. */
 static void
 test_image_bad_records(void **state)
@@ -409,6 +721,10 @@ main(void)
         cmocka_unit_test(test_image_remove_many),
         cmocka_unit_test(test_image_features_brokers_pids),
         cmocka_unit_test(test_image_bad_records),
+        cmocka_unit_test(test_image_broker_register),
+        cmocka_unit_test(test_image_broker_fence),
+        cmocka_unit_test(test_image_broker_unregister),
+        cmocka_unit_test(test_image_broker_bad_records),
         cmocka_unit_test(test_image_ids),
     };
 

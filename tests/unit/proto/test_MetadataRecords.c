@@ -2,7 +2,9 @@
  * (proto/gen/MetadataRecords.c, from src/proto/schema/MetadataRecords.schema):
  * round trips of every record at every version, golden bytes assembled by
  * hand from Kafka's TopicRecord.json, PartitionRecord.json,
- * ConfigRecord.json, PartitionChangeRecord.json and FeatureLevelRecord.json
+ * ConfigRecord.json, PartitionChangeRecord.json, FeatureLevelRecord.json,
+ * BrokerRegistrationChangeRecord.json, FenceBrokerRecord.json,
+ * UnfenceBrokerRecord.json and UnregisterBrokerRecord.json
  * (all flexible from v0: compact strings and arrays, a tagged-field
  * section), and Kafka's metadata log framing (frame version, type, version
  * as unsigned varints, then the body). */
@@ -22,6 +24,10 @@ RT_DEFINE(RemoveTopicRecord)
 RT_DEFINE(FeatureLevelRecord)
 RT_DEFINE(ProducerIdsRecord)
 RT_DEFINE(NoOpRecord)
+RT_DEFINE(UnregisterBrokerRecord)
+RT_DEFINE(FenceBrokerRecord)
+RT_DEFINE(UnfenceBrokerRecord)
+RT_DEFINE(BrokerRegistrationChangeRecord)
 
 static const samsa_uuid_t  uuid_seq = { {
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
@@ -203,6 +209,75 @@ test_MetadataRecords_FeatureLevelRecord_bytes(void **state)
     RT_ENCODES_TO(FeatureLevelRecord, 0, &m, want, sizeof(want));
 }
 
+/* Kafka's BrokerRegistrationChangeRecord.json: Fenced (tag 0) and
+ * InControlledShutdown (tag 1, v1+) are tagged, left out at 0 ("no
+ * change"). */
+static void
+test_MetadataRecords_BrokerRegistrationChangeRecord_bytes(void **state)
+{
+    static const uint8_t  unfence[] = {
+        0x00, 0x00, 0x00, 0x02,                 /* BrokerId 2 */
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, /* BrokerEpoch 9 */
+        0x02,                                   /* two tagged fields */
+        0x00, 0x01, 0xff,                       /* tag 0: Fenced -1 */
+        0x01, 0x01, 0x01,                       /* tag 1: shutdown 1 */
+    };
+    static const uint8_t  none[] = {
+        0x00, 0x00, 0x00, 0x02,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00,
+    };
+    samsa_BrokerRegistrationChangeRecord_t  m, out;
+    samsa_arena_t                           arena;
+
+    (void) state;
+    samsa_BrokerRegistrationChangeRecord_init(&m);
+    assert_int_equal(m.Fenced, 0);
+    m.BrokerId = 2;
+    m.BrokerEpoch = 9;
+    RT_ENCODES_TO(BrokerRegistrationChangeRecord, 1, &m, none, sizeof(none));
+    m.Fenced = -1;
+    m.InControlledShutdown = 1;
+    RT_ENCODES_TO(BrokerRegistrationChangeRecord, 1, &m, unfence,
+                  sizeof(unfence));
+    samsa_arena_init(&arena);
+    assert_int_equal(RT_DECODE(BrokerRegistrationChangeRecord, 1, unfence,
+                               sizeof(unfence), &arena, &out),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(out.Fenced, -1);
+    assert_int_equal(out.InControlledShutdown, 1);
+    assert_int_equal(out.BrokerEpoch, 9);
+    samsa_arena_fini(&arena);
+}
+
+/* FenceBrokerRecord.json (Id, Epoch) and UnregisterBrokerRecord.json
+ * (BrokerId, BrokerEpoch): two fixed fields and no tags. */
+static void
+test_MetadataRecords_FenceBrokerRecord_bytes(void **state)
+{
+    static const uint8_t  want[] = {
+        0x00, 0x00, 0x00, 0x03,                 /* 3 */
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, /* 256 */
+        0x00,
+    };
+    samsa_FenceBrokerRecord_t       f;
+    samsa_UnfenceBrokerRecord_t     u;
+    samsa_UnregisterBrokerRecord_t  r;
+
+    (void) state;
+    samsa_FenceBrokerRecord_init(&f);
+    f.Id = 3;
+    f.Epoch = 256;
+    RT_ENCODES_TO(FenceBrokerRecord, 0, &f, want, sizeof(want));
+    samsa_UnfenceBrokerRecord_init(&u);
+    u.Id = 3;
+    u.Epoch = 256;
+    RT_ENCODES_TO(UnfenceBrokerRecord, 0, &u, want, sizeof(want));
+    samsa_UnregisterBrokerRecord_init(&r);
+    r.BrokerId = 3;
+    r.BrokerEpoch = 256;
+    RT_ENCODES_TO(UnregisterBrokerRecord, 0, &r, want, sizeof(want));
+}
+
 /* ---- round trips */
 
 static void
@@ -225,6 +300,10 @@ test_MetadataRecords_round_trips(void **state)
     samsa_FeatureLevelRecord_t      fl, fl2;
     samsa_ProducerIdsRecord_t       pi, pi2;
     samsa_NoOpRecord_t              no, no2;
+    samsa_UnregisterBrokerRecord_t  ur, ur2;
+    samsa_FenceBrokerRecord_t       fb, fb2;
+    samsa_UnfenceBrokerRecord_t     ub, ub2;
+    samsa_BrokerRegistrationChangeRecord_t  bc, bc2;
     samsa_arena_t                   arena;
     samsa_buf_t                     buf;
     int16_t                         v;
@@ -327,6 +406,38 @@ test_MetadataRecords_round_trips(void **state)
     rt_NoOpRecord(0, &no, &no2, &arena, &buf);
     assert_int_equal(buf.len, 1);
     samsa_buf_fini(&buf);
+    samsa_UnregisterBrokerRecord_init(&ur);
+    ur.BrokerId = 4;
+    ur.BrokerEpoch = 40;
+    rt_UnregisterBrokerRecord(0, &ur, &ur2, &arena, &buf);
+    assert_int_equal(ur2.BrokerEpoch, 40);
+    samsa_buf_fini(&buf);
+    samsa_FenceBrokerRecord_init(&fb);
+    fb.Id = 4;
+    fb.Epoch = 41;
+    rt_FenceBrokerRecord(0, &fb, &fb2, &arena, &buf);
+    assert_int_equal(fb2.Epoch, 41);
+    samsa_buf_fini(&buf);
+    samsa_UnfenceBrokerRecord_init(&ub);
+    ub.Id = 4;
+    ub.Epoch = 42;
+    rt_UnfenceBrokerRecord(0, &ub, &ub2, &arena, &buf);
+    assert_int_equal(ub2.Id, 4);
+    samsa_buf_fini(&buf);
+    for (v = 0; v <= SAMSA_BrokerRegistrationChangeRecord_VERSION_MAX; v++) {
+        samsa_BrokerRegistrationChangeRecord_init(&bc);
+        bc.BrokerId = 4;
+        bc.BrokerEpoch = 43;
+        bc.Fenced = 1;
+        bc.InControlledShutdown = 1;
+        bc.LogDirs = dirs;
+        bc.LogDirs_cnt = 2;
+        rt_BrokerRegistrationChangeRecord(v, &bc, &bc2, &arena, &buf);
+        assert_int_equal(bc2.Fenced, 1);
+        assert_int_equal(bc2.InControlledShutdown, v >= 1);
+        assert_int_equal(bc2.LogDirs_cnt, v >= 2 ? 2 : 0);
+        samsa_buf_fini(&buf);
+    }
     samsa_arena_fini(&arena);
 }
 
@@ -345,7 +456,7 @@ test_MetadataRecords_table(void **state)
     assert_int_equal(info->flexible_min, 0);
     assert_null(samsa_MetadataRecords_find(6));
     assert_null(samsa_MetadataRecords_find(-1));
-    assert_int_equal(samsa_MetadataRecords_infos_cnt, 10);
+    assert_int_equal(samsa_MetadataRecords_infos_cnt, 14);
     assert_string_equal(samsa_MetadataRecords_find(14)->name,
                         "ClientQuotaRecord");
     assert_int_equal(samsa_MetadataRecords_infos[0].type, 0);
@@ -477,6 +588,9 @@ main(void)
         cmocka_unit_test(test_MetadataRecords_ConfigRecord_bytes),
         cmocka_unit_test(test_MetadataRecords_PartitionChangeRecord_bytes),
         cmocka_unit_test(test_MetadataRecords_FeatureLevelRecord_bytes),
+        cmocka_unit_test(
+            test_MetadataRecords_BrokerRegistrationChangeRecord_bytes),
+        cmocka_unit_test(test_MetadataRecords_FenceBrokerRecord_bytes),
         cmocka_unit_test(test_MetadataRecords_round_trips),
         cmocka_unit_test(test_MetadataRecords_table),
         cmocka_unit_test(test_MetadataRecords_framed_bytes),

@@ -4,7 +4,8 @@
  * and IncrementalAlterConfigs with Kafka's errors and messages,
  * validate-only requests, the bootstrap record, restarts (the replayed
  * image equals the one before, topic ids included), a crash that tore the
- * last batch, producer-id blocks, and concurrent callers. */
+ * last batch, producer-id blocks, concurrent callers, and broker
+ * registration. */
 #include "unit.h"
 
 #include <fcntl.h>
@@ -939,6 +940,77 @@ test_controller_concurrent(void **state)
     samsa_image_put(img);
 }
 
+/* Broker registration: one batch of a fenced RegisterBrokerRecord (epoch =
+ * its offset) and an unfencing BrokerRegistrationChangeRecord; the image
+ * has the broker unfenced with its endpoints; a restart replays it, and a
+ * second registration replaces it with a new epoch. */
+static void
+test_controller_register_broker(void **state)
+{
+    static const samsa_controller_endpoint_t  eps[] = {
+        { "PLAINTEXT", "h1", 9092, 0 },
+        { "SSL", "h1", 9093, 1 },
+    };
+    fixture_t                     *fx = *state;
+    samsa_controller_broker_reg_t  reg;
+    const samsa_image_broker_t    *b;
+    samsa_image_t                 *img;
+    int64_t                        epoch = -1, epoch2 = -1, before;
+
+    memset(&reg, 0, sizeof(reg));
+    reg.broker_id = 1;
+    reg.incarnation_id = samsa_image_id_random();
+    reg.endpoints = eps;
+    reg.nendpoints = 2;
+    img = fx_image(fx);
+    before = samsa_image_offset(img);
+    samsa_image_put(img);
+    assert_int_equal(samsa_controller_register_broker(fx->ctrl, &reg,
+                                                      &epoch),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(epoch, before + 1);
+    img = fx_image(fx);
+    assert_int_equal(samsa_image_offset(img), epoch + 1);   /* two records */
+    b = samsa_image_broker_find(img, 1);
+    assert_non_null(b);
+    assert_int_equal(b->epoch, epoch);
+    assert_false(b->fenced);
+    assert_true(samsa_uuid_eq(b->incarnation_id, reg.incarnation_id));
+    assert_int_equal(b->nendpoints, 2);
+    assert_int_equal(samsa_image_broker_endpoint(b, "SSL")->port, 9093);
+    assert_int_equal(samsa_image_broker_endpoint(b, "SSL")
+                         ->security_protocol, 1);
+    assert_int_equal(b->nfeatures, 1);
+    assert_string_equal(b->features[0].name, "metadata.version");
+    assert_int_equal(b->features[0].max_version, SAMSA_META_METADATA_VERSION);
+    samsa_image_put(img);
+
+    fx_stop(fx);
+    fx_start(fx, NULL);
+    img = fx_image(fx);
+    b = samsa_image_broker_find(img, 1);
+    assert_non_null(b);
+    assert_int_equal(b->epoch, epoch);
+    assert_false(b->fenced);
+    assert_string_equal(samsa_image_broker_endpoint(b, "PLAINTEXT")->host,
+                        "h1");
+    samsa_image_put(img);
+
+    reg.nendpoints = 1;
+    reg.incarnation_id = samsa_image_id_random();
+    assert_int_equal(samsa_controller_register_broker(fx->ctrl, &reg,
+                                                      &epoch2),
+                     SAMSA_ERR_NONE);
+    assert_true(epoch2 > epoch);
+    img = fx_image(fx);
+    assert_int_equal(samsa_image_broker_count(img), 1);
+    b = samsa_image_broker_at(img, 0);
+    assert_int_equal(b->epoch, epoch2);
+    assert_int_equal(b->nendpoints, 1);
+    assert_null(samsa_image_broker_endpoint(b, "SSL"));
+    samsa_image_put(img);
+}
+
 int
 main(void)
 {
@@ -957,6 +1029,7 @@ main(void)
         T(test_controller_restart),
         T(test_controller_torn_tail),
         T(test_controller_concurrent),
+        T(test_controller_register_broker),
 #undef T
     };
 
