@@ -87,6 +87,7 @@ struct samsa_quorum {
     unsigned                          election_ms;
     unsigned                          heartbeat_ms;
     bool                              pre_vote;
+    bool                              reverse_dial;
     unsigned                          snapshot_threshold;
     unsigned                          snapshot_trailing;
     size_t                            segment_size;
@@ -772,6 +773,16 @@ quorum_thread_setup(samsa_quorum_t *q)
         quorum_fail_after_init(q, "raft_start", rv);
         return false;
     }
+    samsa_quorum_transport_set_retry(&q->transport, q->connect_retry_ms);
+    for (size_t i = 0; q->reverse_dial && i < q->n_voters; i++) {
+        if (samsa_quorum_transport_reverse_dial(
+                &q->transport, quorum_raft_id(q->voters[i].node_id),
+                q->voters[i].address, errstr, sizeof(errstr))
+            != SAMSA_ERR_NONE) {
+            quorum_fail_after_init(q, "reverse dial", RAFT_INVALID);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -881,6 +892,7 @@ quorum_conf_copy(samsa_quorum_t *q, const samsa_quorum_conf_t *conf)
         q->heartbeat_ms = 1;
     }
     q->pre_vote = !conf->no_pre_vote;
+    q->reverse_dial = conf->reverse_dial && !conf->is_voter;
     q->snapshot_threshold = conf->snapshot_threshold ? conf->snapshot_threshold
                                                      : 1024;
     q->snapshot_trailing = conf->snapshot_trailing ? conf->snapshot_trailing

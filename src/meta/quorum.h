@@ -118,6 +118,10 @@ typedef struct samsa_quorum_conf {
     /* this node's address when it is not in voters (NULL: 127.0.0.1:0) */
     const char                   *host;
     uint16_t                      port;
+    /* a non-voter nobody can dial (no CONTROLLER listener): it keeps a
+     * "reverse" socket open to every voter, which the voters use to send
+     * to it (quorum_transport.h); add it with port 0 */
+    bool                          reverse_dial;
     const char                   *dir;          /* raft_uv's own dir */
     const char                   *cluster_id;   /* 1..255 bytes */
     uint32_t                      election_timeout_ms;  /* 0: 1000 */

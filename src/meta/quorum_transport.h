@@ -27,6 +27,17 @@
  * Each socket carries one direction, as libraft wants: the dialler writes,
  * the acceptor reads.
  *
+ * Reverse dial, for members that nobody can dial (a broker-only observer
+ * has no CONTROLLER listener): such a node calls reverse_dial for every
+ * voter; the transport dials it with the reverse magic ("\xd3SAMSAQR")
+ * and gives the socket to its own libraft as an inbound stream from that
+ * voter (the voter writes, we read), dialling again whenever the voter
+ * closes it.  The voter's transport parks such a socket by the sender's
+ * id; when libraft connect()s to that id (or to any address whose port is
+ * 0, the observer's "unreachable" address) it gets the parked socket, or
+ * RAFT_NOCONNECTION after waiting up to 1 s, and libraft retries.  The
+ * observer's replies go the ordinary way, dialled to the voter.
+ *
  * Threads: everything here runs on the quorum loop thread (the loop given
  * to init), including adopt.
  * Ownership: the caller owns the struct raft_uv_transport (it gives it to
@@ -48,6 +59,7 @@
 #include <samsa/errors.h>
 
 #define SAMSA_QUORUM_TRANSPORT_MAGIC       "\xd3SAMSAQ1"
+#define SAMSA_QUORUM_TRANSPORT_MAGIC_REVERSE "\xd3SAMSAQR"
 #define SAMSA_QUORUM_TRANSPORT_MAGIC_LEN   8
 #define SAMSA_QUORUM_TRANSPORT_VERSION     1
 #define SAMSA_QUORUM_TRANSPORT_STR_MAX     255
@@ -64,11 +76,22 @@ SAMSA_MUST_CHECK samsa_err_t samsa_quorum_transport_init(
  * also when the transport is closing or not yet listening). */
 void samsa_quorum_transport_adopt(struct raft_uv_transport *t, int fd);
 
+/* (A non-voter) keep a reverse socket open to the voter id at address
+ * ("ip:port"; host names are not resolved here yet).  After listen.
+ * Errors: SAMSA_ERR__INVALID_ARG (address). */
+SAMSA_MUST_CHECK samsa_err_t samsa_quorum_transport_reverse_dial(
+    struct raft_uv_transport *t, raft_id id, const char *address,
+    char *errstr, size_t errstr_size);
+
+/* Delay before a failed reverse dial is tried again (default 200 ms). */
+void samsa_quorum_transport_set_retry(struct raft_uv_transport *t,
+                                      unsigned ms);
+
 /* Inbound handshakes refused so far (wrong magic, version, cluster id). */
 uint64_t samsa_quorum_transport_refused(const struct raft_uv_transport *t);
 
-/* Whether the len bytes at buf (len <= 8) are a prefix of the magic: what
- * a listener peeking at a new connection asks. */
+/* Whether the len bytes at buf (len <= 8) are a prefix of one of the two
+ * magics: what a listener peeking at a new connection asks. */
 bool samsa_quorum_transport_is_magic(const uint8_t *buf, size_t len);
 
 /* Free the impl; only after libraft's close of the transport completed

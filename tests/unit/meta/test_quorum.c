@@ -60,6 +60,7 @@ typedef struct node {
     char                 dir[256];
     const char          *cluster_id;
     bool                 is_voter;
+    bool                 reverse;       /* no listener: reverse dial */
     /* the state machine, on the quorum thread; read under mu */
     int                  n;
     entry_t              entries[ENTRY_MAX];
@@ -254,6 +255,7 @@ node_open(cluster_t *c, node_t *nd)
     conf.n_voters = (size_t) c->n;
     conf.host = "127.0.0.1";
     conf.port = nd->port;
+    conf.reverse_dial = nd->reverse;
     conf.dir = nd->dir;
     conf.cluster_id = nd->cluster_id;
     conf.election_timeout_ms = ELECTION_MS;
@@ -296,6 +298,10 @@ static void
 node_stop(node_t *nd)
 {
     node_close(nd);
+    if (nd->reverse) {
+        pthread_mutex_destroy(&nd->mu);
+        return;
+    }
     atomic_store(&nd->stop, true);
     pthread_join(nd->acceptor, NULL);
     close(nd->lfd);
@@ -795,6 +801,78 @@ test_quorum_snapshot_and_observer(void **state)
     free(c);
 }
 
+/* An observer with no listener at all: it dials the voters (reverse dial)
+ * and gets everything through those sockets, also from a new leader. */
+static void
+test_quorum_reverse_observer(void **state)
+{
+    cluster_t           *c = calloc(1, sizeof(*c));
+    appends_t           *a = calloc(1, sizeof(*a));
+    node_t              *obs = &c->nodes[3];
+    samsa_quorum_desc_t  desc;
+    atomic_int           changed = 0;
+    int                  leader, next;
+    int64_t              end, t0;
+
+    (void) state;
+    pthread_mutex_init(&a->mu, NULL);
+    cluster_start(c, 3, 0, 0);
+    leader = wait_leader(c, 3, 5000);
+    assert_true(leader >= 0);
+
+    memset(obs, 0, sizeof(*obs));
+    obs->idx = 3;
+    obs->node_id = 3;
+    obs->cluster_id = "cluster-A";
+    obs->reverse = true;
+    obs->lfd = -1;
+    pthread_mutex_init(&obs->mu, NULL);
+    snprintf(obs->dir, sizeof(obs->dir), "%s/n3", c->root);
+    assert_int_equal(mkdir(obs->dir, 0755), 0);
+    node_open(c, obs);
+    assert_int_equal(samsa_quorum_add_observer(c->nodes[leader].q, 3,
+                                               "127.0.0.1", 0, on_change,
+                                               &changed),
+                     SAMSA_ERR_NONE);
+    end = now_ms() + 5000;
+    while (atomic_load(&changed) == 0 && now_ms() < end) {
+        usleep(2000);
+    }
+    assert_int_equal(atomic_load(&changed), 1);
+    append_range(&c->nodes[leader], a, 0, 100);
+    assert_true(wait_appends(a, 100, 10000));
+    assert_int_equal(a->ok, 100);
+    assert_true(wait_count(obs, 100, 5000));
+    check_entries(obs, 100);
+    assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(desc.n_observers, 1);
+    assert_true(desc.observers[0].log_end_index >= 100);
+
+    /* a new leader reaches it through its reverse socket as well */
+    t0 = now_ms();
+    node_close(&c->nodes[leader]);
+    next = wait_leader(c, 3, 5000);
+    assert_true(next >= 0 && next != leader);
+    append_range(&c->nodes[next], a, 100, 150);
+    assert_true(wait_appends(a, 150, 10000));
+    assert_int_equal(a->ok, 150);
+    assert_true(wait_count(obs, 150, 5000));
+    check_entries(obs, 150);
+    pthread_mutex_lock(&obs->mu);
+    assert_int_equal(obs->leader, next);
+    pthread_mutex_unlock(&obs->mu);
+    printf("quorum: reverse-dialled observer followed leader %d -> %d, "
+           "150 entries, %lld ms after the close\n", leader, next,
+           (long long) (now_ms() - t0));
+
+    node_stop(obs);
+    cluster_stop(c, 3);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+    free(c);
+}
+
 static void
 test_quorum_bad_conf(void **state)
 {
@@ -830,6 +908,7 @@ main(void)
         cmocka_unit_test(test_quorum_replicate_failover_restart),
         cmocka_unit_test(test_quorum_other_cluster_refused),
         cmocka_unit_test(test_quorum_snapshot_and_observer),
+        cmocka_unit_test(test_quorum_reverse_observer),
     };
 
     signal(SIGPIPE, SIG_IGN);           /* libuv leaves it to us */
