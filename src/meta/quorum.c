@@ -29,6 +29,9 @@
 #define QUORUM_ENTRY_HDR    8          /* u32 length, u32 count */
 #define QUORUM_SNAP_HDR     16         /* u64 next offset, u64 length */
 #define QUORUM_POLL_MS      5
+/* how long close waits for the leader's pending log writes (see
+ * quorum_close_ready) */
+#define QUORUM_CLOSE_WAIT_MS 5000
 #define QUORUM_ADDR_MAX     (SAMSA_QUORUM_TRANSPORT_STR_MAX + 1)
 
 typedef enum quorum_op_type {
@@ -120,6 +123,8 @@ struct samsa_quorum {
     uv_async_t                        async;
     uv_timer_t                        poll;
     bool                              raft_closing;
+    bool                              close_waiting;
+    uint64_t                          close_deadline;
     int64_t                           next_offset;
     int64_t                           entry_offset;     /* of the last apply */
     struct raft_barrier               barrier;
@@ -334,7 +339,7 @@ quorum_barrier_cb(struct raft_barrier *req, int status)
         && q->raft.current_term == q->barrier_term) {
         q->led_term = q->barrier_term;
     }
-    if (!q->raft_closing) {
+    if (!q->close_waiting) {
         quorum_poll_now(q);
     }
 }
@@ -392,10 +397,40 @@ quorum_poll_now(samsa_quorum_t *q)
     }
 }
 
+static void quorum_raft_closed(struct raft *r);
+
+/* libraft 0.15 crashes (a use of a truncated log: removeSuffix's assert,
+ * compiled out in Debian's build) when raft_close cancels more than one
+ * pending disk write of a leader: each cancelled write truncates the log
+ * from its own index.  So close waits, taking no new work, until every
+ * entry is stored, for at most QUORUM_CLOSE_WAIT_MS. */
+static bool
+quorum_close_ready(samsa_quorum_t *q)
+{
+    return q->raft.last_stored >= raft_last_index(&q->raft)
+           || uv_now(&q->loop) >= q->close_deadline;
+}
+
+static void
+quorum_close_raft(samsa_quorum_t *q)
+{
+    q->raft_closing = true;
+    uv_timer_stop(&q->poll);
+    raft_close(&q->raft, quorum_raft_closed);
+}
+
 static void
 quorum_poll_cb(uv_timer_t *t)
 {
-    quorum_poll_now(t->data);
+    samsa_quorum_t  *q = t->data;
+
+    if (q->close_waiting) {
+        if (!q->raft_closing && quorum_close_ready(q)) {
+            quorum_close_raft(q);
+        }
+        return;
+    }
+    quorum_poll_now(q);
 }
 
 /* ---- operations ------------------------------------------------------- */
@@ -628,10 +663,12 @@ quorum_async_cb(uv_async_t *a)
             quorum_op_run(q, op);
         }
     }
-    if (closing && !q->raft_closing) {
-        q->raft_closing = true;
-        uv_timer_stop(&q->poll);
-        raft_close(&q->raft, quorum_raft_closed);
+    if (closing && !q->close_waiting) {
+        q->close_waiting = true;
+        q->close_deadline = uv_now(&q->loop) + QUORUM_CLOSE_WAIT_MS;
+        if (quorum_close_ready(q)) {
+            quorum_close_raft(q);
+        }
     }
 }
 
