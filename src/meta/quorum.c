@@ -696,6 +696,18 @@ quorum_op_push(samsa_quorum_t *q, quorum_op_t *op)
 
 /* ---- the thread ------------------------------------------------------- */
 
+/* Which raft ids may connect to us: any but our own (two servers with
+ * one node.id).  Not "members only": a node whose configuration is stale
+ * (restarted after a change, or new and still empty) would then refuse
+ * the very leader that brings it the newer configuration. */
+static bool
+quorum_peer_allowed(void *ctx, raft_id id)
+{
+    samsa_quorum_t  *q = ctx;
+
+    return id != q->raft.id;
+}
+
 static int
 quorum_bootstrap(samsa_quorum_t *q)
 {
@@ -811,6 +823,8 @@ quorum_thread_setup(samsa_quorum_t *q)
         return false;
     }
     samsa_quorum_transport_set_retry(&q->transport, q->connect_retry_ms);
+    samsa_quorum_transport_set_member_check(&q->transport, quorum_peer_allowed,
+                                            q);
     for (size_t i = 0; q->reverse_dial && i < q->n_voters; i++) {
         if (samsa_quorum_transport_reverse_dial(
                 &q->transport, quorum_raft_id(q->voters[i].node_id),

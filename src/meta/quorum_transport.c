@@ -28,6 +28,9 @@ typedef struct qt_dialer qt_dialer_t;
 /* how long libraft's connect() waits for a reverse socket to be parked */
 #define QT_REVERSE_WAIT_MS  1000
 #define QT_REVERSE_POLL_MS  10
+/* an adopted socket must send its handshake within this */
+#define QT_HANDSHAKE_MS     5000
+#define QT_SWEEP_MS         1000
 
 typedef struct qt {
     struct raft_uv_transport      *t;
@@ -44,6 +47,10 @@ typedef struct qt {
     qt_parked_t                   *parked;      /* reverse sockets, by id */
     qt_dialer_t                   *dialers;     /* our reverse dials */
     unsigned                       retry_ms;
+    samsa_quorum_transport_member_fn *member;
+    void                          *member_ctx;
+    uv_timer_t                     sweep;       /* handshake timeouts */
+    bool                           sweep_open;
 } qt_t;
 
 /* A reverse socket a non-voter dialled to us: our outbound stream to it,
@@ -91,6 +98,7 @@ struct qt_inbound {
     size_t         cid_len;
     size_t         addr_len;
     bool           reverse;             /* a reverse dial: park it */
+    uint64_t       since;               /* uv_now at adopt */
 };
 
 struct qt_outbound {
@@ -157,7 +165,7 @@ static void
 qt_maybe_closed(qt_t *qt)
 {
     if (qt->closing && qt->inbound == NULL && qt->outbound == NULL
-        && qt->parked == NULL && qt->dialers == NULL
+        && qt->parked == NULL && qt->dialers == NULL && !qt->sweep_open
         && qt->close_cb != NULL) {
         raft_uv_transport_close_cb  cb = qt->close_cb;
 
@@ -413,6 +421,17 @@ qt_inbound_finish(qt_inbound_t *in)
     }
     memcpy(address, in->strs + in->cid_len, in->addr_len);
     address[in->addr_len] = '\0';
+    /* a reverse socket is only parked: it is used once we connect() to
+     * that id, which libraft does only for members */
+    if (!in->reverse && qt->member != NULL
+        && !qt->member(qt->member_ctx, id)) {
+        char  why[SAMSA_QUORUM_TRANSPORT_STR_MAX + 64];
+
+        snprintf(why, sizeof(why), "raft id %llu (%s) may not connect (it is ours)",
+                 (unsigned long long) id, address);
+        qt_inbound_drop(in, why);
+        return;
+    }
     if (in->reverse) {
         qt_inbound_unlink(in);
         samsa_free(in);
@@ -471,6 +490,7 @@ samsa_quorum_transport_adopt(struct raft_uv_transport *t, int fd)
     in = samsa_calloc(1, sizeof(*in));
     in->qt = qt;
     in->need = QT_HDR_LEN;
+    in->since = uv_now(qt->loop);
     in->tcp = raft_malloc(sizeof(*in->tcp));
     samsa_assert(in->tcp != NULL);
     uv_tcp_init(qt->loop, in->tcp);
@@ -957,12 +977,40 @@ qt_init(struct raft_uv_transport *t, raft_id id, const char *address)
     return 0;
 }
 
+/* Drop adopted sockets that never finished their handshake. */
+static void
+qt_sweep(uv_timer_t *timer)
+{
+    qt_t      *qt = timer->data;
+    uint64_t   now = uv_now(qt->loop);
+
+    for (qt_inbound_t *in = qt->inbound; in != NULL; in = in->next) {
+        if (now - in->since > QT_HANDSHAKE_MS
+            && !uv_is_closing((uv_handle_t *) in->tcp)) {
+            qt_inbound_drop(in, "no handshake within 5 s");
+        }
+    }
+}
+
+static void
+qt_sweep_closed(uv_handle_t *h)
+{
+    qt_t  *qt = h->data;
+
+    qt->sweep_open = false;
+    qt_maybe_closed(qt);
+}
+
 static int
 qt_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
 {
     qt_t  *qt = t->impl;
 
     qt->accept_cb = cb;                 /* sockets come through adopt */
+    uv_timer_init(qt->loop, &qt->sweep);
+    qt->sweep.data = qt;
+    qt->sweep_open = true;
+    uv_timer_start(&qt->sweep, qt_sweep, QT_SWEEP_MS, QT_SWEEP_MS);
     return 0;
 }
 
@@ -987,6 +1035,10 @@ qt_close(struct raft_uv_transport *t, raft_uv_transport_close_cb cb)
     }
     for (qt_dialer_t *d = qt->dialers; d != NULL; d = d->next) {
         qt_dialer_stop(d);
+    }
+    if (qt->sweep_open && !uv_is_closing((uv_handle_t *) &qt->sweep)) {
+        uv_timer_stop(&qt->sweep);
+        uv_close((uv_handle_t *) &qt->sweep, qt_sweep_closed);
     }
     qt_maybe_closed(qt);
 }
@@ -1017,6 +1069,17 @@ samsa_quorum_transport_init(struct raft_uv_transport *t, uv_loop_t *loop,
     t->connect = qt_connect;
     t->close = qt_close;
     return SAMSA_ERR_NONE;
+}
+
+void
+samsa_quorum_transport_set_member_check(struct raft_uv_transport *t,
+                                        samsa_quorum_transport_member_fn *fn,
+                                        void *ctx)
+{
+    qt_t  *qt = t->impl;
+
+    qt->member = fn;
+    qt->member_ctx = ctx;
 }
 
 void

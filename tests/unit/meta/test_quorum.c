@@ -622,6 +622,51 @@ test_quorum_replicate_failover_restart(void **state)
     free(c);
 }
 
+static uint64_t
+refused_of(node_t *nd)
+{
+    samsa_quorum_desc_t  desc;
+
+    assert_int_equal(samsa_quorum_describe(nd->q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    return desc.refused_connections;
+}
+
+/* Send node i a handshake of version, from raft id, cut after len bytes
+ * (8: the magic only); it must be refused (within 7 s: 5 s handshake
+ * timeout). */
+static void
+refuse_raw(cluster_t *c, int i, uint32_t version, uint64_t id, size_t len)
+{
+    struct sockaddr_in  sa = { .sin_family = AF_INET };
+    uint8_t             hs[64] = { 0 };
+    const char         *cid = "cluster-A";
+    const char         *addr = "127.0.0.1:1";
+    uint64_t            before = refused_of(&c->nodes[i]);
+    int64_t             end = now_ms() + 7000;
+    int                 fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memcpy(hs, SAMSA_QUORUM_TRANSPORT_MAGIC, 8);
+    memcpy(hs + 8, &version, 4);        /* little-endian host */
+    memcpy(hs + 16, &id, 8);
+    hs[24] = (uint8_t) strlen(cid);
+    hs[26] = (uint8_t) strlen(addr);
+    memcpy(hs + 32, cid, strlen(cid));
+    memcpy(hs + 32 + strlen(cid), addr, strlen(addr));
+    if (len == 32) {
+        len = 32 + strlen(cid) + strlen(addr);
+    }
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons(c->nodes[i].port);
+    assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+    assert_int_equal(write(fd, hs, len), (ssize_t) len);
+    while (refused_of(&c->nodes[i]) == before && now_ms() < end) {
+        usleep(10000);
+    }
+    assert_true(refused_of(&c->nodes[i]) > before);
+    close(fd);
+}
+
 static void
 test_quorum_other_cluster_refused(void **state)
 {
@@ -633,7 +678,7 @@ test_quorum_other_cluster_refused(void **state)
     samsa_quorum_t      *xq;
     char                 errstr[512];
     int                  leader;
-    int64_t              epoch0, end;
+    int64_t              epoch0, end, t0;
     int32_t              lid;
     int64_t              xepoch;
 
@@ -692,29 +737,14 @@ test_quorum_other_cluster_refused(void **state)
     printf("quorum: node 0 refused %llu cluster-B connections\n",
            (unsigned long long) desc.refused_connections);
 
-    /* a handshake of another version is refused too */
-    {
-        struct sockaddr_in  sa = { .sin_family = AF_INET };
-        uint8_t             hs[32] = { 0 };
-        uint64_t            before = desc.refused_connections;
-        int                 fd = socket(AF_INET, SOCK_STREAM, 0);
-
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sa.sin_port = htons(c->nodes[0].port);
-        assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
-        memcpy(hs, SAMSA_QUORUM_TRANSPORT_MAGIC, 8);
-        hs[8] = 9;                      /* version 9 */
-        assert_int_equal(write(fd, hs, sizeof(hs)), sizeof(hs));
-        end = now_ms() + 3000;
-        do {
-            usleep(5000);
-            assert_int_equal(samsa_quorum_describe(c->nodes[0].q, &desc,
-                                                   2000),
-                             SAMSA_ERR_NONE);
-        } while (desc.refused_connections == before && now_ms() < end);
-        assert_true(desc.refused_connections > before);
-        close(fd);
-    }
+    /* refused too: another version, our own raft id, no handshake */
+    node_close(x);                      /* its dials would count too */
+    usleep(100000);
+    refuse_raw(c, 0, 9, 2, 32);         /* version 9 */
+    refuse_raw(c, 0, 1, 1, 32);         /* node 0's own raft id 1 */
+    t0 = now_ms();
+    refuse_raw(c, 0, 1, 2, 8);          /* the magic, then nothing */
+    assert_true(now_ms() - t0 >= 4000); /* by the handshake timeout */
     cluster_stop(c, 4);
     free(c);
 }
