@@ -39,6 +39,7 @@ typedef enum quorum_op_type {
     QUORUM_OP_CHANGE,
     QUORUM_OP_DESCRIBE,
     QUORUM_OP_ADOPT,
+    QUORUM_OP_TRANSFER,
 } quorum_op_type_t;
 
 typedef enum quorum_change_kind {
@@ -71,6 +72,8 @@ struct quorum_op {
     int                     refs;
     /* adopt */
     int                     fd;
+    /* transfer (id 0: libraft picks a voter) */
+    struct raft_transfer    transfer;
 };
 
 typedef struct quorum_voter {
@@ -518,6 +521,35 @@ quorum_do_change(samsa_quorum_t *q, quorum_op_t *op)
     }
 }
 
+/* The transfer is over: it worked if another node leads now (or nobody
+ * yet: an election is running without us). */
+static void
+quorum_transfer_cb(struct raft_transfer *req)
+{
+    quorum_op_t     *op = req->data;
+    samsa_quorum_t  *q = op->q;
+    raft_id          lid;
+    const char      *laddr;
+
+    raft_leader(&q->raft, &lid, &laddr);
+    op->change_done(op->ctx, raft_state(&q->raft) == RAFT_LEADER
+                             && lid == q->raft.id
+                                 ? SAMSA_ERR__TIMED_OUT : SAMSA_ERR_NONE);
+    samsa_free(op);
+}
+
+static void
+quorum_do_transfer(samsa_quorum_t *q, quorum_op_t *op)
+{
+    int  rv;
+
+    op->transfer.data = op;
+    rv = raft_transfer(&q->raft, &op->transfer, op->id, quorum_transfer_cb);
+    if (rv != 0) {
+        quorum_change_finish(op, rv);
+    }
+}
+
 static void
 quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
 {
@@ -592,6 +624,7 @@ quorum_op_cancel(samsa_quorum_t *q, quorum_op_t *op)
         samsa_free(op);
         break;
     case QUORUM_OP_CHANGE:
+    case QUORUM_OP_TRANSFER:
         quorum_change_finish(op, RAFT_SHUTDOWN);
         break;
     case QUORUM_OP_DESCRIBE:
@@ -622,6 +655,9 @@ quorum_op_run(samsa_quorum_t *q, quorum_op_t *op)
     case QUORUM_OP_ADOPT:
         samsa_quorum_transport_adopt(&q->transport, op->fd);
         samsa_free(op);
+        break;
+    case QUORUM_OP_TRANSFER:
+        quorum_do_transfer(q, op);
         break;
     }
 }
@@ -1147,6 +1183,27 @@ samsa_quorum_remove_voter(samsa_quorum_t *q, int32_t node_id,
 {
     return quorum_change_push(q, QUORUM_CHANGE_REMOVE, node_id, NULL, 0, done,
                               ctx);
+}
+
+samsa_err_t
+samsa_quorum_transfer(samsa_quorum_t *q, int32_t node_id,
+                      samsa_quorum_change_fn *done, void *ctx)
+{
+    quorum_op_t  *op;
+
+    if (done == NULL || node_id < -1) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    op = samsa_calloc(1, sizeof(*op));
+    op->type = QUORUM_OP_TRANSFER;
+    op->id = node_id < 0 ? 0 : quorum_raft_id(node_id);
+    op->change_done = done;
+    op->ctx = ctx;
+    if (!quorum_op_push(q, op)) {
+        samsa_free(op);
+        return SAMSA_ERR__SHUTDOWN;
+    }
+    return SAMSA_ERR_NONE;
 }
 
 samsa_err_t

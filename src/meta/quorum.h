@@ -220,6 +220,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_quorum_remove_voter(
     samsa_quorum_t *q, int32_t node_id, samsa_quorum_change_fn *done,
     void *ctx);
 
+/* Hand leadership to voter node_id (-1: the most up-to-date voter), for
+ * a controlled shutdown of the active controller; on the leader only.
+ * done: SAMSA_ERR_NONE once this node no longer leads,
+ * SAMSA_ERR__TIMED_OUT if it still does (the target did not take over
+ * within an election timeout), SAMSA_ERR_NOT_CONTROLLER (not the leader
+ * or a transfer already running), SAMSA_ERR__NOENT (not a voter, or this
+ * node).  SAMSA_ERR__SHUTDOWN if closing (done is then not called). */
+SAMSA_MUST_CHECK samsa_err_t samsa_quorum_transfer(
+    samsa_quorum_t *q, int32_t node_id, samsa_quorum_change_fn *done,
+    void *ctx);
+
 /* Hand over a socket accepted on the CONTROLLER listener whose first
  * bytes are the raft magic (samsa_quorum_transport_is_magic); the quorum
  * owns fd from now on, also on error (it is closed). */

@@ -978,6 +978,102 @@ test_quorum_close_in_flight(void **state)
     free(c);
 }
 
+static int
+wait_change(atomic_int *res, int timeout_ms)
+{
+    int64_t  end = now_ms() + timeout_ms;
+
+    while (atomic_load(res) == 0 && now_ms() < end) {
+        usleep(2000);
+    }
+    return atomic_load(res);
+}
+
+/* add_voter makes a fourth voter (it replicates, describe shows four),
+ * transfer hands it the leadership, remove_voter takes one out again; a
+ * follower refuses changes. */
+static void
+test_quorum_membership(void **state)
+{
+    cluster_t           *c = calloc(1, sizeof(*c));
+    appends_t           *a = calloc(1, sizeof(*a));
+    node_t              *nv = &c->nodes[3];
+    samsa_quorum_desc_t  desc;
+    atomic_int           changed = 0;
+    int                  leader, follower, gone;
+
+    (void) state;
+    pthread_mutex_init(&a->mu, NULL);
+    cluster_start(c, 3, 0, 0);
+    leader = wait_leader(c, 3, 5000);
+    assert_true(leader >= 0);
+    follower = (leader + 1) % 3;
+    append_range(&c->nodes[leader], a, 0, 50);
+    assert_true(wait_appends(a, 50, 10000));
+
+    node_init(c, nv, 3, "cluster-A", false);
+    node_open(c, nv);
+    assert_int_equal(samsa_quorum_add_voter(c->nodes[follower].q, 3,
+                                            "127.0.0.1", nv->port, on_change,
+                                            &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 5000),
+                     -(int) SAMSA_ERR_NOT_CONTROLLER);
+    atomic_store(&changed, 0);
+    assert_int_equal(samsa_quorum_add_voter(c->nodes[leader].q, 3,
+                                            "127.0.0.1", nv->port, on_change,
+                                            &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 10000), 1);
+    assert_true(wait_count(nv, 50, 5000));
+    check_entries(nv, 50);
+    assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(desc.n_voters, 4);
+    assert_int_equal(desc.n_observers, 0);
+
+    /* leadership to the new voter */
+    atomic_store(&changed, 0);
+    assert_int_equal(samsa_quorum_transfer(c->nodes[leader].q, 3, on_change,
+                                           &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 5000), 1);
+    assert_int_equal(wait_leader(c, 4, 5000) >= 0, 1);
+    for (int64_t end = now_ms() + 5000; now_ms() < end;) {
+        pthread_mutex_lock(&nv->mu);
+        bool  is = nv->is_leader;
+        pthread_mutex_unlock(&nv->mu);
+        if (is) {
+            break;
+        }
+        usleep(2000);
+    }
+    assert_true(nv->is_leader);
+    append_range(nv, a, 50, 60);
+    assert_true(wait_appends(a, 60, 10000));
+    assert_int_equal(a->ok, 60);
+
+    /* and a voter out again */
+    gone = follower;
+    atomic_store(&changed, 0);
+    assert_int_equal(samsa_quorum_remove_voter(nv->q, gone, on_change,
+                                               &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 5000), 1);
+    assert_int_equal(samsa_quorum_describe(nv->q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(desc.n_voters, 3);
+    for (size_t i = 0; i < desc.n_voters; i++) {
+        assert_int_not_equal(desc.voters[i].node_id, gone);
+    }
+    printf("quorum: node 3 added as voter, led after a transfer, node %d "
+           "removed\n", gone);
+    cluster_stop(c, 4);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+    free(c);
+}
+
 static void
 test_quorum_bad_conf(void **state)
 {
@@ -1015,6 +1111,7 @@ main(void)
         cmocka_unit_test(test_quorum_snapshot_and_observer),
         cmocka_unit_test(test_quorum_reverse_observer),
         cmocka_unit_test(test_quorum_close_in_flight),
+        cmocka_unit_test(test_quorum_membership),
     };
 
     signal(SIGPIPE, SIG_IGN);           /* libuv leaves it to us */
