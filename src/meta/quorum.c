@@ -33,6 +33,7 @@
  * quorum_close_ready) */
 #define QUORUM_CLOSE_WAIT_MS 5000
 #define QUORUM_ADDR_MAX     (SAMSA_QUORUM_TRANSPORT_STR_MAX + 1)
+#define QUORUM_OFFMAP       4096       /* raft index -> offset, recent */
 
 typedef enum quorum_op_type {
     QUORUM_OP_APPEND,
@@ -130,6 +131,12 @@ struct samsa_quorum {
     uint64_t                          close_deadline;
     int64_t                           next_offset;
     int64_t                           entry_offset;     /* of the last apply */
+    /* the end offset after each recently applied entry, by raft index
+     * (a ring, oldest first from offmap_head - offmap_n) */
+    raft_index                        offmap_index[QUORUM_OFFMAP];
+    int64_t                           offmap_offset[QUORUM_OFFMAP];
+    size_t                            offmap_head;
+    size_t                            offmap_n;
     struct raft_barrier               barrier;
     bool                              barrier_pending;
     raft_term                         barrier_term;
@@ -238,6 +245,34 @@ quorum_wall_ms(void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ---- raft index -> offset, for describe -------------------------------- */
+
+static void
+quorum_offmap_push(samsa_quorum_t *q, raft_index index, int64_t end_offset)
+{
+    q->offmap_index[q->offmap_head] = index;
+    q->offmap_offset[q->offmap_head] = end_offset;
+    q->offmap_head = (q->offmap_head + 1) % QUORUM_OFFMAP;
+    if (q->offmap_n < QUORUM_OFFMAP) {
+        q->offmap_n++;
+    }
+}
+
+/* The offset after every entry up to index (entries that are not
+ * commands leave it as it is); -1 if index is older than the map. */
+static int64_t
+quorum_offmap_get(const samsa_quorum_t *q, raft_index index)
+{
+    for (size_t k = 1; k <= q->offmap_n; k++) {
+        size_t  at = (q->offmap_head + QUORUM_OFFMAP - k) % QUORUM_OFFMAP;
+
+        if (q->offmap_index[at] <= index) {
+            return q->offmap_offset[at];
+        }
+    }
+    return -1;
+}
+
 /* ---- the state machine (raft_fsm, version 1) --------------------------- */
 
 static int
@@ -264,6 +299,8 @@ quorum_fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         return 0;
     }
     q->next_offset += count;
+    /* libraft applies index last_applied + 1 (replicationApply) */
+    quorum_offmap_push(q, q->raft.last_applied + 1, q->next_offset);
     q->commit(q->ctx, p + QUORUM_ENTRY_HDR, len, q->entry_offset, count);
     return 0;
 }
@@ -318,6 +355,7 @@ quorum_fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         return RAFT_CORRUPT;            /* libraft keeps its buffer */
     }
     q->next_offset = (int64_t) quorum_get_u64(p);
+    q->offmap_n = 0;                    /* older indexes: unknown */
     if (q->snapshot_restore != NULL) {
         q->snapshot_restore(q->ctx, p + QUORUM_SNAP_HDR, (size_t) len,
                             q->next_offset);
@@ -558,6 +596,7 @@ quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
 
     m->node_id = quorum_node_id(s->id);
     m->log_end_index = -1;
+    m->log_end_offset = -1;
     m->last_contact_ms = -1;
     if (s->id == q->raft.id) {
         m->log_end_index = (int64_t) raft_last_index(&q->raft);
@@ -572,6 +611,9 @@ quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
                                  - (int64_t) (now - p->last_send);
         }
     }
+    if (m->log_end_index >= 0) {
+        m->log_end_offset = quorum_offmap_get(q, (raft_index) m->log_end_index);
+    }
 }
 
 static void
@@ -582,6 +624,7 @@ quorum_do_describe(samsa_quorum_t *q, samsa_quorum_desc_t *d)
     d->epoch = (int64_t) q->raft.current_term;
     d->is_leader = q->reported && q->rep_self;
     d->high_watermark = (int64_t) q->raft.commit_index;
+    d->high_watermark_offset = quorum_offmap_get(q, q->raft.commit_index);
     d->last_applied_index = (int64_t) raft_last_applied(&q->raft);
     d->last_index = (int64_t) raft_last_index(&q->raft);
     d->next_offset = q->next_offset;
@@ -854,6 +897,7 @@ quorum_thread_setup(samsa_quorum_t *q)
         quorum_fail_after_init(q, "raft_bootstrap", rv);
         return false;
     }
+    quorum_offmap_push(q, 0, 0);        /* before the first entry */
     if ((rv = raft_start(&q->raft)) != 0) {
         quorum_fail_after_init(q, "raft_start", rv);
         return false;

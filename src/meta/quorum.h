@@ -13,8 +13,8 @@
  * offset 0 and each entry's offset is the previous one's plus its count,
  * so offsets count records as Kafka's metadata offsets do.  The next
  * offset is saved in every snapshot.  Raft indexes (which also count
- * configuration and barrier entries) appear only in samsa_quorum_describe
- * (mapping them to offsets for DescribeQuorum is not done yet).
+ * configuration and barrier entries) appear only in samsa_quorum_describe,
+ * next to the offsets they map to.
  *
  * Entry format (in the raft log): u32 payload length, u32 record count,
  * payload, zero padding to a multiple of 8 bytes.  libraft 0.15 silently
@@ -148,6 +148,10 @@ typedef struct samsa_quorum_member {
      * this node's own last index for itself); -1 where unknown (we are
      * not the leader) */
     int64_t  log_end_index;
+    /* the offset after its log_end_index (what DescribeQuorum's
+     * LogEndOffset wants), from a map of the last 4096 applied entries:
+     * known only up to this node's last applied entry; -1 unknown */
+    int64_t  log_end_offset;
     /* wall-clock ms of the last AppendEntries the leader sent it; -1
      * unknown (libraft 0.15 keeps no receive time) */
     int64_t  last_contact_ms;
@@ -162,6 +166,8 @@ typedef struct samsa_quorum_desc {
     bool                   is_leader;           /* is_self was reported */
     int64_t                high_watermark;      /* commit index (raft
                                                    index, not an offset) */
+    int64_t                high_watermark_offset;   /* as an offset; -1
+                                                       unknown */
     int64_t                last_applied_index;
     int64_t                last_index;          /* this node's log end */
     int64_t                next_offset;         /* offset of the next entry */

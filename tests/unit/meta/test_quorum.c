@@ -558,18 +558,36 @@ test_quorum_replicate_failover_restart(void **state)
     assert_int_equal(lid, leader);
     assert_true(epoch >= 1);
 
-    /* describe on the leader: 3 voters, all at the commit index */
-    assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc, 2000),
-                     SAMSA_ERR_NONE);
+    /* describe on the leader: 3 voters, all at the commit index (once the
+     * followers' last acknowledgements have arrived) */
+    for (int64_t end = now_ms() + 3000;;) {
+        bool  all = true;
+
+        assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc,
+                                               2000),
+                         SAMSA_ERR_NONE);
+        for (size_t i = 0; i < desc.n_voters; i++) {
+            all = all && desc.voters[i].log_end_offset
+                         == expected_offset(200);
+        }
+        if (all || now_ms() > end) {
+            break;
+        }
+        usleep(5000);
+    }
     assert_true(desc.is_leader);
     assert_int_equal(desc.leader_node_id, leader);
     assert_int_equal(desc.n_voters, 3);
     assert_int_equal(desc.n_observers, 0);
     assert_int_equal(desc.next_offset, expected_offset(200));
     assert_true(desc.high_watermark >= 201);    /* conf + barrier + 200 */
+    assert_int_equal(desc.high_watermark_offset, expected_offset(200));
     for (size_t i = 0; i < desc.n_voters; i++) {
         assert_true(desc.voters[i].log_end_index >= 200);
         assert_true(desc.voters[i].last_contact_ms > 0);
+        /* the appends have all committed: every voter has them all */
+        assert_int_equal(desc.voters[i].log_end_offset,
+                         expected_offset(200));
     }
     printf("quorum: leader %d epoch %lld hw %lld\n", desc.leader_node_id,
            (long long) desc.epoch, (long long) desc.high_watermark);
