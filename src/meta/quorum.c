@@ -837,30 +837,36 @@ quorum_fail_closed(struct raft *r)
 
 /* raft_init succeeded, then something failed: close raft, end the loop. */
 static void
-quorum_fail_after_init(samsa_quorum_t *q, const char *what, int rv)
+quorum_fail_after_init(samsa_quorum_t *q, const char *what, const char *msg)
 {
-    char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
-
-    snprintf(msg, sizeof(msg), "%s: %s", raft_strerror(rv),
-             raft_errmsg(&q->raft));
     q->raft.data = q;
     raft_close(&q->raft, quorum_fail_closed);
     uv_run(&q->loop, UV_RUN_DEFAULT);
     quorum_started(q, SAMSA_ERR__IO, what, msg);
 }
 
-static bool
-quorum_thread_setup(samsa_quorum_t *q)
+static void
+quorum_raft_errmsg(samsa_quorum_t *q, int rv, char *msg, size_t size)
 {
-    char  errstr[256];
+    snprintf(msg, size, "%s: %s", raft_strerror(rv), raft_errmsg(&q->raft));
+}
+
+/* The transport, raft_uv and raft_init with our settings. */
+static bool
+quorum_raft_init(samsa_quorum_t *q)
+{
+    char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
     int   rv;
 
     if (samsa_quorum_transport_init(&q->transport, &q->loop, q->cluster_id,
-                                    errstr, sizeof(errstr))
+                                    msg, sizeof(msg))
         != SAMSA_ERR_NONE) {
-        quorum_started(q, SAMSA_ERR__INVALID_ARG, "transport", errstr);
+        quorum_started(q, SAMSA_ERR__INVALID_ARG, "transport", msg);
         return false;
     }
+    samsa_quorum_transport_set_retry(&q->transport, q->connect_retry_ms);
+    samsa_quorum_transport_set_member_check(&q->transport, quorum_peer_allowed,
+                                            q);
     if ((rv = raft_uv_init(&q->io, &q->loop, q->dir, &q->transport)) != 0) {
         quorum_started(q, SAMSA_ERR__IO, "raft_uv_init", q->io.errmsg);
         samsa_quorum_transport_fini(&q->transport);
@@ -878,10 +884,7 @@ quorum_thread_setup(samsa_quorum_t *q)
     rv = raft_init(&q->raft, &q->io, &q->fsm, quorum_raft_id(q->node_id),
                    q->address);
     if (rv != 0) {
-        char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
-
-        snprintf(msg, sizeof(msg), "%s: %s", raft_strerror(rv),
-                 raft_errmsg(&q->raft));
+        quorum_raft_errmsg(q, rv, msg, sizeof(msg));
         raft_uv_close(&q->io);
         samsa_quorum_transport_fini(&q->transport);
         quorum_started(q, SAMSA_ERR__IO, "raft_init", msg);
@@ -893,24 +896,36 @@ quorum_thread_setup(samsa_quorum_t *q)
     raft_set_pre_vote(&q->raft, q->pre_vote);
     raft_set_snapshot_threshold(&q->raft, q->snapshot_threshold);
     raft_set_snapshot_trailing(&q->raft, q->snapshot_trailing);
+    return true;
+}
+
+/* Bootstrap (a voter's pristine dir), load and start; the reverse dials. */
+static bool
+quorum_thread_setup(samsa_quorum_t *q)
+{
+    char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
+    int   rv;
+
+    if (!quorum_raft_init(q)) {
+        return false;
+    }
     if (q->is_voter && (rv = quorum_bootstrap(q)) != 0) {
-        quorum_fail_after_init(q, "raft_bootstrap", rv);
+        quorum_raft_errmsg(q, rv, msg, sizeof(msg));
+        quorum_fail_after_init(q, "raft_bootstrap", msg);
         return false;
     }
     quorum_offmap_push(q, 0, 0);        /* before the first entry */
     if ((rv = raft_start(&q->raft)) != 0) {
-        quorum_fail_after_init(q, "raft_start", rv);
+        quorum_raft_errmsg(q, rv, msg, sizeof(msg));
+        quorum_fail_after_init(q, "raft_start", msg);
         return false;
     }
-    samsa_quorum_transport_set_retry(&q->transport, q->connect_retry_ms);
-    samsa_quorum_transport_set_member_check(&q->transport, quorum_peer_allowed,
-                                            q);
     for (size_t i = 0; q->reverse_dial && i < q->n_voters; i++) {
         if (samsa_quorum_transport_reverse_dial(
                 &q->transport, quorum_raft_id(q->voters[i].node_id),
-                q->voters[i].address, errstr, sizeof(errstr))
+                q->voters[i].address, msg, sizeof(msg))
             != SAMSA_ERR_NONE) {
-            quorum_fail_after_init(q, "reverse dial", RAFT_INVALID);
+            quorum_fail_after_init(q, "reverse dial", msg);
             return false;
         }
     }

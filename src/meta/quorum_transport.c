@@ -641,7 +641,8 @@ qt_outbound_dial(qt_outbound_t *out, const struct sockaddr *sa)
 static void
 qt_outbound_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res)
 {
-    qt_outbound_t  *out = gai->data;
+    qt_outbound_t    *out = gai->data;
+    struct addrinfo  *pick;
 
     out->gai_pending = false;
     if (out->tcp_closed) {              /* cancelled by close() */
@@ -654,7 +655,12 @@ qt_outbound_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res)
         qt_outbound_fail(out);
         return;
     }
-    qt_outbound_dial(out, res->ai_addr);
+    /* one address is tried: IPv4 first (listeners bound to 0.0.0.0 or
+     * 127.0.0.1 are the common case; "localhost" also gives ::1) */
+    for (pick = res; pick != NULL && pick->ai_family != AF_INET;
+         pick = pick->ai_next) {
+    }
+    qt_outbound_dial(out, (pick != NULL ? pick : res)->ai_addr);
     uv_freeaddrinfo(res);
 }
 
@@ -890,55 +896,15 @@ samsa_quorum_transport_reverse_dial(struct raft_uv_transport *t,
     return SAMSA_ERR_NONE;
 }
 
-static int
-qt_connect(struct raft_uv_transport *t, struct raft_uv_connect *req,
-           raft_id id, const char *address, raft_uv_connect_cb cb)
+/* Resolve (IP literals at once, names through the thread pool) and dial. */
+static void
+qt_outbound_start(qt_outbound_t *out)
 {
-    qt_t                 *qt = t->impl;
-    qt_outbound_t        *out;
+    qt_t                 *qt = out->qt;
     struct sockaddr_in6   sa6;
     struct sockaddr_in    sa4;
     struct addrinfo       hints;
 
-    (void) id;
-    if (qt->closing) {
-        return RAFT_CANCELED;
-    }
-    out = samsa_calloc(1, sizeof(*out));
-    out->qt = qt;
-    out->req = req;
-    out->req_id = id;
-    req->cb = cb;
-    if (!qt_split_address(address, &out->host, out->port)) {
-        samsa_free(out);
-        snprintf(t->errmsg, RAFT_ERRMSG_BUF_SIZE, "bad address '%s'",
-                 address);
-        return RAFT_NOCONNECTION;
-    }
-    if (strcmp(out->port, "0") == 0 || qt_has_parked(qt, id)) {
-        /* not reachable, or it dialled us: use its reverse socket */
-        out->reverse = true;
-        out->wait_until = uv_now(qt->loop) + QT_REVERSE_WAIT_MS;
-        uv_timer_init(qt->loop, &out->timer);
-        out->timer.data = out;
-        out->next = qt->outbound;
-        if (qt->outbound != NULL) {
-            qt->outbound->prev = out;
-        }
-        qt->outbound = out;
-        uv_timer_start(&out->timer, qt_outbound_wait, 0, QT_REVERSE_POLL_MS);
-        return 0;
-    }
-    qt_outbound_handshake(out);
-    out->tcp = raft_malloc(sizeof(*out->tcp));
-    samsa_assert(out->tcp != NULL);
-    uv_tcp_init(qt->loop, out->tcp);
-    out->tcp->data = out;
-    out->next = qt->outbound;
-    if (qt->outbound != NULL) {
-        qt->outbound->prev = out;
-    }
-    qt->outbound = out;
     if (uv_ip4_addr(out->host, atoi(out->port), &sa4) == 0) {
         qt_outbound_dial(out, (const struct sockaddr *) &sa4);
     } else if (uv_ip6_addr(out->host, atoi(out->port), &sa6) == 0) {
@@ -955,6 +921,49 @@ qt_connect(struct raft_uv_transport *t, struct raft_uv_connect *req,
             qt_outbound_fail(out);
         }
     }
+}
+
+static int
+qt_connect(struct raft_uv_transport *t, struct raft_uv_connect *req,
+           raft_id id, const char *address, raft_uv_connect_cb cb)
+{
+    qt_t           *qt = t->impl;
+    qt_outbound_t  *out;
+
+    if (qt->closing) {
+        return RAFT_CANCELED;
+    }
+    out = samsa_calloc(1, sizeof(*out));
+    out->qt = qt;
+    out->req = req;
+    out->req_id = id;
+    req->cb = cb;
+    if (!qt_split_address(address, &out->host, out->port)) {
+        samsa_free(out);
+        snprintf(t->errmsg, RAFT_ERRMSG_BUF_SIZE, "bad address '%s'",
+                 address);
+        return RAFT_NOCONNECTION;
+    }
+    out->next = qt->outbound;
+    if (qt->outbound != NULL) {
+        qt->outbound->prev = out;
+    }
+    qt->outbound = out;
+    if (strcmp(out->port, "0") == 0 || qt_has_parked(qt, id)) {
+        /* not reachable, or it dialled us: use its reverse socket */
+        out->reverse = true;
+        out->wait_until = uv_now(qt->loop) + QT_REVERSE_WAIT_MS;
+        uv_timer_init(qt->loop, &out->timer);
+        out->timer.data = out;
+        uv_timer_start(&out->timer, qt_outbound_wait, 0, QT_REVERSE_POLL_MS);
+        return 0;
+    }
+    qt_outbound_handshake(out);
+    out->tcp = raft_malloc(sizeof(*out->tcp));
+    samsa_assert(out->tcp != NULL);
+    uv_tcp_init(qt->loop, out->tcp);
+    out->tcp->data = out;
+    qt_outbound_start(out);
     return 0;
 }
 
