@@ -216,12 +216,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_quorum_describe(samsa_quorum_t *q,
  * a standby that replicates but does not vote; remove_voter removes a
  * member (voter or observer).  SAMSA_ERR__SHUTDOWN if closing (done is
  * then not called). */
-SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_voter(samsa_quorum_t *q,
-                                                    int32_t node_id,
-                                                    const char *host,
-                                                    uint16_t port,
-                                                    samsa_quorum_change_fn *done,
-                                                    void *ctx);
+SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_voter(
+    samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
+    samsa_quorum_change_fn *done, void *ctx);
 SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_observer(
     samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
     samsa_quorum_change_fn *done, void *ctx);

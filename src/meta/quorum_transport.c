@@ -427,7 +427,8 @@ qt_inbound_finish(qt_inbound_t *in)
         && !qt->member(qt->member_ctx, id)) {
         char  why[SAMSA_QUORUM_TRANSPORT_STR_MAX + 64];
 
-        snprintf(why, sizeof(why), "raft id %llu (%s) may not connect (it is ours)",
+        snprintf(why, sizeof(why),
+                 "raft id %llu (%s) may not connect (it is ours)",
                  (unsigned long long) id, address);
         qt_inbound_drop(in, why);
         return;

@@ -356,6 +356,28 @@ cluster_stop(cluster_t *c, int nodes)
     assert_int_equal(system(cmd), 0);
 }
 
+static int
+node_get(node_t *nd, const int *field)
+{
+    int  v;
+
+    pthread_mutex_lock(&nd->mu);
+    v = *field;
+    pthread_mutex_unlock(&nd->mu);
+    return v;
+}
+
+static bool
+node_is_leader(node_t *nd)
+{
+    bool  v;
+
+    pthread_mutex_lock(&nd->mu);
+    v = nd->is_leader;
+    pthread_mutex_unlock(&nd->mu);
+    return v;
+}
+
 /* The node (among those open) that reported is_self, waiting at most
  * timeout_ms; -1 if none. */
 static int
@@ -747,7 +769,7 @@ test_quorum_other_cluster_refused(void **state)
     usleep(3 * ELECTION_MS * 1000);
     samsa_quorum_leader(xq, &lid, &xepoch);
     assert_int_equal(lid, -1);          /* x found no leader, won nothing */
-    assert_false(x->is_leader);
+    assert_false(node_is_leader(x));
     /* cluster-A was not disturbed: same leader, same epoch */
     samsa_quorum_leader(c->nodes[leader].q, &lid, &xepoch);
     assert_int_equal(lid, leader);
@@ -797,8 +819,10 @@ test_quorum_snapshot_and_observer(void **state)
     assert_true(wait_appends(a, 100, 10000));
     assert_int_equal(a->ok, 100);
     for (int i = 0; i < 3; i++) {
-        assert_true(wait_count(&c->nodes[i], 100, 5000));
-        assert_true(c->nodes[i].snapshots_taken >= 1);
+        node_t  *nd = &c->nodes[i];
+
+        assert_true(wait_count(nd, 100, 5000));
+        assert_true(node_get(nd, &nd->snapshots_taken) >= 1);
     }
 
     /* a late node: wiped dir, the leader has compacted past its start */
@@ -1067,7 +1091,7 @@ test_quorum_membership(void **state)
         }
         usleep(2000);
     }
-    assert_true(nv->is_leader);
+    assert_true(node_is_leader(nv));
     append_range(nv, a, 50, 60);
     assert_true(wait_appends(a, 60, 10000));
     assert_int_equal(a->ok, 60);
