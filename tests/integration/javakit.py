@@ -103,7 +103,8 @@ def _run(argv, stdin=None, timeout=60):
 
 def run_java(cp, main, *args, timeout=90):
     """Runs a program of java/ that ends with an EXIT line on success."""
-    r = _run([tool("java")] + JVM_OPTS + ["-cp", cp, main] + [str(a) for a in args],
+    scale = "-Dsamsa.scale=%g" % samsa_harness.timeout_scale()
+    r = _run([tool("java")] + JVM_OPTS + [scale, "-cp", cp, main] + [str(a) for a in args],
              timeout=timeout)
     assert r.rc == 0 and r.rows("EXIT") == [["0"]], r
     return r

@@ -30,7 +30,8 @@ from samsa_harness import T
 
 @pytest.fixture(scope="module")
 def srv(samsa_module):
-    return samsa_module.start()
+    # classic groups form at once (not after Kafka's 3 s initial delay)
+    return samsa_module.start({"group.initial.rebalance.delay.ms": "0"})
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,13 @@ import org.apache.kafka.common.serialization.*;
 
 public class SamsaJava {
     static String boot;
+    // the harness's timeout scale (SAMSA_TEST_TIMEOUT_SCALE, x3 under a
+    // sanitizer): every wait below is multiplied by it
+    static final double SCALE = Double.parseDouble(System.getProperty("samsa.scale", "1"));
+
+    static long ms(long base) {
+        return (long) (base * SCALE);
+    }
 
     static synchronized void out(Object... f) {
         System.out.println(Arrays.stream(f).map(String::valueOf)
@@ -34,8 +41,8 @@ public class SamsaJava {
         p.put("compression.type", codec);
         p.put("enable.idempotence", String.valueOf(idem));
         p.put("linger.ms", "20");
-        p.put("delivery.timeout.ms", "30000");
-        p.put("request.timeout.ms", "10000");
+        p.put("delivery.timeout.ms", String.valueOf(ms(30000)));
+        p.put("request.timeout.ms", String.valueOf(ms(10000)));
         return p;
     }
 
@@ -57,8 +64,8 @@ public class SamsaJava {
     static Admin admin() {
         Properties p = new Properties();
         p.put("bootstrap.servers", boot);
-        p.put("request.timeout.ms", "10000");
-        p.put("default.api.timeout.ms", "20000");
+        p.put("request.timeout.ms", String.valueOf(ms(10000)));
+        p.put("default.api.timeout.ms", String.valueOf(ms(20000)));
         return Admin.create(p);
     }
 
@@ -122,7 +129,7 @@ public class SamsaJava {
                     .collect(Collectors.toList());
                 c.assign(tps);
             }
-            List<ConsumerRecord<String, String>> got = drain(c, n, 20000);
+            List<ConsumerRecord<String, String>> got = drain(c, n, ms(20000));
             // a little longer: more than N would be a bug too
             got.addAll(drain(c, Integer.MAX_VALUE, 500));
             printRecs(got);
@@ -194,7 +201,7 @@ public class SamsaJava {
             OffsetAndTimestamp late = c.offsetsForTimes(Map.of(tp, t0 + 60_000L)).get(tp);
             out("OFT_LATE", late == null ? "null" : String.valueOf(late.offset()));
             c.seek(tp, 7);
-            List<ConsumerRecord<String, String>> r = drain(c, 3, 10000);
+            List<ConsumerRecord<String, String>> r = drain(c, 3, ms(10000));
             out("SEEK7", r.stream().map(ConsumerRecord::value).collect(Collectors.joining(",")));
             c.seekToBeginning(List.of(tp));
             out("POS_BEGIN", c.position(tp));
@@ -202,7 +209,7 @@ public class SamsaJava {
             out("POS_END", c.position(tp));
             if (ot != null) {
                 c.seek(tp, ot.offset());
-                r = drain(c, 1, 10000);
+                r = drain(c, 1, ms(10000));
                 out("AT_TIME", r.isEmpty() ? "none" : r.get(0).value(),
                     r.isEmpty() ? -1 : r.get(0).timestamp() - t0);
             }
@@ -264,7 +271,7 @@ public class SamsaJava {
         void halt() throws InterruptedException {
             stop = true;
             c.wakeup();
-            t.join(15000);
+            t.join(ms(15000));
         }
     }
 
@@ -298,7 +305,7 @@ public class SamsaJava {
         Function3 props = (inst) -> {
             Properties p = consumerProps(group, protocol, "read_uncommitted");
             if (protocol.equals("classic")) {
-                p.put("session.timeout.ms", "10000");
+                p.put("session.timeout.ms", String.valueOf(ms(10000)));
                 p.put("heartbeat.interval.ms", "500");
                 if (assignor.equals("cooperative")) {
                     p.put("partition.assignment.strategy",
@@ -314,11 +321,11 @@ public class SamsaJava {
         };
         Member m1 = new Member("m1", topic, props.apply("inst-1"));
         m1.t.start();
-        boolean ok1 = waitSplit(4, 30000, m1);
+        boolean ok1 = waitSplit(4, ms(30000), m1);
         out("PHASE1", ok1, "m1=" + m1.assigned.get());
         Member m2 = new Member("m2", topic, props.apply("inst-2"));
         m2.t.start();
-        boolean ok2 = waitSplit(4, 30000, m1, m2);
+        boolean ok2 = waitSplit(4, ms(30000), m1, m2);
         out("PHASE2", ok2, "m1=" + m1.assigned.get(), "m2=" + m2.assigned.get());
         out("EVENTS", "m1", String.join(" ", m1.events));
         out("EVENTS", "m2", String.join(" ", m2.events));
@@ -337,7 +344,7 @@ public class SamsaJava {
             m2.halt();
             Member m3 = new Member("m3", topic, props.apply("inst-2"));
             m3.t.start();
-            boolean ok3 = waitSplit(4, 30000, m1, m3);
+            boolean ok3 = waitSplit(4, ms(30000), m1, m3);
             out("PHASE3", ok3, "m1=" + m1.assigned.get(), "m3=" + m3.assigned.get(),
                 "m2had=" + had);
             out("M1_EVENTS_AFTER", String.join(" ", m1.events.subList(before, m1.events.size())));
