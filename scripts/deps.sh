@@ -83,9 +83,13 @@ if [ "$(cat "$MVN_CACHE/lib.stamp" 2>/dev/null)" != "$pom_sum" ] || [ ! -d "$MVN
   echo "deps: fetching the Java client and Kafka's tools ($POM) into $MVN_CACHE/lib"
   mkdir -p "$MVN_CACHE"
   rm -rf "$MVN_CACHE/lib.new" "$MVN_CACHE/lib.stamp"
-  mvn -q -B -Dstyle.color=never -f "$POM" -Dmaven.repo.local="$MVN_CACHE/repo" \
-      dependency:copy-dependencies -DincludeScope=runtime \
-      -DoutputDirectory="$MVN_CACHE/lib.new"
+  if ! mvn -q -B -f "$POM" -Dmaven.repo.local="$MVN_CACHE/repo" \
+       dependency:copy-dependencies -DincludeScope=runtime \
+       -DoutputDirectory="$MVN_CACHE/lib.new" > "$MVN_CACHE/mvn.log" 2>&1; then
+    cat "$MVN_CACHE/mvn.log" >&2
+    echo "deps: mvn failed (log above, in $MVN_CACHE/mvn.log)" >&2
+    exit 1
+  fi
   rm -rf "$MVN_CACHE/lib"
   mv "$MVN_CACHE/lib.new" "$MVN_CACHE/lib"
   echo "$pom_sum" > "$MVN_CACHE/lib.stamp"
