@@ -4,17 +4,18 @@ samsa-server shared by the module, each checked on its output:
 
 - kafka-topics --create/--list/--describe/--alter --partitions/--delete;
 - kafka-configs --describe/--alter (--add-config, --delete-config) for a
-  topic and for the broker, --all;
+  topic and for the broker, --all; client-id quotas;
 - kafka-console-producer -> kafka-console-consumer (keys), then
-  kafka-consumer-groups --list/--describe/--reset-offsets --execute/--delete
-  on the console consumer's group;
+  kafka-consumer-groups --list/--describe/--reset-offsets --execute/
+  --delete-offsets/--delete on the console consumer's group;
 - kafka-producer-perf-test and kafka-consumer-perf-test with small counts
   (their summary lines);
 - kafka-get-offsets (latest, earliest) and kafka-delete-records;
 - kafka-transactions list/describe/describe-producers/find-hanging after a
   transactional kafka-producer-perf-test.
 
-(kafka-client-metrics needs ListConfigResources, which samsa does not
+(kafka-client-metrics needs ListConfigResources and kafka-configs
+--entity-type users DescribeUserScramCredentials, which samsa does not
 serve: not tested.)  A missing java or jar fails, never skips.
 """
 
@@ -134,6 +135,19 @@ def test_configs_broker(bs):
     assert dynamic_configs(r) == {}, r
 
 
+def test_configs_client_quotas(bs):
+    r = configs(bs, "clients", "kt-client", "--alter", "--add-config",
+                "producer_byte_rate=1024,consumer_byte_rate=2048")
+    assert r.out.strip() == "Completed updating config for client kt-client.", r
+    r = configs(bs, "clients", "kt-client", "--describe")
+    assert r.out.strip() == ("Quota configs for client-id 'kt-client' are "
+                             "consumer_byte_rate=2048.0, producer_byte_rate=1024.0"), r
+    configs(bs, "clients", "kt-client", "--alter", "--delete-config", "producer_byte_rate")
+    r = configs(bs, "clients", "kt-client", "--describe")
+    assert r.out.strip() == ("Quota configs for client-id 'kt-client' are "
+                             "consumer_byte_rate=2048.0"), r
+
+
 def group_rows(r):
     """kafka-consumer-groups' table (after its header line) as dicts."""
     lines = [l for l in r.out.splitlines() if l.strip()]
@@ -181,6 +195,11 @@ def test_console_and_consumer_groups(bs):
     r = kafka_tool("kafka-console-consumer", *bs, "--topic", t, "--max-messages", 3,
                    "--group", g, "--timeout-ms", 20000)
     assert r.out.splitlines() == ["one", "two", "three"], r
+    r = cg("--delete-offsets", "--group", g, "--topic", t)
+    assert "Request succeeded for deleting offsets from group %s." % g in r.out, r
+    assert [(x["TOPIC"], x["PARTITION"], x["STATUS"]) for x in
+            [dict(zip(["TOPIC", "PARTITION", "STATUS"], l.split()))
+             for l in r.out.splitlines() if l.startswith(t)]] == [(t, "0", "Successful")], r
     r = cg("--delete", "--group", g)
     assert "Deletion of requested consumer groups ('%s') was successful." % g in r.out, r
     assert g not in cg("--list").out.split()

@@ -482,10 +482,42 @@ public class SamsaJava {
                 return "p0=" + a.listConsumerGroupOffsets(grp).partitionsToOffsetAndMetadata()
                     .get().get(tp0).offset();
             });
+            step("deleteConsumerGroupOffsets", () -> {
+                TopicPartition tp1 = new TopicPartition(topic, 1);
+                a.alterConsumerGroupOffsets(grp, Map.of(tp1, new OffsetAndMetadata(0))).all().get();
+                a.deleteConsumerGroupOffsets(grp, Set.of(tp1)).all().get();
+                return "left=" + new TreeSet<>(a.listConsumerGroupOffsets(grp)
+                    .partitionsToOffsetAndMetadata().get().keySet().stream()
+                    .map(TopicPartition::partition).collect(Collectors.toList()));
+            });
+            step("listConsumerGroups.inStates", () -> a.listConsumerGroups(
+                    new ListConsumerGroupsOptions().inGroupStates(Set.of(GroupState.EMPTY)))
+                 .all().get().stream().map(g -> g.groupId() + ":" + g.groupState().orElse(null))
+                 .filter(x -> x.startsWith(grp)).collect(Collectors.joining(",")));
+            step("listGroups", () -> a.listGroups().all().get().stream()
+                 .filter(g -> g.groupId().equals(grp))
+                 .map(g -> g.groupId() + ":" + g.type().orElse(null) + ":" + g.protocol())
+                 .collect(Collectors.joining(",")));
             step("deleteConsumerGroups", () -> {
                 a.deleteConsumerGroups(List.of(grp)).all().get();
                 return "listed=" + a.listConsumerGroups().all().get().stream()
                     .anyMatch(g -> g.groupId().equals(grp));
+            });
+            step("alterClientQuotas", () -> {
+                org.apache.kafka.common.quota.ClientQuotaEntity ent =
+                    new org.apache.kafka.common.quota.ClientQuotaEntity(Map.of("client-id", pfx + "-client"));
+                a.alterClientQuotas(List.of(new org.apache.kafka.common.quota.ClientQuotaAlteration(ent,
+                    List.of(new org.apache.kafka.common.quota.ClientQuotaAlteration.Op(
+                        "producer_byte_rate", 1048576.0))))).all().get();
+                return "set";
+            });
+            step("describeClientQuotas", () -> {
+                Map<org.apache.kafka.common.quota.ClientQuotaEntity, Map<String, Double>> m =
+                    a.describeClientQuotas(org.apache.kafka.common.quota.ClientQuotaFilter.containsOnly(
+                        List.of(org.apache.kafka.common.quota.ClientQuotaFilterComponent.ofEntity(
+                            "client-id", pfx + "-client")))).entities().get();
+                return m.entrySet().stream().map(e -> e.getKey().entries() + "=" + e.getValue())
+                    .collect(Collectors.joining(","));
             });
             step("transaction", () -> {
                 Properties p = producerProps("all", "none", true);
@@ -502,6 +534,12 @@ public class SamsaJava {
                  .filter(t -> t.transactionalId().equals(txid))
                  .map(t -> t.transactionalId() + ":" + t.state())
                  .collect(Collectors.joining(",")));
+            step("fenceProducers", () -> {
+                a.fenceProducers(List.of(txid)).all().get();
+                return "fenced " + a.listTransactions().all().get().stream()
+                    .filter(t -> t.transactionalId().equals(txid))
+                    .map(t -> "state=" + t.state()).collect(Collectors.joining(","));
+            });
             step("deleteTopics", () -> {
                 a.deleteTopics(List.of(topic)).all().get();
                 return "listed=" + a.listTopics().names().get().contains(topic);
