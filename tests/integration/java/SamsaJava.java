@@ -554,6 +554,129 @@ public class SamsaJava {
         }
     }
 
+    // extra TOPIC-PREFIX: more of the client, one OK/ERR line each
+    static void extra(String pfx) throws Exception {
+        String topic = pfx + "-topic", out = pfx + "-out", grp = pfx + "-group";
+        TopicPartition tp0 = new TopicPartition(topic, 0);
+        try (Admin a = admin()) {
+            step("create", () -> {
+                a.createTopics(List.of(new NewTopic(topic, 1, (short) 1),
+                                       new NewTopic(out, 1, (short) 1))).all().get();
+                return "ok";
+            });
+            step("headersAndNulls", () -> {
+                try (KafkaProducer<String, String> pr =
+                         new KafkaProducer<>(producerProps("all", "zstd", true))) {
+                    ProducerRecord<String, String> r1 = new ProducerRecord<>(topic, 0, null, "nokey");
+                    r1.headers().add("h1", "v1".getBytes()).add("h2", null);
+                    pr.send(r1);
+                    pr.send(new ProducerRecord<>(topic, 0, "k", null));
+                    pr.send(new ProducerRecord<>(topic, 0, "", ""));
+                    pr.flush();
+                }
+                try (KafkaConsumer<String, String> c =
+                         new KafkaConsumer<>(consumerProps(null, null, "read_uncommitted"))) {
+                    c.assign(List.of(tp0));
+                    List<ConsumerRecord<String, String>> got = drain(c, 3, ms(10000));
+                    return got.stream().map(r -> r.key() + "|" + r.value() + "|"
+                        + Arrays.stream(r.headers().toArray()).map(h -> h.key() + "="
+                            + (h.value() == null ? "null" : new String(h.value())))
+                            .collect(Collectors.joining(";")))
+                        .collect(Collectors.joining(","));
+                }
+            });
+            step("describeTopicsById", () -> {
+                Uuid id = a.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId();
+                TopicDescription d = a.describeTopics(TopicCollection.ofTopicIds(List.of(id)))
+                    .allTopicIds().get().get(id);
+                return d.name() + " partitions=" + d.partitions().size();
+            });
+            step("describeFeatures", () -> {
+                FeatureMetadata f = a.describeFeatures().featureMetadata().get();
+                return "finalized=" + new TreeSet<>(f.finalizedFeatures().keySet())
+                    + " supported=" + new TreeSet<>(f.supportedFeatures().keySet());
+            });
+            step("listOffsetsByTime", () -> {
+                long ts = System.currentTimeMillis() + 3_600_000L;
+                long future = a.listOffsets(Map.of(tp0, OffsetSpec.forTimestamp(ts))).all().get()
+                    .get(tp0).offset();
+                long zero = a.listOffsets(Map.of(tp0, OffsetSpec.forTimestamp(0))).all().get()
+                    .get(tp0).offset();
+                return "future=" + future + " zero=" + zero;
+            });
+            step("consumeTransformProduce", () -> {
+                Properties pp = producerProps("all", "none", true);
+                pp.put("transactional.id", pfx + "-ctp");
+                Properties cp = consumerProps(grp, "classic", "read_committed");
+                cp.put("session.timeout.ms", String.valueOf(ms(10000)));
+                try (KafkaProducer<String, String> pr = new KafkaProducer<>(pp);
+                     KafkaConsumer<String, String> c = new KafkaConsumer<>(cp)) {
+                    pr.initTransactions();
+                    c.subscribe(List.of(topic));
+                    List<ConsumerRecord<String, String>> got = drain(c, 3, ms(20000));
+                    pr.beginTransaction();
+                    for (ConsumerRecord<String, String> r : got) {
+                        pr.send(new ProducerRecord<>(out, 0, r.key(), "copy-" + r.value()));
+                    }
+                    pr.sendOffsetsToTransaction(Map.of(tp0, new OffsetAndMetadata(got.size())),
+                                                c.groupMetadata());
+                    pr.commitTransaction();
+                    OffsetAndMetadata com = c.committed(Set.of(tp0)).get(tp0);
+                    return "read=" + got.size() + " committed=" + (com == null ? -1 : com.offset());
+                }
+            });
+            step("readCommittedBlocksOnOpenTxn", () -> {
+                Properties pp = producerProps("all", "none", true);
+                pp.put("transactional.id", pfx + "-open");
+                TopicPartition o0 = new TopicPartition(out, 0);
+                try (KafkaProducer<String, String> pr = new KafkaProducer<>(pp);
+                     KafkaConsumer<String, String> c =
+                         new KafkaConsumer<>(consumerProps(null, null, "read_committed"))) {
+                    pr.initTransactions();
+                    pr.beginTransaction();
+                    pr.send(new ProducerRecord<>(out, 0, "k", "open"));
+                    pr.flush();
+                    c.assign(List.of(o0));
+                    c.seekToBeginning(List.of(o0));
+                    List<ConsumerRecord<String, String>> before = drain(c, 99, ms(2000));
+                    long lso = a.listOffsets(Map.of(o0, OffsetSpec.latest()),
+                        new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get().get(o0).offset();
+                    long hw = a.listOffsets(Map.of(o0, OffsetSpec.latest())).all().get().get(o0).offset();
+                    pr.commitTransaction();
+                    List<ConsumerRecord<String, String>> after = drain(c, 1, ms(10000));
+                    return "before=" + before.stream().map(ConsumerRecord::value).collect(Collectors.toList())
+                        + " lso=" + lso + " hw=" + hw + " after="
+                        + after.stream().map(ConsumerRecord::value).collect(Collectors.toList());
+                }
+            });
+            step("removeMembers", () -> {
+                Properties cp = consumerProps(pfx + "-rm", "classic", "read_uncommitted");
+                cp.put("group.instance.id", "rm-1");
+                cp.put("session.timeout.ms", String.valueOf(ms(30000)));
+                try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp)) {
+                    c.subscribe(List.of(topic));
+                    long end = System.currentTimeMillis() + ms(20000);
+                    while (c.assignment().isEmpty() && System.currentTimeMillis() < end) {
+                        c.poll(Duration.ofMillis(100));
+                    }
+                    a.removeMembersFromConsumerGroup(pfx + "-rm", new RemoveMembersFromConsumerGroupOptions(
+                        List.of(new MemberToRemove("rm-1")))).all().get();
+                    ConsumerGroupDescription d = a.describeConsumerGroups(List.of(pfx + "-rm")).all().get()
+                        .get(pfx + "-rm");
+                    return "members=" + d.members().size() + " state=" + d.groupState();
+                }
+            });
+            step("describeConfigsDoc", () -> {
+                ConfigResource tr = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+                Config c = a.describeConfigs(List.of(tr), new DescribeConfigsOptions()
+                    .includeSynonyms(true).includeDocumentation(true)).all().get().get(tr);
+                ConfigEntry e = c.get("segment.bytes");
+                return "value=" + e.value() + " type=" + e.type() + " doc=" + (e.documentation() != null
+                    && !e.documentation().isEmpty()) + " synonyms=" + e.synonyms().size();
+            });
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         boot = args[1];
@@ -580,6 +703,9 @@ public class SamsaJava {
             break;
         case "admin":
             admin(args[2]);
+            break;
+        case "extra":
+            extra(args[2]);
             break;
         default:
             throw new IllegalArgumentException("unknown mode " + mode);
