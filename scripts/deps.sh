@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Samsa's build and tests need on Debian 12, from
-# Debian's packages (and kafkajs from npm for the client tests).  Quick and
+# Debian's packages (kafkajs from npm, PyPI clients, and the Java client and
+# Kafka's tools from Maven Central for the client tests).  Quick and
 # silent when everything is already there; safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ PKGS=(
   iperf3 fio                                    # bench/run.sh: machine limits
   nodejs npm                                    # kafkajs
   chromium chromium-driver                      # status page test (headless)
+  openjdk-17-jdk-headless maven                 # Java client, Kafka's tools (Maven Central)
 )
 
 missing=()
@@ -69,4 +71,28 @@ if [ "$pyc_ok" -ne 1 ]; then
   echo "deps: installing the PyPI clients (scripts/pyclients.txt) into $PYC"
   /usr/bin/python3 -m venv "$PYC"
   "$PYC/bin/pip" install -q --disable-pip-version-check -r scripts/pyclients.txt
+fi
+
+# The Java client and Kafka's own tools (tests/integration/java/pom.xml,
+# kafka-clients and kafka-tools with everything they need) from Maven
+# Central into one folder of jars outside the tree; test_java_client.py
+# compiles its programs against it with javac, scripts/kafka-tool runs the
+# tools from it.  A stamp of the pom says the folder is complete.
+MVN_CACHE="${SAMSA_CACHE:-$HOME/.cache/samsa}/maven"
+POM=tests/integration/java/pom.xml
+pom_sum=$(sha256sum "$POM" | cut -d' ' -f1)
+if [ "$(cat "$MVN_CACHE/lib.stamp" 2>/dev/null)" != "$pom_sum" ] || [ ! -d "$MVN_CACHE/lib" ]; then
+  echo "deps: fetching the Java client and Kafka's tools ($POM) into $MVN_CACHE/lib"
+  mkdir -p "$MVN_CACHE"
+  rm -rf "$MVN_CACHE/lib.new" "$MVN_CACHE/lib.stamp"
+  if ! mvn -q -B -f "$POM" -Dmaven.repo.local="$MVN_CACHE/repo" \
+       dependency:copy-dependencies -DincludeScope=runtime \
+       -DoutputDirectory="$MVN_CACHE/lib.new" > "$MVN_CACHE/mvn.log" 2>&1; then
+    cat "$MVN_CACHE/mvn.log" >&2
+    echo "deps: mvn failed (log above, in $MVN_CACHE/mvn.log)" >&2
+    exit 1
+  fi
+  rm -rf "$MVN_CACHE/lib"
+  mv "$MVN_CACHE/lib.new" "$MVN_CACHE/lib"
+  echo "$pom_sum" > "$MVN_CACHE/lib.stamp"
 fi
