@@ -819,8 +819,11 @@ quorum_started(samsa_quorum_t *q, samsa_err_t err, const char *what,
     q->started = true;
     q->start_err = err;
     if (err != SAMSA_ERR_NONE) {
-        snprintf(q->start_errstr, sizeof(q->start_errstr),
-                 "quorum: %s (%s): %s", what, q->dir, msg);
+        /* a long dir or message is cut short, never overrun */
+        if (snprintf(q->start_errstr, sizeof(q->start_errstr),
+                     "quorum: %s (%s): %s", what, q->dir, msg) < 0) {
+            q->start_errstr[0] = '\0';
+        }
     }
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->mu);
