@@ -19,7 +19,7 @@ javac against the jars scripts/deps.sh fetched; see javakit.py):
   consume-transform-produce (sendOffsetsToTransaction), an open
   transaction holding read_committed consumers and the LSO, removing a
   static member, describeConfigs with documentation, describeTopics by
-  topic id and describeFeatures (both strict xfails: samsa bugs).
+  topic id and describeFeatures.
 
 A missing java, javac or jar fails (HarnessError), never skips.
 """
@@ -183,11 +183,6 @@ def test_seek_and_offsets_for_times(cp, srv):
 # -- Admin ---------------------------------------------------------------------
 
 ADMIN = "ja"
-BUG_DESCRIBE_TXN = (
-    "samsa bug: DescribeTransactions v0 encodes ProducerEpoch as int32 "
-    "(src/proto/schema/DescribeTransactions.schema), Kafka's schema has int16: "
-    "the Java client reads the 2 extra bytes as a null Topics array and its "
-    "admin thread dies ('non-nullable field topics was serialized as null')")
 
 
 @pytest.fixture(scope="module")
@@ -230,9 +225,10 @@ ADMIN_EXPECT = [
     # InitProducerId bumps the epoch; the transaction is Empty again
     ("fenceProducers", r"fenced state=Empty"),
     ("deleteTopics", r"listed=false"),
-    pytest.param("describeTransactions",
-                 r"state=Empty producerId=\d+ epoch=1 timeout=60000 partitions=0",
-                 marks=pytest.mark.xfail(strict=True, reason=BUG_DESCRIBE_TXN)),
+    # ProducerEpoch is int16 (was int32 in samsa's schema: the Java
+    # client's admin thread died on the two extra bytes)
+    ("describeTransactions",
+     r"state=Empty producerId=\d+ epoch=1 timeout=60000 partitions=0"),
 ]
 
 
@@ -251,17 +247,6 @@ def test_admin(admin_run, srv, call, want):
 # -- more of the client (SamsaJava extra) --------------------------------------
 
 EXTRA = "jx"
-BUG_TOPIC_ID = (
-    "samsa bug: Metadata v12 with a topic given by TopicId and an empty (not "
-    "null) Name, as kafka-clients 4.4.0's describeTopics(TopicCollection."
-    "ofTopicIds(...)) sends it, is looked up by the name '' and answered "
-    "INVALID_TOPIC_EXCEPTION (17) with Name ''; Kafka resolves a non-zero "
-    "TopicId (the client then fails with UnknownTopicIdException)")
-BUG_FEATURES = (
-    "samsa gap: ApiVersions v3+ carries no SupportedFeatures/FinalizedFeatures "
-    "(tagged fields 0 and 2), though the server runs metadata.version=7: "
-    "Admin.describeFeatures() (and kafka-features) sees no features at all; "
-    "Kafka 4.x finalizes metadata.version")
 
 
 @pytest.fixture(scope="module")
@@ -284,11 +269,11 @@ EXTRA_EXPECT = [
      r"before=\[copy-nokey, copy-null, copy-\] lso=4 hw=5 after=\[open\]"),
     ("removeMembers", r"members=0 state=Empty"),
     ("describeConfigsDoc", r"value=1073741824 type=INT doc=true synonyms=1"),
-    pytest.param("describeTopicsById", r"jx-topic partitions=1",
-                 marks=pytest.mark.xfail(strict=True, reason=BUG_TOPIC_ID)),
-    pytest.param("describeFeatures",
-                 r"finalized=\[.*\bmetadata\.version\b.*\] supported=\[.*\bmetadata\.version\b.*\]",
-                 marks=pytest.mark.xfail(strict=True, reason=BUG_FEATURES)),
+    # a TopicId with an empty (not null) Name, as the Java client sends it
+    ("describeTopicsById", r"jx-topic partitions=1"),
+    # ApiVersions v3+'s feature tags
+    ("describeFeatures",
+     r"finalized=\[.*\bmetadata\.version\b.*\] supported=\[.*\bmetadata\.version\b.*\]"),
 ]
 
 

@@ -258,10 +258,6 @@ def test_get_offsets_and_delete_records(bs, tmp_path):
     assert got == ["%s:0:50" % t], r
 
 
-BUG_DESCRIBE_TXN = (
-    "samsa bug: DescribeTransactions v0 encodes ProducerEpoch as int32 "
-    "(src/proto/schema/DescribeTransactions.schema; Kafka: int16), so the "
-    "admin client reads a null Topics array and its thread dies")
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +291,6 @@ def test_transactions_list_and_producers(bs, perf_txn):
     assert r.out.split()[:3] == ["Topic", "Partition", "ProducerId"], r
 
 
-@pytest.mark.xfail(strict=True, reason=BUG_DESCRIBE_TXN)
 def test_transactions_describe(bs, perf_txn):
     t, txid = perf_txn
     r = kafka_tool("kafka-transactions", *bs, "describe", "--transactional-id", txid,

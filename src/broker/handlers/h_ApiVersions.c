@@ -8,7 +8,12 @@
  */
 #include "broker/api_table.h"
 
+#include <string.h>
+
+#include "broker/broker.h"
 #include "broker/quota.h"
+#include "meta/image.h"
+#include "meta/meta.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/ApiVersions.h"
 #include "proto/proto.h"
@@ -34,6 +39,41 @@ apiversions_fill_keys(samsa_apis_t *apis, samsa_arena_t *arena,
             n++;
         }
     }
+}
+
+/* v3+: KIP-584's feature tags.  Supported: the metadata.version levels
+ * this broker reads and writes (SAMSA_META_METADATA_VERSION only).
+ * Finalized: the image's feature levels, min and max both the level as
+ * Kafka reports them since KIP-778, at the image's offset as the epoch
+ * (Kafka's finalized-features epoch is the metadata offset too). */
+static void
+apiversions_fill_features(samsa_apis_t *apis, samsa_arena_t *arena,
+                          samsa_ApiVersionsResponse_t *m)
+{
+    samsa_image_t  *img = samsa_meta_image_get(apis->broker->meta);
+    size_t          i, n = samsa_image_feature_count(img);
+    int16_t         level;
+    const char     *name;
+
+    m->SupportedFeatures = samsa_arena_calloc(arena, 1,
+                                              sizeof(*m->SupportedFeatures));
+    m->SupportedFeatures[0].Name =
+        samsa_slice_cstr(SAMSA_META_METADATA_VERSION_NAME);
+    m->SupportedFeatures[0].MinVersion = SAMSA_META_METADATA_VERSION;
+    m->SupportedFeatures[0].MaxVersion = SAMSA_META_METADATA_VERSION;
+    m->SupportedFeatures_cnt = 1;
+    m->FinalizedFeatures = samsa_arena_calloc(arena, n + 1,
+                                              sizeof(*m->FinalizedFeatures));
+    for (i = 0; i < n; i++) {
+        name = samsa_image_feature_at(img, i, &level);
+        m->FinalizedFeatures[i].Name = samsa_slice_cstr(
+            samsa_arena_strndup(arena, name, strlen(name)));
+        m->FinalizedFeatures[i].MinVersionLevel = level;
+        m->FinalizedFeatures[i].MaxVersionLevel = level;
+    }
+    m->FinalizedFeatures_cnt = (int32_t) n;
+    m->FinalizedFeaturesEpoch = n > 0 ? samsa_image_offset(img) : -1;
+    samsa_image_put(img);
 }
 
 /* Written as version (v0 for an unsupported one); the request time goes
@@ -78,5 +118,8 @@ samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *raw)
         return;
     }
     apiversions_fill_keys(apis, &req->arena, &m);
+    if (version >= 3) {
+        apiversions_fill_features(apis, &req->arena, &m);
+    }
     apiversions_send(apis, req, version, &m);
 }

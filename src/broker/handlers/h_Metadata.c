@@ -190,9 +190,13 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
     out->Name = rt->Name;
     out->TopicId = rt->TopicId;
     out->Partitions_cnt = 0;
-    if (samsa_slice_is_null(rt->Name)) {
+    /* a non-zero id names the topic whatever the name says: the Java
+     * client's describeTopics by id sends an empty name, not null, and
+     * Kafka resolves every non-zero TopicId */
+    if (samsa_slice_is_null(rt->Name) || !samsa_uuid_is_zero(rt->TopicId)) {
         t = samsa_image_topic_find_id(*img, rt->TopicId);
         if (t == NULL) {
+            out->Name = SAMSA_SLICE_NULL;
             out->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_ID;
             return;
         }
