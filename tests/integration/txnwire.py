@@ -92,7 +92,7 @@ def describe_txns(conn, ids):
     def state(rr):
         s = {"error": rr.i16(), "id": rr.string(flexible=True),
              "state": rr.string(flexible=True), "timeout_ms": rr.i32(),
-             "start_ms": rr.i64(), "pid": rr.i64(), "epoch": rr.i32(),
+             "start_ms": rr.i64(), "pid": rr.i64(), "epoch": rr.i16(),
              "topics": dict(rr.array(topic, flexible=True))}
         rr.tags()
         return s

@@ -118,7 +118,9 @@ samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *raw)
         return;
     }
     apiversions_fill_keys(apis, &req->arena, &m);
-    if (version >= 3) {
+    /* a controller-only socket server has no broker (and no image at
+     * hand): its answer carries no features yet */
+    if (version >= 3 && apis->broker != NULL) {
         apiversions_fill_features(apis, &req->arena, &m);
     }
     apiversions_send(apis, req, version, &m);
