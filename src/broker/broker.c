@@ -310,6 +310,7 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
         samsa_config_int(cfg, "log.flush.start.offset.checkpoint.interval.ms");
     lcfg.recovery_threads_per_dir =
         samsa_config_int(cfg, "num.recovery.threads.per.data.dir");
+    lcfg.open_files_max = samsa_config_long(cfg, "log.open.files.max");
     samsa_brokercfg_cleaner(cfg, &none, &lcfg.cleaner);  /* static */
     samsa_broker_log_config(b, NULL, NULL, &lcfg.defaults);
     lcfg.topic_config = broker_topic_config_cb;

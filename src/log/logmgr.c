@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log/ckpt.h"
+#include "log/fdcache.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/map.h"
@@ -1396,10 +1397,17 @@ samsa_logmgr_dir_usage(const samsa_logmgr_t *mgr, size_t i,
 void
 samsa_logmgr_stats(samsa_logmgr_t *mgr, samsa_logmgr_stats_t *stats)
 {
+    samsa_fdcache_stats_t  fc;
+
     stats->flush_rounds = atomic_load(&mgr->n_rounds);
     stats->plog_flushes = atomic_load(&mgr->n_flushes);
     stats->loaded = mgr->n_loaded;
     stats->load_failed = mgr->n_load_failed;
+    samsa_fdcache_stats(samsa_fdcache_global(), &fc);
+    stats->open_files = fc.open_fds;
+    stats->open_files_max = fc.budget;
+    stats->fd_evictions = fc.evictions;
+    stats->fd_exhausted = fc.exhausted;
 }
 
 samsa_err_t
@@ -1418,6 +1426,8 @@ samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
     if (!samsa_log_config_check(&cfg->defaults, errstr, errstr_size)) {
         return SAMSA_ERR__CONFIG;
     }
+    /* before loading: recovery opens segments through the cache */
+    samsa_fdcache_set_budget(samsa_fdcache_global(), cfg->open_files_max);
     mgr = logmgr_new(cfg);
     for (i = 0; i < mgr->ndirs; i++) {
         logmgr_load_dir(mgr, &mgr->dirs[i]);

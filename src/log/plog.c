@@ -596,6 +596,17 @@ samsa_plog_config_get(samsa_plog_t *plog, samsa_log_config_t *cfg)
 
 /* ---- append and roll ----------------------------------------------------- */
 
+/* Out of descriptors leaves the log as it was: refuse this call only.
+ * Any other error takes the log offline. */
+static samsa_err_t
+plog_nofile_or_offline(samsa_plog_t *plog, samsa_err_t err)
+{
+    if (err != SAMSA_ERR__NOFILE) {
+        samsa_plog_go_offline(plog);
+    }
+    return err;
+}
+
 samsa_err_t
 samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
 {
@@ -606,16 +617,27 @@ samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
         && samsa_seg_base(active) == plog->leo) {
         return SAMSA_ERR_NONE;              /* nothing to roll away from */
     }
+    /* pinned throughout, so running out of descriptors can only fail the
+     * new segment's open, and the old one is made active again */
+    err = samsa_seg_pin(active);
+    if (err != SAMSA_ERR_NONE) {
+        return plog_nofile_or_offline(plog, err);
+    }
     err = samsa_seg_seal(active);
     SAMSA_FAULT("log.roll.after_seal");
     if (err == SAMSA_ERR_NONE) {
         err = samsa_seg_open(plog->dir, plog->leo,
                              SAMSA_SEG_F_CREATE | SAMSA_SEG_F_ACTIVE,
                              plog->cfg.segment_index_bytes, now_ms, &seg);
+        if (err == SAMSA_ERR__NOFILE
+            && samsa_seg_activate(active, plog->cfg.segment_index_bytes)
+                   != SAMSA_ERR_NONE) {
+            err = SAMSA_ERR_KAFKA_STORAGE_ERROR;
+        }
     }
+    samsa_seg_unpin(active);
     if (err != SAMSA_ERR_NONE) {
-        samsa_plog_go_offline(plog);
-        return err;
+        return plog_nofile_or_offline(plog, err);
     }
     SAMSA_FAULT("log.roll.after_open");
     samsa_plog_segs_replace(plog, 0, plog->segs->n, seg);
@@ -738,16 +760,25 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     next = samsa_batch_assign(records, len, plog->leo, opts->leader_epoch,
                               lat);
     SAMSA_FAULT("log.append.before_write");
-    err = samsa_seg_append(plog_active(plog), records, len,
-                           cfg->index_interval_bytes);
-    SAMSA_FAULT("log.append.after_write");
+    /* the active segment stays open while it is written (pinned) */
+    err = samsa_seg_pin(plog_active(plog));
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_seg_append(plog_active(plog), records, len,
+                               cfg->index_interval_bytes);
+        SAMSA_FAULT("log.append.after_write");
+        if (err == SAMSA_ERR_NONE) {
+            err = samsa_plog_pstate_index(plog, plog_active(plog), &ch);
+        }
+        samsa_seg_unpin(plog_active(plog));
+    } else if (err == SAMSA_ERR__NOFILE) {
+        /* out of descriptors: nothing written; a retriable refusal */
+        samsa_pstate_undo(plog->ps, &ch);
+        return err;
+    }
     if (err == SAMSA_ERR__NOSPC) {
         /* the segment is as before: refuse this append, keep serving */
         samsa_pstate_undo(plog->ps, &ch);
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
-    }
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_plog_pstate_index(plog, plog_active(plog), &ch);
     }
     if (err != SAMSA_ERR_NONE) {
         samsa_pstate_undo(plog->ps, &ch);
@@ -983,7 +1014,10 @@ samsa_plog_flush(samsa_plog_t *plog, samsa_plog_flush_mode_t mode,
     }
     pthread_mutex_unlock(&plog->lock);
     samsa_plog_segs_put(snap.segs);
-    if (err != SAMSA_ERR_NONE) {
+    if (err == SAMSA_ERR__NOFILE) {
+        /* nothing lost: the data waits in the page cache for a later
+         * flush, which reopens the files */
+    } else if (err != SAMSA_ERR_NONE) {
         samsa_plog_go_offline(plog);
     } else {
         atomic_store_explicit(&plog->last_flush_ms, samsa_now_ms(),

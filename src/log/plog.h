@@ -211,11 +211,14 @@ size_t samsa_plog_expire_producers(samsa_plog_t *plog, int64_t now_ms);
 /* ---- read (Fetch) -------------------------------------------------------- */
 
 /* A byte range of one segment's .log to send as is (sendfile).  It holds
- * a segment reference, so the fd stays valid even if retention deletes
- * the segment meanwhile; release it once sent, on any thread. */
+ * a segment reference and a pin (seg.h), so the fd stays open, even if
+ * retention deletes the segment or the descriptor cache wants room
+ * meanwhile; release it once sent (or once its fd was dup'ed), on any
+ * thread. */
 typedef struct samsa_plog_region {
     samsa_seg_t  *seg;              /* reference; NULL when empty */
-    int           fd;               /* the segment's .log; don't close */
+    int           fd;               /* the segment's .log; don't close;
+                                       valid until the release */
     int64_t       pos;              /* file position of the first byte */
     size_t        len;              /* bytes, 0 when empty */
     int64_t       first_offset;     /* base offset of the first batch */
