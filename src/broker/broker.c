@@ -84,7 +84,7 @@ broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
     samsa_log_config_t  lc;
     samsa_plog_t       *plog;
     samsa_err_t         err;
-    int32_t             p;
+    int32_t             p, nofile = 0;
 
     samsa_broker_log_config(b, img, t, &lc);
     samsa_logmgr_topic_config_set(b->logs, t->name, &lc);
@@ -107,12 +107,21 @@ broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
         }
         err = samsa_logmgr_plog_create(b->logs, t->name, p, t->id, &lc,
                                        &plog);
+        if (err == SAMSA_ERR__NOFILE) {
+            nofile++;               /* the log layer said so once */
+            continue;
+        }
         if (err != SAMSA_ERR_NONE) {
             samsa_error("cannot create the log of %s-%d: %s", t->name, (int) p,
                         samsa_err_name(err));
             continue;
         }
         samsa_plog_unref(plog);
+    }
+    if (nofile > 0) {
+        samsa_error("cannot create %d logs of %s: out of file descriptors "
+                    "(RLIMIT_NOFILE, log.open.files.max)", (int) nofile,
+                    t->name);
     }
 }
 

@@ -7,10 +7,12 @@
 #include "log/fdcache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -408,4 +410,49 @@ bool
 samsa_fdcache_errno_is_nofile(int err)
 {
     return err == EMFILE || err == ENFILE;
+}
+
+/* dup(fd), or with fd < 0 open /dev/null, evicting on EMFILE/ENFILE. */
+static int
+fdcache_new_fd(samsa_fdcache_t *cache, int fd, const char *what)
+{
+    int   nfd, err;
+    bool  evicted;
+
+    for (;;) {
+        nfd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0)
+                      : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (nfd >= 0 || !samsa_fdcache_errno_is_nofile(errno)) {
+            return nfd;
+        }
+        err = errno;
+        pthread_mutex_lock(&cache->lock);
+        evicted = fdcache_evict_one(cache);
+        pthread_mutex_unlock(&cache->lock);
+        if (!evicted) {
+            samsa_fdcache_note_exhausted(cache, what);
+            errno = err;
+            return -1;
+        }
+    }
+}
+
+int
+samsa_fdcache_dup(samsa_fdcache_t *cache, int fd)
+{
+    return fdcache_new_fd(cache, fd, "a copy of a segment descriptor for a "
+                                     "fetch");
+}
+
+samsa_err_t
+samsa_fdcache_make_spare(samsa_fdcache_t *cache)
+{
+    int  fd = fdcache_new_fd(cache, -1, "a new partition's files");
+
+    if (fd < 0) {
+        return samsa_fdcache_errno_is_nofile(errno) ? SAMSA_ERR__NOFILE
+                                                    : SAMSA_ERR__IO;
+    }
+    close(fd);
+    return SAMSA_ERR_NONE;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "log/ckpt.h"
+#include "log/fdcache.h"
 #include "log/plog_int.h"
 #include "log/pmeta.h"
 #include "log/recover.h"
@@ -204,6 +205,12 @@ samsa_plog_create(const char *parent_dir, const char *topic,
     samsa_err_t    err;
 
     *out = NULL;
+    /* the directory and partition.metadata are opened outside the
+     * descriptor cache: make room first (out of descriptors: refused) */
+    err = samsa_fdcache_make_spare(samsa_fdcache_global());
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     plog = plog_new(parent_dir, topic, partition, topic_id, cfg);
     if (mkdir(plog->dir, 0755) != 0) {
         err = errno == EEXIST ? SAMSA_ERR__EXISTS

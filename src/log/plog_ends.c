@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "log/plog.h"
+#include "log/fdcache.h"
 #include "log/plog_int.h"
 #include "proto/batch.h"
 #include "proto/compress.h"
@@ -32,6 +33,12 @@ samsa_plog_region_release(samsa_plog_region_t *region)
     samsa_seg_unref(region->seg);
     memset(region, 0, sizeof(*region));
     region->fd = -1;
+}
+
+int
+samsa_plog_region_dup(const samsa_plog_region_t *region)
+{
+    return samsa_fdcache_dup(samsa_fdcache_global(), region->fd);
 }
 
 /* The first batch at or after offset, from the segment holding it on.
