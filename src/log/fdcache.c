@@ -168,6 +168,25 @@ fdcache_evict_one(samsa_fdcache_t *cache)
     return true;
 }
 
+/* After EMFILE/ENFILE: close the least recently used entry whose lowest
+ * descriptor is below the soft limit (closing it lets the next open
+ * succeed); false if there is none.  @locks cache->lock held */
+static bool
+fdcache_evict_usable(samsa_fdcache_t *cache)
+{
+    int64_t               limit = fdcache_soft_limit();
+    samsa_fdcache_ent_t  *ent;
+
+    for (ent = cache->tail; ent != NULL; ent = ent->prev) {
+        if (limit < 0 || ent->lowfd < limit) {
+            fdcache_close_locked(cache, ent);
+            cache->evictions++;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Evict until want more descriptors fit the budget (or nothing is left
  * to evict).  @locks cache->lock held */
 static void
@@ -245,20 +264,21 @@ static samsa_err_t
 fdcache_open_locked(samsa_fdcache_t *cache, samsa_fdcache_ent_t *ent)
 {
     samsa_err_t  err;
-    int          n = 0;
+    int          n = 0, low = 0;
 
     fdcache_make_room(cache, ent->nfds > 0 ? ent->nfds : 1);
     for (;;) {
         pthread_mutex_unlock(&cache->lock);
-        err = ent->open(ent, &n);
+        err = ent->open(ent, &n, &low);
         pthread_mutex_lock(&cache->lock);
-        if (err != SAMSA_ERR__NOFILE || !fdcache_evict_one(cache)) {
+        if (err != SAMSA_ERR__NOFILE || !fdcache_evict_usable(cache)) {
             break;
         }
     }
     if (err == SAMSA_ERR_NONE) {
         ent->state = SAMSA_FDCACHE_S_OPEN;
         ent->nfds = n;
+        ent->lowfd = low;
         cache->open_fds += n;
         cache->open_entries++;
         cache->opens++;
@@ -278,7 +298,8 @@ fdcache_warn(samsa_fdcache_t *cache, int64_t budget, int64_t open_fds,
 {
     samsa_warn("log: out of file descriptors opening %s (RLIMIT_NOFILE %"
                PRId64 ", log.open.files.max %" PRId64 ", %" PRId64
-               " held by the log file cache, all in use): requests that "
+               " held by the log file cache, none of them closable to help): "
+               "requests that "
                "need more log files are refused with a retriable error, "
                "open partitions keep serving; raise the descriptor limit "
                "(ulimit -n) or lower log.open.files.max "
@@ -427,7 +448,7 @@ fdcache_new_fd(samsa_fdcache_t *cache, int fd, const char *what)
         }
         err = errno;
         pthread_mutex_lock(&cache->lock);
-        evicted = fdcache_evict_one(cache);
+        evicted = fdcache_evict_usable(cache);
         pthread_mutex_unlock(&cache->lock);
         if (!evicted) {
             samsa_fdcache_note_exhausted(cache, what);

@@ -15,6 +15,11 @@
  * that needs room.  When an open fails with EMFILE/ENFILE even after every
  * unpinned entry was closed, acquire returns SAMSA_ERR__NOFILE, counts it
  * and, the first time only, logs a warning naming the limit and the key.
+ * On EMFILE only entries whose lowest descriptor lies below the soft
+ * RLIMIT_NOFILE are closed (closing one frees a number the next open can
+ * use); when the limit was lowered below every entry's descriptors
+ * (prlimit), nothing is closed in vain and the open is refused at once,
+ * so the open partitions keep serving.
  *
  * Threads: any (handlers, network threads releasing a fetch region, the
  * log threads).  One mutex per cache (lock) guards every entry's state,
@@ -42,11 +47,12 @@ typedef struct samsa_fdcache samsa_fdcache_t;
 typedef struct samsa_fdcache_ent samsa_fdcache_ent_t;
 
 /* Open the owner's files; on success *nfds says how many descriptors they
- * hold now.  Must return SAMSA_ERR__NOFILE (and close what it opened) when
- * an open failed with EMFILE or ENFILE, so the cache can evict and retry.
- * Called without the cache lock, with the entry marked OPENING. */
+ * hold now and *lowfd the lowest of them.  Must return SAMSA_ERR__NOFILE
+ * (and close what it opened) when an open failed with EMFILE or ENFILE,
+ * so the cache can evict and retry.  Called without the cache lock, with
+ * the entry marked OPENING. */
 typedef samsa_err_t samsa_fdcache_open_fn_t(samsa_fdcache_ent_t *ent,
-                                            int *nfds);
+                                            int *nfds, int *lowfd);
 /* Close every descriptor the owner's files hold (mappings too).  Called
  * without the cache lock, with the entry marked CLOSING and unpinned. */
 typedef void samsa_fdcache_close_fn_t(samsa_fdcache_ent_t *ent);
@@ -62,6 +68,7 @@ struct samsa_fdcache_ent {
     int                        pins;
     int                        nfds;    /* held while open; the last count
                                            (or the hint) while closed */
+    int                        lowfd;   /* lowest descriptor while open */
 };
 
 #define SAMSA_FDCACHE_S_CLOSED   0

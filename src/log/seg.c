@@ -327,7 +327,7 @@ seg_of_ent(samsa_fdcache_ent_t *ent)
 
 /* fdcache open callback. */
 static samsa_err_t
-seg_files_open(samsa_fdcache_ent_t *ent, int *nfds)
+seg_files_open(samsa_fdcache_ent_t *ent, int *nfds, int *lowfd)
 {
     samsa_seg_t  *seg = seg_of_ent(ent);
     samsa_err_t   err;
@@ -341,6 +341,13 @@ seg_files_open(samsa_fdcache_ent_t *ent, int *nfds)
     }
     pthread_mutex_unlock(&seg->files_lock);
     *nfds = 3 + (atomic_load(&seg->txn_fd) >= 0);
+    *lowfd = seg->fd;
+    if (seg->idx.file.fd >= 0 && seg->idx.file.fd < *lowfd) {
+        *lowfd = seg->idx.file.fd;
+    }
+    if (seg->tidx.file.fd >= 0 && seg->tidx.file.fd < *lowfd) {
+        *lowfd = seg->tidx.file.fd;
+    }
     return err;
 }
 

@@ -22,7 +22,7 @@ typedef struct fake {
 } fake_t;
 
 static samsa_err_t
-fake_open(samsa_fdcache_ent_t *ent, int *nfds)
+fake_open(samsa_fdcache_ent_t *ent, int *nfds, int *lowfd)
 {
     fake_t  *f = (fake_t *) ent;
     int      i, j;
@@ -40,6 +40,7 @@ fake_open(samsa_fdcache_ent_t *ent, int *nfds)
     }
     f->opens++;
     *nfds = f->nfds;
+    *lowfd = f->fds[0];
     return SAMSA_ERR_NONE;
 }
 
@@ -209,7 +210,8 @@ test_fdcache_emfile_refused(void **state)
     samsa_fdcache_stats_t   st;
     struct rlimit           old, rl;
     fake_t                  f[64];
-    int                     i, n, top;
+    int                     i, n, top, low;
+    uint64_t                evictions;
 
     (void) state;
     top = open("/dev/null", O_RDONLY);
@@ -247,6 +249,23 @@ test_fdcache_emfile_refused(void **state)
     samsa_fdcache_release(&f[n].ent);
     for (i = 2; i < n; i++) {
         samsa_fdcache_release(&f[i].ent);
+    }
+    /* the limit lowered below every entry's descriptor: closing them
+     * would not help, so none is closed and the open is refused */
+    low = INT32_MAX;
+    for (i = 2; i <= n; i++) {
+        low = f[i].fds[0] < low ? f[i].fds[0] : low;
+    }
+    rl.rlim_cur = (rlim_t) low;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    samsa_fdcache_stats(cache, &st);
+    evictions = st.evictions;
+    assert_int_equal(samsa_fdcache_acquire(&f[63].ent), SAMSA_ERR__NOFILE);
+    samsa_fdcache_stats(cache, &st);
+    assert_int_equal(st.evictions, evictions);
+    for (i = 2; i <= n; i++) {
+        assert_true(samsa_fdcache_ent_is_open(&f[i].ent));
+        assert_true(fd_valid(f[i].fds[0]));
     }
     for (i = 0; i < 64; i++) {
         samsa_fdcache_ent_fini(&f[i].ent);
