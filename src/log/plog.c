@@ -84,6 +84,39 @@ samsa_plog_segs_find(const samsa_plog_segs_t *segs, int64_t offset)
     return lo > 0 ? lo - 1 : 0;
 }
 
+/* With keep_open, pin the active segment (and unpin the one pinned
+ * before).  A pin that fails (no descriptor) leaves it to the cache; the
+ * next change of the list tries again.  @locks lock held */
+static void
+plog_keep_update(samsa_plog_t *plog)
+{
+    samsa_seg_t  *active = plog->segs->seg[plog->segs->n - 1];
+
+    if (!plog->keep_open || plog->kept == active) {
+        return;
+    }
+    if (plog->kept != NULL) {
+        samsa_seg_unpin(plog->kept);
+        samsa_seg_unref(plog->kept);
+        plog->kept = NULL;
+    }
+    if (samsa_seg_pin(active) == SAMSA_ERR_NONE) {
+        plog->kept = samsa_seg_ref(active);
+    } else {
+        samsa_warn("log: %s: cannot keep the active segment open",
+                   plog->dir);
+    }
+}
+
+void
+samsa_plog_keep_open(samsa_plog_t *plog)
+{
+    pthread_mutex_lock(&plog->lock);
+    plog->keep_open = true;
+    plog_keep_update(plog);
+    pthread_mutex_unlock(&plog->lock);
+}
+
 void
 samsa_plog_segs_replace(samsa_plog_t *plog, size_t from, size_t to,
                         samsa_seg_t *extra)
@@ -102,6 +135,7 @@ samsa_plog_segs_replace(samsa_plog_t *plog, size_t from, size_t to,
     plog->segs = segs;
     pthread_mutex_unlock(&plog->segs_lock);
     samsa_plog_segs_put(old);
+    plog_keep_update(plog);
 }
 
 static samsa_seg_t *
@@ -145,6 +179,10 @@ plog_new(const char *parent, const char *topic, int32_t partition,
 static void
 plog_free(samsa_plog_t *plog)
 {
+    if (plog->kept != NULL) {
+        samsa_seg_unpin(plog->kept);
+        samsa_seg_unref(plog->kept);
+    }
     samsa_plog_segs_put(plog->segs);
     samsa_epochs_fini(&plog->epochs);
     samsa_pstate_free(plog->ps);

@@ -208,6 +208,11 @@ size_t samsa_plog_producers(samsa_plog_t *plog, samsa_pstate_entry_t **out);
  * @returns how many were dropped.  @locks plog taken */
 size_t samsa_plog_expire_producers(samsa_plog_t *plog, int64_t now_ms);
 
+/* Keep the active segment's files open from now on, whatever the
+ * descriptor cache needs (log/fdcache.h): the metadata log, whose appends
+ * must not fail for want of a descriptor.  @locks plog taken */
+void samsa_plog_keep_open(samsa_plog_t *plog);
+
 /* ---- read (Fetch) -------------------------------------------------------- */
 
 /* A byte range of one segment's .log to send as is (sendfile).  It holds
