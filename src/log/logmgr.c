@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -1408,6 +1409,31 @@ samsa_logmgr_stats(samsa_logmgr_t *mgr, samsa_logmgr_stats_t *stats)
     stats->open_files_max = fc.budget;
     stats->fd_evictions = fc.evictions;
     stats->fd_exhausted = fc.exhausted;
+}
+
+bool
+samsa_logmgr_files_available(samsa_logmgr_t *mgr, char *errstr,
+                             size_t errstr_size)
+{
+    samsa_fdcache_stats_t  fc;
+    struct rlimit          rl;
+
+    (void) mgr;
+    if (samsa_fdcache_make_spare(samsa_fdcache_global()) == SAMSA_ERR_NONE) {
+        return true;
+    }
+    samsa_fdcache_stats(samsa_fdcache_global(), &fc);
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        rl.rlim_cur = RLIM_INFINITY;
+    }
+    snprintf(errstr, errstr_size,
+             "out of file descriptors: the broker's RLIMIT_NOFILE (%lld) is "
+             "reached, %lld held by log files (log.open.files.max %lld); "
+             "no new partition's files can be opened now (retry later, "
+             "raise the limit or lower log.open.files.max)",
+             rl.rlim_cur == RLIM_INFINITY ? -1LL : (long long) rl.rlim_cur,
+             (long long) fc.open_fds, (long long) fc.budget);
+    return false;
 }
 
 samsa_err_t

@@ -192,6 +192,14 @@ SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_reconfigure(
     samsa_logmgr_t *mgr, const samsa_cleaner_config_t *want);
 
+/* Whether a new partition's files can be opened now (closing idle log
+ * files if needed: log/fdcache.h).  False, with errstr naming
+ * RLIMIT_NOFILE and log.open.files.max, when descriptors ran out (counted
+ * in the cache's exhausted total): CreateTopics and CreatePartitions are
+ * then refused before anything is written.  @thread any */
+bool samsa_logmgr_files_available(samsa_logmgr_t *mgr, char *errstr,
+                                  size_t errstr_size);
+
 typedef struct samsa_logmgr_stats {
     uint64_t  flush_rounds;         /* logflush wake-ups that flushed */
     uint64_t  plog_flushes;         /* partition flushes they made */

@@ -9,10 +9,10 @@
 - Out of descriptors (the server's limit lowered with prlimit while it
   runs, log.open.files.max far above it): partitions already open keep
   serving Produce and Fetch (a fetch's descriptor copy is made by closing an
-  idle segment); a new topic's logs are refused, with one warning naming
-  the limit and the key (not one per request), a retriable error for
-  Produce to them, and samsa_log_fd_exhausted_total counting; the broker
-  keeps running and stops cleanly.
+  idle segment); CreateTopics and CreatePartitions are refused with
+  REQUEST_TIMED_OUT and a message naming RLIMIT_NOFILE and the key, one
+  warning is logged (not one per request), samsa_log_fd_exhausted_total
+  counts, no partition goes offline; the broker stops cleanly.
 """
 
 import itertools
@@ -30,6 +30,7 @@ LIMIT = 1024
 TOPICS = 5
 PARTS = 1000                        # per topic: 5,000 partitions in all
 SAMPLE = (0, 1, 2, 333, 500, 667, 998, 999)
+ERR_REQUEST_TIMED_OUT = 7          # retriable: the condition is transient
 
 
 def topic_name(prefix):
@@ -207,15 +208,20 @@ def test_exhausted_descriptors_refuse_new_files_only(samsa):
         # now below every log file's descriptor: nothing closable helps
         lim = min([lowest_free(pid)] + log_file_fds(pid, srv.data_dir))
         resource.prlimit(pid, resource.RLIMIT_NOFILE, (lim, hard))
+        # CreateTopics and CreatePartitions are refused at once, with a
+        # transient code and a message naming the limit and the key
         r = c.create_topic(new, 3, timeout=T(20))
-        assert r["error_code"] == 0, r      # the controller took it
-        wait_until(lambda: "cannot create 3 logs of %s" % new in srv.stderr_text(),
-                   T(10))
+        assert r["error_code"] == ERR_REQUEST_TIMED_OUT, r
+        assert ("RLIMIT_NOFILE (%d)" % lim in r["error_message"]
+                and "log.open.files.max" in r["error_message"]), r
+        r = c.create_partitions([(old, 8, None)])[0]
+        assert r["error_code"] == ERR_REQUEST_TIMED_OUT, r
+        assert "RLIMIT_NOFILE" in r["error_message"], r
         for p in range(3):
             err = produce(c, new, p, [b"n"])
             assert err != 0
             # not a storage error: a client retries it
-            assert err in (kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION, 7), kwire.error_name(err)
+            assert err in (kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION, ERR_REQUEST_TIMED_OUT), kwire.error_name(err)
         # the open partitions keep serving
         assert produce(c, old, 0, [b"y0"]) == 0
         open_now = [p for p in range(4)
