@@ -20,7 +20,8 @@
 static samsa_err_t
 ixfile_io_error(const samsa_ixfile_t *ix, const char *what, int err)
 {
-    samsa_error("log: %s %s: %s", what, ix->path, strerror(err));
+    samsa_error("log: %s %s: %s", what,
+                __atomic_load_n(&ix->path, __ATOMIC_ACQUIRE), strerror(err));
     return SAMSA_ERR_KAFKA_STORAGE_ERROR;
 }
 
@@ -154,11 +155,15 @@ out_close:
     return err;
 }
 
-void
+char *
 samsa_ixfile_set_path(samsa_ixfile_t *ix, const char *path)
 {
-    samsa_free(ix->path);
-    ix->path = samsa_strdup(path);
+    char  *old = ix->path;
+
+    /* readers formatting an error may hold the old name: the caller
+     * frees it later */
+    __atomic_store_n(&ix->path, samsa_strdup(path), __ATOMIC_RELEASE);
+    return old;
 }
 
 samsa_err_t

@@ -71,8 +71,10 @@ void samsa_ixfile_detach(samsa_ixfile_t *ix);
  * KAFKA_STORAGE_ERROR after a samsa_error naming the file. */
 SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_attach(samsa_ixfile_t *ix);
 
-/* The file was renamed to path (the fd, if any, still works). */
-void samsa_ixfile_set_path(samsa_ixfile_t *ix, const char *path);
+/* The file was renamed to path (the fd, if any, still works).  @returns
+ * the old name, for the caller to free once no thread can be reading it
+ * (the name is swapped atomically; an error message may be using it). */
+char *samsa_ixfile_set_path(samsa_ixfile_t *ix, const char *path);
 
 /* Preallocate the file to max_bytes rounded down to whole entries (at
  * least the entries in use), as the active segment's index.  @thread

@@ -47,6 +47,9 @@ struct samsa_seg {
     char                *log_path;      /* [files_lock] (renamed only by
                                            the cleaner before sharing and
                                            by samsa_seg_mark_deleted) */
+    char               **old_names;     /* [files_lock] names replaced
+                                           by renames, freed with seg */
+    size_t               nold_names;    /* [files_lock] */
     samsa_fdcache_ent_t  fdc;           /* the descriptor cache's entry */
     bool                 opened;        /* [files_lock] opened once: later
                                            opens reopen what exists */
@@ -79,6 +82,29 @@ struct samsa_seg {
     _Atomic uint32_t     txn_n;         /* [atomic] entries; release after
                                            each write, readers acquire */
 };
+
+/* The .log's current name.  A rename (samsa_seg_mark_deleted) swaps the
+ * pointer while readers may be formatting an error with the old one, so
+ * it is loaded and stored atomically and old names live until seg_free. */
+static const char *
+seg_log_path(const samsa_seg_t *seg)
+{
+    return __atomic_load_n(&seg->log_path, __ATOMIC_ACQUIRE);
+}
+
+/* Keep a replaced name until the segment is freed.
+ * @locks seg->files_lock held (or seg not shared) */
+static void
+seg_retire_name(samsa_seg_t *seg, char *name)
+{
+    if (name == NULL) {
+        return;
+    }
+    seg->old_names = samsa_realloc(seg->old_names,
+                                   (seg->nold_names + 1)
+                                       * sizeof(*seg->old_names));
+    seg->old_names[seg->nold_names++] = name;
+}
 
 static samsa_err_t seg_activate_pinned(samsa_seg_t *seg,
                                        int32_t index_max_bytes);
@@ -140,20 +166,20 @@ seg_open_log(samsa_seg_t *seg, bool create)
     int  flags = O_RDWR | O_CLOEXEC;
 
     if (create) {
-        seg->fd = open(seg->log_path, flags | O_CREAT | O_EXCL, 0644);
+        seg->fd = open(seg_log_path(seg), flags | O_CREAT | O_EXCL, 0644);
         if (seg->fd < 0 && errno == EEXIST) {
             samsa_warn("log: replacing leftover segment file %s",
-                       seg->log_path);
-            seg->fd = open(seg->log_path, flags | O_TRUNC);
+                       seg_log_path(seg));
+            seg->fd = open(seg_log_path(seg), flags | O_TRUNC);
         }
     } else {
-        seg->fd = open(seg->log_path, flags);
+        seg->fd = open(seg_log_path(seg), flags);
         if (seg->fd < 0 && errno == ENOENT) {
             return SAMSA_ERR__NOENT;
         }
     }
     if (seg->fd < 0) {
-        return seg_open_error(seg->log_path, errno);
+        return seg_open_error(seg_log_path(seg), errno);
     }
     return SAMSA_ERR_NONE;
 }
@@ -275,7 +301,7 @@ seg_files_first_open(samsa_seg_t *seg)
         close(seg->fd);
         seg->fd = -1;
         if (create) {
-            unlink(seg->log_path);
+            unlink(seg_log_path(seg));
         }
     }
     return err;
@@ -291,9 +317,9 @@ seg_files_reopen(samsa_seg_t *seg)
     int          fd;
     samsa_err_t  err;
 
-    seg->fd = open(seg->log_path, O_RDWR | O_CLOEXEC);
+    seg->fd = open(seg_log_path(seg), O_RDWR | O_CLOEXEC);
     if (seg->fd < 0) {
-        return seg_open_error(seg->log_path, errno);
+        return seg_open_error(seg_log_path(seg), errno);
     }
     err = samsa_ixfile_attach(&seg->idx.file);
     if (err == SAMSA_ERR_NONE) {
@@ -379,6 +405,10 @@ seg_free(samsa_seg_t *seg)
     pthread_mutex_destroy(&seg->ts_lock);
     samsa_free(seg->suffix);
     samsa_free(seg->log_path);
+    while (seg->nold_names > 0) {
+        samsa_free(seg->old_names[--seg->nold_names]);
+    }
+    samsa_free(seg->old_names);
     samsa_free(seg->dir);
     samsa_free(seg);
 }
@@ -491,7 +521,7 @@ samsa_seg_stat(samsa_seg_t *seg, struct stat *st)
         return err;
     }
     if (fstat(seg->fd, st) != 0) {
-        err = seg_io_error("cannot stat", seg->log_path, errno);
+        err = seg_io_error("cannot stat", seg_log_path(seg), errno);
     }
     samsa_seg_unpin(seg);
     return err;
@@ -500,7 +530,7 @@ samsa_seg_stat(samsa_seg_t *seg, struct stat *st)
 const char *
 samsa_seg_log_path(const samsa_seg_t *seg)
 {
-    return seg->log_path;
+    return seg_log_path(seg);
 }
 
 bool
@@ -572,7 +602,7 @@ seg_warn_nospc(const samsa_seg_t *seg, int err)
         && atomic_compare_exchange_strong(&last_ms, &last, now)) {
         samsa_warn("log: cannot write %s: %s; appends are refused with "
                    "KAFKA_STORAGE_ERROR until space returns",
-                   seg->log_path, strerror(err));
+                   seg_log_path(seg), strerror(err));
     }
 }
 
@@ -587,21 +617,21 @@ seg_append_pinned(samsa_seg_t *seg, const uint8_t *p, size_t len,
     int                err;
 
     if ((uint64_t) end.size + len > UINT32_MAX) {
-        return seg_io_error("segment would exceed 4 GiB:", seg->log_path,
+        return seg_io_error("segment would exceed 4 GiB:", seg_log_path(seg),
                             EFBIG);
     }
     err = samsa_write_all(seg->fd, p, len, (off_t) end.size);
     if (err != 0) {
         if (ftruncate(seg->fd, (off_t) end.size) != 0) {
             samsa_error("log: cannot cut %s back to %" PRIu32 " bytes: %s",
-                        seg->log_path, end.size, strerror(errno));
-            return seg_io_error("cannot write", seg->log_path, err);
+                        seg_log_path(seg), end.size, strerror(errno));
+            return seg_io_error("cannot write", seg_log_path(seg), err);
         }
         if (err == ENOSPC || err == EDQUOT) {
             seg_warn_nospc(seg, err);
             return SAMSA_ERR__NOSPC;
         }
-        return seg_io_error("cannot write", seg->log_path, err);
+        return seg_io_error("cannot write", seg_log_path(seg), err);
     }
     for (off = 0; off + SAMSA_BATCH_HDR_SIZE <= len;
          off += (size_t) samsa_batch_size(&hdr)) {
@@ -695,7 +725,7 @@ seg_read_pinned(samsa_seg_t *seg, uint32_t pos, void *buf, size_t size)
             continue;
         }
         if (n <= 0) {
-            return seg_io_error("cannot read", seg->log_path,
+            return seg_io_error("cannot read", seg_log_path(seg),
                                 n < 0 ? errno : EIO);
         }
         p += n;
@@ -724,7 +754,7 @@ seg_read_hdr(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
     if (samsa_batch_parse(b, sizeof(b), hdr) != SAMSA_ERR_NONE
         || (uint64_t) pos + (uint64_t) samsa_batch_size(hdr) > limit) {
         samsa_error("log: bad batch header at position %" PRIu32 " of %s",
-                    pos, seg->log_path);
+                    pos, seg_log_path(seg));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
     return SAMSA_ERR_NONE;
@@ -890,7 +920,7 @@ seg_scan_pinned(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
 
     memset(res, 0, sizeof(*res));
     if (fstat(seg->fd, &st) != 0) {
-        return seg_io_error("cannot stat", seg->log_path, errno);
+        return seg_io_error("cannot stat", seg_log_path(seg), errno);
     }
     res->file_bytes = (uint64_t) st.st_size;
     if (rebuild) {
@@ -956,7 +986,7 @@ seg_truncate_pinned(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
     samsa_err_t        err;
 
     if (ftruncate(seg->fd, (off_t) pos) != 0) {
-        return seg_io_error("cannot truncate", seg->log_path, errno);
+        return seg_io_error("cannot truncate", seg_log_path(seg), errno);
     }
     err = seg_txn_truncate_pinned(seg, next_offset);
     if (err != SAMSA_ERR_NONE) {
@@ -978,7 +1008,7 @@ static samsa_err_t
 seg_flush_data_pinned(samsa_seg_t *seg)
 {
     if (fdatasync(seg->fd) != 0) {
-        return seg_io_error("cannot fdatasync", seg->log_path, errno);
+        return seg_io_error("cannot fdatasync", seg_log_path(seg), errno);
     }
     return SAMSA_ERR_NONE;
 }
@@ -1000,7 +1030,7 @@ seg_flush_pinned(samsa_seg_t *seg)
     fd = atomic_load_explicit(&seg->txn_fd, memory_order_acquire);
     if (err == SAMSA_ERR_NONE && fd >= 0 && fdatasync(fd) != 0) {
         err = seg_io_error("cannot fdatasync the .txnindex of",
-                           seg->log_path, errno);
+                           seg_log_path(seg), errno);
     }
     return err;
 }
@@ -1016,14 +1046,14 @@ seg_set_suffix(samsa_seg_t *seg, const char *suffix)
 
     seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".log",
               suffix);
-    samsa_free(seg->log_path);
-    seg->log_path = samsa_strdup(path);
+    seg_retire_name(seg, seg->log_path);
+    __atomic_store_n(&seg->log_path, samsa_strdup(path), __ATOMIC_RELEASE);
     seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".index",
               suffix);
-    samsa_ixfile_set_path(&seg->idx.file, path);
+    seg_retire_name(seg, samsa_ixfile_set_path(&seg->idx.file, path));
     seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".timeindex",
               suffix);
-    samsa_ixfile_set_path(&seg->tidx.file, path);
+    seg_retire_name(seg, samsa_ixfile_set_path(&seg->tidx.file, path));
     samsa_free(seg->suffix);
     seg->suffix = samsa_strdup(suffix);
 }
@@ -1152,7 +1182,7 @@ seg_txn_read(samsa_seg_t *seg, int fd, uint32_t i, samsa_seg_aborted_t *a)
 
     got = pread(fd, b, sizeof(b), (off_t) i * SAMSA_SEG_TXN_ENTRY_SIZE);
     if (got != (ssize_t) sizeof(b)) {
-        return seg_io_error("cannot read the .txnindex of", seg->log_path,
+        return seg_io_error("cannot read the .txnindex of", seg_log_path(seg),
                             got < 0 ? errno : EIO);
     }
     a->producer_id = (int64_t) samsa_load_be64(b + 2);
@@ -1188,7 +1218,7 @@ seg_txn_truncate_pinned(samsa_seg_t *seg, int64_t offset)
     atomic_store_explicit(&seg->txn_n, keep, memory_order_release);
     if (ftruncate(fd, (off_t) keep * SAMSA_SEG_TXN_ENTRY_SIZE) != 0) {
         return seg_io_error("cannot truncate the .txnindex of",
-                            seg->log_path, errno);
+                            seg_log_path(seg), errno);
     }
     return SAMSA_ERR_NONE;
 }
