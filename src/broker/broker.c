@@ -113,7 +113,7 @@ broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
     samsa_log_config_t  lc;
     samsa_plog_t       *plog;
     samsa_err_t         err;
-    int32_t             p;
+    int32_t             p, nofile = 0;
 
     samsa_broker_log_config(b, img, t, &lc);
     samsa_logmgr_topic_config_set(b->logs, t->name, &lc);
@@ -136,12 +136,21 @@ broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
         }
         err = samsa_logmgr_plog_create(b->logs, t->name, p, t->id, &lc,
                                        &plog);
+        if (err == SAMSA_ERR__NOFILE) {
+            nofile++;               /* the log layer said so once */
+            continue;
+        }
         if (err != SAMSA_ERR_NONE) {
             samsa_error("cannot create the log of %s-%d: %s", t->name, (int) p,
                         samsa_err_name(err));
             continue;
         }
         samsa_plog_unref(plog);
+    }
+    if (nofile > 0) {
+        samsa_error("cannot create %d logs of %s: out of file descriptors "
+                    "(RLIMIT_NOFILE, log.open.files.max)", (int) nofile,
+                    t->name);
     }
 }
 
@@ -339,6 +348,7 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
         samsa_config_int(cfg, "log.flush.start.offset.checkpoint.interval.ms");
     lcfg.recovery_threads_per_dir =
         samsa_config_int(cfg, "num.recovery.threads.per.data.dir");
+    lcfg.open_files_max = samsa_config_long(cfg, "log.open.files.max");
     samsa_brokercfg_cleaner(cfg, &none, &lcfg.cleaner);  /* static */
     samsa_broker_log_config(b, NULL, NULL, &lcfg.defaults);
     lcfg.topic_config = broker_topic_config_cb;

@@ -888,6 +888,20 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .doc = "Threads per data directory for recovery at start-up.",
     },
+    /* ---- fdlru (issue 22): the log layer's descriptor cache ---- */
+    {
+        .name = "log.open.files.max",
+        .type = SAMSA_CONFIG_LONG,
+        .dflt = "0",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 0, .max = INT64_MAX,
+        .valid = "0 (half the soft RLIMIT_NOFILE, at least 64), or [1,...]",
+        .implemented = true,
+        .doc = "Samsa: most file descriptors the log layer keeps open for "
+               "segment and index files; the least recently used are "
+               "closed beyond it and reopened on use, so idle partitions "
+               "hold none (Kafka has no such key).",
+    },
     {
         .name = "log.cleaner.enable",
         .type = SAMSA_CONFIG_BOOL,

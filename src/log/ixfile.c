@@ -13,13 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log/fdcache.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
 static samsa_err_t
 ixfile_io_error(const samsa_ixfile_t *ix, const char *what, int err)
 {
-    samsa_error("log: %s %s: %s", what, ix->path, strerror(err));
+    samsa_error("log: %s %s: %s", what,
+                __atomic_load_n(&ix->path, __ATOMIC_ACQUIRE), strerror(err));
     return SAMSA_ERR_KAFKA_STORAGE_ERROR;
 }
 
@@ -59,7 +61,9 @@ samsa_ixfile_open(samsa_ixfile_t *ix, const char *path, size_t entry_size,
         *created = true;
     }
     if (ix->fd < 0) {
-        err = ixfile_io_error(ix, "cannot open", errno);
+        err = samsa_fdcache_errno_is_nofile(errno)
+                  ? SAMSA_ERR__NOFILE
+                  : ixfile_io_error(ix, "cannot open", errno);
         goto out_free;
     }
     if (fstat(ix->fd, &st) != 0) {
@@ -95,10 +99,71 @@ samsa_ixfile_close(samsa_ixfile_t *ix)
     if (ix->map != NULL) {
         munmap(ix->map, ix->map_bytes);
     }
-    close(ix->fd);
+    if (ix->fd >= 0) {
+        close(ix->fd);
+    }
     pthread_rwlock_destroy(&ix->lock);
     samsa_free(ix->path);
     ix->path = NULL;
+}
+
+void
+samsa_ixfile_detach(samsa_ixfile_t *ix)
+{
+    if (ix->path == NULL || ix->fd < 0) {
+        return;
+    }
+    if (ix->map != NULL) {
+        munmap(ix->map, ix->map_bytes);
+        ix->map = NULL;
+        ix->map_bytes = 0;
+    }
+    close(ix->fd);
+    ix->fd = -1;
+}
+
+samsa_err_t
+samsa_ixfile_attach(samsa_ixfile_t *ix)
+{
+    struct stat  st;
+    samsa_err_t  err;
+
+    if (ix->fd >= 0) {
+        return SAMSA_ERR_NONE;
+    }
+    ix->fd = open(ix->path, O_RDWR | O_CLOEXEC);
+    if (ix->fd < 0) {
+        return samsa_fdcache_errno_is_nofile(errno)
+                   ? SAMSA_ERR__NOFILE
+                   : ixfile_io_error(ix, "cannot open", errno);
+    }
+    if (fstat(ix->fd, &st) != 0) {
+        err = ixfile_io_error(ix, "cannot stat", errno);
+        goto out_close;
+    }
+    if (st.st_size > 0) {
+        /* the mapping is only read below the entry count */
+        err = ixfile_map(ix, (size_t) st.st_size);
+        if (err != SAMSA_ERR_NONE) {
+            goto out_close;
+        }
+    }
+    return SAMSA_ERR_NONE;
+out_close:
+    close(ix->fd);
+    ix->fd = -1;
+    return err;
+}
+
+char *
+samsa_ixfile_set_path(samsa_ixfile_t *ix, const char *path)
+{
+    char  *old = ix->path;
+
+    /* readers formatting an error may hold the old name: the caller
+     * frees it later */
+    __atomic_store_n(&ix->path, samsa_strdup(path), __ATOMIC_RELEASE);
+    return old;
 }
 
 samsa_err_t

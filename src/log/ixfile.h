@@ -13,6 +13,11 @@
  * half-written entry and take no lock for it.  The rwlock is taken for
  * writing only by operations that move the mapping or shrink the count
  * (resize, truncate), and for reading by lookups.
+ * Descriptor cache (log/fdcache.h): the owning segment may detach the file
+ * while nobody uses it (no fd, no mapping; path, counts and lock kept) and
+ * attach it again before the next use; every function but open, close,
+ * detach, count and full needs it attached, which the segment's pin
+ * guarantees (a detached file is never read).
  * Ownership: embedded in its index; the index's owner (the segment) opens
  * and closes it.
  */
@@ -30,8 +35,9 @@
 typedef struct samsa_ixfile {
     pthread_rwlock_t   lock;            /* read: lookups; write: remap or
                                            shrink (guards map, map_bytes) */
-    char              *path;            /* [const] */
-    int                fd;              /* [const] */
+    char              *path;            /* [pin] the segment's files_lock
+                                           (renames) */
+    int                fd;              /* [pin] -1 while detached */
     size_t             entry_size;      /* [const] */
     uint8_t           *map;             /* [lock] map_bytes mapped */
     size_t             map_bytes;       /* [lock] */
@@ -55,6 +61,20 @@ SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_open(samsa_ixfile_t *ix,
                                                size_t entry_size,
                                                bool *created);
 void samsa_ixfile_close(samsa_ixfile_t *ix);
+
+/* Close the fd and drop the mapping, keeping the rest (entry count, file
+ * size): the file is idle.  No-op when detached. */
+void samsa_ixfile_detach(samsa_ixfile_t *ix);
+
+/* Open the file again at its path and map it (no-op when attached).
+ * @returns SAMSA_ERR__NOFILE on EMFILE/ENFILE (nothing held),
+ * KAFKA_STORAGE_ERROR after a samsa_error naming the file. */
+SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_attach(samsa_ixfile_t *ix);
+
+/* The file was renamed to path (the fd, if any, still works).  @returns
+ * the old name, for the caller to free once no thread can be reading it
+ * (the name is swapped atomically; an error message may be using it). */
+char *samsa_ixfile_set_path(samsa_ixfile_t *ix, const char *path);
 
 /* Preallocate the file to max_bytes rounded down to whole entries (at
  * least the entries in use), as the active segment's index.  @thread

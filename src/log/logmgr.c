@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log/ckpt.h"
+#include "log/fdcache.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/map.h"
@@ -1396,10 +1398,42 @@ samsa_logmgr_dir_usage(const samsa_logmgr_t *mgr, size_t i,
 void
 samsa_logmgr_stats(samsa_logmgr_t *mgr, samsa_logmgr_stats_t *stats)
 {
+    samsa_fdcache_stats_t  fc;
+
     stats->flush_rounds = atomic_load(&mgr->n_rounds);
     stats->plog_flushes = atomic_load(&mgr->n_flushes);
     stats->loaded = mgr->n_loaded;
     stats->load_failed = mgr->n_load_failed;
+    samsa_fdcache_stats(samsa_fdcache_global(), &fc);
+    stats->open_files = fc.open_fds;
+    stats->open_files_max = fc.budget;
+    stats->fd_evictions = fc.evictions;
+    stats->fd_exhausted = fc.exhausted;
+}
+
+bool
+samsa_logmgr_files_available(samsa_logmgr_t *mgr, char *errstr,
+                             size_t errstr_size)
+{
+    samsa_fdcache_stats_t  fc;
+    struct rlimit          rl;
+
+    (void) mgr;
+    if (samsa_fdcache_make_spare(samsa_fdcache_global()) == SAMSA_ERR_NONE) {
+        return true;
+    }
+    samsa_fdcache_stats(samsa_fdcache_global(), &fc);
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        rl.rlim_cur = RLIM_INFINITY;
+    }
+    snprintf(errstr, errstr_size,
+             "out of file descriptors: the broker's RLIMIT_NOFILE (%lld) is "
+             "reached, %lld held by log files (log.open.files.max %lld); "
+             "no new partition's files can be opened now (retry later, "
+             "raise the limit or lower log.open.files.max)",
+             rl.rlim_cur == RLIM_INFINITY ? -1LL : (long long) rl.rlim_cur,
+             (long long) fc.open_fds, (long long) fc.budget);
+    return false;
 }
 
 samsa_err_t
@@ -1418,6 +1452,8 @@ samsa_logmgr_open(const samsa_logmgr_config_t *cfg, samsa_logmgr_t **out,
     if (!samsa_log_config_check(&cfg->defaults, errstr, errstr_size)) {
         return SAMSA_ERR__CONFIG;
     }
+    /* before loading: recovery opens segments through the cache */
+    samsa_fdcache_set_budget(samsa_fdcache_global(), cfg->open_files_max);
     mgr = logmgr_new(cfg);
     for (i = 0; i < mgr->ndirs; i++) {
         logmgr_load_dir(mgr, &mgr->dirs[i]);

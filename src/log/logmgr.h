@@ -82,6 +82,10 @@ typedef struct samsa_logmgr_config {
                                     /* log.flush.start.offset.checkpoint.
                                        interval.ms (60000) */
     int32_t             recovery_threads_per_dir;
+    int64_t             open_files_max;     /* log.open.files.max: budget
+                                               of the descriptor cache
+                                               (log/fdcache.h); 0: half
+                                               of RLIMIT_NOFILE */
                                     /* num.recovery.threads.per.data.dir
                                        (1) */
     samsa_cleaner_config_t  cleaner;    /* log.cleaner.* */
@@ -188,11 +192,24 @@ SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_checkpoint(
 SAMSA_MUST_CHECK samsa_err_t samsa_logmgr_cleaner_reconfigure(
     samsa_logmgr_t *mgr, const samsa_cleaner_config_t *want);
 
+/* Whether a new partition's files can be opened now (closing idle log
+ * files if needed: log/fdcache.h).  False, with errstr naming
+ * RLIMIT_NOFILE and log.open.files.max, when descriptors ran out (counted
+ * in the cache's exhausted total): CreateTopics and CreatePartitions are
+ * then refused before anything is written.  @thread any */
+bool samsa_logmgr_files_available(samsa_logmgr_t *mgr, char *errstr,
+                                  size_t errstr_size);
+
 typedef struct samsa_logmgr_stats {
     uint64_t  flush_rounds;         /* logflush wake-ups that flushed */
     uint64_t  plog_flushes;         /* partition flushes they made */
     uint64_t  loaded;               /* logs loaded at open */
     uint64_t  load_failed;
+    int64_t   open_files;           /* descriptor cache (log/fdcache.h):
+                                       descriptors held now */
+    int64_t   open_files_max;       /* its budget, log.open.files.max */
+    uint64_t  fd_evictions;         /* segments closed to make room */
+    uint64_t  fd_exhausted;         /* refusals: descriptors ran out */
 } samsa_logmgr_stats_t;
 
 void samsa_logmgr_stats(samsa_logmgr_t *mgr, samsa_logmgr_stats_t *stats);

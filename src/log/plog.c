@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "log/ckpt.h"
+#include "log/fdcache.h"
 #include "log/plog_int.h"
 #include "log/pmeta.h"
 #include "log/recover.h"
@@ -83,6 +84,39 @@ samsa_plog_segs_find(const samsa_plog_segs_t *segs, int64_t offset)
     return lo > 0 ? lo - 1 : 0;
 }
 
+/* With keep_open, pin the active segment (and unpin the one pinned
+ * before).  A pin that fails (no descriptor) leaves it to the cache; the
+ * next change of the list tries again.  @locks lock held */
+static void
+plog_keep_update(samsa_plog_t *plog)
+{
+    samsa_seg_t  *active = plog->segs->seg[plog->segs->n - 1];
+
+    if (!plog->keep_open || plog->kept == active) {
+        return;
+    }
+    if (plog->kept != NULL) {
+        samsa_seg_unpin(plog->kept);
+        samsa_seg_unref(plog->kept);
+        plog->kept = NULL;
+    }
+    if (samsa_seg_pin(active) == SAMSA_ERR_NONE) {
+        plog->kept = samsa_seg_ref(active);
+    } else {
+        samsa_warn("log: %s: cannot keep the active segment open",
+                   plog->dir);
+    }
+}
+
+void
+samsa_plog_keep_open(samsa_plog_t *plog)
+{
+    pthread_mutex_lock(&plog->lock);
+    plog->keep_open = true;
+    plog_keep_update(plog);
+    pthread_mutex_unlock(&plog->lock);
+}
+
 void
 samsa_plog_segs_replace(samsa_plog_t *plog, size_t from, size_t to,
                         samsa_seg_t *extra)
@@ -101,6 +135,7 @@ samsa_plog_segs_replace(samsa_plog_t *plog, size_t from, size_t to,
     plog->segs = segs;
     pthread_mutex_unlock(&plog->segs_lock);
     samsa_plog_segs_put(old);
+    plog_keep_update(plog);
 }
 
 static samsa_seg_t *
@@ -144,6 +179,10 @@ plog_new(const char *parent, const char *topic, int32_t partition,
 static void
 plog_free(samsa_plog_t *plog)
 {
+    if (plog->kept != NULL) {
+        samsa_seg_unpin(plog->kept);
+        samsa_seg_unref(plog->kept);
+    }
     samsa_plog_segs_put(plog->segs);
     samsa_epochs_fini(&plog->epochs);
     samsa_pstate_free(plog->ps);
@@ -204,6 +243,12 @@ samsa_plog_create(const char *parent_dir, const char *topic,
     samsa_err_t    err;
 
     *out = NULL;
+    /* the directory and partition.metadata are opened outside the
+     * descriptor cache: make room first (out of descriptors: refused) */
+    err = samsa_fdcache_make_spare(samsa_fdcache_global());
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     plog = plog_new(parent_dir, topic, partition, topic_id, cfg);
     if (mkdir(plog->dir, 0755) != 0) {
         err = errno == EEXIST ? SAMSA_ERR__EXISTS
@@ -596,6 +641,17 @@ samsa_plog_config_get(samsa_plog_t *plog, samsa_log_config_t *cfg)
 
 /* ---- append and roll ----------------------------------------------------- */
 
+/* Out of descriptors leaves the log as it was: refuse this call only.
+ * Any other error takes the log offline. */
+static samsa_err_t
+plog_nofile_or_offline(samsa_plog_t *plog, samsa_err_t err)
+{
+    if (err != SAMSA_ERR__NOFILE) {
+        samsa_plog_go_offline(plog);
+    }
+    return err;
+}
+
 samsa_err_t
 samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
 {
@@ -606,16 +662,27 @@ samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
         && samsa_seg_base(active) == plog->leo) {
         return SAMSA_ERR_NONE;              /* nothing to roll away from */
     }
+    /* pinned throughout, so running out of descriptors can only fail the
+     * new segment's open, and the old one is made active again */
+    err = samsa_seg_pin(active);
+    if (err != SAMSA_ERR_NONE) {
+        return plog_nofile_or_offline(plog, err);
+    }
     err = samsa_seg_seal(active);
     SAMSA_FAULT("log.roll.after_seal");
     if (err == SAMSA_ERR_NONE) {
         err = samsa_seg_open(plog->dir, plog->leo,
                              SAMSA_SEG_F_CREATE | SAMSA_SEG_F_ACTIVE,
                              plog->cfg.segment_index_bytes, now_ms, &seg);
+        if (err == SAMSA_ERR__NOFILE
+            && samsa_seg_activate(active, plog->cfg.segment_index_bytes)
+                   != SAMSA_ERR_NONE) {
+            err = SAMSA_ERR_KAFKA_STORAGE_ERROR;
+        }
     }
+    samsa_seg_unpin(active);
     if (err != SAMSA_ERR_NONE) {
-        samsa_plog_go_offline(plog);
-        return err;
+        return plog_nofile_or_offline(plog, err);
     }
     SAMSA_FAULT("log.roll.after_open");
     samsa_plog_segs_replace(plog, 0, plog->segs->n, seg);
@@ -738,16 +805,25 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     next = samsa_batch_assign(records, len, plog->leo, opts->leader_epoch,
                               lat);
     SAMSA_FAULT("log.append.before_write");
-    err = samsa_seg_append(plog_active(plog), records, len,
-                           cfg->index_interval_bytes);
-    SAMSA_FAULT("log.append.after_write");
+    /* the active segment stays open while it is written (pinned) */
+    err = samsa_seg_pin(plog_active(plog));
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_seg_append(plog_active(plog), records, len,
+                               cfg->index_interval_bytes);
+        SAMSA_FAULT("log.append.after_write");
+        if (err == SAMSA_ERR_NONE) {
+            err = samsa_plog_pstate_index(plog, plog_active(plog), &ch);
+        }
+        samsa_seg_unpin(plog_active(plog));
+    } else if (err == SAMSA_ERR__NOFILE) {
+        /* out of descriptors: nothing written; a retriable refusal */
+        samsa_pstate_undo(plog->ps, &ch);
+        return err;
+    }
     if (err == SAMSA_ERR__NOSPC) {
         /* the segment is as before: refuse this append, keep serving */
         samsa_pstate_undo(plog->ps, &ch);
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
-    }
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_plog_pstate_index(plog, plog_active(plog), &ch);
     }
     if (err != SAMSA_ERR_NONE) {
         samsa_pstate_undo(plog->ps, &ch);
@@ -983,7 +1059,10 @@ samsa_plog_flush(samsa_plog_t *plog, samsa_plog_flush_mode_t mode,
     }
     pthread_mutex_unlock(&plog->lock);
     samsa_plog_segs_put(snap.segs);
-    if (err != SAMSA_ERR_NONE) {
+    if (err == SAMSA_ERR__NOFILE) {
+        /* nothing lost: the data waits in the page cache for a later
+         * flush, which reopens the files */
+    } else if (err != SAMSA_ERR_NONE) {
         samsa_plog_go_offline(plog);
     } else {
         atomic_store_explicit(&plog->last_flush_ms, samsa_now_ms(),

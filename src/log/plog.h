@@ -208,20 +208,33 @@ size_t samsa_plog_producers(samsa_plog_t *plog, samsa_pstate_entry_t **out);
  * @returns how many were dropped.  @locks plog taken */
 size_t samsa_plog_expire_producers(samsa_plog_t *plog, int64_t now_ms);
 
+/* Keep the active segment's files open from now on, whatever the
+ * descriptor cache needs (log/fdcache.h): the metadata log, whose appends
+ * must not fail for want of a descriptor.  @locks plog taken */
+void samsa_plog_keep_open(samsa_plog_t *plog);
+
 /* ---- read (Fetch) -------------------------------------------------------- */
 
 /* A byte range of one segment's .log to send as is (sendfile).  It holds
- * a segment reference, so the fd stays valid even if retention deletes
- * the segment meanwhile; release it once sent, on any thread. */
+ * a segment reference and a pin (seg.h), so the fd stays open, even if
+ * retention deletes the segment or the descriptor cache wants room
+ * meanwhile; release it once sent (or once its fd was dup'ed), on any
+ * thread. */
 typedef struct samsa_plog_region {
     samsa_seg_t  *seg;              /* reference; NULL when empty */
-    int           fd;               /* the segment's .log; don't close */
+    int           fd;               /* the segment's .log; don't close;
+                                       valid until the release */
     int64_t       pos;              /* file position of the first byte */
     size_t        len;              /* bytes, 0 when empty */
     int64_t       first_offset;     /* base offset of the first batch */
 } samsa_plog_region_t;
 
 void samsa_plog_region_release(samsa_plog_region_t *region);
+
+/* A descriptor of the region's file for the response to own (dup, closing
+ * idle log files if descriptors ran out).  @returns -1 (errno set) when
+ * none can be had: counted and warned once (samsa_log_fd_exhausted_total). */
+int samsa_plog_region_dup(const samsa_plog_region_t *region);
 
 /* The batches from the one holding offset, up to max_bytes (with
  * min_one_batch the whole first batch even if larger, without it nothing

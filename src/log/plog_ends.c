@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "log/plog.h"
+#include "log/fdcache.h"
 #include "log/plog_int.h"
 #include "proto/batch.h"
 #include "proto/compress.h"
@@ -26,9 +27,18 @@
 void
 samsa_plog_region_release(samsa_plog_region_t *region)
 {
+    if (region->seg != NULL) {
+        samsa_seg_unpin(region->seg);   /* the fd may close from now on */
+    }
     samsa_seg_unref(region->seg);
     memset(region, 0, sizeof(*region));
     region->fd = -1;
+}
+
+int
+samsa_plog_region_dup(const samsa_plog_region_t *region)
+{
+    return samsa_fdcache_dup(samsa_fdcache_global(), region->fd);
 }
 
 /* The first batch at or after offset, from the segment holding it on.
@@ -120,6 +130,12 @@ samsa_plog_read(samsa_plog_t *plog, int64_t offset, int32_t max_bytes,
         out->len = (size_t) (want < limit - pos.pos ? want : limit - pos.pos);
     }
     if (out->len > 0) {
+        err = samsa_seg_pin(segs->seg[at]);     /* until the release */
+        if (err != SAMSA_ERR_NONE) {
+            out->len = 0;
+            samsa_plog_segs_put(segs);
+            return err;
+        }
         out->seg = samsa_seg_ref(segs->seg[at]);
         out->fd = samsa_seg_fd(out->seg);
         out->pos = pos.pos;
@@ -461,7 +477,7 @@ plog_seg_largest_ts(samsa_seg_t *seg)
     struct stat  st;
     int64_t      ts = samsa_seg_max_timestamp(seg, NULL);
 
-    if (ts >= 0 || fstat(samsa_seg_fd(seg), &st) != 0) {
+    if (ts >= 0 || samsa_seg_stat(seg, &st) != SAMSA_ERR_NONE) {
         return ts;
     }
     return (int64_t) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;

@@ -83,6 +83,12 @@ struct samsa_plog {
                                                held as well, so the writer
                                                reads it under lock alone */
 
+    bool                      keep_open;    /* [lock] the active segment
+                                               stays pinned (the metadata
+                                               log: samsa_plog_keep_open) */
+    samsa_seg_t              *kept;         /* [lock] that pinned segment
+                                               (a reference), or NULL */
+
     pthread_mutex_t           epochs_lock;  /* guards epochs (after lock) */
     samsa_epochs_t            epochs;       /* [epochs_lock] */
 

@@ -331,13 +331,13 @@ recover_rebuild(const samsa_recover_args_t *args, samsa_seg_t *seg,
 /* A segment below the scan: trusted, its end is the next one's base; its
  * indexes are rebuilt if missing or insane. */
 static samsa_err_t
-recover_trusted(const samsa_recover_args_t *args, samsa_seg_t *seg,
+recover_trusted_pinned(const samsa_recover_args_t *args, samsa_seg_t *seg,
                 int64_t next_base, samsa_recover_result_t *res)
 {
     struct stat  st;
     bool         cut;
 
-    if (fstat(samsa_seg_fd(seg), &st) != 0) {
+    if (fstat(samsa_seg_fd(seg), &st) != 0) {     /* pinned */
         samsa_error("log: cannot stat %s: %s", samsa_seg_log_path(seg),
                     strerror(errno));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
@@ -356,10 +356,25 @@ recover_trusted(const samsa_recover_args_t *args, samsa_seg_t *seg,
     return recover_rebuild(args, seg, res, &cut);
 }
 
+/* recover_trusted_pinned, with the segment's files kept open throughout (so an index
+ * check cannot fail for want of a descriptor and look like corruption). */
+static samsa_err_t
+recover_trusted(const samsa_recover_args_t *args, samsa_seg_t *seg,
+                int64_t next_base, samsa_recover_result_t *res)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = recover_trusted_pinned(args, seg, next_base, res);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
 /* The last segment after a clean stop: read on from its last index entry
  * to find the end; any doubt leads to a full rebuild scan. */
 static samsa_err_t
-recover_tail(const samsa_recover_args_t *args, samsa_seg_t *seg,
+recover_tail_pinned(const samsa_recover_args_t *args, samsa_seg_t *seg,
              samsa_recover_result_t *res)
 {
     samsa_seg_scan_t   scan;
@@ -369,7 +384,7 @@ recover_tail(const samsa_recover_args_t *args, samsa_seg_t *seg,
     samsa_err_t        err;
     bool               cut;
 
-    if (fstat(samsa_seg_fd(seg), &st) != 0) {
+    if (fstat(samsa_seg_fd(seg), &st) != 0) {     /* pinned */
         samsa_error("log: cannot stat %s: %s", samsa_seg_log_path(seg),
                     strerror(errno));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
@@ -393,6 +408,21 @@ recover_tail(const samsa_recover_args_t *args, samsa_seg_t *seg,
                "shutdown, rebuilding it", samsa_seg_log_path(seg));
     res->indexes_rebuilt++;
     return recover_rebuild(args, seg, res, &cut);
+}
+
+/* recover_tail_pinned, with the segment's files kept open throughout (so an index
+ * check cannot fail for want of a descriptor and look like corruption). */
+static samsa_err_t
+recover_tail(const samsa_recover_args_t *args, samsa_seg_t *seg,
+             samsa_recover_result_t *res)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = recover_tail_pinned(args, seg, res);
+        samsa_seg_unpin(seg);
+    }
+    return err;
 }
 
 /* Index of the segment holding the recovery point (unclean stop). */

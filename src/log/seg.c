@@ -11,11 +11,13 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log/fdcache.h"
 #include "log/idx.h"
 #include "log/tidx.h"
 #include "util/alloc.h"
@@ -26,45 +28,108 @@
 
 /*
  * samsa_seg_t - one segment; see seg.h for who touches it.  Fields marked
- * [writer] are used only by the segment's writer (plog lock held).
+ * [writer] are used only by the segment's writer (plog lock held).  Fields
+ * marked [pin] are valid only while the segment is pinned (fdcache.h): the
+ * descriptor cache closes them (fd -1, indexes detached) when the segment
+ * is unpinned and room is needed, and the next pin opens them again.
  */
 struct samsa_seg {
-    _Atomic int        refcnt;          /* [atomic] last unref frees */
-    int64_t            base_offset;     /* [const] */
-    char              *dir;             /* [const] */
-    char              *log_path;        /* [const] once shared (renamed
-                                           only before: the cleaner) */
-    int                fd;              /* [const] the .log, O_RDWR */
-    samsa_idx_t        idx;             /* see idx.h */
-    samsa_tidx_t       tidx;            /* see tidx.h */
-    bool               idx_created;     /* [const] an index was missing */
-    _Atomic uint64_t   end;             /* [atomic] (next_offset - base)
+    _Atomic int          refcnt;        /* [atomic] last unref frees */
+    int64_t              base_offset;   /* [const] */
+    char                *dir;           /* [const] */
+    pthread_mutex_t      files_lock;    /* guards the file names (suffix,
+                                           log_path, the indexes' paths)
+                                           against a concurrent reopen;
+                                           taken before the cache lock,
+                                           never under it */
+    char                *suffix;        /* [files_lock] "", ".cleaned",
+                                           ".swap", ".deleted" */
+    char                *log_path;      /* [files_lock] (renamed only by
+                                           the cleaner before sharing and
+                                           by samsa_seg_mark_deleted) */
+    char               **old_names;     /* [files_lock] names replaced
+                                           by renames, freed with seg */
+    size_t               nold_names;    /* [files_lock] */
+    samsa_fdcache_ent_t  fdc;           /* the descriptor cache's entry */
+    bool                 opened;        /* [files_lock] opened once: later
+                                           opens reopen what exists */
+    int                  open_flags;    /* [const] SAMSA_SEG_F_* */
+    int32_t              open_index_max_bytes;  /* [const] */
+    bool                 has_txn;       /* [pin] a .txnindex exists */
+    int                  fd;            /* [pin] the .log, O_RDWR */
+    samsa_idx_t          idx;           /* see idx.h; [pin] attached */
+    samsa_tidx_t         tidx;          /* see tidx.h; [pin] attached */
+    bool                 idx_created;   /* [const] an index was missing */
+    _Atomic uint64_t     end;           /* [atomic] (next_offset - base)
                                            << 32 | size; written with
                                            release by the writer, loaded
                                            with acquire by readers */
-    pthread_mutex_t    ts_lock;         /* guards max_ts, max_ts_offset */
-    int64_t            max_ts;          /* [ts_lock] largest MaxTimestamp */
-    int64_t            max_ts_offset;   /* [ts_lock] last offset of its
+    pthread_mutex_t      ts_lock;       /* guards max_ts, max_ts_offset */
+    int64_t              max_ts;        /* [ts_lock] largest MaxTimestamp */
+    int64_t              max_ts_offset; /* [ts_lock] last offset of its
                                            batch */
-    int64_t            roll_ts;         /* [writer] first batch's
+    int64_t              roll_ts;       /* [writer] first batch's
                                            MaxTimestamp (Kafka's
                                            rollingBasedTimestamp), -2 not
                                            looked up yet */
-    int64_t            created_ms;      /* [writer] when opened */
-    uint32_t           since_index;     /* [writer] bytes since the last
+    int64_t              created_ms;    /* [writer] when opened */
+    uint32_t             since_index;   /* [writer] bytes since the last
                                            offset-index entry */
-    _Atomic int        txn_fd;          /* [atomic] the .txnindex, -1 until
-                                           it exists; set by the writer
+    _Atomic int          txn_fd;        /* [atomic][pin] the .txnindex, -1
+                                           until it exists (or while
+                                           closed); set by the writer
                                            before txn_n is raised */
-    _Atomic uint32_t   txn_n;           /* [atomic] entries; release after
+    _Atomic uint32_t     txn_n;         /* [atomic] entries; release after
                                            each write, readers acquire */
 };
+
+/* The .log's current name.  A rename (samsa_seg_mark_deleted) swaps the
+ * pointer while readers may be formatting an error with the old one, so
+ * it is loaded and stored atomically and old names live until seg_free. */
+static const char *
+seg_log_path(const samsa_seg_t *seg)
+{
+    return __atomic_load_n(&seg->log_path, __ATOMIC_ACQUIRE);
+}
+
+/* Keep a replaced name until the segment is freed.
+ * @locks seg->files_lock held (or seg not shared) */
+static void
+seg_retire_name(samsa_seg_t *seg, char *name)
+{
+    if (name == NULL) {
+        return;
+    }
+    seg->old_names = samsa_realloc(seg->old_names,
+                                   (seg->nold_names + 1)
+                                       * sizeof(*seg->old_names));
+    seg->old_names[seg->nold_names++] = name;
+}
+
+static samsa_err_t seg_activate_pinned(samsa_seg_t *seg,
+                                       int32_t index_max_bytes);
+static samsa_err_t seg_read_pinned(samsa_seg_t *seg, uint32_t pos,
+                                   void *buf, size_t size);
+static samsa_err_t seg_txn_truncate_pinned(samsa_seg_t *seg,
+                                           int64_t offset);
 
 static samsa_err_t
 seg_io_error(const char *what, const char *path, int err)
 {
     samsa_error("log: %s %s: %s", what, path, strerror(err));
     return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+}
+
+/* An open() failed with err: out of descriptors is _NOFILE (the cache
+ * evicts and retries, or refuses the request without an error line),
+ * anything else a storage error. */
+static samsa_err_t
+seg_open_error(const char *path, int err)
+{
+    if (samsa_fdcache_errno_is_nofile(err)) {
+        return SAMSA_ERR__NOFILE;
+    }
+    return seg_io_error("cannot open", path, err);
 }
 
 void
@@ -101,20 +166,20 @@ seg_open_log(samsa_seg_t *seg, bool create)
     int  flags = O_RDWR | O_CLOEXEC;
 
     if (create) {
-        seg->fd = open(seg->log_path, flags | O_CREAT | O_EXCL, 0644);
+        seg->fd = open(seg_log_path(seg), flags | O_CREAT | O_EXCL, 0644);
         if (seg->fd < 0 && errno == EEXIST) {
             samsa_warn("log: replacing leftover segment file %s",
-                       seg->log_path);
-            seg->fd = open(seg->log_path, flags | O_TRUNC);
+                       seg_log_path(seg));
+            seg->fd = open(seg_log_path(seg), flags | O_TRUNC);
         }
     } else {
-        seg->fd = open(seg->log_path, flags);
+        seg->fd = open(seg_log_path(seg), flags);
         if (seg->fd < 0 && errno == ENOENT) {
             return SAMSA_ERR__NOENT;
         }
     }
     if (seg->fd < 0) {
-        return seg_io_error("cannot open", seg->log_path, errno);
+        return seg_open_error(seg_log_path(seg), errno);
     }
     return SAMSA_ERR_NONE;
 }
@@ -186,8 +251,7 @@ seg_open_txn(samsa_seg_t *seg, bool create, const char *suffix)
     }
     fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        return errno == ENOENT ? SAMSA_ERR_NONE
-                               : seg_io_error("cannot open", path, errno);
+        return errno == ENOENT ? SAMSA_ERR_NONE : seg_open_error(path, errno);
     }
     if (fstat(fd, &st) != 0) {
         close(fd);
@@ -201,16 +265,150 @@ seg_open_txn(samsa_seg_t *seg, bool create, const char *suffix)
             return seg_io_error("cannot truncate", path, errno);
         }
     }
+    seg->has_txn = true;
     atomic_store(&seg->txn_fd, fd);
     atomic_store(&seg->txn_n, n);
     return SAMSA_ERR_NONE;
 }
 
+/* The first open (seg_open's flags): create or open the files, preallocate
+ * an active segment's indexes.  On failure nothing is held, and a .log
+ * created here is removed (so a retry after EMFILE starts clean).
+ * @locks seg->files_lock held */
+static samsa_err_t
+seg_files_first_open(samsa_seg_t *seg)
+{
+    bool         create = (seg->open_flags & SAMSA_SEG_F_CREATE) != 0;
+    samsa_err_t  err;
+
+    err = seg_open_log(seg, create);
+    if (err != SAMSA_ERR_NONE) {
+        seg->fd = -1;
+        return err;
+    }
+    err = seg_open_indexes(seg, create, seg->suffix);
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_open_txn(seg, create, seg->suffix);
+        if (err == SAMSA_ERR_NONE && (seg->open_flags & SAMSA_SEG_F_ACTIVE)) {
+            err = seg_activate_pinned(seg, seg->open_index_max_bytes);
+        }
+        if (err != SAMSA_ERR_NONE) {
+            samsa_idx_close(&seg->idx);
+            samsa_tidx_close(&seg->tidx);
+        }
+    }
+    if (err != SAMSA_ERR_NONE) {
+        close(seg->fd);
+        seg->fd = -1;
+        if (create) {
+            unlink(seg_log_path(seg));
+        }
+    }
+    return err;
+}
+
+/* A later open: the files exist (under their current names); the entry
+ * counts, sizes and timestamps kept in memory still hold.
+ * @locks seg->files_lock held */
+static samsa_err_t
+seg_files_reopen(samsa_seg_t *seg)
+{
+    char         path[PATH_MAX];
+    int          fd;
+    samsa_err_t  err;
+
+    seg->fd = open(seg_log_path(seg), O_RDWR | O_CLOEXEC);
+    if (seg->fd < 0) {
+        return seg_open_error(seg_log_path(seg), errno);
+    }
+    err = samsa_ixfile_attach(&seg->idx.file);
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_ixfile_attach(&seg->tidx.file);
+    }
+    if (err == SAMSA_ERR_NONE && seg->has_txn) {
+        seg_path2(path, sizeof(path), seg->dir, seg->base_offset,
+                  ".txnindex", seg->suffix);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            err = seg_open_error(path, errno);
+        } else {
+            atomic_store_explicit(&seg->txn_fd, fd, memory_order_release);
+        }
+    }
+    if (err != SAMSA_ERR_NONE) {
+        samsa_ixfile_detach(&seg->idx.file);
+        samsa_ixfile_detach(&seg->tidx.file);
+        close(seg->fd);
+        seg->fd = -1;
+    }
+    return err;
+}
+
+static samsa_seg_t *
+seg_of_ent(samsa_fdcache_ent_t *ent)
+{
+    return (samsa_seg_t *) (void *) ((char *) ent
+                                     - offsetof(samsa_seg_t, fdc));
+}
+
+/* fdcache open callback. */
+static samsa_err_t
+seg_files_open(samsa_fdcache_ent_t *ent, int *nfds, int *lowfd)
+{
+    samsa_seg_t  *seg = seg_of_ent(ent);
+    samsa_err_t   err;
+
+    pthread_mutex_lock(&seg->files_lock);
+    if (!seg->opened) {
+        err = seg_files_first_open(seg);
+        seg->opened = err == SAMSA_ERR_NONE;
+    } else {
+        err = seg_files_reopen(seg);
+    }
+    pthread_mutex_unlock(&seg->files_lock);
+    *nfds = 3 + (atomic_load(&seg->txn_fd) >= 0);
+    *lowfd = seg->fd;
+    if (seg->idx.file.fd >= 0 && seg->idx.file.fd < *lowfd) {
+        *lowfd = seg->idx.file.fd;
+    }
+    if (seg->tidx.file.fd >= 0 && seg->tidx.file.fd < *lowfd) {
+        *lowfd = seg->tidx.file.fd;
+    }
+    return err;
+}
+
+/* fdcache close callback: nobody holds a pin. */
+static void
+seg_files_close(samsa_fdcache_ent_t *ent)
+{
+    samsa_seg_t  *seg = seg_of_ent(ent);
+    int           fd = atomic_exchange(&seg->txn_fd, -1);
+
+    samsa_ixfile_detach(&seg->idx.file);
+    samsa_ixfile_detach(&seg->tidx.file);
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (seg->fd >= 0) {
+        close(seg->fd);
+        seg->fd = -1;
+    }
+}
+
 static void
 seg_free(samsa_seg_t *seg)
 {
+    samsa_fdcache_ent_fini(&seg->fdc);
+    samsa_idx_close(&seg->idx);
+    samsa_tidx_close(&seg->tidx);
+    pthread_mutex_destroy(&seg->files_lock);
     pthread_mutex_destroy(&seg->ts_lock);
+    samsa_free(seg->suffix);
     samsa_free(seg->log_path);
+    while (seg->nold_names > 0) {
+        samsa_free(seg->old_names[--seg->nold_names]);
+    }
+    samsa_free(seg->old_names);
     samsa_free(seg->dir);
     samsa_free(seg);
 }
@@ -241,39 +439,27 @@ samsa_seg_open_suffixed(const char *dir, int64_t base_offset,
     seg->dir = samsa_strdup(dir);
     seg_path2(path, sizeof(path), dir, base_offset, ".log", suffix);
     seg->log_path = samsa_strdup(path);
+    seg->suffix = samsa_strdup(suffix);
+    seg->open_flags = flags;
+    seg->open_index_max_bytes = index_max_bytes;
+    seg->fd = -1;
     seg->max_ts = SAMSA_BATCH_NO_TIMESTAMP;
     seg->max_ts_offset = base_offset;
     seg->roll_ts = create ? SAMSA_BATCH_NO_TIMESTAMP : -2;
     seg->created_ms = now_ms;
+    pthread_mutex_init(&seg->files_lock, NULL);
     pthread_mutex_init(&seg->ts_lock, NULL);
     atomic_init(&seg->end, 0);
     atomic_init(&seg->txn_fd, -1);
     atomic_init(&seg->txn_n, 0);
-    err = seg_open_log(seg, create);
+    samsa_fdcache_ent_init(samsa_fdcache_global(), &seg->fdc,
+                           seg_files_open, seg_files_close, 3);
+    err = samsa_fdcache_acquire(&seg->fdc);
     if (err != SAMSA_ERR_NONE) {
         seg_free(seg);
         return err;
     }
-    err = seg_open_indexes(seg, create, suffix);
-    if (err == SAMSA_ERR_NONE) {
-        err = seg_open_txn(seg, create, suffix);
-        if (err != SAMSA_ERR_NONE) {
-            samsa_idx_close(&seg->idx);
-            samsa_tidx_close(&seg->tidx);
-        }
-    }
-    if (err == SAMSA_ERR_NONE && (flags & SAMSA_SEG_F_ACTIVE)) {
-        err = samsa_seg_activate(seg, index_max_bytes);
-        if (err != SAMSA_ERR_NONE) {
-            samsa_idx_close(&seg->idx);
-            samsa_tidx_close(&seg->tidx);
-        }
-    }
-    if (err != SAMSA_ERR_NONE) {
-        close(seg->fd);
-        seg_free(seg);
-        return err;
-    }
+    samsa_fdcache_release(&seg->fdc);
     *out = seg;
     return SAMSA_ERR_NONE;
 }
@@ -293,13 +479,25 @@ samsa_seg_unref(samsa_seg_t *seg)
                != 1) {
         return;
     }
-    samsa_idx_close(&seg->idx);
-    samsa_tidx_close(&seg->tidx);
-    if (atomic_load(&seg->txn_fd) >= 0) {
-        close(atomic_load(&seg->txn_fd));
-    }
-    close(seg->fd);
     seg_free(seg);
+}
+
+samsa_err_t
+samsa_seg_pin(samsa_seg_t *seg)
+{
+    return samsa_fdcache_acquire(&seg->fdc);
+}
+
+void
+samsa_seg_unpin(samsa_seg_t *seg)
+{
+    samsa_fdcache_release(&seg->fdc);
+}
+
+bool
+samsa_seg_is_open(samsa_seg_t *seg)
+{
+    return samsa_fdcache_ent_is_open(&seg->fdc);
 }
 
 int64_t
@@ -314,10 +512,25 @@ samsa_seg_fd(const samsa_seg_t *seg)
     return seg->fd;
 }
 
+samsa_err_t
+samsa_seg_stat(samsa_seg_t *seg, struct stat *st)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    if (fstat(seg->fd, st) != 0) {
+        err = seg_io_error("cannot stat", seg_log_path(seg), errno);
+    }
+    samsa_seg_unpin(seg);
+    return err;
+}
+
 const char *
 samsa_seg_log_path(const samsa_seg_t *seg)
 {
-    return seg->log_path;
+    return seg_log_path(seg);
 }
 
 bool
@@ -389,12 +602,12 @@ seg_warn_nospc(const samsa_seg_t *seg, int err)
         && atomic_compare_exchange_strong(&last_ms, &last, now)) {
         samsa_warn("log: cannot write %s: %s; appends are refused with "
                    "KAFKA_STORAGE_ERROR until space returns",
-                   seg->log_path, strerror(err));
+                   seg_log_path(seg), strerror(err));
     }
 }
 
-samsa_err_t
-samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
+static samsa_err_t
+seg_append_pinned(samsa_seg_t *seg, const uint8_t *p, size_t len,
                  int32_t index_interval_bytes)
 {
     samsa_seg_end_t    end = samsa_seg_end(seg);
@@ -404,21 +617,21 @@ samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
     int                err;
 
     if ((uint64_t) end.size + len > UINT32_MAX) {
-        return seg_io_error("segment would exceed 4 GiB:", seg->log_path,
+        return seg_io_error("segment would exceed 4 GiB:", seg_log_path(seg),
                             EFBIG);
     }
     err = samsa_write_all(seg->fd, p, len, (off_t) end.size);
     if (err != 0) {
         if (ftruncate(seg->fd, (off_t) end.size) != 0) {
             samsa_error("log: cannot cut %s back to %" PRIu32 " bytes: %s",
-                        seg->log_path, end.size, strerror(errno));
-            return seg_io_error("cannot write", seg->log_path, err);
+                        seg_log_path(seg), end.size, strerror(errno));
+            return seg_io_error("cannot write", seg_log_path(seg), err);
         }
         if (err == ENOSPC || err == EDQUOT) {
             seg_warn_nospc(seg, err);
             return SAMSA_ERR__NOSPC;
         }
-        return seg_io_error("cannot write", seg->log_path, err);
+        return seg_io_error("cannot write", seg_log_path(seg), err);
     }
     for (off = 0; off + SAMSA_BATCH_HDR_SIZE <= len;
          off += (size_t) samsa_batch_size(&hdr)) {
@@ -444,7 +657,7 @@ seg_roll_ts(samsa_seg_t *seg)
     if (seg->roll_ts == -2) {
         seg->roll_ts = SAMSA_BATCH_NO_TIMESTAMP;
         if (samsa_seg_end(seg).size >= SAMSA_BATCH_HDR_SIZE
-            && samsa_seg_read(seg, 0, b, sizeof(b)) == SAMSA_ERR_NONE
+            && seg_read_pinned(seg, 0, b, sizeof(b)) == SAMSA_ERR_NONE
             && samsa_batch_parse(b, sizeof(b), &hdr) == SAMSA_ERR_NONE) {
             seg->roll_ts = hdr.MaxTimestamp;
         }
@@ -474,8 +687,8 @@ samsa_seg_should_roll(samsa_seg_t *seg, size_t len, int64_t max_ts,
     return waited > roll_ms;
 }
 
-samsa_err_t
-samsa_seg_seal(samsa_seg_t *seg)
+static samsa_err_t
+seg_seal_pinned(samsa_seg_t *seg)
 {
     samsa_err_t  err;
 
@@ -488,8 +701,8 @@ samsa_seg_seal(samsa_seg_t *seg)
     return err;
 }
 
-samsa_err_t
-samsa_seg_activate(samsa_seg_t *seg, int32_t index_max_bytes)
+static samsa_err_t
+seg_activate_pinned(samsa_seg_t *seg, int32_t index_max_bytes)
 {
     samsa_err_t  err;
 
@@ -500,8 +713,8 @@ samsa_seg_activate(samsa_seg_t *seg, int32_t index_max_bytes)
     return err;
 }
 
-samsa_err_t
-samsa_seg_read(samsa_seg_t *seg, uint32_t pos, void *buf, size_t size)
+static samsa_err_t
+seg_read_pinned(samsa_seg_t *seg, uint32_t pos, void *buf, size_t size)
 {
     uint8_t  *p = buf;
     ssize_t   n;
@@ -512,7 +725,7 @@ samsa_seg_read(samsa_seg_t *seg, uint32_t pos, void *buf, size_t size)
             continue;
         }
         if (n <= 0) {
-            return seg_io_error("cannot read", seg->log_path,
+            return seg_io_error("cannot read", seg_log_path(seg),
                                 n < 0 ? errno : EIO);
         }
         p += n;
@@ -534,21 +747,21 @@ seg_read_hdr(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
     if ((uint64_t) pos + SAMSA_BATCH_HDR_SIZE > limit) {
         return SAMSA_ERR__NOENT;
     }
-    err = samsa_seg_read(seg, pos, b, sizeof(b));
+    err = seg_read_pinned(seg, pos, b, sizeof(b));
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
     if (samsa_batch_parse(b, sizeof(b), hdr) != SAMSA_ERR_NONE
         || (uint64_t) pos + (uint64_t) samsa_batch_size(hdr) > limit) {
         samsa_error("log: bad batch header at position %" PRIu32 " of %s",
-                    pos, seg->log_path);
+                    pos, seg_log_path(seg));
         return SAMSA_ERR_KAFKA_STORAGE_ERROR;
     }
     return SAMSA_ERR_NONE;
 }
 
-samsa_err_t
-samsa_seg_batch_at(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
+static samsa_err_t
+seg_batch_at_pinned(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
                    samsa_batch_hdr_t *hdr)
 {
     return seg_read_hdr(seg, pos, limit, hdr);
@@ -581,8 +794,8 @@ seg_match_offset(const samsa_batch_hdr_t *hdr, const int64_t *key)
     return samsa_batch_last_offset(hdr) >= key[0];
 }
 
-samsa_err_t
-samsa_seg_find_offset(samsa_seg_t *seg, int64_t offset, uint32_t limit,
+static samsa_err_t
+seg_find_offset_pinned(samsa_seg_t *seg, int64_t offset, uint32_t limit,
                       samsa_seg_pos_t *out)
 {
     samsa_idx_entry_t  e = samsa_idx_lookup(&seg->idx, offset);
@@ -601,8 +814,8 @@ seg_match_ts(const samsa_batch_hdr_t *hdr, const int64_t *key)
            && samsa_batch_last_offset(hdr) >= key[1];
 }
 
-samsa_err_t
-samsa_seg_find_timestamp(samsa_seg_t *seg, int64_t timestamp,
+static samsa_err_t
+seg_find_timestamp_pinned(samsa_seg_t *seg, int64_t timestamp,
                          int64_t min_offset, uint32_t limit,
                          samsa_seg_pos_t *out)
 {
@@ -635,7 +848,7 @@ seg_scan_batch(samsa_seg_t *seg, uint32_t pos, uint64_t file_bytes,
     if (file_bytes - pos < SAMSA_BATCH_LOG_OVERHEAD) {
         return "torn batch (partial size field)";
     }
-    if (samsa_seg_read(seg, pos, *buf,
+    if (seg_read_pinned(seg, pos, *buf,
                        file_bytes - pos < SAMSA_BATCH_HDR_SIZE
                            ? file_bytes - pos : SAMSA_BATCH_HDR_SIZE)
             != SAMSA_ERR_NONE) {
@@ -655,7 +868,7 @@ seg_scan_batch(samsa_seg_t *seg, uint32_t pos, uint64_t file_bytes,
         *cap = (size_t) size;
         *buf = samsa_realloc(*buf, *cap);
     }
-    if (samsa_seg_read(seg, pos, *buf, (size_t) size) != SAMSA_ERR_NONE) {
+    if (seg_read_pinned(seg, pos, *buf, (size_t) size) != SAMSA_ERR_NONE) {
         return "read error";
     }
     if (!samsa_batch_crc_ok(*buf, (size_t) size)) {
@@ -694,8 +907,8 @@ seg_max_ts_from_index(samsa_seg_t *seg)
     pthread_mutex_unlock(&seg->ts_lock);
 }
 
-samsa_err_t
-samsa_seg_scan(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
+static samsa_err_t
+seg_scan_pinned(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
                bool rebuild, int32_t index_interval_bytes,
                samsa_seg_scan_t *res)
 {
@@ -707,7 +920,7 @@ samsa_seg_scan(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
 
     memset(res, 0, sizeof(*res));
     if (fstat(seg->fd, &st) != 0) {
-        return seg_io_error("cannot stat", seg->log_path, errno);
+        return seg_io_error("cannot stat", seg_log_path(seg), errno);
     }
     res->file_bytes = (uint64_t) st.st_size;
     if (rebuild) {
@@ -745,37 +958,37 @@ samsa_seg_scan(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
     return SAMSA_ERR_NONE;
 }
 
-void
-samsa_seg_set_end(samsa_seg_t *seg, int64_t next_offset, uint32_t size)
+static void
+seg_set_end_pinned(samsa_seg_t *seg, int64_t next_offset, uint32_t size)
 {
     seg_max_ts_from_index(seg);
     seg_publish_end(seg, next_offset, size);
 }
 
-bool
-samsa_seg_indexes_sane(samsa_seg_t *seg, int64_t next_offset, uint32_t size,
+static bool
+seg_indexes_sane_pinned(samsa_seg_t *seg, int64_t next_offset, uint32_t size,
                        bool full)
 {
     return samsa_idx_sane(&seg->idx, next_offset, size, full)
            && samsa_tidx_sane(&seg->tidx, next_offset, full);
 }
 
-samsa_idx_entry_t
-samsa_seg_last_index_entry(samsa_seg_t *seg)
+static samsa_idx_entry_t
+seg_last_index_entry_pinned(samsa_seg_t *seg)
 {
     return samsa_idx_last(&seg->idx);
 }
 
-samsa_err_t
-samsa_seg_truncate(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
+static samsa_err_t
+seg_truncate_pinned(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
 {
     samsa_idx_entry_t  last;
     samsa_err_t        err;
 
     if (ftruncate(seg->fd, (off_t) pos) != 0) {
-        return seg_io_error("cannot truncate", seg->log_path, errno);
+        return seg_io_error("cannot truncate", seg_log_path(seg), errno);
     }
-    err = samsa_seg_txn_truncate(seg, next_offset);
+    err = seg_txn_truncate_pinned(seg, next_offset);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -791,22 +1004,22 @@ samsa_seg_truncate(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
     return SAMSA_ERR_NONE;
 }
 
-samsa_err_t
-samsa_seg_flush_data(samsa_seg_t *seg)
+static samsa_err_t
+seg_flush_data_pinned(samsa_seg_t *seg)
 {
     if (fdatasync(seg->fd) != 0) {
-        return seg_io_error("cannot fdatasync", seg->log_path, errno);
+        return seg_io_error("cannot fdatasync", seg_log_path(seg), errno);
     }
     return SAMSA_ERR_NONE;
 }
 
-samsa_err_t
-samsa_seg_flush(samsa_seg_t *seg)
+static samsa_err_t
+seg_flush_pinned(samsa_seg_t *seg)
 {
     samsa_err_t  err;
     int          fd;
 
-    err = samsa_seg_flush_data(seg);
+    err = seg_flush_data_pinned(seg);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -817,7 +1030,7 @@ samsa_seg_flush(samsa_seg_t *seg)
     fd = atomic_load_explicit(&seg->txn_fd, memory_order_acquire);
     if (err == SAMSA_ERR_NONE && fd >= 0 && fdatasync(fd) != 0) {
         err = seg_io_error("cannot fdatasync the .txnindex of",
-                           seg->log_path, errno);
+                           seg_log_path(seg), errno);
     }
     return err;
 }
@@ -825,21 +1038,52 @@ samsa_seg_flush(samsa_seg_t *seg)
 static const char *const seg_suffixes[] = { ".log", ".index", ".timeindex",
                                             ".txnindex" };
 
+/* The indexes' paths after a rename to suffix.  @locks seg->files_lock */
+static void
+seg_set_suffix(samsa_seg_t *seg, const char *suffix)
+{
+    char  path[PATH_MAX];
+
+    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".log",
+              suffix);
+    seg_retire_name(seg, seg->log_path);
+    __atomic_store_n(&seg->log_path, samsa_strdup(path), __ATOMIC_RELEASE);
+    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".index",
+              suffix);
+    seg_retire_name(seg, samsa_ixfile_set_path(&seg->idx.file, path));
+    seg_path2(path, sizeof(path), seg->dir, seg->base_offset, ".timeindex",
+              suffix);
+    seg_retire_name(seg, samsa_ixfile_set_path(&seg->tidx.file, path));
+    samsa_free(seg->suffix);
+    seg->suffix = samsa_strdup(suffix);
+}
+
 samsa_err_t
 samsa_seg_mark_deleted(samsa_seg_t *seg)
 {
-    char    from[PATH_MAX], to[PATH_MAX + 8];
-    size_t  i;
+    char         from[PATH_MAX], to[PATH_MAX + 8];
+    size_t       i;
+    samsa_err_t  err = SAMSA_ERR_NONE;
 
+    /* under files_lock: a reopen meanwhile (a fetch of this segment)
+     * sees either all the old names or all the new ones */
+    pthread_mutex_lock(&seg->files_lock);
     for (i = 0; i < sizeof(seg_suffixes) / sizeof(seg_suffixes[0]); i++) {
         samsa_seg_path(from, sizeof(from), seg->dir, seg->base_offset,
                        seg_suffixes[i]);
         snprintf(to, sizeof(to), "%s.deleted", from);
         if (rename(from, to) != 0 && errno != ENOENT) {
-            return seg_io_error("cannot rename", from, errno);
+            err = seg_io_error("cannot rename", from, errno);
+            break;
         }
     }
-    return SAMSA_ERR_NONE;
+    if (i > 0) {
+        /* some went: a reopen must look for the .deleted names (a
+         * failed rename left the rest, which recovery sorts out) */
+        seg_set_suffix(seg, ".deleted");
+    }
+    pthread_mutex_unlock(&seg->files_lock);
+    return err;
 }
 
 samsa_err_t
@@ -848,17 +1092,22 @@ samsa_seg_rename_suffix(samsa_seg_t *seg, const char *from, const char *to)
     static const char *const  kinds[] = { ".index", ".timeindex", ".log" };
     char                      a[PATH_MAX], b[PATH_MAX];
     size_t                    i;
+    samsa_err_t               err = SAMSA_ERR_NONE;
 
+    pthread_mutex_lock(&seg->files_lock);
     for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         seg_path2(a, sizeof(a), seg->dir, seg->base_offset, kinds[i], from);
         seg_path2(b, sizeof(b), seg->dir, seg->base_offset, kinds[i], to);
         if (rename(a, b) != 0) {
-            return seg_io_error("cannot rename", a, errno);
+            err = seg_io_error("cannot rename", a, errno);
+            break;
         }
     }
-    samsa_free(seg->log_path);
-    seg->log_path = samsa_strdup(b);
-    return SAMSA_ERR_NONE;
+    if (err == SAMSA_ERR_NONE) {
+        seg_set_suffix(seg, to);
+    }
+    pthread_mutex_unlock(&seg->files_lock);
+    return err;
 }
 
 void
@@ -886,8 +1135,8 @@ seg_txn_count(samsa_seg_t *seg)
     return atomic_load_explicit(&seg->txn_n, memory_order_acquire);
 }
 
-samsa_err_t
-samsa_seg_txn_append(samsa_seg_t *seg, const samsa_seg_aborted_t *a)
+static samsa_err_t
+seg_txn_append_pinned(samsa_seg_t *seg, const samsa_seg_aborted_t *a)
 {
     uint8_t   b[SAMSA_SEG_TXN_ENTRY_SIZE];
     char      path[PATH_MAX];
@@ -899,10 +1148,16 @@ samsa_seg_txn_append(samsa_seg_t *seg, const samsa_seg_aborted_t *a)
                    ".txnindex");
     if (fd < 0) {
         fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 && samsa_fdcache_errno_is_nofile(errno)) {
+            samsa_fdcache_note_exhausted(seg->fdc.cache, path);
+            return SAMSA_ERR__NOFILE;
+        }
         if (fd < 0) {
             return seg_io_error("cannot create", path, errno);
         }
+        seg->has_txn = true;
         atomic_store_explicit(&seg->txn_fd, fd, memory_order_release);
+        samsa_fdcache_add_fds(&seg->fdc, 1);
     }
     samsa_store_be16(b, 0);
     samsa_store_be64(b + 2, (uint64_t) a->producer_id);
@@ -927,7 +1182,7 @@ seg_txn_read(samsa_seg_t *seg, int fd, uint32_t i, samsa_seg_aborted_t *a)
 
     got = pread(fd, b, sizeof(b), (off_t) i * SAMSA_SEG_TXN_ENTRY_SIZE);
     if (got != (ssize_t) sizeof(b)) {
-        return seg_io_error("cannot read the .txnindex of", seg->log_path,
+        return seg_io_error("cannot read the .txnindex of", seg_log_path(seg),
                             got < 0 ? errno : EIO);
     }
     a->producer_id = (int64_t) samsa_load_be64(b + 2);
@@ -937,8 +1192,8 @@ seg_txn_read(samsa_seg_t *seg, int fd, uint32_t i, samsa_seg_aborted_t *a)
     return SAMSA_ERR_NONE;
 }
 
-samsa_err_t
-samsa_seg_txn_truncate(samsa_seg_t *seg, int64_t offset)
+static samsa_err_t
+seg_txn_truncate_pinned(samsa_seg_t *seg, int64_t offset)
 {
     samsa_seg_aborted_t  a;
     uint32_t             n = seg_txn_count(seg), keep = 0;
@@ -963,13 +1218,13 @@ samsa_seg_txn_truncate(samsa_seg_t *seg, int64_t offset)
     atomic_store_explicit(&seg->txn_n, keep, memory_order_release);
     if (ftruncate(fd, (off_t) keep * SAMSA_SEG_TXN_ENTRY_SIZE) != 0) {
         return seg_io_error("cannot truncate the .txnindex of",
-                            seg->log_path, errno);
+                            seg_log_path(seg), errno);
     }
     return SAMSA_ERR_NONE;
 }
 
-samsa_err_t
-samsa_seg_txn_collect(samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
+static samsa_err_t
+seg_txn_collect_pinned(samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
                       samsa_seg_aborted_fn_t *fn, void *ctx, bool *complete)
 {
     samsa_seg_aborted_t  a;
@@ -994,4 +1249,229 @@ samsa_seg_txn_collect(samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
         }
     }
     return SAMSA_ERR_NONE;
+}
+
+/* ---- pinned entry points -------------------------------------------------
+ * Each public operation on the files pins the segment around its work
+ * (nested pins just count), so the descriptor cache never closes a file
+ * in use.  Out of descriptors is SAMSA_ERR__NOFILE. */
+
+samsa_err_t
+samsa_seg_append(samsa_seg_t *seg, const uint8_t *p, size_t len,
+                 int32_t index_interval_bytes)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_append_pinned(seg, p, len, index_interval_bytes);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_seal(samsa_seg_t *seg)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_seal_pinned(seg);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_activate(samsa_seg_t *seg, int32_t index_max_bytes)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_activate_pinned(seg, index_max_bytes);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_read(samsa_seg_t *seg, uint32_t pos, void *buf, size_t size)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_read_pinned(seg, pos, buf, size);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_batch_at(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
+                   samsa_batch_hdr_t *hdr)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_batch_at_pinned(seg, pos, limit, hdr);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_find_offset(samsa_seg_t *seg, int64_t offset, uint32_t limit,
+                      samsa_seg_pos_t *out)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_find_offset_pinned(seg, offset, limit, out);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_find_timestamp(samsa_seg_t *seg, int64_t timestamp,
+                         int64_t min_offset, uint32_t limit,
+                         samsa_seg_pos_t *out)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_find_timestamp_pinned(seg, timestamp, min_offset, limit,
+                                        out);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_scan(samsa_seg_t *seg, uint32_t pos, int64_t from_offset,
+               bool rebuild, int32_t index_interval_bytes,
+               samsa_seg_scan_t *res)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_scan_pinned(seg, pos, from_offset, rebuild,
+                              index_interval_bytes, res);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+void
+samsa_seg_set_end(samsa_seg_t *seg, int64_t next_offset, uint32_t size)
+{
+    if (samsa_seg_pin(seg) == SAMSA_ERR_NONE) {
+        seg_set_end_pinned(seg, next_offset, size);
+        samsa_seg_unpin(seg);
+    } else {
+        seg_publish_end(seg, next_offset, size);   /* no timestamp */
+    }
+}
+
+bool
+samsa_seg_indexes_sane(samsa_seg_t *seg, int64_t next_offset, uint32_t size,
+                       bool full)
+{
+    bool  sane = false;
+
+    if (samsa_seg_pin(seg) == SAMSA_ERR_NONE) {
+        sane = seg_indexes_sane_pinned(seg, next_offset, size, full);
+        samsa_seg_unpin(seg);
+    }
+    return sane;
+}
+
+samsa_idx_entry_t
+samsa_seg_last_index_entry(samsa_seg_t *seg)
+{
+    samsa_idx_entry_t  e = { .offset = seg->base_offset, .pos = 0 };
+
+    if (samsa_seg_pin(seg) == SAMSA_ERR_NONE) {
+        e = seg_last_index_entry_pinned(seg);
+        samsa_seg_unpin(seg);
+    }
+    return e;
+}
+
+samsa_err_t
+samsa_seg_truncate(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_truncate_pinned(seg, pos, next_offset);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_flush_data(samsa_seg_t *seg)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_flush_data_pinned(seg);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_flush(samsa_seg_t *seg)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_flush_pinned(seg);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_txn_append(samsa_seg_t *seg, const samsa_seg_aborted_t *a)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_txn_append_pinned(seg, a);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_txn_truncate(samsa_seg_t *seg, int64_t offset)
+{
+    samsa_err_t  err = samsa_seg_pin(seg);
+
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_txn_truncate_pinned(seg, offset);
+        samsa_seg_unpin(seg);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_seg_txn_collect(samsa_seg_t *seg, int64_t fetch_offset, int64_t upper,
+                      samsa_seg_aborted_fn_t *fn, void *ctx, bool *complete)
+{
+    samsa_err_t  err;
+
+    *complete = false;
+    if (atomic_load_explicit(&seg->txn_n, memory_order_acquire) == 0) {
+        return SAMSA_ERR_NONE;      /* nothing to read: no file needed */
+    }
+    err = samsa_seg_pin(seg);
+    if (err == SAMSA_ERR_NONE) {
+        err = seg_txn_collect_pinned(seg, fetch_offset, upper, fn, ctx,
+                                     complete);
+        samsa_seg_unpin(seg);
+    }
+    return err;
 }

@@ -15,8 +15,18 @@
  * Ownership: refcounted.  samsa_seg_open() returns one reference; every
  * holder (the partition's segment list, a fetch's file region, a flush)
  * holds its own and drops it with samsa_seg_unref(); the last one closes
- * the files.  An unlinked segment's open fd keeps serving reads
- * (sendfile) until then.
+ * the files.
+ * Descriptors (log/fdcache.h): a reference does not keep files open.  The
+ * files are opened at samsa_seg_open() and then whenever a user pins the
+ * segment (samsa_seg_pin; every operation below pins for its own
+ * duration), and the process-wide descriptor cache closes the least
+ * recently used unpinned segments beyond log.open.files.max.  A fetch
+ * region pins its segment until it is released, so the fd it hands out
+ * stays open (and an unlinked segment's fd keeps serving) until then.  A
+ * closed segment keeps in memory what it knew (end, entry counts,
+ * timestamps) and reopens its files under their current names.  Any
+ * operation may return SAMSA_ERR__NOFILE: descriptors ran out even after
+ * evicting (transient: the segment is unchanged; not a storage error).
  */
 #ifndef SAMSA_LOG_SEG_H
 #define SAMSA_LOG_SEG_H
@@ -24,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <samsa/errors.h>
 
@@ -93,10 +104,22 @@ SAMSA_MUST_CHECK samsa_err_t samsa_seg_rename_suffix(samsa_seg_t *seg,
 samsa_seg_t *samsa_seg_ref(samsa_seg_t *seg);
 void samsa_seg_unref(samsa_seg_t *seg);     /* NULL: no-op */
 
+/* Keep the segment's files open until samsa_seg_unpin() (opening them if
+ * the descriptor cache closed them).  Pins nest.  @returns
+ * SAMSA_ERR__NOFILE when descriptors ran out, KAFKA_STORAGE_ERROR when a
+ * file cannot be opened (samsa_error names it). */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_pin(samsa_seg_t *seg);
+void samsa_seg_unpin(samsa_seg_t *seg);
+bool samsa_seg_is_open(samsa_seg_t *seg);           /* tests */
+
 int64_t samsa_seg_base(const samsa_seg_t *seg);
 samsa_seg_end_t samsa_seg_end(samsa_seg_t *seg);    /* acquire */
-int samsa_seg_fd(const samsa_seg_t *seg);           /* the .log, O_RDONLY
-                                                       use only */
+/* The .log's fd, for O_RDONLY use only, valid only while the caller holds
+ * a pin (samsa_seg_pin). */
+int samsa_seg_fd(const samsa_seg_t *seg);
+/* fstat of the .log (pins for the call). */
+SAMSA_MUST_CHECK samsa_err_t samsa_seg_stat(samsa_seg_t *seg,
+                                            struct stat *st);
 const char *samsa_seg_log_path(const samsa_seg_t *seg);
 bool samsa_seg_indexes_created(const samsa_seg_t *seg);
 
@@ -173,7 +196,7 @@ void samsa_seg_set_end(samsa_seg_t *seg, int64_t next_offset, uint32_t size);
 
 /* Whether both indexes pass their sanity checks against a segment ending
  * at next_offset and size bytes (full: every entry, else the first and
- * last). */
+ * last); false if the files cannot be opened. */
 bool samsa_seg_indexes_sane(samsa_seg_t *seg, int64_t next_offset,
                             uint32_t size, bool full);
 

@@ -226,6 +226,8 @@ samsa_mlog_open(samsa_mlog_t **out, const char *dir,
         samsa_mlog_close(mlog);
         return SAMSA_ERR__IO;
     }
+    /* appends must not need a new descriptor (log.open.files.max) */
+    samsa_plog_keep_open(mlog->plog);
     err = mlog_replay(mlog, replay, ctx, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         samsa_mlog_close(mlog);

@@ -14,6 +14,9 @@ samsa_err_wire(samsa_err_t err)
     case SAMSA_ERR__UNDERFLOW:  return SAMSA_ERR_INVALID_REQUEST;
     case SAMSA_ERR__BAD_MSG:    return SAMSA_ERR_INVALID_REQUEST;
     case SAMSA_ERR__TIMED_OUT:  return SAMSA_ERR_REQUEST_TIMED_OUT;
+    /* out of descriptors: transient, so a code clients retry (Produce
+     * and most APIs retry REQUEST_TIMED_OUT), not KAFKA_STORAGE_ERROR */
+    case SAMSA_ERR__NOFILE:     return SAMSA_ERR_REQUEST_TIMED_OUT;
     default:                    return SAMSA_ERR_UNKNOWN_SERVER_ERROR;
     }
 }

@@ -1026,6 +1026,34 @@ mx_partitions(metrics_snap_t *snap, samsa_buf_t *out)
     mx_printf(out, "samsa_under_min_isr_partitions %zu\n", under);
 }
 
+/* The log layer's descriptor cache (log/fdcache.h, STORAGE.md). */
+static void
+mx_log_files(samsa_metrics_t *m, samsa_buf_t *out)
+{
+    samsa_logmgr_stats_t  st;
+
+    samsa_logmgr_stats(m->brk->logs, &st);
+    mx_family(out, "samsa_log_open_files", "gauge",
+              "Descriptors the log layer holds open for segment and index "
+              "files (the descriptor cache).");
+    mx_printf(out, "samsa_log_open_files %lld\n",
+              (long long) st.open_files);
+    mx_family(out, "samsa_log_open_files_max", "gauge",
+              "The descriptor cache's budget (log.open.files.max).");
+    mx_printf(out, "samsa_log_open_files_max %lld\n",
+              (long long) st.open_files_max);
+    mx_family(out, "samsa_log_fd_evictions_total", "counter",
+              "Segments whose files were closed to stay within "
+              "log.open.files.max.");
+    mx_printf(out, "samsa_log_fd_evictions_total %llu\n",
+              (unsigned long long) st.fd_evictions);
+    mx_family(out, "samsa_log_fd_exhausted_total", "counter",
+              "Requests refused because no file descriptor was left "
+              "(EMFILE/ENFILE), even after closing idle log files.");
+    mx_printf(out, "samsa_log_fd_exhausted_total %llu\n",
+              (unsigned long long) st.fd_exhausted);
+}
+
 static void
 mx_purgatories(samsa_metrics_t *m, samsa_buf_t *out)
 {
@@ -1303,6 +1331,7 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_accept_throttle_time(m, out);
     if (m->brk != NULL) {
         mx_partitions(&snap, out);
+        mx_log_files(m, out);
         mx_purgatories(m, out);
         mx_quotas(m, out);
         mx_groups(&snap, out);

@@ -45,6 +45,8 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_err_t                            err;
     size_t                                 i, n;
     int32_t                                j;
+    char                                   nofile[320];
+    bool                                   refused;
 
     n = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
     np = samsa_arena_calloc(&req->arena, n + 1, sizeof(*np));
@@ -68,8 +70,13 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
     c = (createpartitions_call_t) { apis->broker, np, n, rq->ValidateOnly,
                                     &req->arena, res };
-    err = samsa_apis_mutate(apis, req, 3, !rq->ValidateOnly,
-                            createpartitions_create, &c);
+    /* issue 22: out of descriptors: refuse with the reason */
+    refused = !rq->ValidateOnly
+              && !samsa_logmgr_files_available(apis->broker->logs, nofile,
+                                               sizeof(nofile));
+    err = refused ? SAMSA_ERR__NOFILE
+                  : samsa_apis_mutate(apis, req, 3, !rq->ValidateOnly,
+                                      createpartitions_create, &c);
     samsa_CreatePartitionsResponse_init(&m);
     m.ThrottleTimeMs = req->throttle_ms;
     m.Results_cnt = (int32_t) n;
@@ -78,9 +85,12 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
         samsa_CreatePartitionsTopicResult_init(&m.Results[i]);
         m.Results[i].Name = rq->Topics[i].Name;
         m.Results[i].ErrorCode = samsa_err_wire(
-            err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                                  : res[i].error);
-        if (err == SAMSA_ERR_NONE) {
+            refused                 ? SAMSA_ERR__NOFILE
+            : err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
+                                    : res[i].error);
+        if (refused) {
+            m.Results[i].ErrorMessage = samsa_slice_cstr(nofile);
+        } else if (err == SAMSA_ERR_NONE) {
             m.Results[i].ErrorMessage = samsa_slice_cstr(res[i].message);
         }
     }

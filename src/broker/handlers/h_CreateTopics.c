@@ -126,6 +126,8 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     createtopics_call_t                 c;
     samsa_err_t                         err;
     int32_t                             i;
+    char                                nofile[320];
+    bool                                refused;
 
     memset(&ct, 0, sizeof(ct));
     ct.topics = createtopics_convert(&req->arena, rq);
@@ -133,8 +135,14 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     ct.validate_only = rq->ValidateOnly;
     res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
     c = (createtopics_call_t) { apis->broker, &ct, &req->arena, res };
-    err = samsa_apis_mutate(apis, req, 6, !rq->ValidateOnly,
-                            createtopics_create, &c);
+    /* issue 22: out of descriptors, the logs could not be created:
+     * refuse now with the reason (REQUEST_TIMED_OUT: transient) */
+    refused = !rq->ValidateOnly
+              && !samsa_logmgr_files_available(apis->broker->logs, nofile,
+                                               sizeof(nofile));
+    err = refused ? SAMSA_ERR__NOFILE
+                  : samsa_apis_mutate(apis, req, 6, !rq->ValidateOnly,
+                                      createtopics_create, &c);
     samsa_CreateTopicsResponse_init(&m);
     m.ThrottleTimeMs = req->throttle_ms;
     m.Topics_cnt = (int32_t) ct.ntopics;
@@ -144,6 +152,11 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
         tr = &m.Topics[i];
         samsa_CreatableTopicResult_init(tr);
         tr->Name = rq->Topics[i].Name;
+        if (refused) {
+            tr->ErrorCode = samsa_err_wire(SAMSA_ERR__NOFILE);
+            tr->ErrorMessage = samsa_slice_cstr(nofile);
+            continue;
+        }
         if (err != SAMSA_ERR_NONE) {
             tr->ErrorCode = samsa_err_wire(err == SAMSA_ERR__SHUTDOWN
                                                ? SAMSA_ERR_NOT_CONTROLLER

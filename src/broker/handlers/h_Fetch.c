@@ -79,7 +79,12 @@ fetch_records_empty(void)
 static void
 fetch_part_error(fetch_op_t *f, fetch_part_t *p, samsa_err_t err)
 {
-    p->pd->ErrorCode = samsa_err_wire(err);
+    /* out of descriptors (transient): a code consumers retry after a
+     * metadata refresh (Java's FetchCollector would throw on
+     * REQUEST_TIMED_OUT) */
+    p->pd->ErrorCode = err == SAMSA_ERR__NOFILE
+                           ? SAMSA_ERR_REPLICA_NOT_AVAILABLE
+                           : samsa_err_wire(err);
     p->pd->HighWatermark = -1;
     p->pd->LastStableOffset = -1;
     p->pd->LogStartOffset = -1;
@@ -406,7 +411,7 @@ fetch_dup_regions(fetch_op_t *f)
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
         if (p->region.len > 0) {
-            p->file.fd = dup(p->region.fd);
+            p->file.fd = samsa_plog_region_dup(&p->region);
             if (p->file.fd < 0) {
                 break;
             }

@@ -25,6 +25,9 @@ test_errmap_local_codes_map(void **state)
                      SAMSA_ERR_INVALID_REQUEST);
     assert_int_equal(samsa_err_wire(SAMSA_ERR__TIMED_OUT),
                      SAMSA_ERR_REQUEST_TIMED_OUT);
+    /* out of descriptors is transient: retriable, not a storage error */
+    assert_int_equal(samsa_err_wire(SAMSA_ERR__NOFILE),
+                     SAMSA_ERR_REQUEST_TIMED_OUT);
     assert_int_equal(samsa_err_wire(SAMSA_ERR__STATE),
                      SAMSA_ERR_UNKNOWN_SERVER_ERROR);
 }
