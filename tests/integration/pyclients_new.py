@@ -142,7 +142,7 @@ def cmd_ck_group(a):
             with lock:
                 for tp in tps:
                     owners[i].discard(tp.partition)
-        c.subscribe([t], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_revoke)
+        c.subscribe([a.get("regex") or t], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_revoke)
         try:
             while not stop.is_set():
                 m = c.poll(0.2)

@@ -266,3 +266,13 @@ def test_aiokafka_group(srv, assignor):
     out = probe(srv, "aio-group", topic=g, group=g, partitions=4, n=40, members=2,
                 assignor=assignor, timeout=90)
     check_group(out, 4, 40, 10)
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+def test_ck_group_regex(srv, protocol):
+    """librdkafka 2.16 subscribed by a regex (^ck-re-...): classic (the
+    client matches) and KIP-848 (SubscribedTopicRegex: the broker does)."""
+    g = "ck-re-%s" % protocol
+    out = probe(srv, "ck-group", topic=g + "-a", regex="^%s-.*" % g, group=g, partitions=4,
+                n=40, members=2, protocol=protocol, assignor="range", timeout=90)
+    check_group(out, 4, 40, 10)

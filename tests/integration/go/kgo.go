@@ -179,7 +179,6 @@ func kgoGroup(ctx context.Context) {
 		m := &member{assigned: map[int32]bool{}}
 		opts := []kgo.Opt{
 			kgo.ConsumerGroup(*group),
-			kgo.ConsumeTopics(*topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 			kgo.Balancers(balancerOf(*balance)),
 			kgo.DisableAutoCommit(),
@@ -208,6 +207,14 @@ func kgoGroup(ctx context.Context) {
 				}
 				m.mu.Unlock()
 			}),
+		}
+		if *regex != "" {
+			opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(*regex))
+		} else {
+			opts = append(opts, kgo.ConsumeTopics(*topic))
+		}
+		if *static {
+			opts = append(opts, kgo.InstanceID(fmt.Sprintf("goclients-%d", i)))
 		}
 		if *proto == "consumer" {
 			opts = append(opts, kgo.ServerSideBalancer())

@@ -43,6 +43,8 @@ var (
 	txnID   = flag.String("txnid", "goclients-txn", "transactional.id")
 	out     = flag.String("out", "", "output topic (eos)")
 	create  = flag.Bool("create", true, "create -topic (and -out) with -partitions first, through kadm (an existing topic is fine)")
+	regex   = flag.String("regex", "", "kgo-group: subscribe to this regex (kgo.ConsumeRegex) instead of -topic")
+	static  = flag.Bool("static", false, "kgo-group: static members (group.instance.id goclients-<i>)")
 	timeout = flag.Duration("timeout", 60*time.Second, "overall deadline")
 )
 
@@ -90,6 +92,7 @@ var commands = map[string]func(ctx context.Context){
 	"kgo-txn":        kgoTxn,
 	"kgo-eos":        kgoEOS,
 	"kadm":           kadmScenario,
+	"kadm-extra":     kadmExtra,
 	"sarama-produce": saramaProduce,
 	"sarama-group":   saramaGroup,
 	"sarama-admin":   saramaAdmin,

@@ -11,7 +11,7 @@ import (
 	"github.com/IBM/sarama"
 )
 
-var kafkaVersion = flagString("kafka-version", "3.6.0", "sarama: the Kafka version it assumes (request versions follow it)")
+var kafkaVersion = flagString("kafka-version", "2.1.0", "sarama: the Kafka version it assumes (request versions follow it)")
 
 func saramaConfig() *sarama.Config {
 	cfg := sarama.NewConfig()
