@@ -463,7 +463,38 @@ async def cmd_aio_group(a):
             "owners_after": after, "produced": produced, "committed": committed}
 
 
+async def cmd_aio_txn(a):
+    """commit, abort, commit with one transactional AIOKafkaProducer: n
+    records each."""
+    from aiokafka import AIOKafkaProducer
+    t, parts = a["topic"], a["partitions"]
+    await aio_ensure(a, t, parts)
+    p = AIOKafkaProducer(bootstrap_servers=a["bootstrap"], transactional_id=a["txnid"],
+                         linger_ms=5)
+    await p.start()
+    out, base = {}, 0
+    try:
+        for tag, commit in (("commit1", True), ("abort", False), ("commit2", True)):
+            await p.begin_transaction()
+            futs = []
+            for i in range(base, base + a["n"]):
+                futs.append(await p.send(t, key=key(i).encode(), value=value(tag, i).encode(),
+                                         partition=i % parts, headers=[("i", str(i).encode())]))
+            mds = await asyncio.gather(*futs)
+            out[tag] = [{"p": md.partition, "o": md.offset, "k": key(i), "v": value(tag, i)}
+                        for i, md in zip(range(base, base + a["n"]), mds)]
+            base += a["n"]
+            if commit:
+                await p.commit_transaction()
+            else:
+                await p.abort_transaction()
+    finally:
+        await p.stop()
+    return out
+
+
 COMMANDS = {
+    "aio-txn": cmd_aio_txn,
     "ck-produce": cmd_ck_produce, "ck-consume": cmd_ck_consume, "ck-group": cmd_ck_group,
     "ck-txn": cmd_ck_txn, "ck-admin": cmd_ck_admin,
     "aio-produce": cmd_aio_produce, "aio-consume": cmd_aio_consume, "aio-group": cmd_aio_group,

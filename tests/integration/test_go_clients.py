@@ -16,7 +16,6 @@ import subprocess
 
 import pytest
 
-import samsa_harness
 from samsa_harness import T
 
 HERE = os.path.dirname(os.path.abspath(__file__))

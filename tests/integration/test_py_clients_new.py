@@ -258,6 +258,24 @@ def test_aiokafka_acks1(srv):
                    out["records"])
 
 
+def test_aiokafka_transactions(srv):
+    """aiokafka's transactional producer: commit, abort, commit (10 records
+    each over 2 partitions); its read_committed consumer and Debian's
+    librdkafka see the committed ones only, read_uncommitted all."""
+    t = "aio-txn"
+    out = probe(srv, "aio-txn", topic=t, partitions=2, n=10, txnid="aio-txn-1")
+    for p in (0, 1):
+        assert sorted(r["o"] for r in out["commit1"] if r["p"] == p) == list(range(0, 5))
+        assert sorted(r["o"] for r in out["abort"] if r["p"] == p) == list(range(6, 11))
+        assert sorted(r["o"] for r in out["commit2"] if r["p"] == p) == list(range(12, 17))
+    committed = out["commit1"] + out["commit2"]
+    check_consumed(probe(srv, "aio-consume", topic=t, n=20, idle=1.0,
+                         isolation="read_committed")["records"], committed)
+    check_consumed(debian_read(srv, t, 20, "read_committed"), committed)
+    check_consumed(probe(srv, "aio-consume", topic=t, n=30, idle=0.5)["records"],
+                   committed + out["abort"])
+
+
 @pytest.mark.parametrize("assignor", ["range", "roundrobin", "sticky"])
 def test_aiokafka_group(srv, assignor):
     """Two aiokafka group members split 4 partitions, read 40 records once
