@@ -410,7 +410,7 @@ def test_franz_group_regex(goclients, srv, protocol):
     g = "franz-re-%s" % protocol
     out = go(goclients, srv, "kgo-group", "-topic", g + "-a", "-regex", "^%s-.*" % g,
              "-group", g, "-partitions", 4, "-n", 40, "-protocol", protocol,
-             timeout=40 if protocol == "consumer" else 90)
+             timeout=20 if protocol == "consumer" else 90)
     check_group(out, 4, 40, 10)
 
 
