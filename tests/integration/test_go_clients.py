@@ -338,10 +338,12 @@ def test_sarama_produce_acks1(goclients, srv):
     check_consumed(got, out["sync"] + out["async"])
 
 
-@pytest.mark.parametrize("kversion", ["2.1.0", "4.2.0"])
-@pytest.mark.parametrize("balancer", ["range", "sticky"])
+@pytest.mark.parametrize("balancer,kversion", [
+    ("range", "2.1.0"), ("range", "4.2.0"), ("sticky", "2.1.0"), ("sticky", "4.2.0"),
+    ("cooperative-sticky", "4.2.0"),    # Sarama: cooperative needs 2.4+
+])
 def test_sarama_group(goclients, srv, balancer, kversion):
-    """Two Sarama ConsumerGroup members (range or sticky strategy) split 4
+    """Two Sarama ConsumerGroup members (range, sticky or cooperative-sticky) split 4
     partitions; 40 records read once each by their owner, in order;
     committed offsets at the end; DescribeConsumerGroups while running."""
     g = "sarama-group-%s-%s" % (balancer, kversion)
@@ -357,6 +359,25 @@ def test_sarama_group(goclients, srv, balancer, kversion):
     assert d == {"state": "Stable", "protocol": balancer, "protocol_type": "consumer",
                  "members": 2, "err": 0}, d
     assert out["listed_type"] == "consumer"
+
+
+@pytest.mark.parametrize("kversion", ["2.1.0", "4.2.0"])
+def test_sarama_transactions(goclients, srv, kversion):
+    """Sarama's transactional SyncProducer: commit, abort, commit (10 records
+    each over 2 partitions, lz4); a read_committed kgo consumer sees the
+    committed ones only, in order; read_uncommitted sees all."""
+    t = "sarama-txn-" + kversion
+    out = go(goclients, srv, "sarama-txn", "-topic", t, "-partitions", 2, "-n", 10,
+             "-txnid", t, "-codec", "lz4", "-kafka-version", kversion)
+    for p in (0, 1):
+        assert sorted(r["o"] for r in out["commit1"] if r["p"] == p) == list(range(0, 5))
+        assert sorted(r["o"] for r in out["abort"] if r["p"] == p) == list(range(6, 11))
+        assert sorted(r["o"] for r in out["commit2"] if r["p"] == p) == list(range(12, 17))
+    committed = go(goclients, srv, "kgo-consume", "-topic", t, "-n", 20, "-idle", "1s",
+                   "-isolation", "committed")["records"]
+    check_consumed(committed, out["commit1"] + out["commit2"])
+    allrecs = go(goclients, srv, "kgo-consume", "-topic", t, "-n", 30, "-idle", "500ms")["records"]
+    check_consumed(allrecs, out["commit1"] + out["abort"] + out["commit2"])
 
 
 @pytest.mark.parametrize("kversion", ["2.4.0", "4.2.0"])   # IncrementalAlterConfigs: 2.3+

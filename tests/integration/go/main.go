@@ -96,6 +96,7 @@ var commands = map[string]func(ctx context.Context){
 	"sarama-produce": saramaProduce,
 	"sarama-group":   saramaGroup,
 	"sarama-admin":   saramaAdmin,
+	"sarama-txn":     saramaTxn,
 }
 
 func main() {

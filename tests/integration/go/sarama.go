@@ -194,6 +194,8 @@ func saramaGroup(ctx context.Context) {
 		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategySticky()}
 	case "roundrobin":
 		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRoundRobin()}
+	case "cooperative-sticky":
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyCooperativeSticky()}
 	default:
 		die("unknown sarama balancer %q", *balance)
 	}
@@ -409,4 +411,46 @@ func errText(err error) string {
 		return tpe.Err.Error()
 	}
 	return err.Error()
+}
+
+// sarama-txn: one transactional SyncProducer (-txnid), three transactions
+// of -n records: "commit1" committed, "abort" aborted, "commit2" committed.
+func saramaTxn(ctx context.Context) {
+	admin, err := sarama.NewClusterAdmin([]string{*brokers}, saramaConfig())
+	check(err, "NewClusterAdmin")
+	saramaEnsureTopic(admin, *topic, *parts)
+	admin.Close()
+	cfg := saramaConfig()
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.Partitioner = sarama.NewManualPartitioner
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Idempotent = true
+	cfg.Producer.Transaction.ID = *txnID
+	cfg.Producer.Compression = saramaCodec(*codec)
+	cfg.Net.MaxOpenRequests = 1
+	sp, err := sarama.NewSyncProducer([]string{*brokers}, cfg)
+	check(err, "NewSyncProducer (transactional)")
+	defer sp.Close()
+	out := map[string]any{}
+	base := 0
+	for _, step := range []struct {
+		tag    string
+		commit bool
+	}{{"commit1", true}, {"abort", false}, {"commit2", true}} {
+		check(sp.BeginTxn(), "BeginTxn")
+		var recs []Rec
+		for i := base; i < base+*n; i++ {
+			p, o, err := sp.SendMessage(saramaMsg(step.tag, i))
+			check(err, "SendMessage in a transaction")
+			recs = append(recs, Rec{P: p, O: o, K: keyOf(i), V: valueOf(step.tag, i)})
+		}
+		base += *n
+		if step.commit {
+			check(sp.CommitTxn(), "CommitTxn")
+		} else {
+			check(sp.AbortTxn(), "AbortTxn")
+		}
+		out[step.tag] = recs
+	}
+	emit(out)
 }
