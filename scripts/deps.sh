@@ -96,3 +96,21 @@ if [ "$(cat "$MVN_CACHE/lib.stamp" 2>/dev/null)" != "$pom_sum" ] || [ ! -d "$MVN
   mv "$MVN_CACHE/lib.new" "$MVN_CACHE/lib"
   echo "$pom_sum" > "$MVN_CACHE/lib.stamp"
 fi
+
+# --- Go clients (tests/integration/go: franz-go, kadm, Sarama) ---------------
+# Go itself is the go on PATH or /usr/local/go/bin/go (1.26 or newer, which
+# franz-go 1.22 needs; Debian 12's golang is too old). The modules that
+# tests/integration/go/go.sum names go into a cache outside the tree,
+# $SAMSA_CACHE/go (GOMODCACHE, GOCACHE); test_go_clients.py builds from it
+# only (GOPROXY=off). With a warm cache `go mod download` is instant.
+GO=$(command -v go || true)
+if [ -z "$GO" ] && [ -x /usr/local/go/bin/go ]; then GO=/usr/local/go/bin/go; fi
+if [ -n "$GO" ]; then
+  GOC="${SAMSA_CACHE:-$HOME/.cache/samsa}/go"
+  (cd tests/integration/go &&
+   GOPATH="$GOC" GOMODCACHE="$GOC/mod" GOCACHE="$GOC/build" GOFLAGS=-mod=readonly \
+   GOTOOLCHAIN=local GOWORK=off GOTELEMETRY=off "$GO" mod download) ||
+    echo "deps: go mod download failed in tests/integration/go (needs Go 1.26+): test_go_clients.py will fail" >&2
+else
+  echo "deps: no Go toolchain (go on PATH or /usr/local/go/bin/go, 1.26+): test_go_clients.py will fail" >&2
+fi
