@@ -12,6 +12,7 @@ PKGS=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record-batch codecs
   libisal-dev                                   # CRC-32C
   libmicrohttpd-dev                             # metrics listener (HTTP)
+  libraft-dev libuv1-dev                        # metadata quorum (meta/quorum.c)
   python3-pytest python3-psutil python3-venv    # integration harness (venv: PyPI clients)
   python3-lz4 python3-snappy python3-zstandard  # kafka-python codecs
   python3-confluent-kafka python3-kafka kcat    # real clients under test
