@@ -84,6 +84,15 @@ samsa_apis_init(samsa_apis_t *apis, const char *kind, const samsa_node_t *node,
     }
 }
 
+int32_t
+samsa_apis_controller_id(const samsa_apis_t *apis)
+{
+    if (apis->broker != NULL && apis->broker->ctrl != NULL) {
+        return samsa_controller_active_id(apis->broker->ctrl);
+    }
+    return apis->node->controller_id;
+}
+
 const samsa_api_def_t *
 samsa_apis_find(const samsa_apis_t *apis, int16_t key)
 {

@@ -60,6 +60,11 @@ void samsa_apis_init(samsa_apis_t *apis, const char *kind,
 
 const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
 
+/* The ControllerId Metadata and DescribeCluster answer: this node, or in
+ * KRaft cluster mode the active controller (the raft leader, -1 while
+ * none is known).  @thread any */
+int32_t samsa_apis_controller_id(const samsa_apis_t *apis);
+
 /* samsa_api_gate_fn and samsa_req_handle_fn for the socket server. */
 samsa_api_gate_t samsa_apis_gate(void *ctx, int16_t key, int16_t version);
 void samsa_apis_handle(void *ctx, samsa_req_t *req);

@@ -350,6 +350,9 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     samsa_meta_listen(b->meta, broker_on_image, b);
     samsa_controller_conf_init(&ccfg, cfg, b->meta);
     ccfg.node_id = node->node_id;
+    if (samsa_config_kraft(cfg)->is_cluster) {
+        ccfg.cluster_id = node->cluster_id;     /* the quorum's log */
+    }
     err = samsa_controller_open(&b->ctrl, &ccfg, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;

@@ -26,7 +26,7 @@ describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
                                                       req->listener);
 
     m->ClusterId = samsa_slice_cstr(apis->node->cluster_id);
-    m->ControllerId = apis->node->controller_id;
+    m->ControllerId = samsa_apis_controller_id(apis);
     m->Brokers_cnt = 0;
     if (ep != NULL) {
         m->Brokers = samsa_arena_calloc(&req->arena, 1, sizeof(*m->Brokers));
