@@ -1,0 +1,114 @@
+"""Three combined KRaft nodes (process.roles=broker,controller) run one
+metadata quorum (issue 18): a leader is elected and every node names it
+(Metadata ControllerId); CreateTopics on the active controller shows the
+topic on every node with the same topic id, while the other nodes answer
+NOT_CONTROLLER; after kill -9 of the active controller a new one is
+elected within a bound (the time is printed) and a topic created then is
+on every live node; the killed node catches up after a restart; a topic
+created while the leader dies is on every node or on none."""
+
+import threading
+import time
+
+import pytest
+
+import kwire
+from cluster_harness import Cluster
+from samsa_harness import T
+
+NOT_CONTROLLER = 41
+# controller.quorum.election.timeout.ms is 1000: a new leader within a few
+# election timeouts (libraft randomises each node's timeout in [T, 2T])
+FAILOVER_BOUND_S = 6.0
+
+
+@pytest.fixture
+def cluster(samsa):
+    c = Cluster(samsa, n=3)
+    c.start_all()
+    return c
+
+
+def test_leader_elected_and_topic_everywhere(cluster):
+    t0 = time.monotonic()
+    leader = cluster.wait_leader(T(20))
+    print("first leader: node %d after %.2f s" % (leader, time.monotonic() - t0))
+    r = cluster.create_topic(leader, "t-one", partitions=3)
+    assert r["error_code"] == 0, r
+    ids = cluster.wait_topics_equal(["t-one"], T(10))
+    assert ids["t-one"] == r["topic_id"], (ids, r)
+    for n in cluster.nodes:
+        assert cluster.topics(n)["t-one"] == (r["topic_id"], 3)
+    # a node that is not the active controller refuses the change
+    other = next(n for n in cluster.nodes if n != leader)
+    r2 = cluster.create_topic(other, "t-refused")
+    assert r2["error_code"] == NOT_CONTROLLER, r2
+    assert str(leader) in (r2.get("error_message") or ""), r2
+    time.sleep(0.3)
+    for n in cluster.nodes:
+        assert "t-refused" not in cluster.topics(n)
+
+
+def test_failover_after_kill_and_catch_up(cluster):
+    leader = cluster.wait_leader(T(20))
+    r = cluster.create_topic(leader, "before-kill")
+    assert r["error_code"] == 0, r
+    cluster.wait_topics_equal(["before-kill"], T(10))
+    t0 = time.monotonic()
+    cluster.kill(leader)
+    new = cluster.wait_leader(T(30), exclude=(leader,))
+    took = time.monotonic() - t0
+    print("failover: node %d killed, node %d active after %.2f s" % (leader, new, took))
+    assert took < T(FAILOVER_BOUND_S), took
+    r = cluster.create_topic(new, "after-kill", partitions=2)
+    assert r["error_code"] == 0, r
+    ids = cluster.wait_topics_equal(["before-kill", "after-kill"], T(10))
+    assert ids["after-kill"] == r["topic_id"]
+    # the killed node restarts from its raft log and catches up
+    cluster.start(leader)
+    r3 = cluster.create_topic(new, "after-restart")
+    assert r3["error_code"] == 0, r3
+    want = ["before-kill", "after-kill", "after-restart"]
+    ids2 = cluster.wait_topics_equal(want, T(15), nodes=list(cluster.nodes))
+    assert ids2["after-kill"] == ids["after-kill"]
+    assert cluster.topics(leader)["after-kill"] == (ids["after-kill"], 2)
+    assert cluster.wait_leader(T(10)) >= 0
+
+
+def test_topic_created_during_failover_everywhere_or_nowhere(cluster):
+    leader = cluster.wait_leader(T(20))
+    results = {}
+
+    def create():
+        try:
+            results["r"] = cluster.create_topic(leader, "racing", partitions=1)
+        except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
+                kwire.ProtocolError) as e:
+            results["e"] = e
+
+    th = threading.Thread(target=create)
+    th.start()
+    time.sleep(0.002)
+    cluster.kill(leader)
+    th.join(T(20))
+    assert not th.is_alive()
+    new = cluster.wait_leader(T(30), exclude=(leader,))
+    # a barrier: once a later change is everywhere, so is all before it
+    r = cluster.create_topic(new, "after-race")
+    assert r["error_code"] == 0, r
+    cluster.wait_topics_equal(["after-race"], T(10))
+    views = [cluster.topics(n.node_id) for n in cluster.live()]
+    have = [("racing" in v) for v in views]
+    assert all(have) or not any(have), (views, results)
+    if all(have):
+        assert len({v["racing"][0] for v in views}) == 1, views
+    if results.get("r", {}).get("error_code") == 0:
+        # acknowledged: it must have survived the failover
+        assert all(have), (views, results)
+    # and the killed node agrees once it is back
+    cluster.start(leader)
+    cluster.wait_topics_equal(["after-race"], T(15), nodes=list(cluster.nodes))
+    back = cluster.topics(leader)
+    assert ("racing" in back) == all(have), (back, views)
+    print("racing topic: %s (create answer: %s)" % (
+        "committed" if all(have) else "lost", results))
