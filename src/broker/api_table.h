@@ -23,6 +23,12 @@
 #define SAMSA_API_F_RAW         0x4     /* its handler decodes the body
                                            (ApiVersions answers versions
                                            it cannot decode) */
+#define SAMSA_API_F_ADMIN       0x8     /* a controller operation: on a
+                                           cluster node also served on
+                                           controller listeners, and
+                                           forwarded there by a broker
+                                           that is not the active
+                                           controller (broker/forward.h) */
 
 #define SAMSA_API_KEY_LIMIT     128     /* keys are below this */
 
@@ -50,6 +56,10 @@ struct samsa_apis {
     const samsa_node_t      *node;
     samsa_broker_t          *broker;        /* NULL on a controller-only
                                                socket server */
+    bool                     forward;       /* SAMSA_API_F_ADMIN requests go
+                                               to the active controller
+                                               (a cluster node's broker
+                                               listeners) */
     const samsa_api_def_t   *defs[SAMSA_API_KEY_LIMIT];
 };
 

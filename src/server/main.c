@@ -384,9 +384,20 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     if (side->nlisteners == 0) {
         return SAMSA_ERR_NONE;
     }
-    samsa_apis_init(&side->apis, kind, &srv->node,
-                    controller ? NULL : &srv->brk,
-                    controller ? SAMSA_API_F_CONTROLLER : SAMSA_API_F_BROKER);
+    if (samsa_config_kraft(cfg)->is_cluster) {
+        /* a cluster node's controller listeners also serve the admin APIs
+         * (Kafka's ControllerApis), which its broker listeners forward
+         * to the active controller (broker/forward.h) */
+        samsa_apis_init(&side->apis, kind, &srv->node, &srv->brk,
+                        controller ? SAMSA_API_F_CONTROLLER | SAMSA_API_F_ADMIN
+                                   : SAMSA_API_F_BROKER);
+        side->apis.forward = !controller;
+    } else {
+        samsa_apis_init(&side->apis, kind, &srv->node,
+                        controller ? NULL : &srv->brk,
+                        controller ? SAMSA_API_F_CONTROLLER
+                                   : SAMSA_API_F_BROKER);
+    }
     memset(&conf, 0, sizeof(conf));
     conf.kind = kind;
     conf.listeners = side->listeners;

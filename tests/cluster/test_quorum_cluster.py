@@ -1,7 +1,9 @@
 """Three combined KRaft nodes (process.roles=broker,controller) run one
 metadata quorum (issue 18): a leader is elected and every node names it
 (Metadata ControllerId); CreateTopics on the active controller shows the
-topic on every node with the same topic id, while the other nodes answer
+topic on every node with the same topic id, and so does CreateTopics on
+any other node (its broker listener forwards it to the active
+controller), while another node's CONTROLLER listener answers
 NOT_CONTROLLER; after kill -9 of the active controller a new one is
 elected within a bound (the time is printed) and a topic created then is
 on every live node; the killed node catches up after a restart; a topic
@@ -14,9 +16,10 @@ import pytest
 
 import kwire
 from cluster_harness import Cluster
-from samsa_harness import T
+from samsa_harness import HOST, T
 
 NOT_CONTROLLER = 41
+TOPIC_ALREADY_EXISTS = 36
 # controller.quorum.election.timeout.ms is 1000: a new leader within a few
 # election timeouts (libraft randomises each node's timeout in [T, 2T])
 FAILOVER_BOUND_S = 6.0
@@ -39,12 +42,31 @@ def test_leader_elected_and_topic_everywhere(cluster):
     assert ids["t-one"] == r["topic_id"], (ids, r)
     for n in cluster.nodes:
         assert cluster.topics(n)["t-one"] == (r["topic_id"], 3)
-    # a node that is not the active controller refuses the change
+
+    # another node's broker listener forwards it to the active controller
     other = next(n for n in cluster.nodes if n != leader)
-    r2 = cluster.create_topic(other, "t-refused")
-    assert r2["error_code"] == NOT_CONTROLLER, r2
-    assert str(leader) in (r2.get("error_message") or ""), r2
-    time.sleep(0.3)
+    r2 = cluster.create_topic(other, "t-forwarded", partitions=2)
+    assert r2["error_code"] == 0, r2
+    ids = cluster.wait_topics_equal(["t-forwarded"], T(10))
+    assert ids["t-forwarded"] == r2["topic_id"], (ids, r2)
+    # a duplicate comes back with the active controller's answer
+    r3 = cluster.create_topic(other, "t-forwarded")
+    assert r3["error_code"] == TOPIC_ALREADY_EXISTS, r3
+
+
+def test_not_controller_on_a_standby_controller_listener(cluster):
+    """The CONTROLLER listener of a node that is not the active controller
+    answers NOT_CONTROLLER, naming the active one (nothing is written)."""
+    leader = cluster.wait_leader(T(20))
+    other = next(n for n in cluster.nodes if n != leader)
+    with kwire.connect(HOST, cluster.nodes[other].ports[1], T(5)) as c:
+        r = c.create_topic("t-refused", timeout=T(10))
+    assert r["error_code"] == NOT_CONTROLLER, r
+    assert ("node %d" % leader) in (r.get("error_message") or ""), r
+    with kwire.connect(HOST, cluster.nodes[leader].ports[1], T(5)) as c:
+        r = c.create_topic("t-on-controller-listener", timeout=T(10))
+    assert r["error_code"] == 0, r
+    cluster.wait_topics_equal(["t-on-controller-listener"], T(10))
     for n in cluster.nodes:
         assert "t-refused" not in cluster.topics(n)
 
