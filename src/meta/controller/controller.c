@@ -28,6 +28,7 @@
 
 #include "meta/mlog.h"
 #include "meta/quorum.h"
+#include "meta/controller/ctlsnap.h"
 #include "config/config_kraft.h"
 #include "proto/rd.h"
 #include "proto/wr.h"
@@ -603,41 +604,17 @@ static void
 ctl_on_commit(void *ctx, const uint8_t *data, size_t len, int64_t offset,
               uint32_t count)
 {
-    samsa_controller_t           *ctrl = ctx;
-    samsa_MetadataRecords_any_t   rec;
-    samsa_image_delta_t          *delta;
-    samsa_image_t                *img, *next_img = NULL;
-    samsa_arena_t                 arena;
-    samsa_rd_t                    rd, one;
-    samsa_err_t                   err = SAMSA_ERR_NONE;
-    int64_t                       next;
-    uint32_t                      i, rlen;
-    char                          errstr[512] = "";
+    samsa_controller_t   *ctrl = ctx;
+    samsa_image_delta_t  *delta;
+    samsa_image_t        *img, *next_img = NULL;
+    samsa_err_t           err;
+    int64_t               next;
+    char                  errstr[512] = "";
 
     img = ctl_img_get(ctrl, &next);
     delta = samsa_image_delta_new(img);
-    samsa_arena_init(&arena);
-    samsa_rd_init(&rd, data, len);
-    for (i = 0; i < count && err == SAMSA_ERR_NONE; i++) {
-        rlen = samsa_rd_u32(&rd);
-        if (rd.err != SAMSA_ERR_NONE || rlen > samsa_rd_remain(&rd)) {
-            snprintf(errstr, sizeof(errstr), "record %u: bad length",
-                     (unsigned) i);
-            err = SAMSA_ERR__BAD_MSG;
-            break;
-        }
-        samsa_rd_init(&one, samsa_rd_fixed(&rd, rlen), rlen);
-        if (samsa_MetadataRecords_decode_framed(&one, &arena, &rec)
-                != SAMSA_ERR_NONE
-            || samsa_rd_remain(&one) != 0) {
-            snprintf(errstr, sizeof(errstr), "record %u does not decode",
-                     (unsigned) i);
-            err = SAMSA_ERR__BAD_MSG;
-            break;
-        }
-        err = samsa_image_delta_replay(delta, &rec, offset + i, errstr,
-                                       sizeof(errstr));
-    }
+    err = samsa_ctlsnap_replay(delta, data, len, count, offset, false,
+                               errstr, sizeof(errstr));
     if (err == SAMSA_ERR_NONE) {
         next_img = samsa_image_delta_apply(delta);
     } else {
@@ -645,7 +622,6 @@ ctl_on_commit(void *ctx, const uint8_t *data, size_t len, int64_t offset,
                     "record(s)) skipped: %s", offset, (unsigned) count,
                     errstr);
     }
-    samsa_arena_fini(&arena);
     samsa_image_delta_free(delta);
     if (next_img != NULL) {
         ctl_img_set(ctrl, samsa_image_ref(next_img), offset + count);
@@ -654,6 +630,57 @@ ctl_on_commit(void *ctx, const uint8_t *data, size_t len, int64_t offset,
         ctl_img_set(ctrl, samsa_image_ref(img), offset + count);
     }
     samsa_image_put(img);
+}
+
+/* A snapshot: the applied image as records (ctlsnap.h).  @thread quorum */
+static samsa_err_t
+ctl_snapshot_take(void *ctx, int64_t next_offset, uint8_t **data,
+                  size_t *len)
+{
+    samsa_controller_t  *ctrl = ctx;
+    samsa_image_t       *img;
+    samsa_buf_t          buf;
+    int64_t              next;
+    uint32_t             count;
+
+    img = ctl_img_get(ctrl, &next);
+    if (next != next_offset) {
+        samsa_image_put(img);
+        return SAMSA_ERR__STATE;        /* cannot happen: commits and
+                                           snapshots share the thread */
+    }
+    samsa_buf_init(&buf, 4096);
+    samsa_ctlsnap_write(img, &buf, &count);
+    samsa_image_put(img);
+    *data = samsa_buf_take(&buf, len);
+    samsa_info("metadata quorum: snapshot of %u record(s) at offset %" PRId64,
+               (unsigned) count, next_offset);
+    return SAMSA_ERR_NONE;
+}
+
+/* Replace the image with a snapshot's.  @thread quorum */
+static void
+ctl_snapshot_restore(void *ctx, const uint8_t *data, size_t len,
+                     int64_t next_offset)
+{
+    samsa_controller_t   *ctrl = ctx;
+    samsa_image_t        *empty = samsa_image_new_empty(), *img;
+    samsa_image_delta_t  *delta = samsa_image_delta_new(empty);
+    char                  errstr[512] = "";
+
+    if (samsa_ctlsnap_replay(delta, data, len, UINT32_MAX, next_offset - 1,
+                             true, errstr, sizeof(errstr))
+        != SAMSA_ERR_NONE) {
+        samsa_error("metadata quorum: snapshot at offset %" PRId64 " does "
+                    "not load: %s", next_offset, errstr);
+    }
+    img = samsa_image_delta_apply(delta);
+    samsa_image_delta_free(delta);
+    samsa_image_put(empty);
+    ctl_img_set(ctrl, samsa_image_ref(img), next_offset);
+    samsa_info("metadata quorum: snapshot loaded at offset %" PRId64 ": %zu "
+               "topic(s)", next_offset, samsa_image_topic_count(img));
+    samsa_meta_publish(ctrl->conf.meta, img);
 }
 
 /* @thread quorum */
@@ -693,6 +720,16 @@ ctl_raft_dir(const samsa_controller_t *ctrl, char *out, size_t size,
     return SAMSA_ERR_NONE;
 }
 
+/* Entries between snapshots for a byte threshold. */
+static uint32_t
+ctl_snapshot_entries(int64_t bytes)
+{
+    int64_t  n = bytes / 1024;
+
+    return n < 1 ? 1 : n > (int64_t) UINT32_MAX / 2 ? UINT32_MAX / 2
+                                                     : (uint32_t) n;
+}
+
 /* Cluster mode: open the quorum of broker_cfg's KRaft settings. */
 static samsa_err_t
 ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
@@ -724,9 +761,14 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     qc.cluster_id = ctrl->conf.cluster_id;
     qc.election_timeout_ms = k->election_timeout_ms > 0
                              ? (uint32_t) k->election_timeout_ms : 0;
-    /* no snapshots yet (no image writer): the raft log is kept whole and
-     * a restart replays it from the start */
-    qc.snapshot_threshold = UINT32_MAX;
+    /* metadata.log.max.record.bytes.between.snapshots: libraft counts
+     * entries, so an entry (one controller batch) counts as 1 KiB; as
+     * many entries stay behind a snapshot for standbys catching up */
+    qc.snapshot_threshold = ctl_snapshot_entries(
+        k->max_record_bytes_between_snapshots);
+    qc.snapshot_trailing = qc.snapshot_threshold;
+    qc.snapshot_take = ctl_snapshot_take;
+    qc.snapshot_restore = ctl_snapshot_restore;
     qc.commit = ctl_on_commit;
     qc.leader_change = ctl_on_leader;
     qc.ctx = ctrl;
