@@ -39,6 +39,10 @@
 #include "util/diag.h"
 #include "util/queue.h"
 
+/* KRaft cluster mode: the log is the quorum's ([const]: ctrl->quorum
+ * itself is set after the controller thread starts, under q_lock). */
+#define CTL_CLUSTER(ctrl)  ((ctrl)->conf.cluster_id != NULL)
+
 #define CTL_QUEUE_SIZE   128
 #define CTL_POLL_MS      300
 
@@ -132,7 +136,7 @@ static void
 ctl_batch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl,
                samsa_image_t *img, int64_t next_offset)
 {
-    samsa_ctlbatch_init(b, img, ctrl->quorum != NULL ? next_offset
+    samsa_ctlbatch_init(b, img, CTL_CLUSTER(ctrl) ? next_offset
                                 : samsa_mlog_next_offset(ctrl->mlog),
                         ctrl->conf.node_id, ctrl->conf.broker_cfg);
 }
@@ -232,7 +236,7 @@ ctl_commit(samsa_controller_t *ctrl, samsa_ctlbatch_t *b)
     if (b->n == 0) {
         return SAMSA_ERR_NONE;
     }
-    if (ctrl->quorum != NULL) {
+    if (CTL_CLUSTER(ctrl)) {
         return ctl_quorum_write(ctrl, b);   /* commit publishes */
     }
     if (samsa_mlog_append(ctrl->mlog, b->data.data, b->lens, b->n, err,
@@ -333,7 +337,7 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         op->err = SAMSA_ERR__IO;
         return;
     }
-    if (ctrl->quorum != NULL
+    if (CTL_CLUSTER(ctrl)
         && !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)) {
         ctl_fail_not_controller(ctrl, op);
         return;
@@ -574,7 +578,7 @@ ctl_quorum_bootstrap(samsa_controller_t *ctrl)
     int64_t           next;
     samsa_err_t       err;
 
-    if (ctrl->quorum == NULL
+    if (!CTL_CLUSTER(ctrl)
         || !atomic_exchange_explicit(&ctrl->need_bootstrap, false,
                                      memory_order_acq_rel)
         || !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)) {
@@ -590,6 +594,13 @@ ctl_quorum_bootstrap(samsa_controller_t *ctrl)
             samsa_info("metadata quorum: bootstrapped with %s=%d",
                        SAMSA_META_METADATA_VERSION_NAME,
                        SAMSA_META_METADATA_VERSION);
+        } else if (err == SAMSA_ERR__SHUTDOWN
+                   && !atomic_load_explicit(&ctrl->stop,
+                                            memory_order_acquire)) {
+            /* leader before open had stored the quorum: again at the
+             * next turn */
+            atomic_store_explicit(&ctrl->need_bootstrap, true,
+                                  memory_order_release);
         }
         samsa_ctlbatch_fini(&b);
     }
