@@ -20,6 +20,7 @@
 #define C SAMSA_API_F_CONTROLLER
 #define R SAMSA_API_F_RAW
 #define A SAMSA_API_F_ADMIN
+#define Q SAMSA_API_F_QUORUM
 
 /* Version ranges: CLIENTS.md.  Produce v0-v2 are listed but answered by
  * closing (librdkafka compresses only if Produce v0 is listed; Kafka 4
@@ -58,6 +59,7 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_DescribeClientQuotas, 0, 1, samsa_h_DescribeClientQuotas, B, 0 },
     { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B | A, 0 },
     { SAMSA_API_DescribeCluster, 0, 1, samsa_h_DescribeCluster, B, 0 },
+    { SAMSA_API_DescribeQuorum, 0, 2, samsa_h_DescribeQuorum, Q | A, 0 },
     { SAMSA_API_DescribeProducers, 0, 0, samsa_h_DescribeProducers, B, 0 },
     { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B, 0 },
     { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },

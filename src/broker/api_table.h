@@ -29,6 +29,8 @@
                                            forwarded there by a broker
                                            that is not the active
                                            controller (broker/forward.h) */
+#define SAMSA_API_F_QUORUM      0x10    /* served only by a KRaft cluster
+                                           node (DescribeQuorum) */
 
 #define SAMSA_API_KEY_LIMIT     128     /* keys are below this */
 
@@ -161,6 +163,7 @@ samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
 void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);

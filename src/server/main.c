@@ -390,7 +390,8 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
          * to the active controller (broker/forward.h) */
         samsa_apis_init(&side->apis, kind, &srv->node, &srv->brk,
                         controller ? SAMSA_API_F_CONTROLLER | SAMSA_API_F_ADMIN
-                                   : SAMSA_API_F_BROKER);
+                                     | SAMSA_API_F_QUORUM
+                                   : SAMSA_API_F_BROKER | SAMSA_API_F_QUORUM);
         side->apis.forward = !controller;
     } else {
         samsa_apis_init(&side->apis, kind, &srv->node,

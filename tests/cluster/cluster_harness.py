@@ -15,6 +15,81 @@ import samsa_harness
 from samsa_harness import HOST, T
 
 
+API_DESCRIBE_QUORUM = 55
+kwire.FLEXIBLE_FROM.setdefault(API_DESCRIBE_QUORUM, 0)     # flexible from v0
+
+
+def encode_describe_quorum_request(topic="__cluster_metadata", partition=0):
+    w = kwire.Writer()
+
+    def part(ww, p):
+        ww.i32(p).tags()
+
+    def top(ww, t):
+        ww.string(t, flexible=True).array([partition], part, flexible=True).tags()
+    w.array([topic], top, flexible=True)
+    return w.tags().bytes()
+
+
+def decode_describe_quorum_body(r, version):
+    """Kafka's DescribeQuorumResponse v0-v2 as a dict."""
+    out = {"error_code": r.i16()}
+    if version >= 2:
+        out["error_message"] = r.string(flexible=True, nullable=True)
+
+    def replica(rr):
+        x = {"replica_id": rr.i32()}
+        if version >= 2:
+            x["replica_directory_id"] = rr.uuid()
+        x["log_end_offset"] = rr.i64()
+        if version >= 1:
+            x["last_fetch_timestamp"] = rr.i64()
+            x["last_caught_up_timestamp"] = rr.i64()
+        rr.tags()
+        return x
+
+    def partition(rr):
+        p = {"partition_index": rr.i32(), "error_code": rr.i16()}
+        if version >= 2:
+            p["error_message"] = rr.string(flexible=True, nullable=True)
+        p["leader_id"] = rr.i32()
+        p["leader_epoch"] = rr.i32()
+        p["high_watermark"] = rr.i64()
+        p["current_voters"] = rr.array(replica, flexible=True)
+        p["observers"] = rr.array(replica, flexible=True)
+        rr.tags()
+        return p
+
+    def topic(rr):
+        t = {"topic_name": rr.string(flexible=True),
+             "partitions": rr.array(partition, flexible=True)}
+        rr.tags()
+        return t
+    out["topics"] = r.array(topic, flexible=True)
+    if version >= 2:
+        def listener(rr):
+            x = {"name": rr.string(flexible=True), "host": rr.string(flexible=True),
+                 "port": int.from_bytes(rr._take(2), "big")}
+            rr.tags()
+            return x
+
+        def node(rr):
+            n = {"node_id": rr.i32(), "listeners": rr.array(listener, flexible=True)}
+            rr.tags()
+            return n
+        out["nodes"] = r.array(node, flexible=True)
+    r.tags()
+    return out
+
+
+def describe_quorum(conn, version=2, timeout=5.0, **kw):
+    r = conn.request_raw(API_DESCRIBE_QUORUM, version,
+                         encode_describe_quorum_request(**kw), timeout)
+    out = decode_describe_quorum_body(r, version)
+    r.done("DescribeQuorum v%d response" % version)
+    return out
+
+
 def run_cmd(args):
     r = subprocess.run([samsa_harness.server_binary()] + list(args),
                        env=samsa_harness.base_env(), stdin=subprocess.DEVNULL,
