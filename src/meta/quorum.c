@@ -29,13 +29,18 @@
 #define QUORUM_ENTRY_HDR    8          /* u32 length, u32 count */
 #define QUORUM_SNAP_HDR     16         /* u64 next offset, u64 length */
 #define QUORUM_POLL_MS      5
+/* how long close waits for the leader's pending log writes (see
+ * quorum_close_ready) */
+#define QUORUM_CLOSE_WAIT_MS 5000
 #define QUORUM_ADDR_MAX     (SAMSA_QUORUM_TRANSPORT_STR_MAX + 1)
+#define QUORUM_OFFMAP       4096       /* raft index -> offset, recent */
 
 typedef enum quorum_op_type {
     QUORUM_OP_APPEND,
     QUORUM_OP_CHANGE,
     QUORUM_OP_DESCRIBE,
     QUORUM_OP_ADOPT,
+    QUORUM_OP_TRANSFER,
 } quorum_op_type_t;
 
 typedef enum quorum_change_kind {
@@ -68,6 +73,8 @@ struct quorum_op {
     int                     refs;
     /* adopt */
     int                     fd;
+    /* transfer (id 0: libraft picks a voter) */
+    struct raft_transfer    transfer;
 };
 
 typedef struct quorum_voter {
@@ -120,8 +127,16 @@ struct samsa_quorum {
     uv_async_t                        async;
     uv_timer_t                        poll;
     bool                              raft_closing;
+    bool                              close_waiting;
+    uint64_t                          close_deadline;
     int64_t                           next_offset;
     int64_t                           entry_offset;     /* of the last apply */
+    /* the end offset after each recently applied entry, by raft index
+     * (a ring, oldest first from offmap_head - offmap_n) */
+    raft_index                        offmap_index[QUORUM_OFFMAP];
+    int64_t                           offmap_offset[QUORUM_OFFMAP];
+    size_t                            offmap_head;
+    size_t                            offmap_n;
     struct raft_barrier               barrier;
     bool                              barrier_pending;
     raft_term                         barrier_term;
@@ -230,6 +245,34 @@ quorum_wall_ms(void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ---- raft index -> offset, for describe -------------------------------- */
+
+static void
+quorum_offmap_push(samsa_quorum_t *q, raft_index index, int64_t end_offset)
+{
+    q->offmap_index[q->offmap_head] = index;
+    q->offmap_offset[q->offmap_head] = end_offset;
+    q->offmap_head = (q->offmap_head + 1) % QUORUM_OFFMAP;
+    if (q->offmap_n < QUORUM_OFFMAP) {
+        q->offmap_n++;
+    }
+}
+
+/* The offset after every entry up to index (entries that are not
+ * commands leave it as it is); -1 if index is older than the map. */
+static int64_t
+quorum_offmap_get(const samsa_quorum_t *q, raft_index index)
+{
+    for (size_t k = 1; k <= q->offmap_n; k++) {
+        size_t  at = (q->offmap_head + QUORUM_OFFMAP - k) % QUORUM_OFFMAP;
+
+        if (q->offmap_index[at] <= index) {
+            return q->offmap_offset[at];
+        }
+    }
+    return -1;
+}
+
 /* ---- the state machine (raft_fsm, version 1) --------------------------- */
 
 static int
@@ -256,6 +299,8 @@ quorum_fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
         return 0;
     }
     q->next_offset += count;
+    /* libraft applies index last_applied + 1 (replicationApply) */
+    quorum_offmap_push(q, q->raft.last_applied + 1, q->next_offset);
     q->commit(q->ctx, p + QUORUM_ENTRY_HDR, len, q->entry_offset, count);
     return 0;
 }
@@ -310,6 +355,7 @@ quorum_fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
         return RAFT_CORRUPT;            /* libraft keeps its buffer */
     }
     q->next_offset = (int64_t) quorum_get_u64(p);
+    q->offmap_n = 0;                    /* older indexes: unknown */
     if (q->snapshot_restore != NULL) {
         q->snapshot_restore(q->ctx, p + QUORUM_SNAP_HDR, (size_t) len,
                             q->next_offset);
@@ -334,7 +380,7 @@ quorum_barrier_cb(struct raft_barrier *req, int status)
         && q->raft.current_term == q->barrier_term) {
         q->led_term = q->barrier_term;
     }
-    if (!q->raft_closing) {
+    if (!q->close_waiting) {
         quorum_poll_now(q);
     }
 }
@@ -392,10 +438,40 @@ quorum_poll_now(samsa_quorum_t *q)
     }
 }
 
+static void quorum_raft_closed(struct raft *r);
+
+/* libraft 0.15 crashes (a use of a truncated log: removeSuffix's assert,
+ * compiled out in Debian's build) when raft_close cancels more than one
+ * pending disk write of a leader: each cancelled write truncates the log
+ * from its own index.  So close waits, taking no new work, until every
+ * entry is stored, for at most QUORUM_CLOSE_WAIT_MS. */
+static bool
+quorum_close_ready(samsa_quorum_t *q)
+{
+    return q->raft.last_stored >= raft_last_index(&q->raft)
+           || uv_now(&q->loop) >= q->close_deadline;
+}
+
+static void
+quorum_close_raft(samsa_quorum_t *q)
+{
+    q->raft_closing = true;
+    uv_timer_stop(&q->poll);
+    raft_close(&q->raft, quorum_raft_closed);
+}
+
 static void
 quorum_poll_cb(uv_timer_t *t)
 {
-    quorum_poll_now(t->data);
+    samsa_quorum_t  *q = t->data;
+
+    if (q->close_waiting) {
+        if (!q->raft_closing && quorum_close_ready(q)) {
+            quorum_close_raft(q);
+        }
+        return;
+    }
+    quorum_poll_now(q);
 }
 
 /* ---- operations ------------------------------------------------------- */
@@ -483,6 +559,35 @@ quorum_do_change(samsa_quorum_t *q, quorum_op_t *op)
     }
 }
 
+/* The transfer is over: it worked if another node leads now (or nobody
+ * yet: an election is running without us). */
+static void
+quorum_transfer_cb(struct raft_transfer *req)
+{
+    quorum_op_t     *op = req->data;
+    samsa_quorum_t  *q = op->q;
+    raft_id          lid;
+    const char      *laddr;
+
+    raft_leader(&q->raft, &lid, &laddr);
+    op->change_done(op->ctx, raft_state(&q->raft) == RAFT_LEADER
+                             && lid == q->raft.id
+                                 ? SAMSA_ERR__TIMED_OUT : SAMSA_ERR_NONE);
+    samsa_free(op);
+}
+
+static void
+quorum_do_transfer(samsa_quorum_t *q, quorum_op_t *op)
+{
+    int  rv;
+
+    op->transfer.data = op;
+    rv = raft_transfer(&q->raft, &op->transfer, op->id, quorum_transfer_cb);
+    if (rv != 0) {
+        quorum_change_finish(op, rv);
+    }
+}
+
 static void
 quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
 {
@@ -491,6 +596,7 @@ quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
 
     m->node_id = quorum_node_id(s->id);
     m->log_end_index = -1;
+    m->log_end_offset = -1;
     m->last_contact_ms = -1;
     if (s->id == q->raft.id) {
         m->log_end_index = (int64_t) raft_last_index(&q->raft);
@@ -505,6 +611,9 @@ quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
                                  - (int64_t) (now - p->last_send);
         }
     }
+    if (m->log_end_index >= 0) {
+        m->log_end_offset = quorum_offmap_get(q, (raft_index) m->log_end_index);
+    }
 }
 
 static void
@@ -515,6 +624,7 @@ quorum_do_describe(samsa_quorum_t *q, samsa_quorum_desc_t *d)
     d->epoch = (int64_t) q->raft.current_term;
     d->is_leader = q->reported && q->rep_self;
     d->high_watermark = (int64_t) q->raft.commit_index;
+    d->high_watermark_offset = quorum_offmap_get(q, q->raft.commit_index);
     d->last_applied_index = (int64_t) raft_last_applied(&q->raft);
     d->last_index = (int64_t) raft_last_index(&q->raft);
     d->next_offset = q->next_offset;
@@ -557,6 +667,7 @@ quorum_op_cancel(samsa_quorum_t *q, quorum_op_t *op)
         samsa_free(op);
         break;
     case QUORUM_OP_CHANGE:
+    case QUORUM_OP_TRANSFER:
         quorum_change_finish(op, RAFT_SHUTDOWN);
         break;
     case QUORUM_OP_DESCRIBE:
@@ -587,6 +698,9 @@ quorum_op_run(samsa_quorum_t *q, quorum_op_t *op)
     case QUORUM_OP_ADOPT:
         samsa_quorum_transport_adopt(&q->transport, op->fd);
         samsa_free(op);
+        break;
+    case QUORUM_OP_TRANSFER:
+        quorum_do_transfer(q, op);
         break;
     }
 }
@@ -628,10 +742,12 @@ quorum_async_cb(uv_async_t *a)
             quorum_op_run(q, op);
         }
     }
-    if (closing && !q->raft_closing) {
-        q->raft_closing = true;
-        uv_timer_stop(&q->poll);
-        raft_close(&q->raft, quorum_raft_closed);
+    if (closing && !q->close_waiting) {
+        q->close_waiting = true;
+        q->close_deadline = uv_now(&q->loop) + QUORUM_CLOSE_WAIT_MS;
+        if (quorum_close_ready(q)) {
+            quorum_close_raft(q);
+        }
     }
 }
 
@@ -658,6 +774,18 @@ quorum_op_push(samsa_quorum_t *q, quorum_op_t *op)
 }
 
 /* ---- the thread ------------------------------------------------------- */
+
+/* Which raft ids may connect to us: any but our own (two servers with
+ * one node.id).  Not "members only": a node whose configuration is stale
+ * (restarted after a change, or new and still empty) would then refuse
+ * the very leader that brings it the newer configuration. */
+static bool
+quorum_peer_allowed(void *ctx, raft_id id)
+{
+    samsa_quorum_t  *q = ctx;
+
+    return id != q->raft.id;
+}
 
 static int
 quorum_bootstrap(samsa_quorum_t *q)
@@ -709,30 +837,36 @@ quorum_fail_closed(struct raft *r)
 
 /* raft_init succeeded, then something failed: close raft, end the loop. */
 static void
-quorum_fail_after_init(samsa_quorum_t *q, const char *what, int rv)
+quorum_fail_after_init(samsa_quorum_t *q, const char *what, const char *msg)
 {
-    char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
-
-    snprintf(msg, sizeof(msg), "%s: %s", raft_strerror(rv),
-             raft_errmsg(&q->raft));
     q->raft.data = q;
     raft_close(&q->raft, quorum_fail_closed);
     uv_run(&q->loop, UV_RUN_DEFAULT);
     quorum_started(q, SAMSA_ERR__IO, what, msg);
 }
 
-static bool
-quorum_thread_setup(samsa_quorum_t *q)
+static void
+quorum_raft_errmsg(samsa_quorum_t *q, int rv, char *msg, size_t size)
 {
-    char  errstr[256];
+    snprintf(msg, size, "%s: %s", raft_strerror(rv), raft_errmsg(&q->raft));
+}
+
+/* The transport, raft_uv and raft_init with our settings. */
+static bool
+quorum_raft_init(samsa_quorum_t *q)
+{
+    char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
     int   rv;
 
     if (samsa_quorum_transport_init(&q->transport, &q->loop, q->cluster_id,
-                                    errstr, sizeof(errstr))
+                                    msg, sizeof(msg))
         != SAMSA_ERR_NONE) {
-        quorum_started(q, SAMSA_ERR__INVALID_ARG, "transport", errstr);
+        quorum_started(q, SAMSA_ERR__INVALID_ARG, "transport", msg);
         return false;
     }
+    samsa_quorum_transport_set_retry(&q->transport, q->connect_retry_ms);
+    samsa_quorum_transport_set_member_check(&q->transport, quorum_peer_allowed,
+                                            q);
     if ((rv = raft_uv_init(&q->io, &q->loop, q->dir, &q->transport)) != 0) {
         quorum_started(q, SAMSA_ERR__IO, "raft_uv_init", q->io.errmsg);
         samsa_quorum_transport_fini(&q->transport);
@@ -750,10 +884,7 @@ quorum_thread_setup(samsa_quorum_t *q)
     rv = raft_init(&q->raft, &q->io, &q->fsm, quorum_raft_id(q->node_id),
                    q->address);
     if (rv != 0) {
-        char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
-
-        snprintf(msg, sizeof(msg), "%s: %s", raft_strerror(rv),
-                 raft_errmsg(&q->raft));
+        quorum_raft_errmsg(q, rv, msg, sizeof(msg));
         raft_uv_close(&q->io);
         samsa_quorum_transport_fini(&q->transport);
         quorum_started(q, SAMSA_ERR__IO, "raft_init", msg);
@@ -765,21 +896,36 @@ quorum_thread_setup(samsa_quorum_t *q)
     raft_set_pre_vote(&q->raft, q->pre_vote);
     raft_set_snapshot_threshold(&q->raft, q->snapshot_threshold);
     raft_set_snapshot_trailing(&q->raft, q->snapshot_trailing);
+    return true;
+}
+
+/* Bootstrap (a voter's pristine dir), load and start; the reverse dials. */
+static bool
+quorum_thread_setup(samsa_quorum_t *q)
+{
+    char  msg[RAFT_ERRMSG_BUF_SIZE + 64];
+    int   rv;
+
+    if (!quorum_raft_init(q)) {
+        return false;
+    }
     if (q->is_voter && (rv = quorum_bootstrap(q)) != 0) {
-        quorum_fail_after_init(q, "raft_bootstrap", rv);
+        quorum_raft_errmsg(q, rv, msg, sizeof(msg));
+        quorum_fail_after_init(q, "raft_bootstrap", msg);
         return false;
     }
+    quorum_offmap_push(q, 0, 0);        /* before the first entry */
     if ((rv = raft_start(&q->raft)) != 0) {
-        quorum_fail_after_init(q, "raft_start", rv);
+        quorum_raft_errmsg(q, rv, msg, sizeof(msg));
+        quorum_fail_after_init(q, "raft_start", msg);
         return false;
     }
-    samsa_quorum_transport_set_retry(&q->transport, q->connect_retry_ms);
     for (size_t i = 0; q->reverse_dial && i < q->n_voters; i++) {
         if (samsa_quorum_transport_reverse_dial(
                 &q->transport, quorum_raft_id(q->voters[i].node_id),
-                q->voters[i].address, errstr, sizeof(errstr))
+                q->voters[i].address, msg, sizeof(msg))
             != SAMSA_ERR_NONE) {
-            quorum_fail_after_init(q, "reverse dial", RAFT_INVALID);
+            quorum_fail_after_init(q, "reverse dial", msg);
             return false;
         }
     }
@@ -1096,6 +1242,27 @@ samsa_quorum_remove_voter(samsa_quorum_t *q, int32_t node_id,
 {
     return quorum_change_push(q, QUORUM_CHANGE_REMOVE, node_id, NULL, 0, done,
                               ctx);
+}
+
+samsa_err_t
+samsa_quorum_transfer(samsa_quorum_t *q, int32_t node_id,
+                      samsa_quorum_change_fn *done, void *ctx)
+{
+    quorum_op_t  *op;
+
+    if (done == NULL || node_id < -1) {
+        return SAMSA_ERR__INVALID_ARG;
+    }
+    op = samsa_calloc(1, sizeof(*op));
+    op->type = QUORUM_OP_TRANSFER;
+    op->id = node_id < 0 ? 0 : quorum_raft_id(node_id);
+    op->change_done = done;
+    op->ctx = ctx;
+    if (!quorum_op_push(q, op)) {
+        samsa_free(op);
+        return SAMSA_ERR__SHUTDOWN;
+    }
+    return SAMSA_ERR_NONE;
 }
 
 samsa_err_t

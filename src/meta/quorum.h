@@ -13,13 +13,15 @@
  * offset 0 and each entry's offset is the previous one's plus its count,
  * so offsets count records as Kafka's metadata offsets do.  The next
  * offset is saved in every snapshot.  Raft indexes (which also count
- * configuration and barrier entries) appear only in samsa_quorum_describe.
+ * configuration and barrier entries) appear only in samsa_quorum_describe,
+ * next to the offsets they map to.
  *
  * Entry format (in the raft log): u32 payload length, u32 record count,
  * payload, zero padding to a multiple of 8 bytes.  libraft 0.15 silently
- * loses entries whose length is not a multiple of 8 at the next restart
- * (its segment writer pads on disk but the reader then rejects the
- * segment's tail), so the padding is not optional.
+ * loses or garbles entries whose length is not a multiple of 8 at the
+ * next restart (its segment writer reserves the padded size but writes
+ * only len bytes; the check is an assert, compiled out in Debian's
+ * build), so the padding is not optional (test_quorum fails without).
  *
  * Snapshot format: u64 next offset, u64 payload length, payload (what
  * snapshot_take produced).
@@ -146,6 +148,10 @@ typedef struct samsa_quorum_member {
      * this node's own last index for itself); -1 where unknown (we are
      * not the leader) */
     int64_t  log_end_index;
+    /* the offset after its log_end_index (what DescribeQuorum's
+     * LogEndOffset wants), from a map of the last 4096 applied entries:
+     * known only up to this node's last applied entry; -1 unknown */
+    int64_t  log_end_offset;
     /* wall-clock ms of the last AppendEntries the leader sent it; -1
      * unknown (libraft 0.15 keeps no receive time) */
     int64_t  last_contact_ms;
@@ -158,7 +164,10 @@ typedef struct samsa_quorum_desc {
     int32_t                leader_node_id;      /* -1: none */
     int64_t                epoch;               /* current term */
     bool                   is_leader;           /* is_self was reported */
-    int64_t                high_watermark;      /* commit index (raft) */
+    int64_t                high_watermark;      /* commit index (raft
+                                                   index, not an offset) */
+    int64_t                high_watermark_offset;   /* as an offset; -1
+                                                       unknown */
     int64_t                last_applied_index;
     int64_t                last_index;          /* this node's log end */
     int64_t                next_offset;         /* offset of the next entry */
@@ -207,12 +216,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_quorum_describe(samsa_quorum_t *q,
  * a standby that replicates but does not vote; remove_voter removes a
  * member (voter or observer).  SAMSA_ERR__SHUTDOWN if closing (done is
  * then not called). */
-SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_voter(samsa_quorum_t *q,
-                                                    int32_t node_id,
-                                                    const char *host,
-                                                    uint16_t port,
-                                                    samsa_quorum_change_fn *done,
-                                                    void *ctx);
+SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_voter(
+    samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
+    samsa_quorum_change_fn *done, void *ctx);
 SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_observer(
     samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
     samsa_quorum_change_fn *done, void *ctx);
@@ -220,15 +226,32 @@ SAMSA_MUST_CHECK samsa_err_t samsa_quorum_remove_voter(
     samsa_quorum_t *q, int32_t node_id, samsa_quorum_change_fn *done,
     void *ctx);
 
+/* Hand leadership to voter node_id (-1: the most up-to-date voter), for
+ * a controlled shutdown of the active controller; on the leader only.
+ * done: SAMSA_ERR_NONE once this node no longer leads,
+ * SAMSA_ERR__TIMED_OUT if it still does (the target did not take over
+ * within an election timeout), SAMSA_ERR_NOT_CONTROLLER (not the leader
+ * or a transfer already running), SAMSA_ERR__NOENT (not a voter, or this
+ * node).  SAMSA_ERR__SHUTDOWN if closing (done is then not called). */
+SAMSA_MUST_CHECK samsa_err_t samsa_quorum_transfer(
+    samsa_quorum_t *q, int32_t node_id, samsa_quorum_change_fn *done,
+    void *ctx);
+
 /* Hand over a socket accepted on the CONTROLLER listener whose first
- * bytes are the raft magic (samsa_quorum_transport_is_magic); the quorum
- * owns fd from now on, also on error (it is closed). */
+ * bytes are one of the raft magics (samsa_quorum_transport_is_magic); the
+ * quorum owns fd from now on, also on error (SAMSA_ERR__SHUTDOWN: it is
+ * closed). */
 SAMSA_MUST_CHECK samsa_err_t samsa_quorum_adopt_fd(samsa_quorum_t *q,
                                                    int fd);
 
-/* Stop: pending appends and changes fail (SAMSA_ERR__SHUTDOWN or
- * __STATE), the raft instance closes, the thread is joined, q is freed.
- * NULL is a no-op.  Must not be called on the quorum thread. */
+/* Stop: queued appends and changes fail with SAMSA_ERR__SHUTDOWN; then,
+ * taking no new work, wait (at most 5 s) until every log entry is stored
+ * (libraft 0.15 crashes when it closes a leader with several log writes
+ * pending); then raft closes and entries still in flight fail with
+ * SAMSA_ERR__STATE (they may yet commit on the next leader); the thread
+ * is joined, q is freed.  NULL is a no-op.  Must not be called on the
+ * quorum thread.  For a controlled shutdown of the leader, transfer
+ * first. */
 void samsa_quorum_close(samsa_quorum_t *q);
 
 #endif /* SAMSA_META_QUORUM_H */

@@ -28,6 +28,9 @@ typedef struct qt_dialer qt_dialer_t;
 /* how long libraft's connect() waits for a reverse socket to be parked */
 #define QT_REVERSE_WAIT_MS  1000
 #define QT_REVERSE_POLL_MS  10
+/* an adopted socket must send its handshake within this */
+#define QT_HANDSHAKE_MS     5000
+#define QT_SWEEP_MS         1000
 
 typedef struct qt {
     struct raft_uv_transport      *t;
@@ -44,6 +47,10 @@ typedef struct qt {
     qt_parked_t                   *parked;      /* reverse sockets, by id */
     qt_dialer_t                   *dialers;     /* our reverse dials */
     unsigned                       retry_ms;
+    samsa_quorum_transport_member_fn *member;
+    void                          *member_ctx;
+    uv_timer_t                     sweep;       /* handshake timeouts */
+    bool                           sweep_open;
 } qt_t;
 
 /* A reverse socket a non-voter dialled to us: our outbound stream to it,
@@ -91,6 +98,7 @@ struct qt_inbound {
     size_t         cid_len;
     size_t         addr_len;
     bool           reverse;             /* a reverse dial: park it */
+    uint64_t       since;               /* uv_now at adopt */
 };
 
 struct qt_outbound {
@@ -157,7 +165,7 @@ static void
 qt_maybe_closed(qt_t *qt)
 {
     if (qt->closing && qt->inbound == NULL && qt->outbound == NULL
-        && qt->parked == NULL && qt->dialers == NULL
+        && qt->parked == NULL && qt->dialers == NULL && !qt->sweep_open
         && qt->close_cb != NULL) {
         raft_uv_transport_close_cb  cb = qt->close_cb;
 
@@ -413,6 +421,18 @@ qt_inbound_finish(qt_inbound_t *in)
     }
     memcpy(address, in->strs + in->cid_len, in->addr_len);
     address[in->addr_len] = '\0';
+    /* a reverse socket is only parked: it is used once we connect() to
+     * that id, which libraft does only for members */
+    if (!in->reverse && qt->member != NULL
+        && !qt->member(qt->member_ctx, id)) {
+        char  why[SAMSA_QUORUM_TRANSPORT_STR_MAX + 64];
+
+        snprintf(why, sizeof(why),
+                 "raft id %llu (%s) may not connect (it is ours)",
+                 (unsigned long long) id, address);
+        qt_inbound_drop(in, why);
+        return;
+    }
     if (in->reverse) {
         qt_inbound_unlink(in);
         samsa_free(in);
@@ -471,6 +491,7 @@ samsa_quorum_transport_adopt(struct raft_uv_transport *t, int fd)
     in = samsa_calloc(1, sizeof(*in));
     in->qt = qt;
     in->need = QT_HDR_LEN;
+    in->since = uv_now(qt->loop);
     in->tcp = raft_malloc(sizeof(*in->tcp));
     samsa_assert(in->tcp != NULL);
     uv_tcp_init(qt->loop, in->tcp);
@@ -621,7 +642,8 @@ qt_outbound_dial(qt_outbound_t *out, const struct sockaddr *sa)
 static void
 qt_outbound_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res)
 {
-    qt_outbound_t  *out = gai->data;
+    qt_outbound_t    *out = gai->data;
+    struct addrinfo  *pick;
 
     out->gai_pending = false;
     if (out->tcp_closed) {              /* cancelled by close() */
@@ -634,7 +656,12 @@ qt_outbound_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res)
         qt_outbound_fail(out);
         return;
     }
-    qt_outbound_dial(out, res->ai_addr);
+    /* one address is tried: IPv4 first (listeners bound to 0.0.0.0 or
+     * 127.0.0.1 are the common case; "localhost" also gives ::1) */
+    for (pick = res; pick != NULL && pick->ai_family != AF_INET;
+         pick = pick->ai_next) {
+    }
+    qt_outbound_dial(out, (pick != NULL ? pick : res)->ai_addr);
     uv_freeaddrinfo(res);
 }
 
@@ -870,55 +897,15 @@ samsa_quorum_transport_reverse_dial(struct raft_uv_transport *t,
     return SAMSA_ERR_NONE;
 }
 
-static int
-qt_connect(struct raft_uv_transport *t, struct raft_uv_connect *req,
-           raft_id id, const char *address, raft_uv_connect_cb cb)
+/* Resolve (IP literals at once, names through the thread pool) and dial. */
+static void
+qt_outbound_start(qt_outbound_t *out)
 {
-    qt_t                 *qt = t->impl;
-    qt_outbound_t        *out;
+    qt_t                 *qt = out->qt;
     struct sockaddr_in6   sa6;
     struct sockaddr_in    sa4;
     struct addrinfo       hints;
 
-    (void) id;
-    if (qt->closing) {
-        return RAFT_CANCELED;
-    }
-    out = samsa_calloc(1, sizeof(*out));
-    out->qt = qt;
-    out->req = req;
-    out->req_id = id;
-    req->cb = cb;
-    if (!qt_split_address(address, &out->host, out->port)) {
-        samsa_free(out);
-        snprintf(t->errmsg, RAFT_ERRMSG_BUF_SIZE, "bad address '%s'",
-                 address);
-        return RAFT_NOCONNECTION;
-    }
-    if (strcmp(out->port, "0") == 0 || qt_has_parked(qt, id)) {
-        /* not reachable, or it dialled us: use its reverse socket */
-        out->reverse = true;
-        out->wait_until = uv_now(qt->loop) + QT_REVERSE_WAIT_MS;
-        uv_timer_init(qt->loop, &out->timer);
-        out->timer.data = out;
-        out->next = qt->outbound;
-        if (qt->outbound != NULL) {
-            qt->outbound->prev = out;
-        }
-        qt->outbound = out;
-        uv_timer_start(&out->timer, qt_outbound_wait, 0, QT_REVERSE_POLL_MS);
-        return 0;
-    }
-    qt_outbound_handshake(out);
-    out->tcp = raft_malloc(sizeof(*out->tcp));
-    samsa_assert(out->tcp != NULL);
-    uv_tcp_init(qt->loop, out->tcp);
-    out->tcp->data = out;
-    out->next = qt->outbound;
-    if (qt->outbound != NULL) {
-        qt->outbound->prev = out;
-    }
-    qt->outbound = out;
     if (uv_ip4_addr(out->host, atoi(out->port), &sa4) == 0) {
         qt_outbound_dial(out, (const struct sockaddr *) &sa4);
     } else if (uv_ip6_addr(out->host, atoi(out->port), &sa6) == 0) {
@@ -935,6 +922,49 @@ qt_connect(struct raft_uv_transport *t, struct raft_uv_connect *req,
             qt_outbound_fail(out);
         }
     }
+}
+
+static int
+qt_connect(struct raft_uv_transport *t, struct raft_uv_connect *req,
+           raft_id id, const char *address, raft_uv_connect_cb cb)
+{
+    qt_t           *qt = t->impl;
+    qt_outbound_t  *out;
+
+    if (qt->closing) {
+        return RAFT_CANCELED;
+    }
+    out = samsa_calloc(1, sizeof(*out));
+    out->qt = qt;
+    out->req = req;
+    out->req_id = id;
+    req->cb = cb;
+    if (!qt_split_address(address, &out->host, out->port)) {
+        samsa_free(out);
+        snprintf(t->errmsg, RAFT_ERRMSG_BUF_SIZE, "bad address '%s'",
+                 address);
+        return RAFT_NOCONNECTION;
+    }
+    out->next = qt->outbound;
+    if (qt->outbound != NULL) {
+        qt->outbound->prev = out;
+    }
+    qt->outbound = out;
+    if (strcmp(out->port, "0") == 0 || qt_has_parked(qt, id)) {
+        /* not reachable, or it dialled us: use its reverse socket */
+        out->reverse = true;
+        out->wait_until = uv_now(qt->loop) + QT_REVERSE_WAIT_MS;
+        uv_timer_init(qt->loop, &out->timer);
+        out->timer.data = out;
+        uv_timer_start(&out->timer, qt_outbound_wait, 0, QT_REVERSE_POLL_MS);
+        return 0;
+    }
+    qt_outbound_handshake(out);
+    out->tcp = raft_malloc(sizeof(*out->tcp));
+    samsa_assert(out->tcp != NULL);
+    uv_tcp_init(qt->loop, out->tcp);
+    out->tcp->data = out;
+    qt_outbound_start(out);
     return 0;
 }
 
@@ -957,12 +987,40 @@ qt_init(struct raft_uv_transport *t, raft_id id, const char *address)
     return 0;
 }
 
+/* Drop adopted sockets that never finished their handshake. */
+static void
+qt_sweep(uv_timer_t *timer)
+{
+    qt_t      *qt = timer->data;
+    uint64_t   now = uv_now(qt->loop);
+
+    for (qt_inbound_t *in = qt->inbound; in != NULL; in = in->next) {
+        if (now - in->since > QT_HANDSHAKE_MS
+            && !uv_is_closing((uv_handle_t *) in->tcp)) {
+            qt_inbound_drop(in, "no handshake within 5 s");
+        }
+    }
+}
+
+static void
+qt_sweep_closed(uv_handle_t *h)
+{
+    qt_t  *qt = h->data;
+
+    qt->sweep_open = false;
+    qt_maybe_closed(qt);
+}
+
 static int
 qt_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
 {
     qt_t  *qt = t->impl;
 
     qt->accept_cb = cb;                 /* sockets come through adopt */
+    uv_timer_init(qt->loop, &qt->sweep);
+    qt->sweep.data = qt;
+    qt->sweep_open = true;
+    uv_timer_start(&qt->sweep, qt_sweep, QT_SWEEP_MS, QT_SWEEP_MS);
     return 0;
 }
 
@@ -987,6 +1045,10 @@ qt_close(struct raft_uv_transport *t, raft_uv_transport_close_cb cb)
     }
     for (qt_dialer_t *d = qt->dialers; d != NULL; d = d->next) {
         qt_dialer_stop(d);
+    }
+    if (qt->sweep_open && !uv_is_closing((uv_handle_t *) &qt->sweep)) {
+        uv_timer_stop(&qt->sweep);
+        uv_close((uv_handle_t *) &qt->sweep, qt_sweep_closed);
     }
     qt_maybe_closed(qt);
 }
@@ -1017,6 +1079,17 @@ samsa_quorum_transport_init(struct raft_uv_transport *t, uv_loop_t *loop,
     t->connect = qt_connect;
     t->close = qt_close;
     return SAMSA_ERR_NONE;
+}
+
+void
+samsa_quorum_transport_set_member_check(struct raft_uv_transport *t,
+                                        samsa_quorum_transport_member_fn *fn,
+                                        void *ctx)
+{
+    qt_t  *qt = t->impl;
+
+    qt->member = fn;
+    qt->member_ctx = ctx;
 }
 
 void

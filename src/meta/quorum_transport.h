@@ -10,8 +10,9 @@
  * first 8 bytes are SAMSA_QUORUM_TRANSPORT_MAGIC is given to
  * samsa_quorum_transport_adopt(), which reads and checks the handshake and
  * then calls libraft's accept callback.  A handshake with another cluster
- * id, another version or bad lengths is refused (the socket is closed and
- * counted, samsa_quorum_transport_refused()).
+ * id, another version or bad lengths, from a raft id that is not a member
+ * (set_member_check), or none within 5 s, is refused (the socket is
+ * closed and counted, samsa_quorum_transport_refused()).
  *
  * Handshake, little-endian, 32 bytes then two strings:
  *   0  magic[8]      0xd3 'S' 'A' 'M' 'S' 'A' 'Q' '1'  (first byte >= 0x80:
@@ -82,6 +83,14 @@ void samsa_quorum_transport_adopt(struct raft_uv_transport *t, int fd);
 SAMSA_MUST_CHECK samsa_err_t samsa_quorum_transport_reverse_dial(
     struct raft_uv_transport *t, raft_id id, const char *address,
     char *errstr, size_t errstr_size);
+
+/* Whether raft id may talk to us (is in the configuration); asked for
+ * every inbound handshake, on the loop thread.  Refused ones are closed
+ * and counted. */
+typedef bool samsa_quorum_transport_member_fn(void *ctx, raft_id id);
+void samsa_quorum_transport_set_member_check(
+    struct raft_uv_transport *t, samsa_quorum_transport_member_fn *fn,
+    void *ctx);
 
 /* Delay before a failed reverse dial is tried again (default 200 ms). */
 void samsa_quorum_transport_set_retry(struct raft_uv_transport *t,

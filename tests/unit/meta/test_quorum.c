@@ -356,6 +356,28 @@ cluster_stop(cluster_t *c, int nodes)
     assert_int_equal(system(cmd), 0);
 }
 
+static int
+node_get(node_t *nd, const int *field)
+{
+    int  v;
+
+    pthread_mutex_lock(&nd->mu);
+    v = *field;
+    pthread_mutex_unlock(&nd->mu);
+    return v;
+}
+
+static bool
+node_is_leader(node_t *nd)
+{
+    bool  v;
+
+    pthread_mutex_lock(&nd->mu);
+    v = nd->is_leader;
+    pthread_mutex_unlock(&nd->mu);
+    return v;
+}
+
 /* The node (among those open) that reported is_self, waiting at most
  * timeout_ms; -1 if none. */
 static int
@@ -558,18 +580,36 @@ test_quorum_replicate_failover_restart(void **state)
     assert_int_equal(lid, leader);
     assert_true(epoch >= 1);
 
-    /* describe on the leader: 3 voters, all at the commit index */
-    assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc, 2000),
-                     SAMSA_ERR_NONE);
+    /* describe on the leader: 3 voters, all at the commit index (once the
+     * followers' last acknowledgements have arrived) */
+    for (int64_t end = now_ms() + 3000;;) {
+        bool  all = true;
+
+        assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc,
+                                               2000),
+                         SAMSA_ERR_NONE);
+        for (size_t i = 0; i < desc.n_voters; i++) {
+            all = all && desc.voters[i].log_end_offset
+                         == expected_offset(200);
+        }
+        if (all || now_ms() > end) {
+            break;
+        }
+        usleep(5000);
+    }
     assert_true(desc.is_leader);
     assert_int_equal(desc.leader_node_id, leader);
     assert_int_equal(desc.n_voters, 3);
     assert_int_equal(desc.n_observers, 0);
     assert_int_equal(desc.next_offset, expected_offset(200));
     assert_true(desc.high_watermark >= 201);    /* conf + barrier + 200 */
+    assert_int_equal(desc.high_watermark_offset, expected_offset(200));
     for (size_t i = 0; i < desc.n_voters; i++) {
         assert_true(desc.voters[i].log_end_index >= 200);
         assert_true(desc.voters[i].last_contact_ms > 0);
+        /* the appends have all committed: every voter has them all */
+        assert_int_equal(desc.voters[i].log_end_offset,
+                         expected_offset(200));
     }
     printf("quorum: leader %d epoch %lld hw %lld\n", desc.leader_node_id,
            (long long) desc.epoch, (long long) desc.high_watermark);
@@ -622,6 +662,51 @@ test_quorum_replicate_failover_restart(void **state)
     free(c);
 }
 
+static uint64_t
+refused_of(node_t *nd)
+{
+    samsa_quorum_desc_t  desc;
+
+    assert_int_equal(samsa_quorum_describe(nd->q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    return desc.refused_connections;
+}
+
+/* Send node i a handshake of version, from raft id, cut after len bytes
+ * (8: the magic only); it must be refused (within 7 s: 5 s handshake
+ * timeout). */
+static void
+refuse_raw(cluster_t *c, int i, uint32_t version, uint64_t id, size_t len)
+{
+    struct sockaddr_in  sa = { .sin_family = AF_INET };
+    uint8_t             hs[64] = { 0 };
+    const char         *cid = "cluster-A";
+    const char         *addr = "127.0.0.1:1";
+    uint64_t            before = refused_of(&c->nodes[i]);
+    int64_t             end = now_ms() + 7000;
+    int                 fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memcpy(hs, SAMSA_QUORUM_TRANSPORT_MAGIC, 8);
+    memcpy(hs + 8, &version, 4);        /* little-endian host */
+    memcpy(hs + 16, &id, 8);
+    hs[24] = (uint8_t) strlen(cid);
+    hs[26] = (uint8_t) strlen(addr);
+    memcpy(hs + 32, cid, strlen(cid));
+    memcpy(hs + 32 + strlen(cid), addr, strlen(addr));
+    if (len == 32) {
+        len = 32 + strlen(cid) + strlen(addr);
+    }
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons(c->nodes[i].port);
+    assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+    assert_int_equal(write(fd, hs, len), (ssize_t) len);
+    while (refused_of(&c->nodes[i]) == before && now_ms() < end) {
+        usleep(10000);
+    }
+    assert_true(refused_of(&c->nodes[i]) > before);
+    close(fd);
+}
+
 static void
 test_quorum_other_cluster_refused(void **state)
 {
@@ -633,7 +718,7 @@ test_quorum_other_cluster_refused(void **state)
     samsa_quorum_t      *xq;
     char                 errstr[512];
     int                  leader;
-    int64_t              epoch0, end;
+    int64_t              epoch0, end, t0;
     int32_t              lid;
     int64_t              xepoch;
 
@@ -684,13 +769,22 @@ test_quorum_other_cluster_refused(void **state)
     usleep(3 * ELECTION_MS * 1000);
     samsa_quorum_leader(xq, &lid, &xepoch);
     assert_int_equal(lid, -1);          /* x found no leader, won nothing */
-    assert_false(x->is_leader);
+    assert_false(node_is_leader(x));
     /* cluster-A was not disturbed: same leader, same epoch */
     samsa_quorum_leader(c->nodes[leader].q, &lid, &xepoch);
     assert_int_equal(lid, leader);
     assert_int_equal(xepoch, epoch0);
     printf("quorum: node 0 refused %llu cluster-B connections\n",
            (unsigned long long) desc.refused_connections);
+
+    /* refused too: another version, our own raft id, no handshake */
+    node_close(x);                      /* its dials would count too */
+    usleep(100000);
+    refuse_raw(c, 0, 9, 2, 32);         /* version 9 */
+    refuse_raw(c, 0, 1, 1, 32);         /* node 0's own raft id 1 */
+    t0 = now_ms();
+    refuse_raw(c, 0, 1, 2, 8);          /* the magic, then nothing */
+    assert_true(now_ms() - t0 >= 4000); /* by the handshake timeout */
     cluster_stop(c, 4);
     free(c);
 }
@@ -725,8 +819,10 @@ test_quorum_snapshot_and_observer(void **state)
     assert_true(wait_appends(a, 100, 10000));
     assert_int_equal(a->ok, 100);
     for (int i = 0; i < 3; i++) {
-        assert_true(wait_count(&c->nodes[i], 100, 5000));
-        assert_true(c->nodes[i].snapshots_taken >= 1);
+        node_t  *nd = &c->nodes[i];
+
+        assert_true(wait_count(nd, 100, 5000));
+        assert_true(node_get(nd, &nd->snapshots_taken) >= 1);
     }
 
     /* a late node: wiped dir, the leader has compacted past its start */
@@ -873,6 +969,154 @@ test_quorum_reverse_observer(void **state)
     free(c);
 }
 
+/* Appends in flight when the leader closes: every done callback runs,
+ * each with success, SHUTDOWN or STATE (leadership lost), and the
+ * survivors agree on what committed. */
+static void
+test_quorum_close_in_flight(void **state)
+{
+    cluster_t  *c = calloc(1, sizeof(*c));
+    appends_t  *a = calloc(1, sizeof(*a));
+    int         leader, next, other;
+    uint64_t    h1, h2;
+    int         n1, n2;
+    int64_t     end;
+
+    (void) state;
+    pthread_mutex_init(&a->mu, NULL);
+    cluster_start(c, 3, 0, 0);
+    leader = wait_leader(c, 3, 5000);
+    assert_true(leader >= 0);
+    append_range(&c->nodes[leader], a, 0, 300);
+    usleep(1000 * (useconds_t) (now_ms() % 3)); /* 0..2 ms: some queued */
+    node_close(&c->nodes[leader]);
+    assert_int_equal(a->done, 300);     /* all answered by close */
+    printf("quorum: %d of 300 in-flight appends succeeded before the "
+           "close, the rest failed with %s\n", a->ok,
+           a->ok < 300 ? samsa_err_name(a->last_err) : "-");
+    assert_true(a->ok == 300 || a->last_err == SAMSA_ERR__SHUTDOWN
+                || a->last_err == SAMSA_ERR__STATE);
+    next = wait_leader(c, 3, 5000);
+    assert_true(next >= 0 && next != leader);
+    other = 3 - leader - next;
+    end = now_ms() + 3000;
+    do {
+        usleep(20000);
+        pthread_mutex_lock(&c->nodes[next].mu);
+        n1 = c->nodes[next].n;
+        h1 = c->nodes[next].hash;
+        pthread_mutex_unlock(&c->nodes[next].mu);
+        pthread_mutex_lock(&c->nodes[other].mu);
+        n2 = c->nodes[other].n;
+        h2 = c->nodes[other].hash;
+        pthread_mutex_unlock(&c->nodes[other].mu);
+    } while ((n1 != n2 || h1 != h2) && now_ms() < end);
+    assert_int_equal(n1, n2);
+    assert_true(h1 == h2);
+    assert_true(n1 >= a->ok);           /* nothing acknowledged is lost */
+    cluster_stop(c, 3);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+    free(c);
+}
+
+static int
+wait_change(atomic_int *res, int timeout_ms)
+{
+    int64_t  end = now_ms() + timeout_ms;
+
+    while (atomic_load(res) == 0 && now_ms() < end) {
+        usleep(2000);
+    }
+    return atomic_load(res);
+}
+
+/* add_voter makes a fourth voter (it replicates, describe shows four),
+ * transfer hands it the leadership, remove_voter takes one out again; a
+ * follower refuses changes. */
+static void
+test_quorum_membership(void **state)
+{
+    cluster_t           *c = calloc(1, sizeof(*c));
+    appends_t           *a = calloc(1, sizeof(*a));
+    node_t              *nv = &c->nodes[3];
+    samsa_quorum_desc_t  desc;
+    atomic_int           changed = 0;
+    int                  leader, follower, gone;
+
+    (void) state;
+    pthread_mutex_init(&a->mu, NULL);
+    cluster_start(c, 3, 0, 0);
+    leader = wait_leader(c, 3, 5000);
+    assert_true(leader >= 0);
+    follower = (leader + 1) % 3;
+    append_range(&c->nodes[leader], a, 0, 50);
+    assert_true(wait_appends(a, 50, 10000));
+
+    node_init(c, nv, 3, "cluster-A", false);
+    node_open(c, nv);
+    assert_int_equal(samsa_quorum_add_voter(c->nodes[follower].q, 3,
+                                            "127.0.0.1", nv->port, on_change,
+                                            &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 5000),
+                     -(int) SAMSA_ERR_NOT_CONTROLLER);
+    atomic_store(&changed, 0);
+    /* by name: the transport resolves it (uv_getaddrinfo) */
+    assert_int_equal(samsa_quorum_add_voter(c->nodes[leader].q, 3,
+                                            "localhost", nv->port, on_change,
+                                            &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 10000), 1);
+    assert_true(wait_count(nv, 50, 5000));
+    check_entries(nv, 50);
+    assert_int_equal(samsa_quorum_describe(c->nodes[leader].q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(desc.n_voters, 4);
+    assert_int_equal(desc.n_observers, 0);
+
+    /* leadership to the new voter */
+    atomic_store(&changed, 0);
+    assert_int_equal(samsa_quorum_transfer(c->nodes[leader].q, 3, on_change,
+                                           &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 5000), 1);
+    assert_int_equal(wait_leader(c, 4, 5000) >= 0, 1);
+    for (int64_t end = now_ms() + 5000; now_ms() < end;) {
+        pthread_mutex_lock(&nv->mu);
+        bool  is = nv->is_leader;
+        pthread_mutex_unlock(&nv->mu);
+        if (is) {
+            break;
+        }
+        usleep(2000);
+    }
+    assert_true(node_is_leader(nv));
+    append_range(nv, a, 50, 60);
+    assert_true(wait_appends(a, 60, 10000));
+    assert_int_equal(a->ok, 60);
+
+    /* and a voter out again */
+    gone = follower;
+    atomic_store(&changed, 0);
+    assert_int_equal(samsa_quorum_remove_voter(nv->q, gone, on_change,
+                                               &changed),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(wait_change(&changed, 5000), 1);
+    assert_int_equal(samsa_quorum_describe(nv->q, &desc, 2000),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(desc.n_voters, 3);
+    for (size_t i = 0; i < desc.n_voters; i++) {
+        assert_int_not_equal(desc.voters[i].node_id, gone);
+    }
+    printf("quorum: node 3 added as voter, led after a transfer, node %d "
+           "removed\n", gone);
+    cluster_stop(c, 4);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+    free(c);
+}
+
 static void
 test_quorum_bad_conf(void **state)
 {
@@ -909,9 +1153,14 @@ main(void)
         cmocka_unit_test(test_quorum_other_cluster_refused),
         cmocka_unit_test(test_quorum_snapshot_and_observer),
         cmocka_unit_test(test_quorum_reverse_observer),
+        cmocka_unit_test(test_quorum_close_in_flight),
+        cmocka_unit_test(test_quorum_membership),
     };
 
     signal(SIGPIPE, SIG_IGN);           /* libuv leaves it to us */
+    if (getenv("QUORUM_TEST") != NULL) {    /* run just that one */
+        cmocka_set_test_filter(getenv("QUORUM_TEST"));
+    }
     setvbuf(stdout, NULL, _IONBF, 0);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
