@@ -7,9 +7,8 @@
  * UNKNOWN_TOPIC_OR_PARTITION); a node that is not the leader answers the
  * partition with NOT_LEADER_OR_FOLLOWER and the leader it knows (a broker
  * listener forwards the request to the active controller first,
- * broker/forward.h).  Offsets are the quorum's raft indexes (high
- * watermark: the commit index; a voter's log end: its match index), as
- * samsa_quorum_describe reports them.
+ * broker/forward.h).  Offsets are metadata offsets (records), as
+ * samsa_quorum_describe maps them from raft indexes (-1 where it cannot).
  * Threads: handler (the describe waits for the quorum thread).
  */
 #include "broker/api_table.h"
@@ -51,7 +50,7 @@ dq_voters(samsa_req_t *req, const samsa_quorum_desc_t *d,
 
         samsa_DescribeQuorumVoter_init(v);
         v->ReplicaId = d->voters[i].node_id;
-        v->LogEndOffset = d->voters[i].log_end_index;
+        v->LogEndOffset = d->voters[i].log_end_offset;
         v->LastFetchTimestamp = d->voters[i].last_contact_ms;
         if (d->voters[i].node_id == d->leader_node_id) {
             v->LastCaughtUpTimestamp = samsa_wall_ms();
@@ -65,7 +64,7 @@ dq_voters(samsa_req_t *req, const samsa_quorum_desc_t *d,
 
         samsa_DescribeQuorumObserver_init(o);
         o->ReplicaId = d->observers[i].node_id;
-        o->LogEndOffset = d->observers[i].log_end_index;
+        o->LogEndOffset = d->observers[i].log_end_offset;
         o->LastFetchTimestamp = d->observers[i].last_contact_ms;
     }
 }
@@ -140,7 +139,7 @@ samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *body)
     } else {
         p->LeaderId = d->leader_node_id;
         p->LeaderEpoch = (int32_t) d->epoch;
-        p->HighWatermark = d->high_watermark;
+        p->HighWatermark = d->high_watermark_offset;
         if (!d->is_leader) {
             p->ErrorCode = SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
         } else {
