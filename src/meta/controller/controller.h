@@ -1,6 +1,6 @@
 /*
- * meta/controller/controller.h - the controller of a single-node KRaft cluster: it
- * owns the metadata log (__cluster_metadata-0, meta/mlog.h), rebuilds the
+ * meta/controller/controller.h - the KRaft controller.  On a single node
+ * it owns the metadata log (__cluster_metadata-0, meta/mlog.h), rebuilds the
  * image from it at start, and carries out the admin changes the broker's
  * handlers forward to it (CreateTopics, DeleteTopics, CreatePartitions,
  * AlterConfigs, IncrementalAlterConfigs, producer-id blocks) the way
@@ -13,6 +13,9 @@
  * it later (DESIGN.md section 6).  Results are per item, in the order of
  * the request's items, each with Kafka's error code and message.
  *
+ * In KRaft cluster mode the log is the metadata quorum's (meta/quorum.h,
+ * see samsa_controller_open): changes go through the raft leader, the
+ * active controller, and every node's image is what the quorum committed.
  * Threads: one controller thread ("controller", Kafka's
  * quorum-controller event handler) owns the metadata log and the
  * controller's state and runs every operation in turn; the samsa_controller_*
