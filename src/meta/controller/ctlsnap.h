@@ -23,7 +23,8 @@
 #include "util/buf.h"
 
 /* Append rec to out (u32 length + framed record). */
-void samsa_ctlsnap_add(samsa_buf_t *out, const samsa_MetadataRecords_any_t *rec);
+void samsa_ctlsnap_add(samsa_buf_t *out,
+                       const samsa_MetadataRecords_any_t *rec);
 
 /* Append every record of img to out; *count gets how many. */
 void samsa_ctlsnap_write(const samsa_image_t *img, samsa_buf_t *out,
