@@ -134,3 +134,32 @@ def test_topic_created_during_failover_everywhere_or_nowhere(cluster):
     assert ("racing" in back) == all(have), (back, views)
     print("racing topic: %s (create answer: %s)" % (
         "committed" if all(have) else "lost", results))
+
+
+def test_controller_listener_sniffing(cluster):
+    """The CONTROLLER listener peeks at a new connection's first bytes: a
+    Kafka request that trickles in byte by byte is still Kafka (its first
+    byte cannot start the raft magic); bytes that start like the magic and
+    then differ are read as Kafka (an absurd frame size: closed), and the
+    raft connections keep working meanwhile."""
+    leader = cluster.wait_leader(T(20))
+    other = next(n for n in cluster.nodes if n != leader)
+    port = cluster.nodes[other].ports[1]
+    frame = kwire.api_versions_request(0, 7)
+    with kwire.connect(HOST, port, T(5)) as c:
+        for b in frame:
+            c.sock.sendall(bytes([b]))
+            time.sleep(0.005)
+        payload = c.recv_frame(T(5))
+        r = kwire.decode_api_versions_response(payload, 0)
+        assert r["error_code"] == 0 and r["correlation_id"] == 7, r
+    with kwire.connect(HOST, port, T(5)) as c:
+        c.sock.sendall(b"\xd3SAM")      # a prefix of the raft magic: waits
+        time.sleep(0.2)
+        c.sock.sendall(b"XXXX")         # not the magic after all
+        with pytest.raises(kwire.ConnectionClosed):
+            c.recv_frame(T(3))
+    # the quorum still commits
+    r = cluster.create_topic(leader, "after-sniff")
+    assert r["error_code"] == 0, r
+    cluster.wait_topics_equal(["after-sniff"], T(10))
