@@ -44,6 +44,7 @@
 #define CTL_CLUSTER(ctrl)  ((ctrl)->conf.cluster_id != NULL)
 
 #define CTL_QUEUE_SIZE   128
+#define CTL_SNAPSHOT_TRAILING_MIN  64   /* entries kept behind a snapshot */
 #define CTL_POLL_MS      300
 
 typedef enum ctl_kind {
@@ -774,10 +775,17 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
                              ? (uint32_t) k->election_timeout_ms : 0;
     /* metadata.log.max.record.bytes.between.snapshots: libraft counts
      * entries, so an entry (one controller batch) counts as 1 KiB; as
-     * many entries stay behind a snapshot for standbys catching up */
+     * many entries (at least CTL_SNAPSHOT_TRAILING_MIN) stay behind a
+     * snapshot for standbys catching up.  The floor matters: a standby
+     * that has just installed a snapshot must find the entries after it
+     * in the leader's log even if the leader took newer snapshots
+     * meanwhile (with libraft 0.15 such a standby was seen to stall when
+     * they were gone) */
     qc.snapshot_threshold = ctl_snapshot_entries(
         k->max_record_bytes_between_snapshots);
-    qc.snapshot_trailing = qc.snapshot_threshold;
+    qc.snapshot_trailing = qc.snapshot_threshold > CTL_SNAPSHOT_TRAILING_MIN
+                           ? qc.snapshot_threshold
+                           : CTL_SNAPSHOT_TRAILING_MIN;
     qc.snapshot_take = ctl_snapshot_take;
     qc.snapshot_restore = ctl_snapshot_restore;
     qc.commit = ctl_on_commit;
