@@ -12,12 +12,15 @@
 #include "net/server/reqchan.h"
 #include "proto/proto.h"
 #include "proto/resphdr.h"
+#include "broker/forward.h"
 #include "util/diag.h"
 #include "util/time.h"
 
 #define B SAMSA_API_F_BROKER
 #define C SAMSA_API_F_CONTROLLER
 #define R SAMSA_API_F_RAW
+#define A SAMSA_API_F_ADMIN
+#define Q SAMSA_API_F_QUORUM
 
 /* Version ranges: CLIENTS.md.  Produce v0-v2 are listed but answered by
  * closing (librdkafka compresses only if Produce v0 is listed; Kafka 4
@@ -38,8 +41,8 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_DescribeGroups, 0, 5, samsa_h_DescribeGroups, B, 0 },
     { SAMSA_API_ListGroups, 0, 5, samsa_h_ListGroups, B, 0 },
     { SAMSA_API_ApiVersions, 0, 4, samsa_h_ApiVersions, B | C | R, 0 },
-    { SAMSA_API_CreateTopics, 2, 7, samsa_h_CreateTopics, B, 0 },
-    { SAMSA_API_DeleteTopics, 1, 6, samsa_h_DeleteTopics, B, 0 },
+    { SAMSA_API_CreateTopics, 2, 7, samsa_h_CreateTopics, B | A, 0 },
+    { SAMSA_API_DeleteTopics, 1, 6, samsa_h_DeleteTopics, B | A, 0 },
     { SAMSA_API_DeleteRecords, 0, 2, samsa_h_DeleteRecords, B, 0 },
     { SAMSA_API_InitProducerId, 0, 5, samsa_h_InitProducerId, B, 0 },
     { SAMSA_API_AddPartitionsToTxn, 0, 3, samsa_h_AddPartitionsToTxn, B, 0 },
@@ -47,15 +50,16 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_EndTxn, 0, 4, samsa_h_EndTxn, B, 0 },
     { SAMSA_API_TxnOffsetCommit, 0, 4, samsa_h_TxnOffsetCommit, B, 0 },
     { SAMSA_API_DescribeConfigs, 0, 4, samsa_h_DescribeConfigs, B, 0 },
-    { SAMSA_API_AlterConfigs, 0, 2, samsa_h_AlterConfigs, B, 0 },
+    { SAMSA_API_AlterConfigs, 0, 2, samsa_h_AlterConfigs, B | A, 0 },
     { SAMSA_API_DescribeLogDirs, 0, 4, samsa_h_DescribeLogDirs, B, 0 },
-    { SAMSA_API_CreatePartitions, 0, 3, samsa_h_CreatePartitions, B, 0 },
+    { SAMSA_API_CreatePartitions, 0, 3, samsa_h_CreatePartitions, B | A, 0 },
     { SAMSA_API_DeleteGroups, 0, 2, samsa_h_DeleteGroups, B, 0 },
-    { SAMSA_API_IncrementalAlterConfigs, 0, 1, samsa_h_IncrementalAlterConfigs, B, 0 },
+    { SAMSA_API_IncrementalAlterConfigs, 0, 1, samsa_h_IncrementalAlterConfigs, B | A, 0 },
     { SAMSA_API_OffsetDelete, 0, 0, samsa_h_OffsetDelete, B, 0 },
     { SAMSA_API_DescribeClientQuotas, 0, 1, samsa_h_DescribeClientQuotas, B, 0 },
-    { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B, 0 },
+    { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B | A, 0 },
     { SAMSA_API_DescribeCluster, 0, 1, samsa_h_DescribeCluster, B, 0 },
+    { SAMSA_API_DescribeQuorum, 0, 2, samsa_h_DescribeQuorum, Q | A, 0 },
     { SAMSA_API_DescribeProducers, 0, 0, samsa_h_DescribeProducers, B, 0 },
     { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B, 0 },
     { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },
@@ -82,6 +86,15 @@ samsa_apis_init(samsa_apis_t *apis, const char *kind, const samsa_node_t *node,
             apis->defs[api_defs[i].key] = &api_defs[i];
         }
     }
+}
+
+int32_t
+samsa_apis_controller_id(const samsa_apis_t *apis)
+{
+    if (apis->broker != NULL && apis->broker->ctrl != NULL) {
+        return samsa_controller_active_id(apis->broker->ctrl);
+    }
+    return apis->node->controller_id;
 }
 
 const samsa_api_def_t *
@@ -122,6 +135,10 @@ samsa_apis_handle(void *ctx, samsa_req_t *req)
     if (def->flags & SAMSA_API_F_RAW) {
         def->fn(apis, req, NULL);
         return;
+    }
+    if (apis->forward && (def->flags & SAMSA_API_F_ADMIN)
+        && samsa_forward_to_controller(apis, req)) {
+        return;                         /* answered by the active one */
     }
     if (req->hdr.ApiVersion < def->served_from) {
         snprintf(why, sizeof(why), "%s v%d-v%d are no longer supported "

@@ -23,6 +23,14 @@
 #define SAMSA_API_F_RAW         0x4     /* its handler decodes the body
                                            (ApiVersions answers versions
                                            it cannot decode) */
+#define SAMSA_API_F_ADMIN       0x8     /* a controller operation: on a
+                                           cluster node also served on
+                                           controller listeners, and
+                                           forwarded there by a broker
+                                           that is not the active
+                                           controller (broker/forward.h) */
+#define SAMSA_API_F_QUORUM      0x10    /* served only by a KRaft cluster
+                                           node (DescribeQuorum) */
 
 #define SAMSA_API_KEY_LIMIT     128     /* keys are below this */
 
@@ -50,6 +58,10 @@ struct samsa_apis {
     const samsa_node_t      *node;
     samsa_broker_t          *broker;        /* NULL on a controller-only
                                                socket server */
+    bool                     forward;       /* SAMSA_API_F_ADMIN requests go
+                                               to the active controller
+                                               (a cluster node's broker
+                                               listeners) */
     const samsa_api_def_t   *defs[SAMSA_API_KEY_LIMIT];
 };
 
@@ -59,6 +71,11 @@ void samsa_apis_init(samsa_apis_t *apis, const char *kind,
                      unsigned flag);
 
 const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
+
+/* The ControllerId Metadata and DescribeCluster answer: this node, or in
+ * KRaft cluster mode the active controller (the raft leader, -1 while
+ * none is known).  @thread any */
+int32_t samsa_apis_controller_id(const samsa_apis_t *apis);
 
 /* samsa_api_gate_fn and samsa_req_handle_fn for the socket server. */
 samsa_api_gate_t samsa_apis_gate(void *ctx, int16_t key, int16_t version);
@@ -146,6 +163,7 @@ samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
 void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);

@@ -6,7 +6,8 @@
  * topic config changes), and waking delayed Produce answers when the log
  * manager's group commit has synced their data.
  * Threads: open/close on main; the image listener runs on the controller
- * thread; the flushed callback on the log flusher.
+ * thread (in KRaft cluster mode on the quorum thread, which applies the
+ * committed metadata); the flushed callback on the log flusher.
  */
 #include "broker/broker.h"
 
@@ -274,7 +275,8 @@ samsa_broker_set_reconf(samsa_broker_t *b, samsa_broker_reconf_fn *fn,
     pthread_mutex_unlock(&b->reconf_lock);
 }
 
-/* Image listener: runs on the controller thread after each change. */
+/* Image listener: runs on the controller thread (cluster mode: the
+ * quorum thread) after each change. */
 static void
 broker_on_image(void *ctx, const samsa_image_t *old_img,
                 const samsa_image_t *new_img)
@@ -389,6 +391,9 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     samsa_meta_listen(b->meta, broker_on_image, b);
     samsa_controller_conf_init(&ccfg, cfg, b->meta);
     ccfg.node_id = node->node_id;
+    if (samsa_config_kraft(cfg)->is_cluster) {
+        ccfg.cluster_id = node->cluster_id;     /* the quorum's log */
+    }
     err = samsa_controller_open(&b->ctrl, &ccfg, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;

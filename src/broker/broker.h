@@ -43,7 +43,7 @@ typedef samsa_err_t samsa_txn_verify_fn(void *ctx,
 
 /* Dynamic broker configs changed (or the hook was just installed): img
  * is the image now, borrowed for the call.  Called on the controller
- * thread (or the installer's), under the broker's reconf lock; must not
+ * thread (cluster mode: the quorum thread; or the installer's), under the broker's reconf lock; must not
  * call the controller nor wait for a handler. */
 typedef void samsa_broker_reconf_fn(void *ctx, const samsa_image_t *img);
 

@@ -114,7 +114,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_LIST,
         .dflt = "",
         .valid = "id@host:port, ...; ids unique",
-        .implemented = false,
+        .implemented = true,
         .doc = "Static controller quorum. Without process.roles only this "
                "node may be named (empty: this node alone); with it, a "
                "controller must be listed and a broker-only node must not.",
@@ -135,7 +135,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Longest a voter waits for a leader's fetch before it starts "
                "an election.",
     },
@@ -172,7 +172,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "20971520",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT64_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Metadata log bytes between two snapshots.",
     },
     {

@@ -38,6 +38,8 @@ typedef struct samsa_conn {
                                            now (SAMSA_SELECTOR_F_*) */
     bool                 mem_muted;     /* muted while the pool is empty */
     bool                 closing;       /* close requested, not yet done */
+    bool                 sniffed;       /* handoff_match said Kafka */
+    bool                 handed_off;    /* the fd went to handoff_take */
     bool                 recv_complete; /* a whole request awaits handling */
     /* receive in progress */
     uint8_t              size_buf[4];

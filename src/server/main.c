@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 #include <pthread.h>
 
 #include "broker/api_table.h"
@@ -22,6 +23,8 @@
 #include "broker/node.h"
 #include "broker/quota.h"
 #include "meta/metaprops.h"
+#include "meta/quorum.h"
+#include "meta/quorum_transport.h"
 #include "meta/brokercfg.h"
 #include "meta/topic_config.h"
 #include "net/server/sockserver.h"
@@ -130,15 +133,15 @@ server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
     return SAMSA_ERR_NONE;
 }
 
-/* What the configuration allows but this build cannot run yet: the quorum
- * runtime of issue 18 (src/meta/quorum.*) is not wired in, so a cluster
- * node may only be its own single voter.  Remove with that wiring. */
+/* What the configuration allows but this build cannot run yet: a cluster
+ * node must be a voter (broker-only nodes would be quorum observers, which
+ * the controller does not add yet), and the quorum is static
+ * (controller.quorum.voters, no KIP-853 bootstrap servers). */
 static samsa_err_t
 server_check_quorum_runtime(const server_t *srv, char *errstr,
                             size_t errstr_size)
 {
     const samsa_config_kraft_t  *k = samsa_config_kraft(&srv->cfg);
-    size_t                       i;
 
     if (!k->is_cluster) {
         return SAMSA_ERR_NONE;
@@ -155,15 +158,6 @@ server_check_quorum_runtime(const server_t *srv, char *errstr,
                  "without controller.quorum.voters (a dynamic quorum) is "
                  "not supported by this build yet");
         return SAMSA_ERR__CONFIG;
-    }
-    for (i = 0; i < k->nvoters; i++) {
-        if (k->voters[i].id != k->node_id) {
-            snprintf(errstr, errstr_size, "controller.quorum.voters names "
-                     "node %d besides this node %d: a multi-node quorum is "
-                     "not supported by this build yet",
-                     (int) k->voters[i].id, (int) k->node_id);
-            return SAMSA_ERR__CONFIG;
-        }
     }
     return SAMSA_ERR_NONE;
 }
@@ -351,6 +345,32 @@ server_reconf(void *ctx, const samsa_image_t *img)
     }
 }
 
+/* The CONTROLLER listeners of a cluster node also take the metadata
+ * quorum's raft connections (meta/quorum_transport.h): the network
+ * threads hand them to the quorum.  @thread network */
+static bool
+server_raft_match(void *ctx, const uint8_t *buf, size_t len)
+{
+    (void) ctx;
+    return samsa_quorum_transport_is_magic(buf, len);
+}
+
+static void
+server_raft_take(void *ctx, int fd)
+{
+    samsa_broker_t  *brk = ctx;
+    samsa_quorum_t  *q = brk->ctrl != NULL
+                         ? samsa_controller_quorum(brk->ctrl) : NULL;
+
+    if (q == NULL) {
+        close(fd);
+        return;
+    }
+    if (samsa_quorum_adopt_fd(q, fd) != SAMSA_ERR_NONE) {
+        samsa_debug("metadata quorum: a raft connection was refused");
+    }
+}
+
 static samsa_err_t
 server_side_open(server_t *srv, server_side_t *side, const char *kind,
                  bool controller, char *errstr, size_t errstr_size)
@@ -367,9 +387,21 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     if (side->nlisteners == 0) {
         return SAMSA_ERR_NONE;
     }
-    samsa_apis_init(&side->apis, kind, &srv->node,
-                    controller ? NULL : &srv->brk,
-                    controller ? SAMSA_API_F_CONTROLLER : SAMSA_API_F_BROKER);
+    if (samsa_config_kraft(cfg)->is_cluster) {
+        /* a cluster node's controller listeners also serve the admin APIs
+         * (Kafka's ControllerApis), which its broker listeners forward
+         * to the active controller (broker/forward.h) */
+        samsa_apis_init(&side->apis, kind, &srv->node, &srv->brk,
+                        controller ? SAMSA_API_F_CONTROLLER | SAMSA_API_F_ADMIN
+                                     | SAMSA_API_F_QUORUM
+                                   : SAMSA_API_F_BROKER | SAMSA_API_F_QUORUM);
+        side->apis.forward = !controller;
+    } else {
+        samsa_apis_init(&side->apis, kind, &srv->node,
+                        controller ? NULL : &srv->brk,
+                        controller ? SAMSA_API_F_CONTROLLER
+                                   : SAMSA_API_F_BROKER);
+    }
     memset(&conf, 0, sizeof(conf));
     conf.kind = kind;
     conf.listeners = side->listeners;
@@ -421,6 +453,11 @@ server_side_open(server_t *srv, server_side_t *side, const char *kind,
     side->reqlog = &srv->reqlog;
     conf.done = server_request_done;
     conf.done_ctx = side;
+    if (controller && samsa_config_kraft(cfg)->is_cluster) {
+        conf.handoff_match = server_raft_match;
+        conf.handoff_take = server_raft_take;
+        conf.handoff_ctx = &srv->brk;
+    }
     err = samsa_sockserver_open(&side->ss, &conf, errstr, errstr_size);
     server_conn_limits_free(&lim);
     return err;
@@ -580,8 +617,10 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
         }
     }
     server_fill_endpoints(srv);
-    if (cfg->role_broker) {
-        /* the image lists brokers: this one, now that its ports are known */
+    if (cfg->role_broker && !samsa_config_kraft(cfg)->is_cluster) {
+        /* the image lists brokers: this one, now that its ports are known
+         * (a cluster node registers with the active controller instead,
+         * which is not built yet: docs/CLUSTER.md) */
         err = samsa_broker_register(&srv->brk, errstr, errstr_size);
         if (err != SAMSA_ERR_NONE) {
             return err;

@@ -143,14 +143,14 @@ UNUSED_RE = re.compile(r"configuration '([^']+)' \(([^)]*)\) is accepted but not
 # each checked against the code: a key that becomes honoured must leave
 # this list and have its `implemented` flag set (src/config/config_defs.c).
 NOT_USED = {
-    # metadata log: no snapshots, fixed segments
-    "metadata.log.segment.bytes", "metadata.log.max.record.bytes.between.snapshots",
+    # metadata log: fixed segments, no retention (the quorum's snapshots
+    # follow metadata.log.max.record.bytes.between.snapshots)
+    "metadata.log.segment.bytes",
     "metadata.max.retention.bytes", "metadata.max.retention.ms",
     "metadata.max.idle.interval.ms",
-    # the quorum runtime is not built yet: the KRaft keys are parsed and
-    # checked (config_kraft.c) but nothing acts on them
-    "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-    "controller.quorum.election.timeout.ms", "controller.quorum.fetch.timeout.ms",
+    # a static quorum (controller.quorum.voters) only; libraft has its own
+    # fetch-free replication
+    "controller.quorum.bootstrap.servers", "controller.quorum.fetch.timeout.ms",
     # one node: no broker heartbeats, replicas, leader moves, racks
     "broker.heartbeat.interval.ms", "broker.session.timeout.ms",
     "unclean.leader.election.enable", "auto.leader.rebalance.enable",

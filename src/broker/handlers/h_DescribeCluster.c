@@ -33,7 +33,7 @@ describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
     size_t               i, n;
 
     m->ClusterId = samsa_slice_cstr(apis->node->cluster_id);
-    m->ControllerId = apis->node->controller_id;
+    m->ControllerId = samsa_apis_controller_id(apis);
     n = samsa_route_alive_nodes(img, req->listener, false, &req->arena,
                                 &nodes);
     samsa_image_put(img);

@@ -281,7 +281,7 @@ samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *body)
 
     samsa_MetadataResponse_init(&m);
     m.ClusterId = samsa_slice_cstr(apis->node->cluster_id);
-    m.ControllerId = apis->node->controller_id;
+    m.ControllerId = samsa_apis_controller_id(apis);
     metadata_fill_topics(apis, req, rq, &m);
     if (rq->IncludeClusterAuthorizedOperations) {
         m.ClusterAuthorizedOperations = CLUSTER_OPS;

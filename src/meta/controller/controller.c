@@ -7,6 +7,16 @@
  * append returns), applies the delta and publishes the new image.  Only
  * then does the caller, waiting on the operation, get its results: a
  * client never hears of a change that a crash could lose.
+ *
+ * Cluster mode (conf.cluster_id): the log is the quorum's.  The controller
+ * thread validates against the image the quorum thread last applied,
+ * appends the batch (samsa_quorum_append: u32 length and framed record,
+ * per record) and waits for the done callback, which comes after this
+ * node's commit callback published the image: one operation in flight.
+ * The commit callback (quorum thread, every member) decodes the records,
+ * replays them into a delta of the applied image at the quorum's offsets
+ * and publishes the result.  A node that is not the leader, or loses
+ * leadership with the batch in flight, answers NOT_CONTROLLER.
  */
 #include "meta/controller/controller_int.h"
 
@@ -17,25 +27,25 @@
 #include <string.h>
 
 #include "meta/mlog.h"
+#include "meta/quorum.h"
+#include "meta/controller/ctlsnap.h"
+#include "config/config_kraft.h"
+#include "proto/rd.h"
+#include "proto/wr.h"
+
+#include <errno.h>
+#include <sys/stat.h>
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/queue.h"
 
-#define CTL_QUEUE_SIZE   128
-#define CTL_POLL_MS      300
+/* KRaft cluster mode: the log is the quorum's ([const]: ctrl->quorum
+ * itself is set after the controller thread starts, under q_lock). */
+#define CTL_CLUSTER(ctrl)  ((ctrl)->conf.cluster_id != NULL)
 
-struct samsa_controller {
-    samsa_controller_conf_t   conf;     /* [const] */
-    samsa_mlog_t             *mlog;     /* [controller thread] */
-    samsa_image_t            *img;      /* [controller thread] the latest
-                                           published image (a reference) */
-    bool                      failed;   /* [controller thread] the log
-                                           failed: refuse changes */
-    samsa_queue_t             ops;      /* operations for the thread */
-    pthread_t                 thread;
-    bool                      started;  /* [main] */
-    atomic_bool               stop;     /* [atomic] close asked */
-};
+#define CTL_QUEUE_SIZE   128
+#define CTL_SNAPSHOT_TRAILING_MIN  64   /* entries kept behind a snapshot */
+#define CTL_POLL_MS      300
 
 typedef enum ctl_kind {
     CTL_CREATE_TOPICS,
@@ -45,6 +55,7 @@ typedef enum ctl_kind {
     CTL_ALLOC_PRODUCER_IDS,
     CTL_ALTER_CLIENT_QUOTAS,
     CTL_REGISTER_BROKER,
+    CTL_WAKE,                       /* cluster mode: look at bootstrap */
 } ctl_kind_t;
 
 /* One operation, on its caller's stack: the caller waits on done. */
@@ -66,12 +77,156 @@ typedef struct ctl_op {
     bool              done;         /* [lock] */
 } ctl_op_t;
 
-/* An empty batch on the latest image. */
-static void
-ctl_batch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl)
+struct samsa_controller {
+    samsa_controller_conf_t   conf;     /* [const] */
+    samsa_mlog_t             *mlog;     /* [controller thread] single
+                                           node only */
+    pthread_mutex_t           img_lock; /* guards img and next_offset */
+    samsa_image_t            *img;      /* [img_lock] the latest
+                                           published image (a reference);
+                                           written by the controller
+                                           thread (single node) or the
+                                           quorum thread (cluster) */
+    int64_t                   next_offset;  /* [img_lock] cluster mode:
+                                               the next record's offset */
+    pthread_mutex_t           q_lock;   /* guards quorum against close */
+    samsa_quorum_t           *quorum;   /* [q_lock] cluster mode, else
+                                           NULL */
+    atomic_int                active_id;    /* [atomic] cluster: leader */
+    atomic_bool               is_leader;    /* [atomic] cluster: is_self */
+    atomic_bool               need_bootstrap; /* [atomic] */
+    ctl_op_t                  wake;     /* CTL_WAKE, queued by the quorum
+                                           thread (never waited on) */
+    bool                      failed;   /* [controller thread] the log
+                                           failed: refuse changes */
+    samsa_queue_t             ops;      /* operations for the thread */
+    pthread_t                 thread;
+    bool                      started;  /* [main] */
+    atomic_bool               stop;     /* [atomic] close asked */
+};
+
+
+/* The latest image (a reference for the caller) and, in cluster mode,
+ * the next record's offset. */
+static samsa_image_t *
+ctl_img_get(samsa_controller_t *ctrl, int64_t *next_offset)
 {
-    samsa_ctlbatch_init(b, ctrl->img, samsa_mlog_next_offset(ctrl->mlog),
+    samsa_image_t  *img;
+
+    pthread_mutex_lock(&ctrl->img_lock);
+    img = samsa_image_ref(ctrl->img);
+    *next_offset = ctrl->next_offset;
+    pthread_mutex_unlock(&ctrl->img_lock);
+    return img;
+}
+
+/* Make img (@owns it) the latest image. */
+static void
+ctl_img_set(samsa_controller_t *ctrl, samsa_image_t *img, int64_t next_offset)
+{
+    samsa_image_t  *old;
+
+    pthread_mutex_lock(&ctrl->img_lock);
+    old = ctrl->img;
+    ctrl->img = img;
+    ctrl->next_offset = next_offset;
+    pthread_mutex_unlock(&ctrl->img_lock);
+    samsa_image_put(old);
+}
+
+/* An empty batch on img (borrowed until samsa_ctlbatch_fini). */
+static void
+ctl_batch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl,
+               samsa_image_t *img, int64_t next_offset)
+{
+    samsa_ctlbatch_init(b, img, CTL_CLUSTER(ctrl) ? next_offset
+                                : samsa_mlog_next_offset(ctrl->mlog),
                         ctrl->conf.node_id, ctrl->conf.broker_cfg);
+}
+
+/* ---- cluster mode: the quorum */
+
+/* One append in flight: the controller thread waits for its done. */
+typedef struct ctl_wait {
+    pthread_mutex_t  lock;
+    pthread_cond_t   cond;
+    bool             done;          /* [lock] */
+    samsa_err_t      err;
+    int64_t          offset;
+} ctl_wait_t;
+
+/* @thread quorum */
+static void
+ctl_appended(void *ctx, samsa_err_t err, int64_t offset)
+{
+    ctl_wait_t  *w = ctx;
+
+    pthread_mutex_lock(&w->lock);
+    w->err = err;
+    w->offset = offset;
+    w->done = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);     /* after this w may be gone */
+}
+
+/* Append b's records to the quorum and wait until they are committed
+ * and applied on this node (or not: NOT_CONTROLLER, __STATE, __SHUTDOWN,
+ * __IO).  @thread controller */
+static samsa_err_t
+ctl_quorum_write(samsa_controller_t *ctrl, const samsa_ctlbatch_t *b)
+{
+    samsa_buf_t   payload;
+    samsa_wr_t    wr;
+    ctl_wait_t    w;
+    samsa_err_t   err;
+    size_t        i, pos = 0;
+
+    samsa_buf_init(&payload, b->data.len + 4 * b->n);
+    samsa_wr_init(&wr, &payload);
+    for (i = 0; i < b->n; i++) {
+        samsa_wr_u32(&wr, (uint32_t) b->lens[i]);
+        samsa_buf_append(&payload, b->data.data + pos, b->lens[i]);
+        pos += b->lens[i];
+    }
+    memset(&w, 0, sizeof(w));
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.cond, NULL);
+    pthread_mutex_lock(&ctrl->q_lock);
+    err = ctrl->quorum == NULL ? SAMSA_ERR__SHUTDOWN
+          : samsa_quorum_append(ctrl->quorum, payload.data, payload.len,
+                                (uint32_t) b->n, ctl_appended, &w);
+    pthread_mutex_unlock(&ctrl->q_lock);
+    samsa_buf_fini(&payload);
+    if (err == SAMSA_ERR_NONE) {
+        pthread_mutex_lock(&w.lock);
+        while (!w.done) {
+            pthread_cond_wait(&w.cond, &w.lock);
+        }
+        pthread_mutex_unlock(&w.lock);
+        err = w.err;
+    }
+    pthread_cond_destroy(&w.cond);
+    pthread_mutex_destroy(&w.lock);
+    if (err != SAMSA_ERR_NONE && err != SAMSA_ERR_NOT_CONTROLLER
+        && err != SAMSA_ERR__SHUTDOWN) {
+        samsa_warn("controller: metadata quorum append of %zu record(s) "
+                   "failed: %s", b->n, samsa_err_name(err));
+    }
+    return err;
+}
+
+/* Kafka's NotControllerException message. */
+static const char *
+ctl_not_controller_msg(samsa_controller_t *ctrl, samsa_arena_t *arena)
+{
+    int32_t  id = atomic_load_explicit(&ctrl->active_id,
+                                       memory_order_acquire);
+
+    if (id < 0 || id == ctrl->conf.node_id || arena == NULL) {
+        return "No controller appears to be active.";
+    }
+    return samsa_ctl_msg(arena, "The active controller appears to be node "
+                         "%d.", (int) id);
 }
 
 /* Make the batch durable, then publish the image it leads to. */
@@ -84,6 +239,9 @@ ctl_commit(samsa_controller_t *ctrl, samsa_ctlbatch_t *b)
     if (b->n == 0) {
         return SAMSA_ERR_NONE;
     }
+    if (CTL_CLUSTER(ctrl)) {
+        return ctl_quorum_write(ctrl, b);   /* commit publishes */
+    }
     if (samsa_mlog_append(ctrl->mlog, b->data.data, b->lens, b->n, err,
                           sizeof(err)) != SAMSA_ERR_NONE) {
         samsa_error("controller: metadata log write failed, refusing "
@@ -92,46 +250,63 @@ ctl_commit(samsa_controller_t *ctrl, samsa_ctlbatch_t *b)
         return SAMSA_ERR__IO;
     }
     img = samsa_image_delta_apply(b->delta);
-    samsa_image_put(ctrl->img);
-    ctrl->img = samsa_image_ref(img);
+    ctl_img_set(ctrl, samsa_image_ref(img), 0);
     samsa_meta_publish(ctrl->conf.meta, img);
     return SAMSA_ERR_NONE;
 }
 
-/* Every item of the operation fails with Kafka's answer to a batch over
- * MAX_RECORDS_PER_USER_OP. */
+/* Every item of the operation fails with err and msg. */
 static void
-ctl_fail_too_large(ctl_op_t *op)
+ctl_fail_all(ctl_op_t *op, samsa_err_t err, const char *msg)
 {
-    static const char  msg[] = "Unable to perform excessively large batch "
-                               "operation.";
-    size_t             i, n = op->n;
+    size_t  i, n = op->n;
 
     for (i = 0; i < n; i++) {
         switch (op->kind) {
         case CTL_CREATE_TOPICS: {
             samsa_controller_topic_result_t  *r = op->results;
 
-            r[i].error = SAMSA_ERR_POLICY_VIOLATION;
+            r[i].error = err;
             r[i].message = msg;
             break;
         }
         case CTL_DELETE_TOPICS: {
             samsa_controller_delete_result_t  *r = op->results;
 
-            r[i].error = SAMSA_ERR_POLICY_VIOLATION;
+            r[i].error = err;
             r[i].message = msg;
             break;
         }
         default: {
             samsa_controller_result_t  *r = op->results;
 
-            r[i].error = SAMSA_ERR_POLICY_VIOLATION;
+            r[i].error = err;
             r[i].message = msg;
             break;
         }
         }
     }
+}
+
+/* Every item fails with Kafka's answer to a batch over
+ * MAX_RECORDS_PER_USER_OP. */
+static void
+ctl_fail_too_large(ctl_op_t *op)
+{
+    ctl_fail_all(op, SAMSA_ERR_POLICY_VIOLATION, "Unable to perform "
+                 "excessively large batch operation.");
+}
+
+/* The operation's answer when this node is not the active controller. */
+static void
+ctl_fail_not_controller(samsa_controller_t *ctrl, ctl_op_t *op)
+{
+    if (op->kind == CTL_ALLOC_PRODUCER_IDS) {
+        op->err = SAMSA_ERR_NOT_CONTROLLER;
+        return;
+    }
+    ctl_fail_all(op, SAMSA_ERR_NOT_CONTROLLER,
+                 ctl_not_controller_msg(ctrl, op->arena));
 }
 
 static void
@@ -157,12 +332,21 @@ static void
 ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
 {
     samsa_ctlbatch_t  b;
+    samsa_image_t    *img;
+    int64_t           next;
+    samsa_err_t       err;
 
     if (ctrl->failed) {
         op->err = SAMSA_ERR__IO;
         return;
     }
-    ctl_batch_init(&b, ctrl);
+    if (CTL_CLUSTER(ctrl)
+        && !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)) {
+        ctl_fail_not_controller(ctrl, op);
+        return;
+    }
+    img = ctl_img_get(ctrl, &next);
+    ctl_batch_init(&b, ctrl, img, next);
     switch (op->kind) {
     case CTL_CREATE_TOPICS:
         samsa_ctltopics_create(&b, op->req, op->arena, op->results);
@@ -188,13 +372,23 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     case CTL_REGISTER_BROKER:
         samsa_ctlbrokers_register(&b, op->req, op->first);
         break;
+    case CTL_WAKE:
+        break;
     }
     if (b.overflow) {
         ctl_fail_too_large(op);
     } else if (!op->validate_only) {
-        op->err = ctl_commit(ctrl, &b);
+        err = ctl_commit(ctrl, &b);
+        if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__STATE) {
+            ctl_fail_not_controller(ctrl, op);  /* __STATE: it may still
+                                                   commit, as Kafka's
+                                                   NotController answer */
+        } else {
+            op->err = err;
+        }
     }
     samsa_ctlbatch_fini(&b);
+    samsa_image_put(img);
 }
 
 static void
@@ -206,6 +400,8 @@ ctl_done(ctl_op_t *op)
     pthread_mutex_unlock(&op->lock);    /* after this op may be gone */
 }
 
+static void ctl_quorum_bootstrap(samsa_controller_t *ctrl);
+
 static void *
 ctl_thread(void *arg)
 {
@@ -214,15 +410,18 @@ ctl_thread(void *arg)
 
     samsa_thread_name_set("controller");
     while (!atomic_load_explicit(&ctrl->stop, memory_order_acquire)) {
+        ctl_quorum_bootstrap(ctrl);
         op = samsa_queue_take(&ctrl->ops, CTL_POLL_MS);
-        if (op != NULL) {
+        if (op != NULL && op != &ctrl->wake) {
             ctl_run(ctrl, op);
             ctl_done(op);
         }
     }
     while ((op = samsa_queue_take(&ctrl->ops, 0)) != NULL) {
-        op->err = SAMSA_ERR__SHUTDOWN;
-        ctl_done(op);
+        if (op != &ctrl->wake) {
+            op->err = SAMSA_ERR__SHUTDOWN;
+            ctl_done(op);
+        }
     }
     return NULL;
 }
@@ -370,29 +569,291 @@ ctl_replay(void *ctx, const samsa_MetadataRecords_any_t *rec, int64_t offset,
     return samsa_image_delta_replay(ctx, rec, offset, errstr, errstr_size);
 }
 
-/* A new metadata log starts with Kafka's bootstrap records: the
- * metadata.version feature level. */
-static samsa_err_t
-ctl_bootstrap(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
+/* Kafka's bootstrap records: the metadata.version feature level. */
+static void
+ctl_bootstrap_records(samsa_ctlbatch_t *b)
 {
     samsa_MetadataRecords_any_t  rec;
-    samsa_ctlbatch_t             b;
-    samsa_err_t                  err = SAMSA_ERR_NONE;
 
-    ctl_batch_init(&b, ctrl);
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_FeatureLevelRecord;
     samsa_FeatureLevelRecord_init(&rec.u.FeatureLevelRecord);
     rec.u.FeatureLevelRecord.Name =
         samsa_slice_cstr(SAMSA_META_METADATA_VERSION_NAME);
     rec.u.FeatureLevelRecord.FeatureLevel = SAMSA_META_METADATA_VERSION;
-    samsa_ctlbatch_add(&b, &rec);
+    samsa_ctlbatch_add(b, &rec);
+}
+
+/* Cluster mode: the first leader of a cluster writes the bootstrap batch
+ * (a later leader finds metadata.version in the image it applied before
+ * is_self, and writes nothing).  @thread controller */
+static void
+ctl_quorum_bootstrap(samsa_controller_t *ctrl)
+{
+    samsa_ctlbatch_t  b;
+    samsa_image_t    *img;
+    int64_t           next;
+    samsa_err_t       err;
+
+    if (!CTL_CLUSTER(ctrl)
+        || !atomic_exchange_explicit(&ctrl->need_bootstrap, false,
+                                     memory_order_acq_rel)
+        || !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)) {
+        return;
+    }
+    img = ctl_img_get(ctrl, &next);
+    if (samsa_image_feature_level(img, SAMSA_META_METADATA_VERSION_NAME)
+        == 0) {
+        ctl_batch_init(&b, ctrl, img, next);
+        ctl_bootstrap_records(&b);
+        err = ctl_quorum_write(ctrl, &b);
+        if (err == SAMSA_ERR_NONE) {
+            samsa_info("metadata quorum: bootstrapped with %s=%d",
+                       SAMSA_META_METADATA_VERSION_NAME,
+                       SAMSA_META_METADATA_VERSION);
+        } else if (err == SAMSA_ERR__SHUTDOWN
+                   && !atomic_load_explicit(&ctrl->stop,
+                                            memory_order_acquire)) {
+            /* leader before open had stored the quorum: again at the
+             * next turn */
+            atomic_store_explicit(&ctrl->need_bootstrap, true,
+                                  memory_order_release);
+        }
+        samsa_ctlbatch_fini(&b);
+    }
+    samsa_image_put(img);
+}
+
+/* The commit callback: replay one committed entry (u32 length, framed
+ * record, per record) into the applied image and publish the result.  An
+ * entry that does not decode is logged and skipped whole (every member
+ * skips it alike).  @thread quorum */
+static void
+ctl_on_commit(void *ctx, const uint8_t *data, size_t len, int64_t offset,
+              uint32_t count)
+{
+    samsa_controller_t   *ctrl = ctx;
+    samsa_image_delta_t  *delta;
+    samsa_image_t        *img, *next_img = NULL;
+    samsa_err_t           err;
+    int64_t               next;
+    char                  errstr[512] = "";
+
+    img = ctl_img_get(ctrl, &next);
+    delta = samsa_image_delta_new(img);
+    err = samsa_ctlsnap_replay(delta, data, len, count, offset, false,
+                               errstr, sizeof(errstr));
+    if (err == SAMSA_ERR_NONE) {
+        next_img = samsa_image_delta_apply(delta);
+    } else {
+        samsa_error("metadata quorum: entry at offset %" PRId64 " (%u "
+                    "record(s)) skipped: %s", offset, (unsigned) count,
+                    errstr);
+    }
+    samsa_image_delta_free(delta);
+    if (next_img != NULL) {
+        ctl_img_set(ctrl, samsa_image_ref(next_img), offset + count);
+        samsa_meta_publish(ctrl->conf.meta, next_img);
+    } else {
+        ctl_img_set(ctrl, samsa_image_ref(img), offset + count);
+    }
+    samsa_image_put(img);
+}
+
+/* A snapshot: the applied image as records (ctlsnap.h).  @thread quorum */
+static samsa_err_t
+ctl_snapshot_take(void *ctx, int64_t next_offset, uint8_t **data,
+                  size_t *len)
+{
+    samsa_controller_t  *ctrl = ctx;
+    samsa_image_t       *img;
+    samsa_buf_t          buf;
+    int64_t              next;
+    uint32_t             count;
+
+    img = ctl_img_get(ctrl, &next);
+    if (next != next_offset) {
+        samsa_image_put(img);
+        return SAMSA_ERR__STATE;        /* cannot happen: commits and
+                                           snapshots share the thread */
+    }
+    samsa_buf_init(&buf, 4096);
+    samsa_ctlsnap_write(img, &buf, &count);
+    samsa_image_put(img);
+    *data = samsa_buf_take(&buf, len);
+    samsa_info("metadata quorum: snapshot of %u record(s) at offset %" PRId64,
+               (unsigned) count, next_offset);
+    return SAMSA_ERR_NONE;
+}
+
+/* Replace the image with a snapshot's.  @thread quorum */
+static void
+ctl_snapshot_restore(void *ctx, const uint8_t *data, size_t len,
+                     int64_t next_offset)
+{
+    samsa_controller_t   *ctrl = ctx;
+    samsa_image_t        *empty = samsa_image_new_empty(), *img;
+    samsa_image_delta_t  *delta = samsa_image_delta_new(empty);
+    char                  errstr[512] = "";
+
+    if (samsa_ctlsnap_replay(delta, data, len, UINT32_MAX, next_offset - 1,
+                             true, errstr, sizeof(errstr))
+        != SAMSA_ERR_NONE) {
+        samsa_error("metadata quorum: snapshot at offset %" PRId64 " does "
+                    "not load: %s", next_offset, errstr);
+    }
+    img = samsa_image_delta_apply(delta);
+    samsa_image_delta_free(delta);
+    samsa_image_put(empty);
+    ctl_img_set(ctrl, samsa_image_ref(img), next_offset);
+    samsa_info("metadata quorum: snapshot loaded at offset %" PRId64 ": %zu "
+               "topic(s)", next_offset, samsa_image_topic_count(img));
+    samsa_meta_publish(ctrl->conf.meta, img);
+}
+
+/* @thread quorum */
+static void
+ctl_on_leader(void *ctx, int32_t leader, int64_t epoch, bool is_self)
+{
+    samsa_controller_t  *ctrl = ctx;
+
+    atomic_store_explicit(&ctrl->active_id, leader, memory_order_release);
+    atomic_store_explicit(&ctrl->is_leader, is_self, memory_order_release);
+    samsa_info("metadata quorum: leader %d, epoch %" PRId64 "%s",
+               (int) leader, epoch, is_self ? " (this node: the active "
+               "controller)" : "");
+    if (is_self) {
+        atomic_store_explicit(&ctrl->need_bootstrap, true,
+                              memory_order_release);
+        (void) samsa_queue_offer(&ctrl->ops, &ctrl->wake);
+    }
+}
+
+/* <metadata_dir>/__raft_metadata, created if missing. */
+static samsa_err_t
+ctl_raft_dir(const samsa_controller_t *ctrl, char *out, size_t size,
+             char *errstr, size_t errstr_size)
+{
+    if ((size_t) snprintf(out, size, "%s/__raft_metadata",
+                          ctrl->conf.metadata_dir) >= size) {
+        snprintf(errstr, errstr_size, "metadata.log.dir %s: path too long",
+                 ctrl->conf.metadata_dir);
+        return SAMSA_ERR__CONFIG;
+    }
+    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+        snprintf(errstr, errstr_size, "cannot create %s: %s", out,
+                 strerror(errno));
+        return SAMSA_ERR__IO;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* Entries between snapshots for a byte threshold. */
+static uint32_t
+ctl_snapshot_entries(int64_t bytes)
+{
+    int64_t  n = bytes / 1024;
+
+    return n < 1 ? 1 : n > (int64_t) UINT32_MAX / 2 ? UINT32_MAX / 2
+                                                     : (uint32_t) n;
+}
+
+/* Cluster mode: open the quorum of broker_cfg's KRaft settings. */
+static samsa_err_t
+ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
+{
+    const samsa_config_kraft_t  *k = samsa_config_kraft(ctrl->conf.broker_cfg);
+    samsa_quorum_voter_t        *voters;
+    samsa_quorum_conf_t          qc;
+    samsa_quorum_t              *q = NULL;
+    samsa_err_t                  err;
+    char                         dir[4096];
+    size_t                       i;
+
+    err = ctl_raft_dir(ctrl, dir, sizeof(dir), errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    voters = samsa_calloc(k->nvoters + 1, sizeof(*voters));
+    for (i = 0; i < k->nvoters; i++) {
+        voters[i].node_id = k->voters[i].id;
+        voters[i].host = k->voters[i].addr.host;
+        voters[i].port = (uint16_t) k->voters[i].addr.port;
+    }
+    memset(&qc, 0, sizeof(qc));
+    qc.node_id = ctrl->conf.node_id;
+    qc.is_voter = samsa_config_kraft_is_voter(k, ctrl->conf.node_id);
+    qc.voters = voters;
+    qc.n_voters = k->nvoters;
+    qc.dir = dir;
+    qc.cluster_id = ctrl->conf.cluster_id;
+    qc.election_timeout_ms = k->election_timeout_ms > 0
+                             ? (uint32_t) k->election_timeout_ms : 0;
+    /* metadata.log.max.record.bytes.between.snapshots: libraft counts
+     * entries, so an entry (one controller batch) counts as 1 KiB; as
+     * many entries (at least CTL_SNAPSHOT_TRAILING_MIN) stay behind a
+     * snapshot for standbys catching up.  The floor matters: a standby
+     * that has just installed a snapshot must find the entries after it
+     * in the leader's log even if the leader took newer snapshots
+     * meanwhile (with libraft 0.15 such a standby was seen to stall when
+     * they were gone) */
+    qc.snapshot_threshold = ctl_snapshot_entries(
+        k->max_record_bytes_between_snapshots);
+    qc.snapshot_trailing = qc.snapshot_threshold > CTL_SNAPSHOT_TRAILING_MIN
+                           ? qc.snapshot_threshold
+                           : CTL_SNAPSHOT_TRAILING_MIN;
+    qc.snapshot_take = ctl_snapshot_take;
+    qc.snapshot_restore = ctl_snapshot_restore;
+    qc.commit = ctl_on_commit;
+    qc.leader_change = ctl_on_leader;
+    qc.ctx = ctrl;
+    err = samsa_quorum_open(&q, &qc, errstr, errstr_size);
+    samsa_free(voters);
+    if (err == SAMSA_ERR_NONE) {
+        pthread_mutex_lock(&ctrl->q_lock);
+        ctrl->quorum = q;
+        pthread_mutex_unlock(&ctrl->q_lock);
+        samsa_info("metadata quorum: node %d of %zu voter(s), raft log in "
+                   "%s", (int) ctrl->conf.node_id, k->nvoters, dir);
+    }
+    return err;
+}
+
+int32_t
+samsa_controller_active_id(samsa_controller_t *ctrl)
+{
+    if (ctrl->conf.cluster_id == NULL) {
+        return ctrl->conf.node_id;
+    }
+    return atomic_load_explicit(&ctrl->active_id, memory_order_acquire);
+}
+
+struct samsa_quorum *
+samsa_controller_quorum(samsa_controller_t *ctrl)
+{
+    samsa_quorum_t  *q;
+
+    pthread_mutex_lock(&ctrl->q_lock);
+    q = ctrl->quorum;
+    pthread_mutex_unlock(&ctrl->q_lock);
+    return q;
+}
+
+/* A new metadata log starts with Kafka's bootstrap records: the
+ * metadata.version feature level. */
+static samsa_err_t
+ctl_bootstrap(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
+{
+    samsa_ctlbatch_t             b;
+    samsa_err_t                  err = SAMSA_ERR_NONE;
+
+    ctl_batch_init(&b, ctrl, ctrl->img, 0);
+    ctl_bootstrap_records(&b);
     if (samsa_mlog_append(ctrl->mlog, b.data.data, b.lens, b.n, errstr,
                           errstr_size) != SAMSA_ERR_NONE) {
         err = SAMSA_ERR__IO;
     } else {
-        samsa_image_put(ctrl->img);
-        ctrl->img = samsa_image_delta_apply(b.delta);
+        ctl_img_set(ctrl, samsa_image_delta_apply(b.delta), 0);
         samsa_info("metadata log: bootstrapped with %s=%d",
                    SAMSA_META_METADATA_VERSION_NAME,
                    SAMSA_META_METADATA_VERSION);
@@ -413,7 +874,7 @@ ctl_load(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     err = samsa_mlog_open(&ctrl->mlog, ctrl->conf.metadata_dir, ctl_replay,
                           delta, errstr, errstr_size);
     if (err == SAMSA_ERR_NONE) {
-        ctrl->img = samsa_image_delta_apply(delta);
+        ctl_img_set(ctrl, samsa_image_delta_apply(delta), 0);
     }
     samsa_image_delta_free(delta);
     if (err == SAMSA_ERR_NONE && samsa_mlog_next_offset(ctrl->mlog) == 0) {
@@ -434,7 +895,19 @@ samsa_controller_open(samsa_controller_t **out,
     *out = NULL;
     ctrl->conf = *conf;
     atomic_init(&ctrl->stop, false);
+    atomic_init(&ctrl->active_id, -1);
+    atomic_init(&ctrl->is_leader, false);
+    atomic_init(&ctrl->need_bootstrap, false);
+    ctrl->wake.kind = CTL_WAKE;
+    pthread_mutex_init(&ctrl->img_lock, NULL);
+    pthread_mutex_init(&ctrl->q_lock, NULL);
     samsa_queue_init(&ctrl->ops, CTL_QUEUE_SIZE);
+    if (conf->cluster_id != NULL) {
+        /* every image comes from the quorum's committed entries */
+        ctl_img_set(ctrl, samsa_image_new_empty(), 0);
+        samsa_meta_publish(conf->meta, samsa_image_ref(ctrl->img));
+        goto start;
+    }
     err = ctl_load(ctrl, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         goto out_close;
@@ -445,6 +918,7 @@ samsa_controller_open(samsa_controller_t **out,
                (int) samsa_image_feature_level(
                    ctrl->img, SAMSA_META_METADATA_VERSION_NAME));
     samsa_meta_publish(conf->meta, samsa_image_ref(ctrl->img));
+start:
     rc = pthread_create(&ctrl->thread, NULL, ctl_thread, ctrl);
     if (rc != 0) {
         snprintf(errstr, errstr_size, "cannot start the controller thread: "
@@ -453,6 +927,12 @@ samsa_controller_open(samsa_controller_t **out,
         goto out_close;
     }
     ctrl->started = true;
+    if (conf->cluster_id != NULL) {
+        err = ctl_quorum_open(ctrl, errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            goto out_close;
+        }
+    }
     *out = ctrl;
     return SAMSA_ERR_NONE;
 
@@ -470,16 +950,26 @@ samsa_controller_close(samsa_controller_t *ctrl)
         return;
     }
     atomic_store_explicit(&ctrl->stop, true, memory_order_release);
+    /* the quorum first: an append the controller thread waits on fails
+     * with __SHUTDOWN, and no commit publishes after this */
+    pthread_mutex_lock(&ctrl->q_lock);
+    samsa_quorum_close(ctrl->quorum);
+    ctrl->quorum = NULL;
+    pthread_mutex_unlock(&ctrl->q_lock);
     if (ctrl->started) {
         pthread_join(ctrl->thread, NULL);
     }
     while ((op = samsa_queue_take(&ctrl->ops, 0)) != NULL) {
-        op->err = SAMSA_ERR__SHUTDOWN;  /* queued after the thread's last
-                                           look */
-        ctl_done(op);
+        if (op != &ctrl->wake) {
+            op->err = SAMSA_ERR__SHUTDOWN;  /* queued after the thread's
+                                               last look */
+            ctl_done(op);
+        }
     }
     samsa_queue_fini(&ctrl->ops);
     samsa_mlog_close(ctrl->mlog);
     samsa_image_put(ctrl->img);
+    pthread_mutex_destroy(&ctrl->q_lock);
+    pthread_mutex_destroy(&ctrl->img_lock);
     samsa_free(ctrl);
 }

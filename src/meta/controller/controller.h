@@ -1,6 +1,6 @@
 /*
- * meta/controller/controller.h - the controller of a single-node KRaft cluster: it
- * owns the metadata log (__cluster_metadata-0, meta/mlog.h), rebuilds the
+ * meta/controller/controller.h - the KRaft controller.  On a single node
+ * it owns the metadata log (__cluster_metadata-0, meta/mlog.h), rebuilds the
  * image from it at start, and carries out the admin changes the broker's
  * handlers forward to it (CreateTopics, DeleteTopics, CreatePartitions,
  * AlterConfigs, IncrementalAlterConfigs, producer-id blocks) the way
@@ -15,6 +15,9 @@
  * Results are per item, in the order of the request's items, each with
  * Kafka's error code and message.
  *
+ * In KRaft cluster mode the log is the metadata quorum's (meta/quorum.h,
+ * see samsa_controller_open): changes go through the raft leader, the
+ * active controller, and every node's image is what the quorum committed.
  * Threads: one controller thread ("controller", Kafka's
  * quorum-controller event handler) owns the metadata log and the
  * controller's state and runs every operation in turn; the samsa_controller_*
@@ -61,6 +64,12 @@ typedef struct samsa_controller_conf {
                                                fallbacks; outlives ctrl */
     samsa_meta_t          *meta;            /* where images go; outlives
                                                ctrl */
+    /* KRaft cluster mode (process.roles set, controller role): the
+     * metadata log is the quorum's (meta/quorum.h), opened by
+     * samsa_controller_open in <metadata_dir>/__raft_metadata with the
+     * voters and timeouts of broker_cfg's samsa_config_kraft; NULL: the
+     * single node's own log (__cluster_metadata-0) */
+    const char            *cluster_id;
 } samsa_controller_conf_t;
 
 /* conf for a broker configured by cfg: node.id, metadata.log.dir or else
@@ -72,7 +81,14 @@ void samsa_controller_conf_init(samsa_controller_conf_t *conf,
 /* Open the metadata log (creating it on a first start, whose first batch
  * is Kafka's bootstrap: FeatureLevelRecord metadata.version), replay it
  * into an image, publish that image (listeners see (empty, loaded)), and
- * start the controller thread.  A corrupt record in the middle of the log
+ * start the controller thread.
+ * Cluster mode (conf->cluster_id set): publish the empty image, open the
+ * quorum and return; every member's image is then built only from
+ * committed entries, in the quorum's commit callback on the "quorum"
+ * thread (listeners run there), and the raft leader is the active
+ * controller: once leader_change says is_self it writes the bootstrap
+ * batch if the log has none yet (once per cluster), and only it accepts
+ * changes.  Elsewhere every change answers NOT_CONTROLLER.  A corrupt record in the middle of the log
  * stops the start (errstr names the offset); a torn tail after a crash is
  * cut off by the log layer's recovery first.
  * @thread main */
@@ -88,7 +104,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_open(
 void samsa_controller_close(samsa_controller_t *ctrl);
 
 /* Each operation returns SAMSA_ERR_NONE when it ran (look at each item's
- * result), or a whole-operation failure: SAMSA_ERR__SHUTDOWN (closing),
+ * result: in cluster mode every item is NOT_CONTROLLER on a node that is
+ * not the active controller, or when leadership was lost while the batch
+ * was in flight), or a whole-operation failure: SAMSA_ERR__SHUTDOWN (closing),
  * SAMSA_ERR__IO (the metadata log could not be written or synced: nothing
  * was applied, and the controller refuses every later change, as a Kafka
  * controller that lost its log would resign).  Items are independent
@@ -300,6 +318,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_client_quotas(
     samsa_controller_t *ctrl, const samsa_controller_quota_alter_t *entries,
     size_t n, bool validate_only, samsa_arena_t *arena,
     samsa_controller_result_t *results);
+
+/* ---- the quorum (cluster mode) */
+
+/* The active controller's node id: this node in single-node mode; in
+ * cluster mode the raft leader (-1 while none is known, or while a new
+ * leader has not committed its barrier).  @thread any */
+int32_t samsa_controller_active_id(samsa_controller_t *ctrl);
+
+/* The quorum in cluster mode (for adopt_fd and describe), else NULL.
+ * Valid until close.  @thread any */
+struct samsa_quorum *samsa_controller_quorum(samsa_controller_t *ctrl);
 
 /* ---- producer ids */
 

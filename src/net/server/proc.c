@@ -372,7 +372,11 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
     if (conn->tls != NULL) {
         proc_tls_forget(proc, conn);
     }
-    close(conn->fd);
+    if (conn->handed_off) {
+        ss->conf.handoff_take(ss->conf.handoff_ctx, conn->fd);
+    } else {
+        close(conn->fd);
+    }
     samsa_connquota_give(&ss->quota, proc->listener, conn->remote_ip);
     if (conn->payload != NULL) {
         samsa_free(conn->payload);
@@ -689,6 +693,37 @@ proc_resume_mem_muted(samsa_proc_t *proc)
     }
 }
 
+/* Before the first Kafka read on a server with a handoff: true if conn
+ * must wait (a prefix of the other protocol's magic came) or leaves (all
+ * of it came: handed over at destroy, without close). */
+static bool
+proc_handoff_sniff(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    samsa_sockserver_t  *ss = proc->ss;
+    uint8_t              buf[SAMSA_SOCKSERVER_HANDOFF_LEN];
+    ssize_t              n;
+
+    n = recv(conn->fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK
+                  || errno == EINTR)) {
+        return true;
+    }
+    if (n <= 0) {
+        conn->sniffed = true;           /* EOF or error: the read sees it */
+        return false;
+    }
+    if (!ss->conf.handoff_match(ss->conf.handoff_ctx, buf, (size_t) n)) {
+        conn->sniffed = true;
+        return false;
+    }
+    if ((size_t) n == sizeof(buf)) {
+        samsa_debug("connection %s handed over (not Kafka)", conn->idstr);
+        conn->handed_off = true;
+        proc_conn_schedule_close(proc, conn);
+    }
+    return true;
+}
+
 static void
 proc_on_readable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
 {
@@ -696,6 +731,10 @@ proc_on_readable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     samsa_err_t          err;
 
     if (conn->mute != SAMSA_MUTE_NOT_MUTED || conn->recv_complete) {
+        return;
+    }
+    if (ss->conf.handoff_match != NULL && !conn->sniffed
+        && proc_handoff_sniff(proc, conn)) {
         return;
     }
     err = samsa_conn_read(conn, ss->conf.socket_request_max_bytes, &ss->pool);

@@ -101,7 +101,22 @@ typedef struct samsa_sockserver_conf {
                                                    respond and net_time */
     samsa_req_done_fn                  done;    /* may be NULL */
     void                              *done_ctx;
+    /* Another protocol sharing these listeners (the metadata quorum's on
+     * the CONTROLLER listeners; NULL: Kafka only).  Before a connection's
+     * first Kafka read its network thread peeks (MSG_PEEK) at up to
+     * SAMSA_SOCKSERVER_HANDOFF_LEN bytes: while handoff_match says they
+     * may start the other protocol and fewer have come, it waits; once
+     * that many match, the connection leaves the server (its quota is
+     * released, the fd is not closed) and handoff_take owns the fd.
+     * Both run on network threads and must not block. */
+    bool                             (*handoff_match)(void *ctx,
+                                                      const uint8_t *buf,
+                                                      size_t len);
+    void                             (*handoff_take)(void *ctx, int fd);
+    void                              *handoff_ctx;
 } samsa_sockserver_conf_t;
+
+#define SAMSA_SOCKSERVER_HANDOFF_LEN  8
 
 /* Bind every listener (so a taken port fails here, naming it) and build the
  * threads' state; nothing runs yet.  conf's strings must outlive the

@@ -1,0 +1,184 @@
+/*
+ * broker/forward.c - see forward.h.
+ */
+#include "broker/forward.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "config/config_kraft.h"
+#include "meta/controller/controller.h"
+#include "net/server/reqchan.h"
+#include "proto/proto.h"
+#include "util/endian.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+
+#define FORWARD_CONNECT_MS   3000
+#define FORWARD_IO_MS        60000      /* above CreateTopics' timeouts */
+#define FORWARD_MAX_RESPONSE (64 * 1024 * 1024)
+
+/* A blocking connection to host:port with I/O timeouts, or -1. */
+static int
+forward_connect(const char *host, int port)
+{
+    struct addrinfo  hints, *res = NULL, *ai;
+    struct timeval   tv;
+    struct pollfd    pfd;
+    char             svc[16];
+    int              fd = -1, err = 0;
+    socklen_t        elen = sizeof(err);
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(svc, sizeof(svc), "%d", port);
+    if (getaddrinfo(host, svc, &hints, &res) != 0) {
+        return -1;
+    }
+    for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK
+                    | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            continue;
+        }
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            break;
+        }
+        pfd.fd = fd;
+        pfd.events = POLLOUT;
+        if (errno != EINPROGRESS
+            || poll(&pfd, 1, FORWARD_CONNECT_MS) != 1
+            || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0
+            || err != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd >= 0) {
+        tv.tv_sec = FORWARD_IO_MS / 1000;
+        tv.tv_usec = 0;
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        (void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    }
+    return fd;
+}
+
+static bool
+forward_io(int fd, void *buf, size_t len, bool out)
+{
+    uint8_t  *p = buf;
+    ssize_t   n;
+    int       waited = 0;
+
+    while (len > 0) {
+        n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd  pfd = { .fd = fd,
+                                   .events = out ? POLLOUT : POLLIN };
+
+            if (waited >= FORWARD_IO_MS || poll(&pfd, 1, 100) < 0) {
+                return false;
+            }
+            waited += 100;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        p += n;
+        len -= (size_t) n;
+    }
+    return true;
+}
+
+/* The active controller's CONTROLLER address, from the voters. */
+static const samsa_config_voter_t *
+forward_voter(const samsa_config_kraft_t *k, int32_t id)
+{
+    size_t  i;
+
+    for (i = 0; i < k->nvoters; i++) {
+        if (k->voters[i].id == id) {
+            return &k->voters[i];
+        }
+    }
+    return NULL;
+}
+
+bool
+samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
+{
+    const samsa_config_voter_t  *v;
+    samsa_resp_t                *resp;
+    uint8_t                      hdr[4], *answer = NULL;
+    uint32_t                     len;
+    size_t                       hlen;
+    int32_t                      active;
+    int                          fd;
+
+    if (apis->broker == NULL || apis->broker->ctrl == NULL
+        || req->payload == NULL || req->size_bytes <= 0) {
+        return false;
+    }
+    active = samsa_controller_active_id(apis->broker->ctrl);
+    if (active < 0 || active == apis->node->node_id) {
+        return false;
+    }
+    v = forward_voter(samsa_config_kraft(apis->broker->cfg), active);
+    if (v == NULL) {
+        return false;
+    }
+    fd = forward_connect(v->addr.host, v->addr.port);
+    if (fd < 0) {
+        samsa_warn("forwarding %s: cannot connect to the active controller "
+                   "%d at %s:%d", req->connection, (int) active,
+                   v->addr.host, v->addr.port);
+        return false;
+    }
+    samsa_store_be32(hdr, (uint32_t) req->size_bytes);
+    if (!forward_io(fd, hdr, 4, true)
+        || !forward_io(fd, req->payload, (size_t) req->size_bytes, true)
+        || !forward_io(fd, hdr, 4, false)) {
+        goto fail;
+    }
+    len = samsa_load_be32(hdr);
+    if (len < 5 || len > FORWARD_MAX_RESPONSE) {  /* a header at least */
+        goto fail;
+    }
+    answer = samsa_malloc(len);
+    if (!forward_io(fd, answer, len, false)
+        || samsa_load_be32(answer) != (uint32_t) req->hdr.CorrelationId) {
+        goto fail;
+    }
+    close(fd);
+    /* our own response header (the same bytes the controller wrote: the
+     * correlation id and, for a flexible version, no tags), then the
+     * controller's body as it came */
+    resp = samsa_resp_new_send(req);
+    hlen = resp->body_at - 4;           /* 4 or 5 */
+    samsa_buf_append(&resp->send.frame, answer + hlen, len - hlen);
+    samsa_free(answer);
+    samsa_debug("forwarded %s request of %s to the active controller %d",
+                samsa_proto_api_find(req->hdr.ApiKey)->name,
+                req->connection, (int) active);
+    samsa_reqchan_respond(resp);
+    return true;
+
+fail:
+    samsa_warn("forwarding %s to the active controller %d failed: %s",
+               req->connection, (int) active,
+               errno != 0 ? strerror(errno) : "bad answer");
+    samsa_free(answer);
+    close(fd);
+    return false;
+}

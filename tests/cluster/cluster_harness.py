@@ -1,0 +1,240 @@
+"""A KRaft cluster of samsa-server processes on loopback ports, for the
+tests of tests/cluster: every node is formatted with one cluster id
+(`samsa-server format`), runs process.roles=broker,controller with the
+same controller.quorum.voters, and is started and stopped through the
+integration harness (samsa_harness.ServerFactory: SIGTERM at teardown,
+sanitizer reports fail the test).  Every wait is bounded."""
+
+import os
+import signal
+import subprocess
+import time
+
+import kwire
+import samsa_harness
+from samsa_harness import HOST, T
+
+
+API_DESCRIBE_QUORUM = 55
+kwire.FLEXIBLE_FROM.setdefault(API_DESCRIBE_QUORUM, 0)     # flexible from v0
+
+
+def encode_describe_quorum_request(topic="__cluster_metadata", partition=0):
+    w = kwire.Writer()
+
+    def part(ww, p):
+        ww.i32(p).tags()
+
+    def top(ww, t):
+        ww.string(t, flexible=True).array([partition], part, flexible=True).tags()
+    w.array([topic], top, flexible=True)
+    return w.tags().bytes()
+
+
+def decode_describe_quorum_body(r, version):
+    """Kafka's DescribeQuorumResponse v0-v2 as a dict."""
+    out = {"error_code": r.i16()}
+    if version >= 2:
+        out["error_message"] = r.string(flexible=True, nullable=True)
+
+    def replica(rr):
+        x = {"replica_id": rr.i32()}
+        if version >= 2:
+            x["replica_directory_id"] = rr.uuid()
+        x["log_end_offset"] = rr.i64()
+        if version >= 1:
+            x["last_fetch_timestamp"] = rr.i64()
+            x["last_caught_up_timestamp"] = rr.i64()
+        rr.tags()
+        return x
+
+    def partition(rr):
+        p = {"partition_index": rr.i32(), "error_code": rr.i16()}
+        if version >= 2:
+            p["error_message"] = rr.string(flexible=True, nullable=True)
+        p["leader_id"] = rr.i32()
+        p["leader_epoch"] = rr.i32()
+        p["high_watermark"] = rr.i64()
+        p["current_voters"] = rr.array(replica, flexible=True)
+        p["observers"] = rr.array(replica, flexible=True)
+        rr.tags()
+        return p
+
+    def topic(rr):
+        t = {"topic_name": rr.string(flexible=True),
+             "partitions": rr.array(partition, flexible=True)}
+        rr.tags()
+        return t
+    out["topics"] = r.array(topic, flexible=True)
+    if version >= 2:
+        def listener(rr):
+            x = {"name": rr.string(flexible=True), "host": rr.string(flexible=True),
+                 "port": int.from_bytes(rr._take(2), "big")}
+            rr.tags()
+            return x
+
+        def node(rr):
+            n = {"node_id": rr.i32(), "listeners": rr.array(listener, flexible=True)}
+            rr.tags()
+            return n
+        out["nodes"] = r.array(node, flexible=True)
+    r.tags()
+    return out
+
+
+def describe_quorum(conn, version=2, timeout=5.0, **kw):
+    r = conn.request_raw(API_DESCRIBE_QUORUM, version,
+                         encode_describe_quorum_request(**kw), timeout)
+    out = decode_describe_quorum_body(r, version)
+    r.done("DescribeQuorum v%d response" % version)
+    return out
+
+
+def run_cmd(args):
+    r = subprocess.run([samsa_harness.server_binary()] + list(args),
+                       env=samsa_harness.base_env(), stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=T(20))
+    return r.returncode, r.stdout, r.stderr
+
+
+def random_cluster_id():
+    rc, out, err = run_cmd(["random-cluster-id"])
+    assert rc == 0, err
+    return out.strip()
+
+
+def distinct_ports(n):
+    ports = set()
+    while len(ports) < n:
+        ports.add(samsa_harness.free_port())
+    return list(ports)
+
+
+class Node:
+    def __init__(self, node_id, workdir, overrides, ports):
+        self.node_id = node_id
+        self.workdir = workdir
+        self.overrides = overrides
+        self.ports = ports              # (broker, controller)
+        self.srv = None
+
+    def alive(self):
+        return self.srv is not None and self.srv.alive()
+
+    def connect(self, timeout=None):
+        return kwire.connect(HOST, self.ports[0], timeout or T(5))
+
+
+class Cluster:
+    def __init__(self, samsa, n=3, election_timeout_ms=1000, extra=None):
+        self.samsa = samsa
+        self.cluster_id = random_cluster_id()
+        ports = distinct_ports(2 * n)
+        self.voters = ",".join("%d@%s:%d" % (i + 1, HOST, ports[2 * i + 1])
+                               for i in range(n))
+        self.nodes = {}
+        for i in range(n):
+            node_id = i + 1
+            d = samsa.new_dir()
+            o = {
+                "process.roles": "broker,controller",
+                "node.id": str(node_id),
+                "controller.quorum.voters": self.voters,
+                "listeners": "PLAINTEXT://%s:%d,CONTROLLER://%s:%d" % (
+                    HOST, ports[2 * i], HOST, ports[2 * i + 1]),
+                "controller.listener.names": "CONTROLLER",
+                "log.dirs": os.path.join(d, "data"),
+                "controller.quorum.election.timeout.ms": str(election_timeout_ms),
+            }
+            o.update(extra or {})
+            args = ["format", "--cluster-id", self.cluster_id]
+            for k, v in o.items():
+                args += ["--override", "%s=%s" % (k, v)]
+            rc, _, err = run_cmd(args)
+            assert rc == 0, err
+            self.nodes[node_id] = Node(node_id, d, o, (ports[2 * i], ports[2 * i + 1]))
+
+    # -- life --------------------------------------------------------------
+    def start(self, node_id):
+        node = self.nodes[node_id]
+        node.srv = self.samsa.start(overrides=dict(node.overrides), workdir=node.workdir,
+                                    use_ports=False, ports=node.ports, retries=1)
+        return node
+
+    def start_all(self):
+        # all launched first: none can be ready (answer) before it knows a
+        # quorum exists, but wait_ready only needs the listeners
+        for node_id in self.nodes:
+            self.start(node_id)
+
+    def kill(self, node_id):
+        """SIGKILL (kill -9); the harness does not count it as a problem."""
+        srv = self.nodes[node_id].srv
+        srv.proc.send_signal(signal.SIGKILL)
+        srv.proc.wait(timeout=T(10))
+        srv.stopped = True
+
+    def live(self):
+        return [n for n in self.nodes.values() if n.alive()]
+
+    # -- the Kafka protocol view ------------------------------------------
+    def metadata(self, node_id, topics=None):
+        with self.nodes[node_id].connect() as c:
+            return c.metadata(version=12, topics=topics)
+
+    def controller_id(self, node_id):
+        return self.metadata(node_id, topics=[])["controller_id"]
+
+    def wait_leader(self, timeout, exclude=()):
+        """The active controller every live node agrees on (Metadata's
+        ControllerId), waited for at most timeout seconds."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                ids = {n.node_id: self.controller_id(n.node_id) for n in self.live()}
+                last = ids
+                vals = set(ids.values())
+                if len(vals) == 1:
+                    leader = vals.pop()
+                    if leader >= 0 and leader not in exclude:
+                        return leader
+            except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
+                    kwire.ProtocolError) as e:
+                last = "%s: %s" % (type(e).__name__, e)
+            time.sleep(0.02)
+        raise samsa_harness.HarnessError("no agreed leader within %.1f s (last: %s)"
+                                         % (timeout, last))
+
+    def create_topic(self, node_id, name, partitions=1):
+        with self.nodes[node_id].connect() as c:
+            return c.create_topic(name, num_partitions=partitions, timeout=T(10))
+
+    def topics(self, node_id):
+        """{name: (topic_id, partition count)} of node's Metadata."""
+        md = self.metadata(node_id, topics=None)
+        return {t["name"]: (t["topic_id"], len(t["partitions"]))
+                for t in md["topics"] if t["error_code"] == 0}
+
+    def wait_topics_equal(self, names, timeout, nodes=None):
+        """Waits until every node (live ones by default) lists the same id
+        for each name; returns {name: id}."""
+        deadline = time.monotonic() + timeout
+        last = None
+        nodes = nodes or [n.node_id for n in self.live()]
+        while time.monotonic() < deadline:
+            views = {i: self.topics(i) for i in nodes}
+            last = views
+            ok = True
+            ids = {}
+            for name in names:
+                seen = {views[i].get(name, (None,))[0] for i in nodes}
+                if len(seen) != 1 or None in seen:
+                    ok = False
+                    break
+                ids[name] = seen.pop()
+            if ok:
+                return ids
+            time.sleep(0.05)
+        raise samsa_harness.HarnessError("topics %s not alike on nodes %s within "
+                                         "%.1f s: %s" % (names, nodes, timeout, last))
