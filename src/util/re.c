@@ -111,10 +111,9 @@ re_scan(const char *p, size_t len, size_t *off)
                     }
                     i += 2;
                 } else if (p[i] == '[' && i + 1 < len && p[i + 1] == ':') {
-                    const char *e = strstr(p + i, ":]");
+                    const char *e = memmem(p + i, len - i, ":]", 2);
 
-                    i = e != NULL && (size_t) (e - p) < len
-                            ? (size_t) (e - p) + 2 : i + 1;
+                    i = e != NULL ? (size_t) (e - p) + 2 : i + 1;
                 } else {
                     i++;
                 }

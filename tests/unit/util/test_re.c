@@ -115,6 +115,7 @@ test_re_invalid(void **state)
     assert_non_null(re);
     assert_true(samsa_re_match(re, "ab"));
     samsa_re_free(re);
+    assert_null(samsa_re_compile("[[:digit:]]", 9, why, sizeof(why)));
     assert_null(samsa_re_compile("(", 1, why, 4));
     assert_int_equal(strlen(why), 3);
     samsa_re_free(NULL);
