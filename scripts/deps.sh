@@ -12,6 +12,7 @@ PKGS=(
   libcmocka-dev                                 # unit tests
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record-batch codecs
   libisal-dev                                   # CRC-32C
+  libpcre2-dev                                  # RE2-syntax regexes (util/re.c)
   libmicrohttpd-dev                             # metrics listener (HTTP)
   libssl-dev openssl                            # TLS listeners (OpenSSL 3); tests' certificates
   libraft-dev libuv1-dev                        # metadata quorum (meta/quorum.c)

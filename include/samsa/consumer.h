@@ -147,8 +147,8 @@ SAMSA_API void samsa_consumer_set_rebalance_cb(samsa_consumer_t *consumer,
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_consumer_subscribe(
     samsa_consumer_t *consumer, const char *const *topics, size_t n);
 
-/* Subscribe to every topic whose whole name matches regex (POSIX
- * extended syntax; internal topics left out while
+/* Subscribe to every topic whose whole name matches regex (RE2 syntax,
+ * as Kafka's coordinator reads it; internal topics left out while
  * exclude.internal.topics).  Matches are re-evaluated with each
  * metadata refresh (metadata.max.age.ms).  SAMSA_ERR__INVALID_ARG for a
  * bad regex.  @thread app */

@@ -417,14 +417,7 @@ def test_sarama_admin(goclients, srv, kversion):
 
 @pytest.mark.parametrize("protocol", [
     "classic",
-    pytest.param("consumer", marks=pytest.mark.xfail(strict=True, reason=(
-        "samsa bug: KIP-848 regex subscriptions from franz-go are refused. "
-        "kgo (consumer_group_848.go) sends ConsumerGroupHeartbeat v1 "
-        "SubscribedTopicRegex `.*(?:(?:^franz-re-consumer-.*)).*` (RE2J, as "
-        "Kafka takes it); samsa compiles it as POSIX ERE, which has no (?:...) "
-        "groups, and answers error 130 (Kafka's STREAMS_INVALID_TOPOLOGY) where "
-        "Kafka's INVALID_REGULAR_EXPRESSION is 128 (include/samsa/errors.def "
-        "numbers it 130); the members never join"))),
+    "consumer",
 ])
 def test_franz_group_regex(goclients, srv, protocol):
     """kgo.ConsumeRegex: two members subscribed by a regex that matches one

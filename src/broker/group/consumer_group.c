@@ -14,7 +14,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,7 +140,7 @@ cg_member_free(cg_member_t *m)
     }
     samsa_free(m->topics);
     if (m->regex != NULL) {
-        regfree(&m->re);
+        samsa_re_free(m->re);
         samsa_free(m->regex);
     }
     samsa_free(m->id);
@@ -339,25 +338,14 @@ cg_timer_start(samsa_grp_t *g, cg_member_t *m, int kind, int32_t ms)
 
 /* ---- subscription metadata and target assignment ---------------------------- */
 
-/* A SubscribedTopicRegex as a POSIX extended expression that must match
- * the whole topic name (Kafka's RE2J matches()); false with why set. */
+/* A SubscribedTopicRegex in RE2 syntax that must match the whole topic
+ * name (Kafka's RE2J matches(), util/re.h); false with why set. */
 bool
-samsa_consumer_group_regex_compile(const char *pattern, size_t len, regex_t *re, char *why,
-                 size_t why_size)
+samsa_consumer_group_regex_compile(const char *pattern, size_t len,
+                                   samsa_re_t **re, char *why, size_t why_size)
 {
-    char  *full = samsa_malloc(len + 5);
-    int    rc;
-
-    memcpy(full, "^(", 2);
-    memcpy(full + 2, pattern, len);
-    memcpy(full + 2 + len, ")$", 3);
-    rc = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
-    samsa_free(full);
-    if (rc != 0) {
-        regerror(rc, re, why, why_size);
-        return false;
-    }
-    return true;
+    *re = samsa_re_compile(pattern, len, why, why_size);
+    return *re != NULL;
 }
 
 /* Whether the member subscribes to topic: by name or by its regex. */
@@ -371,7 +359,7 @@ cg_member_subscribes(const cg_member_t *m, const char *topic)
             return true;
         }
     }
-    return m->regex != NULL && regexec(&m->re, topic, 0, NULL, 0) == 0;
+    return m->regex != NULL && samsa_re_match(m->re, topic);
 }
 
 static int
@@ -458,7 +446,7 @@ cg_refresh_topics(samsa_grp_t *g)
         }
         for (i = 0; !seen && i < cg->nmembers; i++) {
             if (cg->members[i]->regex != NULL
-                && regexec(&cg->members[i]->re, it->name, 0, NULL, 0) == 0) {
+                && samsa_re_match(cg->members[i]->re, it->name)) {
                 v = samsa_realloc(v, (n + 1) * sizeof(*v));
                 v[n].name = samsa_strdup(it->name);
                 v[n].id = it->id;
@@ -795,7 +783,7 @@ cg_validate(cg_hb_t *h)
     }
     if (rq->SubscribedTopicRegex.ptr != NULL
         && rq->SubscribedTopicRegex.len > 0) {
-        regex_t  re;
+        samsa_re_t  *re;
         char     why[128];
 
         if (!samsa_consumer_group_regex_compile(rq->SubscribedTopicRegex.ptr,
@@ -807,7 +795,7 @@ cg_validate(cg_hb_t *h)
                     rq->SubscribedTopicRegex.ptr, why);
             return false;
         }
-        regfree(&re);
+        samsa_re_free(re);
     }
     if (rq->ServerAssignor.ptr != NULL
         && !cg_assignor_configured(h->gc, rq->ServerAssignor)) {
@@ -958,7 +946,7 @@ cg_hb_member(cg_hb_t *h, samsa_grp_t *g, const cg_set_t *owned, bool *bump)
         if (old->regex != NULL) {
             char  why[128];
 
-            /* compiled again rather than moving a regex_t */
+            /* compiled again rather than shared with old */
             if (samsa_consumer_group_regex_compile(old->regex, strlen(old->regex), &m->re, why,
                                  sizeof(why))) {
                 m->regex = samsa_strdup(old->regex);
@@ -1035,7 +1023,8 @@ cg_update_member(cg_member_t *m, const cg_hb_t *h, samsa_slice_t client_id,
         char  why[128];
 
         if (m->regex != NULL) {
-            regfree(&m->re);
+            samsa_re_free(m->re);
+            m->re = NULL;
             samsa_free(m->regex);
             m->regex = NULL;
         }

@@ -7,13 +7,12 @@
 #ifndef SAMSA_BROKER_GROUP_CONSUMER_GROUP_INT_H
 #define SAMSA_BROKER_GROUP_CONSUMER_GROUP_INT_H
 
-#include <regex.h>
-
 #include "broker/group/grp_int.h"
 #include "proto/batch.h"
 #include "proto/rd.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/re.h"
 
 /* The records a group and each member have (consumer_group_store.c keeps the value
  * last written of each, to write only what changed). */
@@ -54,7 +53,7 @@ typedef struct cg_member {
     char        **topics;           /* subscription, sorted, unique */
     size_t        ntopics;
     char         *regex;            /* SubscribedTopicRegex, NULL: none */
-    regex_t       re;               /* regex compiled (when set) */
+    samsa_re_t   *re;               /* regex compiled (when set) */
     int32_t       rebalance_timeout_ms;
     int32_t       epoch;
     int32_t       prev_epoch;
@@ -96,8 +95,9 @@ void samsa_consumer_group_set_sort(cg_set_t *s);
 void samsa_consumer_group_set_clear(cg_set_t *s);
 
 /* A SubscribedTopicRegex compiled to match whole names; false with why. */
-bool samsa_consumer_group_regex_compile(const char *pattern, size_t len, regex_t *re,
-                              char *why, size_t why_size);
+bool samsa_consumer_group_regex_compile(const char *pattern, size_t len,
+                                        samsa_re_t **re, char *why,
+                                        size_t why_size);
 
 /* A member record's member, created (empty, epoch 0) if new (load). */
 cg_member_t *samsa_consumer_group_member_get(samsa_consumer_group_t *cg, samsa_slice_t id);

@@ -487,7 +487,8 @@ cg_load_member_meta(cg_member_t *m,
                                                     t.len);
     }
     if (m->regex != NULL) {
-        regfree(&m->re);
+        samsa_re_free(m->re);
+        m->re = NULL;
         samsa_free(m->regex);
         m->regex = NULL;
     }

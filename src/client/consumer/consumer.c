@@ -344,15 +344,12 @@ samsa_consumer_sub_topics(samsa_consumer_t *c, int32_t *n)
         return out;
     }
     for (i = 0; i < nmd; i++) {
-        regmatch_t  m;
-
         t = samsa_mdcache_peek_at(c->mdc, i);
         if (t == NULL || t->err != SAMSA_ERR_NONE
             || (t->internal && c->cc.exclude_internal_topics)) {
             continue;
         }
-        if (regexec(&c->sub_re, t->name, 1, &m, 0) == 0
-            && m.rm_so == 0 && (size_t) m.rm_eo == strlen(t->name)) {
+        if (samsa_re_match(c->sub_re, t->name)) {
             out[(*n)++] = t->name;
         }
     }
@@ -705,7 +702,8 @@ consumer_sub_clear(samsa_consumer_t *c)
     c->sub_topics = NULL;
     c->nsub_topics = 0;
     if (c->has_re) {
-        regfree(&c->sub_re);
+        samsa_re_free(c->sub_re);
+        c->sub_re = NULL;
         c->has_re = false;
     }
     samsa_free(c->sub_re_src);
@@ -761,18 +759,23 @@ samsa_consumer_subscribe(samsa_consumer_t *c, const char *const *topics,
 samsa_err_t
 samsa_consumer_subscribe_pattern(samsa_consumer_t *c, const char *regex)
 {
-    regex_t  re;
+    samsa_re_t  *re;
+    char         why[128];
 
     if (c->cc.group_id == NULL || regex == NULL) {
         return SAMSA_ERR__INVALID_ARG;
     }
-    if (regcomp(&re, regex, REG_EXTENDED) != 0) {
+    /* RE2 syntax over the whole topic name, as the coordinator reads the
+     * same pattern (KIP-848's SubscribedTopicRegex) */
+    re = samsa_re_compile(regex, strlen(regex), why, sizeof(why));
+    if (re == NULL) {
+        samsa_debug("consumer: pattern `%s` refused: %s", regex, why);
         return SAMSA_ERR__INVALID_ARG;
     }
     pthread_mutex_lock(&c->lock);
     if (c->sub_mode == SAMSA_CSUB_ASSIGN) {
         pthread_mutex_unlock(&c->lock);
-        regfree(&re);
+        samsa_re_free(re);
         return SAMSA_ERR__STATE;
     }
     consumer_sub_clear(c);

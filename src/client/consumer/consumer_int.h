@@ -19,7 +19,6 @@
 #define SAMSA_CLIENT_CONSUMER_CONSUMER_INT_H
 
 #include <pthread.h>
-#include <regex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +31,7 @@
 #include "client/consumer/crecs.h"
 #include "client/mdcache.h"
 #include "client/netclient.h"
+#include "util/re.h"
 
 /* Where an assigned partition's position comes from. */
 typedef enum samsa_cpart_state {
@@ -203,7 +203,7 @@ struct samsa_consumer {
     samsa_csub_mode_t         sub_mode;
     char                    **sub_topics;
     int32_t                   nsub_topics;
-    regex_t                   sub_re;
+    samsa_re_t               *sub_re;
     bool                      has_re;
     char                     *sub_re_src;   /* the pattern as given */
     samsa_cpart_t           **parts;
