@@ -42,6 +42,7 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_DeleteTopics, 1, 6, samsa_h_DeleteTopics, B, 0 },
     { SAMSA_API_DeleteRecords, 0, 2, samsa_h_DeleteRecords, B, 0 },
     { SAMSA_API_InitProducerId, 0, 5, samsa_h_InitProducerId, B, 0 },
+    { SAMSA_API_OffsetForLeaderEpoch, 2, 4, samsa_h_OffsetForLeaderEpoch, B, 0 },
     { SAMSA_API_AddPartitionsToTxn, 0, 3, samsa_h_AddPartitionsToTxn, B, 0 },
     { SAMSA_API_AddOffsetsToTxn, 0, 4, samsa_h_AddOffsetsToTxn, B, 0 },
     { SAMSA_API_EndTxn, 0, 4, samsa_h_EndTxn, B, 0 },

@@ -151,6 +151,8 @@ void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetForLeaderEpoch(samsa_apis_t *apis, samsa_req_t *req,
+                                  void *rq);
 void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *rq);

@@ -483,11 +483,6 @@ def test_kadm_extra(kadm_extra):
     assert d["quotas_err"] == "" and d["quotas"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "samsa gap: OffsetForLeaderEpoch (API 23, KIP-320) is not implemented and "
-    "not in ApiVersions; kadm.OffsetForLeaderEpoch (and kgo's truncation check "
-    "after a leader-epoch change) gets 'broker is too old'. Kafka answers "
-    "leader epoch 0 and the log end offset for each partition"))
 def test_kadm_offset_for_leader_epoch(kadm_extra):
     d = kadm_extra
     assert "leader_epoch_err" not in d, d.get("leader_epoch_err")
