@@ -1,4 +1,5 @@
-/* libFuzzer target: OffsetForLeaderEpochRequest bodies (2-byte version + body). */
+/* libFuzzer target: OffsetForLeaderEpochRequest bodies (2-byte version +
+ * body). */
 #include "fuzz.h"
 
 #include "proto/gen/OffsetForLeaderEpoch.h"

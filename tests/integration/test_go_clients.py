@@ -490,20 +490,12 @@ def test_kadm_offset_for_leader_epoch(kadm_extra):
         assert d["leader_epoch"][p] == {"epoch": 0, "end": 18, "err": ""}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "samsa gap: ElectLeaders (API 43) is not implemented and not in "
-    "ApiVersions; kadm.ElectLeaders fails with 'broker is too old'. Kafka "
-    "answers ELECTION_NOT_NEEDED per partition on one broker"))
 def test_kadm_elect_leaders(kadm_extra):
     d = kadm_extra
     assert "elect_err" not in d, d.get("elect_err")
     assert all(v.startswith("ELECTION_NOT_NEEDED") for v in d["elect"].values()), d["elect"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "samsa gap: ListPartitionReassignments (API 46) is not implemented and "
-    "not in ApiVersions; kadm.ListPartitionReassignments fails with 'broker "
-    "is too old'. Kafka answers an empty list"))
 def test_kadm_list_partition_reassignments(kadm_extra):
     d = kadm_extra
     assert d["reassignments_err"] == "" and d["reassignments"] == 0

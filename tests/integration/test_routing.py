@@ -281,3 +281,55 @@ def test_offset_for_leader_epoch(samsa):
         assert ask(4, (0, 1, 1)) == [(0, 1, 5)]
         keys = c.api_versions(3)["api_keys"]
         assert keys[kwire.API_OFFSET_FOR_LEADER_EPOCH] == (2, 4), keys.get(23)
+
+
+ERR_PREFERRED_LEADER_NOT_AVAILABLE = 80
+ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE = 83
+ERR_ELECTION_NOT_NEEDED = 84
+
+
+def test_elect_leaders_and_reassignments(samsa):
+    """ElectLeaders v0-v2 as Kafka's controller answers from the image
+    (ReplicationControlManager.electLeaders): partitions 0 (this node),
+    1 (OTHER, its first replica) and 3 (ELSEWHERE, first) have their
+    preferred leader: ELECTION_NOT_NEEDED; 2 has no leader: samsa elects
+    nobody (PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE).
+    ListPartitionReassignments v0: nothing in progress, ever."""
+    srv, self_id, topic_id = _started(samsa)
+    with srv.connect() as c:
+        keys = c.api_versions(3)["api_keys"]
+        assert keys[kwire.API_ELECT_LEADERS] == (0, 2), keys.get(43)
+        assert keys[kwire.API_LIST_PARTITION_REASSIGNMENTS] == (0, 0), keys.get(46)
+
+        def elect(version, topics, election_type=0):
+            body = kwire.encode_elect_leaders_request(version, topics, election_type)
+            r = c.request(kwire.API_ELECT_LEADERS, version, body, T(10))
+            assert r["error_code"] == 0, r
+            return {t["topic"]: [(p["partition"], p["error_code"], p["error_message"])
+                                 for p in t["partitions"]] for t in r["results"]}
+
+        not_needed = "Leader election not needed for topic partition"
+        for version in (0, 1, 2):
+            got = elect(version, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])])
+            assert [x[:2] for x in got[TOPIC]] == [
+                (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
+                (2, ERR_PREFERRED_LEADER_NOT_AVAILABLE), (3, ERR_ELECTION_NOT_NEEDED),
+                (9, kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION)], (version, got)
+            assert got[TOPIC][0][2].startswith(not_needed), got
+            assert got[TOPIC][4][2] == "No such partition as %s-9" % TOPIC, got
+            assert got["no-such"] == [(0, kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                       "No such topic as no-such")], got
+            # null: every topic, only the partitions whose election was needed
+            got = elect(version, None)
+            assert [x[:2] for x in got[TOPIC]] == [(2, ERR_PREFERRED_LEADER_NOT_AVAILABLE)], got
+            assert all(v == [] for k, v in got.items() if k != TOPIC), got
+        for version in (1, 2):                      # unclean (KIP-460)
+            got = elect(version, [(TOPIC, [0, 1, 2])], election_type=1)
+            assert [x[:2] for x in got[TOPIC]] == [
+                (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
+                (2, ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE)], got
+
+        for topics in (None, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])]):
+            body = kwire.encode_list_partition_reassignments_request(0, topics)
+            r = c.request(kwire.API_LIST_PARTITION_REASSIGNMENTS, 0, body, T(10))
+            assert (r["error_code"], r["error_message"], r["topics"]) == (0, None, []), r
