@@ -169,6 +169,8 @@ void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_OffsetForLeaderEpoch(samsa_apis_t *apis, samsa_req_t *req,
+                                  void *rq);
 void samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DeleteTopics(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *rq);
@@ -176,6 +178,9 @@ void samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ElectLeaders(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_ListPartitionReassignments(samsa_apis_t *apis, samsa_req_t *req,
+                                        void *rq);
 void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_FindCoordinator(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req, void *rq);

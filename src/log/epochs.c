@@ -5,6 +5,7 @@
 #include "log/epochs.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,17 +108,42 @@ samsa_epochs_latest(const samsa_epochs_t *ep)
 
 void
 samsa_epochs_end_offset(const samsa_epochs_t *ep, int32_t epoch, int64_t leo,
-                        int32_t *found_epoch, int64_t *end_offset)
+                        int32_t current, int32_t *found_epoch,
+                        int64_t *end_offset)
 {
-    size_t  i;
+    size_t   i, n = ep->n;
+    bool     extra = current > samsa_epochs_latest(ep);
+    int32_t  latest = extra ? current : samsa_epochs_latest(ep);
+    int32_t  floor = -1;
+    int64_t  higher = -1;
 
-    *found_epoch = -1;
-    *end_offset = -1;
-    for (i = ep->n; i > 0; i--) {
-        if (ep->e[i - 1].epoch <= epoch) {
-            *found_epoch = ep->e[i - 1].epoch;
-            *end_offset = i == ep->n ? leo : ep->e[i].start_offset;
-            return;
+    *found_epoch = -1;                  /* UNDEFINED_EPOCH */
+    *end_offset = -1;                   /* UNDEFINED_EPOCH_OFFSET */
+    if (epoch < 0 || latest < 0) {
+        return;
+    }
+    if (epoch == latest) {
+        *found_epoch = epoch;
+        *end_offset = leo;
+        return;
+    }
+    /* Kafka's floorEntry and higherEntry over the epochs (and current at
+     * the LEO, if it is newer than them all) */
+    for (i = 0; i < n; i++) {
+        if (ep->e[i].epoch <= epoch) {
+            floor = ep->e[i].epoch;
+        } else {
+            higher = ep->e[i].start_offset;
+            break;
         }
     }
+    if (higher < 0 && extra && current > epoch) {
+        higher = leo;
+    }
+    if (higher < 0) {
+        return;                         /* newer than any epoch known */
+    }
+    /* older than any known: the start of the first one after it */
+    *found_epoch = floor >= 0 ? floor : epoch;
+    *end_offset = higher;
 }

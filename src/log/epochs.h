@@ -2,7 +2,7 @@
  * log/epochs.h - a partition's leader epoch cache and its file
  * (<topic>-<partition>/leader-epoch-checkpoint, Kafka's format "0\n<n>\n
  * <epoch> <start offset>\n..."): for each leader epoch, the first offset
- * written in it.  ListOffsets and (later) OffsetForLeaderEpoch answer from
+ * written in it.  ListOffsets and OffsetForLeaderEpoch answer from
  * it.  Every change rewrites the file atomically.
  * Threads: not thread-safe; the owning plog guards it with its lock.
  * Ownership: embedded in the plog.
@@ -49,10 +49,15 @@ int32_t samsa_epochs_for_offset(const samsa_epochs_t *ep, int64_t offset);
 /* The latest epoch, or -1. */
 int32_t samsa_epochs_latest(const samsa_epochs_t *ep);
 
-/* Kafka's endOffsetFor(epoch): the largest epoch <= epoch and the offset
- * where the next epoch starts (leo for the latest); (-1, -1) if none. */
+/* Kafka's LeaderEpochFileCache.endOffsetFor(epoch, leo): (epoch, leo) for
+ * the latest epoch; else the largest epoch <= epoch (epoch itself if it is
+ * older than every one known) and the offset where the next one starts;
+ * (-1, -1) for epoch -1, an empty cache or one newer than every epoch.
+ * current, the leader's epoch now (-1: none), counts as an epoch starting
+ * at leo when it is newer than the cache's latest: Kafka assigns it on
+ * becoming leader, the cache here when the first batch of it is written. */
 void samsa_epochs_end_offset(const samsa_epochs_t *ep, int32_t epoch,
-                             int64_t leo, int32_t *found_epoch,
-                             int64_t *end_offset);
+                             int64_t leo, int32_t current,
+                             int32_t *found_epoch, int64_t *end_offset);
 
 #endif /* SAMSA_LOG_EPOCHS_H */

@@ -287,9 +287,11 @@ typedef struct samsa_plog_ts_offset {
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_offset_for_time(
     samsa_plog_t *plog, int64_t timestamp, samsa_plog_ts_offset_t *out);
 
-/* Kafka's OffsetForLeaderEpoch answer for epoch. */
+/* Kafka's OffsetForLeaderEpoch answer for epoch (UnifiedLog.
+ * endOffsetForEpoch; samsa_epochs_end_offset), current the leader's epoch
+ * now.  @thread handler (no plog lock) */
 void samsa_plog_end_offset_for_epoch(samsa_plog_t *plog, int32_t epoch,
-                                     int32_t *found_epoch,
+                                     int32_t current, int32_t *found_epoch,
                                      int64_t *end_offset);
 
 /* ---- DeleteRecords, retention, truncation -------------------------------- */

@@ -346,12 +346,13 @@ samsa_plog_offset_for_time(samsa_plog_t *plog, int64_t timestamp,
 
 void
 samsa_plog_end_offset_for_epoch(samsa_plog_t *plog, int32_t epoch,
-                                int32_t *found_epoch, int64_t *end_offset)
+                                int32_t current, int32_t *found_epoch,
+                                int64_t *end_offset)
 {
     int64_t  leo = samsa_plog_log_end_offset(plog);
 
     pthread_mutex_lock(&plog->epochs_lock);
-    samsa_epochs_end_offset(&plog->epochs, epoch, leo, found_epoch,
+    samsa_epochs_end_offset(&plog->epochs, epoch, leo, current, found_epoch,
                             end_offset);
     pthread_mutex_unlock(&plog->epochs_lock);
 }

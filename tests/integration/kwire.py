@@ -15,7 +15,8 @@ Only what the tests need, written from Apache Kafka's message definitions
   with ISA-L as a fast path), and for the storage tests (test_storage_*.py)
   request encoders and response decoders of Produce v3-v11, Fetch v4-v16,
   ListOffsets v1-v9, CreateTopics v2-v7, DeleteTopics v1-v6, DeleteRecords
-  v0-v2, DescribeConfigs v0-v4, AlterConfigs v0-v2, IncrementalAlterConfigs
+  v0-v2, OffsetForLeaderEpoch v2-v4, ElectLeaders v0-v2,
+  ListPartitionReassignments v0, DescribeConfigs v0-v4, AlterConfigs v0-v2, IncrementalAlterConfigs
   v0-v1, DescribeLogDirs v0-v4, CreatePartitions v0-v3, with Conn helpers
   (produce, fetch, fetch_all, list_offsets, create_topic, wait_topic, ...);
   checked in test_storage_kwire.py.
@@ -55,6 +56,9 @@ API_LIST_OFFSETS = 2
 API_CREATE_TOPICS = 19
 API_DELETE_TOPICS = 20
 API_DELETE_RECORDS = 21
+API_OFFSET_FOR_LEADER_EPOCH = 23
+API_ELECT_LEADERS = 43
+API_LIST_PARTITION_REASSIGNMENTS = 46
 API_DESCRIBE_CONFIGS = 32
 API_ALTER_CONFIGS = 33
 API_DESCRIBE_LOG_DIRS = 35
@@ -65,7 +69,8 @@ FLEXIBLE_FROM.update({
     API_PRODUCE: 9, API_FETCH: 12, API_LIST_OFFSETS: 6, API_CREATE_TOPICS: 5,
     API_DELETE_TOPICS: 4, API_DELETE_RECORDS: 2, API_DESCRIBE_CONFIGS: 4,
     API_ALTER_CONFIGS: 2, API_DESCRIBE_LOG_DIRS: 2, API_CREATE_PARTITIONS: 2,
-    API_INCREMENTAL_ALTER_CONFIGS: 1,
+    API_INCREMENTAL_ALTER_CONFIGS: 1, API_OFFSET_FOR_LEADER_EPOCH: 4,
+    API_ELECT_LEADERS: 2, API_LIST_PARTITION_REASSIGNMENTS: 0,
 })
 
 API_NAMES.update({
@@ -74,6 +79,9 @@ API_NAMES.update({
     API_ALTER_CONFIGS: "ALTER_CONFIGS", API_DESCRIBE_LOG_DIRS: "DESCRIBE_LOG_DIRS",
     API_CREATE_PARTITIONS: "CREATE_PARTITIONS",
     API_INCREMENTAL_ALTER_CONFIGS: "INCREMENTAL_ALTER_CONFIGS",
+    API_OFFSET_FOR_LEADER_EPOCH: "OFFSET_FOR_LEADER_EPOCH",
+    API_ELECT_LEADERS: "ELECT_LEADERS",
+    API_LIST_PARTITION_REASSIGNMENTS: "LIST_PARTITION_REASSIGNMENTS",
 })
 
 ERR_OFFSET_OUT_OF_RANGE = 1
@@ -1524,6 +1532,155 @@ def decode_delete_records_response(payload, version):
 
 
 # --------------------------------------------------------------------------
+# OffsetForLeaderEpoch (key 23): v0-v4 (v4 flexible; Kafka 4 serves v2-v4)
+# --------------------------------------------------------------------------
+
+def encode_offset_for_leader_epoch_request(version, topics, replica_id=-1):
+    """topics: [(name, [(partition, current_leader_epoch, leader_epoch)])]
+    (current_leader_epoch is sent from v2, replica_id from v3)."""
+    flex = version >= 4
+    w = Writer()
+
+    def part(ww, p):
+        ww.i32(p[0])
+        if version >= 2:
+            ww.i32(p[1])
+        ww.i32(p[2])
+        if flex:
+            ww.tags()
+
+    def topic(ww, t):
+        ww.string(t[0], flexible=flex).array(t[1], part, flexible=flex)
+        if flex:
+            ww.tags()
+    if version >= 3:
+        w.i32(replica_id)
+    w.array(topics, topic, flexible=flex)
+    if flex:
+        w.tags()
+    return w.bytes()
+
+
+def decode_offset_for_leader_epoch_body(r, version):
+    flex = version >= 4
+    out = {"throttle_time_ms": r.i32() if version >= 2 else 0}
+
+    def part(rr):
+        p = {"error_code": rr.i16(), "partition": rr.i32(),
+             "leader_epoch": rr.i32() if version >= 1 else -1,
+             "end_offset": rr.i64()}
+        if flex:
+            rr.tags()
+        return p
+
+    def topic(rr):
+        t = {"topic": rr.string(flexible=flex), "partitions": rr.array(part, flexible=flex)}
+        if flex:
+            rr.tags()
+        return t
+    out["topics"] = r.array(topic, flexible=flex)
+    if flex:
+        out["tags"] = r.tags()
+    r.done("OffsetForLeaderEpoch v%d response" % version)
+    return out
+
+
+def decode_offset_for_leader_epoch_response(payload, version):
+    corr, r = decode_response_header(payload, API_OFFSET_FOR_LEADER_EPOCH, version)
+    out = decode_offset_for_leader_epoch_body(r, version)
+    out["correlation_id"] = corr
+    return out
+
+
+# --------------------------------------------------------------------------
+# ElectLeaders (key 43): v0-v2 (v2 flexible)
+# --------------------------------------------------------------------------
+
+def encode_elect_leaders_request(version, topics, election_type=0, timeout_ms=60000):
+    """topics: [(name, [partition])], or None for every partition."""
+    flex = version >= 2
+    w = Writer()
+    if version >= 1:
+        w.i8(election_type)
+
+    def topic(ww, t):
+        ww.string(t[0], flexible=flex)
+        ww.array(t[1], lambda www, p: www.i32(p), flexible=flex)
+        if flex:
+            ww.tags()
+    w.array(topics, topic, flexible=flex).i32(timeout_ms)
+    if flex:
+        w.tags()
+    return w.bytes()
+
+
+def decode_elect_leaders_response(payload, version):
+    flex = version >= 2
+    corr, r = decode_response_header(payload, API_ELECT_LEADERS, version)
+    out = {"correlation_id": corr, "throttle_time_ms": r.i32(),
+           "error_code": r.i16() if version >= 1 else 0}
+
+    def part(rr):
+        p = {"partition": rr.i32(), "error_code": rr.i16(),
+             "error_message": rr.string(flexible=flex, nullable=True)}
+        if flex:
+            rr.tags()
+        return p
+
+    def topic(rr):
+        t = {"topic": rr.string(flexible=flex), "partitions": rr.array(part, flexible=flex)}
+        if flex:
+            rr.tags()
+        return t
+    out["results"] = r.array(topic, flexible=flex)
+    if flex:
+        out["tags"] = r.tags()
+    r.done("ElectLeaders v%d response" % version)
+    return out
+
+
+# --------------------------------------------------------------------------
+# ListPartitionReassignments (key 46): v0 (flexible)
+# --------------------------------------------------------------------------
+
+def encode_list_partition_reassignments_request(version, topics, timeout_ms=60000):
+    """topics: [(name, [partition])], or None for all."""
+    w = Writer().i32(timeout_ms)
+
+    def topic(ww, t):
+        ww.string(t[0], flexible=True)
+        ww.array(t[1], lambda www, p: www.i32(p), flexible=True)
+        ww.tags()
+    w.array(topics, topic, flexible=True)
+    w.tags()
+    return w.bytes()
+
+
+def decode_list_partition_reassignments_response(payload, version):
+    corr, r = decode_response_header(payload, API_LIST_PARTITION_REASSIGNMENTS, version)
+    out = {"correlation_id": corr, "throttle_time_ms": r.i32(), "error_code": r.i16(),
+           "error_message": r.string(flexible=True, nullable=True)}
+
+    def ints(rr):
+        return rr.array(lambda x: x.i32(), flexible=True)
+
+    def part(rr):
+        p = {"partition": rr.i32(), "replicas": ints(rr), "adding": ints(rr),
+             "removing": ints(rr)}
+        rr.tags()
+        return p
+
+    def topic(rr):
+        t = {"name": rr.string(flexible=True), "partitions": rr.array(part, flexible=True)}
+        rr.tags()
+        return t
+    out["topics"] = r.array(topic, flexible=True)
+    out["tags"] = r.tags()
+    r.done("ListPartitionReassignments v%d response" % version)
+    return out
+
+
+# --------------------------------------------------------------------------
 # DescribeConfigs (key 32): v0-v4 (v4 flexible)
 # --------------------------------------------------------------------------
 
@@ -1796,6 +1953,9 @@ DECODERS.update({
     API_CREATE_TOPICS: decode_create_topics_response,
     API_DELETE_TOPICS: decode_delete_topics_response,
     API_DELETE_RECORDS: decode_delete_records_response,
+    API_OFFSET_FOR_LEADER_EPOCH: decode_offset_for_leader_epoch_response,
+    API_ELECT_LEADERS: decode_elect_leaders_response,
+    API_LIST_PARTITION_REASSIGNMENTS: decode_list_partition_reassignments_response,
     API_DESCRIBE_CONFIGS: decode_describe_configs_response,
     API_ALTER_CONFIGS: decode_alter_configs_response,
     API_INCREMENTAL_ALTER_CONFIGS: decode_incremental_alter_configs_response,
@@ -2044,6 +2204,15 @@ class Conn:
     def delete_records(self, topic, partition, offset, version=2, timeout=10.0):
         body = encode_delete_records_request(version, [(topic, [(partition, offset)])])
         return self.request(API_DELETE_RECORDS, version, body, timeout)["topics"][0]["partitions"][0]
+
+    def offset_for_leader_epoch(self, topics, version=4, replica_id=-1,
+                                timeout=5.0):
+        """topics as encode_offset_for_leader_epoch_request; returns
+        {(topic, partition): partition dict}."""
+        body = encode_offset_for_leader_epoch_request(version, topics, replica_id)
+        r = self.request(API_OFFSET_FOR_LEADER_EPOCH, version, body, timeout)
+        return {(t["topic"], p["partition"]): p
+                for t in r["topics"] for p in t["partitions"]}
 
     def describe_configs(self, resources, version=4, include_synonyms=False,
                          include_documentation=False, timeout=5.0):

@@ -476,11 +476,6 @@ def test_kadm_extra(kadm_extra):
     assert d["quotas_err"] == "" and d["quotas"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "samsa gap: OffsetForLeaderEpoch (API 23, KIP-320) is not implemented and "
-    "not in ApiVersions; kadm.OffsetForLeaderEpoch (and kgo's truncation check "
-    "after a leader-epoch change) gets 'broker is too old'. Kafka answers "
-    "leader epoch 0 and the log end offset for each partition"))
 def test_kadm_offset_for_leader_epoch(kadm_extra):
     d = kadm_extra
     assert "leader_epoch_err" not in d, d.get("leader_epoch_err")
@@ -488,20 +483,12 @@ def test_kadm_offset_for_leader_epoch(kadm_extra):
         assert d["leader_epoch"][p] == {"epoch": 0, "end": 18, "err": ""}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "samsa gap: ElectLeaders (API 43) is not implemented and not in "
-    "ApiVersions; kadm.ElectLeaders fails with 'broker is too old'. Kafka "
-    "answers ELECTION_NOT_NEEDED per partition on one broker"))
 def test_kadm_elect_leaders(kadm_extra):
     d = kadm_extra
     assert "elect_err" not in d, d.get("elect_err")
     assert all(v.startswith("ELECTION_NOT_NEEDED") for v in d["elect"].values()), d["elect"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "samsa gap: ListPartitionReassignments (API 46) is not implemented and "
-    "not in ApiVersions; kadm.ListPartitionReassignments fails with 'broker "
-    "is too old'. Kafka answers an empty list"))
 def test_kadm_list_partition_reassignments(kadm_extra):
     d = kadm_extra
     assert d["reassignments_err"] == "" and d["reassignments"] == 0

@@ -219,3 +219,117 @@ def test_routing_self_registration_survives_restarts(samsa):
         assert [b["port"] for b in md["brokers"]] == [srv.port], md
         srv = samsa.restart(srv)
     assert "registered" in srv.stderr_text()
+
+
+def test_offset_for_leader_epoch(samsa):
+    """OffsetForLeaderEpoch v2-v4 (Kafka's Partition.lastOffsetForLeaderEpoch
+    and LeaderEpochFileCache.endOffsetFor): records at epoch 0, then a
+    planted leader change of partition 0 to this node again (epoch 1) and
+    partition 1 led by OTHER; records at epoch 1."""
+    srv = samsa.start(overrides={"num.partitions": "2"})
+    with srv.connect() as c:
+        md = c.metadata(12, topics=[TOPIC], allow_auto_topic_creation=True)
+        self_id = md["brokers"][0]["node_id"]
+        topic_id = md["topics"][0]["topic_id"]
+        c.wait_topic(TOPIC, timeout=T(10))
+        for i in range(2):
+            assert c.produce(TOPIC, 0, kwire.encode_batch([kwire.Record(b"e0")]))["error_code"] == 0
+        e = c.offset_for_leader_epoch([(TOPIC, [(0, 0, 0)])])[(TOPIC, 0)]
+        assert (e["error_code"], e["leader_epoch"], e["end_offset"]) == (0, 0, 2), e
+    assert not srv.stop()
+    plant(srv.data_dir, [
+        register_broker(OTHER, 1000, [("PLAINTEXT", OTHER_HOST, OTHER_PORT, 0)], True),
+        unfence_broker(OTHER, 1000),
+        partition_change(topic_id, 0, self_id, [self_id]),
+        partition_change(topic_id, 1, OTHER, [OTHER, self_id]),
+    ])
+    srv = samsa.start(workdir=srv.workdir, overrides=dict(srv.overrides),
+                      use_ports=False, ports=(srv.port, srv.controller_port))
+    with srv.connect() as c:
+        md = c.metadata(12, topics=[TOPIC], allow_auto_topic_creation=False)
+        parts = {p["partition_index"]: p for p in md["topics"][0]["partitions"]}
+        assert parts[0]["leader_id"] == self_id and parts[0]["leader_epoch"] == 1, parts
+
+        def ask(version, *rows, replica_id=-1):
+            got = c.offset_for_leader_epoch([(TOPIC, list(rows))], version, replica_id)
+            return [(got[(TOPIC, r[0])]["error_code"], got[(TOPIC, r[0])]["leader_epoch"],
+                     got[(TOPIC, r[0])]["end_offset"]) for r in rows]
+
+        # epoch 1 leads and wrote nothing yet: it starts at the LEO (Kafka
+        # assigns it on becoming leader)
+        assert ask(4, (0, 1, 1)) == [(0, 1, 2)]
+        for i in range(3):
+            assert c.produce(TOPIC, 0, kwire.encode_batch([kwire.Record(b"e1")]))["error_code"] == 0
+        for version in (2, 3, 4):
+            for replica_id in (-1, -2):
+                # (partition, CurrentLeaderEpoch, LeaderEpoch)
+                assert ask(version, (0, 1, 0), replica_id=replica_id) == [(0, 0, 2)], version
+                assert ask(version, (0, -1, 1), replica_id=replica_id) == [(0, 1, 5)], version
+                assert ask(version, (0, 1, 7), replica_id=replica_id) == [(0, -1, -1)], version
+                assert ask(version, (0, -1, -1), replica_id=replica_id) == [(0, -1, -1)], version
+            assert ask(version, (0, 0, 1)) == [(kwire.ERR_FENCED_LEADER_EPOCH, -1, -1)]
+            assert ask(version, (0, 2, 1)) == [(kwire.ERR_UNKNOWN_LEADER_EPOCH, -1, -1)]
+            assert ask(version, (1, -1, 0)) == [(ERR_NOT_LEADER_OR_FOLLOWER, -1, -1)]
+            assert ask(version, (9, -1, 0)) == [(kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION, -1, -1)]
+            got = c.offset_for_leader_epoch([("no-such-topic", [(0, -1, 0)])], version)
+            e = got[("no-such-topic", 0)]
+            assert (e["error_code"], e["end_offset"]) == (kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION, -1)
+        # the log starts past epoch 0: an older epoch than any known gets
+        # the first known one's start (Kafka's floorEntry == null case)
+        assert c.delete_records(TOPIC, 0, 3)["error_code"] == 0
+        assert ask(4, (0, 1, 0)) == [(0, 0, 3)]
+        assert ask(4, (0, 1, 1)) == [(0, 1, 5)]
+        keys = c.api_versions(3)["api_keys"]
+        assert keys[kwire.API_OFFSET_FOR_LEADER_EPOCH] == (2, 4), keys.get(23)
+
+
+ERR_PREFERRED_LEADER_NOT_AVAILABLE = 80
+ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE = 83
+ERR_ELECTION_NOT_NEEDED = 84
+
+
+def test_elect_leaders_and_reassignments(samsa):
+    """ElectLeaders v0-v2 as Kafka's controller answers from the image
+    (ReplicationControlManager.electLeaders): partitions 0 (this node),
+    1 (OTHER, its first replica) and 3 (ELSEWHERE, first) have their
+    preferred leader: ELECTION_NOT_NEEDED; 2 has no leader: samsa elects
+    nobody (PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE).
+    ListPartitionReassignments v0: nothing in progress, ever."""
+    srv, self_id, topic_id = _started(samsa)
+    with srv.connect() as c:
+        keys = c.api_versions(3)["api_keys"]
+        assert keys[kwire.API_ELECT_LEADERS] == (0, 2), keys.get(43)
+        assert keys[kwire.API_LIST_PARTITION_REASSIGNMENTS] == (0, 0), keys.get(46)
+
+        def elect(version, topics, election_type=0):
+            body = kwire.encode_elect_leaders_request(version, topics, election_type)
+            r = c.request(kwire.API_ELECT_LEADERS, version, body, T(10))
+            assert r["error_code"] == 0, r
+            return {t["topic"]: [(p["partition"], p["error_code"], p["error_message"])
+                                 for p in t["partitions"]] for t in r["results"]}
+
+        not_needed = "Leader election not needed for topic partition"
+        for version in (0, 1, 2):
+            got = elect(version, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])])
+            assert [x[:2] for x in got[TOPIC]] == [
+                (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
+                (2, ERR_PREFERRED_LEADER_NOT_AVAILABLE), (3, ERR_ELECTION_NOT_NEEDED),
+                (9, kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION)], (version, got)
+            assert got[TOPIC][0][2].startswith(not_needed), got
+            assert got[TOPIC][4][2] == "No such partition as %s-9" % TOPIC, got
+            assert got["no-such"] == [(0, kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                       "No such topic as no-such")], got
+            # null: every topic, only the partitions whose election was needed
+            got = elect(version, None)
+            assert [x[:2] for x in got[TOPIC]] == [(2, ERR_PREFERRED_LEADER_NOT_AVAILABLE)], got
+            assert all(v == [] for k, v in got.items() if k != TOPIC), got
+        for version in (1, 2):                      # unclean (KIP-460)
+            got = elect(version, [(TOPIC, [0, 1, 2])], election_type=1)
+            assert [x[:2] for x in got[TOPIC]] == [
+                (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
+                (2, ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE)], got
+
+        for topics in (None, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])]):
+            body = kwire.encode_list_partition_reassignments_request(0, topics)
+            r = c.request(kwire.API_LIST_PARTITION_REASSIGNMENTS, 0, body, T(10))
+            assert (r["error_code"], r["error_message"], r["topics"]) == (0, None, []), r

@@ -26,10 +26,36 @@ test_epochs_assign_truncate_reload(void **state)
     assert_int_equal(samsa_epochs_for_offset(&ep, 29), 1);
     assert_int_equal(samsa_epochs_for_offset(&ep, 30), 4);
     assert_int_equal(samsa_epochs_latest(&ep), 6);
-    samsa_epochs_end_offset(&ep, 5, 70, &e, &end);
+    /* Kafka's endOffsetFor: epochs 1@0, 4@30, 6@50, LEO 70 */
+    samsa_epochs_end_offset(&ep, 5, 70, -1, &e, &end);
     assert_int_equal(e, 4);
     assert_int_equal(end, 50);
-    samsa_epochs_end_offset(&ep, 9, 70, &e, &end);
+    samsa_epochs_end_offset(&ep, 4, 70, -1, &e, &end);
+    assert_int_equal(e, 4);
+    assert_int_equal(end, 50);
+    samsa_epochs_end_offset(&ep, 6, 70, -1, &e, &end);   /* the latest */
+    assert_int_equal(e, 6);
+    assert_int_equal(end, 70);
+    samsa_epochs_end_offset(&ep, 9, 70, -1, &e, &end);   /* newer: none */
+    assert_int_equal(e, -1);
+    assert_int_equal(end, -1);
+    samsa_epochs_end_offset(&ep, 0, 70, -1, &e, &end);   /* older: itself */
+    assert_int_equal(e, 0);
+    assert_int_equal(end, 0);
+    samsa_epochs_end_offset(&ep, -1, 70, -1, &e, &end);  /* undefined */
+    assert_int_equal(e, -1);
+    assert_int_equal(end, -1);
+    /* the leader's epoch 8, nothing written in it yet: it starts at 70 */
+    samsa_epochs_end_offset(&ep, 8, 70, 8, &e, &end);
+    assert_int_equal(e, 8);
+    assert_int_equal(end, 70);
+    samsa_epochs_end_offset(&ep, 7, 70, 8, &e, &end);
+    assert_int_equal(e, 6);
+    assert_int_equal(end, 70);
+    samsa_epochs_end_offset(&ep, 9, 70, 8, &e, &end);
+    assert_int_equal(e, -1);
+    assert_int_equal(end, -1);
+    samsa_epochs_end_offset(&ep, 6, 70, 6, &e, &end);    /* not newer */
     assert_int_equal(e, 6);
     assert_int_equal(end, 70);
     assert_int_equal(samsa_epochs_truncate_start(&ep, 35), SAMSA_ERR_NONE);

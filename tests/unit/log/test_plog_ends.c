@@ -338,15 +338,23 @@ test_plog_epoch_end_offsets(void **state)
                                            &res),
                          SAMSA_ERR_NONE);
     }
-    samsa_plog_end_offset_for_epoch(f->plog, 3, &epoch, &end);
+    samsa_plog_end_offset_for_epoch(f->plog, 3, 6, &epoch, &end);
     assert_int_equal(epoch, 2);
     assert_int_equal(end, 5);
-    samsa_plog_end_offset_for_epoch(f->plog, 6, &epoch, &end);
+    samsa_plog_end_offset_for_epoch(f->plog, 6, 6, &epoch, &end);
     assert_int_equal(epoch, 6);
     assert_int_equal(end, 15);
-    samsa_plog_end_offset_for_epoch(f->plog, 1, &epoch, &end);
+    /* older than any: Kafka answers it with the first epoch's start */
+    samsa_plog_end_offset_for_epoch(f->plog, 1, 6, &epoch, &end);
+    assert_int_equal(epoch, 1);
+    assert_int_equal(end, 0);
+    samsa_plog_end_offset_for_epoch(f->plog, 7, 6, &epoch, &end);
     assert_int_equal(epoch, -1);
     assert_int_equal(end, -1);
+    /* the leader moved to epoch 8 and wrote nothing yet */
+    samsa_plog_end_offset_for_epoch(f->plog, 8, 8, &epoch, &end);
+    assert_int_equal(epoch, 8);
+    assert_int_equal(end, 15);
     samsa_buf_fini(&b);
 }
 
