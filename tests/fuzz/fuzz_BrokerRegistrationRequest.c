@@ -1,4 +1,4 @@
-/* libFuzzer target: BrokerRegistrationRequest bodies (2-byte version + body). */
+/* libFuzzer target: BrokerRegistrationRequest bodies (version + body). */
 #include "fuzz.h"
 
 #include "proto/gen/BrokerRegistration.h"
