@@ -416,9 +416,8 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     return err;
 }
 
-/* Kafka's SecurityProtocol ids. */
-static int16_t
-broker_security_protocol_id(const char *name)
+int16_t
+samsa_broker_security_protocol_id(const char *name)
 {
     static const char *const  names[] = { "PLAINTEXT", "SSL",
                                           "SASL_PLAINTEXT", "SASL_SSL" };
@@ -447,7 +446,7 @@ samsa_broker_register(samsa_broker_t *b, char *errstr, size_t errstr_size)
         eps[i].listener = node->endpoints[i].listener;
         eps[i].host = node->endpoints[i].host;
         eps[i].port = (uint16_t) node->endpoints[i].port;
-        eps[i].security_protocol = broker_security_protocol_id(
+        eps[i].security_protocol = samsa_broker_security_protocol_id(
             node->endpoints[i].security_protocol);
     }
     memset(&reg, 0, sizeof(reg));

@@ -82,6 +82,10 @@ SAMSA_MUST_CHECK samsa_err_t samsa_broker_open(samsa_broker_t *b,
                                                char *errstr,
                                                size_t errstr_size);
 
+/* Kafka's SecurityProtocol id of a security protocol name (PLAINTEXT 0,
+ * SSL 1, SASL_PLAINTEXT 2, SASL_SSL 3; 0 for another).  @thread any */
+int16_t samsa_broker_security_protocol_id(const char *name);
+
 /* Register this node with the controller (samsa_controller_register_broker)
  * with the endpoints of b->node, which must be final (ports bound), so
  * that the image lists it unfenced: Metadata, DescribeCluster and the

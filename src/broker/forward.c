@@ -24,9 +24,9 @@
 #define FORWARD_IO_MS        60000      /* above CreateTopics' timeouts */
 #define FORWARD_MAX_RESPONSE (64 * 1024 * 1024)
 
-/* A blocking connection to host:port with I/O timeouts, or -1. */
+/* A blocking connection to host:port with I/O timeouts of io_ms, or -1. */
 static int
-forward_connect(const char *host, int port)
+forward_connect(const char *host, int port, int io_ms)
 {
     struct addrinfo  hints, *res = NULL, *ai;
     struct timeval   tv;
@@ -53,7 +53,8 @@ forward_connect(const char *host, int port)
         pfd.fd = fd;
         pfd.events = POLLOUT;
         if (errno != EINPROGRESS
-            || poll(&pfd, 1, FORWARD_CONNECT_MS) != 1
+            || poll(&pfd, 1, io_ms < FORWARD_CONNECT_MS
+                                 ? io_ms : FORWARD_CONNECT_MS) != 1
             || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0
             || err != 0) {
             close(fd);
@@ -62,8 +63,8 @@ forward_connect(const char *host, int port)
     }
     freeaddrinfo(res);
     if (fd >= 0) {
-        tv.tv_sec = FORWARD_IO_MS / 1000;
-        tv.tv_usec = 0;
+        tv.tv_sec = io_ms / 1000;
+        tv.tv_usec = io_ms % 1000 * 1000;
         (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         (void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     }
@@ -71,7 +72,7 @@ forward_connect(const char *host, int port)
 }
 
 static bool
-forward_io(int fd, void *buf, size_t len, bool out)
+forward_io(int fd, void *buf, size_t len, bool out, int io_ms)
 {
     uint8_t  *p = buf;
     ssize_t   n;
@@ -83,7 +84,7 @@ forward_io(int fd, void *buf, size_t len, bool out)
             struct pollfd  pfd = { .fd = fd,
                                    .events = out ? POLLOUT : POLLIN };
 
-            if (waited >= FORWARD_IO_MS || poll(&pfd, 1, 100) < 0) {
+            if (waited >= io_ms || poll(&pfd, 1, 100) < 0) {
                 return false;
             }
             waited += 100;
@@ -115,16 +116,70 @@ forward_voter(const samsa_config_kraft_t *k, int32_t id)
     return NULL;
 }
 
+samsa_err_t
+samsa_forward_roundtrip(const samsa_config_kraft_t *k, int32_t controller_id,
+                        const void *request, size_t len,
+                        int32_t correlation_id, int io_ms,
+                        uint8_t **answer, size_t *answer_len)
+{
+    const samsa_config_voter_t  *v = forward_voter(k, controller_id);
+    uint8_t                      hdr[4], *buf = NULL;
+    uint32_t                     alen;
+    int                          fd;
+
+    *answer = NULL;
+    *answer_len = 0;
+    if (v == NULL) {
+        return SAMSA_ERR_NOT_CONTROLLER;
+    }
+    fd = forward_connect(v->addr.host, v->addr.port, io_ms);
+    if (fd < 0) {
+        samsa_debug("cannot connect to the active controller %d at %s:%d",
+                    (int) controller_id, v->addr.host, v->addr.port);
+        return SAMSA_ERR__IO;
+    }
+    samsa_store_be32(hdr, (uint32_t) len);
+    errno = 0;
+    if (!forward_io(fd, hdr, 4, true, io_ms)
+        || !forward_io(fd, (void *) request, len, true, io_ms)
+        || !forward_io(fd, hdr, 4, false, io_ms)) {
+        goto fail;
+    }
+    alen = samsa_load_be32(hdr);
+    if (alen < 5 || alen > FORWARD_MAX_RESPONSE) {  /* a header at least */
+        errno = 0;
+        goto fail;
+    }
+    buf = samsa_malloc(alen);
+    if (!forward_io(fd, buf, alen, false, io_ms)) {
+        goto fail;
+    }
+    if (samsa_load_be32(buf) != (uint32_t) correlation_id) {
+        errno = 0;
+        goto fail;
+    }
+    close(fd);
+    *answer = buf;
+    *answer_len = alen;
+    return SAMSA_ERR_NONE;
+
+fail:
+    samsa_debug("round trip to the active controller %d at %s:%d failed: %s",
+                (int) controller_id, v->addr.host, v->addr.port,
+                errno != 0 ? strerror(errno) : "bad answer");
+    samsa_free(buf);
+    close(fd);
+    return SAMSA_ERR__IO;
+}
+
 bool
 samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
 {
-    const samsa_config_voter_t  *v;
-    samsa_resp_t                *resp;
-    uint8_t                      hdr[4], *answer = NULL;
-    uint32_t                     len;
-    size_t                       hlen;
-    int32_t                      active;
-    int                          fd;
+    samsa_resp_t  *resp;
+    uint8_t       *answer = NULL;
+    size_t         len, hlen;
+    int32_t        active;
+    samsa_err_t    err;
 
     if (apis->broker == NULL || apis->broker->ctrl == NULL
         || req->payload == NULL || req->size_bytes <= 0) {
@@ -134,33 +189,16 @@ samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
     if (active < 0 || active == apis->node->node_id) {
         return false;
     }
-    v = forward_voter(samsa_config_kraft(apis->broker->cfg), active);
-    if (v == NULL) {
+    err = samsa_forward_roundtrip(samsa_config_kraft(apis->broker->cfg),
+                                  active, req->payload,
+                                  (size_t) req->size_bytes,
+                                  req->hdr.CorrelationId, FORWARD_IO_MS,
+                                  &answer, &len);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("forwarding %s to the active controller %d failed: %s",
+                   req->connection, (int) active, samsa_err_name(err));
         return false;
     }
-    fd = forward_connect(v->addr.host, v->addr.port);
-    if (fd < 0) {
-        samsa_warn("forwarding %s: cannot connect to the active controller "
-                   "%d at %s:%d", req->connection, (int) active,
-                   v->addr.host, v->addr.port);
-        return false;
-    }
-    samsa_store_be32(hdr, (uint32_t) req->size_bytes);
-    if (!forward_io(fd, hdr, 4, true)
-        || !forward_io(fd, req->payload, (size_t) req->size_bytes, true)
-        || !forward_io(fd, hdr, 4, false)) {
-        goto fail;
-    }
-    len = samsa_load_be32(hdr);
-    if (len < 5 || len > FORWARD_MAX_RESPONSE) {  /* a header at least */
-        goto fail;
-    }
-    answer = samsa_malloc(len);
-    if (!forward_io(fd, answer, len, false)
-        || samsa_load_be32(answer) != (uint32_t) req->hdr.CorrelationId) {
-        goto fail;
-    }
-    close(fd);
     /* our own response header (the same bytes the controller wrote: the
      * correlation id and, for a flexible version, no tags), then the
      * controller's body as it came */
@@ -173,12 +211,4 @@ samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
                 req->connection, (int) active);
     samsa_reqchan_respond(resp);
     return true;
-
-fail:
-    samsa_warn("forwarding %s to the active controller %d failed: %s",
-               req->connection, (int) active,
-               errno != 0 ? strerror(errno) : "bad answer");
-    samsa_free(answer);
-    close(fd);
-    return false;
 }

@@ -10,20 +10,40 @@
  * response frame unchanged).  Where no controller is known, or it cannot
  * be reached, the request is handled here (the controller then answers
  * NOT_CONTROLLER).
- * Threads: a handler thread; the call blocks it for the round trip (a new
- * connection each time; admin requests are rare).
+ * samsa_forward_roundtrip is the client both use: one request's bytes to
+ * the active controller, its response frame back (the broker-lifecycle
+ * thread sends BrokerRegistration with it, broker/lifecycle.h).
+ * Threads: the caller's (a handler thread, or broker-lifecycle); the call
+ * blocks it for the round trip (a new connection each time; admin
+ * requests and registrations are rare).
  */
 #ifndef SAMSA_BROKER_FORWARD_H
 #define SAMSA_BROKER_FORWARD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "broker/api_table.h"
+#include "config/config_kraft.h"
 #include "net/server/req.h"
 
 /* Forward req (an admin API on apis->forward) to the active controller:
  * true when req was answered (it belongs to the response then), false to
  * handle it here. */
 bool samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req);
+
+/* Send request (one request frame without its size prefix: header and
+ * body) to controller_id's CONTROLLER listener (its controller.quorum.voters
+ * address) on a new connection, each step bounded by io_ms, and read the
+ * answer: *answer (samsa_free it) gets the response frame without its size
+ * prefix (correlation id first, checked against correlation_id),
+ * *answer_len its length.  @returns SAMSA_ERR_NONE; NOT_CONTROLLER when
+ * controller_id is no voter; _IO when it cannot be reached or answers
+ * badly (logged at debug). */
+SAMSA_MUST_CHECK samsa_err_t samsa_forward_roundtrip(
+    const samsa_config_kraft_t *k, int32_t controller_id,
+    const void *request, size_t len, int32_t correlation_id, int io_ms,
+    uint8_t **answer, size_t *answer_len);
 
 #endif /* SAMSA_BROKER_FORWARD_H */

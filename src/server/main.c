@@ -20,6 +20,7 @@
 
 #include "broker/api_table.h"
 #include "broker/broker.h"
+#include "broker/lifecycle.h"
 #include "broker/node.h"
 #include "broker/quota.h"
 #include "meta/metaprops.h"
@@ -66,6 +67,7 @@ typedef struct server {
     server_side_t                controller;
     samsa_metrics_t             *metrics;   /* NULL: no metrics listener */
     samsa_httpd_t               *httpd;
+    samsa_lifecycle_t           *lifecycle; /* cluster mode: registration */
 } server_t;
 
 /* The socket server's completion hook: request metrics, then the request
@@ -619,8 +621,8 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     server_fill_endpoints(srv);
     if (cfg->role_broker && !samsa_config_kraft(cfg)->is_cluster) {
         /* the image lists brokers: this one, now that its ports are known
-         * (a cluster node registers with the active controller instead,
-         * which is not built yet: docs/CLUSTER.md) */
+         * (a cluster node registers with the active controller once its
+         * servers run: server_start, broker/lifecycle.h) */
         err = samsa_broker_register(&srv->brk, errstr, errstr_size);
         if (err != SAMSA_ERR_NONE) {
             return err;
@@ -646,6 +648,16 @@ server_start(server_t *srv)
     if (err == SAMSA_ERR_NONE) {
         samsa_broker_set_reconf(&srv->brk, server_reconf, srv);
     }
+    if (err == SAMSA_ERR_NONE && srv->cfg.role_broker
+        && samsa_config_kraft(&srv->cfg)->is_cluster) {
+        /* BrokerRegistration to the active controller, in the background
+         * (no leader may be elected yet; this node's own controller
+         * listener serves it too) */
+        srv->lifecycle = samsa_lifecycle_start(&srv->brk);
+        if (srv->lifecycle == NULL) {
+            err = SAMSA_ERR__IO;
+        }
+    }
     return err;
 }
 
@@ -668,6 +680,8 @@ server_stop(server_t *srv)
     size_t          i;
 
     server_quiet(srv);
+    samsa_lifecycle_stop(srv->lifecycle);
+    srv->lifecycle = NULL;
     for (i = 0; i < 2; i++) {
         if (sides[i]->ss != NULL) {
             samsa_sockserver_stop_accepting(sides[i]->ss);
@@ -694,6 +708,8 @@ server_free(server_t *srv)
     /* Handlers have stopped; requests still waiting in a purgatory are
      * answered while their network threads' queues still exist. */
     server_quiet(srv);
+    samsa_lifecycle_stop(srv->lifecycle);   /* if server_stop did not */
+    srv->lifecycle = NULL;
     if (srv->brk_open) {
         samsa_broker_answer_waiting(&srv->brk);
     }

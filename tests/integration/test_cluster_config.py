@@ -10,6 +10,7 @@ process.roles) still formatting itself."""
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -123,8 +124,15 @@ def test_format_then_start(samsa):
     assert "Formatting metadata directory %s" % os.path.join(d, "meta") in out, out
 
     srv = start_cluster_node(samsa, d, o, ports)
-    with srv.connect() as c:
-        r = c.metadata(2, None)
+    # the node registers with itself, the active controller, in the
+    # background (broker/lifecycle.h): listed once registered
+    deadline = time.monotonic() + T(10)
+    while True:
+        with srv.connect() as c:
+            r = c.metadata(2, None)
+        if r["brokers"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert r["cluster_id"] == cid, r
     assert [b["node_id"] for b in r["brokers"]] == [3], r["brokers"]
     assert r["controller_id"] == 3, r

@@ -301,7 +301,9 @@ ctl_fail_too_large(ctl_op_t *op)
 static void
 ctl_fail_not_controller(samsa_controller_t *ctrl, ctl_op_t *op)
 {
-    if (op->kind == CTL_ALLOC_PRODUCER_IDS) {
+    /* the operations without per-item results answer in op->err */
+    if (op->kind == CTL_ALLOC_PRODUCER_IDS
+        || op->kind == CTL_REGISTER_BROKER) {
         op->err = SAMSA_ERR_NOT_CONTROLLER;
         return;
     }

@@ -1,0 +1,200 @@
+/*
+ * broker/lifecycle.c - see lifecycle.h.
+ */
+#include "broker/lifecycle.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "broker/forward.h"
+#include "config/config_kraft.h"
+#include "meta/controller/controller.h"
+#include "meta/image.h"
+#include "proto/gen/BrokerRegistration.h"
+#include "proto/rd.h"
+#include "proto/wr.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/locked.h"
+#include "util/time.h"
+
+#define LC_VERSION  4               /* Kafka 4's broker sends v4 */
+
+struct samsa_lifecycle {
+    samsa_broker_t   *b;
+    pthread_t         thread;
+    pthread_mutex_t   lock;
+    pthread_cond_t    cond;         /* CLOCK_MONOTONIC */
+    bool              stop;         /* [lock] */
+    int64_t           epoch;        /* [lock] -1 until registered */
+    samsa_uuid_t      incarnation;  /* [broker-lifecycle] */
+    int32_t           corr;         /* [broker-lifecycle] */
+};
+
+/* The request frame (no size prefix) for this try. */
+static void
+lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame, char *client_id,
+         size_t client_id_size)
+{
+    const samsa_node_t                   *node = lc->b->node;
+    samsa_BrokerRegistrationRequest_t     rq;
+    samsa_BrokerRegistrationListener_t   *ls;
+    samsa_wr_t                            wr;
+    size_t                                i;
+
+    ls = samsa_calloc(node->nendpoints + 1, sizeof(*ls));
+    for (i = 0; i < node->nendpoints; i++) {
+        samsa_BrokerRegistrationListener_init(&ls[i]);
+        ls[i].Name = samsa_slice_cstr(node->endpoints[i].listener);
+        ls[i].Host = samsa_slice_cstr(node->endpoints[i].host);
+        ls[i].Port = (uint16_t) node->endpoints[i].port;
+        ls[i].SecurityProtocol = samsa_broker_security_protocol_id(
+            node->endpoints[i].security_protocol);
+    }
+    samsa_BrokerRegistrationRequest_init(&rq);
+    rq.BrokerId = node->node_id;
+    rq.ClusterId = samsa_slice_cstr(node->cluster_id);
+    rq.IncarnationId = lc->incarnation;
+    rq.Listeners = ls;
+    rq.Listeners_cnt = (int32_t) node->nendpoints;
+    rq.Features = NULL;
+    rq.Features_cnt = 0;
+    rq.Rack = SAMSA_SLICE_NULL;     /* broker.rack is not implemented */
+    rq.LogDirs = NULL;
+    rq.LogDirs_cnt = 0;
+    rq.PreviousBrokerEpoch = -1;
+    snprintf(client_id, client_id_size, "samsa-broker-%" PRId32,
+             node->node_id);
+    frame->len = 0;
+    samsa_wr_init(&wr, frame);
+    samsa_wr_i16(&wr, SAMSA_API_BrokerRegistration);
+    samsa_wr_i16(&wr, LC_VERSION);
+    samsa_wr_i32(&wr, lc->corr);
+    samsa_wr_nullable_str(&wr, samsa_slice_cstr(client_id));
+    samsa_wr_uvarint(&wr, 0);               /* header tagged fields */
+    samsa_BrokerRegistrationRequest_encode(&wr, LC_VERSION, &rq);
+    samsa_free(ls);
+}
+
+/* One try: the broker epoch, or -1 (logged why at debug). */
+static int64_t
+lc_try(samsa_lifecycle_t *lc)
+{
+    const samsa_config_kraft_t           *k = samsa_config_kraft(lc->b->cfg);
+    samsa_BrokerRegistrationResponse_t    resp;
+    samsa_arena_t                         arena = SAMSA_ARENA_INIT;
+    samsa_buf_t                           frame = SAMSA_BUF_INIT;
+    samsa_rd_t                            rd;
+    uint8_t                              *answer = NULL;
+    size_t                                alen = 0;
+    char                                  client_id[48];
+    int32_t                               active;
+    int64_t                               epoch = -1;
+    samsa_err_t                           err;
+
+    active = samsa_controller_active_id(lc->b->ctrl);
+    if (active < 0) {
+        samsa_debug("broker registration: no active controller yet");
+        return -1;
+    }
+    lc->corr = lc->corr == INT32_MAX ? 0 : lc->corr + 1;
+    lc_frame(lc, &frame, client_id, sizeof(client_id));
+    err = samsa_forward_roundtrip(k, active, frame.data, frame.len, lc->corr,
+                                  SAMSA_LIFECYCLE_IO_MS, &answer, &alen);
+    samsa_buf_fini(&frame);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_debug("broker registration at controller %" PRId32 ": %s",
+                    active, samsa_err_name(err));
+        return -1;
+    }
+    samsa_rd_init(&rd, answer + 4, alen - 4);   /* past the correlation id */
+    samsa_rd_tags_skip(&rd);                    /* response header v1 */
+    err = samsa_BrokerRegistrationResponse_decode(&rd, LC_VERSION, &arena,
+                                                  &resp);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("broker registration at controller %" PRId32 ": bad "
+                   "answer: %s", active, samsa_err_name(err));
+    } else if (resp.ErrorCode != SAMSA_ERR_NONE) {
+        samsa_debug("broker registration at controller %" PRId32 ": %s",
+                    active, samsa_err_name((samsa_err_t) resp.ErrorCode));
+    } else {
+        epoch = resp.BrokerEpoch;
+        samsa_info("broker %" PRId32 " registered with the active "
+                   "controller %" PRId32 ": %zu endpoint(s), broker epoch %"
+                   PRId64, lc->b->node->node_id, active,
+                   lc->b->node->nendpoints, epoch);
+    }
+    samsa_arena_fini(&arena);
+    samsa_free(answer);
+    return epoch;
+}
+
+static void *
+lc_main(void *arg)
+{
+    samsa_lifecycle_t  *lc = arg;
+    int64_t             epoch;
+
+    prctl(PR_SET_NAME, "broker-lifecycle", 0, 0, 0);
+    do {
+        epoch = lc_try(lc);
+        if (epoch >= 0) {
+            pthread_mutex_lock(&lc->lock);
+            lc->epoch = epoch;
+            pthread_mutex_unlock(&lc->lock);
+            break;
+        }
+    } while (samsa_locked_wait_stop(&lc->lock, &lc->cond, &lc->stop,
+                                    samsa_now_ms()
+                                    + SAMSA_LIFECYCLE_RETRY_MS));
+    return NULL;
+}
+
+samsa_lifecycle_t *
+samsa_lifecycle_start(samsa_broker_t *b)
+{
+    samsa_lifecycle_t   *lc = samsa_calloc(1, sizeof(*lc));
+    pthread_condattr_t   ca;
+
+    lc->b = b;
+    lc->epoch = -1;
+    lc->incarnation = samsa_image_id_random();
+    pthread_mutex_init(&lc->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&lc->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&lc->thread, NULL, lc_main, lc) != 0) {
+        pthread_cond_destroy(&lc->cond);
+        pthread_mutex_destroy(&lc->lock);
+        samsa_free(lc);
+        return NULL;
+    }
+    return lc;
+}
+
+int64_t
+samsa_lifecycle_epoch(samsa_lifecycle_t *lc)
+{
+    return SAMSA_LOCKED_READ(&lc->lock, lc->epoch);
+}
+
+void
+samsa_lifecycle_stop(samsa_lifecycle_t *lc)
+{
+    if (lc == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&lc->lock);
+    lc->stop = true;
+    pthread_cond_broadcast(&lc->cond);
+    pthread_mutex_unlock(&lc->lock);
+    pthread_join(lc->thread, NULL);
+    pthread_cond_destroy(&lc->cond);
+    pthread_mutex_destroy(&lc->lock);
+    samsa_free(lc);
+}

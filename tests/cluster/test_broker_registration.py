@@ -1,0 +1,207 @@
+"""Broker registration on a three-node combined cluster: each node's
+broker-lifecycle thread sends BrokerRegistration (API 62) to the active
+controller's CONTROLLER listener, so within a bound Metadata from every
+node lists all three brokers with their PLAINTEXT endpoints and one
+ControllerId; kcat sees three brokers; a six-partition topic gets leaders
+on every node and confluent-kafka produces to and consumes from all six
+partitions through one bootstrap address; BrokerRegistration answers
+INCONSISTENT_CLUSTER_ID for another cluster id and NOT_CONTROLLER on a
+standby; a restarted node registers again (a new broker epoch) and is
+still listed; a node with no leader to register with still stops cleanly."""
+
+import re
+import subprocess
+import time
+import uuid
+
+import pytest
+
+import kwire
+from cluster_harness import Cluster
+from samsa_harness import HOST, T
+
+API_BROKER_REGISTRATION = 62
+NOT_CONTROLLER = 41
+INCONSISTENT_CLUSTER_ID = 104
+REGISTERED_BOUND_S = 15.0
+kwire.FLEXIBLE_FROM.setdefault(API_BROKER_REGISTRATION, 0)
+EPOCH_RE = re.compile(r"broker (\d+) registered with the active controller "
+                      r"(\d+): \d+ endpoint\(s\), broker epoch (\d+)")
+
+
+@pytest.fixture
+def cluster(samsa):
+    c = Cluster(samsa, n=3)
+    c.start_all()
+    return c
+
+
+def encode_broker_registration(broker_id, cluster_id, port, version=4):
+    w = kwire.Writer()
+    w.i32(broker_id)
+    w.string(cluster_id, flexible=True)
+    w.uuid(uuid.uuid4().bytes)
+
+    def listener(ww, item):
+        ww.string("PLAINTEXT", flexible=True)
+        ww.string(HOST, flexible=True)
+        ww.raw(port.to_bytes(2, "big"))
+        ww.i16(0)
+        ww.tags()
+    w.array([port], listener, flexible=True)
+    w.array([], lambda ww, x: None, flexible=True)      # Features
+    w.uvarint(0)                                        # Rack: null
+    if version >= 1:
+        w.boolean(False)
+    if version >= 2:
+        w.array([], lambda ww, x: None, flexible=True)  # LogDirs
+    if version >= 3:
+        w.i64(-1)
+    w.tags()
+    return w.bytes()
+
+
+def broker_registration(node, body, version=4):
+    with kwire.connect(HOST, node.ports[1], T(5)) as c:
+        r = c.request_raw(API_BROKER_REGISTRATION, version, body, T(10))
+        out = {"throttle_time_ms": r.i32(), "error_code": r.i16(),
+               "broker_epoch": r.i64()}
+        r.tags()
+        r.done("BrokerRegistration v%d response" % version)
+        return out
+
+
+def wait_registered(cluster, timeout):
+    """Every live node's Metadata lists every node's PLAINTEXT endpoint and
+    the same ControllerId; returns that id."""
+    want = {(n.node_id, HOST, n.ports[0]) for n in cluster.nodes.values()}
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            views = {n.node_id: cluster.metadata(n.node_id, topics=[])
+                     for n in cluster.live()}
+            last = views
+            got = {i: {(b["node_id"], b["host"], b["port"]) for b in md["brokers"]}
+                   for i, md in views.items()}
+            ctrls = {md["controller_id"] for md in views.values()}
+            if all(g == want for g in got.values()) and len(ctrls) == 1 \
+                    and min(ctrls) >= 0:
+                return ctrls.pop()
+        except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout) as e:
+            last = "%s: %s" % (type(e).__name__, e)
+        time.sleep(0.05)
+    raise AssertionError("not all brokers registered within %.1f s: %s"
+                         % (timeout, last))
+
+
+def epochs(node):
+    """The broker epochs node's log says it registered with, per start."""
+    return [int(m.group(3)) for m in EPOCH_RE.finditer(node.srv.stderr_text())]
+
+
+def test_registered_everywhere_and_usable(cluster):
+    from confluent_kafka import Consumer, Producer, TopicPartition
+
+    t0 = time.monotonic()
+    leader = wait_registered(cluster, T(REGISTERED_BOUND_S))
+    print("all 3 brokers registered after %.2f s; controller %d"
+          % (time.monotonic() - t0, leader))
+    for n in cluster.nodes.values():
+        assert len(epochs(n)) == 1, n.srv.stderr_tail()
+
+    # kcat over any node
+    n1 = cluster.nodes[1]
+    out = subprocess.run(["kcat", "-b", "%s:%d" % (HOST, n1.ports[0]), "-L"],
+                         capture_output=True, text=True, timeout=T(30))
+    assert out.returncode == 0, out.stderr
+    assert " 3 brokers:" in out.stdout, out.stdout
+    for n in cluster.nodes.values():
+        assert "broker %d at %s:%d" % (n.node_id, HOST, n.ports[0]) in out.stdout, out.stdout
+
+    # placement over the registered brokers
+    r = cluster.create_topic(leader, "t-reg", partitions=6)
+    assert r["error_code"] == 0, r
+    cluster.wait_topics_equal(["t-reg"], T(10))
+    md = cluster.metadata(2, topics=["t-reg"])
+    leaders = {p["partition_index"]: p["leader_id"] for p in md["topics"][0]["partitions"]}
+    assert sorted(leaders) == list(range(6)), md
+    assert set(leaders.values()) == {1, 2, 3}, leaders
+
+    bootstrap = "%s:%d" % (HOST, cluster.nodes[3].ports[0])
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all",
+                  "linger.ms": 5})
+    sent = {}
+    errors = []
+
+    def dr(err, msg):
+        if err is not None:
+            errors.append(err)
+    for part in range(6):
+        sent[part] = [("p%d-v%d" % (part, i)).encode() for i in range(20)]
+        for v in sent[part]:
+            p.produce("t-reg", value=v, partition=part, on_delivery=dr)
+    assert p.flush(T(30)) == 0
+    assert errors == [], errors
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-reg",
+                  "enable.auto.commit": False})
+    c.assign([TopicPartition("t-reg", part, 0) for part in range(6)])
+    got = {part: [] for part in range(6)}
+    deadline = time.monotonic() + T(30)
+    while sum(map(len, got.values())) < 120 and time.monotonic() < deadline:
+        m = c.poll(0.5)
+        if m is None:
+            continue
+        assert m.error() is None, m.error()
+        got[m.partition()].append(m.value())
+    c.close()
+    assert got == sent
+
+
+def test_registration_errors(cluster):
+    leader = wait_registered(cluster, T(REGISTERED_BOUND_S))
+    ln = cluster.nodes[leader]
+    other = next(n for n in cluster.nodes.values() if n.node_id != leader)
+    r = broker_registration(ln, encode_broker_registration(
+        1, "AAAAAAAAAAAAAAAAAAAAAA", cluster.nodes[1].ports[0]))
+    assert r["error_code"] == INCONSISTENT_CLUSTER_ID, r
+    assert r["broker_epoch"] == -1, r
+    for v in (0, 4):
+        r = broker_registration(other, encode_broker_registration(
+            other.node_id, cluster.cluster_id, other.ports[0], v), v)
+        assert r["error_code"] == NOT_CONTROLLER, r
+
+
+def test_restart_registers_again(cluster):
+    wait_registered(cluster, T(REGISTERED_BOUND_S))
+    n2 = cluster.nodes[2]
+    before = epochs(n2)
+    assert len(before) == 1, n2.srv.stderr_tail()
+    assert n2.srv.stop() == []          # a clean shutdown, lifecycle included
+    cluster.start(2)
+    wait_registered(cluster, T(REGISTERED_BOUND_S))
+    deadline = time.monotonic() + T(10)
+    while not epochs(n2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    after = epochs(n2)
+    assert len(after) == 1, n2.srv.stderr_tail()
+    assert after[0] > before[0], (before, after)
+    with n2.connect() as c:
+        dc = c.describe_cluster(version=0)
+    assert {b["broker_id"] for b in dc["brokers"]} == {1, 2, 3}, dc
+
+
+def test_stop_while_no_leader(samsa):
+    """One node of three: no leader, so broker-lifecycle keeps retrying;
+    SIGTERM still stops the node cleanly and promptly."""
+    c = Cluster(samsa, n=3)
+    n1 = c.start(1)
+    time.sleep(1.5)
+    md = c.metadata(1, topics=[])
+    assert md["brokers"] == [] and md["controller_id"] == -1, md
+    t0 = time.monotonic()
+    assert n1.srv.stop() == []
+    took = time.monotonic() - t0
+    print("stopped in %.2f s while registration was retrying" % took)
+    assert took < T(8), took
