@@ -231,6 +231,8 @@ kraft_check_single(samsa_config_loader_t *ld)
     for (i = 0; k->nvoters == 0 && i < ld->cfg->nlisteners; i++) {
         l = &ld->cfg->listeners[i];
         if (l->is_controller) {
+            /* the parse of an empty list left an empty array here */
+            samsa_free(k->voters);
             k->voters = samsa_calloc(1, sizeof(*k->voters));
             k->voters[0].id = k->node_id;
             snprintf(k->voters[0].addr.host, sizeof(k->voters[0].addr.host),
