@@ -656,10 +656,15 @@ seg_roll_ts(samsa_seg_t *seg)
 
     if (seg->roll_ts == -2) {
         seg->roll_ts = SAMSA_BATCH_NO_TIMESTAMP;
+        /* an evicted segment's files are closed: pin to read (a failed
+         * pin reads as no timestamp, as a short file does) */
         if (samsa_seg_end(seg).size >= SAMSA_BATCH_HDR_SIZE
-            && seg_read_pinned(seg, 0, b, sizeof(b)) == SAMSA_ERR_NONE
-            && samsa_batch_parse(b, sizeof(b), &hdr) == SAMSA_ERR_NONE) {
-            seg->roll_ts = hdr.MaxTimestamp;
+            && samsa_seg_pin(seg) == SAMSA_ERR_NONE) {
+            if (seg_read_pinned(seg, 0, b, sizeof(b)) == SAMSA_ERR_NONE
+                && samsa_batch_parse(b, sizeof(b), &hdr) == SAMSA_ERR_NONE) {
+                seg->roll_ts = hdr.MaxTimestamp;
+            }
+            samsa_seg_unpin(seg);
         }
     }
     return seg->roll_ts;
