@@ -110,7 +110,9 @@ samsa_ixfile_close(samsa_ixfile_t *ix)
 void
 samsa_ixfile_detach(samsa_ixfile_t *ix)
 {
-    if (ix->path == NULL || ix->fd < 0) {
+    /* the descriptor cache closes without the segment's files_lock, under
+     * which a rename (samsa_ixfile_set_path) may store a new name */
+    if (__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE) == NULL || ix->fd < 0) {
         return;
     }
     if (ix->map != NULL) {
@@ -131,7 +133,8 @@ samsa_ixfile_attach(samsa_ixfile_t *ix)
     if (ix->fd >= 0) {
         return SAMSA_ERR_NONE;
     }
-    ix->fd = open(ix->path, O_RDWR | O_CLOEXEC);
+    ix->fd = open(__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE),
+                  O_RDWR | O_CLOEXEC);
     if (ix->fd < 0) {
         return samsa_fdcache_errno_is_nofile(errno)
                    ? SAMSA_ERR__NOFILE
