@@ -474,8 +474,8 @@ server_fill_endpoints(server_t *srv)
     server_side_t         *side = &srv->broker;
     size_t                 i, j;
 
-    srv->node.node_id = cfg->node_id;
-    srv->node.controller_id = cfg->node_id;
+    /* node_id and controller_id were set before the broker opened: the
+     * quorum thread (cluster mode) reads them from then on */
     srv->node.nendpoints = cfg->nadvertised_listeners;
     srv->node.endpoints = samsa_calloc(cfg->nadvertised_listeners + 1,
                                        sizeof(*srv->node.endpoints));
