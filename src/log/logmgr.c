@@ -645,7 +645,8 @@ logmgr_purge_dirs(samsa_logmgr_t *mgr, int64_t now_ms, bool all)
     logmgr_doomed_dir_t  *due;
     size_t                i, n;
 
-    due = samsa_log_take_due(&mgr->maint_lock, mgr->doomed, &mgr->ndoomed,
+    due = samsa_log_take_due(&mgr->maint_lock, (void **) &mgr->doomed,
+                             &mgr->ndoomed,
                              sizeof(*due),
                              offsetof(logmgr_doomed_dir_t, due_ms), now_ms,
                              all, &n);

@@ -317,13 +317,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_retain(samsa_plog_t *plog,
  * has passed (all: every one).  @thread logmaint, main */
 void samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all);
 
-/* Take from the *n elements of @arr (@size bytes each, with an int64_t
+/* Take from the *n elements of *@arr (@size bytes each, with an int64_t
  * due time, monotonic ms, at offset @due_off) those due at @now_ms (all:
  * every one): returns them, in order, in a new array (never NULL; free it
  * with samsa_free) and their count in *ndue; the rest stay, in order, at
- * the front of @arr, *n then their count.  @locks lock (which guards
- * @arr and *n) taken */
-void *samsa_log_take_due(pthread_mutex_t *lock, void *arr, size_t *n,
+ * the front of *@arr, *n then their count.  @locks lock (which guards
+ * *@arr, which its writers may realloc, and *n) taken */
+void *samsa_log_take_due(pthread_mutex_t *lock, void **arr, size_t *n,
                          size_t size, size_t due_off, int64_t now_ms,
                          bool all, size_t *ndue);
 

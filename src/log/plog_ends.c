@@ -428,14 +428,16 @@ plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
 }
 
 void *
-samsa_log_take_due(pthread_mutex_t *lock, void *arr, size_t *n, size_t size,
+samsa_log_take_due(pthread_mutex_t *lock, void **arr, size_t *n, size_t size,
                    size_t due_off, int64_t now_ms, bool all, size_t *ndue)
 {
-    char     *a = arr, *due;
+    char     *a, *due;
     size_t    i, j = 0, k = 0;
     int64_t   due_ms;
 
     pthread_mutex_lock(lock);
+    /* read under the lock: the writer may grow (realloc) the array */
+    a = *arr;
     due = samsa_calloc(*n + 1, size);
     for (i = 0; i < *n; i++) {
         memcpy(&due_ms, a + i * size + due_off, sizeof(due_ms));
@@ -457,7 +459,8 @@ samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all)
     samsa_plog_doomed_t  *due;
     size_t                i, n;
 
-    due = samsa_log_take_due(&plog->lock, plog->doomed, &plog->ndoomed,
+    due = samsa_log_take_due(&plog->lock, (void **) &plog->doomed,
+                             &plog->ndoomed,
                              sizeof(*due),
                              offsetof(samsa_plog_doomed_t, due_ms), now_ms,
                              all, &n);
