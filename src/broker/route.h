@@ -71,4 +71,18 @@ samsa_err_t samsa_route_check(const samsa_image_t *img,
                               samsa_route_leaders_t *leaders,
                               int32_t *leader_id, int32_t *leader_epoch);
 
+/* Kafka's Partition.checkCurrentLeaderEpoch: a request's CurrentLeaderEpoch
+ * against the partition's leader epoch; -1 skips the check.
+ * SAMSA_ERR_NONE, FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH
+ * (newer). */
+static inline samsa_err_t
+samsa_route_check_leader_epoch(int32_t requested, int32_t current)
+{
+    if (requested < 0 || requested == current) {
+        return SAMSA_ERR_NONE;
+    }
+    return requested < current ? SAMSA_ERR_FENCED_LEADER_EPOCH
+                               : SAMSA_ERR_UNKNOWN_LEADER_EPOCH;
+}
+
 #endif /* SAMSA_BROKER_ROUTE_H */

@@ -116,12 +116,12 @@ fetch_part_check(fetch_op_t *f, fetch_part_t *p)
 {
     int64_t  start, end;
 
-    if (p->rq->CurrentLeaderEpoch >= 0
-        && p->rq->CurrentLeaderEpoch != p->leader_epoch) {
-        fetch_part_error(f, p, p->rq->CurrentLeaderEpoch < p->leader_epoch
-                                   ? SAMSA_ERR_FENCED_LEADER_EPOCH
-                                   : SAMSA_ERR_UNKNOWN_LEADER_EPOCH);
-        if (p->rq->CurrentLeaderEpoch < p->leader_epoch) {
+    samsa_err_t  err = samsa_route_check_leader_epoch(
+        p->rq->CurrentLeaderEpoch, p->leader_epoch);
+
+    if (err != SAMSA_ERR_NONE) {
+        fetch_part_error(f, p, err);
+        if (err == SAMSA_ERR_FENCED_LEADER_EPOCH) {
             fetch_part_leader(f, p, f->b->node->node_id, p->leader_epoch);
         }
         return;

@@ -10,6 +10,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "broker/route.h"
 #include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
@@ -43,10 +44,9 @@ listoffsets_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
         return;
     }
     epoch = t->partitions[rp->PartitionIndex].leader_epoch;
-    if (rp->CurrentLeaderEpoch >= 0 && rp->CurrentLeaderEpoch != epoch) {
-        pr->ErrorCode = rp->CurrentLeaderEpoch < epoch
-                            ? SAMSA_ERR_FENCED_LEADER_EPOCH
-                            : SAMSA_ERR_UNKNOWN_LEADER_EPOCH;
+    pr->ErrorCode = samsa_route_check_leader_epoch(rp->CurrentLeaderEpoch,
+                                                   epoch);
+    if (pr->ErrorCode != SAMSA_ERR_NONE) {
         samsa_plog_unref(plog);
         return;
     }

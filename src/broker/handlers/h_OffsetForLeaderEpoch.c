@@ -13,6 +13,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "broker/route.h"
 #include "broker/handlers/tpresp.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/OffsetForLeaderEpoch.h"
@@ -39,10 +40,9 @@ offsetforleaderepoch_one(void *ctx, samsa_slice_t name, size_t k,
         return;
     }
     epoch = t->partitions[rp->Partition].leader_epoch;
-    if (rp->CurrentLeaderEpoch >= 0 && rp->CurrentLeaderEpoch != epoch) {
-        pr->ErrorCode = rp->CurrentLeaderEpoch < epoch
-                            ? SAMSA_ERR_FENCED_LEADER_EPOCH
-                            : SAMSA_ERR_UNKNOWN_LEADER_EPOCH;
+    pr->ErrorCode = samsa_route_check_leader_epoch(rp->CurrentLeaderEpoch,
+                                                   epoch);
+    if (pr->ErrorCode != SAMSA_ERR_NONE) {
         samsa_plog_unref(plog);
         return;
     }
