@@ -190,6 +190,9 @@ plog_free(samsa_plog_t *plog)
     pthread_mutex_destroy(&plog->segs_lock);
     pthread_mutex_destroy(&plog->epochs_lock);
     pthread_mutex_destroy(&plog->flush_lock);
+    for (size_t d = 0; d < plog->ndoomed; d++) {
+        samsa_seg_unref(plog->doomed[d].seg);
+    }
     samsa_free(plog->doomed);
     samsa_free(plog->topic);
     samsa_free(plog->parent);
@@ -419,8 +422,10 @@ plog_delete_name(const samsa_plog_t *plog, char *path, size_t size)
 samsa_err_t
 samsa_plog_delete(samsa_plog_t *plog, char *renamed, size_t renamed_size)
 {
-    char         path[PATH_MAX];
-    samsa_err_t  err;
+    char                  path[PATH_MAX];
+    samsa_err_t           err;
+    samsa_plog_doomed_t  *doomed;
+    size_t                ndoomed;
 
     pthread_mutex_lock(&plog->lock);
     if (plog->state == SAMSA_PLOG_DELETED) {
@@ -428,8 +433,17 @@ samsa_plog_delete(samsa_plog_t *plog, char *renamed, size_t renamed_size)
         return SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
     plog->state = SAMSA_PLOG_DELETED;
-    plog->ndoomed = 0;              /* they go with the directory */
+    /* the doomed files go with the directory; drop the references */
+    doomed = plog->doomed;
+    ndoomed = plog->ndoomed;
+    plog->doomed = NULL;
+    plog->ndoomed = 0;
+    plog->doomed_cap = 0;
     pthread_mutex_unlock(&plog->lock);
+    for (size_t d = 0; d < ndoomed; d++) {
+        samsa_seg_unref(doomed[d].seg);
+    }
+    samsa_free(doomed);
     plog_delete_name(plog, path, sizeof(path));
     if (rename(plog->dir, path) != 0) {
         samsa_error("log: cannot rename %s to %s: %s", plog->dir, path,

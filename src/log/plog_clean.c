@@ -106,7 +106,7 @@ plog_clean_rename(samsa_plog_t *plog, samsa_seg_t *const *old, size_t nold,
     for (i = 0; i < nold && err == SAMSA_ERR_NONE; i++) {
         err = samsa_seg_mark_deleted(old[i]);
         if (err == SAMSA_ERR_NONE) {
-            samsa_plog_doom(plog, samsa_seg_base(old[i]), due);
+            samsa_plog_doom(plog, old[i], due);
         }
     }
     SAMSA_FAULT("cleaner.swap.after_mark_deleted");

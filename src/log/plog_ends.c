@@ -379,14 +379,16 @@ samsa_plog_set_log_start(samsa_plog_t *plog, int64_t offset)
 }
 
 void
-samsa_plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms)
+samsa_plog_doom(samsa_plog_t *plog, samsa_seg_t *seg, int64_t due_ms)
 {
     if (plog->ndoomed == plog->doomed_cap) {
         plog->doomed_cap = plog->doomed_cap ? plog->doomed_cap * 2 : 8;
         plog->doomed = samsa_realloc(plog->doomed, plog->doomed_cap
                                                        * sizeof(*plog->doomed));
     }
-    plog->doomed[plog->ndoomed++] = (samsa_plog_doomed_t) { base, due_ms };
+    plog->doomed[plog->ndoomed++] = (samsa_plog_doomed_t) {
+        samsa_seg_ref(seg), due_ms
+    };
 }
 
 /* Delete the k oldest segments (rename to .deleted, unlink later) and
@@ -407,7 +409,7 @@ plog_drop_oldest(samsa_plog_t *plog, size_t k, int64_t now_ms)
         err = samsa_seg_mark_deleted(segs->seg[i]);
         SAMSA_FAULT("log.retention.after_rename");
         if (err == SAMSA_ERR_NONE) {
-            samsa_plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
+            samsa_plog_doom(plog, segs->seg[i], due);
             samsa_info("log: %s: deleting segment %020" PRId64, plog->dir,
                        samsa_seg_base(segs->seg[i]));
         }
@@ -465,8 +467,15 @@ samsa_plog_purge(samsa_plog_t *plog, int64_t now_ms, bool all)
                              offsetof(samsa_plog_doomed_t, due_ms), now_ms,
                              all, &n);
     for (i = 0; i < n; i++) {
+        /* a reader still holding the segment (a Fetch, a response
+         * waiting to be sent) keeps reading from open descriptors once
+         * the names are gone, as it would in Kafka, where a segment's
+         * files stay open until it is closed */
+        samsa_seg_hold_open_if_shared(due[i].seg);
         SAMSA_FAULT("log.retention.before_unlink");
-        samsa_seg_unlink_files(plog->dir, due[i].base, ".deleted");
+        samsa_seg_unlink_files(plog->dir, samsa_seg_base(due[i].seg),
+                               ".deleted");
+        samsa_seg_unref(due[i].seg);
     }
     samsa_free(due);
 }
@@ -695,7 +704,7 @@ plog_truncate_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
     keep = samsa_plog_segs_find(segs, offset > 0 ? offset - 1 : 0) + 1;
     for (i = keep; i < segs->n && err == SAMSA_ERR_NONE; i++) {
         err = samsa_seg_mark_deleted(segs->seg[i]);
-        samsa_plog_doom(plog, samsa_seg_base(segs->seg[i]), due);
+        samsa_plog_doom(plog, segs->seg[i], due);
     }
     if (err == SAMSA_ERR_NONE) {
         err = plog_cut_segment(segs->seg[keep - 1], offset, &leo);

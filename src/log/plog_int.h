@@ -25,10 +25,12 @@ typedef struct samsa_plog_segs {
     samsa_seg_t   *seg[];           /* [const] */
 } samsa_plog_segs_t;
 
-/* Segment files renamed to .deleted, unlinked once due. */
+/* Segment files renamed to .deleted, unlinked once due.  The entry holds
+ * a reference to the segment, so that a reader still holding the segment
+ * when the files go can be kept on open descriptors (samsa_plog_purge). */
 typedef struct samsa_plog_doomed {
-    int64_t  base;
-    int64_t  due_ms;
+    samsa_seg_t  *seg;      /* a reference of the list's own */
+    int64_t       due_ms;
 } samsa_plog_doomed_t;
 
 typedef enum samsa_plog_state {
@@ -153,7 +155,7 @@ void samsa_plog_set_log_start(samsa_plog_t *plog, int64_t offset);
 
 /* Remember a segment renamed to .deleted for unlinking once due.
  * @locks lock held */
-void samsa_plog_doom(samsa_plog_t *plog, int64_t base, int64_t due_ms);
+void samsa_plog_doom(samsa_plog_t *plog, samsa_seg_t *seg, int64_t due_ms);
 
 /* Take the log offline after an I/O error (reported by the caller). */
 void samsa_plog_go_offline(samsa_plog_t *plog);

@@ -53,6 +53,9 @@ struct samsa_seg {
     samsa_fdcache_ent_t  fdc;           /* the descriptor cache's entry */
     bool                 opened;        /* [files_lock] opened once: later
                                            opens reopen what exists */
+    _Atomic bool         held_open;     /* [atomic] pinned by
+                                           samsa_seg_hold_open_if_shared
+                                           until seg_free */
     int                  open_flags;    /* [const] SAMSA_SEG_F_* */
     int32_t              open_index_max_bytes;  /* [const] */
     bool                 has_txn;       /* [pin] a .txnindex exists */
@@ -398,6 +401,9 @@ seg_files_close(samsa_fdcache_ent_t *ent)
 static void
 seg_free(samsa_seg_t *seg)
 {
+    if (atomic_load_explicit(&seg->held_open, memory_order_acquire)) {
+        samsa_fdcache_release(&seg->fdc);
+    }
     samsa_fdcache_ent_fini(&seg->fdc);
     samsa_idx_close(&seg->idx);
     samsa_tidx_close(&seg->tidx);
@@ -435,6 +441,7 @@ samsa_seg_open_suffixed(const char *dir, int64_t base_offset,
     *out = NULL;
     seg = samsa_calloc(1, sizeof(*seg));
     atomic_init(&seg->refcnt, 1);
+    atomic_init(&seg->held_open, false);
     seg->base_offset = base_offset;
     seg->dir = samsa_strdup(dir);
     seg_path2(path, sizeof(path), dir, base_offset, ".log", suffix);
@@ -480,6 +487,25 @@ samsa_seg_unref(samsa_seg_t *seg)
         return;
     }
     seg_free(seg);
+}
+
+void
+samsa_seg_hold_open_if_shared(samsa_seg_t *seg)
+{
+    samsa_err_t  err;
+
+    if (atomic_load_explicit(&seg->refcnt, memory_order_acquire) <= 1
+        || atomic_load_explicit(&seg->held_open, memory_order_acquire)) {
+        return;
+    }
+    err = samsa_seg_pin(seg);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("log: %s: cannot keep deleted segment %020" PRId64
+                   " open for its readers: %s", seg->dir, seg->base_offset,
+                   samsa_err_name(err));
+        return;
+    }
+    atomic_store_explicit(&seg->held_open, true, memory_order_release);
 }
 
 samsa_err_t

@@ -261,6 +261,14 @@ SAMSA_MUST_CHECK samsa_err_t samsa_seg_batch_at(samsa_seg_t *seg,
  * segment keeps working through its open fds.  @thread writer */
 SAMSA_MUST_CHECK samsa_err_t samsa_seg_mark_deleted(samsa_seg_t *seg);
 
+/* Before a deleted segment's files are unlinked: if anyone besides the
+ * caller still holds seg (a reader), pin it open until its last reference
+ * goes, so that the reader keeps its descriptors and mappings rather than
+ * reopening names that are gone (ENOENT).  A pin that cannot open (the
+ * files are already gone, EMFILE) is logged and the reader gets the
+ * reopen's error as before.  @thread any (the unlinker) */
+void samsa_seg_hold_open_if_shared(samsa_seg_t *seg);
+
 /* Unlink the files of segment base_offset in dir named with suffix ("" or
  * ".deleted"); missing files are fine. */
 void samsa_seg_unlink_files(const char *dir, int64_t base_offset,

@@ -374,6 +374,63 @@ test_fdcache_segment_reopen(void **state)
     bg_rmrf(dir);
 }
 
+/* A deleted segment still held by a reader when its files are unlinked
+ * (file.delete.delay.ms passed) stays open for that reader: eviction
+ * skips it and reads keep working from its descriptors, where a reopen
+ * by name would find nothing (ENOENT).  A segment nobody else holds is
+ * not pinned. */
+static void
+test_fdcache_deleted_segment_held_for_reader(void **state)
+{
+    samsa_fdcache_t        *cache = samsa_fdcache_global();
+    samsa_fdcache_stats_t   st;
+    char                   *dir = bg_tmpdir();
+    samsa_seg_t            *a, *b, *reader;
+    samsa_seg_pos_t         pos;
+    uint8_t                 before[64], after[64];
+    int64_t                 next = 0, next_b = 100;
+
+    (void) state;
+    samsa_fdcache_set_budget(cache, 3);
+    assert_int_equal(samsa_seg_open(dir, 0, SAMSA_SEG_F_CREATE
+                                                | SAMSA_SEG_F_ACTIVE,
+                                    1024, 0, &a),
+                     SAMSA_ERR_NONE);
+    fdc_fill(a, &next, 20);
+    assert_int_equal(samsa_seg_find_offset(a, 13, samsa_seg_end(a).size,
+                                           &pos),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_seg_read(a, pos.pos, before, sizeof(before)),
+                     SAMSA_ERR_NONE);
+    reader = samsa_seg_ref(a);            /* a fetch still on it */
+    assert_int_equal(samsa_seg_mark_deleted(a), SAMSA_ERR_NONE);
+    samsa_seg_hold_open_if_shared(a);     /* what purge does */
+    samsa_seg_unlink_files(dir, 0, ".deleted");
+    samsa_seg_unref(a);                   /* the doomed list's ref */
+    /* another segment takes the whole budget: the held one stays */
+    assert_int_equal(samsa_seg_open(dir, 100, SAMSA_SEG_F_CREATE
+                                                  | SAMSA_SEG_F_ACTIVE,
+                                    1024, 0, &b),
+                     SAMSA_ERR_NONE);
+    fdc_fill(b, &next_b, 5);
+    assert_true(samsa_seg_is_open(reader));
+    assert_int_equal(samsa_seg_read(reader, pos.pos, after, sizeof(after)),
+                     SAMSA_ERR_NONE);
+    assert_memory_equal(before, after, sizeof(before));
+    assert_int_equal(samsa_seg_find_offset(reader, 13,
+                                           samsa_seg_end(reader).size,
+                                           &pos),
+                     SAMSA_ERR_NONE);
+    samsa_seg_unref(reader);              /* the last one: closed */
+    /* nobody else holds b: no pin, its descriptors can go */
+    samsa_seg_hold_open_if_shared(b);
+    samsa_seg_unref(b);
+    samsa_fdcache_stats(cache, &st);
+    assert_int_equal(st.open_fds, 0);
+    samsa_fdcache_set_budget(cache, 0);
+    bg_rmrf(dir);
+}
+
 int
 main(void)
 {
@@ -383,6 +440,7 @@ main(void)
         cmocka_unit_test(test_fdcache_pinned_not_closed),
         cmocka_unit_test(test_fdcache_emfile_refused),
         cmocka_unit_test(test_fdcache_segment_reopen),
+        cmocka_unit_test(test_fdcache_deleted_segment_held_for_reader),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
