@@ -69,6 +69,8 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },
     { SAMSA_API_ConsumerGroupHeartbeat, 0, 1, samsa_h_ConsumerGroupHeartbeat, B, 0 },
     { SAMSA_API_ConsumerGroupDescribe, 0, 1, samsa_h_ConsumerGroupDescribe, B, 0 },
+    { SAMSA_API_SaslHandshake, 0, 1, samsa_h_SaslHandshake, B, 0 },
+    { SAMSA_API_SaslAuthenticate, 0, 2, samsa_h_SaslAuthenticate, B, 0 },
 };
 
 void

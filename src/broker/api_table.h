@@ -163,6 +163,8 @@ samsa_slice_t samsa_apis_client_host(samsa_req_t *req);
 void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_SaslHandshake(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_SaslAuthenticate(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_BrokerRegistration(samsa_apis_t *apis, samsa_req_t *req,
                                 void *rq);

@@ -2417,3 +2417,8 @@ def idempotent_batch(values, producer_id, producer_epoch, base_sequence,
     return encode_batch([Record(v) for v in values], producer_id=producer_id,
                         producer_epoch=producer_epoch, base_sequence=base_sequence,
                         attributes=ATTR_TRANSACTIONAL if transactional else 0, **kw)
+
+# SASL (SaslHandshake key 17 is never flexible; SaslAuthenticate from v2).
+API_SASL_HANDSHAKE = 17
+API_SASL_AUTHENTICATE = 36
+FLEXIBLE_FROM.update({API_SASL_AUTHENTICATE: 2})
