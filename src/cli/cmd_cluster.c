@@ -1,7 +1,8 @@
 /*
  * cli/cmd_cluster.c - "samsa cluster info": the cluster id, the active
- * controller and the brokers (DescribeCluster, or Metadata on brokers
- * without it), through libsamsa's admin client.
+ * controller, the metadata quorum (DescribeQuorum; none on a single node)
+ * and the brokers (DescribeCluster, or Metadata on brokers without it),
+ * through libsamsa's admin client.
  * Threads: main.
  */
 #include <stdio.h>
@@ -14,7 +15,8 @@
 #include "cli/table.h"
 
 static void
-cluster_json(const samsa_cluster_desc_t *cd)
+cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_desc_t *q,
+             samsa_err_t qerr)
 {
     samsa_json_t  j;
     size_t        i;
@@ -23,6 +25,25 @@ cluster_json(const samsa_cluster_desc_t *cd)
     samsa_json_obj(&j);
     samsa_json_kv_str(&j, "cluster_id", cd->cluster_id);
     samsa_json_kv_int(&j, "controller_id", cd->controller_id);
+    samsa_json_key(&j, "quorum");
+    if (q == NULL) {
+        /* no quorum answered (a single node does not serve DescribeQuorum):
+         * null, and why */
+        samsa_json_null(&j);
+        samsa_json_kv_str(&j, "quorum_error", samsa_err_name(qerr));
+    } else {
+        samsa_json_obj(&j);
+        samsa_json_kv_int(&j, "leader", q->leader_id);
+        samsa_json_kv_int(&j, "leader_epoch", q->leader_epoch);
+        samsa_json_kv_int(&j, "high_watermark", q->high_watermark);
+        samsa_json_key(&j, "voters");
+        samsa_json_arr(&j);
+        for (i = 0; i < q->nvoters; i++) {
+            samsa_json_int(&j, q->voters[i]);
+        }
+        samsa_json_arr_end(&j);
+        samsa_json_obj_end(&j);
+    }
     samsa_json_key(&j, "brokers");
     samsa_json_arr(&j);
     for (i = 0; i < cd->nbrokers; i++) {
@@ -31,6 +52,8 @@ cluster_json(const samsa_cluster_desc_t *cd)
         samsa_json_kv_str(&j, "host", cd->brokers[i].host);
         samsa_json_kv_int(&j, "port", cd->brokers[i].port);
         samsa_json_kv_str(&j, "rack", cd->brokers[i].rack);
+        /* DescribeCluster lists unfenced brokers only */
+        samsa_json_kv_bool(&j, "fenced", false);
         samsa_json_obj_end(&j);
     }
     samsa_json_arr_end(&j);
@@ -39,7 +62,8 @@ cluster_json(const samsa_cluster_desc_t *cd)
 }
 
 static void
-cluster_text(const samsa_cluster_desc_t *cd)
+cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_desc_t *q,
+             samsa_err_t qerr)
 {
     static const char *const  hdr[] = { "ID", "HOST", "PORT", "RACK",
                                         "ROLE" };
@@ -49,6 +73,16 @@ cluster_text(const samsa_cluster_desc_t *cd)
     printf("Cluster id: %s\nController: %d\nBrokers: %zu\n\n",
            cd->cluster_id != NULL ? cd->cluster_id : "-", cd->controller_id,
            cd->nbrokers);
+    if (q == NULL) {
+        printf("Quorum: none (%s)\n\n", samsa_err_name(qerr));
+    } else {
+        printf("Quorum: leader %d, epoch %d, high watermark %lld, voters",
+               q->leader_id, q->leader_epoch, (long long) q->high_watermark);
+        for (i = 0; i < q->nvoters; i++) {
+            printf("%s%d", i == 0 ? " " : ",", q->voters[i]);
+        }
+        printf("\n\n");
+    }
     samsa_table_align_right(t, 0);
     samsa_table_align_right(t, 2);
     for (i = 0; i < cd->nbrokers; i++) {
@@ -70,23 +104,29 @@ cluster_info(int argc, char **argv)
 {
     samsa_session_t        s;
     samsa_cluster_desc_t  *cd = NULL;
-    samsa_err_t            e;
+    samsa_quorum_desc_t   *q = NULL;
+    samsa_err_t            e, qerr = SAMSA_ERR_NONE;
     int                    rc;
 
     if (!samsa_session_open(&s, &rc, "samsa cluster info",
                             "samsa cluster info [options]",
-                            "The cluster id, controller and brokers "
-                            "(DescribeCluster).", NULL, argc, argv, 0, 0)) {
+                            "The cluster id, controller, metadata quorum "
+                            "and brokers (DescribeCluster, DescribeQuorum).", NULL, argc, argv, 0, 0)) {
         return rc;
     }
     e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cd);
+    if (e == SAMSA_ERR_NONE) {
+        /* any error here only means no quorum to show: printed as such */
+        qerr = samsa_admin_describe_quorum(s.admin, s.timeout_ms, &q);
+    }
     if (e != SAMSA_ERR_NONE) {
         rc = samsa_session_fail(&s, e, "cannot describe the cluster");
     } else if (s.json) {
-        cluster_json(cd);
+        cluster_json(cd, q, qerr);
     } else {
-        cluster_text(cd);
+        cluster_text(cd, q, qerr);
     }
+    samsa_admin_result_free(q);
     samsa_admin_result_free(cd);
     samsa_session_close(&s);
     return rc;

@@ -340,6 +340,9 @@ def test_cluster_info(srv):
     assert j["cluster_id"] == srv.cluster_id()
     assert j["controller_id"] == 1
     assert j["brokers"] == [{"id": 1, "host": HOST, "port": srv.port,
-                             "rack": None}]
+                             "rack": None, "fenced": False}]
+    # a single node has no metadata quorum: DescribeQuorum is not served
+    assert j["quorum"] is None and j["quorum_error"] == "UNSUPPORTED_VERSION", j
     text = ok("cluster", "info", bootstrap=bs).out
+    assert "Quorum: none (UNSUPPORTED_VERSION)" in text, text
     assert srv.cluster_id() in text and str(srv.port) in text

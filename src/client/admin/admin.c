@@ -19,6 +19,7 @@
 #include "client/client_config.h"
 #include "client/conf_defs.h"
 #include "proto/gen/DescribeCluster.h"
+#include "proto/gen/DescribeQuorum.h"
 #include "proto/gen/FindCoordinator.h"
 #include "proto/gen/apis.h"
 #include "util/alloc.h"
@@ -843,6 +844,92 @@ samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
     if (err == SAMSA_ERR_UNSUPPORTED_VERSION) {
         err = admin_describe_cluster_md(a, deadline, &scratch, resultp);
     }
+    pthread_mutex_unlock(&a->lock);
+    samsa_arena_fini(&scratch);
+    return err;
+}
+
+static int
+admin_cmp_i32(const void *x, const void *y)
+{
+    int32_t  a = *(const int32_t *) x, b = *(const int32_t *) y;
+
+    return (a > b) - (a < b);
+}
+
+/* DescribeQuorum of __cluster_metadata-0 (forwarded by a cluster node's
+ * broker listener to the active controller). */
+static samsa_err_t
+admin_describe_quorum(samsa_admin_t *a, int64_t deadline,
+                      samsa_arena_t *scratch, samsa_quorum_desc_t **resultp)
+{
+    samsa_DescribeQuorumRequest_t          req;
+    samsa_DescribeQuorumResponse_t         resp;
+    samsa_DescribeQuorumTopicData_t        td;
+    samsa_DescribeQuorumPartitionData_t    pd;
+    const samsa_DescribeQuorumPartitionResult_t  *pr;
+    samsa_quorum_desc_t                   *res;
+    samsa_arena_t                         *arena;
+    samsa_admin_rpc_t                      rpc;
+    samsa_err_t                            err;
+    int32_t                                i;
+
+    err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
+                                SAMSA_API_DescribeQuorum, 0, 2, deadline);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    samsa_DescribeQuorumRequest_init(&req);
+    pd.PartitionIndex = 0;
+    td.TopicName = samsa_slice_cstr("__cluster_metadata");
+    td.Partitions = &pd;
+    td.Partitions_cnt = 1;
+    req.Topics = &td;
+    req.Topics_cnt = 1;
+    err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeQuorumRequest_encode_any,
+                              &req, samsa_DescribeQuorumResponse_decode_any,
+                              &resp, deadline, scratch);
+    if (err == SAMSA_ERR_NONE) {
+        err = (samsa_err_t) resp.ErrorCode;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    if (resp.Topics_cnt != 1 || resp.Topics[0].Partitions_cnt != 1) {
+        return SAMSA_ERR__BAD_MSG;
+    }
+    pr = &resp.Topics[0].Partitions[0];
+    if (pr->ErrorCode != 0) {
+        return (samsa_err_t) pr->ErrorCode;
+    }
+    res = samsa_admin_result_new(sizeof(*res), &arena);
+    res->leader_id = pr->LeaderId;
+    res->leader_epoch = pr->LeaderEpoch;
+    res->high_watermark = pr->HighWatermark;
+    res->nvoters = pr->CurrentVoters_cnt > 0 ? (size_t) pr->CurrentVoters_cnt
+                                             : 0;
+    res->voters = samsa_arena_calloc(arena, res->nvoters + 1,
+                                     sizeof(*res->voters));
+    for (i = 0; i < (int32_t) res->nvoters; i++) {
+        res->voters[i] = pr->CurrentVoters[i].ReplicaId;
+    }
+    qsort(res->voters, res->nvoters, sizeof(*res->voters), admin_cmp_i32);
+    *resultp = res;
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_admin_describe_quorum(samsa_admin_t *a, int64_t timeout_ms,
+                            samsa_quorum_desc_t **resultp)
+{
+    samsa_arena_t  scratch = SAMSA_ARENA_INIT;
+    int64_t        deadline;
+    samsa_err_t    err;
+
+    *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
+    pthread_mutex_lock(&a->lock);
+    err = admin_describe_quorum(a, deadline, &scratch, resultp);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
     return err;
