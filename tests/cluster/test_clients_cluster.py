@@ -80,10 +80,6 @@ def test_cli_contract_and_libsamsa_clients(cluster):
         d["configs"]["retention.ms"].get("value") == "3600000", d
 
 
-@pytest.mark.xfail(strict=True, raises=subprocess.TimeoutExpired,
-                   reason="known bug, not yet diagnosed: `samsa produce` "
-                          "(libsamsa's producer) does not finish against "
-                          "a 3-node cluster")
 def test_libsamsa_produce_consume_all_partitions(cluster):
     leader = wait_registered(cluster, T(REGISTERED_BOUND_S))
     other = next(i for i in (1, 2, 3) if i != leader)
@@ -93,9 +89,28 @@ def test_libsamsa_produce_consume_all_partitions(cluster):
     # libsamsa: produce to every partition and read each back, one bootstrap
     for part in range(6):
         lines = "".join("p%d-v%d\n" % (part, i) for i in range(10))
-        ok("produce", "t-lib", "--partition", str(part), bootstrap=bs,
+        # not idempotent: see test_libsamsa_idempotent_on_standby
+        ok("produce", "t-lib", "--partition", str(part),
+           "-X", "enable.idempotence=false", bootstrap=bs,
            stdin=lines, timeout=15)
     for part in range(6):
         r = ok("consume", "t-lib", "--partition", str(part), "--from-beginning",
                "--count", "10", "--exit-at-end", bootstrap=bs)
         assert r.out.split() == ["p%d-v%d" % (part, i) for i in range(10)], r
+
+
+@pytest.mark.xfail(strict=True, raises=subprocess.TimeoutExpired,
+                   reason="known gap (issue 18/20): libsamsa's producer is "
+                          "idempotent by default; its InitProducerId on a "
+                          "node that is not the active controller answers "
+                          "COORDINATOR_LOAD_IN_PROGRESS until AllocateProducerIds "
+                          "(API 67) exists, so `samsa produce` never finishes "
+                          "there; strict: passes the day that is fixed")
+def test_libsamsa_idempotent_on_standby(cluster):
+    leader = wait_registered(cluster, T(REGISTERED_BOUND_S))
+    other = next(i for i in (1, 2, 3) if i != leader)
+    bs = "%s:%d" % (HOST, cluster.nodes[other].ports[0])
+    ok("topic", "create", "t-idem", "--partitions", "1", bootstrap=bs)
+    cluster.wait_topics_equal(["t-idem"], T(10))
+    ok("produce", "t-idem", "--partition", "0", bootstrap=bs,
+       stdin="a\nb\n", timeout=10)
