@@ -164,6 +164,8 @@ void samsa_h_ApiVersions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_BrokerHeartbeat(samsa_apis_t *apis, samsa_req_t *req,
+                             void *body);
 void samsa_h_BrokerRegistration(samsa_apis_t *apis, samsa_req_t *req,
                                 void *rq);
 void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
