@@ -4,7 +4,8 @@
  * heartbeat that unfences a caught-up broker: a RegisterBrokerRecord
  * (fenced, its broker epoch its own offset, with the broker's endpoints
  * and the feature range it supports) followed by a
- * BrokerRegistrationChangeRecord unfencing it.  Records are written at
+ * BrokerRegistrationChangeRecord unfencing it (one node only; in cluster
+ * mode the heartbeat does, samsa_ctlbrokers_heartbeat).  Records are written at
  * metadata.version 3.3-IV3 (SAMSA_META_METADATA_VERSION):
  * RegisterBrokerRecord v1, BrokerRegistrationChangeRecord v0.
  * Threads: the controller thread.
