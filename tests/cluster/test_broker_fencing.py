@@ -48,8 +48,16 @@ def wait_listed(cluster, want, timeout, nodes):
                          % (want, timeout, last))
 
 
+def unfenced_logged(node):
+    return node.srv.stderr_text().count(
+        "broker %d unfenced by the active controller" % node.node_id)
+
+
 def test_fence_on_session_timeout_and_unfence_on_restart(cluster):
     wait_listed(cluster, {1, 2, 3}, T(15), [1, 2, 3])
+    # registration leaves it fenced: the heartbeat unfenced each
+    for n in cluster.nodes.values():
+        assert unfenced_logged(n) == 1, n.srv.stderr_tail()
     leader = cluster.wait_leader(T(10))
     victim = next(i for i in (1, 2, 3) if i != leader)
     others = [i for i in (1, 2, 3) if i != victim]
@@ -60,6 +68,8 @@ def test_fence_on_session_timeout_and_unfence_on_restart(cluster):
           % (victim, time.monotonic() - t0, SESSION_MS))
     cluster.start(victim)
     wait_listed(cluster, {1, 2, 3}, T(15), [1, 2, 3])
+    assert unfenced_logged(cluster.nodes[victim]) == 1, \
+        cluster.nodes[victim].srv.stderr_tail()
 
 
 def test_new_controller_keeps_live_brokers(cluster):
