@@ -12,7 +12,9 @@
 #include "config/config_kraft.h"
 #include "meta/controller/controller.h"
 #include "meta/image.h"
+#include "proto/gen/BrokerHeartbeat.h"
 #include "proto/gen/BrokerRegistration.h"
+#include "meta/meta.h"
 #include "proto/rd.h"
 #include "proto/wr.h"
 #include "util/alloc.h"
@@ -133,24 +135,118 @@ lc_try(samsa_lifecycle_t *lc)
     return epoch;
 }
 
+#define LC_HB_VERSION  1
+
+/* One heartbeat with epoch: 0 answered (fenced or not), 1 re-register
+ * (STALE_BROKER_EPOCH, BROKER_ID_NOT_REGISTERED), -1 retry later. */
+static int
+lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
+{
+    const samsa_config_kraft_t        *k = samsa_config_kraft(lc->b->cfg);
+    samsa_BrokerHeartbeatRequest_t     rq;
+    samsa_BrokerHeartbeatResponse_t    resp;
+    samsa_arena_t                      arena = SAMSA_ARENA_INIT;
+    samsa_buf_t                        frame = SAMSA_BUF_INIT;
+    samsa_image_t                     *img;
+    samsa_rd_t                         rd;
+    samsa_wr_t                         wr;
+    uint8_t                           *answer = NULL;
+    size_t                             alen = 0;
+    char                               client_id[48];
+    int32_t                            active;
+    int                                rc = -1;
+    samsa_err_t                        err;
+
+    active = samsa_controller_active_id(lc->b->ctrl);
+    if (active < 0) {
+        return -1;
+    }
+    img = samsa_meta_image_get(lc->b->meta);
+    samsa_BrokerHeartbeatRequest_init(&rq);
+    rq.BrokerId = lc->b->node->node_id;
+    rq.BrokerEpoch = epoch;
+    rq.CurrentMetadataOffset = samsa_image_offset(img);
+    rq.WantFence = false;
+    rq.WantShutDown = false;
+    samsa_image_put(img);
+    snprintf(client_id, sizeof(client_id), "samsa-broker-%" PRId32,
+             lc->b->node->node_id);
+    lc->corr = lc->corr == INT32_MAX ? 0 : lc->corr + 1;
+    samsa_wr_init(&wr, &frame);
+    samsa_wr_i16(&wr, SAMSA_API_BrokerHeartbeat);
+    samsa_wr_i16(&wr, LC_HB_VERSION);
+    samsa_wr_i32(&wr, lc->corr);
+    samsa_wr_nullable_str(&wr, samsa_slice_cstr(client_id));
+    samsa_wr_uvarint(&wr, 0);
+    samsa_BrokerHeartbeatRequest_encode(&wr, LC_HB_VERSION, &rq);
+    err = samsa_forward_roundtrip(k, active, frame.data, frame.len, lc->corr,
+                                  SAMSA_LIFECYCLE_IO_MS, &answer, &alen);
+    samsa_buf_fini(&frame);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_debug("broker heartbeat to controller %" PRId32 ": %s",
+                    active, samsa_err_name(err));
+        return -1;
+    }
+    samsa_rd_init(&rd, answer + 4, alen - 4);
+    samsa_rd_tags_skip(&rd);
+    err = samsa_BrokerHeartbeatResponse_decode(&rd, LC_HB_VERSION, &arena,
+                                               &resp);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("broker heartbeat to controller %" PRId32 ": bad "
+                   "answer: %s", active, samsa_err_name(err));
+    } else if (resp.ErrorCode == SAMSA_ERR_STALE_BROKER_EPOCH
+               || resp.ErrorCode == SAMSA_ERR_BROKER_ID_NOT_REGISTERED) {
+        samsa_warn("broker heartbeat to controller %" PRId32 ": %s: "
+                   "registering again", active,
+                   samsa_err_name((samsa_err_t) resp.ErrorCode));
+        rc = 1;
+    } else if (resp.ErrorCode != SAMSA_ERR_NONE) {
+        samsa_debug("broker heartbeat to controller %" PRId32 ": %s",
+                    active, samsa_err_name((samsa_err_t) resp.ErrorCode));
+    } else {
+        if (*fenced && !resp.IsFenced) {
+            samsa_info("broker %" PRId32 " unfenced by the active "
+                       "controller %" PRId32, lc->b->node->node_id, active);
+        } else if (!*fenced && resp.IsFenced) {
+            samsa_warn("broker %" PRId32 " is fenced", lc->b->node->node_id);
+        }
+        *fenced = resp.IsFenced;
+        rc = 0;
+    }
+    samsa_arena_fini(&arena);
+    samsa_free(answer);
+    return rc;
+}
+
 static void *
 lc_main(void *arg)
 {
     samsa_lifecycle_t  *lc = arg;
-    int64_t             epoch;
+    const samsa_config_kraft_t *k = samsa_config_kraft(lc->b->cfg);
+    int64_t             epoch = -1, wait;
+    bool                fenced = true;
 
     prctl(PR_SET_NAME, "broker-lifecycle", 0, 0, 0);
     do {
-        epoch = lc_try(lc);
-        if (epoch >= 0) {
+        wait = SAMSA_LIFECYCLE_RETRY_MS;
+        if (epoch < 0) {
+            epoch = lc_try(lc);
+            fenced = true;
             pthread_mutex_lock(&lc->lock);
             lc->epoch = epoch;
             pthread_mutex_unlock(&lc->lock);
-            break;
+            if (epoch < 0) {
+                continue;
+            }
         }
+        /* Kafka's BrokerLifecycleManager: heartbeats every
+         * broker.heartbeat.interval.ms once registered */
+        if (lc_heartbeat(lc, epoch, &fenced) == 1) {
+            epoch = -1;
+        }
+        wait = k->broker_heartbeat_interval_ms;
     } while (samsa_locked_wait_stop(&lc->lock, &lc->cond, &lc->stop,
-                                    samsa_now_ms()
-                                    + SAMSA_LIFECYCLE_RETRY_MS));
+                                    samsa_now_ms() + wait));
     return NULL;
 }
 

@@ -9,11 +9,14 @@
  * an unreachable controller or another error all retry.  Each start
  * registers anew with a new incarnation id, as Kafka's broker does, and
  * gets a new broker epoch.
- * Not done (docs/CLUSTER.md): heartbeats, so no fencing on a session
- * timeout, no controlled shutdown, and no re-registration while running.
+ * Once registered it sends a BrokerHeartbeat (API 63) every
+ * broker.heartbeat.interval.ms with its broker epoch and the offset of the
+ * image it last applied; STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED
+ * makes it register again (a new broker epoch).
+ * Not done (docs/CLUSTER.md): controlled shutdown (WantShutDown).
  * Threads: broker-lifecycle owns the registration (incarnation id,
  * correlation ids, the connection of each try); main starts and stops it;
- * lc->lock guards stop and epoch.
+ * lc->lock guards stop and epoch (-1 again while re-registering).
  */
 #ifndef SAMSA_BROKER_LIFECYCLE_H
 #define SAMSA_BROKER_LIFECYCLE_H

@@ -206,6 +206,26 @@ class Cluster:
         raise samsa_harness.HarnessError("no agreed leader within %.1f s (last: %s)"
                                          % (timeout, last))
 
+    def wait_unfenced(self, timeout):
+        """Waits until every live node's Metadata lists every live node's
+        broker (registered and unfenced by its first heartbeat)."""
+        want = {n.node_id for n in self.live()}
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                last = {n.node_id: {b["node_id"] for b in
+                                    self.metadata(n.node_id, topics=[])["brokers"]}
+                        for n in self.live()}
+                if all(want <= v for v in last.values()):
+                    return
+            except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
+                    kwire.ProtocolError) as e:
+                last = "%s: %s" % (type(e).__name__, e)
+            time.sleep(0.05)
+        raise samsa_harness.HarnessError("brokers not unfenced within %.1f s "
+                                         "(last: %s)" % (timeout, last))
+
     def create_topic(self, node_id, name, partitions=1):
         with self.nodes[node_id].connect() as c:
             return c.create_topic(name, num_partitions=partitions, timeout=T(10))

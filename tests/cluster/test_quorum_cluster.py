@@ -35,6 +35,7 @@ def cluster(samsa):
 def test_leader_elected_and_topic_everywhere(cluster):
     t0 = time.monotonic()
     leader = cluster.wait_leader(T(20))
+    cluster.wait_unfenced(T(15))
     print("first leader: node %d after %.2f s" % (leader, time.monotonic() - t0))
     r = cluster.create_topic(leader, "t-one", partitions=3)
     assert r["error_code"] == 0, r
@@ -58,6 +59,7 @@ def test_not_controller_on_a_standby_controller_listener(cluster):
     """The CONTROLLER listener of a node that is not the active controller
     answers NOT_CONTROLLER, naming the active one (nothing is written)."""
     leader = cluster.wait_leader(T(20))
+    cluster.wait_unfenced(T(15))
     other = next(n for n in cluster.nodes if n != leader)
     with kwire.connect(HOST, cluster.nodes[other].ports[1], T(5)) as c:
         r = c.create_topic("t-refused", timeout=T(10))
@@ -73,6 +75,7 @@ def test_not_controller_on_a_standby_controller_listener(cluster):
 
 def test_failover_after_kill_and_catch_up(cluster):
     leader = cluster.wait_leader(T(20))
+    cluster.wait_unfenced(T(15))
     r = cluster.create_topic(leader, "before-kill")
     assert r["error_code"] == 0, r
     cluster.wait_topics_equal(["before-kill"], T(10))
@@ -99,6 +102,7 @@ def test_failover_after_kill_and_catch_up(cluster):
 
 def test_topic_created_during_failover_everywhere_or_nowhere(cluster):
     leader = cluster.wait_leader(T(20))
+    cluster.wait_unfenced(T(15))
     results = {}
 
     def create():
@@ -143,6 +147,7 @@ def test_controller_listener_sniffing(cluster):
     then differ are read as Kafka (an absurd frame size: closed), and the
     raft connections keep working meanwhile."""
     leader = cluster.wait_leader(T(20))
+    cluster.wait_unfenced(T(15))
     other = next(n for n in cluster.nodes if n != leader)
     port = cluster.nodes[other].ports[1]
     frame = kwire.api_versions_request(0, 7)

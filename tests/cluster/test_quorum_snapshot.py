@@ -30,6 +30,7 @@ def snapshot_files(node):
 
 def test_lagging_node_gets_a_snapshot_and_restart_loads_one(cluster):
     leader = cluster.wait_leader(T(20))
+    cluster.wait_unfenced(T(15))
     first = ["s-%d" % i for i in range(3)]
     for name in first:
         assert cluster.create_topic(leader, name)["error_code"] == 0

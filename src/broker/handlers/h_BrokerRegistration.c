@@ -6,9 +6,10 @@
  * INCONSISTENT_CLUSTER_ID; a node that is not the active controller (or a
  * controller listener without one) answers NOT_CONTROLLER, and the broker
  * tries again where the quorum's leader is then (broker/lifecycle.h).
- * The registration replaces the broker's earlier one whatever its
- * incarnation: samsa has no heartbeats or session timeout yet, so neither
- * DUPLICATE_BROKER_REGISTRATION nor fencing (docs/CLUSTER.md).  Features,
+ * In cluster mode the broker stays fenced until its first caught-up
+ * BrokerHeartbeat (h_BrokerHeartbeat.c).  The registration replaces the
+ * broker's earlier one whatever its incarnation (no
+ * DUPLICATE_BROKER_REGISTRATION yet, docs/CLUSTER.md).  Features,
  * log dirs, the ZK flag and PreviousBrokerEpoch are decoded and not kept.
  * Threads: handler (the registration waits for the metadata log commit).
  */

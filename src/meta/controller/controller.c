@@ -38,6 +38,7 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 #include "util/queue.h"
+#include "util/time.h"
 
 /* KRaft cluster mode: the log is the quorum's ([const]: ctrl->quorum
  * itself is set after the controller thread starts, under q_lock). */
@@ -55,6 +56,7 @@ typedef enum ctl_kind {
     CTL_ALLOC_PRODUCER_IDS,
     CTL_ALTER_CLIENT_QUOTAS,
     CTL_REGISTER_BROKER,
+    CTL_BROKER_HEARTBEAT,
     CTL_WAKE,                       /* cluster mode: look at bootstrap */
 } ctl_kind_t;
 
@@ -77,6 +79,12 @@ typedef struct ctl_op {
     bool              done;         /* [lock] */
 } ctl_op_t;
 
+/* A broker's session clock (Kafka's BrokerHeartbeatManager entry). */
+typedef struct ctl_session {
+    int32_t   broker_id;
+    int64_t   last_ms;              /* monotonic ms of the last contact */
+} ctl_session_t;
+
 struct samsa_controller {
     samsa_controller_conf_t   conf;     /* [const] */
     samsa_mlog_t             *mlog;     /* [controller thread] single
@@ -95,6 +103,11 @@ struct samsa_controller {
     atomic_int                active_id;    /* [atomic] cluster: leader */
     atomic_bool               is_leader;    /* [atomic] cluster: is_self */
     atomic_bool               need_bootstrap; /* [atomic] */
+    atomic_bool               reset_sessions; /* [atomic] new leader */
+    ctl_session_t            *sessions; /* [controller thread] broker
+                                           session clocks */
+    size_t                    nsessions;
+    size_t                    capsessions;
     ctl_op_t                  wake;     /* CTL_WAKE, queued by the quorum
                                            thread (never waited on) */
     bool                      failed;   /* [controller thread] the log
@@ -303,7 +316,8 @@ ctl_fail_not_controller(samsa_controller_t *ctrl, ctl_op_t *op)
 {
     /* the operations without per-item results answer in op->err */
     if (op->kind == CTL_ALLOC_PRODUCER_IDS
-        || op->kind == CTL_REGISTER_BROKER) {
+        || op->kind == CTL_REGISTER_BROKER
+        || op->kind == CTL_BROKER_HEARTBEAT) {
         op->err = SAMSA_ERR_NOT_CONTROLLER;
         return;
     }
@@ -327,6 +341,71 @@ ctl_alloc_producer_ids(samsa_ctlbatch_t *b, int64_t *first)
     rec.u.ProducerIdsRecord.NextProducerId =
         *first + SAMSA_CONTROLLER_PRODUCER_ID_BLOCK;
     samsa_ctlbatch_add(b, &rec);
+}
+
+/* broker_id's session clock, created at now.  @thread controller */
+static ctl_session_t *
+ctl_session(samsa_controller_t *ctrl, int32_t broker_id, int64_t now)
+{
+    size_t  i;
+
+    for (i = 0; i < ctrl->nsessions; i++) {
+        if (ctrl->sessions[i].broker_id == broker_id) {
+            return &ctrl->sessions[i];
+        }
+    }
+    if (ctrl->nsessions == ctrl->capsessions) {
+        ctrl->capsessions = ctrl->capsessions ? ctrl->capsessions * 2 : 8;
+        ctrl->sessions = samsa_realloc(ctrl->sessions, ctrl->capsessions
+                                       * sizeof(*ctrl->sessions));
+    }
+    ctrl->sessions[ctrl->nsessions].broker_id = broker_id;
+    ctrl->sessions[ctrl->nsessions].last_ms = now;
+    return &ctrl->sessions[ctrl->nsessions++];
+}
+
+/* The active controller fences every unfenced broker whose session
+ * expired (no heartbeat for broker.session.timeout.ms), one batch; a new
+ * leader first starts every clock now.  @thread controller */
+static void
+ctl_fence_expired(samsa_controller_t *ctrl)
+{
+    const samsa_config_kraft_t  *k;
+    const samsa_image_broker_t  *br;
+    samsa_ctlbatch_t             b;
+    samsa_image_t               *img;
+    ctl_session_t               *se;
+    int64_t                      next, now = samsa_now_ms();
+    size_t                       i;
+
+    if (!CTL_CLUSTER(ctrl) || ctrl->failed
+        || !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)) {
+        return;
+    }
+    if (atomic_exchange_explicit(&ctrl->reset_sessions, false,
+                                 memory_order_acq_rel)) {
+        for (i = 0; i < ctrl->nsessions; i++) {
+            ctrl->sessions[i].last_ms = now;
+        }
+    }
+    k = samsa_config_kraft(ctrl->conf.broker_cfg);
+    img = ctl_img_get(ctrl, &next);
+    ctl_batch_init(&b, ctrl, img, next);
+    for (i = 0; i < samsa_image_broker_count(img); i++) {
+        br = samsa_image_broker_at(img, i);
+        se = ctl_session(ctrl, br->id, now);
+        if (!br->fenced && now - se->last_ms >= k->broker_session_timeout_ms) {
+            samsa_warn("controller: fencing broker %" PRId32 " (broker "
+                       "epoch %" PRId64 "): no heartbeat for %" PRId64 " ms",
+                       br->id, br->epoch, now - se->last_ms);
+            samsa_ctlbrokers_fence(&b, br->id, br->epoch, 1);
+        }
+    }
+    if (ctl_commit(ctrl, &b) != SAMSA_ERR_NONE) {
+        samsa_warn("controller: fencing expired brokers did not commit");
+    }
+    samsa_ctlbatch_fini(&b);
+    samsa_image_put(img);
 }
 
 /* Run one operation.  @thread controller */
@@ -372,7 +451,20 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         samsa_ctlquotas_alter(&b, op->req, op->n, op->arena, op->results);
         break;
     case CTL_REGISTER_BROKER:
-        samsa_ctlbrokers_register(&b, op->req, op->first);
+        samsa_ctlbrokers_register(&b, op->req, !CTL_CLUSTER(ctrl),
+                                  op->first);
+        ctl_session(ctrl, ((const samsa_controller_broker_reg_t *)
+                           op->req)->broker_id, samsa_now_ms())->last_ms
+            = samsa_now_ms();
+        break;
+    case CTL_BROKER_HEARTBEAT:
+        samsa_ctlbrokers_heartbeat(&b, op->req, op->results);
+        if (((samsa_controller_heartbeat_result_t *) op->results)->error
+            == SAMSA_ERR_NONE) {
+            ctl_session(ctrl, ((const samsa_controller_heartbeat_t *)
+                               op->req)->broker_id, samsa_now_ms())->last_ms
+                = samsa_now_ms();
+        }
         break;
     case CTL_WAKE:
         break;
@@ -418,6 +510,7 @@ ctl_thread(void *arg)
             ctl_run(ctrl, op);
             ctl_done(op);
         }
+        ctl_fence_expired(ctrl);
     }
     while ((op = samsa_queue_take(&ctrl->ops, 0)) != NULL) {
         if (op != &ctrl->wake) {
@@ -546,6 +639,20 @@ samsa_controller_register_broker(samsa_controller_t *ctrl,
     ctl_op_t  op = { .kind = CTL_REGISTER_BROKER, .req = reg,
                      .first = epoch };
 
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_broker_heartbeat(samsa_controller_t *ctrl,
+                                  const samsa_controller_heartbeat_t *hb,
+                                  samsa_controller_heartbeat_result_t *res)
+{
+    ctl_op_t  op = { .kind = CTL_BROKER_HEARTBEAT, .req = hb,
+                     .results = res };
+
+    res->error = SAMSA_ERR_NONE;
+    res->caught_up = false;
+    res->fenced = true;
     return ctl_submit(ctrl, &op);
 }
 
@@ -725,6 +832,8 @@ ctl_on_leader(void *ctx, int32_t leader, int64_t epoch, bool is_self)
                (int) leader, epoch, is_self ? " (this node: the active "
                "controller)" : "");
     if (is_self) {
+        atomic_store_explicit(&ctrl->reset_sessions, true,
+                              memory_order_release);
         atomic_store_explicit(&ctrl->need_bootstrap, true,
                               memory_order_release);
         (void) samsa_queue_offer(&ctrl->ops, &ctrl->wake);
@@ -973,5 +1082,6 @@ samsa_controller_close(samsa_controller_t *ctrl)
     samsa_image_put(ctrl->img);
     pthread_mutex_destroy(&ctrl->q_lock);
     pthread_mutex_destroy(&ctrl->img_lock);
+    samsa_free(ctrl->sessions);
     samsa_free(ctrl);
 }

@@ -358,15 +358,42 @@ typedef struct samsa_controller_broker_reg {
     const char                         *rack;           /* NULL: none */
 } samsa_controller_broker_reg_t;
 
-/* Register a broker and unfence it, as Kafka's controller does on a
- * BrokerRegistrationRequest and the first heartbeat that no longer asks
- * to stay fenced: one batch of a RegisterBrokerRecord (fenced; its broker
- * epoch is its own offset, as Kafka's) and a BrokerRegistrationChangeRecord
- * unfencing it.  A registration replaces the broker's earlier one.
+/* Register a broker: a RegisterBrokerRecord (fenced; its broker epoch is
+ * its own offset, as Kafka's).  On one node a BrokerRegistrationChangeRecord
+ * unfencing it follows in the same batch; in cluster mode its first
+ * caught-up heartbeat unfences it (samsa_controller_broker_heartbeat).  A registration replaces the broker's earlier one.
  * *epoch gets the new broker epoch.  On one node the broker registers
  * itself at start, once its listeners are bound (samsa_broker_register). */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_register_broker(
     samsa_controller_t *ctrl, const samsa_controller_broker_reg_t *reg,
     int64_t *epoch);
+
+/* ---- broker heartbeats (cluster mode) */
+
+typedef struct samsa_controller_heartbeat {
+    int32_t   broker_id;
+    int64_t   broker_epoch;
+    int64_t   current_offset;       /* the last metadata offset the broker
+                                       applied */
+    bool      want_fence;
+} samsa_controller_heartbeat_t;
+
+typedef struct samsa_controller_heartbeat_result {
+    samsa_err_t   error;            /* NONE, BROKER_ID_NOT_REGISTERED,
+                                       STALE_BROKER_EPOCH, NOT_CONTROLLER */
+    bool          caught_up;
+    bool          fenced;
+} samsa_controller_heartbeat_result_t;
+
+/* A broker's heartbeat, as Kafka's QuorumController.processBrokerHeartbeat:
+ * restarts the broker's session clock and unfences a fenced broker once
+ * current_offset reaches its registration record (the broker epoch).  The
+ * active controller fences (BrokerRegistrationChangeRecord Fenced=1) an
+ * unfenced broker that sent none for broker.session.timeout.ms; a newly
+ * elected one starts every session clock at its election.  Fencing does
+ * not yet move partition leadership (docs/CLUSTER.md). */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_broker_heartbeat(
+    samsa_controller_t *ctrl, const samsa_controller_heartbeat_t *hb,
+    samsa_controller_heartbeat_result_t *res);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */

@@ -48,6 +48,11 @@ void samsa_ctlquotas_alter(samsa_ctlbatch_t *b,
 /* ctlbrokers.c: broker registration; *epoch gets the broker epoch. */
 void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
                                const samsa_controller_broker_reg_t *reg,
-                               int64_t *epoch);
+                               bool unfence, int64_t *epoch);
+void samsa_ctlbrokers_fence(samsa_ctlbatch_t *b, int32_t broker_id,
+                            int64_t broker_epoch, int8_t fenced);
+void samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
+                                const samsa_controller_heartbeat_t *hb,
+                                samsa_controller_heartbeat_result_t *res);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_INT_H */
