@@ -170,20 +170,22 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_cluster(
     samsa_admin_t *admin, int64_t timeout_ms,
     samsa_cluster_desc_t **resultp);
 
-typedef struct samsa_quorum_desc {
+/* Kafka's QuorumInfo, as Admin.describeMetadataQuorum returns it (not
+ * meta/quorum.h's samsa_quorum_desc_t, the server's own view). */
+typedef struct samsa_quorum_info {
     int32_t    leader_id;       /* -1: unknown */
     int32_t    leader_epoch;
     int64_t    high_watermark;
     int32_t   *voters;          /* voter node ids, sorted */
     size_t     nvoters;
-} samsa_quorum_desc_t;
+} samsa_quorum_info_t;
 
 /* DescribeQuorum (API 55) of the metadata partition __cluster_metadata-0.
  * SAMSA_ERR_UNSUPPORTED_VERSION where no broker serves it (a single node
  * with no quorum); the response's error (top level or partition) as is. */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_quorum(
     samsa_admin_t *admin, int64_t timeout_ms,
-    samsa_quorum_desc_t **resultp);
+    samsa_quorum_info_t **resultp);
 
 /* ---- configs ------------------------------------------------------------ */
 

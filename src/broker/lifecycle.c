@@ -37,10 +37,56 @@ struct samsa_lifecycle {
     int32_t           corr;         /* [broker-lifecycle] */
 };
 
-/* The request frame (no size prefix) for this try. */
+/* Start frame (no size prefix) with request header v2 for api/version
+ * and the next correlation id; the body follows through *wr. */
 static void
-lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame, char *client_id,
-         size_t client_id_size)
+lc_header(samsa_lifecycle_t *lc, samsa_wr_t *wr, samsa_buf_t *frame,
+          int16_t api, int16_t version)
+{
+    char  client_id[48];
+
+    snprintf(client_id, sizeof(client_id), "samsa-broker-%" PRId32,
+             lc->b->node->node_id);
+    lc->corr = lc->corr == INT32_MAX ? 0 : lc->corr + 1;
+    frame->len = 0;
+    samsa_wr_init(wr, frame);
+    samsa_wr_i16(wr, api);
+    samsa_wr_i16(wr, version);
+    samsa_wr_i32(wr, lc->corr);
+    samsa_wr_nullable_str(wr, samsa_slice_cstr(client_id));
+    samsa_wr_uvarint(wr, 0);                /* header tagged fields */
+}
+
+/* Send frame to the CONTROLLER listener of node active and read the
+ * answer: *rd is then at the response body (past the correlation id and
+ * the v1 header's tags), in *answer (the caller frees it).  Errors are
+ * logged at debug with what; frame is emptied. */
+static samsa_err_t
+lc_roundtrip(samsa_lifecycle_t *lc, int32_t active, samsa_buf_t *frame,
+             const char *what, uint8_t **answer, samsa_rd_t *rd)
+{
+    size_t       alen = 0;
+    samsa_err_t  err;
+
+    *answer = NULL;
+    err = samsa_forward_roundtrip(samsa_config_kraft(lc->b->cfg), active,
+                                  frame->data, frame->len, lc->corr,
+                                  SAMSA_LIFECYCLE_IO_MS, answer, &alen);
+    samsa_buf_fini(frame);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_debug("%s at controller %" PRId32 ": %s", what, active,
+                    samsa_err_name(err));
+        return err;
+    }
+    /* samsa_forward_roundtrip checked the correlation id: alen >= 5 */
+    samsa_rd_init(rd, *answer + 4, alen - 4);
+    samsa_rd_tags_skip(rd);
+    return SAMSA_ERR_NONE;
+}
+
+/* The registration request frame for this try. */
+static void
+lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame)
 {
     const samsa_node_t                   *node = lc->b->node;
     samsa_BrokerRegistrationRequest_t     rq;
@@ -69,15 +115,7 @@ lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame, char *client_id,
     rq.LogDirs = NULL;
     rq.LogDirs_cnt = 0;
     rq.PreviousBrokerEpoch = -1;
-    snprintf(client_id, client_id_size, "samsa-broker-%" PRId32,
-             node->node_id);
-    frame->len = 0;
-    samsa_wr_init(&wr, frame);
-    samsa_wr_i16(&wr, SAMSA_API_BrokerRegistration);
-    samsa_wr_i16(&wr, LC_VERSION);
-    samsa_wr_i32(&wr, lc->corr);
-    samsa_wr_nullable_str(&wr, samsa_slice_cstr(client_id));
-    samsa_wr_uvarint(&wr, 0);               /* header tagged fields */
+    lc_header(lc, &wr, frame, SAMSA_API_BrokerRegistration, LC_VERSION);
     samsa_BrokerRegistrationRequest_encode(&wr, LC_VERSION, &rq);
     samsa_free(ls);
 }
@@ -86,14 +124,11 @@ lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame, char *client_id,
 static int64_t
 lc_try(samsa_lifecycle_t *lc)
 {
-    const samsa_config_kraft_t           *k = samsa_config_kraft(lc->b->cfg);
     samsa_BrokerRegistrationResponse_t    resp;
     samsa_arena_t                         arena = SAMSA_ARENA_INIT;
     samsa_buf_t                           frame = SAMSA_BUF_INIT;
     samsa_rd_t                            rd;
     uint8_t                              *answer = NULL;
-    size_t                                alen = 0;
-    char                                  client_id[48];
     int32_t                               active;
     int64_t                               epoch = -1;
     samsa_err_t                           err;
@@ -103,18 +138,11 @@ lc_try(samsa_lifecycle_t *lc)
         samsa_debug("broker registration: no active controller yet");
         return -1;
     }
-    lc->corr = lc->corr == INT32_MAX ? 0 : lc->corr + 1;
-    lc_frame(lc, &frame, client_id, sizeof(client_id));
-    err = samsa_forward_roundtrip(k, active, frame.data, frame.len, lc->corr,
-                                  SAMSA_LIFECYCLE_IO_MS, &answer, &alen);
-    samsa_buf_fini(&frame);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_debug("broker registration at controller %" PRId32 ": %s",
-                    active, samsa_err_name(err));
+    lc_frame(lc, &frame);
+    if (lc_roundtrip(lc, active, &frame, "broker registration", &answer,
+                     &rd) != SAMSA_ERR_NONE) {
         return -1;
     }
-    samsa_rd_init(&rd, answer + 4, alen - 4);   /* past the correlation id */
-    samsa_rd_tags_skip(&rd);                    /* response header v1 */
     err = samsa_BrokerRegistrationResponse_decode(&rd, LC_VERSION, &arena,
                                                   &resp);
     if (err != SAMSA_ERR_NONE) {
@@ -142,7 +170,6 @@ lc_try(samsa_lifecycle_t *lc)
 static int
 lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
 {
-    const samsa_config_kraft_t        *k = samsa_config_kraft(lc->b->cfg);
     samsa_BrokerHeartbeatRequest_t     rq;
     samsa_BrokerHeartbeatResponse_t    resp;
     samsa_arena_t                      arena = SAMSA_ARENA_INIT;
@@ -151,8 +178,6 @@ lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
     samsa_rd_t                         rd;
     samsa_wr_t                         wr;
     uint8_t                           *answer = NULL;
-    size_t                             alen = 0;
-    char                               client_id[48];
     int32_t                            active;
     int                                rc = -1;
     samsa_err_t                        err;
@@ -169,26 +194,12 @@ lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
     rq.WantFence = false;
     rq.WantShutDown = false;
     samsa_image_put(img);
-    snprintf(client_id, sizeof(client_id), "samsa-broker-%" PRId32,
-             lc->b->node->node_id);
-    lc->corr = lc->corr == INT32_MAX ? 0 : lc->corr + 1;
-    samsa_wr_init(&wr, &frame);
-    samsa_wr_i16(&wr, SAMSA_API_BrokerHeartbeat);
-    samsa_wr_i16(&wr, LC_HB_VERSION);
-    samsa_wr_i32(&wr, lc->corr);
-    samsa_wr_nullable_str(&wr, samsa_slice_cstr(client_id));
-    samsa_wr_uvarint(&wr, 0);
+    lc_header(lc, &wr, &frame, SAMSA_API_BrokerHeartbeat, LC_HB_VERSION);
     samsa_BrokerHeartbeatRequest_encode(&wr, LC_HB_VERSION, &rq);
-    err = samsa_forward_roundtrip(k, active, frame.data, frame.len, lc->corr,
-                                  SAMSA_LIFECYCLE_IO_MS, &answer, &alen);
-    samsa_buf_fini(&frame);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_debug("broker heartbeat to controller %" PRId32 ": %s",
-                    active, samsa_err_name(err));
+    if (lc_roundtrip(lc, active, &frame, "broker heartbeat", &answer,
+                     &rd) != SAMSA_ERR_NONE) {
         return -1;
     }
-    samsa_rd_init(&rd, answer + 4, alen - 4);
-    samsa_rd_tags_skip(&rd);
     err = samsa_BrokerHeartbeatResponse_decode(&rd, LC_HB_VERSION, &arena,
                                                &resp);
     if (err != SAMSA_ERR_NONE) {

@@ -15,7 +15,7 @@
 #include "cli/table.h"
 
 static void
-cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_desc_t *q,
+cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
              samsa_err_t qerr)
 {
     samsa_json_t  j;
@@ -62,7 +62,7 @@ cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_desc_t *q,
 }
 
 static void
-cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_desc_t *q,
+cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
              samsa_err_t qerr)
 {
     static const char *const  hdr[] = { "ID", "HOST", "PORT", "RACK",
@@ -104,7 +104,7 @@ cluster_info(int argc, char **argv)
 {
     samsa_session_t        s;
     samsa_cluster_desc_t  *cd = NULL;
-    samsa_quorum_desc_t   *q = NULL;
+    samsa_quorum_info_t   *q = NULL;
     samsa_err_t            e, qerr = SAMSA_ERR_NONE;
     int                    rc;
 

@@ -861,14 +861,14 @@ admin_cmp_i32(const void *x, const void *y)
  * broker listener to the active controller). */
 static samsa_err_t
 admin_describe_quorum(samsa_admin_t *a, int64_t deadline,
-                      samsa_arena_t *scratch, samsa_quorum_desc_t **resultp)
+                      samsa_arena_t *scratch, samsa_quorum_info_t **resultp)
 {
     samsa_DescribeQuorumRequest_t          req;
     samsa_DescribeQuorumResponse_t         resp;
     samsa_DescribeQuorumTopicData_t        td;
     samsa_DescribeQuorumPartitionData_t    pd;
     const samsa_DescribeQuorumPartitionResult_t  *pr;
-    samsa_quorum_desc_t                   *res;
+    samsa_quorum_info_t                   *res;
     samsa_arena_t                         *arena;
     samsa_admin_rpc_t                      rpc;
     samsa_err_t                            err;
@@ -920,7 +920,7 @@ admin_describe_quorum(samsa_admin_t *a, int64_t deadline,
 
 samsa_err_t
 samsa_admin_describe_quorum(samsa_admin_t *a, int64_t timeout_ms,
-                            samsa_quorum_desc_t **resultp)
+                            samsa_quorum_info_t **resultp)
 {
     samsa_arena_t  scratch = SAMSA_ARENA_INIT;
     int64_t        deadline;
