@@ -266,6 +266,21 @@ samsa_apis_mutate(samsa_apis_t *apis, samsa_req_t *req, int16_t strict_since,
     return err;
 }
 
+static void
+apis_image_release(void *img)
+{
+    samsa_image_put(img);
+}
+
+samsa_image_t *
+samsa_apis_image(samsa_broker_t *b, samsa_req_t *req)
+{
+    samsa_image_t  *img = samsa_meta_image_get(b->meta);
+
+    samsa_req_hold(req, apis_image_release, img);
+    return img;
+}
+
 void *
 samsa_apis_resp_array(samsa_req_t *req, int32_t rq_cnt, size_t size,
                       int32_t *cnt)

@@ -111,6 +111,12 @@ void samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
 samsa_err_t samsa_apis_txn_error(samsa_err_t err, int16_t version,
                                  int16_t since);
 
+/* The current metadata image, kept until req's response is encoded: what a
+ * handler answers from it (topic names, replica arrays, broker hosts) may
+ * point into it.  The caller does not put it.
+ * @thread req's owner */
+samsa_image_t *samsa_apis_image(samsa_broker_t *b, samsa_req_t *req);
+
 /* What an asynchronous completion needs to answer req with
  * samsa_apis_send: a callback's ctx, in req's arena. */
 typedef struct samsa_apis_call {

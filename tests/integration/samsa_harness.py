@@ -129,7 +129,10 @@ def base_env(extra=None):
     # options the caller set.
     env.setdefault("ASAN_OPTIONS", "abort_on_error=0:detect_leaks=1")
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
-    env.setdefault("TSAN_OPTIONS", "second_deadlock_stack=1")
+    # tests/tsan.supp: descriptor numbers reused after libuv's unseen close
+    env.setdefault("TSAN_OPTIONS", "second_deadlock_stack=1:suppressions="
+                   + os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "..", "tsan.supp"))
     for k in ("SAMSA_TEST_HANDLER_DELAY_MS", "SAMSA_TEST_HANDLER_DELAY_API"):
         env.pop(k, None)
     if extra:

@@ -69,11 +69,13 @@ createtopics_convert(samsa_arena_t *arena, const samsa_CreateTopicsRequest_t *rq
 
 /* v5+: every topic config of the (new) topic, with its source. */
 static void
-createtopics_configs(samsa_broker_t *b, samsa_arena_t *arena,
+createtopics_configs(samsa_broker_t *b, samsa_req_t *req,
                      const samsa_controller_new_topic_t *nt,
                      samsa_CreatableTopicResult_t *tr)
 {
-    samsa_image_t               *img = samsa_meta_image_get(b->meta);
+    /* held by the request: the values may point into it */
+    samsa_image_t               *img = samsa_apis_image(b, req);
+    samsa_arena_t               *arena = &req->arena;
     samsa_topic_config_entry_t   e;
     size_t                       i, n = 0;
 
@@ -93,7 +95,6 @@ createtopics_configs(samsa_broker_t *b, samsa_arena_t *arena,
         n++;
     }
     tr->Configs_cnt = (int32_t) n;
-    samsa_image_put(img);
 }
 
 /* The controller call of samsa_h_CreateTopics. */
@@ -170,7 +171,7 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
             tr->NumPartitions = res[i].num_partitions;
             tr->ReplicationFactor = res[i].replication_factor;
             if (req->hdr.ApiVersion >= 5) {
-                createtopics_configs(apis->broker, &req->arena, &ct.topics[i],
+                createtopics_configs(apis->broker, req, &ct.topics[i],
                                      tr);
             }
         }

@@ -199,7 +199,7 @@ static void
 dcq_describe(samsa_apis_t *apis, samsa_req_t *req, const dcq_filter_t *f,
              samsa_DescribeClientQuotasResponse_t *m)
 {
-    samsa_image_t               *img = samsa_meta_image_get(apis->broker->meta);
+    samsa_image_t               *img = samsa_apis_image(apis->broker, req);
     const samsa_image_config_t  *cfgs;
     const char                  *name;
     samsa_qentity_t              e;
@@ -219,7 +219,6 @@ dcq_describe(samsa_apis_t *apis, samsa_req_t *req, const dcq_filter_t *f,
         dcq_entry(req, &e, cfgs, n, &m->Entries[k++]);
     }
     m->Entries_cnt = (int32_t) k;
-    samsa_image_put(img);
 }
 
 void

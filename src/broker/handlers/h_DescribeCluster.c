@@ -28,7 +28,7 @@ static void
 describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
                      samsa_DescribeClusterResponse_t *m)
 {
-    samsa_image_t       *img = samsa_meta_image_get(apis->broker->meta);
+    samsa_image_t       *img = samsa_apis_image(apis->broker, req);
     samsa_route_node_t  *nodes;
     size_t               i, n;
 
@@ -36,7 +36,6 @@ describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
     m->ControllerId = samsa_apis_controller_id(apis);
     n = samsa_route_alive_nodes(img, req->listener, false, &req->arena,
                                 &nodes);
-    samsa_image_put(img);
     m->Brokers = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m->Brokers));
     m->Brokers_cnt = (int32_t) n;
     for (i = 0; i < n; i++) {

@@ -95,7 +95,7 @@ dc_topic_entry(const dc_ctx_t *c, const samsa_topic_config_entry_t *e,
 static void
 dc_topic(const dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
 {
-    samsa_image_t               *img = samsa_meta_image_get(c->b->meta);
+    samsa_image_t               *img = samsa_apis_image(c->b, c->req);
     const samsa_image_topic_t   *t;
     samsa_topic_config_entry_t   e;
     size_t                       i, n = 0;
@@ -106,7 +106,6 @@ dc_topic(const dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
     if (t == NULL) {
         out->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         out->ErrorMessage = samsa_slice_cstr("Topic does not exist.");
-        samsa_image_put(img);
         return;
     }
     out->Configs = dc_alloc(c, samsa_topic_config_ndefs);
@@ -122,7 +121,6 @@ dc_topic(const dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
         dc_topic_entry(c, &e, &out->Configs[n++]);
     }
     out->Configs_cnt = (int32_t) n;
-    samsa_image_put(img);
 }
 
 static int8_t
@@ -374,7 +372,7 @@ dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
             "Unexpected broker id: this is the only broker");
         return;
     }
-    img = samsa_meta_image_get(c->b->meta);
+    img = samsa_apis_image(c->b, c->req);
     samsa_brokercfg_levels(img, c->b->node->node_id, &c->lv);
     if (is_default) {
         /* Kafka: only the dynamic defaults, with no node level */
@@ -401,7 +399,6 @@ dc_broker(dc_ctx_t *c, samsa_DescribeConfigsResult_t *out)
     }
     dc_broker_listeners(c, is_default, out, &n);
     out->Configs_cnt = (int32_t) n;
-    samsa_image_put(img);
 }
 
 /* Kafka's ConfigHelper over Log4jController.loggers: each logger, its

@@ -117,7 +117,7 @@ samsa_h_ElectLeaders(samsa_apis_t *apis, samsa_req_t *req, void *body)
     int32_t                                     i, j;
 
     samsa_ElectLeadersResponse_init(&m);
-    img = samsa_meta_image_get(apis->broker->meta);
+    img = samsa_apis_image(apis->broker, req);
     if (rq->TopicPartitions_cnt < 0) {
         electleaders_all(req, img, rq->ElectionType, &m);
     } else {
@@ -147,6 +147,5 @@ samsa_h_ElectLeaders(samsa_apis_t *apis, samsa_req_t *req, void *body)
             }
         }
     }
-    samsa_image_put(img);
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -198,8 +198,9 @@ fetch_node_endpoints(fetch_op_t *f)
 static void
 fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
 {
-    samsa_image_t                 *img = samsa_meta_image_get(
-        apis->broker->meta);
+    /* held by the request: NodeEndpoints' hosts point into it */
+    samsa_image_t                 *img = samsa_apis_image(apis->broker,
+                                                          f->req);
     samsa_arena_t                 *arena = &f->req->arena;
     const samsa_image_topic_t     *t;
     samsa_FetchableTopicResponse_t *tr;
@@ -243,7 +244,6 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
     }
     fetch_node_endpoints(f);
     f->img = NULL;
-    samsa_image_put(img);
 }
 
 /* ---- reading ----------------------------------------------------------- */

@@ -220,8 +220,8 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
     }
     err = metadata_auto_create(apis, req, rt->Name);
     if (err == SAMSA_ERR_NONE) {
-        samsa_image_put(*img);
-        *img = samsa_meta_image_get(apis->broker->meta);
+        /* the old image stays held too: earlier topics point into it */
+        *img = samsa_apis_image(apis->broker, req);
         t = samsa_image_topic_find(*img, rt->Name.ptr, rt->Name.len);
     }
     if (t == NULL) {
@@ -238,7 +238,7 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
                      const samsa_MetadataRequest_t *rq,
                      samsa_MetadataResponse_t *m)
 {
-    samsa_image_t   *img = samsa_meta_image_get(apis->broker->meta);
+    samsa_image_t   *img = samsa_apis_image(apis->broker, req);
     bool             allow, ops = rq->IncludeTopicAuthorizedOperations;
     metadata_ctx_t   c = { req, img, ops };
     size_t           i, n;
@@ -260,7 +260,6 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
                                 &m->Topics[i]);
         }
         m->Topics_cnt = (int32_t) n;
-        samsa_image_put(img);
         return;
     }
     m->Topics_cnt = rq->Topics_cnt;
@@ -270,7 +269,6 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
         metadata_one(apis, req, &img, &rq->Topics[i], allow, ops,
                      &m->Topics[i]);
     }
-    samsa_image_put(img);
 }
 
 void

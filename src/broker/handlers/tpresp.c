@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "broker/api_table.h"
+
 #define AT(base, off)   ((char *) (base) + (off))
 
 static int32_t
@@ -85,12 +87,11 @@ samsa_tp_respond_image(samsa_broker_t *b, samsa_req_t *req,
                        int32_t rq_cnt, const samsa_tp_layout_t *out,
                        int32_t *out_cnt, samsa_tp_fill_fn *fill, void *arg)
 {
-    samsa_image_t     *img = samsa_meta_image_get(b->meta);
+    samsa_image_t     *img = samsa_apis_image(b, req);
     samsa_tp_image_t   c = { b, req, img, arg };
     void              *topics;
 
     topics = samsa_tp_respond(&req->arena, rq, rq_topics, rq_cnt, out,
                               out_cnt, fill, &c);
-    samsa_image_put(img);
     return topics;
 }

@@ -44,6 +44,28 @@ samsa_resp_new_send(samsa_req_t *req)
     return samsa_resp_new_send_version(req, req->hdr.ApiVersion);
 }
 
+void
+samsa_req_hold(samsa_req_t *req, void (*release)(void *obj), void *obj)
+{
+    samsa_req_hold_t  *h = samsa_arena_alloc(&req->arena, sizeof(*h));
+
+    h->release = release;
+    h->obj = obj;
+    h->next = req->holds;
+    req->holds = h;
+}
+
+static void
+req_release_holds(samsa_req_t *req)
+{
+    samsa_req_hold_t  *h;
+
+    while ((h = req->holds) != NULL) {
+        req->holds = h->next;
+        h->release(h->obj);
+    }
+}
+
 /* Release what only the handler needed: the receive buffer (back to the
  * memory pool) and the arena. */
 void
@@ -58,6 +80,7 @@ samsa_req_release_payload(samsa_req_t *req)
         }
         req->payload_size = 0;
     }
+    req_release_holds(req);
     samsa_arena_fini(&req->arena);
 }
 

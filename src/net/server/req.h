@@ -27,6 +27,14 @@
 
 typedef struct samsa_reqchan samsa_reqchan_t;
 
+/* Something the response borrows from until it is encoded (an image whose
+ * strings and arrays its fields point into): released with the arena. */
+typedef struct samsa_req_hold {
+    struct samsa_req_hold  *next;
+    void                  (*release)(void *obj);
+    void                   *obj;
+} samsa_req_hold_t;
+
 typedef struct samsa_req {
     samsa_reqchan_t  *chan;             /* [const] where the answer goes */
     samsa_conn_id_t   conn_id;          /* names the connection */
@@ -43,6 +51,8 @@ typedef struct samsa_req {
                                            (header + body), for quotas */
     samsa_rd_t        body;             /* what follows the header */
     samsa_arena_t     arena;            /* decode output and scratch */
+    samsa_req_hold_t *holds;            /* released before the arena (in
+                                           its nodes) */
     samsa_errtally_t  errors;           /* the response's ErrorCodes */
     int32_t           throttle_ms;      /* the quota throttle time its
                                            response gave (request log) */
@@ -130,8 +140,14 @@ samsa_resp_of_send(samsa_send_t *send)
  * bytes if still held). */
 void samsa_resp_free(samsa_resp_t *resp);
 
-/* Free the request's payload (returning its memory-pool bytes) and arena;
- * its header copy and timings stay. */
+/* Keep obj until req's response is encoded (samsa_reqchan_respond, or the
+ * request's free), then call release(obj) on the thread that does that.
+ * The node lives in req's arena (which aborts on OOM, as every arena
+ * allocation does). */
+void samsa_req_hold(samsa_req_t *req, void (*release)(void *obj), void *obj);
+
+/* Free the request's payload (returning its memory-pool bytes), run its
+ * holds and free its arena; its header copy and timings stay. */
 void samsa_req_release_payload(samsa_req_t *req);
 
 /* Free a request that never got a response (shutdown paths). */
