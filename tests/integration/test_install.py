@@ -104,7 +104,8 @@ def test_every_piece_is_installed(staged):
               "include/samsa/errors.h", "include/samsa/errors.def",
               "etc/samsa/server.properties",
               "lib/systemd/system/samsa-server.service",
-              "share/bash-completion/completions/samsa"):
+              "share/bash-completion/completions/samsa",
+              "share/samsa/grafana/samsa-dashboard.json"):
         assert os.path.isfile(inst(staged, p)), p
     # the .so is versioned, its soname the major version
     real = os.path.realpath(inst(staged, "lib/libsamsa.so"))
