@@ -12,7 +12,9 @@
  * Once registered it sends a BrokerHeartbeat (API 63) every
  * broker.heartbeat.interval.ms with its broker epoch and the offset of the
  * image it last applied; STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED
- * makes it register again (a new broker epoch).
+ * makes it register again (a new broker epoch).  Each broker epoch (or -1
+ * while none) is handed to the producer-id manager, which sends it with
+ * AllocateProducerIds (broker/pidmgr.h).
  * Not done (docs/CLUSTER.md): controlled shutdown (WantShutDown).
  * Threads: broker-lifecycle owns the registration (incarnation id,
  * correlation ids, the connection of each try); main starts and stops it;
