@@ -433,16 +433,15 @@ samsa_fdcache_errno_is_nofile(int err)
     return err == EMFILE || err == ENFILE;
 }
 
-/* dup(fd), or with fd < 0 open /dev/null, evicting on EMFILE/ENFILE. */
+/* Open /dev/null, evicting on EMFILE/ENFILE. */
 static int
-fdcache_new_fd(samsa_fdcache_t *cache, int fd, const char *what)
+fdcache_new_fd(samsa_fdcache_t *cache, const char *what)
 {
     int   nfd, err;
     bool  evicted;
 
     for (;;) {
-        nfd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0)
-                      : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (nfd >= 0 || !samsa_fdcache_errno_is_nofile(errno)) {
             return nfd;
         }
@@ -458,17 +457,10 @@ fdcache_new_fd(samsa_fdcache_t *cache, int fd, const char *what)
     }
 }
 
-int
-samsa_fdcache_dup(samsa_fdcache_t *cache, int fd)
-{
-    return fdcache_new_fd(cache, fd, "a copy of a segment descriptor for a "
-                                     "fetch");
-}
-
 samsa_err_t
 samsa_fdcache_make_spare(samsa_fdcache_t *cache)
 {
-    int  fd = fdcache_new_fd(cache, -1, "a new partition's files");
+    int  fd = fdcache_new_fd(cache, "a new partition's files");
 
     if (fd < 0) {
         return samsa_fdcache_errno_is_nofile(errno) ? SAMSA_ERR__NOFILE

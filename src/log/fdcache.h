@@ -139,11 +139,6 @@ bool samsa_fdcache_ent_is_open(samsa_fdcache_ent_t *ent);
  * directory); what names the file.  Logs once per cache. */
 void samsa_fdcache_note_exhausted(samsa_fdcache_t *cache, const char *what);
 
-/* dup(fd) (close-on-exec), closing least recently used entries while it
- * fails with EMFILE/ENFILE.  @returns the new fd, or -1 with errno set
- * (out of descriptors is counted and warned as by acquire). */
-int samsa_fdcache_dup(samsa_fdcache_t *cache, int fd);
-
 /* Make sure one more descriptor can be opened now, closing least recently
  * used entries if needed, before work whose files are opened outside an
  * entry (a new partition: its directory, partition.metadata).  @returns

@@ -231,11 +231,6 @@ typedef struct samsa_plog_region {
 
 void samsa_plog_region_release(samsa_plog_region_t *region);
 
-/* A descriptor of the region's file for the response to own (dup, closing
- * idle log files if descriptors ran out).  @returns -1 (errno set) when
- * none can be had: counted and warned once (samsa_log_fd_exhausted_total). */
-int samsa_plog_region_dup(const samsa_plog_region_t *region);
-
 /* The batches from the one holding offset, up to max_bytes (with
  * min_one_batch the whole first batch even if larger, without it nothing
  * when the first batch does not fit; a later batch may be cut, as Kafka

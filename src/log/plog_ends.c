@@ -35,12 +35,6 @@ samsa_plog_region_release(samsa_plog_region_t *region)
     region->fd = -1;
 }
 
-int
-samsa_plog_region_dup(const samsa_plog_region_t *region)
-{
-    return samsa_fdcache_dup(samsa_fdcache_global(), region->fd);
-}
-
 /* The first batch at or after offset, from the segment holding it on.
  * @returns _NOENT if none. */
 static samsa_err_t

@@ -11,6 +11,14 @@
 void
 samsa_send_add_region(samsa_send_t *send, int fd, int64_t offset, int64_t len)
 {
+    samsa_send_add_region_held(send, fd, offset, len, NULL, NULL);
+}
+
+void
+samsa_send_add_region_held(samsa_send_t *send, int fd, int64_t offset,
+                           int64_t len, void (*release)(void *),
+                           void *release_arg)
+{
     samsa_send_region_t  *r;
 
     if (send->nregions == send->regions_cap) {
@@ -23,6 +31,8 @@ samsa_send_add_region(samsa_send_t *send, int fd, int64_t offset, int64_t len)
     r->fd = fd;
     r->offset = offset;
     r->len = len;
+    r->release = release;
+    r->release_arg = release_arg;
     send->regions_len += len;
 }
 
@@ -32,7 +42,11 @@ samsa_send_clear_regions(samsa_send_t *send)
     size_t  i;
 
     for (i = 0; i < send->nregions; i++) {
-        close(send->regions[i].fd);
+        if (send->regions[i].release != NULL) {
+            send->regions[i].release(send->regions[i].release_arg);
+        } else {
+            close(send->regions[i].fd);
+        }
     }
     send->nregions = 0;
     send->regions_len = 0;

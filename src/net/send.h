@@ -19,9 +19,12 @@
  * Fetch's records, straight from a log segment). */
 typedef struct samsa_send_region {
     size_t   at;                /* frame offset the region goes before */
-    int      fd;                /* owned: closed when the frame is freed */
+    int      fd;                /* owned: closed when the frame is freed;
+                                   or held by release_arg (release) */
     int64_t  offset;            /* file position */
     int64_t  len;
+    void   (*release)(void *release_arg);  /* NULL: close(fd) */
+    void    *release_arg;
 } samsa_send_region_t;
 
 typedef struct samsa_send {
@@ -40,7 +43,15 @@ typedef struct samsa_send {
 void samsa_send_add_region(samsa_send_t *send, int fd, int64_t offset,
                            int64_t len);
 
-/* Close and forget every region; the frame's bytes stay. */
+/* As samsa_send_add_region, but fd stays open as long as whoever
+ * release_arg names holds it: release(release_arg) is called, once, where
+ * samsa_send_add_region's fd would be closed (on the thread that frees or
+ * clears the send).  @owns the hold */
+void samsa_send_add_region_held(samsa_send_t *send, int fd, int64_t offset,
+                                int64_t len, void (*release)(void *),
+                                void *release_arg);
+
+/* Close (or release) and forget every region; the frame's bytes stay. */
 void samsa_send_clear_regions(samsa_send_t *send);
 
 /* Free the frame and close the regions' descriptors. */

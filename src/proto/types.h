@@ -33,11 +33,16 @@ samsa_uuid_is_zero(samsa_uuid_t u)
 }
 
 /* A stretch of an open file, sent as is (Fetch's records, read with
- * sendfile(2) from a log segment).  The fd is borrowed. */
+ * sendfile(2) from a log segment).  The fd is borrowed.  release, when not
+ * NULL, is what keeps fd open (release(release_arg) lets it go): a response
+ * that takes the region calls it once sent, instead of owning a
+ * descriptor of its own. */
 typedef struct samsa_file_region {
     int      fd;
     int64_t  offset;
     int64_t  len;
+    void   (*release)(void *release_arg);
+    void    *release_arg;
 } samsa_file_region_t;
 
 /* A records field: bytes in memory, or, when encoding, a file region

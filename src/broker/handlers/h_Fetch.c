@@ -298,12 +298,15 @@ fetch_read(fetch_op_t *f, bool keep)
     return total;
 }
 
-/* The splice sink: the response takes the descriptor fetch_answer dup'ed
- * for it, so the segment may be deleted meanwhile without harm. */
+/* The splice sink: the response takes the segment reference and pin
+ * fetch_hold_regions moved into the region (the descriptor stays open, and
+ * the segment may be deleted meanwhile without harm) and lets them go once
+ * the region is sent. */
 static void
 fetch_region_sink(void *ctx, const samsa_file_region_t *r)
 {
-    samsa_resp_add_region(ctx, r->fd, r->offset, r->len);
+    samsa_resp_add_region_held(ctx, r->fd, r->offset, r->len, r->release,
+                               r->release_arg);
 }
 
 /* Collects aborted transactions into a growing array. */
@@ -400,43 +403,50 @@ fetch_throttled(samsa_FetchResponse_t *m)
     m->Responses = NULL;
 }
 
-/* The response keeps its own descriptor of each region it sends; false
- * (those taken so far closed again) when there is none to be had. */
-static bool
-fetch_dup_regions(fetch_op_t *f)
+/* release of a region the response holds (network thread, once sent) */
+static void
+fetch_region_unhold(void *arg)
 {
-    fetch_part_t  *p;
-    size_t         i;
+    samsa_plog_region_t  *held = arg;
+
+    samsa_plog_region_release(held);
+    samsa_free(held);
+}
+
+/* Move each region's segment reference and pin out of the request's
+ * arena into the response's region (no dup of the descriptor: that cost a
+ * fcntl and a close per Fetch); p->region keeps its position and length
+ * but no longer holds the segment. */
+static void
+fetch_hold_regions(fetch_op_t *f)
+{
+    samsa_plog_region_t  *held;
+    fetch_part_t         *p;
+    size_t                i;
 
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
         if (p->region.len > 0) {
-            p->file.fd = samsa_plog_region_dup(&p->region);
-            if (p->file.fd < 0) {
-                break;
-            }
+            held = samsa_malloc(sizeof(*held));
+            *held = p->region;
+            p->region.seg = NULL;
+            p->file.release = fetch_region_unhold;
+            p->file.release_arg = held;
         }
     }
-    if (i == f->nparts) {
-        return true;
-    }
-    while (i-- > 0) {
-        if (f->parts[i].region.len > 0) {
-            close(f->parts[i].file.fd);
-        }
-    }
-    return false;
 }
 
-/* After a throttle: the regions dup'ed for the response are not sent. */
+/* After a throttle: the held regions are not sent. */
 static void
-fetch_close_regions(fetch_op_t *f)
+fetch_unhold_regions(fetch_op_t *f)
 {
     size_t  i;
 
     for (i = 0; i < f->nparts; i++) {
-        if (f->parts[i].region.len > 0) {
-            close(f->parts[i].file.fd);
+        if (f->parts[i].file.release_arg != NULL) {
+            fetch_region_unhold(f->parts[i].file.release_arg);
+            f->parts[i].file.release = NULL;
+            f->parts[i].file.release_arg = NULL;
         }
     }
 }
@@ -448,8 +458,7 @@ fetch_answer(fetch_op_t *f)
                                                   true };
     samsa_req_t   *req = f->req;
     fetch_part_t  *p;
-    int32_t        throttle_ms = 0;
-    bool           closing;
+    int32_t        throttle_ms;
     size_t         i;
 
     fetch_read(f, true);
@@ -463,32 +472,29 @@ fetch_answer(fetch_op_t *f)
             samsa_plog_region_release(&p->region);
         }
         if (p->region.len > 0) {
-            p->file = (samsa_file_region_t) { p->region.fd, p->region.pos,
-                                              (int64_t) p->region.len };
+            p->file = (samsa_file_region_t) {
+                .fd = p->region.fd, .offset = p->region.pos,
+                .len = (int64_t) p->region.len };
             p->pd->Records = (samsa_records_t) { SAMSA_SLICE_NULL, &p->file };
         } else {
             p->pd->Records = fetch_records_empty();
         }
     }
-    /* a response that closes the connection (no descriptor for a region)
-     * is exempt from the quotas, as in Kafka */
-    closing = !fetch_dup_regions(f);
-    if (!closing) {
-        throttle_ms = fetch_quota(f->b, req, f->m);
-        if (throttle_ms > 0) {
-            fetch_close_regions(f);
-            fetch_throttled(f->m);
-        }
+    fetch_hold_regions(f);
+    throttle_ms = fetch_quota(f->b, req, f->m);
+    if (throttle_ms > 0) {
+        fetch_unhold_regions(f);
+        fetch_throttled(f->m);
     }
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
-        if (!closing && throttle_ms == 0 && p->region.len > 0) {
+        if (throttle_ms == 0 && p->region.len > 0) {
             samsa_plog_count_bytes_out(p->plog, (int64_t) p->region.len);
         }
     }
     /* before the answer goes: f->parts lives in the request's arena,
      * which the network thread frees once the answer is written (the
-     * response carries its own descriptors of the regions) */
+     * response holds the segments of its regions) */
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
         samsa_plog_region_release(&p->region);
@@ -496,13 +502,7 @@ fetch_answer(fetch_op_t *f)
         p->plog = NULL;
     }
     f->req = NULL;
-    if (closing) {
-        samsa_error("fetch: cannot dup a segment descriptor; closing the "
-                    "connection");
-        samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
-    } else {
-        samsa_apis_send_opts(f->b, req, f->m, &opts);
-    }
+    samsa_apis_send_opts(f->b, req, f->m, &opts);
 }
 
 /* ---- the delayed fetch ------------------------------------------------ */

@@ -126,6 +126,18 @@ samsa_resp_add_region(samsa_resp_t *resp, int fd, int64_t offset, int64_t len)
     samsa_send_add_region(&resp->send, fd, offset, len);
 }
 
+/* As samsa_resp_add_region for a descriptor someone else holds open:
+ * release(release_arg) instead of close when the response is done.
+ * @owns the hold */
+static inline void
+samsa_resp_add_region_held(samsa_resp_t *resp, int fd, int64_t offset,
+                           int64_t len, void (*release)(void *),
+                           void *release_arg)
+{
+    samsa_send_add_region_held(&resp->send, fd, offset, len, release,
+                               release_arg);
+}
+
 /* The response whose frame send is (a connection's samsa_conn_t.sending). */
 static inline samsa_resp_t *
 samsa_resp_of_send(samsa_send_t *send)

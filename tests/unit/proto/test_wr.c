@@ -286,7 +286,7 @@ test_wr_records_file_region(void **state)
     assert_true(fd >= 0);
     unlink(path);
     assert_int_equal(write(fd, "xxBATCHyy", 9), 9);
-    fr = (samsa_file_region_t) { fd, 2, 5 };
+    fr = (samsa_file_region_t) { .fd = fd, .offset = 2, .len = 5 };
     r = (samsa_records_t) { SAMSA_SLICE_NULL, &fr };
     samsa_wr_records_any(&wr, false, true, r);          /* no sink: pread */
     assert_int_equal(buf.len, 9);
@@ -319,7 +319,7 @@ test_wr_sizer(void **state)
     samsa_wr_t            wr = { .buf = &buf }, sz = samsa_wr_sizer();
     samsa_wr_t           *w[2] = { &wr, &sz };
     uint8_t               blob[300];
-    samsa_file_region_t   fr = { -1, 0, 1000 };
+    samsa_file_region_t   fr = { .fd = -1, .offset = 0, .len = 1000 };
     samsa_records_t       r = { SAMSA_SLICE_NULL, &fr };
     region_sink_t         sink = { 0 };
     size_t                off, i;
