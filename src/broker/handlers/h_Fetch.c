@@ -298,6 +298,17 @@ fetch_read(fetch_op_t *f, bool keep)
     return total;
 }
 
+/* Let go of the regions a keeping read found (the fetch waits instead). */
+static void
+fetch_release_regions(fetch_op_t *f)
+{
+    size_t  i;
+
+    for (i = 0; i < f->nparts; i++) {
+        samsa_plog_region_release(&f->parts[i].region);
+    }
+}
+
 /* The splice sink: the response takes the segment reference and pin
  * fetch_hold_regions moved into the region (the descriptor stays open, and
  * the segment may be deleted meanwhile without harm) and lets them go once
@@ -451,8 +462,10 @@ fetch_unhold_regions(fetch_op_t *f)
     }
 }
 
+/* Answer f; read selects whether the partitions are read now (a delayed
+ * fetch) or were read with keep just before (the first attempt). */
 static void
-fetch_answer(fetch_op_t *f)
+fetch_answer(fetch_op_t *f, bool read)
 {
     static const samsa_apis_send_opts_t  opts = { -1, fetch_region_sink,
                                                   true };
@@ -461,7 +474,9 @@ fetch_answer(fetch_op_t *f)
     int32_t        throttle_ms;
     size_t         i;
 
-    fetch_read(f, true);
+    if (read) {
+        fetch_read(f, true);
+    }
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
         p->pd->AbortedTransactions_cnt = -1;
@@ -521,7 +536,7 @@ fetch_try_complete(samsa_delayed_op_t *op)
 static void
 fetch_on_complete(samsa_delayed_op_t *op)
 {
-    fetch_answer((fetch_op_t *) op);
+    fetch_answer((fetch_op_t *) op, true);
 }
 
 static void
@@ -609,11 +624,18 @@ samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
     fetch_limits(apis->broker, f, rq);
     f->committed = rq->IsolationLevel == ISOLATION_READ_COMMITTED;
     fetch_resolve(apis, f, rq);
-    if (rq->MaxWaitMs <= 0 || f->has_error
-        || fetch_read(f, false) >= f->min_bytes || f->has_error) {
-        fetch_answer(f);
+    if (rq->MaxWaitMs <= 0 || f->has_error) {
+        fetch_answer(f, true);
         samsa_free(f);
         return;
     }
+    /* read once, keeping what was found: answered at once when it is
+     * enough (no second read of the same batch headers), else let go */
+    if (fetch_read(f, true) >= f->min_bytes || f->has_error) {
+        fetch_answer(f, false);
+        samsa_free(f);
+        return;
+    }
+    fetch_release_regions(f);
     fetch_delay(apis->broker, f, rq->MaxWaitMs);
 }
