@@ -125,3 +125,49 @@ def undocumented(known):
     names = set(re.findall(r"`([^`]+)`", doc))
     return [k for k in known if k not in names]
 
+
+
+def _fmt(v, names):
+    if v == MISSING:
+        return "does not list it"
+    if isinstance(v, dict):
+        return "lists it (%s)" % ", ".join(
+            "%s %r" % kv for kv in v.items()
+            if kv[0] in ("value", "config_source", "source", "config_type"))
+    if v == "<text>":
+        return "a message"
+    if v is None:
+        return "null"
+    if v == []:
+        return "none" if names else "`[]`"
+    if isinstance(v, list) and isinstance(v[0], int):
+        return ", ".join("%d %s" % (x, names.get(x, "?")) for x in v)
+    if isinstance(v, list) and isinstance(v[0], tuple):
+        return ", ".join("%s %d-%d" % x for x in v)
+    if isinstance(v, tuple):
+        return "v%d-v%d" % v
+    return "`%s`" % (v,)
+
+
+def doc_lines(known, names=None):
+    """docs/COMPATIBILITY.md's lines for known, one per difference."""
+    out = []
+    for k, (kv, sv, why) in known.items():
+        why = why.rstrip(".")
+        out.append("- `%s`: Kafka %s; Samsa %s. %s." % (
+            k, _fmt(kv, names or {}), _fmt(sv, names or {}), why[0].upper() + why[1:]))
+    return out
+
+
+if __name__ == "__main__":
+    # python3 tests/diff/diffkit.py: the "Listed" lines of
+    # docs/COMPATIBILITY.md from the tests' KNOWN lists
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "integration"))
+    import test_diff_api_versions as av
+    import test_diff_requests as rq
+    for mod, names in ((av, av.API_NAMES), (rq, None)):
+        print("### `tests/diff/%s.py`\n" % mod.__name__)
+        print("\n".join(doc_lines(mod.KNOWN, names)))
+        print()

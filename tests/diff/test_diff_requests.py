@@ -24,6 +24,7 @@ TS = (1000000, 2000000, 3000000)
 
 # the highest version of each API that kwire (or this file) encodes
 KWIRE_MAX = {0: 11, 1: 16, 2: 9, 3: 12, 10: 4, 11: 9, 19: 7, 20: 6, 22: 5, 32: 4}
+NO_SUCH = "diff-no-such-topic"
 
 FIND_COORDINATOR, JOIN_GROUP = 10, 11
 kwire.FLEXIBLE_FROM.update({FIND_COORDINATOR: 3, JOIN_GROUP: 6})
@@ -38,15 +39,16 @@ MIN_ISR = ("Kafka's StorageTool, with eligible.leader.replicas.version=1, stores
            "DYNAMIC_DEFAULT_BROKER_CONFIG; Samsa has no such record")
 
 
-def _topic_config_diffs(case, path, src, extra=None):
+def _topic_config_diffs(case, path, src, describe_version=None):
     """The topic-config differences every answer that lists a new topic's
     configs shows (CreateTopics v5+, DescribeConfigs)."""
     def absent(value, ctype):
         e = {"value": value, "read_only": False, src: 5, "is_sensitive": False}
-        if extra is not None:
+        if describe_version is not None:
             e = {"value": value, "read_only": False, "is_default": None, src: 5,
-                 "is_sensitive": False, "synonyms": [], "config_type": ctype,
-                 "documentation": None}
+                 "is_sensitive": False, "synonyms": [], "documentation": None}
+            if describe_version >= 3:
+                e["config_type"] = ctype
         return (e, diffkit.MISSING, NEW_TOPIC_CONFIGS)
     return {
         "%s: %s.errors.deadletterqueue.group.enable" % (case, path): absent("false", 1),
@@ -69,6 +71,16 @@ KNOWN = {
         -1, 3, "as high_watermark"),
     "Fetch v16 out-of-range offset: topics[0].partitions[0].log_start_offset": (
         -1, 0, "as high_watermark"),
+    "Fetch v4 out-of-range offset: topics[0].partitions[0].high_watermark": (
+        -1, 3, "as in v16"),
+    "Fetch v4 out-of-range offset: topics[0].partitions[0].last_stable_offset": (
+        -1, 3, "as in v16"),
+    "Fetch v4 unknown topic: topics[0].partitions[0].aborted_transactions": (
+        [], None, "for an unknown topic Kafka sends an empty aborted_transactions "
+        "list (the field's default; for the other errors null); Samsa sends "
+        "null for every partition with an error"),
+    "Fetch v16 unknown topic: topics[0].partitions[0].aborted_transactions": (
+        [], None, "as in v4"),
     "Produce v11 bad CRC: topics[0].partitions[0].error_message": (
         None, "<text>", "Kafka sends no message with CORRUPT_MESSAGE; Samsa sends "
         "one (the error code is the same)"),
@@ -80,8 +92,10 @@ KNOWN.update(_topic_config_diffs("CreateTopics v7 valid", "topics[0].configs",
                                  "config_source"))
 KNOWN.update(_topic_config_diffs("CreateTopics v7 validate_only", "topics[0].configs",
                                  "config_source"))
-KNOWN.update(_topic_config_diffs("DescribeConfigs v4 topic", "results[0].configs",
-                                 "source", extra=True))
+for _v in (1, 4):
+    KNOWN.update(_topic_config_diffs("DescribeConfigs v%d topic" % _v,
+                                     "results[0].configs", "source", _v))
+
 
 
 # -- helpers -------------------------------------------------------------------
@@ -109,8 +123,31 @@ def env(pair):
             assert p["error_code"] == 0, p
     pair.hi = {api: min(kv[api][1], sv[api][1], KWIRE_MAX[api]) for api in KWIRE_MAX}
     pair.lo = {api: max(kv[api][0], sv[api][0]) for api in KWIRE_MAX}
-    print("versions used:", pair.hi)
+    print("versions used: highest %s, lowest %s" % (pair.hi, pair.lo))
     return pair
+
+
+# Produce v0-v2 are listed by both but answered by closing the connection
+# (test_produce_v0_closes): the lowest one with an answer is v3
+LOWEST_ANSWERED = {0: 3}
+
+
+def versions(env, api):
+    """The lowest and the highest version of api that both serve."""
+    return sorted({max(env.lo[api], LOWEST_ANSWERED.get(api, 0)), env.hi[api]})
+
+
+def each_version(env, api, check, which=None):
+    """check(v) for the lowest and the highest common version (or those
+    in which); fails after all ran, with every version's report."""
+    failed = []
+    for v in which or versions(env, api):
+        try:
+            check(v)
+        except pytest.fail.Exception as e:
+            failed.append(str(e))
+    if failed:
+        pytest.fail("\n".join(failed), pytrace=False)
 
 
 def both(env, fn):
@@ -133,76 +170,97 @@ def request(c, api, version, body):
 
 @pytest.mark.parametrize("what,names", [
     ("existing topic", [TOPIC]),
-    ("unknown topic", ["diff-no-such-topic"]),
+    ("unknown topic", [NO_SUCH]),
     ("invalid topic name", ["bad/name"]),
 ])
 def test_metadata(env, what, names):
-    for v in sorted({env.hi[3], 0}):
+    def check(v):
         kw = {"allow_auto_topic_creation": False} if v >= 4 else {}
         compare("Metadata v%d %s" % (v, what), env,
                 lambda c: c.metadata(v, names, timeout=T(10), **kw))
+    each_version(env, 3, check)
 
 
 # -- CreateTopics, DeleteTopics ---------------------------------------------------
 
-def create(env, case, topics, validate_only=False):
-    v = env.hi[19]
+def create(env, case, topic, validate_only=False):
+    """CreateTopics of one topic (a dict; its name gets "-v<N>" unless it
+    is TOPIC) at each common version."""
+    def check(v):
+        t = dict(topic)
+        if t["name"] != TOPIC:
+            t["name"] = "%s-v%d" % (t["name"], v)
 
-    def create(c):
-        r = c.create_topics(topics, version=v, validate_only=validate_only,
-                            timeout=T(30))
-        for t in r["topics"]:           # the created topic's configs by name
-            if t.get("configs") is not None:
-                t["configs"] = {e.pop("name"): e for e in t["configs"]}
-        return r
-    compare("CreateTopics v%d %s" % (v, case), env, create)
+        def create(c):
+            r = c.create_topics([t], version=v, validate_only=validate_only,
+                                timeout=T(30))
+            for x in r["topics"]:       # the created topic's configs by name
+                if x.get("configs") is not None:
+                    x["configs"] = {e.pop("name"): e for e in x["configs"]}
+                if x["name"] == t["name"]:
+                    x["name"] = topic["name"]
+            return r
+        compare("CreateTopics v%d %s" % (v, case), env, create)
+        if validate_only:               # and nothing was created
+            compare("Metadata v%d after validate_only" % env.hi[3], env,
+                    lambda c: c.metadata(env.hi[3], [t["name"]],
+                                         allow_auto_topic_creation=False),
+                    extra={"name": lambda n: topic["name"] if n == t["name"] else n})
+    each_version(env, 19, check)
 
 
 def test_create_topics_valid(env):
-    create(env, "valid", [{"name": "diff-created", "num_partitions": 3,
-                           "replication_factor": 1}])
+    create(env, "valid", {"name": "diff-created", "num_partitions": 3,
+                          "replication_factor": 1})
 
 
 def test_create_topics_duplicate(env):
-    create(env, "duplicate", [{"name": TOPIC, "num_partitions": 1}])
+    create(env, "duplicate", {"name": TOPIC, "num_partitions": 1})
 
 
 def test_create_topics_invalid_name(env):
-    create(env, "invalid name", [{"name": "bad name!", "num_partitions": 1}])
+    create(env, "invalid name", {"name": "bad name!", "num_partitions": 1})
 
 
 def test_create_topics_bad_config_value(env):
-    create(env, "bad config value", [{"name": "diff-badcfg", "num_partitions": 1,
-                                      "configs": {"retention.ms": "abc"}}])
+    create(env, "bad config value", {"name": "diff-badcfg", "num_partitions": 1,
+                                     "configs": {"retention.ms": "abc"}})
+
+
+def test_create_topics_unknown_config(env):
+    create(env, "unknown config", {"name": "diff-unknowncfg", "num_partitions": 1,
+                                   "configs": {"no.such.config": "1"}})
 
 
 def test_create_topics_bad_partition_count(env):
-    create(env, "bad partition count", [{"name": "diff-badparts", "num_partitions": 0}])
+    create(env, "bad partition count", {"name": "diff-badparts", "num_partitions": 0})
+
+
+def test_create_topics_bad_replication_factor(env):
+    create(env, "bad replication factor", {"name": "diff-badrf", "num_partitions": 1,
+                                           "replication_factor": 3})
 
 
 def test_create_topics_validate_only(env):
-    create(env, "validate_only", [{"name": "diff-validate", "num_partitions": 2}],
+    create(env, "validate_only", {"name": "diff-validate", "num_partitions": 2},
            validate_only=True)
-    # and nothing was created
-    compare("Metadata v%d after validate_only" % env.hi[3], env,
-            lambda c: c.metadata(env.hi[3], ["diff-validate"],
-                                 allow_auto_topic_creation=False))
 
 
 def test_delete_topics_unknown(env):
-    v = env.hi[20]
-    compare("DeleteTopics v%d unknown" % v, env,
-            lambda c: request(c, 20, v, kwire.encode_delete_topics_request(
-                v, ["diff-no-such-topic"])))
+    def check(v):
+        compare("DeleteTopics v%d unknown" % v, env,
+                lambda c: request(c, 20, v, kwire.encode_delete_topics_request(v, [NO_SUCH])))
+    each_version(env, 20, check)
 
 
 # -- Produce ---------------------------------------------------------------------
 
-def produce(env, case, topic, partition, records):
-    v = env.hi[0]
-    compare("Produce v%d %s" % (v, case), env,
-            lambda c: request(c, 0, v, kwire.encode_produce_request(
-                v, [(topic, [(partition, records)])])))
+def produce(env, case, topic, partition, records, acks=-1):
+    def check(v):
+        compare("Produce v%d %s" % (v, case), env,
+                lambda c: request(c, 0, v, kwire.encode_produce_request(
+                    v, [(topic, [(partition, records)])], acks=acks)))
+    each_version(env, 0, check)
 
 
 def one_batch(value=b"x"):
@@ -214,7 +272,7 @@ def test_produce_unknown_partition(env):
 
 
 def test_produce_unknown_topic(env):
-    produce(env, "unknown topic", "diff-no-such-topic", 0, one_batch())
+    produce(env, "unknown topic", NO_SUCH, 0, one_batch())
 
 
 def test_produce_bad_crc(env):
@@ -227,6 +285,22 @@ def test_produce_oversize_batch(env):
     produce(env, "oversize batch", TOPIC, 1, one_batch(b"x" * (1100 * 1024)))
 
 
+def test_produce_v0_closes(env):
+    """Produce v0-v2: both list them (librdkafka compresses only when v0
+    is listed) and both close the connection without an answer."""
+    body = kwire.encode_produce_request(0, [(TOPIC, [(1, one_batch())])])
+
+    def send(c):
+        c.send(kwire.encode_request(0, 0, c.corr(), body, c.client_id))
+        closed, data = c.wait_closed(T(10))
+        return {"closed": closed, "bytes before the close": len(data)}
+    compare("Produce v0", env, send)
+
+
+def test_produce_invalid_acks(env):
+    produce(env, "acks=2", TOPIC, 1, one_batch(), acks=2)
+
+
 # -- ListOffsets, Fetch ----------------------------------------------------------------
 
 @pytest.mark.parametrize("what,ts", [
@@ -235,30 +309,45 @@ def test_produce_oversize_batch(env):
     ("by time", TS[1]), ("by time before all", 1), ("by time after all", TS[2] + 1),
 ])
 def test_list_offsets(env, what, ts):
-    v = env.hi[2]
-    compare("ListOffsets v%d %s" % (v, what), env,
-            lambda c: request(c, 2, v, kwire.encode_list_offsets_request(
-                v, [(TOPIC, [(0, ts)])])),
-            keys=diffkit.MASK_KEYS - {"timestamp"})
+    def check(v):
+        if ts == kwire.TS_MAX_TIMESTAMP and v < 7:
+            return                      # MAX_TIMESTAMP is v7+ (KIP-734)
+        compare("ListOffsets v%d %s" % (v, what), env,
+                lambda c: request(c, 2, v, kwire.encode_list_offsets_request(
+                    v, [(TOPIC, [(0, ts)])])),
+                keys=diffkit.MASK_KEYS - {"timestamp"})
+    each_version(env, 2, check)
 
 
-def test_list_offsets_unknown_partition(env):
-    v = env.hi[2]
-    compare("ListOffsets v%d unknown partition" % v, env,
-            lambda c: request(c, 2, v, kwire.encode_list_offsets_request(
-                v, [(TOPIC, [(99, kwire.TS_LATEST)])])))
+@pytest.mark.parametrize("what,topic,part", [
+    ("unknown partition", TOPIC, 99), ("unknown topic", NO_SUCH, 0)])
+def test_list_offsets_unknown(env, what, topic, part):
+    def check(v):
+        compare("ListOffsets v%d %s" % (v, what), env,
+                lambda c: request(c, 2, v, kwire.encode_list_offsets_request(
+                    v, [(topic, [(part, kwire.TS_LATEST)])])))
+    each_version(env, 2, check)
 
 
 def test_fetch_out_of_range(env):
-    v = env.hi[1]
+    def check(v):
+        def fetch(c):
+            ref = TOPIC
+            if v >= 13:
+                ref = c.topic_metadata(TOPIC)["topic_id"]
+            return request(c, 1, v, kwire.encode_fetch_request(
+                v, [(ref, [(0, 1000, 1 << 20)])], max_wait_ms=0))
+        compare("Fetch v%d out-of-range offset" % v, env, fetch)
+    each_version(env, 1, check)
 
-    def fetch(c):
-        ref = TOPIC
-        if v >= 13:
-            ref = c.topic_metadata(TOPIC)["topic_id"]
-        return request(c, 1, v, kwire.encode_fetch_request(
-            v, [(ref, [(0, 1000, 1 << 20)])], max_wait_ms=0))
-    compare("Fetch v%d out-of-range offset" % v, env, fetch)
+
+def test_fetch_unknown_topic(env):
+    def check(v):
+        ref = NO_SUCH if v < 13 else b"\x5a" * 16
+        compare("Fetch v%d unknown topic" % v, env,
+                lambda c: request(c, 1, v, kwire.encode_fetch_request(
+                    v, [(ref, [(0, 0, 1 << 20)])], max_wait_ms=0)))
+    each_version(env, 1, check)
 
 
 # -- DescribeConfigs ---------------------------------------------------------------
@@ -272,18 +361,14 @@ def configs_by_name(resp):
     return resp
 
 
-def test_describe_configs_topic(env):
-    v = env.hi[32]
-    compare("DescribeConfigs v%d topic" % v, env,
-            lambda c: configs_by_name(request(c, 32, v, kwire.encode_describe_configs_request(
-                v, [(kwire.RESOURCE_TOPIC, TOPIC, None)]))))
-
-
-def test_describe_configs_unknown_topic(env):
-    v = env.hi[32]
-    compare("DescribeConfigs v%d unknown topic" % v, env,
-            lambda c: configs_by_name(request(c, 32, v, kwire.encode_describe_configs_request(
-                v, [(kwire.RESOURCE_TOPIC, "diff-no-such-topic", None)]))))
+@pytest.mark.parametrize("what,name", [("topic", TOPIC), ("unknown topic", NO_SUCH)])
+def test_describe_configs(env, what, name):
+    def check(v):
+        compare("DescribeConfigs v%d %s" % (v, what), env,
+                lambda c: configs_by_name(request(
+                    c, 32, v, kwire.encode_describe_configs_request(
+                        v, [(kwire.RESOURCE_TOPIC, name, None)]))))
+    each_version(env, 32, check)
 
 
 # -- FindCoordinator, JoinGroup -------------------------------------------------------
@@ -336,6 +421,17 @@ def test_find_coordinator(env):
                 lambda c: find_coordinator(c, v, "diff-group"), texts=())
 
 
+def test_find_coordinator_empty_key(env):
+    """An empty group id or transactional id: Kafka names its coordinator
+    (JoinGroup and InitProducerId then reject it); Samsa answered
+    INVALID_REQUEST until tests/diff found it."""
+    def check(v):
+        for kt, what in ((0, "group id"), (1, "transactional id")):
+            compare("FindCoordinator v%d empty %s" % (v, what), env,
+                    lambda c: find_coordinator(c, v, "", key_type=kt))
+    each_version(env, 10, check, sorted({env.hi[10], 3, 1}))
+
+
 def join_group(c, version, group, member_id):
     flex = version >= 6
     meta = Writer().i16(0).array([TOPIC], lambda ww, t: ww.string(t)).blob(b"").bytes()
@@ -383,36 +479,68 @@ def join_group(c, version, group, member_id):
 
 
 def test_join_group_member_id_rules(env):
-    v = env.hi[11]
+    """An unknown member id, an empty one (v4+: MEMBER_ID_REQUIRED with an
+    id to use; before v4 a plain join), the returned id, and a rejoin of
+    the group's only member."""
+    def check(v):
+        group = "diff-join-v%d" % v
 
-    def rules(c):
-        find_coordinator(c, env.hi[10], "diff-join")
-        out = {"unknown member id": join_group(c, v, "diff-join", "diff-no-such-member"),
-               "empty member id": join_group(c, v, "diff-join", "")}
-        mid = out["empty member id"]["member_id"]
-        out["returned member id, is it non-empty"] = bool(mid)
-        j = join_group(c, v, "diff-join", mid)
-        out["returned member id"] = j
-        out["leader is the member"] = j["leader"] == mid
-        return out
-    compare("JoinGroup v%d" % v, env, rules)
+        def rules(c):
+            find_coordinator(c, env.hi[10], group)
+            out = {"unknown member id": join_group(c, v, group, "diff-no-such-member"),
+                   "empty member id": join_group(c, v, group, "")}
+            mid = out["empty member id"]["member_id"]
+            out["returned member id, is it non-empty"] = bool(mid)
+            j = join_group(c, v, group, mid)
+            out["returned member id"] = j
+            out["leader is the member"] = j["leader"] == mid
+            out["rejoin"] = join_group(c, v, group, mid)
+            return out
+        compare("JoinGroup v%d" % v, env, rules)
+    each_version(env, 11, check)
+
+
+def test_join_group_empty_group_id(env):
+    v = env.hi[11]
+    compare("JoinGroup v%d empty group id" % v, env,
+            lambda c: join_group(c, v, "", ""))
 
 
 # -- InitProducerId -------------------------------------------------------------------
 
-def test_init_producer_id_idempotent(env):
-    v = env.hi[22]
+def init_pid(c, v, **kw):
+    # Kafka's broker first fetches a block of producer ids from its
+    # controller (and loads the transaction coordinator):
+    # COORDINATOR_LOAD_IN_PROGRESS / NOT_AVAILABLE until then
+    deadline = time.monotonic() + T(30)
+    while True:
+        r = kwire.init_producer_id(c, version=v, **kw)
+        if r["error_code"] not in (14, 15) or time.monotonic() > deadline:
+            return r
+        time.sleep(0.1)
 
-    def init(c):
-        # Kafka's broker first fetches a block of producer ids from its
-        # controller: COORDINATOR_LOAD_IN_PROGRESS until then
-        deadline = time.monotonic() + T(30)
-        while True:
-            r = kwire.init_producer_id(c, version=v)
-            if r["error_code"] != 14 or time.monotonic() > deadline:
-                return r
-            time.sleep(0.1)
-    compare("InitProducerId v%d idempotent" % v, env, init)
+
+def test_init_producer_id_idempotent(env):
+    def check(v):
+        compare("InitProducerId v%d idempotent" % v, env, lambda c: init_pid(c, v))
+    each_version(env, 22, check)
+
+
+def test_init_producer_id_empty_transactional_id(env):
+    def check(v):
+        compare("InitProducerId v%d empty transactional id" % v, env,
+                lambda c: init_pid(c, v, transactional_id=""))
+    each_version(env, 22, check)
+
+
+def test_init_producer_id_transactional(env):
+    def check(v):
+        def init(c):
+            find_coordinator(c, env.hi[10], "diff-txn-v%d" % v, key_type=1)
+            return {"first": init_pid(c, v, transactional_id="diff-txn-v%d" % v),
+                    "again": init_pid(c, v, transactional_id="diff-txn-v%d" % v)}
+        compare("InitProducerId v%d transactional" % v, env, init)
+    each_version(env, 22, check)
 
 
 def test_known_differences_documented():
