@@ -167,7 +167,8 @@ if __name__ == "__main__":
                                     "..", "integration"))
     import test_diff_api_versions as av
     import test_diff_requests as rq
-    for mod, names in ((av, av.API_NAMES), (rq, None)):
+    import test_diff_groups as gr
+    for mod, names in ((av, av.API_NAMES), (rq, None), (gr, None)):
         print("### `tests/diff/%s.py`\n" % mod.__name__)
         print("\n".join(doc_lines(mod.KNOWN, names)))
         print()
