@@ -11,7 +11,7 @@ import diffkit
 import kwire
 from kwire import Writer
 from samsa_harness import T
-from test_diff_requests import find_coordinator, join_group
+from test_diff_requests import find_coordinator, group_coordinator_ready, join_group
 
 TOPIC = "diff-g"
 OFFSET_COMMIT, OFFSET_FETCH, HEARTBEAT, LEAVE_GROUP = 8, 9, 12, 13
@@ -47,6 +47,7 @@ def genv(pair):
             r = c.create_topic(TOPIC, num_partitions=1)
             assert r["error_code"] == 0, r
             c.wait_topic(TOPIC, timeout=T(30))
+            group_coordinator_ready(c)
     pair.hi = {a: min(kv[a][1], sv[a][1], MAX[a]) for a in MAX}
     pair.lo = {a: max(kv[a][0], sv[a][0]) for a in MAX}
     return pair

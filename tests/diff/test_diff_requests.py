@@ -121,6 +121,8 @@ def env(pair):
                     break
                 time.sleep(0.1)
             assert p["error_code"] == 0, p
+        for c in (ka, sa):
+            group_coordinator_ready(c)
     pair.hi = {api: min(kv[api][1], sv[api][1], KWIRE_MAX[api]) for api in KWIRE_MAX}
     pair.lo = {api: max(kv[api][0], sv[api][0]) for api in KWIRE_MAX}
     print("versions used: highest %s, lowest %s" % (pair.hi, pair.lo))
@@ -410,6 +412,23 @@ def find_coordinator(c, version, key, key_type=0):
         r.done("FindCoordinator v%d" % version)
         if err != kwire.ERR_COORDINATOR_NOT_AVAILABLE or time.monotonic() > deadline:
             return out
+        time.sleep(0.1)
+
+
+def group_coordinator_ready(c):
+    """Waits until the group coordinator answers for good: right after
+    Kafka creates __consumer_offsets its coordinator is still loading the
+    partition, and a Heartbeat of an unknown group then gets NONE instead
+    of UNKNOWN_MEMBER_ID (seen here under load).  Samsa answers at once."""
+    find_coordinator(c, 0, "diff-warm-up")
+    deadline = time.monotonic() + T(30)
+    while True:
+        w = Writer().string("diff-warm-up").i32(1).string("diff-nobody")
+        r = c.request_raw(12, 0, w.bytes(), T(10))      # Heartbeat v0
+        err = r.i16()
+        if err == 25 or time.monotonic() > deadline:
+            assert err == 25, "Heartbeat of an unknown group: error %d" % err
+            return
         time.sleep(0.1)
 
 
