@@ -168,7 +168,10 @@ if __name__ == "__main__":
     import test_diff_api_versions as av
     import test_diff_requests as rq
     import test_diff_groups as gr
-    for mod, names in ((av, av.API_NAMES), (rq, None), (gr, None)):
+    import test_diff_admin as ad
+    for mod, names in ((av, av.API_NAMES), (rq, None), (gr, None), (ad, None)):
+        if not mod.KNOWN:
+            continue
         print("### `tests/diff/%s.py`\n" % mod.__name__)
         print("\n".join(doc_lines(mod.KNOWN, names)))
         print()
