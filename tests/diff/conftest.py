@@ -1,6 +1,7 @@
 """pytest glue for the differential tests: one Apache Kafka and one
 samsa-server per test module (the `pair` fixture), both single-node, with
-topic auto-creation off and no group rebalance delay."""
+topic auto-creation off, no group rebalance delay, and one partition for
+__consumer_offsets and __transaction_state on both."""
 
 import os
 import sys
@@ -14,8 +15,16 @@ sys.path.insert(0, os.path.join(_HERE, "..", "integration"))
 import kafka_broker  # noqa: E402
 import samsa_harness  # noqa: E402
 
+# the same on both brokers (kafka_broker.DEFAULTS has Kafka's single-node
+# settings too; these make samsa's match)
 COMMON = {"auto.create.topics.enable": "false",
-          "group.initial.rebalance.delay.ms": "0"}
+          "group.initial.rebalance.delay.ms": "0",
+          "num.partitions": "1", "default.replication.factor": "1",
+          "offsets.topic.num.partitions": "1",
+          "offsets.topic.replication.factor": "1",
+          "transaction.state.log.num.partitions": "1",
+          "transaction.state.log.replication.factor": "1",
+          "transaction.state.log.min.isr": "1"}
 
 
 class Pair:

@@ -183,6 +183,22 @@ def test_metadata(env, what, names):
     each_version(env, 3, check)
 
 
+def test_metadata_all_topics(env):
+    """All topics (null list; [] in v0): TOPIC and __consumer_offsets (one
+    partition on both), sorted by name; topics that other tests create
+    are left out."""
+    def check(v):
+        def md(c):
+            r = c.metadata(v, None if v >= 1 else [], timeout=T(10),
+                           **({"allow_auto_topic_creation": False} if v >= 4 else {}))
+            r["topics"] = sorted((t for t in r["topics"]
+                                  if t["name"] in (TOPIC, "__consumer_offsets")),
+                                 key=lambda t: t["name"])
+            return r
+        compare("Metadata v%d all topics" % v, env, md)
+    each_version(env, 3, check)
+
+
 # -- CreateTopics, DeleteTopics ---------------------------------------------------
 
 def create(env, case, topic, validate_only=False):
