@@ -78,25 +78,32 @@ fi
 # kafka-clients and kafka-tools with everything they need) from Maven
 # Central into one folder of jars outside the tree; test_java_client.py
 # compiles its programs against it with javac, scripts/kafka-tool runs the
-# tools from it.  A stamp of the pom says the folder is complete.
+# tools from it.  Apache Kafka's broker (tests/diff/pom.xml: kafka_2.13 and
+# scala-library, for the differential tests in tests/diff) goes into a
+# folder of its own, kafka-lib, so the clients' classpath stays as it was.
+# A stamp of each pom says its folder is complete.
 MVN_CACHE="${SAMSA_CACHE:-$HOME/.cache/samsa}/maven"
-POM=tests/integration/java/pom.xml
-pom_sum=$(sha256sum "$POM" | cut -d' ' -f1)
-if [ "$(cat "$MVN_CACHE/lib.stamp" 2>/dev/null)" != "$pom_sum" ] || [ ! -d "$MVN_CACHE/lib" ]; then
-  echo "deps: fetching the Java client and Kafka's tools ($POM) into $MVN_CACHE/lib"
-  mkdir -p "$MVN_CACHE"
-  rm -rf "$MVN_CACHE/lib.new" "$MVN_CACHE/lib.stamp"
-  if ! mvn -q -B -f "$POM" -Dmaven.repo.local="$MVN_CACHE/repo" \
-       dependency:copy-dependencies -DincludeScope=runtime \
-       -DoutputDirectory="$MVN_CACHE/lib.new" > "$MVN_CACHE/mvn.log" 2>&1; then
-    cat "$MVN_CACHE/mvn.log" >&2
-    echo "deps: mvn failed (log above, in $MVN_CACHE/mvn.log)" >&2
-    exit 1
+fetch_pom() {   # fetch_pom POM NAME WHAT: POM's runtime jars into $MVN_CACHE/NAME
+  local pom=$1 name=$2 what=$3 sum
+  sum=$(sha256sum "$pom" | cut -d' ' -f1)
+  if [ "$(cat "$MVN_CACHE/$name.stamp" 2>/dev/null)" != "$sum" ] || [ ! -d "$MVN_CACHE/$name" ]; then
+    echo "deps: fetching $what ($pom) into $MVN_CACHE/$name"
+    mkdir -p "$MVN_CACHE"
+    rm -rf "$MVN_CACHE/$name.new" "$MVN_CACHE/$name.stamp"
+    if ! mvn -q -B -f "$pom" -Dmaven.repo.local="$MVN_CACHE/repo" \
+         dependency:copy-dependencies -DincludeScope=runtime \
+         -DoutputDirectory="$MVN_CACHE/$name.new" > "$MVN_CACHE/$name.mvn.log" 2>&1; then
+      cat "$MVN_CACHE/$name.mvn.log" >&2
+      echo "deps: mvn failed (log above, in $MVN_CACHE/$name.mvn.log)" >&2
+      exit 1
+    fi
+    rm -rf "${MVN_CACHE:?}/$name"
+    mv "$MVN_CACHE/$name.new" "$MVN_CACHE/$name"
+    echo "$sum" > "$MVN_CACHE/$name.stamp"
   fi
-  rm -rf "$MVN_CACHE/lib"
-  mv "$MVN_CACHE/lib.new" "$MVN_CACHE/lib"
-  echo "$pom_sum" > "$MVN_CACHE/lib.stamp"
-fi
+}
+fetch_pom tests/integration/java/pom.xml lib "the Java client and Kafka's tools"
+fetch_pom tests/diff/pom.xml kafka-lib "Apache Kafka's broker"
 
 # --- Go clients (tests/integration/go: franz-go, kadm, Sarama) ---------------
 # Go itself is the go on PATH or /usr/local/go/bin/go (1.26 or newer, which

@@ -50,17 +50,16 @@ deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
     if (offset == -1) {
         offset = samsa_plog_high_watermark(plog);
     }
+    /* on an error the low watermark is -1, Kafka's INVALID_LOW_WATERMARK
+     * (tests/diff) */
     if (offset < 0 || offset > samsa_plog_high_watermark(plog)) {
         pr->ErrorCode = SAMSA_ERR_OFFSET_OUT_OF_RANGE;
-        pr->LowWatermark = samsa_plog_log_start_offset(plog);
         samsa_plog_unref(plog);
         return;
     }
     err = samsa_plog_delete_records(plog, offset, &low);
     pr->ErrorCode = samsa_err_wire(err);
-    pr->LowWatermark = err == SAMSA_ERR_NONE
-                           ? low
-                           : samsa_plog_log_start_offset(plog);
+    pr->LowWatermark = err == SAMSA_ERR_NONE ? low : -1;
     samsa_plog_unref(plog);
 }
 

@@ -74,9 +74,10 @@ dc_topic_entry(const dc_ctx_t *c, const samsa_topic_config_entry_t *e,
     r->IsDefault = e->source == SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;
     r->ConfigSource = (int8_t) e->source;
     r->ConfigType = (int8_t) samsa_topic_config_wire_type(e->def);
-    if (c->rq->IncludeDocumentation) {
-        r->Documentation = samsa_slice_cstr(e->def->doc);
-    }
+    /* null unless asked for, as Kafka's ConfigHelper (the field's
+     * default is "", which clients would show as an empty text) */
+    r->Documentation = c->rq->IncludeDocumentation
+                           ? samsa_slice_cstr(e->def->doc) : SAMSA_SLICE_NULL;
     r->Synonyms_cnt = 0;
     if (!c->rq->IncludeSynonyms) {
         return;
@@ -202,9 +203,10 @@ dc_broker_entry(const dc_ctx_t *c, const samsa_config_def_t *d,
     r->IsSensitive = secret;
     r->ConfigSource = (int8_t) source;
     r->ConfigType = dc_broker_type(d->type);
-    if (c->rq->IncludeDocumentation) {
-        r->Documentation = samsa_slice_cstr(d->doc);
-    }
+    /* null unless asked for, as Kafka's ConfigHelper (the field's
+     * default is "", which clients would show as an empty text) */
+    r->Documentation = c->rq->IncludeDocumentation
+                           ? samsa_slice_cstr(d->doc) : SAMSA_SLICE_NULL;
     r->Synonyms_cnt = 0;
     if (c->rq->IncludeSynonyms) {
         dc_broker_synonyms(c, d, r);
@@ -295,6 +297,7 @@ dc_listener_entry(const dc_ctx_t *c, const char *key, const char *base,
     r->ConfigSource = (int8_t) source;
     r->ConfigType = dc_broker_type(
         samsa_config_defs[samsa_config_defs_index(base)].type);
+    r->Documentation = SAMSA_SLICE_NULL;
     r->Synonyms_cnt = 0;
     if (c->rq->IncludeSynonyms) {
         dc_listener_synonyms(c, key, base, r);
