@@ -653,6 +653,7 @@ samsa_controller_broker_heartbeat(samsa_controller_t *ctrl,
     res->error = SAMSA_ERR_NONE;
     res->caught_up = false;
     res->fenced = true;
+    res->should_shutdown = false;
     return ctl_submit(ctrl, &op);
 }
 

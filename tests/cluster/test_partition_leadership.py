@@ -1,0 +1,219 @@
+"""Partition leadership follows broker fencing (issue 18), on a three-node
+combined cluster with one replica per partition, as Kafka's KRaft
+controller moves it (ReplicationControlManager):
+
+- kill -9 of a broker that leads partitions: after broker.session.timeout.ms
+  the controller fences it and, in the same batch, writes a
+  PartitionChangeRecord per partition it led: another node's Metadata then
+  answers those partitions LEADER_NOT_AVAILABLE with leader -1, the leader
+  epoch bumped, the ISR still the one replica, which is offline; Produce,
+  Fetch and ListOffsets there answer NOT_LEADER_OR_FOLLOWER; a new topic
+  places nothing on the fenced broker.  Restarted, it registers, its
+  heartbeat unfences it and it leads those partitions again (epoch bumped
+  again): produce and fetch work.
+- SIGTERM (controlled shutdown, KIP-631): the broker's heartbeat asks
+  WantShutDown, the controller moves its leadership away and only then
+  answers ShouldShutDown: the broker exits well within the session
+  timeout (set long here, so that fencing by timeout cannot explain it)
+  and its partitions are leader-less by the time it has exited.
+Every wait is bounded; the delays are printed."""
+
+import time
+
+import pytest
+
+import kwire
+from cluster_harness import Cluster
+from samsa_harness import T
+
+LEADER_NOT_AVAILABLE = 5
+NOT_LEADER_OR_FOLLOWER = 6
+HEARTBEAT_MS = 500
+SLACK_S = 4.0
+NPARTS = 6
+
+
+def make_cluster(samsa, session_ms):
+    c = Cluster(samsa, n=3, extra={"broker.session.timeout.ms": str(session_ms),
+                                   "broker.heartbeat.interval.ms": str(HEARTBEAT_MS)})
+    c.start_all()
+    c.wait_unfenced(T(20))
+    return c
+
+
+def partitions(cluster, node_id, topic):
+    """{partition: partition dict} of topic in node's Metadata."""
+    md = cluster.metadata(node_id, topics=[topic])
+    t = next(t for t in md["topics"] if t["name"] == topic)
+    return {p["partition_index"]: p for p in t["partitions"]}
+
+
+def wait_parts(cluster, node_ids, topic, pred, timeout, what):
+    """Waits until pred(partitions) holds on every node of node_ids;
+    returns the last view of the first node and the seconds waited."""
+    t0 = time.monotonic()
+    deadline = t0 + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            views = {i: partitions(cluster, i, topic) for i in node_ids}
+            last = views
+            if all(pred(v) for v in views.values()):
+                return views[node_ids[0]], time.monotonic() - t0
+        except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
+                kwire.ProtocolError, StopIteration, KeyError) as e:
+            last = "%s: %s" % (type(e).__name__, e)
+        time.sleep(0.05)
+    raise AssertionError("%s: not within %.1f s: %s" % (what, timeout, last))
+
+
+def setup_topic(cluster, topic):
+    """Creates topic (NPARTS partitions, one replica each), waits until
+    every node sees every partition led; returns (active controller, a
+    non-controller broker that leads partitions, the initial view)."""
+    leader = cluster.wait_leader(T(10))
+    r = cluster.create_topic(leader, topic, partitions=NPARTS)
+    assert r["error_code"] == 0, r
+    view, _ = wait_parts(cluster, [1, 2, 3], topic,
+                         lambda v: len(v) == NPARTS
+                         and all(p["leader_id"] >= 0 for p in v.values()),
+                         T(10), "partitions led")
+    led = {}
+    for p in view.values():
+        led.setdefault(p["leader_id"], []).append(p["partition_index"])
+    victims = [i for i in led if i != leader]
+    assert victims, "every partition on the controller: %s" % view
+    return leader, max(victims, key=lambda i: len(led[i])), view
+
+
+def victim_parts(view, victim):
+    return sorted(i for i, p in view.items() if p["leader_id"] == victim)
+
+
+def leaderless(victim_ps, before, bump):
+    def pred(v):
+        for i in victim_ps:
+            p = v[i]
+            if p["leader_id"] != -1 or p["error_code"] != LEADER_NOT_AVAILABLE:
+                return False
+            if p["leader_epoch"] != before[i]["leader_epoch"] + bump:
+                return False
+        return True
+    return pred
+
+
+def led_by(victim, victim_ps, before, bump):
+    def pred(v):
+        return all(v[i]["leader_id"] == victim and v[i]["error_code"] == 0
+                   and v[i]["leader_epoch"] == before[i]["leader_epoch"] + bump
+                   for i in victim_ps)
+    return pred
+
+
+def produce_fetch(cluster, node_id, topic, part, value):
+    with cluster.nodes[node_id].connect() as c:
+        r = c.produce(topic, part, kwire.encode_batch([kwire.Record(value)]),
+                      timeout=T(10))
+        assert r["error_code"] == 0, r
+        f = c.fetch(topic, part, r["base_offset"], timeout=T(10))
+        assert f["error_code"] == 0, f
+        vals = [rec["value"] for rec in kwire.records_of(f["batches"])]
+        assert value in vals, vals
+
+
+def test_kill_fences_leadership_and_restart_restores_it(samsa):
+    session_ms = 3000
+    cluster = make_cluster(samsa, session_ms)
+    topic = "lead-kill"
+    leader, victim, before = setup_topic(cluster, topic)
+    vps = victim_parts(before, victim)
+    others = [i for i in (1, 2, 3) if i != victim]
+    produce_fetch(cluster, victim, topic, vps[0], b"before")
+
+    cluster.kill(victim)
+    after, waited = wait_parts(cluster, others, topic,
+                               leaderless(vps, before, 1),
+                               session_ms / 1000 + SLACK_S, "leader-less")
+    print("broker %d's %d partition(s) leader-less %.2f s after kill -9 "
+          "(session timeout %d ms)" % (victim, len(vps), waited, session_ms))
+    for i in vps:
+        p = after[i]
+        assert p["replica_nodes"] == [victim], p
+        assert p["isr_nodes"] == [victim], p      # the last ISR member stays
+        assert p["offline_replicas"] == [victim], p
+    # the other partitions did not change
+    for i, p in after.items():
+        if i not in vps:
+            assert p["leader_id"] == before[i]["leader_id"], (i, p)
+            assert p["leader_epoch"] == before[i]["leader_epoch"], (i, p)
+
+    # the partition APIs at a live node: NOT_LEADER_OR_FOLLOWER
+    with cluster.nodes[others[0]].connect() as c:
+        r = c.produce(topic, vps[0], kwire.encode_batch([kwire.Record(b"x")]),
+                      timeout=T(10))
+        assert r["error_code"] == NOT_LEADER_OR_FOLLOWER, r
+        f = c.fetch(topic, vps[0], 0, timeout=T(10))
+        assert f["error_code"] == NOT_LEADER_OR_FOLLOWER, f
+        lo = c.list_offsets(topic, vps[0], -1, timeout=T(10))
+        assert lo["error_code"] == NOT_LEADER_OR_FOLLOWER, lo
+    # no new partition goes on the fenced broker
+    leader = cluster.wait_leader(T(10))
+    r = cluster.create_topic(leader, "lead-new", partitions=12)
+    assert r["error_code"] == 0, r
+    new, _ = wait_parts(cluster, others, "lead-new",
+                        lambda v: len(v) == 12, T(10), "new topic")
+    for p in new.values():
+        assert victim not in p["replica_nodes"], p
+        assert p["leader_id"] in others, p
+
+    cluster.start(victim)
+    back, waited = wait_parts(cluster, [1, 2, 3], topic,
+                              led_by(victim, vps, before, 2), T(20),
+                              "leader again")
+    print("broker %d leads its partitions again %.2f s after restart"
+          % (victim, waited))
+    for i in vps:
+        assert back[i]["isr_nodes"] == [victim], back[i]
+        assert back[i]["offline_replicas"] == [], back[i]
+        produce_fetch(cluster, victim, topic, i, b"after-%d" % i)
+
+
+def test_sigterm_moves_leadership_before_exit(samsa):
+    session_ms = 30000          # fencing by timeout cannot explain a fast exit
+    cluster = make_cluster(samsa, session_ms)
+    topic = "lead-term"
+    _, victim, before = setup_topic(cluster, topic)
+    vps = victim_parts(before, victim)
+    others = [i for i in (1, 2, 3) if i != victim]
+    srv = cluster.nodes[victim].srv
+
+    t0 = time.monotonic()
+    srv.signal(__import__("signal").SIGTERM)
+    rc = srv.wait_exit(T(10))
+    took = time.monotonic() - t0
+    assert rc == 0, (rc, srv.stderr_tail())
+    srv.stopped = True
+    print("broker %d exited %.2f s after SIGTERM (session timeout %d ms)"
+          % (victim, took, session_ms))
+    assert took < session_ms / 1000 / 2, took
+    err = srv.stderr_text()
+    assert "the controller approved the controlled shutdown" in err, \
+        srv.stderr_tail()
+    # the controller moved leadership before it approved: the committed
+    # records reach the other nodes at once, no session timeout involved
+    after, waited = wait_parts(cluster, others, topic,
+                               leaderless(vps, before, 1), SLACK_S,
+                               "leader-less after controlled shutdown")
+    print("leader-less on the others %.2f s after the exit" % waited)
+    for i in vps:
+        assert after[i]["isr_nodes"] == [victim], after[i]
+    # fenced too (Kafka's SHUTDOWN_NOW): not listed
+    md = cluster.metadata(others[0], topics=[])
+    assert victim not in {b["node_id"] for b in md["brokers"]}, md["brokers"]
+
+    cluster.start(victim)
+    _, waited = wait_parts(cluster, [1, 2, 3], topic,
+                           led_by(victim, vps, before, 2), T(20),
+                           "leader again after restart")
+    print("broker %d leads again %.2f s after restart" % (victim, waited))
+    produce_fetch(cluster, victim, topic, vps[0], b"back")
