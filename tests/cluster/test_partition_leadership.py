@@ -217,3 +217,43 @@ def test_sigterm_moves_leadership_before_exit(samsa):
                            "leader again after restart")
     print("broker %d leads again %.2f s after restart" % (victim, waited))
     produce_fetch(cluster, victim, topic, vps[0], b"back")
+
+
+API_UNREGISTER_BROKER = 64
+BROKER_ID_NOT_REGISTERED = 102
+kwire.FLEXIBLE_FROM.setdefault(API_UNREGISTER_BROKER, 0)   # flexible from v0
+
+
+def unregister_broker(cluster, node_id, broker_id):
+    """UnregisterBroker v0 at node's broker listener: (error, message)."""
+    with cluster.nodes[node_id].connect() as c:
+        r = c.request_raw(API_UNREGISTER_BROKER, 0,
+                          kwire.Writer().i32(broker_id).tags().bytes(), T(10))
+        r.i32()                                         # ThrottleTimeMs
+        err = r.i16()
+        msg = r.string(flexible=True, nullable=True)
+        r.tags()
+        r.done("UnregisterBroker v0 response")
+        return err, msg
+
+
+def test_unregister_broker(samsa):
+    """UnregisterBroker (API 64) at a node that forwards it to the active
+    controller: leadership moves off the broker and its registration goes;
+    a second one answers BROKER_ID_NOT_REGISTERED."""
+    cluster = make_cluster(samsa, 3000)
+    topic = "lead-unreg"
+    leader, victim, before = setup_topic(cluster, topic)
+    vps = victim_parts(before, victim)
+    others = [i for i in (1, 2, 3) if i != victim]
+    asker = next(i for i in others if i != leader)
+    with cluster.nodes[asker].connect() as c:
+        assert c.api_versions(version=3)["api_keys"][API_UNREGISTER_BROKER] == (0, 0)
+    cluster.kill(victim)
+    assert unregister_broker(cluster, asker, victim) == (0, "")   # Kafka's default
+    wait_parts(cluster, others, topic, leaderless(vps, before, 1), T(10),
+               "leader-less after UnregisterBroker")
+    err, msg = unregister_broker(cluster, asker, victim)
+    assert err == BROKER_ID_NOT_REGISTERED, (err, msg)
+    md = cluster.metadata(asker, topics=[])
+    assert victim not in {b["node_id"] for b in md["brokers"]}, md["brokers"]

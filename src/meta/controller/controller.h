@@ -405,4 +405,14 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_broker_heartbeat(
     samsa_controller_t *ctrl, const samsa_controller_heartbeat_t *hb,
     samsa_controller_heartbeat_result_t *res);
 
+/* ---- unregistering a broker (UnregisterBroker, KIP-500) */
+
+/* Kafka's ReplicationControlManager.unregisterBroker: one batch moving the
+ * broker's partition leadership away (as a fence does) and an
+ * UnregisterBrokerRecord removing its registration.  *error gets NONE or
+ * BROKER_ID_NOT_REGISTERED; the return is the operation's (NOT_CONTROLLER
+ * on a node that is not the active controller, a commit failure). */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_unregister_broker(
+    samsa_controller_t *ctrl, int32_t broker_id, samsa_err_t *error);
+
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */

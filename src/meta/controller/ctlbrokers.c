@@ -400,3 +400,31 @@ samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
         res->fenced = true;
     }
 }
+
+/* Kafka's handleBrokerUnregistered: leadership moves off the broker as on
+ * a fence, then an UnregisterBrokerRecord with its broker epoch. */
+void
+samsa_ctlbrokers_unregister(samsa_ctlbatch_t *b, int32_t broker_id,
+                            samsa_err_t *error)
+{
+    const samsa_image_broker_t   *br = samsa_image_delta_broker_find(b->delta,
+                                                                     broker_id);
+    samsa_MetadataRecords_any_t   rec;
+    int64_t                       epoch;
+
+    if (br == NULL) {
+        *error = SAMSA_ERR_BROKER_ID_NOT_REGISTERED;
+        return;
+    }
+    epoch = br->epoch;
+    *error = SAMSA_ERR_NONE;
+    samsa_info("controller: unregistering broker %" PRId32 " (broker epoch %"
+               PRId64 ")", broker_id, epoch);
+    ctlbrokers_leave(b, broker_id);
+    memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_UnregisterBrokerRecord;
+    samsa_UnregisterBrokerRecord_init(&rec.u.UnregisterBrokerRecord);
+    rec.u.UnregisterBrokerRecord.BrokerId = broker_id;
+    rec.u.UnregisterBrokerRecord.BrokerEpoch = epoch;
+    samsa_ctlbatch_add(b, &rec);
+}
