@@ -230,6 +230,9 @@ lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool want_shutdown,
         }
         *fenced = resp.IsFenced;
         *should_shutdown = resp.ShouldShutDown;
+        if (resp.IsCaughtUp) {
+            samsa_broker_caught_up(lc->b);  /* the first time: strays */
+        }
         rc = 0;
     }
     samsa_arena_fini(&arena);

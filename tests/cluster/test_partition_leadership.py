@@ -111,9 +111,18 @@ def led_by(victim, victim_ps, before, bump):
 
 
 def produce_fetch(cluster, node_id, topic, part, value):
+    """Produce value to the partition's leader node_id and read it back;
+    retries (bounded) while the node has not applied the image that makes
+    it the leader (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER)."""
+    deadline = time.monotonic() + T(10)
     with cluster.nodes[node_id].connect() as c:
-        r = c.produce(topic, part, kwire.encode_batch([kwire.Record(value)]),
-                      timeout=T(10))
+        while True:
+            r = c.produce(topic, part, kwire.encode_batch([kwire.Record(value)]),
+                          timeout=T(10))
+            if r["error_code"] not in (3, NOT_LEADER_OR_FOLLOWER) \
+                    or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         assert r["error_code"] == 0, r
         f = c.fetch(topic, part, r["base_offset"], timeout=T(10))
         assert f["error_code"] == 0, f
@@ -129,8 +138,20 @@ def test_kill_fences_leadership_and_restart_restores_it(samsa):
     vps = victim_parts(before, victim)
     others = [i for i in (1, 2, 3) if i != victim]
     produce_fetch(cluster, victim, topic, vps[0], b"before")
+    # a topic deleted while the broker is down: its log is a stray there
+    with cluster.nodes[leader].connect() as c:
+        r = c.create_topics([{"name": "lead-gone", "num_partitions": -1,
+                              "replication_factor": -1, "configs": {},
+                              "assignments": [(0, [victim])]}], timeout=T(10))
+    assert r["topics"][0]["error_code"] == 0, r
+    wait_parts(cluster, [victim], "lead-gone",
+               lambda v: v and v[0]["leader_id"] == victim, T(10), "lead-gone")
+    produce_fetch(cluster, victim, "lead-gone", 0, b"gone")
 
     cluster.kill(victim)
+    with cluster.nodes[leader].connect() as c:
+        r = c.delete_topics(["lead-gone"], timeout=T(10))
+    assert r[0]["error_code"] == 0, r
     after, waited = wait_parts(cluster, others, topic,
                                leaderless(vps, before, 1),
                                session_ms / 1000 + SLACK_S, "leader-less")
@@ -176,6 +197,18 @@ def test_kill_fences_leadership_and_restart_restores_it(samsa):
         assert back[i]["isr_nodes"] == [victim], back[i]
         assert back[i]["offline_replicas"] == [], back[i]
         produce_fetch(cluster, victim, topic, i, b"after-%d" % i)
+    # what it stored before the kill is still there (its restart did not
+    # take its logs for strays before it had caught up)
+    with cluster.nodes[victim].connect() as c:
+        f = c.fetch(topic, vps[0], 0, timeout=T(10))
+        assert f["error_code"] == 0, f
+        vals = [rec["value"] for rec in kwire.records_of(f["batches"])]
+        assert vals[:1] == [b"before"], vals
+    gone = "deleting the log of lead-gone-0: its topic or partition no longer exists"
+    assert gone in cluster.nodes[victim].srv.stderr_text(), \
+        cluster.nodes[victim].srv.stderr_tail()
+    assert "deleting the log of %s-" % topic not in \
+        cluster.nodes[victim].srv.stderr_text()
 
 
 def test_sigterm_moves_leadership_before_exit(samsa):
