@@ -183,9 +183,10 @@ ctlbrokers_leave(samsa_ctlbatch_t *b, int32_t broker_id)
 
 /* Kafka's generateLeaderAndIsrUpdates(brokerToAdd = broker_id) over the
  * leader-less partitions: each with broker_id in its ISR elects a leader
- * from its ISR again (broker_id, now active, or an earlier active one). */
+ * from its ISR again (broker_id, now active, or an earlier active one).
+ * sole: only those whose ISR is broker_id alone. */
 static void
-ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id)
+ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id, bool sole)
 {
     const samsa_image_topic_t      *t;
     const samsa_image_partition_t  *p;
@@ -199,7 +200,8 @@ ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id)
         for (j = 0; t != NULL && j < t->npartitions; j++) {
             p = &t->partitions[j];
             if (p->leader != -1
-                || !ctlbrokers_has(p->isr, p->nisr, broker_id)) {
+                || !ctlbrokers_has(p->isr, p->nisr, broker_id)
+                || (sole && p->nisr != 1)) {
                 continue;
             }
             x.topic_id = t->id;
@@ -258,7 +260,7 @@ samsa_ctlbrokers_fence(samsa_ctlbatch_t *b, int32_t broker_id,
     if (fenced == 1) {
         ctlbrokers_leave(b, broker_id);
     } else if (fenced == -1) {
-        ctlbrokers_lead(b, broker_id);
+        ctlbrokers_lead(b, broker_id, false);
     }
 }
 
@@ -337,7 +339,19 @@ samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
         }
         return;
     }
-    samsa_ctlbrokers_fence(b, reg->broker_id, *epoch, -1);
+    /* one node: unfenced in the same batch.  Nothing fences it; only an
+     * UnregisterBroker of itself leaves its partitions leader-less, with
+     * it their sole ISR member: those it leads again.  Other leader-less
+     * partitions stay as the log has them (records of other nodes). */
+    memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_BrokerRegistrationChangeRecord;
+    samsa_BrokerRegistrationChangeRecord_init(
+        &rec.u.BrokerRegistrationChangeRecord);
+    rec.u.BrokerRegistrationChangeRecord.BrokerId = reg->broker_id;
+    rec.u.BrokerRegistrationChangeRecord.BrokerEpoch = *epoch;
+    rec.u.BrokerRegistrationChangeRecord.Fenced = -1;     /* unfence */
+    samsa_ctlbatch_add(b, &rec);
+    ctlbrokers_lead(b, reg->broker_id, true);
 }
 
 /* Kafka's ClusterControlManager / BrokerHeartbeatManager on a heartbeat:
