@@ -2,6 +2,7 @@
 #   make run    install missing dependencies, build, start a single-node
 #               samsa-server on the embedded default configuration
 #   make test   the same set-up, then every test through ctest
+#   make install  build, then install under PREFIX (and DESTDIR)
 # Options: SANITIZE=address (ASan+UBSan) or SANITIZE=thread (TSan), each in
 # its own build directory; ARGS="..." for samsa-server; CTEST_ARGS="-L unit";
 # WERROR=OFF to build past compiler warnings (on by default, and in CI).
@@ -14,7 +15,7 @@ CTEST_ARGS ?=
 ARGS       ?=
 WERROR     ?= ON
 
-.PHONY: all deps build run test fuzz clean fmt-check build-matrix
+.PHONY: all deps build run test install fuzz clean fmt-check build-matrix
 
 all: build
 
@@ -31,6 +32,14 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+
+# install: samsa-server, samsa, libsamsa (.so, .a, headers, libsamsa.pc),
+# etc/samsa/server.properties, the systemd unit and bash completion under
+# PREFIX (default /usr/local), staged under DESTDIR when set.
+PREFIX ?= /usr/local
+
+install: build
+	@DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 fmt-check:
 	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror

@@ -386,6 +386,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     samsa_controller_conf_t  ccfg;
     samsa_grpcoord_conf_t    gcfg;
     samsa_txncoord_conf_t    tcfg;
+    samsa_pidmgr_conf_t      pcfg;
     samsa_err_t              err;
 
     memset(b, 0, sizeof(*b));
@@ -420,7 +421,15 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
-    b->pids = samsa_pidmgr_new(b->ctrl);
+    memset(&pcfg, 0, sizeof(pcfg));
+    pcfg.ctrl = b->ctrl;
+    pcfg.kraft = samsa_config_kraft(cfg);
+    pcfg.node_id = node->node_id;
+    err = samsa_pidmgr_new(&pcfg, &b->pids);
+    if (err != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "cannot start the pid-fetch thread");
+        return err;
+    }
     BROKER_COORD_CONF(&gcfg, b, cfg, node);
     gcfg.consumer_ops = &samsa_consumer_group_ops;
     err = samsa_grpcoord_open(&gcfg, &b->grp, errstr, errstr_size);
@@ -429,6 +438,7 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     }
     BROKER_COORD_CONF(&tcfg, b, cfg, node);
     tcfg.grp = b->grp;
+    tcfg.pids = b->pids;
     tcfg.fetch = b->fetch;
     err = samsa_txncoord_open(&tcfg, &b->txn, errstr, errstr_size);
     if (err == SAMSA_ERR_NONE) {

@@ -4,6 +4,7 @@
 #include "broker/forward.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -211,4 +212,21 @@ samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
                 req->connection, (int) active);
     samsa_reqchan_respond(resp);
     return true;
+}
+
+void
+samsa_forward_header(samsa_wr_t *wr, samsa_buf_t *frame, int16_t api,
+                     int16_t version, int32_t correlation_id,
+                     int32_t node_id)
+{
+    char  client_id[48];
+
+    snprintf(client_id, sizeof(client_id), "samsa-broker-%" PRId32, node_id);
+    frame->len = 0;
+    samsa_wr_init(wr, frame);
+    samsa_wr_i16(wr, api);
+    samsa_wr_i16(wr, version);
+    samsa_wr_i32(wr, correlation_id);
+    samsa_wr_nullable_str(wr, samsa_slice_cstr(client_id));
+    samsa_wr_uvarint(wr, 0);                /* header tagged fields */
 }

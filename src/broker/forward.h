@@ -12,10 +12,11 @@
  * NOT_CONTROLLER).
  * samsa_forward_roundtrip is the client both use: one request's bytes to
  * the active controller, its response frame back (the broker-lifecycle
- * thread sends BrokerRegistration with it, broker/lifecycle.h).
- * Threads: the caller's (a handler thread, or broker-lifecycle); the call
- * blocks it for the round trip (a new connection each time; admin
- * requests and registrations are rare).
+ * thread sends BrokerRegistration with it, broker/lifecycle.h; pid-fetch
+ * AllocateProducerIds, broker/pidmgr.h).
+ * Threads: the caller's (a handler thread, broker-lifecycle, pid-fetch);
+ * the call blocks it for the round trip (a new connection each time;
+ * admin requests, registrations and producer-id blocks are rare).
  */
 #ifndef SAMSA_BROKER_FORWARD_H
 #define SAMSA_BROKER_FORWARD_H
@@ -27,6 +28,8 @@
 #include "broker/api_table.h"
 #include "config/config_kraft.h"
 #include "net/server/req.h"
+#include "proto/wr.h"
+#include "util/buf.h"
 
 /* Forward req (an admin API on apis->forward) to the active controller:
  * true when req was answered (it belongs to the response then), false to
@@ -45,5 +48,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_forward_roundtrip(
     const samsa_config_kraft_t *k, int32_t controller_id,
     const void *request, size_t len, int32_t correlation_id, int io_ms,
     uint8_t **answer, size_t *answer_len);
+
+/* Start frame (emptied; no size prefix) with a request header v2 for
+ * api/version, correlation_id and client id "samsa-broker-<node_id>"; the
+ * body follows through *wr.  For the flexible controller APIs a broker
+ * sends (BrokerRegistration, BrokerHeartbeat, AllocateProducerIds). */
+void samsa_forward_header(samsa_wr_t *wr, samsa_buf_t *frame, int16_t api,
+                          int16_t version, int32_t correlation_id,
+                          int32_t node_id);
 
 #endif /* SAMSA_BROKER_FORWARD_H */

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 
 #include "broker/forward.h"
+#include "broker/pidmgr.h"
 #include "config/config.h"
 #include "config/config_kraft.h"
 #include "meta/controller/controller.h"
@@ -48,18 +49,9 @@ static void
 lc_header(samsa_lifecycle_t *lc, samsa_wr_t *wr, samsa_buf_t *frame,
           int16_t api, int16_t version)
 {
-    char  client_id[48];
-
-    snprintf(client_id, sizeof(client_id), "samsa-broker-%" PRId32,
-             lc->b->node->node_id);
     lc->corr = lc->corr == INT32_MAX ? 0 : lc->corr + 1;
-    frame->len = 0;
-    samsa_wr_init(wr, frame);
-    samsa_wr_i16(wr, api);
-    samsa_wr_i16(wr, version);
-    samsa_wr_i32(wr, lc->corr);
-    samsa_wr_nullable_str(wr, samsa_slice_cstr(client_id));
-    samsa_wr_uvarint(wr, 0);                /* header tagged fields */
+    samsa_forward_header(wr, frame, api, version, lc->corr,
+                         lc->b->node->node_id);
 }
 
 /* Send frame to the CONTROLLER listener of node active and read the
@@ -292,6 +284,10 @@ lc_main(void *arg)
             pthread_mutex_lock(&lc->lock);
             lc->epoch = epoch;
             pthread_mutex_unlock(&lc->lock);
+            if (lc->b->pids != NULL) {
+                /* what AllocateProducerIds sends (broker/pidmgr.h) */
+                samsa_pidmgr_broker_epoch_set(lc->b->pids, epoch);
+            }
             if (epoch < 0) {
                 continue;
             }

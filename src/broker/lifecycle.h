@@ -12,7 +12,9 @@
  * Once registered it sends a BrokerHeartbeat (API 63) every
  * broker.heartbeat.interval.ms with its broker epoch and the offset of the
  * image it last applied; STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED
- * makes it register again (a new broker epoch).
+ * makes it register again (a new broker epoch).  Each broker epoch (or -1
+ * while none) is handed to the producer-id manager, which sends it with
+ * AllocateProducerIds (broker/pidmgr.h).
  * Controlled shutdown (KIP-631, controlled.shutdown.enable):
  * samsa_lifecycle_shutdown makes the thread heartbeat with WantShutDown
  * every SAMSA_LIFECYCLE_RETRY_MS until the controller, having moved the

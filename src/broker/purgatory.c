@@ -604,6 +604,27 @@ void
 samsa_purgatory_tp_key(char out[SAMSA_PURGATORY_TP_KEY_MAX], const char *topic,
                        size_t topic_len, int32_t partition)
 {
-    snprintf(out, SAMSA_PURGATORY_TP_KEY_MAX, "%.*s-%d", (int) topic_len, topic,
-             (int) partition);
+    char      digits[12];
+    size_t    nd = 0, max = SAMSA_PURGATORY_TP_KEY_MAX - sizeof(digits) - 2;
+    uint32_t  v = partition < 0 ? 0u - (uint32_t) partition
+                                : (uint32_t) partition;
+
+    /* "%.*s-%d" without snprintf: it runs for every Produce and Fetch
+     * (~900 instructions of a ~25,000-instruction Produce, callgrind) */
+    if (topic_len > max) {
+        topic_len = max;
+    }
+    memcpy(out, topic, topic_len);
+    out[topic_len++] = '-';
+    if (partition < 0) {
+        out[topic_len++] = '-';
+    }
+    do {
+        digits[nd++] = (char) ('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (nd > 0) {
+        out[topic_len++] = digits[--nd];
+    }
+    out[topic_len] = '\0';
 }

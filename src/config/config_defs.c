@@ -10,8 +10,10 @@
  */
 #include "config/config_defs.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const  config_roles[] = { "broker", "controller", NULL };
@@ -206,8 +208,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "2000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Time between broker heartbeats to the controller.",
+        .implemented = true,
+        .doc = "Time between a broker's heartbeats to the active controller "
+               "(cluster mode).",
     },
     {
         .name = "broker.session.timeout.ms",
@@ -215,8 +218,9 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "9000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Time a broker lease lasts without heartbeats.",
+        .implemented = true,
+        .doc = "Time a broker's registration lasts without heartbeats: the "
+               "active controller fences it after that (cluster mode).",
     },
     {
         .name = "listeners",
@@ -1570,13 +1574,18 @@ defs_md_range(FILE *out, const samsa_config_def_t *def)
     }
 }
 
+/* The valid values in words (md: with Markdown's pipes escaped). */
 static void
-defs_md_valid(FILE *out, const samsa_config_def_t *def)
+defs_valid(FILE *out, const samsa_config_def_t *def, bool md)
 {
     size_t  i;
 
     if (def->valid != NULL) {
-        defs_md_text(out, def->valid);
+        if (md) {
+            defs_md_text(out, def->valid);
+        } else {
+            fputs(def->valid, out);
+        }
     } else if (def->check == SAMSA_CONFIG_CHECK_RANGE) {
         defs_md_range(out, def);
     } else if (def->check == SAMSA_CONFIG_CHECK_ENUM) {
@@ -1602,9 +1611,98 @@ samsa_config_defs_markdown(FILE *out)
                 samsa_config_defs_type_name(def->type));
         defs_md_default(out, def);
         fputs(" | ", out);
-        defs_md_valid(out, def);
+        defs_valid(out, def, true);
         fprintf(out, " | %s | ", def->implemented ? "yes" : "no");
         defs_md_text(out, def->doc);
         fputs(" |\n", out);
+    }
+}
+
+/* "# " + text, wrapped at 78 columns on blanks. */
+static void
+defs_props_comment(FILE *out, const char *text)
+{
+    const char  *p = text, *brk;
+    size_t       n;
+
+    while (*p != '\0') {
+        n = strlen(p);
+        if (n > 76) {
+            for (brk = p + 76; brk > p && *brk != ' '; brk--) {
+            }
+            n = brk > p ? (size_t) (brk - p) : 76;
+        }
+        fprintf(out, "# %.*s\n", (int) n, p);
+        p += n;
+        while (*p == ' ') {
+            p++;
+        }
+    }
+}
+
+/* A value as the right side of key=value: backslashes doubled, a leading
+ * blank escaped (java.util.Properties would drop it). */
+static void
+defs_props_value(FILE *out, const char *v)
+{
+    const char  *p;
+
+    for (p = v; *p != '\0'; p++) {
+        if (*p == '\\' || (p == v && *p == ' ')) {
+            fputc('\\', out);
+        }
+        fputc(*p, out);
+    }
+}
+
+void
+samsa_config_defs_properties(FILE *out)
+{
+    const samsa_config_def_t  *def;
+    char                      *valid = NULL;
+    size_t                     i, validlen = 0;
+    FILE                      *vf;
+
+    fputs("# samsa-server configuration: Kafka's server.properties keys.\n"
+          "#\n"
+          "# Every key samsa-server knows is below, commented out at its\n"
+          "# default; uncomment a line to change it.  Without a file\n"
+          "# samsa-server runs one node (broker and controller).  Each\n"
+          "# --override key=value on the command line wins over this file.\n"
+          "# docs/CONFIG.md describes the keys and how they combine.\n"
+          "# (Generated from src/config/config_defs.c by\n"
+          "# scripts/gen_config_doc.sh.)\n", out);
+    for (i = 0; i < samsa_config_ndefs; i++) {
+        def = &samsa_config_defs[i];
+        fputs("\n", out);
+        defs_props_comment(out, def->doc);
+        vf = open_memstream(&valid, &validlen);
+        if (vf != NULL) {
+            fprintf(vf, "Type: %s", samsa_config_defs_type_name(def->type));
+            if (def->valid != NULL || def->check == SAMSA_CONFIG_CHECK_RANGE
+                || def->check == SAMSA_CONFIG_CHECK_ENUM) {
+                fputs("; valid values: ", vf);
+                defs_valid(vf, def, false);
+            }
+            if (def->dflt == NULL) {
+                fputs("; no default", vf);
+            }
+            if (!def->implemented) {
+                fputs("; accepted, not used yet", vf);
+            }
+            if (def->per_listener) {
+                fprintf(vf, "; also listener.name.<listener>.%s", def->name);
+            }
+            fputc('.', vf);
+            fclose(vf);
+            defs_props_comment(out, valid);
+            free(valid);
+            valid = NULL;
+        }
+        fprintf(out, "#%s=", def->name);
+        if (def->dflt != NULL) {
+            defs_props_value(out, def->dflt);
+        }
+        fputc('\n', out);
     }
 }

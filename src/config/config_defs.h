@@ -86,4 +86,9 @@ const char *samsa_config_defs_type_name(samsa_config_type_t type);
  * of docs/CONFIG.md): name, type, default, valid values, used, doc. */
 void samsa_config_defs_markdown(FILE *out);
 
+/* Write a sample server.properties with every key commented out at its
+ * default, each after its description, type and valid values
+ * (config/server.properties is this output). */
+void samsa_config_defs_properties(FILE *out);
+
 #endif /* SAMSA_CONFIG_CONFIG_DEFS_H */

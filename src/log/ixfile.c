@@ -17,6 +17,10 @@
 #include "util/alloc.h"
 #include "util/diag.h"
 
+/* Bytes of disk blocks an append reserves at a time (8192 offset-index
+ * entries: one fallocate per that many appends). */
+#define IXFILE_ALLOC_CHUNK  (64 * 1024)
+
 static samsa_err_t
 ixfile_io_error(const samsa_ixfile_t *ix, const char *what, int err)
 {
@@ -70,6 +74,7 @@ samsa_ixfile_open(samsa_ixfile_t *ix, const char *path, size_t entry_size,
         err = ixfile_io_error(ix, "cannot stat", errno);
         goto out_close;
     }
+    ix->alloc_bytes = 0;
     ix->misaligned = (size_t) st.st_size % entry_size != 0;
     ix->max_entries = (size_t) st.st_size / entry_size;
     atomic_init(&ix->n, ix->max_entries);
@@ -133,6 +138,7 @@ samsa_ixfile_attach(samsa_ixfile_t *ix)
     if (ix->fd >= 0) {
         return SAMSA_ERR_NONE;
     }
+    ix->alloc_bytes = 0;
     ix->fd = open(__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE),
                   O_RDWR | O_CLOEXEC);
     if (ix->fd < 0) {
@@ -193,6 +199,9 @@ samsa_ixfile_resize(samsa_ixfile_t *ix, size_t max_bytes)
         ix->max_entries = entries;
         ix->misaligned = false;
     }
+    if (ix->alloc_bytes > bytes) {
+        ix->alloc_bytes = bytes;
+    }
     return err;
 }
 
@@ -205,7 +214,35 @@ samsa_ixfile_trim(samsa_ixfile_t *ix)
         return ixfile_io_error(ix, "cannot trim", errno);
     }
     ix->max_entries = n;
+    if (ix->alloc_bytes > n * ix->entry_size) {
+        ix->alloc_bytes = n * ix->entry_size;
+    }
     return SAMSA_ERR_NONE;
+}
+
+/* Give the sparse file disk blocks up to past end (IXFILE_ALLOC_CHUNK at
+ * a time, within the file): true when bytes below end may be stored into
+ * the mapping. */
+static bool
+ixfile_reserve(samsa_ixfile_t *ix, size_t end)
+{
+    size_t  file_bytes = ix->max_entries * ix->entry_size, want;
+
+    if (end <= ix->alloc_bytes) {
+        return true;
+    }
+    want = (end + IXFILE_ALLOC_CHUNK - 1) / IXFILE_ALLOC_CHUNK
+           * IXFILE_ALLOC_CHUNK;
+    if (want > file_bytes) {
+        want = file_bytes;
+    }
+    if (want > ix->map_bytes || end > want
+        || fallocate(ix->fd, 0, (off_t) ix->alloc_bytes,
+                     (off_t) (want - ix->alloc_bytes)) != 0) {
+        return false;
+    }
+    ix->alloc_bytes = want;
+    return true;
 }
 
 bool
@@ -219,16 +256,23 @@ samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry)
     if (n >= ix->max_entries) {
         return false;
     }
-    /* Written through the file, not the mapping: the preallocated file
-     * is sparse, and a store into a hole of a full device raises SIGBUS,
-     * where pwrite returns ENOSPC.  The shared mapping sees the write.
-     * A lost entry costs lookups a longer scan, nothing else (the index
-     * is sparse), so a failed write only skips it. */
-    do {
-        w = pwrite(ix->fd, entry, ix->entry_size, pos);
-    } while (w < 0 && errno == EINTR);
-    if (w != (ssize_t) ix->entry_size) {
-        return false;
+    /* The preallocated file is sparse, and a store into a hole of a full
+     * device raises SIGBUS, where a write returns ENOSPC: so the entry
+     * goes into the mapping (no syscall) only where fallocate gave the
+     * file its blocks, and through pwrite where it could not (a file
+     * system without fallocate, or a full one).  The shared mapping sees
+     * the write either way.  A lost entry costs lookups a longer scan,
+     * nothing else (the index is sparse), so a failed write only skips
+     * it. */
+    if (ixfile_reserve(ix, (size_t) pos + ix->entry_size)) {
+        memcpy(ix->map + pos, entry, ix->entry_size);
+    } else {
+        do {
+            w = pwrite(ix->fd, entry, ix->entry_size, pos);
+        } while (w < 0 && errno == EINTR);
+        if (w != (ssize_t) ix->entry_size) {
+            return false;
+        }
     }
     /* pairs with the acquire in samsa_ixfile_count() */
     atomic_store_explicit(&ix->n, n + 1, memory_order_release);

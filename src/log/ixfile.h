@@ -46,6 +46,12 @@ typedef struct samsa_ixfile {
                                            writer's release after writing
                                            an entry pairs with the readers'
                                            acquire */
+    size_t             alloc_bytes;     /* [writer] the file's first bytes
+                                           known to have disk blocks
+                                           (fallocate): an append below
+                                           them stores into the mapping,
+                                           no syscall; 0 after open,
+                                           attach and shrinking */
     bool               misaligned;      /* [writer] file size was not a
                                            multiple of entry_size at open
                                            (cleared by a resize) */

@@ -40,7 +40,9 @@
 #include "util/diag.h"
 #include "util/fault.h"
 
+#ifndef SAMSA_VERSION                   /* CMake: the project version */
 #define SAMSA_VERSION          "0.1.0"
+#endif
 #define SHUTDOWN_DRAIN_MS      10000    /* in-flight requests get this long */
 
 /* One socket server and what it serves. */

@@ -6,8 +6,10 @@ three unfenced brokers); `samsa topic create --partitions 6
 (forwarded) and `samsa topic describe --json` with leaders on all three
 brokers; `kcat -L` lists the three brokers; libsamsa (samsa produce /
 samsa consume) produces to and reads back all six partitions through one
-bootstrap address: an expected failure for now (a known bug: the CLI's
-produce does not finish on a cluster).
+bootstrap address (idempotence off), and an idempotent `samsa produce`
+through a node that is not the active controller finishes (its
+InitProducerId gets ids from a block that node fetched with
+AllocateProducerIds).
 
 Not here yet (see docs/CLUSTER.md): kafka-python, kafkajs and consumer
 groups across nodes (FindCoordinator still answers the node asked)."""
@@ -99,14 +101,10 @@ def test_libsamsa_produce_consume_all_partitions(cluster):
         assert r.out.split() == ["p%d-v%d" % (part, i) for i in range(10)], r
 
 
-@pytest.mark.xfail(strict=True, raises=subprocess.TimeoutExpired,
-                   reason="known gap (issue 18/20): libsamsa's producer is "
-                          "idempotent by default; its InitProducerId on a "
-                          "node that is not the active controller answers "
-                          "COORDINATOR_LOAD_IN_PROGRESS until AllocateProducerIds "
-                          "(API 67) exists, so `samsa produce` never finishes "
-                          "there; strict: passes the day that is fixed")
 def test_libsamsa_idempotent_on_standby(cluster):
+    """libsamsa's producer is idempotent by default: its InitProducerId on
+    a node that is not the active controller is answered from a block of
+    producer ids that node got with AllocateProducerIds (API 67)."""
     leader = wait_registered(cluster, T(REGISTERED_BOUND_S))
     other = next(i for i in (1, 2, 3) if i != leader)
     bs = "%s:%d" % (HOST, cluster.nodes[other].ports[0])

@@ -151,8 +151,7 @@ NOT_USED = {
     # a static quorum (controller.quorum.voters) only; libraft has its own
     # fetch-free replication
     "controller.quorum.bootstrap.servers", "controller.quorum.fetch.timeout.ms",
-    # one node: no broker heartbeats, replicas, leader moves, racks
-    "broker.heartbeat.interval.ms", "broker.session.timeout.ms",
+    # one replica per partition: no replicas, leader moves, racks
     "unclean.leader.election.enable", "auto.leader.rebalance.enable",
     "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
     "broker.rack", "security.inter.broker.protocol",

@@ -230,6 +230,12 @@ samsa_txn_alloc_producer_id(samsa_txncoord_t *tc, int64_t *pid_out)
     samsa_err_t  err = SAMSA_ERR_NONE;
     int64_t      first;
 
+    if (tc->conf.pids != NULL) {
+        /* the broker's manager: blocks from the active controller on
+         * every cluster node; COORDINATOR_LOAD_IN_PROGRESS while none is
+         * at hand */
+        return samsa_pidmgr_next(tc->conf.pids, pid_out);
+    }
     pthread_mutex_lock(&tc->pid_lock);
     if (tc->next_pid >= tc->end_pid) {
         err = tc->conf.ctrl != NULL

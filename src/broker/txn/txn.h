@@ -28,6 +28,7 @@
 #include <samsa/errors.h>
 
 #include "broker/group/grp.h"
+#include "broker/pidmgr.h"
 #include "broker/purgatory.h"
 #include "log/logmgr.h"
 #include "meta/controller/controller.h"
@@ -67,7 +68,10 @@ typedef struct samsa_txncoord_conf {
     const samsa_config_t  *cfg;         /* transaction.*, transactional.* */
     int32_t                node_id;
     samsa_meta_t          *meta;
-    samsa_controller_t    *ctrl;        /* creates the topic, producer ids */
+    samsa_controller_t    *ctrl;        /* creates the topic; producer ids
+                                           when pids is NULL */
+    samsa_pidmgr_t        *pids;        /* the broker's producer ids
+                                           (broker/pidmgr.h); may be NULL */
     samsa_logmgr_t        *logs;
     samsa_grpcoord_t      *grp;         /* markers to __consumer_offsets */
     samsa_purgatory_t     *fetch;       /* woken after a marker (the last
@@ -106,8 +110,9 @@ SAMSA_MUST_CHECK samsa_err_t samsa_txn_init_producer_id(
     int64_t pid_in, int16_t epoch_in, int64_t *pid_out, int16_t *epoch_out);
 
 /* A producer id for a producer without a transactional id, from the same
- * blocks (samsa_controller_alloc_producer_ids).  Until the per-partition
- * producer state exists (branch pstate) nothing checks its sequences. */
+ * blocks (conf.pids, else samsa_controller_alloc_producer_ids).  Until
+ * the per-partition producer state exists (branch pstate) nothing checks
+ * its sequences. */
 SAMSA_MUST_CHECK samsa_err_t samsa_txn_alloc_producer_id(samsa_txncoord_t *tc,
                                                          int64_t *pid_out);
 

@@ -327,22 +327,43 @@ ctl_fail_not_controller(samsa_controller_t *ctrl, ctl_op_t *op)
                  ctl_not_controller_msg(ctrl, op->arena));
 }
 
-static void
-ctl_alloc_producer_ids(samsa_ctlbatch_t *b, int64_t *first)
+/* Kafka's ProducerIdControlManager.generateNextProducerId: the next block,
+ * for this node (req NULL: the local ProducerIdManager) or for a broker's
+ * AllocateProducerIds, whose broker epoch must be the one it registered
+ * with (Kafka's ClusterControlManager.checkBrokerEpoch).  @returns that
+ * check's error (no record then). */
+static samsa_err_t
+ctl_alloc_producer_ids(samsa_ctlbatch_t *b,
+                       const samsa_controller_pid_req_t *req, int64_t *first)
 {
     samsa_MetadataRecords_any_t  rec;
     const samsa_image_broker_t  *self;
+    int32_t                      broker_id = b->node_id;
+    int64_t                      epoch;
+    samsa_err_t                  err;
 
+    if (req != NULL) {
+        err = samsa_ctlbrokers_check_epoch(b, req->broker_id,
+                                           req->broker_epoch);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        broker_id = req->broker_id;
+        epoch = req->broker_epoch;
+    } else {
+        self = samsa_image_broker_find(b->img, b->node_id);
+        epoch = self != NULL ? self->epoch : -1;
+    }
     *first = samsa_image_next_producer_id(b->img);
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_ProducerIdsRecord;
     samsa_ProducerIdsRecord_init(&rec.u.ProducerIdsRecord);
-    rec.u.ProducerIdsRecord.BrokerId = b->node_id;
-    self = samsa_image_broker_find(b->img, b->node_id);
-    rec.u.ProducerIdsRecord.BrokerEpoch = self != NULL ? self->epoch : -1;
+    rec.u.ProducerIdsRecord.BrokerId = broker_id;
+    rec.u.ProducerIdsRecord.BrokerEpoch = epoch;
     rec.u.ProducerIdsRecord.NextProducerId =
         *first + SAMSA_CONTROLLER_PRODUCER_ID_BLOCK;
     samsa_ctlbatch_add(b, &rec);
+    return SAMSA_ERR_NONE;
 }
 
 /* broker_id's session clock, created at now.  @thread controller */
@@ -417,7 +438,7 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     samsa_ctlbatch_t  b;
     samsa_image_t    *img;
     int64_t           next;
-    samsa_err_t       err;
+    samsa_err_t       err, check = SAMSA_ERR_NONE;
 
     if (ctrl->failed) {
         op->err = SAMSA_ERR__IO;
@@ -447,7 +468,13 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
                                op->arena, op->results);
         break;
     case CTL_ALLOC_PRODUCER_IDS:
-        ctl_alloc_producer_ids(&b, op->first);
+        check = ctl_alloc_producer_ids(&b, op->req, op->first);
+        if (check != SAMSA_ERR_NONE) {
+            op->err = check;        /* nothing to commit */
+            samsa_ctlbatch_fini(&b);
+            samsa_image_put(img);
+            return;
+        }
         break;
     case CTL_ALTER_CLIENT_QUOTAS:
         samsa_ctlquotas_alter(&b, op->req, op->n, op->arena, op->results);
@@ -633,6 +660,17 @@ samsa_err_t
 samsa_controller_alloc_producer_ids(samsa_controller_t *ctrl, int64_t *first)
 {
     ctl_op_t  op = { .kind = CTL_ALLOC_PRODUCER_IDS, .first = first };
+
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_allocate_producer_ids(samsa_controller_t *ctrl,
+                                       const samsa_controller_pid_req_t *req,
+                                       int64_t *first)
+{
+    ctl_op_t  op = { .kind = CTL_ALLOC_PRODUCER_IDS, .req = req,
+                     .first = first };
 
     return ctl_submit(ctrl, &op);
 }

@@ -333,10 +333,26 @@ struct samsa_quorum *samsa_controller_quorum(samsa_controller_t *ctrl);
 /* ---- producer ids */
 
 /* Allocate the next block of SAMSA_CONTROLLER_PRODUCER_ID_BLOCK producer
- * ids (a ProducerIdsRecord): *first is its first id.  Kafka's
- * AllocateProducerIds, for the transaction coordinator. */
+ * ids (a ProducerIdsRecord naming this node): *first is its first id.
+ * For this node's own producer-id manager (broker/pidmgr.h) when it is the
+ * active controller, or a single node; no broker epoch check. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_alloc_producer_ids(
     samsa_controller_t *ctrl, int64_t *first);
+
+/* A broker's AllocateProducerIds (KIP-730). */
+typedef struct samsa_controller_pid_req {
+    int32_t   broker_id;
+    int64_t   broker_epoch;
+} samsa_controller_pid_req_t;
+
+/* The next block for req's broker (the ProducerIdsRecord names it), as
+ * Kafka's ProducerIdControlManager: STALE_BROKER_EPOCH when the broker is
+ * not registered or registered with another epoch (Kafka's
+ * ClusterControlManager.checkBrokerEpoch answers both so), NOT_CONTROLLER
+ * on a node that is not the active controller.  *first as above. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_allocate_producer_ids(
+    samsa_controller_t *ctrl, const samsa_controller_pid_req_t *req,
+    int64_t *first);
 
 /* ---- broker registration */
 

@@ -51,6 +51,11 @@ void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
                                bool unfence, int64_t *epoch);
 void samsa_ctlbrokers_fence(samsa_ctlbatch_t *b, int32_t broker_id,
                             int64_t broker_epoch, int8_t fenced);
+/* Kafka's ClusterControlManager.checkBrokerEpoch: NONE when broker_id is
+ * registered with broker_epoch, else STALE_BROKER_EPOCH. */
+samsa_err_t samsa_ctlbrokers_check_epoch(samsa_ctlbatch_t *b,
+                                         int32_t broker_id,
+                                         int64_t broker_epoch);
 void samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
                                 const samsa_controller_heartbeat_t *hb,
                                 samsa_controller_heartbeat_result_t *res);

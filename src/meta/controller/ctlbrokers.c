@@ -354,6 +354,19 @@ samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
     ctlbrokers_lead(b, reg->broker_id, true);
 }
 
+samsa_err_t
+samsa_ctlbrokers_check_epoch(samsa_ctlbatch_t *b, int32_t broker_id,
+                             int64_t broker_epoch)
+{
+    const samsa_image_broker_t  *br = samsa_image_broker_find(b->img,
+                                                              broker_id);
+
+    if (br == NULL || br->epoch != broker_epoch) {
+        return SAMSA_ERR_STALE_BROKER_EPOCH;
+    }
+    return SAMSA_ERR_NONE;
+}
+
 /* Kafka's ClusterControlManager / BrokerHeartbeatManager on a heartbeat:
  * the broker must be registered with this epoch; it is caught up once it
  * has applied its own registration record (the broker epoch is that

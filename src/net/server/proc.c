@@ -51,6 +51,16 @@ proc_stat_add(_Atomic uint64_t *counter, uint64_t n)
                           memory_order_relaxed);
 }
 
+/* Copy the string src into dst (size bytes), cut to fit, NUL-terminated. */
+static void
+proc_strlcpy(char *dst, size_t size, const char *src)
+{
+    size_t  n = strnlen(src, size - 1);
+
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static samsa_conn_t *
 proc_conn_find(samsa_proc_t *proc, samsa_conn_id_t id)
 {
@@ -1086,11 +1096,13 @@ proc_build_request(samsa_proc_t *proc, samsa_conn_t *conn, uint8_t *payload,
         req->client_id = samsa_slice_dup(hdr->ClientId);
         req->hdr.ClientId.ptr = req->client_id;
     }
-    snprintf(req->connection, sizeof(req->connection), "%s", conn->idstr);
+    /* copies, not snprintf: three of those cost ~1,700 instructions per
+     * request (callgrind) */
+    proc_strlcpy(req->connection, sizeof(req->connection), conn->idstr);
     req->listener = l->name;
     req->security_protocol = l->security_protocol;
-    snprintf(req->sw_name, sizeof(req->sw_name), "%s", conn->sw_name);
-    snprintf(req->sw_version, sizeof(req->sw_version), "%s", conn->sw_version);
+    proc_strlcpy(req->sw_name, sizeof(req->sw_name), conn->sw_name);
+    proc_strlcpy(req->sw_version, sizeof(req->sw_version), conn->sw_version);
     req->payload = payload;
     req->payload_size = size;
     req->size_bytes = size;

@@ -473,10 +473,38 @@ test_purgatory_add_complete_rate(void **state)
     samsa_free(st);
 }
 
+/* The watch key is "%.*s-%d" of the topic and partition. */
+static void
+test_purgatory_tp_key_format(void **state)
+{
+    static const int32_t  parts[] = { 0, 7, 10, 99, 12345, INT32_MAX, -1,
+                                      INT32_MIN };
+    char                  got[SAMSA_PURGATORY_TP_KEY_MAX], want[300];
+    char                  topic[250];
+    size_t                i;
+
+    (void) state;
+    memset(topic, 'x', sizeof(topic) - 1);
+    topic[sizeof(topic) - 1] = '\0';
+    for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        samsa_purgatory_tp_key(got, "orders", 6, parts[i]);
+        snprintf(want, sizeof(want), "orders-%d", (int) parts[i]);
+        assert_string_equal(got, want);
+        /* the longest topic name Kafka allows, 249 characters */
+        samsa_purgatory_tp_key(got, topic, 249, parts[i]);
+        snprintf(want, sizeof(want), "%s-%d", topic, (int) parts[i]);
+        assert_string_equal(got, want);
+    }
+    /* only the topic_len bytes count */
+    samsa_purgatory_tp_key(got, "orders-eu", 6, 3);
+    assert_string_equal(got, "orders-3");
+}
+
 int
 main(void)
 {
     const struct CMUnitTest  tests[] = {
+        cmocka_unit_test(test_purgatory_tp_key_format),
         cmocka_unit_test(test_purgatory_complete_immediately),
         cmocka_unit_test(test_purgatory_complete_on_later_check),
         cmocka_unit_test(test_purgatory_expires),

@@ -832,6 +832,95 @@ test_config_doc_in_sync(void **state)
     free(doc);
 }
 
+/* The project root from __FILE__ (an absolute path under CMake). */
+static size_t
+test_root_len(void)
+{
+    const char  *suffix = "tests/unit/config/test_config.c";
+    size_t       rootlen = strlen(__FILE__) - strlen(suffix);
+
+    if (__FILE__[0] != '/' || strcmp(&__FILE__[rootlen], suffix) != 0) {
+        fail_msg("built with a relative __FILE__: %s", __FILE__);
+    }
+    return rootlen;
+}
+
+/* config/server.properties is samsa_config_defs_properties()'s output
+ * (SAMSA_WRITE_CONFIG_DOC=1 rewrites it); as shipped it sets nothing, and
+ * with every line that has a value uncommented it loads (every default is
+ * a valid value of its key, written as the parser reads it back). */
+static void
+test_config_sample_properties(void **state)
+{
+    size_t          rootlen = test_root_len(), genlen = 0, n = 0;
+    char            path[4096], errstr[1024], *gen = NULL, *on, *line, *eq;
+    char           *save = NULL;
+    samsa_props_t  *props;
+    samsa_config_t  cfg;
+    FILE           *f;
+    long            size;
+    char           *doc;
+
+    (void) state;
+    snprintf(path, sizeof(path), "%.*sconfig/server.properties",
+             (int) rootlen, __FILE__);
+    f = open_memstream(&gen, &genlen);
+    samsa_config_defs_properties(f);
+    fclose(f);
+    if (getenv("SAMSA_WRITE_CONFIG_DOC") != NULL) {
+        f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(fwrite(gen, 1, genlen, f), genlen);
+        fclose(f);
+    }
+    f = fopen(path, "r");
+    if (f == NULL) {
+        fail_msg("cannot open %s", path);
+    }
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    rewind(f);
+    doc = calloc(1, (size_t) size + 1);
+    assert_int_equal(fread(doc, 1, (size_t) size, f), (size_t) size);
+    fclose(f);
+    if ((size_t) size != genlen || memcmp(doc, gen, genlen) != 0) {
+        fail_msg("config/server.properties is stale: run "
+                 "scripts/gen_config_doc.sh");
+    }
+    props = samsa_props_new();
+    assert_int_equal(samsa_props_parse(props, doc, (size_t) size, "sample",
+                                       errstr, sizeof(errstr)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_props_count(props), 0);
+    samsa_props_free(props);
+    /* uncomment "#key=value" lines (not the comments, which have blanks) */
+    on = calloc(1, (size_t) size + 1);
+    for (line = strtok_r(doc, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        eq = strchr(line, '=');
+        if (line[0] == '#' && line[1] != ' ' && eq != NULL && eq[1] != '\0'
+            && memchr(line, ' ', (size_t) (eq - line)) == NULL) {
+            strcat(strcat(on, line + 1), "\n");
+            n++;
+        }
+    }
+    assert_true(n > samsa_config_ndefs / 2);
+    props = samsa_props_new();
+    assert_int_equal(samsa_props_parse(props, on, strlen(on), "uncommented",
+                                       errstr, sizeof(errstr)),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_props_count(props), n);
+    if (samsa_config_load(&cfg, props, errstr, sizeof(errstr))
+        != SAMSA_ERR_NONE) {
+        fail_msg("the sample's defaults do not load: %s", errstr);
+    }
+    samsa_config_fini(&cfg);
+    samsa_props_free(props);
+    free(on);
+    free(doc);
+    free(gen);
+}
+
 /* listener.name.<listener>.<key> for the per-listener keys: the listener
  * in lower case and among listeners, the value checked as the key's own;
  * other keys with the prefix are unknown (ignored). */
@@ -942,6 +1031,7 @@ main(void)
         cmocka_unit_test(test_config_getters_and_sources),
         cmocka_unit_test(test_config_defs_table_consistent),
         cmocka_unit_test(test_config_doc_in_sync),
+        cmocka_unit_test(test_config_sample_properties),
         cmocka_unit_test(test_config_listener_prefixed),
     };
 

@@ -1011,6 +1011,58 @@ test_controller_register_broker(void **state)
     samsa_image_put(img);
 }
 
+/* AllocateProducerIds (KIP-730): STALE_BROKER_EPOCH for a broker that is
+ * not registered or another epoch than its registration's, no record
+ * then; the registered epoch gets the next block, which the local
+ * allocation follows. */
+static void
+test_controller_allocate_producer_ids(void **state)
+{
+    static const samsa_controller_endpoint_t  eps[] = {
+        { "PLAINTEXT", "h2", 9092, 0 },
+    };
+    fixture_t                     *fx = *state;
+    samsa_controller_broker_reg_t  reg;
+    samsa_controller_pid_req_t     preq = { 2, 5 };
+    samsa_image_t                 *img;
+    int64_t                        epoch = -1, first = -1, before;
+
+    assert_int_equal(samsa_controller_allocate_producer_ids(fx->ctrl, &preq,
+                                                            &first),
+                     SAMSA_ERR_STALE_BROKER_EPOCH);     /* not registered */
+    memset(&reg, 0, sizeof(reg));
+    reg.broker_id = 2;
+    reg.incarnation_id = samsa_image_id_random();
+    reg.endpoints = eps;
+    reg.nendpoints = 1;
+    assert_int_equal(samsa_controller_register_broker(fx->ctrl, &reg,
+                                                      &epoch),
+                     SAMSA_ERR_NONE);
+    img = fx_image(fx);
+    before = samsa_image_offset(img);
+    samsa_image_put(img);
+    preq.broker_epoch = epoch + 1;
+    assert_int_equal(samsa_controller_allocate_producer_ids(fx->ctrl, &preq,
+                                                            &first),
+                     SAMSA_ERR_STALE_BROKER_EPOCH);
+    img = fx_image(fx);
+    assert_int_equal(samsa_image_offset(img), before);  /* nothing written */
+    assert_int_equal(samsa_image_next_producer_id(img), 0);
+    samsa_image_put(img);
+    preq.broker_epoch = epoch;
+    assert_int_equal(samsa_controller_allocate_producer_ids(fx->ctrl, &preq,
+                                                            &first),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(first, 0);
+    img = fx_image(fx);
+    assert_int_equal(samsa_image_next_producer_id(img),
+                     SAMSA_CONTROLLER_PRODUCER_ID_BLOCK);
+    samsa_image_put(img);
+    assert_int_equal(samsa_controller_alloc_producer_ids(fx->ctrl, &first),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(first, SAMSA_CONTROLLER_PRODUCER_ID_BLOCK);
+}
+
 int
 main(void)
 {
@@ -1030,6 +1082,7 @@ main(void)
         T(test_controller_torn_tail),
         T(test_controller_concurrent),
         T(test_controller_register_broker),
+        T(test_controller_allocate_producer_ids),
 #undef T
     };
 

@@ -1,0 +1,136 @@
+"""packaging/grafana/samsa-dashboard.json (issue 23, packaging): every
+query names only metrics and labels a real samsa-server exports.
+
+A broker gets a load that makes every labelled family have series (a
+topic produced to and fetched from, a group that committed), its /metrics
+is parsed with the strict parser (promtext.py), and for each panel target:
+every samsa_*/process_* name is a sample name of the scrape (a histogram's
+_bucket/_sum/_count included), and every label the query selects on or
+groups by is a label of that family's samples (Prometheus's own instance
+and job excepted).  The dashboard is importable: the Prometheus data source
+is an input, panel ids are unique and every panel has a query.
+"""
+
+import json
+import os
+import re
+import time
+
+import pytest
+
+import promtext
+from samsa_harness import T
+
+DASHBOARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                         "packaging", "grafana", "samsa-dashboard.json")
+SCRAPER_LABELS = {"instance", "job"}
+METRIC_RE = re.compile(r"\b((?:samsa|process)_[a-zA-Z0-9_]*)\b")
+SELECTOR_RE = re.compile(r"\b((?:samsa|process)_[a-zA-Z0-9_]*)\s*\{([^}]*)\}")
+BY_RE = re.compile(r"\b(?:by|without)\s*\(([^)]*)\)")
+
+
+def dashboard():
+    with open(DASHBOARD) as f:
+        return json.load(f)
+
+
+def targets(d):
+    for p in d["panels"]:
+        for t in p.get("targets", []):
+            yield p, t["expr"]
+
+
+def test_dashboard_is_importable():
+    d = dashboard()
+    assert [i["name"] for i in d["__inputs"]] == ["DS_PROMETHEUS"]
+    ids = [p["id"] for p in d["panels"]]
+    assert len(ids) == len(set(ids)), ids
+    graphs = [p for p in d["panels"] if p["type"] != "row"]
+    assert len(graphs) >= 20
+    for p in graphs:
+        assert p["datasource"]["uid"] == "${DS_PROMETHEUS}", p["title"]
+        assert p["targets"] and all(t["expr"].strip() for t in p["targets"]), p["title"]
+        g = p["gridPos"]
+        assert g["w"] > 0 and g["h"] > 0 and g["x"] + g["w"] <= 24, p["title"]
+    var = d["templating"]["list"][0]
+    assert var["name"] == "instance"
+    assert METRIC_RE.search(var["definition"])
+
+
+def load(srv):
+    from confluent_kafka import Consumer, Producer
+    p = Producer({"bootstrap.servers": srv.bootstrap(), "linger.ms": 5})
+    for i in range(200):
+        p.produce("grafana-topic", value=b"x" * 100, key=b"%d" % i)
+    assert p.flush(T(30)) == 0
+    c = Consumer({"bootstrap.servers": srv.bootstrap(), "group.id": "grafana-group",
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    try:
+        c.subscribe(["grafana-topic"])
+        got, deadline = 0, time.monotonic() + T(30)
+        while got < 100:
+            assert time.monotonic() < deadline, "consumed %d" % got
+            got += sum(1 for m in c.consume(100, 0.5) if not m.error())
+        c.commit(asynchronous=False)
+    finally:
+        c.close()
+
+
+def scrape(srv):
+    import urllib.request
+    with urllib.request.urlopen(srv.metrics_url("/metrics"), timeout=T(10)) as r:
+        return promtext.parse(r.read().decode())
+
+
+@pytest.fixture(scope="module")
+def fams(samsa_module):
+    srv = samsa_module.start()
+    load(srv)
+    deadline = time.monotonic() + T(20)
+    while True:
+        f = scrape(srv)
+        lag = f.get("samsa_consumer_group_lag")
+        if (lag and lag.samples) or time.monotonic() > deadline:
+            return f
+        time.sleep(0.2)
+
+
+def samples_by_name(fams):
+    out = {}
+    for fam in fams.values():
+        for name, labels, _ in fam.samples:
+            out.setdefault(name, set()).update(labels)
+    return out
+
+
+def test_every_query_names_exported_metrics_and_labels(fams):
+    have = samples_by_name(fams)
+    checked = set()
+    for p, expr in targets(dashboard()):
+        names = set(METRIC_RE.findall(expr))
+        assert names, (p["title"], expr)
+        for n in names:
+            assert n in have, "%s: %s is not in the scrape (%s)" % (
+                p["title"], n, expr)
+            checked.add(n)
+        labels_of = set().union(*(have[n] for n in names))
+        used = set()
+        for metric, sel in SELECTOR_RE.findall(expr):
+            for m in re.finditer(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)", sel):
+                used.add(m.group(1))
+        for group in BY_RE.findall(expr):
+            used.update(x.strip() for x in group.split(",") if x.strip())
+        for label in used - SCRAPER_LABELS:
+            assert label in labels_of, "%s: label %r is on none of %s (%s)" % (
+                p["title"], label, sorted(names), expr)
+    # the dashboard covers the main families
+    for n in ("samsa_requests_total", "samsa_request_errors_total",
+              "samsa_request_total_time_seconds_bucket", "samsa_topic_bytes_in_total",
+              "samsa_consumer_group_lag", "process_resident_memory_bytes"):
+        assert n in checked, n
+
+
+def test_the_checker_catches_a_wrong_name(fams):
+    have = samples_by_name(fams)
+    assert "samsa_request_total_seconds" not in have
+    assert "samsa_topic_bytes_in" not in have
