@@ -65,6 +65,7 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_DescribeQuorum, 0, 2, samsa_h_DescribeQuorum, Q | A, 0 },
     { SAMSA_API_BrokerRegistration, 0, 4, samsa_h_BrokerRegistration, C, 0 },
     { SAMSA_API_BrokerHeartbeat, 0, 1, samsa_h_BrokerHeartbeat, C, 0 },
+    { SAMSA_API_UnregisterBroker, 0, 0, samsa_h_UnregisterBroker, B | A, 0 },
     { SAMSA_API_DescribeProducers, 0, 0, samsa_h_DescribeProducers, B, 0 },
     { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B, 0 },
     { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },

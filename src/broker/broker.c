@@ -296,6 +296,9 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
          * topic without its own override follows it (DynamicLogConfig) */
         dflt = true;
     }
+    /* the logs made here and a catch-up's stray sweep
+     * (samsa_broker_caught_up) see the images in order */
+    pthread_mutex_lock(&b->strays_lock);
     for (i = 0; i < n; i++) {
         t = samsa_image_topic_at(new_img, i);
         was = samsa_image_topic_find(old_img, t->name, t->name_len);
@@ -309,9 +312,25 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
         was = samsa_image_topic_find(new_img, t->name, t->name_len);
         gone = was == NULL || !samsa_uuid_eq(was->id, t->id);
     }
-    if (gone || samsa_image_topic_count(old_img) == 0) {
+    if ((gone || samsa_image_topic_count(old_img) == 0) && b->caught_up) {
         broker_delete_strays(b, new_img);
     }
+    pthread_mutex_unlock(&b->strays_lock);
+}
+
+void
+samsa_broker_caught_up(samsa_broker_t *b)
+{
+    samsa_image_t  *img;
+
+    pthread_mutex_lock(&b->strays_lock);
+    if (!b->caught_up) {
+        b->caught_up = true;
+        img = samsa_meta_image_get(b->meta);
+        broker_delete_strays(b, img);
+        samsa_image_put(img);
+    }
+    pthread_mutex_unlock(&b->strays_lock);
 }
 
 /* ---- group commit ------------------------------------------------------ */
@@ -372,6 +391,9 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
 
     memset(b, 0, sizeof(*b));
     pthread_mutex_init(&b->reconf_lock, NULL);
+    pthread_mutex_init(&b->strays_lock, NULL);
+    /* one node: its own metadata log is whole from the start */
+    b->caught_up = !samsa_config_kraft(cfg)->is_cluster;
     b->cfg = cfg;
     b->node = node;
     b->fetch_max_bytes = samsa_config_int(cfg, "fetch.max.bytes");
@@ -519,4 +541,5 @@ samsa_broker_close(samsa_broker_t *b)
     samsa_meta_free(b->meta);
     b->meta = NULL;
     pthread_mutex_destroy(&b->reconf_lock);
+    pthread_mutex_destroy(&b->strays_lock);
 }

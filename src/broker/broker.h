@@ -11,6 +11,7 @@
 #define SAMSA_BROKER_BROKER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <samsa/errors.h>
@@ -68,6 +69,12 @@ typedef struct samsa_broker {
                                            calls */
     samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */
     void                  *reconf_ctx;  /* [reconf_lock] */
+    pthread_mutex_t        strays_lock; /* guards caught_up and the
+                                           sweeps of stray logs */
+    bool                   caught_up;   /* [strays_lock] cluster mode: the
+                                           image has reached this broker's
+                                           registration; before it, no log
+                                           is taken for a stray */
 } samsa_broker_t;
 
 /* Open everything the handlers need, in order: the purgatories, the
@@ -91,6 +98,15 @@ int16_t samsa_broker_security_protocol_id(const char *name);
  * that the image lists it unfenced: Metadata, DescribeCluster and the
  * leader checks answer from the image alone.  Each start registers anew
  * (a new incarnation id and broker epoch).  @thread main */
+/* Cluster mode: the active controller answered IsCaughtUp (the image has
+ * applied this broker's registration, so it holds every topic committed
+ * before this start).  The first call deletes the stray logs (topics or
+ * partitions deleted while the node was down), as Kafka's broker finds
+ * strays only once its metadata has caught up; until then a partial image
+ * of the replayed metadata log must not take live logs for strays.
+ * Later calls do nothing.  @thread broker-lifecycle */
+void samsa_broker_caught_up(samsa_broker_t *b);
+
 SAMSA_MUST_CHECK samsa_err_t samsa_broker_register(samsa_broker_t *b,
                                                    char *errstr,
                                                    size_t errstr_size);

@@ -10,6 +10,7 @@
 
 #include "broker/forward.h"
 #include "broker/pidmgr.h"
+#include "config/config.h"
 #include "config/config_kraft.h"
 #include "meta/controller/controller.h"
 #include "meta/image.h"
@@ -33,6 +34,10 @@ struct samsa_lifecycle {
     pthread_mutex_t   lock;
     pthread_cond_t    cond;         /* CLOCK_MONOTONIC */
     bool              stop;         /* [lock] */
+    bool              wake;         /* [lock] a shutdown was asked for */
+    bool              want_shutdown;  /* [lock] controlled shutdown */
+    bool              shutdown_done;  /* [lock] approved, or nothing to
+                                         wait for: the thread is done */
     int64_t           epoch;        /* [lock] -1 until registered */
     samsa_uuid_t      incarnation;  /* [broker-lifecycle] */
     int32_t           corr;         /* [broker-lifecycle] */
@@ -157,10 +162,12 @@ lc_try(samsa_lifecycle_t *lc)
 
 #define LC_HB_VERSION  1
 
-/* One heartbeat with epoch: 0 answered (fenced or not), 1 re-register
+/* One heartbeat with epoch (WantShutDown if want_shutdown): 0 answered
+ * (fenced or not; *should_shutdown gets ShouldShutDown), 1 re-register
  * (STALE_BROKER_EPOCH, BROKER_ID_NOT_REGISTERED), -1 retry later. */
 static int
-lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
+lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool want_shutdown,
+             bool *fenced, bool *should_shutdown)
 {
     samsa_BrokerHeartbeatRequest_t     rq;
     samsa_BrokerHeartbeatResponse_t    resp;
@@ -184,7 +191,7 @@ lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
     rq.BrokerEpoch = epoch;
     rq.CurrentMetadataOffset = samsa_image_offset(img);
     rq.WantFence = false;
-    rq.WantShutDown = false;
+    rq.WantShutDown = want_shutdown;
     samsa_image_put(img);
     lc_header(lc, &wr, &frame, SAMSA_API_BrokerHeartbeat, LC_HB_VERSION);
     samsa_BrokerHeartbeatRequest_encode(&wr, LC_HB_VERSION, &rq);
@@ -214,11 +221,45 @@ lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool *fenced)
             samsa_warn("broker %" PRId32 " is fenced", lc->b->node->node_id);
         }
         *fenced = resp.IsFenced;
+        *should_shutdown = resp.ShouldShutDown;
+        if (resp.IsCaughtUp) {
+            samsa_broker_caught_up(lc->b);  /* the first time: strays */
+        }
         rc = 0;
     }
     samsa_arena_fini(&arena);
     samsa_free(answer);
     return rc;
+}
+
+/* Wait until until_ms, a stop or a shutdown request (lc->wake).
+ * @returns false when stopped */
+static bool
+lc_wait(samsa_lifecycle_t *lc, int64_t until_ms)
+{
+    struct timespec  ts;
+    bool             stopped;
+
+    ts.tv_sec = until_ms / 1000;
+    ts.tv_nsec = until_ms % 1000 * 1000000;
+    pthread_mutex_lock(&lc->lock);
+    while (!lc->stop && !lc->wake && samsa_now_ms() < until_ms) {
+        pthread_cond_timedwait(&lc->cond, &lc->lock, &ts);
+    }
+    lc->wake = false;
+    stopped = lc->stop;
+    pthread_mutex_unlock(&lc->lock);
+    return !stopped;
+}
+
+/* The controlled shutdown is over (approved, or nothing to wait for). */
+static void
+lc_shutdown_done(samsa_lifecycle_t *lc)
+{
+    pthread_mutex_lock(&lc->lock);
+    lc->shutdown_done = true;
+    pthread_cond_broadcast(&lc->cond);
+    pthread_mutex_unlock(&lc->lock);
 }
 
 static void *
@@ -227,12 +268,17 @@ lc_main(void *arg)
     samsa_lifecycle_t  *lc = arg;
     const samsa_config_kraft_t *k = samsa_config_kraft(lc->b->cfg);
     int64_t             epoch = -1, wait;
-    bool                fenced = true;
+    bool                fenced = true, want, should = false;
+    int                 rc, failed = 0;
 
     prctl(PR_SET_NAME, "broker-lifecycle", 0, 0, 0);
     do {
         wait = SAMSA_LIFECYCLE_RETRY_MS;
+        want = SAMSA_LOCKED_READ(&lc->lock, lc->want_shutdown);
         if (epoch < 0) {
+            if (want) {
+                break;          /* not registered: it leads nothing */
+            }
             epoch = lc_try(lc);
             fenced = true;
             pthread_mutex_lock(&lc->lock);
@@ -247,13 +293,27 @@ lc_main(void *arg)
             }
         }
         /* Kafka's BrokerLifecycleManager: heartbeats every
-         * broker.heartbeat.interval.ms once registered */
-        if (lc_heartbeat(lc, epoch, &fenced) == 1) {
+         * broker.heartbeat.interval.ms once registered; in controlled
+         * shutdown every SAMSA_LIFECYCLE_RETRY_MS until the controller
+         * answers ShouldShutDown */
+        rc = lc_heartbeat(lc, epoch, want, &fenced, &should);
+        failed = rc == -1 ? failed + 1 : 0;
+        if (rc == 1) {
             epoch = -1;
+        } else if (rc == 0 && want && should) {
+            samsa_info("broker %" PRId32 ": the controller approved the "
+                       "controlled shutdown", lc->b->node->node_id);
+            break;
+        } else if (want && failed >= SAMSA_LIFECYCLE_SHUTDOWN_TRIES) {
+            samsa_warn("broker %" PRId32 ": controlled shutdown: no active "
+                       "controller answered %d heartbeat(s): giving up",
+                       lc->b->node->node_id, failed);
+            break;
         }
-        wait = k->broker_heartbeat_interval_ms;
-    } while (samsa_locked_wait_stop(&lc->lock, &lc->cond, &lc->stop,
-                                    samsa_now_ms() + wait));
+        wait = want ? SAMSA_LIFECYCLE_RETRY_MS
+                    : k->broker_heartbeat_interval_ms;
+    } while (lc_wait(lc, samsa_now_ms() + wait));
+    lc_shutdown_done(lc);
     return NULL;
 }
 
@@ -284,6 +344,37 @@ int64_t
 samsa_lifecycle_epoch(samsa_lifecycle_t *lc)
 {
     return SAMSA_LOCKED_READ(&lc->lock, lc->epoch);
+}
+
+samsa_err_t
+samsa_lifecycle_shutdown(samsa_lifecycle_t *lc)
+{
+    const samsa_config_kraft_t  *k;
+    struct timespec              ts;
+    int64_t                      until_ms;
+    bool                         done;
+
+    if (lc == NULL
+        || !samsa_config_bool(lc->b->cfg, "controlled.shutdown.enable")) {
+        return SAMSA_ERR_NONE;
+    }
+    k = samsa_config_kraft(lc->b->cfg);
+    until_ms = samsa_now_ms() + k->broker_session_timeout_ms;
+    ts.tv_sec = until_ms / 1000;
+    ts.tv_nsec = until_ms % 1000 * 1000000;
+    samsa_info("broker %" PRId32 ": controlled shutdown: asking the active "
+               "controller to move leadership away",
+               lc->b->node->node_id);
+    pthread_mutex_lock(&lc->lock);
+    lc->want_shutdown = true;
+    lc->wake = true;
+    pthread_cond_broadcast(&lc->cond);
+    while (!lc->shutdown_done && samsa_now_ms() < until_ms) {
+        pthread_cond_timedwait(&lc->cond, &lc->lock, &ts);
+    }
+    done = lc->shutdown_done;
+    pthread_mutex_unlock(&lc->lock);
+    return done ? SAMSA_ERR_NONE : SAMSA_ERR__TIMED_OUT;
 }
 
 void

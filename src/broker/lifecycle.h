@@ -15,7 +15,16 @@
  * makes it register again (a new broker epoch).  Each broker epoch (or -1
  * while none) is handed to the producer-id manager, which sends it with
  * AllocateProducerIds (broker/pidmgr.h).
- * Not done (docs/CLUSTER.md): controlled shutdown (WantShutDown).
+ * Controlled shutdown (KIP-631, controlled.shutdown.enable):
+ * samsa_lifecycle_shutdown makes the thread heartbeat with WantShutDown
+ * every SAMSA_LIFECYCLE_RETRY_MS until the controller, having moved the
+ * broker's partition leadership away, answers ShouldShutDown; the wait is
+ * bounded by broker.session.timeout.ms (Kafka's broker waits for the
+ * controller's approval a fixed 5 minutes; after the session timeout the
+ * controller would have fenced this broker anyway), and it gives up
+ * sooner once SAMSA_LIFECYCLE_SHUTDOWN_TRIES heartbeats in a row find no
+ * active controller or get no answer (the quorum is gone, as when the
+ * last nodes of a cluster stop).
  * Threads: broker-lifecycle owns the registration (incarnation id,
  * correlation ids, the connection of each try); main starts and stops it;
  * lc->lock guards stop and epoch (-1 again while re-registering).
@@ -25,10 +34,15 @@
 
 #include <stdint.h>
 
+#include <samsa/errors.h>
+
 #include "broker/broker.h"
 
 #define SAMSA_LIFECYCLE_RETRY_MS   500
 #define SAMSA_LIFECYCLE_IO_MS      2000   /* bounds a try, and so stop */
+#define SAMSA_LIFECYCLE_SHUTDOWN_TRIES  2  /* unanswered heartbeats in a row
+                                              that end a controlled
+                                              shutdown (no quorum) */
 
 typedef struct samsa_lifecycle samsa_lifecycle_t;
 
@@ -38,6 +52,15 @@ samsa_lifecycle_t *samsa_lifecycle_start(samsa_broker_t *b);
 
 /* The broker epoch registration got, -1 until then.  @thread any */
 int64_t samsa_lifecycle_epoch(samsa_lifecycle_t *lc);
+
+/* Controlled shutdown, before samsa_lifecycle_stop: heartbeat with
+ * WantShutDown until the active controller answers ShouldShutDown (the
+ * broker then leads no partition) or broker.session.timeout.ms passes.
+ * Returns at once (NONE) if lc is NULL, controlled.shutdown.enable is
+ * false or the broker is not registered.  @returns SAMSA_ERR_NONE, or
+ * SAMSA_ERR__TIMED_OUT when the controller did not approve in time.
+ * @thread main */
+SAMSA_MUST_CHECK samsa_err_t samsa_lifecycle_shutdown(samsa_lifecycle_t *lc);
 
 /* Stop the thread (a try in progress ends within SAMSA_LIFECYCLE_IO_MS
  * per step), join and free it; NULL does nothing.  @thread main */

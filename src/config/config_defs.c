@@ -636,7 +636,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "controlled.shutdown.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "true",
-        .implemented = false,
+        .implemented = true,
         .doc = "Move leadership away before shutting down.",
     },
     {

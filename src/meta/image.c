@@ -1152,6 +1152,12 @@ delta_broker(samsa_image_delta_t *d, int32_t id)
     return NULL;
 }
 
+const samsa_image_broker_t *
+samsa_image_delta_broker_find(const samsa_image_delta_t *d, int32_t id)
+{
+    return delta_broker((samsa_image_delta_t *) d, id);
+}
+
 /* A new registration replaces the old one whole (Kafka's ClusterDelta);
  * the brokers stay in id order. */
 static void

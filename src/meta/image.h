@@ -235,6 +235,11 @@ const samsa_image_config_t *samsa_image_delta_resource_configs(
     const samsa_image_delta_t *delta, int8_t type, const char *name,
     size_t len, size_t *n);
 
+/* The delta's current registration of broker id, or NULL (for a writer
+ * whose batch fences or unfences brokers). */
+const samsa_image_broker_t *samsa_image_delta_broker_find(
+    const samsa_image_delta_t *delta, int32_t id);
+
 /* The delta's topics, for scans: slot i from 0 to
  * samsa_image_delta_topic_slots()-1 holds a topic or NULL (removed). */
 size_t samsa_image_delta_topic_slots(const samsa_image_delta_t *delta);

@@ -682,6 +682,11 @@ server_stop(server_t *srv)
     size_t          i;
 
     server_quiet(srv);
+    /* KIP-631: leadership moves off this broker before it goes */
+    if (samsa_lifecycle_shutdown(srv->lifecycle) != SAMSA_ERR_NONE) {
+        samsa_warn("controlled shutdown: the controller did not approve it "
+                   "within broker.session.timeout.ms: shutting down anyway");
+    }
     samsa_lifecycle_stop(srv->lifecycle);
     srv->lifecycle = NULL;
     for (i = 0; i < 2; i++) {

@@ -5,8 +5,8 @@ unfences it); after kill -9 of a node that is not the active controller
 the others stop listing it in Metadata within the session timeout plus
 slack (the delay is printed); restarted, it registers again and is listed
 again; after kill -9 of the active controller the new one does not fence
-the live brokers.  Partition leadership is not moved on fencing yet
-(docs/CLUSTER.md), so this test does not check partitions."""
+the live brokers.  Partition leadership on fencing is
+test_partition_leadership.py's."""
 
 import time
 

@@ -154,7 +154,7 @@ NOT_USED = {
     # one replica per partition: no replicas, leader moves, racks
     "unclean.leader.election.enable", "auto.leader.rebalance.enable",
     "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
-    "broker.rack", "controlled.shutdown.enable", "security.inter.broker.protocol",
+    "broker.rack", "security.inter.broker.protocol",
     "inter.broker.listener.name", "num.replica.fetchers", "replica.lag.time.max.ms",
     "replica.fetch.max.bytes", "replica.fetch.min.bytes", "replica.fetch.wait.max.ms",
     "replica.fetch.response.max.bytes", "replica.fetch.backoff.ms",

@@ -4,8 +4,9 @@
  * the active controller (Kafka's QuorumController.processBrokerHeartbeat,
  * through the controller thread: samsa_controller_broker_heartbeat).  A
  * node that is not the active controller answers NOT_CONTROLLER.
- * WantShutDown (controlled shutdown) and OfflineLogDirs are not acted on
- * (docs/CLUSTER.md): ShouldShutDown is always false.
+ * WantShutDown is KIP-631's controlled shutdown: ShouldShutDown is true
+ * once the broker leads no partition (the controller then fences it).
+ * OfflineLogDirs is not acted on (docs/CLUSTER.md).
  * Threads: handler (an unfence waits for the metadata log commit).
  */
 #include "broker/api_table.h"
@@ -32,6 +33,7 @@ samsa_h_BrokerHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
     hb.broker_epoch = rq->BrokerEpoch;
     hb.current_offset = rq->CurrentMetadataOffset;
     hb.want_fence = rq->WantFence;
+    hb.want_shutdown = rq->WantShutDown;
     err = samsa_controller_broker_heartbeat(apis->broker->ctrl, &hb, &res);
     if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN) {
         m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;
@@ -42,7 +44,7 @@ samsa_h_BrokerHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
         m.ErrorCode = (int16_t) res.error;
         m.IsCaughtUp = res.caught_up;
         m.IsFenced = res.fenced;
+        m.ShouldShutDown = res.should_shutdown;
     }
-    m.ShouldShutDown = false;
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -57,6 +57,7 @@ typedef enum ctl_kind {
     CTL_ALTER_CLIENT_QUOTAS,
     CTL_REGISTER_BROKER,
     CTL_BROKER_HEARTBEAT,
+    CTL_UNREGISTER_BROKER,
     CTL_WAKE,                       /* cluster mode: look at bootstrap */
 } ctl_kind_t;
 
@@ -317,7 +318,8 @@ ctl_fail_not_controller(samsa_controller_t *ctrl, ctl_op_t *op)
     /* the operations without per-item results answer in op->err */
     if (op->kind == CTL_ALLOC_PRODUCER_IDS
         || op->kind == CTL_REGISTER_BROKER
-        || op->kind == CTL_BROKER_HEARTBEAT) {
+        || op->kind == CTL_BROKER_HEARTBEAT
+        || op->kind == CTL_UNREGISTER_BROKER) {
         op->err = SAMSA_ERR_NOT_CONTROLLER;
         return;
     }
@@ -492,6 +494,10 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
                                op->req)->broker_id, samsa_now_ms())->last_ms
                 = samsa_now_ms();
         }
+        break;
+    case CTL_UNREGISTER_BROKER:
+        samsa_ctlbrokers_unregister(&b, *(const int32_t *) op->req,
+                                    op->results);
         break;
     case CTL_WAKE:
         break;
@@ -691,6 +697,18 @@ samsa_controller_broker_heartbeat(samsa_controller_t *ctrl,
     res->error = SAMSA_ERR_NONE;
     res->caught_up = false;
     res->fenced = true;
+    res->should_shutdown = false;
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_unregister_broker(samsa_controller_t *ctrl,
+                                   int32_t broker_id, samsa_err_t *error)
+{
+    ctl_op_t  op = { .kind = CTL_UNREGISTER_BROKER, .req = &broker_id,
+                     .results = error };
+
+    *error = SAMSA_ERR_NONE;
     return ctl_submit(ctrl, &op);
 }
 

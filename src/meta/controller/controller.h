@@ -392,6 +392,7 @@ typedef struct samsa_controller_heartbeat {
     int64_t   current_offset;       /* the last metadata offset the broker
                                        applied */
     bool      want_fence;
+    bool      want_shutdown;        /* controlled shutdown (KIP-631) */
 } samsa_controller_heartbeat_t;
 
 typedef struct samsa_controller_heartbeat_result {
@@ -399,6 +400,8 @@ typedef struct samsa_controller_heartbeat_result {
                                        STALE_BROKER_EPOCH, NOT_CONTROLLER */
     bool          caught_up;
     bool          fenced;
+    bool          should_shutdown;  /* the broker may finish shutting
+                                       down: it leads nothing */
 } samsa_controller_heartbeat_result_t;
 
 /* A broker's heartbeat, as Kafka's QuorumController.processBrokerHeartbeat:
@@ -406,10 +409,26 @@ typedef struct samsa_controller_heartbeat_result {
  * current_offset reaches its registration record (the broker epoch).  The
  * active controller fences (BrokerRegistrationChangeRecord Fenced=1) an
  * unfenced broker that sent none for broker.session.timeout.ms; a newly
- * elected one starts every session clock at its election.  Fencing does
- * not yet move partition leadership (docs/CLUSTER.md). */
+ * elected one starts every session clock at its election.  Partition
+ * leadership follows (Kafka's ReplicationControlManager): the batch that
+ * fences a broker moves leadership off it (leader -1 where no other ISR
+ * member is active), the one that unfences it elects it again where it is
+ * the leader-less partitions' ISR.  want_shutdown is KIP-631's controlled
+ * shutdown: the broker enters it (BrokerRegistrationChangeRecord
+ * InControlledShutdown, its leadership moved) and a later heartbeat, once
+ * it leads nothing, answers should_shutdown and fences it. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_broker_heartbeat(
     samsa_controller_t *ctrl, const samsa_controller_heartbeat_t *hb,
     samsa_controller_heartbeat_result_t *res);
+
+/* ---- unregistering a broker (UnregisterBroker, KIP-500) */
+
+/* Kafka's ReplicationControlManager.unregisterBroker: one batch moving the
+ * broker's partition leadership away (as a fence does) and an
+ * UnregisterBrokerRecord removing its registration.  *error gets NONE or
+ * BROKER_ID_NOT_REGISTERED; the return is the operation's (NOT_CONTROLLER
+ * on a node that is not the active controller, a commit failure). */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_unregister_broker(
+    samsa_controller_t *ctrl, int32_t broker_id, samsa_err_t *error);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */

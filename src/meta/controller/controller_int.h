@@ -59,5 +59,8 @@ samsa_err_t samsa_ctlbrokers_check_epoch(samsa_ctlbatch_t *b,
 void samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
                                 const samsa_controller_heartbeat_t *hb,
                                 samsa_controller_heartbeat_result_t *res);
+/* UnregisterBroker: *error gets NONE or BROKER_ID_NOT_REGISTERED. */
+void samsa_ctlbrokers_unregister(samsa_ctlbatch_t *b, int32_t broker_id,
+                                 samsa_err_t *error);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_INT_H */

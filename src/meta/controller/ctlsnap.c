@@ -8,6 +8,7 @@
 
 #include "proto/rd.h"
 #include "proto/wr.h"
+#include "util/alloc.h"
 #include "util/arena.h"
 #include "util/endian.h"
 
@@ -101,28 +102,58 @@ snap_topic(const samsa_image_topic_t *t, samsa_buf_t *out, uint32_t *count)
     }
 }
 
+/* RegisterBrokerRecord v1 (InControlledShutdown), as ctlbrokers.c writes
+ * it at metadata.version 3.3-IV3. */
+#define SNAP_REGISTER_BROKER_VERSION  1
+
+/* Each broker as one RegisterBrokerRecord with its whole registration:
+ * endpoints, features, rack, fence and controlled shutdown state. */
 static void
 snap_brokers(const samsa_image_t *img, samsa_buf_t *out, uint32_t *count)
 {
-    samsa_MetadataRecords_any_t   rec;
-    samsa_RegisterBrokerRecord_t *r = &rec.u.RegisterBrokerRecord;
-    const samsa_image_broker_t   *b;
-    size_t                        i;
+    samsa_MetadataRecords_any_t       rec;
+    samsa_RegisterBrokerRecord_t     *r = &rec.u.RegisterBrokerRecord;
+    samsa_RegisterBrokerEndpoint_t   *eps;
+    samsa_RegisterBrokerFeature_t    *feats;
+    const samsa_image_broker_t       *b;
+    size_t                            i, j;
 
     for (i = 0; i < samsa_image_broker_count(img); i++) {
         b = samsa_image_broker_at(img, i);
+        eps = samsa_calloc(b->nendpoints + 1, sizeof(*eps));
+        for (j = 0; j < b->nendpoints; j++) {
+            samsa_RegisterBrokerEndpoint_init(&eps[j]);
+            eps[j].Name = samsa_slice_cstr(b->endpoints[j].listener);
+            eps[j].Host = samsa_slice_cstr(b->endpoints[j].host);
+            eps[j].Port = b->endpoints[j].port;
+            eps[j].SecurityProtocol = b->endpoints[j].security_protocol;
+        }
+        feats = samsa_calloc(b->nfeatures + 1, sizeof(*feats));
+        for (j = 0; j < b->nfeatures; j++) {
+            samsa_RegisterBrokerFeature_init(&feats[j]);
+            feats[j].Name = samsa_slice_cstr(b->features[j].name);
+            feats[j].MinSupportedVersion = b->features[j].min_version;
+            feats[j].MaxSupportedVersion = b->features[j].max_version;
+        }
         memset(&rec, 0, sizeof(rec));
         rec.type = SAMSA_MetadataRecords_RegisterBrokerRecord;
+        rec.version = SNAP_REGISTER_BROKER_VERSION;
         samsa_RegisterBrokerRecord_init(r);
         r->BrokerId = b->id;
         r->BrokerEpoch = b->epoch;
         r->IncarnationId = b->incarnation_id;
+        r->EndPoints = eps;
+        r->EndPoints_cnt = (int32_t) b->nendpoints;
+        r->Features = feats;
+        r->Features_cnt = (int32_t) b->nfeatures;
         r->Fenced = b->fenced;
         r->InControlledShutdown = b->in_controlled_shutdown;
         r->Rack = b->rack != NULL ? samsa_slice_cstr(b->rack)
                                   : (samsa_slice_t) { NULL, 0 };
         samsa_ctlsnap_add(out, &rec);
         (*count)++;
+        samsa_free(feats);
+        samsa_free(eps);
     }
 }
 

@@ -59,7 +59,26 @@ sample_image(void)
     rec.u.RegisterBrokerRecord.BrokerEpoch = 4;
     rec.u.RegisterBrokerRecord.Fenced = false;
     rec.u.RegisterBrokerRecord.Rack = samsa_slice_cstr("r1");
-    replay_ok(d, &rec, off++);
+    {
+        samsa_RegisterBrokerEndpoint_t  ep;
+        samsa_RegisterBrokerFeature_t   feat;
+
+        samsa_RegisterBrokerEndpoint_init(&ep);
+        ep.Name = samsa_slice_cstr("PLAINTEXT");
+        ep.Host = samsa_slice_cstr("h1");
+        ep.Port = 9092;
+        samsa_RegisterBrokerFeature_init(&feat);
+        feat.Name = samsa_slice_cstr(SAMSA_META_METADATA_VERSION_NAME);
+        feat.MinSupportedVersion = 7;
+        feat.MaxSupportedVersion = 7;
+        rec.version = 1;            /* InControlledShutdown */
+        rec.u.RegisterBrokerRecord.InControlledShutdown = true;
+        rec.u.RegisterBrokerRecord.EndPoints = &ep;
+        rec.u.RegisterBrokerRecord.EndPoints_cnt = 1;
+        rec.u.RegisterBrokerRecord.Features = &feat;
+        rec.u.RegisterBrokerRecord.Features_cnt = 1;
+        replay_ok(d, &rec, off++);
+    }
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_TopicRecord;
     samsa_TopicRecord_init(&rec.u.TopicRecord);
@@ -76,7 +95,7 @@ sample_image(void)
         rec.u.PartitionRecord.Replicas_cnt = 1;
         rec.u.PartitionRecord.Isr = reps;
         rec.u.PartitionRecord.Isr_cnt = 1;
-        rec.u.PartitionRecord.Leader = 1;
+        rec.u.PartitionRecord.Leader = p == 2 ? -1 : 1;    /* fenced */
         rec.u.PartitionRecord.LeaderEpoch = p;
         rec.u.PartitionRecord.PartitionEpoch = 2 * p;
         replay_ok(d, &rec, off++);
@@ -173,6 +192,8 @@ test_ctlsnap_round_trip(void **state)
         assert_int_equal(t2->partitions[p].partition_epoch, 2 * p);
         assert_int_equal(t2->partitions[p].nreplicas, 1);
         assert_int_equal(t2->partitions[p].replicas[0], 1);
+        assert_int_equal(t2->partitions[p].leader, p == 2 ? -1 : 1);
+        assert_int_equal(t2->partitions[p].nisr, 1);
     }
     assert_string_equal(samsa_image_topic_config(t2, "retention.ms"), "1000");
     c = samsa_image_resource_configs(back, SAMSA_CONFIG_RESOURCE_BROKER, "",
@@ -196,6 +217,13 @@ test_ctlsnap_round_trip(void **state)
     assert_int_equal(b->epoch, 4);
     assert_false(b->fenced);
     assert_string_equal(b->rack, "r1");
+    assert_true(b->in_controlled_shutdown);
+    assert_int_equal(b->nendpoints, 1);
+    assert_string_equal(b->endpoints[0].listener, "PLAINTEXT");
+    assert_string_equal(b->endpoints[0].host, "h1");
+    assert_int_equal(b->endpoints[0].port, 9092);
+    assert_int_equal(b->nfeatures, 1);
+    assert_int_equal(b->features[0].max_version, 7);
     assert_int_equal(samsa_image_next_producer_id(back), 3000);
     /* writing the restored image gives the same bytes */
     samsa_buf_init(&again, 256);

@@ -1,0 +1,42 @@
+/*
+ * broker/handlers/h_UnregisterBroker.c - UnregisterBroker (key 64,
+ * KIP-500), Kafka's ControllerApis.handleUnregisterBroker: the active
+ * controller moves the broker's partition leadership away and writes an
+ * UnregisterBrokerRecord (samsa_controller_unregister_broker).  A broker
+ * listener that is not the active controller's forwards it there
+ * (SAMSA_API_F_ADMIN); a node that cannot reach one answers
+ * NOT_CONTROLLER.  No authorizer: Kafka checks ALTER on the cluster.
+ * Threads: handler (waits for the metadata log commit).
+ */
+#include "broker/api_table.h"
+
+#include "meta/controller/controller.h"
+#include "proto/gen/UnregisterBroker.h"
+
+void
+samsa_h_UnregisterBroker(samsa_apis_t *apis, samsa_req_t *req, void *body)
+{
+    samsa_UnregisterBrokerRequest_t   *rq = body;
+    samsa_UnregisterBrokerResponse_t   m;
+    samsa_err_t                        err, error = SAMSA_ERR_NONE;
+
+    samsa_UnregisterBrokerResponse_init(&m);
+    if (apis->broker == NULL || apis->broker->ctrl == NULL) {
+        m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;
+        samsa_apis_send(apis->broker, req, &m);
+        return;
+    }
+    err = samsa_controller_unregister_broker(apis->broker->ctrl,
+                                             rq->BrokerId, &error);
+    if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN) {
+        m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;
+    } else if (err != SAMSA_ERR_NONE) {
+        m.ErrorCode = err < 0 ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
+                              : (int16_t) err;
+    } else {
+        m.ErrorCode = (int16_t) error;      /* NONE, BROKER_ID_NOT_REGISTERED */
+    }
+    /* ErrorMessage stays the schema default "", as Kafka's answer sets
+     * only the error code */
+    samsa_apis_send(apis->broker, req, &m);
+}
