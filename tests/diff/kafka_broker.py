@@ -99,8 +99,13 @@ def java():
 
 
 def random_cluster_id():
-    # Kafka's Uuid.randomUuid().toString(): URL-safe base64 of 16 bytes
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    # Kafka's Uuid.randomUuid().toString(): URL-safe base64 of 16 bytes,
+    # drawn again when it starts with '-' (as Kafka's does: a command line
+    # would read it as an option)
+    while True:
+        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cid.startswith("-"):
+            return cid
 
 
 class KafkaBroker:
@@ -175,7 +180,7 @@ class KafkaBroker:
         with open(os.path.join(self.workdir, "log4j2.properties"), "w") as f:
             f.write(LOG4J2.format(log=self.log_path))
         fmt = subprocess.run(
-            self.java_cmd("kafka.tools.StorageTool", "format", "-t", self.cluster_id,
+            self.java_cmd("kafka.tools.StorageTool", "format", "--cluster-id=" + self.cluster_id,
                           "-c", props, "--ignore-formatted"),
             cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, timeout=T(60))
