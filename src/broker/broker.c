@@ -315,7 +315,13 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
         was = samsa_image_topic_find(new_img, t->name, t->name_len);
         gone = was == NULL || !samsa_uuid_eq(was->id, t->id);
     }
-    if (gone || samsa_image_topic_count(old_img) == 0) {
+    /* On a KRaft cluster node the images after a restart are the quorum's
+     * replay, entry by entry, from an empty one: an early one does not
+     * have the topics yet, so logs count as strays only once a topic the
+     * images had goes (not at the first images, as on a single node,
+     * whose image is whole from the start) */
+    if (gone || (samsa_image_topic_count(old_img) == 0
+                 && !samsa_config_kraft(b->cfg)->is_cluster)) {
         broker_delete_strays(b, new_img);
     }
 }

@@ -12,6 +12,7 @@
   share a 6-partition topic whose partitions are on all three nodes,
   commit, and a new consumer of the group resumes right after the
   committed offsets;
+- a coordinator's broker restarted keeps its groups' committed offsets;
 - a confluent-kafka transactional producer commits a transaction and a
   read_committed consumer sees only the committed records.  The topic's
   partition is placed on the transaction coordinator's broker: markers are
@@ -29,7 +30,7 @@ from samsa_harness import HOST, T
 
 from test_broker_registration import REGISTERED_BOUND_S, wait_registered
 from test_groups import ADAPTERS, CLIENTS, need, poll_until, values
-from test_groups_protocol import (FIND_COORDINATOR, LIST_GROUPS, call,
+from test_groups_protocol import (FIND_COORDINATOR, LIST_GROUPS, call, commit,
                                   describe, fetch_offsets, heartbeat, join)
 
 E_NONE, E_COORD_NA, E_NOT_COORD = 0, 15, 16
@@ -287,3 +288,35 @@ def test_transaction_commit_read_committed(cluster):
             vals.append(m.value())
     c.close()
     assert vals == [b"yes1", b"yes2"]
+
+
+def test_coordinator_restart_keeps_committed_offsets(cluster):
+    """A coordinator's broker restarted (SIGTERM) loads its groups from its
+    __consumer_offsets partitions once its image has the topic again (its
+    logs are not taken for strays of an image still replaying)."""
+    with cluster.nodes[1].connect() as conn:
+        conn.create_topic("rs", num_partitions=1, timeout=T(10))
+    find(cluster, 1, "g-warm", 0)
+    group = key_not_on(cluster, "__consumer_offsets", 1, "g-restart")
+    coord = find(cluster, 1, group, 0)[0]
+    deadline = time.monotonic() + T(10)
+    while True:                     # the coordinator's image has the topic
+        with cluster.nodes[coord].connect() as conn:
+            r = commit(conn, group, -1, "", {("rs", 0): 7}, version=2)
+        if r == {("rs", 0): E_NONE} or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert r == {("rs", 0): E_NONE}, r
+    cluster.nodes[coord].srv.stop()
+    cluster.start(coord)
+    cluster.wait_unfenced(T(30))
+    assert find(cluster, 1, group, 0)[0] == coord
+    deadline = time.monotonic() + T(10)
+    while True:
+        with cluster.nodes[coord].connect() as conn:
+            err, offs = fetch_offsets(conn, group, [("rs", [0])], version=5)
+        if (err, offs) == (E_NONE, {("rs", 0): (7, E_NONE)}) \
+                or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert (err, offs) == (E_NONE, {("rs", 0): (7, E_NONE)})

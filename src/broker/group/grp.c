@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordload.h"
 #include "broker/coordthread.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
@@ -310,6 +311,8 @@ samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
         conf->cfg, "offsets.retention.check.interval.ms");
     samsa_idtab_init(&gc->table, &grp_table_ops, gc);
     pthread_mutex_init(&gc->topic_lock, NULL);
+    pthread_mutex_init(&gc->load_lock, NULL);
+    atomic_init(&gc->loaded, false);
     pthread_mutex_init(&gc->expire_lock, NULL);
     grp_cond_init_monotonic(&gc->expire_cond);
     atomic_init(&gc->stopping, false);
@@ -376,6 +379,7 @@ samsa_grpcoord_close(samsa_grpcoord_t *gc)
     samsa_grpcoord_answer_waiting(gc);
     samsa_idtab_fini(&gc->table);
     pthread_mutex_destroy(&gc->topic_lock);
+    pthread_mutex_destroy(&gc->load_lock);
     pthread_mutex_destroy(&gc->expire_lock);
     pthread_cond_destroy(&gc->expire_cond);
     samsa_free(gc);
@@ -404,9 +408,34 @@ samsa_grpcoord_ensure_topic(samsa_grpcoord_t *gc)
                                    &gc->topic_lock, &gc->topic_ready);
 }
 
+/* A cluster node's image may not have __consumer_offsets yet when the
+ * coordinator opens (the metadata comes from the quorum after the start):
+ * then the first call that finds it in the image loads it, before any
+ * group is answered.  @locks takes load_lock */
+static void
+grp_load_late(samsa_grpcoord_t *gc)
+{
+    char  errstr[256];
+
+    if (atomic_load(&gc->loaded)
+        || !samsa_config_kraft(gc->conf.cfg)->is_cluster) {
+        return;
+    }
+    pthread_mutex_lock(&gc->load_lock);
+    if (!atomic_load(&gc->loaded)
+        && samsa_coordload_npartitions(gc->conf.meta,
+                                       SAMSA_GRP_OFFSETS_TOPIC) > 0
+        && samsa_grpstore_load(gc, errstr, sizeof(errstr))
+               != SAMSA_ERR_NONE) {
+        samsa_error("%s", errstr);
+    }
+    pthread_mutex_unlock(&gc->load_lock);
+}
+
 samsa_err_t
 samsa_grpcoord_check(samsa_grpcoord_t *gc, samsa_slice_t group_id)
 {
+    grp_load_late(gc);
     return samsa_coordtopic_owner_check(gc->conf.meta, NULL,
                                         samsa_config_kraft(gc->conf.cfg),
                                         gc->conf.node_id,
@@ -858,6 +887,7 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
     size_t         i, j, n, k = 0;
     bool           want;
 
+    grp_load_late(gc);
     all = samsa_grp_snapshot(gc, &n);
     *out = samsa_arena_calloc(arena, n + 1, sizeof(**out));
     img = samsa_meta_image_get(gc->conf.meta);

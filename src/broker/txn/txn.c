@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordload.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -288,6 +289,8 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
     }
     samsa_idtab_init(&tc->table, &txn_table_ops, tc);
     pthread_mutex_init(&tc->topic_lock, NULL);
+    pthread_mutex_init(&tc->load_lock, NULL);
+    atomic_init(&tc->loaded, false);
     pthread_mutex_init(&tc->pid_lock, NULL);
     pthread_mutex_init(&tc->queue_lock, NULL);
     pthread_cond_init(&tc->queue_cond, NULL);
@@ -331,6 +334,7 @@ samsa_txncoord_close(samsa_txncoord_t *tc)
     pthread_mutex_destroy(&tc->queue_lock);
     pthread_mutex_destroy(&tc->pid_lock);
     pthread_mutex_destroy(&tc->topic_lock);
+    pthread_mutex_destroy(&tc->load_lock);
     samsa_free(tc);
 }
 
@@ -365,9 +369,33 @@ samsa_txncoord_partition_for(samsa_txncoord_t *tc, samsa_slice_t txn_id)
                                    txn_id.len, tc->num_partitions);
 }
 
+/* As grp_load_late: a cluster node loads __transaction_state once its
+ * image has it, if it did not at open (transactions found in a Prepare
+ * state are queued for their markers then).  @locks takes load_lock */
+static void
+txn_load_late(samsa_txncoord_t *tc)
+{
+    char  errstr[256];
+
+    if (atomic_load(&tc->loaded)
+        || !samsa_config_kraft(tc->conf.cfg)->is_cluster) {
+        return;
+    }
+    pthread_mutex_lock(&tc->load_lock);
+    if (!atomic_load(&tc->loaded)
+        && samsa_coordload_npartitions(tc->conf.meta,
+                                       SAMSA_TXN_STATE_TOPIC) > 0
+        && samsa_txnstore_load(tc, errstr, sizeof(errstr))
+               != SAMSA_ERR_NONE) {
+        samsa_error("%s", errstr);
+    }
+    pthread_mutex_unlock(&tc->load_lock);
+}
+
 samsa_err_t
 samsa_txncoord_check(samsa_txncoord_t *tc, samsa_slice_t txn_id)
 {
+    txn_load_late(tc);
     return samsa_coordtopic_owner_check(tc->conf.meta, NULL,
                                         samsa_config_kraft(tc->conf.cfg),
                                         tc->conf.node_id,
@@ -913,6 +941,7 @@ samsa_txn_list(samsa_txncoord_t *tc, const samsa_txn_state_t *states,
     size_t         i, n, k = 0;
     int64_t        now = samsa_wall_ms();
 
+    txn_load_late(tc);
     all = samsa_txn_snapshot(tc, &n);
     *out = samsa_arena_calloc(arena, n + 1, sizeof(**out));
     img = samsa_meta_image_get(tc->conf.meta);
