@@ -100,6 +100,23 @@ def find(cluster, node_id, key, key_type, timeout=None):
         time.sleep(0.1)
 
 
+def warm(cluster, key_type):
+    """Creates the internal topic (FindCoordinator at node 1) and waits
+    until every node's image has it: a node whose image does not have it
+    yet answers NOT_COORDINATOR, as Kafka's before it loaded."""
+    topic = ("__consumer_offsets", "__transaction_state")[key_type]
+    find(cluster, 1, "warm", key_type)
+    deadline = time.monotonic() + T(10)
+    for i in (1, 2, 3):
+        while True:
+            md = cluster.metadata(i, topics=[topic])
+            t = [x for x in md["topics"] if x["name"] == topic]
+            if t and t[0]["error_code"] == 0:
+                break
+            assert time.monotonic() < deadline, "node %d lacks %s" % (i, topic)
+            time.sleep(0.05)
+
+
 def leader_of(cluster, node_id, topic, key):
     md = cluster.metadata(node_id, topics=[topic])
     t = [x for x in md["topics"] if x["name"] == topic][0]
@@ -157,7 +174,7 @@ def list_groups(conn):
 
 
 def test_not_coordinator_answers(cluster):
-    find(cluster, 1, "g-warm", 0)               # creates __consumer_offsets
+    warm(cluster, 0)
     group = key_not_on(cluster, "__consumer_offsets", 1, "g-nc")
     coord = find(cluster, 1, group, 0)[0]
     assert coord != 1
@@ -180,7 +197,7 @@ def test_not_coordinator_answers(cluster):
 
     # InitProducerId with a transactional id at a node that is not its
     # coordinator
-    find(cluster, 1, "t-warm", 1)               # creates __transaction_state
+    warm(cluster, 1)
     txn = key_not_on(cluster, "__transaction_state", 1, "t-nc")
     assert find(cluster, 1, txn, 1)[0] != 1
     kwire.FLEXIBLE_FROM.setdefault(INIT_PRODUCER_ID, 2)
@@ -218,7 +235,7 @@ def test_consumer_group_commit_resume(cluster, client):
     cluster.wait_topics_equal([topic], T(10))
     md = cluster.metadata(1, topics=[topic])
     assert len({p["leader_id"] for p in md["topics"][0]["partitions"]}) == 3, md
-    find(cluster, 1, "g-warm", 0)
+    warm(cluster, 0)
     group = key_not_on(cluster, "__consumer_offsets", 1, "g-cluster-" + client)
     first = produce6(bs, topic, 0, 120)
     cs = [ADAPTERS[client](bs, group, topic) for _ in range(2)]
@@ -252,7 +269,7 @@ def test_transaction_commit_read_committed(cluster):
     from confluent_kafka import Consumer, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
     bs = "%s:%d" % (HOST, cluster.nodes[1].ports[0])
-    find(cluster, 1, "t-warm", 1)
+    warm(cluster, 1)
     txn_id = key_not_on(cluster, "__transaction_state", 1, "tx-cluster")
     coord = find(cluster, 1, txn_id, 1)[0]
     a = AdminClient({"bootstrap.servers": bs})
@@ -296,7 +313,7 @@ def test_coordinator_restart_keeps_committed_offsets(cluster):
     logs are not taken for strays of an image still replaying)."""
     with cluster.nodes[1].connect() as conn:
         conn.create_topic("rs", num_partitions=1, timeout=T(10))
-    find(cluster, 1, "g-warm", 0)
+    warm(cluster, 0)
     group = key_not_on(cluster, "__consumer_offsets", 1, "g-restart")
     coord = find(cluster, 1, group, 0)[0]
     deadline = time.monotonic() + T(10)
