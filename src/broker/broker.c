@@ -119,6 +119,12 @@ broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
     samsa_broker_log_config(b, img, t, &lc);
     samsa_logmgr_topic_config_set(b->logs, t->name, &lc);
     for (p = 0; p < t->npartitions; p++) {
+        if (t->is_internal && samsa_config_kraft(b->cfg)->is_cluster
+            && t->partitions[p].leader != b->node->node_id) {
+            /* a coordinator partition another broker leads: its
+             * coordinator keeps it there (moving it: issue 20) */
+            continue;
+        }
         plog = samsa_logmgr_plog_ref(b->logs, t->name, p);
         if (plog != NULL
             && !samsa_uuid_eq(samsa_plog_topic_id(plog), t->id)) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "broker/coordtopic.h"
 #include "meta/image.h"
 #include "util/diag.h"
 
@@ -69,7 +70,9 @@ coordload_batches(void *arg, const uint8_t *buf, size_t len, int64_t from)
 }
 
 samsa_err_t
-samsa_coordload_scan(samsa_logmgr_t *logs, const char *topic, int32_t np,
+samsa_coordload_scan(samsa_logmgr_t *logs, samsa_meta_t *meta,
+                     const samsa_config_kraft_t *kraft, int32_t node_id,
+                     const char *topic, int32_t np,
                      int32_t chunk_bytes, const samsa_coordload_ops_t *ops,
                      void *ctx, char *errstr, size_t errstr_size)
 {
@@ -79,6 +82,10 @@ samsa_coordload_scan(samsa_logmgr_t *logs, const char *topic, int32_t np,
 
     for (sc.partition = 0; sc.partition < np && err == SAMSA_ERR_NONE;
          sc.partition++) {
+        if (samsa_coordtopic_owner_check(meta, NULL, kraft, node_id, topic,
+                                         sc.partition) != SAMSA_ERR_NONE) {
+            continue;           /* another broker coordinates its keys */
+        }
         plog = samsa_logmgr_plog_ref(logs, topic, sc.partition);
         if (plog == NULL) {
             continue;

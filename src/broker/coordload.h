@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <samsa/errors.h>
+#include "config/config_kraft.h"
 #include "log/logmgr.h"
 #include "meta/meta.h"
 #include "proto/batch.h"
@@ -30,11 +31,14 @@ typedef struct samsa_coordload_ops {
 /* How many partitions the latest image gives topic (0: not there). */
 int32_t samsa_coordload_npartitions(samsa_meta_t *meta, const char *topic);
 
-/* Replay partitions 0..np-1 of topic (those this broker has), read
- * chunk_bytes at a time, stopping at the first error: it is returned and
+/* Replay partitions 0..np-1 of topic (those this broker has; on a KRaft
+ * cluster node only those the image names node_id the leader of, as
+ * samsa_coordtopic_owner_check), read chunk_bytes at a time, stopping at the first error: it is returned and
  * described in errstr. */
 SAMSA_MUST_CHECK samsa_err_t samsa_coordload_scan(
-    samsa_logmgr_t *logs, const char *topic, int32_t np, int32_t chunk_bytes,
+    samsa_logmgr_t *logs, samsa_meta_t *meta,
+    const samsa_config_kraft_t *kraft, int32_t node_id, const char *topic,
+    int32_t np, int32_t chunk_bytes,
     const samsa_coordload_ops_t *ops, void *ctx, char *errstr,
     size_t errstr_size);
 

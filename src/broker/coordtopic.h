@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <samsa/errors.h>
+#include "config/config_kraft.h"
 #include "log/logmgr.h"
 #include "meta/controller/controller.h"
 #include "meta/image.h"
@@ -47,14 +48,37 @@ typedef struct samsa_coordtopic_append {
 
 /* Create the internal topic name (nparts partitions, replication factor
  * 1, configs) unless the latest image has it; ctrl NULL creates nothing.
+ * On a KRaft cluster node (kraft->is_cluster; kraft may be NULL: a single
+ * node) that is not the active controller, node_id sends CreateTopics to
+ * the active controller's CONTROLLER listener (broker/forward.h); the
+ * topic counts as there once this node's image has it (until then
+ * COORDINATOR_NOT_AVAILABLE, which clients retry).
  * One creation at a time, under lock; once the topic exists, *ready is
  * set (release), for the caller to skip the call next time.
  * SAMSA_ERR_NONE when it exists now, else COORDINATOR_NOT_AVAILABLE (the
  * reason is logged).  @thread any but the controller's  @locks takes lock */
 SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_ensure(
-    samsa_meta_t *meta, samsa_controller_t *ctrl, const char *name,
+    samsa_meta_t *meta, samsa_controller_t *ctrl,
+    const samsa_config_kraft_t *kraft, int32_t node_id, const char *name,
     int32_t nparts, const samsa_image_config_t *configs, size_t nconfigs,
     pthread_mutex_t *lock, _Atomic bool *ready);
+
+/* Kafka's isCoordinatorForGroup / isCoordinatorForTransactionalId: may
+ * node_id coordinate the keys of partition of the internal topic name?
+ * On a single node (kraft NULL or not a cluster) always SAMSA_ERR_NONE,
+ * as every partition is local.  On a cluster node NONE when img names
+ * node_id the partition's leader, else NOT_COORDINATOR (also while the
+ * topic does not exist: FindCoordinator creates it).  img NULL: the
+ * latest. */
+SAMSA_MUST_CHECK samsa_err_t samsa_coordtopic_owner_check(
+    samsa_meta_t *meta, const samsa_image_t *img,
+    const samsa_config_kraft_t *kraft, int32_t node_id, const char *name,
+    int32_t partition);
+
+/* Does img name node_id the leader of partition of topic name (false when
+ * either is not there)? */
+bool samsa_coordtopic_leads(const samsa_image_t *img, const char *name,
+                            int32_t partition, int32_t node_id);
 
 /* Append n records as one uncompressed batch, stamped now, to partition
  * of the internal topic name, at its leader epoch; returns once they are

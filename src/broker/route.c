@@ -104,3 +104,20 @@ samsa_route_check(const samsa_image_t *img, const samsa_image_partition_t *p,
     }
     return SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
 }
+
+samsa_err_t
+samsa_route_coordinator(const samsa_image_t *img, const char *topic,
+                        int32_t partition, const char *listener,
+                        samsa_arena_t *arena, samsa_route_node_t *out)
+{
+    const samsa_image_topic_t  *t = samsa_image_topic_find(img, topic,
+                                                           strlen(topic));
+
+    if (t == NULL || partition < 0 || partition >= t->npartitions
+        || t->partitions[partition].leader < 0
+        || !samsa_route_alive_node(img, t->partitions[partition].leader,
+                                   listener, arena, out)) {
+        return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+    }
+    return SAMSA_ERR_NONE;
+}

@@ -71,6 +71,15 @@ samsa_err_t samsa_route_check(const samsa_image_t *img,
                               samsa_route_leaders_t *leaders,
                               int32_t *leader_id, int32_t *leader_epoch);
 
+/* Kafka's coordinator lookup (KafkaApis.getCoordinator): the leader of
+ * partition of the internal topic (__consumer_offsets, __transaction_state)
+ * in img, on listener, in *out.  SAMSA_ERR_NONE, or COORDINATOR_NOT_AVAILABLE
+ * when the topic or partition is not in img, the partition has no leader
+ * (-1), or the leader is not alive or has no endpoint on listener. */
+SAMSA_MUST_CHECK samsa_err_t samsa_route_coordinator(
+    const samsa_image_t *img, const char *topic, int32_t partition,
+    const char *listener, samsa_arena_t *arena, samsa_route_node_t *out);
+
 /* Kafka's Partition.checkCurrentLeaderEpoch: a request's CurrentLeaderEpoch
  * against the partition's leader epoch; -1 skips the check.
  * SAMSA_ERR_NONE, FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH

@@ -11,8 +11,8 @@ through a node that is not the active controller finishes (its
 InitProducerId gets ids from a block that node fetched with
 AllocateProducerIds).
 
-Not here yet (see docs/CLUSTER.md): kafka-python, kafkajs and consumer
-groups across nodes (FindCoordinator still answers the node asked)."""
+Consumer groups and transactions across the nodes (kafka-python, kafkajs,
+confluent-kafka) are in test_coordinators_cluster.py."""
 
 import subprocess
 import time

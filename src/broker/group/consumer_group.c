@@ -1102,6 +1102,11 @@ samsa_consumer_group_heartbeat(samsa_grpcoord_t *gc, int16_t version,
     if (!cg_validate(&h)) {
         return;
     }
+    err = samsa_grpcoord_check(gc, rq->GroupId);
+    if (err != SAMSA_ERR_NONE) {
+        cg_fail(&h, err, "This is not the correct coordinator.");
+        return;
+    }
     if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
         /* the group's records need their partition */
         cg_fail(&h, SAMSA_ERR_COORDINATOR_NOT_AVAILABLE,
@@ -1240,10 +1245,18 @@ samsa_consumer_group_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
     samsa_consumer_group_t   *cg;
     size_t          i, j;
     char            msg[300];
+    samsa_err_t     err;
 
     out->GroupId = group_id;
     if (group_id.len == 0) {
         out->ErrorCode = SAMSA_ERR_INVALID_GROUP_ID;
+        return;
+    }
+    err = samsa_grpcoord_check(gc, group_id);
+    if (err != SAMSA_ERR_NONE) {
+        out->ErrorCode = (int16_t) err;
+        out->ErrorMessage = samsa_slice_cstr(
+            "This is not the correct coordinator.");
         return;
     }
     g = samsa_grp_get(gc, group_id, false);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordload.h"
 #include "broker/coordthread.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
@@ -310,6 +311,8 @@ samsa_grpcoord_open(const samsa_grpcoord_conf_t *conf, samsa_grpcoord_t **out,
         conf->cfg, "offsets.retention.check.interval.ms");
     samsa_idtab_init(&gc->table, &grp_table_ops, gc);
     pthread_mutex_init(&gc->topic_lock, NULL);
+    pthread_mutex_init(&gc->load_lock, NULL);
+    atomic_init(&gc->loaded, false);
     pthread_mutex_init(&gc->expire_lock, NULL);
     grp_cond_init_monotonic(&gc->expire_cond);
     atomic_init(&gc->stopping, false);
@@ -376,6 +379,7 @@ samsa_grpcoord_close(samsa_grpcoord_t *gc)
     samsa_grpcoord_answer_waiting(gc);
     samsa_idtab_fini(&gc->table);
     pthread_mutex_destroy(&gc->topic_lock);
+    pthread_mutex_destroy(&gc->load_lock);
     pthread_mutex_destroy(&gc->expire_lock);
     pthread_cond_destroy(&gc->expire_cond);
     samsa_free(gc);
@@ -397,9 +401,47 @@ samsa_grpcoord_ensure_topic(samsa_grpcoord_t *gc)
     configs[1] = (samsa_image_config_t) { "compression.type", "producer" };
     configs[2] = (samsa_image_config_t) { "segment.bytes", segment };
     return samsa_coordtopic_ensure(gc->conf.meta, gc->conf.ctrl,
+                                   samsa_config_kraft(gc->conf.cfg),
+                                   gc->conf.node_id,
                                    SAMSA_GRP_OFFSETS_TOPIC,
                                    gc->num_partitions, configs, 3,
                                    &gc->topic_lock, &gc->topic_ready);
+}
+
+/* A cluster node's image may not have __consumer_offsets yet when the
+ * coordinator opens (the metadata comes from the quorum after the start):
+ * then the first call that finds it in the image loads it, before any
+ * group is answered.  @locks takes load_lock */
+static void
+grp_load_late(samsa_grpcoord_t *gc)
+{
+    char  errstr[256];
+
+    if (atomic_load(&gc->loaded)
+        || !samsa_config_kraft(gc->conf.cfg)->is_cluster) {
+        return;
+    }
+    pthread_mutex_lock(&gc->load_lock);
+    if (!atomic_load(&gc->loaded)
+        && samsa_coordload_npartitions(gc->conf.meta,
+                                       SAMSA_GRP_OFFSETS_TOPIC) > 0
+        && samsa_grpstore_load(gc, errstr, sizeof(errstr))
+               != SAMSA_ERR_NONE) {
+        samsa_error("%s", errstr);
+    }
+    pthread_mutex_unlock(&gc->load_lock);
+}
+
+samsa_err_t
+samsa_grpcoord_check(samsa_grpcoord_t *gc, samsa_slice_t group_id)
+{
+    grp_load_late(gc);
+    return samsa_coordtopic_owner_check(gc->conf.meta, NULL,
+                                        samsa_config_kraft(gc->conf.cfg),
+                                        gc->conf.node_id,
+                                        SAMSA_GRP_OFFSETS_TOPIC,
+                                        samsa_grpcoord_partition_for(
+                                            gc, group_id));
 }
 
 /* ---- OffsetCommit --------------------------------------------------------- */
@@ -488,11 +530,19 @@ static bool
 grp_commit_start(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                  samsa_grp_offset_t *offs, size_t n)
 {
-    size_t  i;
+    samsa_err_t  err;
+    size_t       i;
 
     if (group_id.len == 0) {
         for (i = 0; i < n; i++) {
             offs[i].error = SAMSA_ERR_INVALID_GROUP_ID;
+        }
+        return false;
+    }
+    err = samsa_grpcoord_check(gc, group_id);
+    if (err != SAMSA_ERR_NONE) {
+        for (i = 0; i < n; i++) {
+            offs[i].error = err;
         }
         return false;
     }
@@ -654,11 +704,27 @@ samsa_grp_fetch_offsets(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                         bool all, samsa_arena_t *arena,
                         samsa_grp_offset_t **offs, size_t *n)
 {
-    samsa_grp_t         *g = samsa_grp_get(gc, group_id, false);
+    samsa_grp_t         *g;
     samsa_grp_offset_t  *o;
     grp_offset_t        *c;
     size_t               i;
+    samsa_err_t          err = samsa_grpcoord_check(gc, group_id);
 
+    if (err != SAMSA_ERR_NONE) {
+        if (all) {
+            *offs = NULL;
+            *n = 0;
+        }
+        for (i = 0; !all && i < *n; i++) {
+            /* OffsetFetch v0-v1 have per-partition errors only */
+            (*offs)[i].offset = -1;
+            (*offs)[i].leader_epoch = -1;
+            (*offs)[i].metadata = (samsa_slice_t) { "", 0 };
+            (*offs)[i].error = err;
+        }
+        return err;
+    }
+    g = samsa_grp_get(gc, group_id, false);
     if (g == NULL) {
         if (all) {
             *offs = NULL;
@@ -754,12 +820,16 @@ samsa_err_t
 samsa_grp_delete_offsets(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                          samsa_grp_offset_t *offs, size_t n)
 {
-    samsa_grp_t   *g = samsa_grp_get(gc, group_id, false);
+    samsa_grp_t   *g;
     grp_offset_t  *gone;
-    samsa_err_t    err = SAMSA_ERR_NONE;
+    samsa_err_t    err = samsa_grpcoord_check(gc, group_id);
     size_t         i, ngone = 0;
     bool           consumer;
 
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    g = samsa_grp_get(gc, group_id, false);
     if (g == NULL) {
         return SAMSA_ERR_GROUP_ID_NOT_FOUND;
     }
@@ -813,14 +883,22 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
                size_t nstates, samsa_arena_t *arena, samsa_grp_listed_t **out)
 {
     samsa_grp_t  **all;
+    samsa_image_t *img;
     size_t         i, j, n, k = 0;
     bool           want;
 
+    grp_load_late(gc);
     all = samsa_grp_snapshot(gc, &n);
     *out = samsa_arena_calloc(arena, n + 1, sizeof(**out));
+    img = samsa_meta_image_get(gc->conf.meta);
     for (i = 0; i < n; i++) {
         pthread_mutex_lock(&all[i]->lock);
-        want = all[i]->state != SAMSA_GRP_DEAD;
+        /* each broker lists the groups it coordinates (Kafka's) */
+        want = all[i]->state != SAMSA_GRP_DEAD
+               && samsa_coordtopic_owner_check(
+                      gc->conf.meta, img, samsa_config_kraft(gc->conf.cfg),
+                      gc->conf.node_id, SAMSA_GRP_OFFSETS_TOPIC,
+                      all[i]->partition) == SAMSA_ERR_NONE;
         for (j = 0; want && nstates > 0 && j < nstates; j++) {
             if (samsa_slice_eq_cstr(states[j],
                                     all[i]->cg != NULL
@@ -847,6 +925,7 @@ samsa_grp_list(samsa_grpcoord_t *gc, const samsa_slice_t *states,
         pthread_mutex_unlock(&all[i]->lock);
         samsa_grp_unref(all[i]);
     }
+    samsa_image_put(img);
     samsa_free(all);
     return k;
 }
@@ -872,7 +951,7 @@ void
 samsa_grp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                    samsa_arena_t *arena, samsa_grp_described_t *out)
 {
-    samsa_grp_t                    *g = samsa_grp_get(gc, group_id, false);
+    samsa_grp_t                    *g;
     samsa_grp_described_member_t   *dm;
     const grp_member_t             *m;
     const grp_proto_t              *p;
@@ -883,6 +962,11 @@ samsa_grp_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
     out->state = SAMSA_GRP_DEAD;
     out->protocol_type = "";
     out->protocol_name = "";
+    out->error = samsa_grpcoord_check(gc, group_id);
+    if (out->error != SAMSA_ERR_NONE) {
+        return;
+    }
+    g = samsa_grp_get(gc, group_id, false);
     if (g == NULL) {
         return;
     }
@@ -942,6 +1026,10 @@ samsa_grp_delete(samsa_grpcoord_t *gc, samsa_slice_t group_id)
 
     if (group_id.len == 0) {
         return SAMSA_ERR_INVALID_GROUP_ID;
+    }
+    err = samsa_grpcoord_check(gc, group_id);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     g = samsa_grp_get(gc, group_id, false);
     if (g == NULL) {

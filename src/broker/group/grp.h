@@ -96,6 +96,15 @@ void samsa_grpcoord_close(samsa_grpcoord_t *gc);
  * COORDINATOR_NOT_AVAILABLE if it cannot be created. */
 SAMSA_MUST_CHECK samsa_err_t samsa_grpcoord_ensure_topic(samsa_grpcoord_t *gc);
 
+/* Kafka's isCoordinatorForGroup: SAMSA_ERR_NONE on a single node (every
+ * partition of __consumer_offsets is local) and on a cluster node that
+ * leads group_id's partition of it (broker/coordtopic.h), else
+ * NOT_COORDINATOR.  Every samsa_grp_* call and the consumer groups'
+ * (KIP-848) ones below answer that before anything else about a group;
+ * samsa_grp_list lists only the groups of the partitions led here. */
+SAMSA_MUST_CHECK samsa_err_t samsa_grpcoord_check(samsa_grpcoord_t *gc,
+                                                  samsa_slice_t group_id);
+
 /* ---- JoinGroup ---------------------------------------------------------- */
 
 typedef struct samsa_grp_protocol {

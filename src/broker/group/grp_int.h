@@ -139,6 +139,11 @@ struct samsa_grpcoord {
                                                topic at a time */
     _Atomic bool           topic_ready;     /* [atomic] release once it
                                                exists; acquired before use */
+    pthread_mutex_t        load_lock;       /* one load at a time */
+    _Atomic bool           loaded;          /* [atomic] the internal topic
+                                               was loaded (at open, or on
+                                               a cluster node once its
+                                               image had the topic) */
     _Atomic bool           stopping;        /* [atomic] shutting down:
                                                no new timers */
     int64_t                retention_ms;    /* [const] offsets.retention.

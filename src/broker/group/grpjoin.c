@@ -1257,6 +1257,7 @@ samsa_grp_join(samsa_grpcoord_t *gc, const samsa_grp_join_req_t *rq,
                samsa_grp_join_cb_t *cb, void *ctx)
 {
     samsa_grp_t  *g;
+    samsa_err_t   err;
     bool          unknown = rq->member_id.len == 0;
 
     if (rq->group_id.len == 0) {
@@ -1267,6 +1268,11 @@ samsa_grp_join(samsa_grpcoord_t *gc, const samsa_grp_join_req_t *rq,
         || rq->session_timeout_ms > gc->max_session_timeout_ms) {
         grp_join_answer_error(cb, ctx, SAMSA_ERR_INVALID_SESSION_TIMEOUT,
                               NULL);
+        return;
+    }
+    err = samsa_grpcoord_check(gc, rq->group_id);
+    if (err != SAMSA_ERR_NONE) {
+        grp_join_answer_error(cb, ctx, err, NULL);
         return;
     }
     if (samsa_grpcoord_ensure_topic(gc) != SAMSA_ERR_NONE) {
@@ -1384,8 +1390,14 @@ samsa_grp_sync(samsa_grpcoord_t *gc, const samsa_grp_sync_req_t *rq,
 {
     samsa_grp_sync_result_t  res = { .error = SAMSA_ERR_NONE };
     grp_member_t            *m = NULL;
-    samsa_grp_t             *g = samsa_grp_get(gc, rq->group_id, false);
+    samsa_grp_t             *g;
 
+    res.error = samsa_grpcoord_check(gc, rq->group_id);
+    if (res.error != SAMSA_ERR_NONE) {
+        cb(ctx, &res);
+        return;
+    }
+    g = samsa_grp_get(gc, rq->group_id, false);
     if (g == NULL) {
         res.error = SAMSA_ERR_UNKNOWN_MEMBER_ID;
         cb(ctx, &res);
@@ -1438,10 +1450,14 @@ samsa_grp_heartbeat(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                     samsa_slice_t member_id, samsa_slice_t instance_id,
                     int32_t generation)
 {
-    samsa_grp_t   *g = samsa_grp_get(gc, group_id, false);
+    samsa_grp_t   *g;
     grp_member_t  *m;
-    samsa_err_t    err = SAMSA_ERR_NONE;
+    samsa_err_t    err = samsa_grpcoord_check(gc, group_id);
 
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    g = samsa_grp_get(gc, group_id, false);
     if (g == NULL) {
         return SAMSA_ERR_UNKNOWN_MEMBER_ID;
     }
@@ -1510,10 +1526,14 @@ samsa_err_t
 samsa_grp_leave(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                 samsa_grp_leaver_t *leavers, size_t n)
 {
-    samsa_grp_t  *g = samsa_grp_get(gc, group_id, false);
-    samsa_err_t   err = SAMSA_ERR_NONE;
+    samsa_grp_t  *g;
+    samsa_err_t   err = samsa_grpcoord_check(gc, group_id);
     size_t        i;
 
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    g = samsa_grp_get(gc, group_id, false);
     if (g == NULL) {
         for (i = 0; i < n; i++) {
             leavers[i].error = SAMSA_ERR_UNKNOWN_MEMBER_ID;

@@ -526,7 +526,10 @@ samsa_grpstore_load(samsa_grpcoord_t *gc, char *errstr, size_t errstr_size)
         gc->num_partitions = np;
     }
     atomic_store(&gc->topic_ready, true);
-    err = samsa_coordload_scan(gc->conf.logs, SAMSA_GRP_OFFSETS_TOPIC, np,
+    atomic_store(&gc->loaded, true);
+    err = samsa_coordload_scan(gc->conf.logs, gc->conf.meta,
+                               samsa_config_kraft(gc->conf.cfg),
+                               gc->conf.node_id, SAMSA_GRP_OFFSETS_TOPIC, np,
                                GRPSTORE_READ_BYTES, &grpstore_load_ops, gc,
                                errstr, errstr_size);
     grpstore_load_finish(gc);

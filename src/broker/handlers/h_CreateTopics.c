@@ -134,6 +134,11 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     ct.topics = createtopics_convert(&req->arena, rq);
     ct.ntopics = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
     ct.validate_only = rq->ValidateOnly;
+    /* the CONTROLLER listener serves the brokers: one that is not the
+     * active controller creates __consumer_offsets and __transaction_state
+     * through it (broker/coordtopic.h), as Kafka's AutoTopicCreationManager
+     * through ControllerApis */
+    ct.internal = strcmp(apis->kind, "controller") == 0;
     res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
     c = (createtopics_call_t) { apis->broker, &ct, &req->arena, res };
     /* issue 22: out of descriptors, the logs could not be created:

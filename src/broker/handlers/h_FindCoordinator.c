@@ -1,16 +1,24 @@
 /*
  * broker/handlers/h_FindCoordinator.c - FindCoordinator (key 10), v0-v4 (v4: a
- * batch of keys, KIP-699).  Key type 0 (GROUP): this node coordinates
- * every group; __consumer_offsets is created on first use (Kafka creates
- * it here too).  Key type 1 (TRANSACTION): this node coordinates every
- * transactional id; __transaction_state is created on first use.  An
- * empty key too, as Kafka's.  Other key types get INVALID_REQUEST.
+ * batch of keys, KIP-699), as Kafka's KafkaApis.getCoordinator.  Key type 0
+ * (GROUP): the coordinator of a group is the leader of its partition of
+ * __consumer_offsets (samsa_grpcoord_partition_for), which is created on
+ * first use (Kafka creates it here too).  Key type 1 (TRANSACTION): the
+ * leader of the transactional id's partition of __transaction_state
+ * (samsa_txncoord_partition_for), also created on first use.  The answer
+ * is that broker's endpoint on the request's listener, from the metadata
+ * image (broker/route.h); a partition without a live leader there is
+ * COORDINATOR_NOT_AVAILABLE.  On a single node (no KRaft cluster) this
+ * node coordinates everything and answers itself.  An empty key too, as
+ * Kafka's.  Other key types get INVALID_REQUEST.
  * Threads: handler.
  */
 #include "broker/api_table.h"
 
 #include "broker/group/grp.h"
+#include "broker/route.h"
 #include "broker/txn/txn.h"
+#include "config/config.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/FindCoordinator.h"
@@ -26,6 +34,37 @@ typedef struct findcoord_answer {
     const char   *host;
     int32_t       port;
 } findcoord_answer_t;
+
+/* On a KRaft cluster node: the leader of key's partition of the internal
+ * topic, from the image taken after the topic was made sure of. */
+static void
+findcoord_leader(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
+                 samsa_slice_t key, findcoord_answer_t *a)
+{
+    samsa_route_node_t   node;
+    const samsa_image_t *img = samsa_apis_image(apis->broker, req);
+    const char          *topic;
+    int32_t              partition;
+
+    if (key_type == KEY_TYPE_GROUP) {
+        topic = SAMSA_GRP_OFFSETS_TOPIC;
+        partition = samsa_grpcoord_partition_for(apis->broker->grp, key);
+    } else {
+        topic = SAMSA_TXN_STATE_TOPIC;
+        partition = samsa_txncoord_partition_for(apis->broker->txn, key);
+    }
+    a->error = samsa_route_coordinator(img, topic, partition, req->listener,
+                                       &req->arena, &node);
+    if (a->error != SAMSA_ERR_NONE) {
+        a->message = "The coordinator is not available.";
+        return;
+    }
+    /* as on a single node: Errors.NONE.message() in v0-v3, "" in v4 */
+    a->message = req->hdr.ApiVersion < 4 ? "NONE" : "";
+    a->node_id = node.id;
+    a->host = node.host;
+    a->port = node.port;
+}
 
 static void
 findcoord_one(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
@@ -46,12 +85,19 @@ findcoord_one(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
     /* An empty key is answered like any other, as Kafka does (tests/diff):
      * JoinGroup then says INVALID_GROUP_ID, InitProducerId
      * INVALID_REQUEST. */
-    (void) key;
-    if (ep == NULL
-        || (key_type == KEY_TYPE_GROUP
-                ? samsa_grpcoord_ensure_topic(apis->broker->grp)
-                : samsa_txncoord_ensure_topic(apis->broker->txn))
-               != SAMSA_ERR_NONE) {
+    if ((key_type == KEY_TYPE_GROUP
+             ? samsa_grpcoord_ensure_topic(apis->broker->grp)
+             : samsa_txncoord_ensure_topic(apis->broker->txn))
+        != SAMSA_ERR_NONE) {
+        a->error = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
+        a->message = "The coordinator is not available.";
+        return;
+    }
+    if (samsa_config_kraft(apis->broker->cfg)->is_cluster) {
+        findcoord_leader(apis, req, key_type, key, a);
+        return;
+    }
+    if (ep == NULL) {
         a->error = SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
         a->message = "The coordinator is not available.";
         return;

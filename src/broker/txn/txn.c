@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "meta/image.h"
+#include "broker/coordload.h"
 #include "broker/coordtopic.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -288,6 +289,8 @@ samsa_txncoord_open(const samsa_txncoord_conf_t *conf, samsa_txncoord_t **out,
     }
     samsa_idtab_init(&tc->table, &txn_table_ops, tc);
     pthread_mutex_init(&tc->topic_lock, NULL);
+    pthread_mutex_init(&tc->load_lock, NULL);
+    atomic_init(&tc->loaded, false);
     pthread_mutex_init(&tc->pid_lock, NULL);
     pthread_mutex_init(&tc->queue_lock, NULL);
     pthread_cond_init(&tc->queue_cond, NULL);
@@ -331,6 +334,7 @@ samsa_txncoord_close(samsa_txncoord_t *tc)
     pthread_mutex_destroy(&tc->queue_lock);
     pthread_mutex_destroy(&tc->pid_lock);
     pthread_mutex_destroy(&tc->topic_lock);
+    pthread_mutex_destroy(&tc->load_lock);
     samsa_free(tc);
 }
 
@@ -351,9 +355,53 @@ samsa_txncoord_ensure_topic(samsa_txncoord_t *tc)
     configs[3] = (samsa_image_config_t) { "unclean.leader.election.enable",
                                           "false" };
     return samsa_coordtopic_ensure(tc->conf.meta, tc->conf.ctrl,
+                                   samsa_config_kraft(tc->conf.cfg),
+                                   tc->conf.node_id,
                                    SAMSA_TXN_STATE_TOPIC, tc->num_partitions,
                                    configs, 4, &tc->topic_lock,
                                    &tc->topic_ready);
+}
+
+int32_t
+samsa_txncoord_partition_for(samsa_txncoord_t *tc, samsa_slice_t txn_id)
+{
+    return samsa_grp_partition_for(txn_id.ptr != NULL ? txn_id.ptr : "",
+                                   txn_id.len, tc->num_partitions);
+}
+
+/* As grp_load_late: a cluster node loads __transaction_state once its
+ * image has it, if it did not at open (transactions found in a Prepare
+ * state are queued for their markers then).  @locks takes load_lock */
+static void
+txn_load_late(samsa_txncoord_t *tc)
+{
+    char  errstr[256];
+
+    if (atomic_load(&tc->loaded)
+        || !samsa_config_kraft(tc->conf.cfg)->is_cluster) {
+        return;
+    }
+    pthread_mutex_lock(&tc->load_lock);
+    if (!atomic_load(&tc->loaded)
+        && samsa_coordload_npartitions(tc->conf.meta,
+                                       SAMSA_TXN_STATE_TOPIC) > 0
+        && samsa_txnstore_load(tc, errstr, sizeof(errstr))
+               != SAMSA_ERR_NONE) {
+        samsa_error("%s", errstr);
+    }
+    pthread_mutex_unlock(&tc->load_lock);
+}
+
+samsa_err_t
+samsa_txncoord_check(samsa_txncoord_t *tc, samsa_slice_t txn_id)
+{
+    txn_load_late(tc);
+    return samsa_coordtopic_owner_check(tc->conf.meta, NULL,
+                                        samsa_config_kraft(tc->conf.cfg),
+                                        tc->conf.node_id,
+                                        SAMSA_TXN_STATE_TOPIC,
+                                        samsa_txncoord_partition_for(
+                                            tc, txn_id));
 }
 
 /* ---- state changes ------------------------------------------------------------ */
@@ -463,6 +511,10 @@ samsa_txn_init_producer_id(samsa_txncoord_t *tc, samsa_slice_t txn_id,
     }
     if (timeout_ms <= 0 || timeout_ms > tc->max_timeout_ms) {
         return SAMSA_ERR_INVALID_TRANSACTION_TIMEOUT;
+    }
+    err = samsa_txncoord_check(tc, txn_id);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     if (samsa_txncoord_ensure_topic(tc) != SAMSA_ERR_NONE) {
         return SAMSA_ERR_COORDINATOR_NOT_AVAILABLE;
@@ -592,13 +644,20 @@ txn_add_locked(samsa_txn_t *txn, int64_t pid, int16_t epoch,
 
 /* The known transactional id txn_id (a reference), locked, as
  * AddPartitionsToTxn and EndTxn look it up: INVALID_REQUEST for an empty
- * id, INVALID_PRODUCER_ID_MAPPING for one this coordinator does not have.
+ * id, NOT_COORDINATOR for one another broker coordinates,
+ * INVALID_PRODUCER_ID_MAPPING for one this coordinator does not have.
  * The caller lets it go with txn_unlock_unref(). */
 static samsa_err_t
 txn_lock_known(samsa_txncoord_t *tc, samsa_slice_t txn_id, samsa_txn_t **txn)
 {
+    samsa_err_t  err;
+
     if (txn_id.len == 0) {
         return SAMSA_ERR_INVALID_REQUEST;
+    }
+    err = samsa_txncoord_check(tc, txn_id);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
     }
     *txn = samsa_txn_get(tc, txn_id, false);
     if (*txn == NULL) {
@@ -635,6 +694,14 @@ samsa_txn_add_partitions(samsa_txncoord_t *tc, samsa_slice_t txn_id,
     size_t                      i;
     bool                        bad = false;
 
+    err = txn_id.len > 0 ? samsa_txncoord_check(tc, txn_id) : SAMSA_ERR_NONE;
+    for (i = 0; err != SAMSA_ERR_NONE && i < n; i++) {
+        tps[i].error = err;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        samsa_image_put(img);
+        return;
+    }
     for (i = 0; i < n; i++) {
         t = samsa_image_topic_find(img, tps[i].topic.ptr != NULL
                                             ? tps[i].topic.ptr : "",
@@ -806,13 +873,18 @@ void
 samsa_txn_describe(samsa_txncoord_t *tc, samsa_slice_t txn_id,
                    samsa_arena_t *arena, samsa_txn_described_t *out)
 {
-    samsa_txn_t  *txn = samsa_txn_get(tc, txn_id, false);
+    samsa_txn_t  *txn;
 
     memset(out, 0, sizeof(*out));
     out->producer_id = -1;
     out->epoch = -1;
     out->start_ms = -1;
     out->state = SAMSA_TXN_DEAD;
+    out->error = samsa_txncoord_check(tc, txn_id);
+    if (out->error != SAMSA_ERR_NONE) {
+        return;
+    }
+    txn = samsa_txn_get(tc, txn_id, false);
     if (txn == NULL) {
         out->error = SAMSA_ERR_TRANSACTIONAL_ID_NOT_FOUND;
         return;
@@ -865,15 +937,23 @@ samsa_txn_list(samsa_txncoord_t *tc, const samsa_txn_state_t *states,
                samsa_txn_listed_t **out)
 {
     samsa_txn_t  **all;
+    samsa_image_t *img;
     size_t         i, n, k = 0;
     int64_t        now = samsa_wall_ms();
 
+    txn_load_late(tc);
     all = samsa_txn_snapshot(tc, &n);
     *out = samsa_arena_calloc(arena, n + 1, sizeof(**out));
+    img = samsa_meta_image_get(tc->conf.meta);
     for (i = 0; i < n; i++) {
         pthread_mutex_lock(&all[i]->lock);
+        /* each broker lists the transactional ids it coordinates */
         if (txn_listed(all[i], states, nstates, pids, npids, min_duration_ms,
-                       now)) {
+                       now)
+            && samsa_coordtopic_owner_check(
+                   tc->conf.meta, img, samsa_config_kraft(tc->conf.cfg),
+                   tc->conf.node_id, SAMSA_TXN_STATE_TOPIC,
+                   all[i]->partition) == SAMSA_ERR_NONE) {
             (*out)[k].txn_id = samsa_arena_strndup(arena, all[i]->id,
                                                    strlen(all[i]->id));
             (*out)[k].producer_id = all[i]->producer_id;
@@ -883,6 +963,7 @@ samsa_txn_list(samsa_txncoord_t *tc, const samsa_txn_state_t *states,
         pthread_mutex_unlock(&all[i]->lock);
         samsa_txn_unref(all[i]);
     }
+    samsa_image_put(img);
     samsa_free(all);
     return k;
 }

@@ -97,6 +97,20 @@ void samsa_txncoord_close(samsa_txncoord_t *tc);
  * COORDINATOR_NOT_AVAILABLE if it cannot be created. */
 SAMSA_MUST_CHECK samsa_err_t samsa_txncoord_ensure_topic(samsa_txncoord_t *tc);
 
+/* The partition of __transaction_state that holds txn_id (Kafka's
+ * partitionFor: abs(hashCode) % transaction.state.log.num.partitions). */
+int32_t samsa_txncoord_partition_for(samsa_txncoord_t *tc,
+                                     samsa_slice_t txn_id);
+
+/* Kafka's isCoordinatorForTransactionalId: SAMSA_ERR_NONE on a single node
+ * and on a cluster node that leads txn_id's partition of
+ * __transaction_state (broker/coordtopic.h), else NOT_COORDINATOR.
+ * InitProducerId (with an id), AddPartitionsToTxn, AddOffsetsToTxn, EndTxn
+ * and DescribeTransactions answer that first; samsa_txn_list lists only
+ * the ids of the partitions led here. */
+SAMSA_MUST_CHECK samsa_err_t samsa_txncoord_check(samsa_txncoord_t *tc,
+                                                  samsa_slice_t txn_id);
+
 /* ---- the client's requests ------------------------------------------------ */
 
 /* InitProducerId with a transactional id (Kafka's handleInitProducerId):

@@ -65,6 +65,11 @@ struct samsa_txncoord {
     pthread_mutex_t        topic_lock;      /* one creation at a time */
     _Atomic bool           topic_ready;     /* [atomic] release once it
                                                exists; acquired before use */
+    pthread_mutex_t        load_lock;       /* one load at a time */
+    _Atomic bool           loaded;          /* [atomic] the internal topic
+                                               was loaded (at open, or on
+                                               a cluster node once its
+                                               image had the topic) */
     pthread_mutex_t        pid_lock;        /* guards next_pid, end_pid */
     int64_t                next_pid;
     int64_t                end_pid;

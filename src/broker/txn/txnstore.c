@@ -287,7 +287,10 @@ samsa_txnstore_load(samsa_txncoord_t *tc, char *errstr, size_t errstr_size)
     }
     tc->num_partitions = np;            /* the topic decides once it exists */
     atomic_store(&tc->topic_ready, true);
-    err = samsa_coordload_scan(tc->conf.logs, SAMSA_TXN_STATE_TOPIC, np,
+    atomic_store(&tc->loaded, true);
+    err = samsa_coordload_scan(tc->conf.logs, tc->conf.meta,
+                               samsa_config_kraft(tc->conf.cfg),
+                               tc->conf.node_id, SAMSA_TXN_STATE_TOPIC, np,
                                TXNSTORE_READ_BYTES, &txnstore_load_ops, tc,
                                errstr, errstr_size);
     txnstore_load_finish(tc);
