@@ -10,6 +10,7 @@
 
 #include "broker/quota.h"
 #include "net/server/reqchan.h"
+#include "proto/errmap.h"
 #include "proto/proto.h"
 #include "proto/resphdr.h"
 #include "broker/forward.h"
@@ -266,6 +267,14 @@ samsa_apis_mutate(samsa_apis_t *apis, samsa_req_t *req, int16_t strict_since,
     err = fn(ctx, charge ? samsa_quota_mutation_ctl(&mq) : NULL);
     req->throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());
     return err;
+}
+
+int16_t
+samsa_apis_controller_error(samsa_err_t err)
+{
+    return err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN
+               ? SAMSA_ERR_NOT_CONTROLLER
+               : samsa_err_wire(err);
 }
 
 static void

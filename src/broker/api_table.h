@@ -111,6 +111,12 @@ void samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
 samsa_err_t samsa_apis_txn_error(samsa_err_t err, int16_t version,
                                  int16_t since);
 
+/* The ErrorCode of a controller-listener API (BrokerRegistration,
+ * BrokerHeartbeat, UnregisterBroker, AllocateProducerIds) for what the
+ * controller call returned: NOT_CONTROLLER also when the controller is
+ * shutting down (the broker retries elsewhere), else samsa_err_wire(). */
+int16_t samsa_apis_controller_error(samsa_err_t err);
+
 /* The current metadata image, kept until req's response is encoded: what a
  * handler answers from it (topic names, replica arrays, broker hosts) may
  * point into it.  The caller does not put it.

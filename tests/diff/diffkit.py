@@ -117,6 +117,42 @@ def compare(case, kafka, samsa, known, **mask_kw):
     return verdict(case, diff(mask(kafka, **mask_kw), mask(samsa, **mask_kw)), known)
 
 
+def common_versions(kafka_conn, samsa_conn, limits):
+    """(highest, lowest) version of each api in limits that both brokers
+    serve; the highest capped at limits[api] (what kwire encodes)."""
+    kv = kafka_conn.api_versions(3)["api_keys"]
+    sv = samsa_conn.api_versions(3)["api_keys"]
+    hi = {a: min(kv[a][1], sv[a][1], limits[a]) for a in limits}
+    lo = {a: max(kv[a][0], sv[a][0]) for a in limits}
+    return hi, lo
+
+
+def each_version(versions, check):
+    """check(v) for each version; fails after all ran, with every
+    version's report."""
+    failed = []
+    for v in versions:
+        try:
+            check(v)
+        except pytest.fail.Exception as e:
+            failed.append(str(e))
+    if failed:
+        pytest.fail("\n".join(failed), pytrace=False)
+
+
+def both(pair, fn):
+    """fn(conn) on Kafka and on samsa: (kafka's answer, samsa's)."""
+    ka, sa = pair.connect()
+    with ka, sa:
+        return fn(ka), fn(sa)
+
+
+def compare_pair(case, pair, fn, known, **mask_kw):
+    """compare() of fn's answers from both brokers of pair."""
+    k, s = both(pair, fn)
+    return compare(case, k, s, known, **mask_kw)
+
+
 def undocumented(known):
     """The allow-list entries that docs/COMPATIBILITY.md does not name (each
     must appear there, in backquotes, as `CASE: PATH`)."""

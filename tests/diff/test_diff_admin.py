@@ -47,31 +47,19 @@ def ready_topic(c, name, partitions=1, records=0):
 def aenv(pair):
     ka, sa = pair.connect()
     with ka, sa:
-        kv, sv = ka.api_versions(3)["api_keys"], sa.api_versions(3)["api_keys"]
+        pair.hi, pair.lo = diffkit.common_versions(ka, sa, MAX)
         for c in (ka, sa):
             ready_topic(c, TOPIC, records=3)
-    pair.hi = {a: min(kv[a][1], sv[a][1], MAX[a]) for a in MAX}
-    pair.lo = {a: max(kv[a][0], sv[a][0]) for a in MAX}
     print("versions used: highest %s, lowest %s" % (pair.hi, pair.lo))
     return pair
 
 
 def each_version(env, api, check):
-    failed = []
-    for v in sorted({env.lo[api], env.hi[api]}):
-        try:
-            check(v)
-        except pytest.fail.Exception as e:
-            failed.append(str(e))
-    if failed:
-        pytest.fail("\n".join(failed), pytrace=False)
+    diffkit.each_version(sorted({env.lo[api], env.hi[api]}), check)
 
 
 def compare(case, env, fn, **kw):
-    ka, sa = env.connect()
-    with ka, sa:
-        k, s = fn(ka), fn(sa)
-    return diffkit.compare(case, k, s, KNOWN, **kw)
+    return diffkit.compare_pair(case, env, fn, KNOWN, **kw)
 
 
 def req(c, api, v, body):

@@ -42,33 +42,21 @@ KNOWN = {
 def genv(pair):
     ka, sa = pair.connect()
     with ka, sa:
-        kv, sv = ka.api_versions(3)["api_keys"], sa.api_versions(3)["api_keys"]
+        pair.hi, pair.lo = diffkit.common_versions(ka, sa, MAX)
         for c in (ka, sa):
             r = c.create_topic(TOPIC, num_partitions=1)
             assert r["error_code"] == 0, r
             c.wait_topic(TOPIC, timeout=T(30))
             group_coordinator_ready(c)
-    pair.hi = {a: min(kv[a][1], sv[a][1], MAX[a]) for a in MAX}
-    pair.lo = {a: max(kv[a][0], sv[a][0]) for a in MAX}
     return pair
 
 
 def check_versions(env, api, check):
-    failed = []
-    for v in sorted({env.lo[api], env.hi[api]}):
-        try:
-            check(v)
-        except pytest.fail.Exception as e:
-            failed.append(str(e))
-    if failed:
-        pytest.fail("\n".join(failed), pytrace=False)
+    diffkit.each_version(sorted({env.lo[api], env.hi[api]}), check)
 
 
 def compare(case, env, fn, **kw):
-    ka, sa = env.connect()
-    with ka, sa:
-        k, s = fn(ka), fn(sa)
-    return diffkit.compare(case, k, s, KNOWN, **kw)
+    return diffkit.compare_pair(case, env, fn, KNOWN, **kw)
 
 
 def call(c, api, v, w):

@@ -105,7 +105,7 @@ def env(pair):
     """The pair, with TOPIC on both and the highest common versions."""
     ka, sa = pair.connect()
     with ka, sa:
-        kv, sv = ka.api_versions(3)["api_keys"], sa.api_versions(3)["api_keys"]
+        pair.hi, pair.lo = diffkit.common_versions(ka, sa, KWIRE_MAX)
         for c in (ka, sa):
             r = c.create_topic(TOPIC, num_partitions=2)
             assert r["error_code"] == 0, r
@@ -123,8 +123,6 @@ def env(pair):
             assert p["error_code"] == 0, p
         for c in (ka, sa):
             group_coordinator_ready(c)
-    pair.hi = {api: min(kv[api][1], sv[api][1], KWIRE_MAX[api]) for api in KWIRE_MAX}
-    pair.lo = {api: max(kv[api][0], sv[api][0]) for api in KWIRE_MAX}
     print("versions used: highest %s, lowest %s" % (pair.hi, pair.lo))
     return pair
 
@@ -142,26 +140,15 @@ def versions(env, api):
 def each_version(env, api, check, which=None):
     """check(v) for the lowest and the highest common version (or those
     in which); fails after all ran, with every version's report."""
-    failed = []
-    for v in which or versions(env, api):
-        try:
-            check(v)
-        except pytest.fail.Exception as e:
-            failed.append(str(e))
-    if failed:
-        pytest.fail("\n".join(failed), pytrace=False)
+    diffkit.each_version(which or versions(env, api), check)
 
 
 def both(env, fn):
-    """fn(conn) on Kafka and on samsa: (kafka's answer, samsa's)."""
-    ka, sa = env.connect()
-    with ka, sa:
-        return fn(ka), fn(sa)
+    return diffkit.both(env, fn)
 
 
 def compare(case, env, fn, **mask_kw):
-    k, s = both(env, fn)
-    return diffkit.compare(case, k, s, KNOWN, **mask_kw)
+    return diffkit.compare_pair(case, env, fn, KNOWN, **mask_kw)
 
 
 def request(c, api, version, body):

@@ -103,26 +103,37 @@ def samples_by_name(fams):
     return out
 
 
-def test_every_query_names_exported_metrics_and_labels(fams):
-    have = samples_by_name(fams)
-    checked = set()
-    for p, expr in targets(dashboard()):
+def problems(d, have):
+    """(what is wrong with each query of dashboard d against the scrape's
+    sample names and their labels, the metric names checked)"""
+    out, checked = [], set()
+    for p, expr in targets(d):
         names = set(METRIC_RE.findall(expr))
-        assert names, (p["title"], expr)
-        for n in names:
-            assert n in have, "%s: %s is not in the scrape (%s)" % (
-                p["title"], n, expr)
-            checked.add(n)
-        labels_of = set().union(*(have[n] for n in names))
+        if not names:
+            out.append("%s: no metric in %s" % (p["title"], expr))
+            continue
+        missing = [n for n in names if n not in have]
+        for n in missing:
+            out.append("%s: %s is not in the scrape (%s)" % (p["title"], n, expr))
+        checked |= names - set(missing)
+        if len(missing) == len(names):
+            continue            # no labels to check against
+        labels_of = set().union(*(have.get(n, set()) for n in names))
         used = set()
         for metric, sel in SELECTOR_RE.findall(expr):
             for m in re.finditer(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)", sel):
                 used.add(m.group(1))
         for group in BY_RE.findall(expr):
             used.update(x.strip() for x in group.split(",") if x.strip())
-        for label in used - SCRAPER_LABELS:
-            assert label in labels_of, "%s: label %r is on none of %s (%s)" % (
-                p["title"], label, sorted(names), expr)
+        for label in sorted(used - SCRAPER_LABELS - labels_of):
+            out.append("%s: label %r is on none of %s (%s)" % (
+                p["title"], label, sorted(names), expr))
+    return out, checked
+
+
+def test_every_query_names_exported_metrics_and_labels(fams):
+    found, checked = problems(dashboard(), samples_by_name(fams))
+    assert not found, "\n".join(found)
     # the dashboard covers the main families
     for n in ("samsa_requests_total", "samsa_request_errors_total",
               "samsa_request_total_time_seconds_bucket", "samsa_topic_bytes_in_total",
@@ -130,7 +141,18 @@ def test_every_query_names_exported_metrics_and_labels(fams):
         assert n in checked, n
 
 
-def test_the_checker_catches_a_wrong_name(fams):
-    have = samples_by_name(fams)
-    assert "samsa_request_total_seconds" not in have
-    assert "samsa_topic_bytes_in" not in have
+def test_the_checker_catches_a_wrong_name_and_label(fams):
+    """A dashboard with one metric name and one label misspelt fails the
+    check, each reported."""
+    d = dashboard()
+    bad = [t for p in d["panels"] for t in p.get("targets", [])
+           if "samsa_topic_bytes_in_total" in t["expr"]][0]
+    bad["expr"] = bad["expr"].replace("samsa_topic_bytes_in_total",
+                                      "samsa_topic_bytes_in")
+    bad2 = [t for p in d["panels"] for t in p.get("targets", [])
+            if "by (topic)" in t["expr"] and t is not bad][0]
+    bad2["expr"] = bad2["expr"].replace("by (topic)", "by (topics)")
+    found, _ = problems(d, samples_by_name(fams))
+    assert len(found) == 2, found
+    assert "samsa_topic_bytes_in is not in the scrape" in found[0] + found[1]
+    assert "label 'topics'" in found[0] + found[1]

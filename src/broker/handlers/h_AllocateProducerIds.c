@@ -45,11 +45,8 @@ samsa_h_AllocateProducerIds(samsa_apis_t *apis, samsa_req_t *req, void *body)
                     PRId32 " (%s)", first,
                     first + SAMSA_CONTROLLER_PRODUCER_ID_BLOCK - 1,
                     rq->BrokerId, req->connection);
-    } else if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN) {
-        m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;     /* retried elsewhere */
     } else {
-        m.ErrorCode = err < 0 ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                              : (int16_t) err;
+        m.ErrorCode = samsa_apis_controller_error(err);
     }
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -35,11 +35,8 @@ samsa_h_BrokerHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
     hb.want_fence = rq->WantFence;
     hb.want_shutdown = rq->WantShutDown;
     err = samsa_controller_broker_heartbeat(apis->broker->ctrl, &hb, &res);
-    if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN) {
-        m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;
-    } else if (err != SAMSA_ERR_NONE) {
-        m.ErrorCode = err < 0 ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                              : (int16_t) err;
+    if (err != SAMSA_ERR_NONE) {
+        m.ErrorCode = samsa_apis_controller_error(err);
     } else {
         m.ErrorCode = (int16_t) res.error;
         m.IsCaughtUp = res.caught_up;

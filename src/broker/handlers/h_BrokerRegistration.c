@@ -83,11 +83,8 @@ samsa_h_BrokerRegistration(samsa_apis_t *apis, samsa_req_t *req, void *body)
         samsa_info("broker %" PRId32 " registered from %s with %" PRId32
                    " listener(s), broker epoch %" PRId64, rq->BrokerId,
                    req->connection, rq->Listeners_cnt, epoch);
-    } else if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN) {
-        m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;     /* retried elsewhere */
     } else {
-        m.ErrorCode = err < 0 ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                              : (int16_t) err;
+        m.ErrorCode = samsa_apis_controller_error(err);
     }
     samsa_apis_send(apis->broker, req, &m);
 }

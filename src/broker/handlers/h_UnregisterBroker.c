@@ -28,11 +28,8 @@ samsa_h_UnregisterBroker(samsa_apis_t *apis, samsa_req_t *req, void *body)
     }
     err = samsa_controller_unregister_broker(apis->broker->ctrl,
                                              rq->BrokerId, &error);
-    if (err == SAMSA_ERR_NOT_CONTROLLER || err == SAMSA_ERR__SHUTDOWN) {
-        m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;
-    } else if (err != SAMSA_ERR_NONE) {
-        m.ErrorCode = err < 0 ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
-                              : (int16_t) err;
+    if (err != SAMSA_ERR_NONE) {
+        m.ErrorCode = samsa_apis_controller_error(err);
     } else {
         m.ErrorCode = (int16_t) error;      /* NONE, BROKER_ID_NOT_REGISTERED */
     }

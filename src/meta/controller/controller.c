@@ -659,9 +659,8 @@ samsa_controller_alter_client_quotas(
 samsa_err_t
 samsa_controller_alloc_producer_ids(samsa_controller_t *ctrl, int64_t *first)
 {
-    ctl_op_t  op = { .kind = CTL_ALLOC_PRODUCER_IDS, .first = first };
-
-    return ctl_submit(ctrl, &op);
+    /* no request: this node's own block, no broker epoch to check */
+    return samsa_controller_allocate_producer_ids(ctrl, NULL, first);
 }
 
 samsa_err_t

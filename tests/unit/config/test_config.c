@@ -782,6 +782,25 @@ test_config_defs_table_consistent(void **state)
                      samsa_config_ndefs);
 }
 
+/* The whole file at path, NUL-terminated (*size: its length). */
+static char *
+read_whole(const char *path, long *size)
+{
+    FILE  *f = fopen(path, "r");
+    char  *text;
+
+    if (f == NULL) {
+        fail_msg("cannot open %s", path);
+    }
+    fseek(f, 0, SEEK_END);
+    *size = ftell(f);
+    rewind(f);
+    text = calloc(1, (size_t) *size + 1);
+    assert_int_equal(fread(text, 1, (size_t) *size, f), (size_t) *size);
+    fclose(f);
+    return text;
+}
+
 /* docs/CONFIG.md's generated table matches samsa_config_defs_markdown().
  * With SAMSA_WRITE_CONFIG_DOC=1 in the environment the file is rewritten
  * instead (scripts/gen_config_doc.sh). */
@@ -803,16 +822,7 @@ test_config_doc_in_sync(void **state)
     }
     snprintf(path, sizeof(path), "%.*sdocs/CONFIG.md", (int) rootlen,
              __FILE__);
-    f = fopen(path, "r");
-    if (f == NULL) {
-        fail_msg("cannot open %s", path);
-    }
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    rewind(f);
-    doc = calloc(1, (size_t) size + 1);
-    assert_int_equal(fread(doc, 1, (size_t) size, f), (size_t) size);
-    fclose(f);
+    doc = read_whole(path, &size);
     f = open_memstream(&gen, &genlen);
     samsa_config_defs_markdown(f);
     fclose(f);
@@ -873,16 +883,7 @@ test_config_sample_properties(void **state)
         assert_int_equal(fwrite(gen, 1, genlen, f), genlen);
         fclose(f);
     }
-    f = fopen(path, "r");
-    if (f == NULL) {
-        fail_msg("cannot open %s", path);
-    }
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    rewind(f);
-    doc = calloc(1, (size_t) size + 1);
-    assert_int_equal(fread(doc, 1, (size_t) size, f), (size_t) size);
-    fclose(f);
+    doc = read_whole(path, &size);
     if ((size_t) size != genlen || memcmp(doc, gen, genlen) != 0) {
         fail_msg("config/server.properties is stale: run "
                  "scripts/gen_config_doc.sh");
