@@ -33,6 +33,10 @@ typedef struct samsa_conn {
                                            every byte goes through it */
     char                 idstr[192];    /* local:port-remote:port-proc-seq */
     char                 remote_ip[64];
+    char                 principal[256]; /* Kafka's KafkaPrincipal string,
+                                           "User:ANONYMOUS" until SASL or
+                                           a client certificate names
+                                           someone (issue 21) */
     samsa_mute_state_t   mute;
     uint32_t             events;        /* selector interest registered
                                            now (SAMSA_SELECTOR_F_*) */

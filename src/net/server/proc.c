@@ -525,6 +525,7 @@ proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
 
     conn->fd = nc->fd;
     snprintf(conn->remote_ip, sizeof(conn->remote_ip), "%s", nc->remote_ip);
+    proc_strlcpy(conn->principal, sizeof(conn->principal), "User:ANONYMOUS");
     conn->id = (samsa_conn_id_t) { proc->id, slot, proc->gens[slot] };
     conn->mute = SAMSA_MUTE_NOT_MUTED;
     snprintf(conn->sw_name, sizeof(conn->sw_name), "unknown");
@@ -1101,6 +1102,8 @@ proc_build_request(samsa_proc_t *proc, samsa_conn_t *conn, uint8_t *payload,
     proc_strlcpy(req->connection, sizeof(req->connection), conn->idstr);
     req->listener = l->name;
     req->security_protocol = l->security_protocol;
+    proc_strlcpy(req->principal, sizeof(req->principal), conn->principal);
+    proc_strlcpy(req->client_host, sizeof(req->client_host), conn->remote_ip);
     proc_strlcpy(req->sw_name, sizeof(req->sw_name), conn->sw_name);
     proc_strlcpy(req->sw_version, sizeof(req->sw_version), conn->sw_version);
     req->payload = payload;

@@ -43,6 +43,11 @@ typedef struct samsa_req {
     char              connection[192];  /* Kafka's connection id string */
     const char       *listener;         /* [const] listener name */
     const char       *security_protocol; /* [const] */
+    char              principal[256];   /* [const] the connection's
+                                           principal at arrival
+                                           ("User:ANONYMOUS", "User:alice") */
+    char              client_host[64];  /* [const] the client's address,
+                                           for ACL host matching */
     char              sw_name[64];      /* clientInformation at arrival */
     char              sw_version[64];
     uint8_t          *payload;          /* the whole receive (header+body) */
