@@ -47,8 +47,10 @@ fmt-check:
 # fuzz: build the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang in
 # build-fuzz and run each for FUZZ_SECONDS, JOBS at a time, seeded from
 # tests/fuzz/corpus/<target>/ (scripts/fuzz.sh: new inputs, logs and
-# crashing inputs stay in build-fuzz/).  CI runs it with the default 30 s.
+# crashing inputs stay in build-fuzz/); the generated request codecs
+# (fuzz_*Request) run FUZZ_CODEC_SECONDS each.
 FUZZ_SECONDS ?= 30
+FUZZ_CODEC_SECONDS ?= $(FUZZ_SECONDS)
 FUZZ_BUILD   ?= build-fuzz
 
 fuzz: deps
@@ -56,7 +58,7 @@ fuzz: deps
 	    -DSAMSA_FUZZ=ON >/dev/null
 	@cmake --build $(FUZZ_BUILD) --target samsa_fuzz -j$(JOBS) -- \
 	    --no-print-directory
-	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS)
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS) $(FUZZ_CODEC_SECONDS)
 
 # build-matrix: compile clean with gcc and clang in Release (CI), or with
 # MATRIX_CC / MATRIX_TYPES set, e.g. MATRIX_TYPES="Debug Release MinSizeRel".
