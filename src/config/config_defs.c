@@ -877,11 +877,12 @@ const samsa_config_def_t  samsa_config_defs[] = {
     {
         .name = "log.message.timestamp.after.max.ms",
         .type = SAMSA_CONFIG_LONG,
-        .dflt = "9223372036854775807",
+        .dflt = "3600000",              /* Kafka 4.0, KIP-1030 */
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
         .implemented = true,
-        .doc = "How far in the future a CreateTime timestamp may be.",
+        .doc = "How far in the future a CreateTime timestamp may be "
+               "(one hour since Kafka 4.0, KIP-1030).",
     },
     {
         .name = "num.recovery.threads.per.data.dir",

@@ -23,7 +23,7 @@ samsa_log_config_defaults(samsa_log_config_t *cfg)
         .flush_ms = INT64_MAX,
         .log_append_time = false,
         .timestamp_before_max_ms = INT64_MAX,
-        .timestamp_after_max_ms = INT64_MAX,
+        .timestamp_after_max_ms = 3600000,     /* KIP-1030 */
         .max_message_bytes = 1048588,
         .file_delete_delay_ms = 60000,
         .cleanup_policy = SAMSA_LOG_CLEANUP_DELETE,

@@ -218,7 +218,7 @@ const samsa_config_def_t  samsa_topic_config_defs[] = {
     },
     {
         .name = "message.timestamp.after.max.ms", .type = SAMSA_CONFIG_LONG,
-        .dflt = "9223372036854775807", .check = SAMSA_CONFIG_CHECK_RANGE,
+        .dflt = "3600000",              /* Kafka 4.0, KIP-1030 */ .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
         .synonyms = TC_SYN1("log.message.timestamp.after.max.ms"),
         .doc = "How far in the future a CreateTime timestamp may be.",

@@ -24,18 +24,7 @@ MAX = {OFFSET_COMMIT: 9, OFFSET_FETCH: 9, HEARTBEAT: 4, LEAVE_GROUP: 5,
        SYNC_GROUP: 5, DESCRIBE_GROUPS: 5, DELETE_GROUPS: 2, 10: 4, 11: 9}
 
 # 'CASE: PATH' -> (Kafka's value, Samsa's value, why)
-COMMIT_ORDER = (
-    "a commit with an unknown member id to a group completing a rebalance: "
-    "Kafka 4's group coordinator checks the member first (UNKNOWN_MEMBER_ID), "
-    "Samsa (src/broker/group/grp.c grp_commit_check) keeps the order of "
-    "Kafka 3's GroupCoordinator, which answers REBALANCE_IN_PROGRESS first; "
-    "left for the group code's owners (not a handler)")
-KNOWN = {
-    "OffsetCommit v2 unknown member: topics[0].partitions[0].error_code": (
-        25, 27, COMMIT_ORDER),
-    "OffsetCommit v9 unknown member: topics[0].partitions[0].error_code": (
-        25, 27, COMMIT_ORDER),
-}
+KNOWN = {}
 
 
 @pytest.fixture(scope="module")

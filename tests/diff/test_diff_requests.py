@@ -31,9 +31,6 @@ kwire.FLEXIBLE_FROM.update({FIND_COORDINATOR: 3, JOIN_GROUP: 6})
 
 NEW_TOPIC_CONFIGS = ("a topic config that newer Kafka releases added and "
                      "Samsa does not have (yet)")
-TS_AFTER = ("Kafka 4.0 lowered the default of message.timestamp.after.max.ms to "
-            "one hour (KIP-1030); Samsa keeps the 3.x default (unbounded), "
-            "set in src/config (not a handler), left for a decision")
 MIN_ISR = ("Kafka's StorageTool, with eligible.leader.replicas.version=1, stores "
            "a cluster-level min.insync.replicas (ELR, KIP-966): the source is "
            "DYNAMIC_DEFAULT_BROKER_CONFIG; Samsa has no such record")
@@ -55,8 +52,6 @@ def _topic_config_diffs(case, path, src, describe_version=None):
         "%s: %s.max.decompressed.message.bytes" % (case, path): absent("2147483639", 3),
         "%s: %s.remote.copy.lag.bytes" % (case, path): absent("-1", 5),
         "%s: %s.remote.copy.lag.ms" % (case, path): absent("0", 5),
-        "%s: %s.message.timestamp.after.max.ms.value" % (case, path):
-            ("3600000", "9223372036854775807", TS_AFTER),
         "%s: %s.min.insync.replicas.%s" % (case, path, src): (3, 5, MIN_ISR),
     }
 

@@ -446,7 +446,8 @@ samsa_grpcoord_check(samsa_grpcoord_t *gc, samsa_slice_t group_id)
 
 /* ---- OffsetCommit --------------------------------------------------------- */
 
-/* Kafka's doCommitOffsets checks, in its order. */
+/* The checks of Kafka 4's group coordinator (ClassicGroup's
+ * validateOffsetCommit), in its order. */
 static samsa_err_t
 grp_commit_check(samsa_grp_t *g, const samsa_grp_commit_req_t *rq)
 {
@@ -460,28 +461,40 @@ grp_commit_check(samsa_grp_t *g, const samsa_grp_commit_req_t *rq)
         return samsa_grp_cg_ops(g)->commit_check(g, rq->member_id,
                                                  rq->generation);
     }
-    if (rq->instance_id.ptr != NULL) {
-        for (size_t i = 0; i < g->nmembers; i++) {
-            m = g->members[i];
-            if (m->instance_id != NULL
-                && samsa_slice_eq_cstr(rq->instance_id, m->instance_id)
-                && !samsa_slice_eq_cstr(rq->member_id, m->member_id)) {
+    if (rq->generation < 0 && g->state == SAMSA_GRP_EMPTY) {
+        return SAMSA_ERR_NONE;          /* the group only stores offsets */
+    }
+    /* Kafka 4's ClassicGroup.validateOffsetCommit: the member (static
+     * first), then the generation, then the rebalance state */
+    m = NULL;
+    if (rq->generation >= 0 || rq->member_id.len > 0
+        || rq->instance_id.ptr != NULL) {
+        if (rq->instance_id.ptr != NULL) {
+            grp_member_t  *st = samsa_grp_static_find(g, rq->instance_id);
+
+            if (st == NULL) {
+                return SAMSA_ERR_UNKNOWN_MEMBER_ID;
+            }
+            if (!samsa_slice_eq_cstr(rq->member_id, st->member_id)) {
                 return SAMSA_ERR_FENCED_INSTANCE_ID;
             }
         }
-    }
-    if (rq->generation < 0 && g->state == SAMSA_GRP_EMPTY) {
-        return SAMSA_ERR_NONE;          /* the group only stores offsets */
+        m = samsa_grp_member_find(g, rq->member_id.ptr, rq->member_id.len);
+        if (m == NULL) {
+            return SAMSA_ERR_UNKNOWN_MEMBER_ID;
+        }
+        if (rq->generation != g->generation) {
+            return SAMSA_ERR_ILLEGAL_GENERATION;
+        }
+    } else if (g->state != SAMSA_GRP_EMPTY) {
+        /* v0 (no member, no generation): only into an empty group */
+        return SAMSA_ERR_UNKNOWN_MEMBER_ID;
     }
     if (g->state == SAMSA_GRP_COMPLETING_REBALANCE) {
         return SAMSA_ERR_REBALANCE_IN_PROGRESS;
     }
-    m = samsa_grp_member_find(g, rq->member_id.ptr, rq->member_id.len);
     if (m == NULL) {
-        return SAMSA_ERR_UNKNOWN_MEMBER_ID;
-    }
-    if (rq->generation != g->generation) {
-        return SAMSA_ERR_ILLEGAL_GENERATION;
+        return SAMSA_ERR_NONE;
     }
     samsa_grp_member_touch(g, m);
     return SAMSA_ERR_NONE;

@@ -250,6 +250,9 @@ void samsa_grp_timer_free(samsa_delayed_op_t *op);
 
 grp_member_t *samsa_grp_member_find(samsa_grp_t *grp, const char *id,
                                     size_t len);
+/* The member whose group.instance.id is instance_id; NULL: none. */
+grp_member_t *samsa_grp_static_find(samsa_grp_t *grp,
+                                    samsa_slice_t instance_id);
 /* n random bytes for member ids (getrandom, else random()). */
 void samsa_grp_random_bytes(uint8_t *u, size_t n);
 

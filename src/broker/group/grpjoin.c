@@ -149,8 +149,8 @@ grp_pending_find(samsa_grp_t *g, const char *id, size_t len, size_t *at)
     return g->pending[i];
 }
 
-static grp_member_t *
-grp_static_find(samsa_grp_t *g, samsa_slice_t instance_id)
+grp_member_t *
+samsa_grp_static_find(samsa_grp_t *g, samsa_slice_t instance_id)
 {
     size_t  i;
 
@@ -174,7 +174,7 @@ grp_is_fenced(samsa_grp_t *g, samsa_slice_t instance_id,
     if (instance_id.ptr == NULL) {
         return false;
     }
-    m = grp_static_find(g, instance_id);
+    m = samsa_grp_static_find(g, instance_id);
     return m != NULL && !samsa_slice_eq_cstr(member_id, m->member_id);
 }
 
@@ -1159,7 +1159,7 @@ grp_join_unknown(samsa_grp_t *g, const samsa_grp_join_req_t *rq,
     }
     id = grp_new_member_id(rq->client_id);
     if (rq->instance_id.ptr != NULL) {
-        m = grp_static_find(g, rq->instance_id);
+        m = samsa_grp_static_find(g, rq->instance_id);
         if (m != NULL) {
             grp_static_rejoin(g, m, rq, id, cb, ctx);
         } else {
@@ -1493,7 +1493,7 @@ grp_leave_one(samsa_grp_t *g, const samsa_grp_leaver_t *l)
     size_t         at;
 
     if (l->member_id.len == 0 && l->instance_id.ptr != NULL) {
-        m = grp_static_find(g, l->instance_id);
+        m = samsa_grp_static_find(g, l->instance_id);
         if (m == NULL) {
             return SAMSA_ERR_UNKNOWN_MEMBER_ID;
         }
