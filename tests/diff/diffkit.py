@@ -205,7 +205,10 @@ if __name__ == "__main__":
     import test_diff_requests as rq
     import test_diff_groups as gr
     import test_diff_admin as ad
-    for mod, names in ((av, av.API_NAMES), (rq, None), (gr, None), (ad, None)):
+    import test_diff_txn as tx
+    import test_diff_kip848 as cg
+    for mod, names in ((av, av.API_NAMES), (rq, None), (gr, None), (ad, None),
+                       (tx, None), (cg, None)):
         if not mod.KNOWN:
             continue
         print("### `tests/diff/%s.py`\n" % mod.__name__)

@@ -706,6 +706,7 @@ cg_fail(cg_hb_t *h, samsa_err_t err, const char *fmt, ...)
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     h->out->ErrorCode = (int16_t) err;
+    h->out->HeartbeatIntervalMs = 0;    /* Kafka's error answers leave it 0 */
     h->out->ErrorMessage = samsa_slice_cstr(
         samsa_arena_strndup(h->arena, buf, strlen(buf)));
 }
@@ -1133,6 +1134,7 @@ samsa_consumer_group_heartbeat(samsa_grpcoord_t *gc, int16_t version,
         samsa_info("group %s: member %s left", g->id, m->id);
         cg_member_remove(g, m, true);
         out->MemberEpoch = CG_LEAVE_EPOCH;
+        out->HeartbeatIntervalMs = 0;   /* Kafka's leave answer has none */
         goto done;
     }
     if (rq->MemberEpoch == CG_LEAVE_STATIC_EPOCH) {
@@ -1143,6 +1145,7 @@ samsa_consumer_group_heartbeat(samsa_grpcoord_t *gc, int16_t version,
         cg_timer_stop(&m->revoke);
         m->state = CG_STABLE;
         out->MemberEpoch = CG_LEAVE_STATIC_EPOCH;
+        out->HeartbeatIntervalMs = 0;
         cg_timer_start(g, m, CG_TIMER_SESSION, gc->cg_session_timeout_ms);
         goto done;
     }
@@ -1270,7 +1273,7 @@ samsa_consumer_group_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
                  (int) group_id.len, group_id.ptr);
         out->ErrorCode = SAMSA_ERR_GROUP_ID_NOT_FOUND;
         out->ErrorMessage = cg_adup(arena, msg);
-        out->GroupState = samsa_slice_cstr("Dead");
+        out->GroupState = samsa_slice_cstr("");   /* as Kafka 4: no state */
         if (g != NULL) {
             pthread_mutex_unlock(&g->lock);
             samsa_grp_unref(g);
@@ -1307,7 +1310,10 @@ samsa_consumer_group_describe(samsa_grpcoord_t *gc, samsa_slice_t group_id,
         for (j = 0; j < m->ntopics; j++) {
             dm->SubscribedTopicNames[j] = cg_adup(arena, m->topics[j]);
         }
-        dm->SubscribedTopicRegex = cg_adup(arena, m->regex);
+        /* Kafka 4 describes a member without a regex with "", not null */
+        dm->SubscribedTopicRegex = m->regex != NULL
+                                       ? cg_adup(arena, m->regex)
+                                       : samsa_slice_cstr("");
         cg_describe_set(arena, img, &m->assigned, &dm->Assignment);
         cg_describe_set(arena, img, &m->target, &dm->TargetAssignment);
         dm->MemberType = 1;             /* a consumer-protocol member */

@@ -36,6 +36,11 @@ dp_partition(void *ctx, samsa_slice_t name, size_t k, const void *rq,
                                         &plog);
     if (err != SAMSA_ERR_NONE) {
         pr->ErrorCode = err;    /* Kafka: the leader answers (KIP-664) */
+        if (samsa_image_topic_find(c->img, name.ptr, name.len) == NULL) {
+            /* a topic-level error comes with the error's default
+             * message (Kafka's ApiError(UNKNOWN_TOPIC_OR_PARTITION)) */
+            pr->ErrorMessage = samsa_slice_cstr(samsa_err_text(err));
+        }
         return;
     }
     n = samsa_plog_producers(plog, &list);

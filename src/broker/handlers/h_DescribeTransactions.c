@@ -24,8 +24,11 @@ describetxn_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
     samsa_txn_describe(apis->broker->txn, id, &req->arena, &d);
     out->ErrorCode = samsa_err_wire(d.error);
     out->TransactionalId = id;
-    out->TransactionState = samsa_slice_cstr(
-        d.error == SAMSA_ERR_NONE ? samsa_txn_state_name(d.state) : "");
+    if (d.error != SAMSA_ERR_NONE) {
+        return;                 /* the rest at the schema's defaults (0,
+                                   ""), as Kafka's coordinator leaves them */
+    }
+    out->TransactionState = samsa_slice_cstr(samsa_txn_state_name(d.state));
     out->TransactionTimeoutMs = d.timeout_ms;
     out->TransactionStartTimeMs = d.start_ms;
     out->ProducerId = d.producer_id;
