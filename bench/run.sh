@@ -13,6 +13,10 @@
 #   e2e      end-to-end latency at 2,000 records/s, linger.ms=0
 #   startup  start-to-serving on an empty data dir, then idle RSS
 #   metrics  rdk_perf produce with /metrics scraped every second vs not
+#   kafka    samsa-server vs Apache Kafka 4.4 (bench/kafka_peer.py), same
+#            clients: rdk_perf produce/consume/e2e, Kafka's own
+#            kafka-producer-perf-test, start-up time and idle RSS (issue 23;
+#            not in the default list: needs scripts/deps.sh's Java and jars)
 #
 # Every row runs RUNS times (default 3), alternating the order of the
 # targets; each run's raw output lands in OUT/raw/SECTION/ROW/TARGET.N.*
@@ -75,12 +79,12 @@ log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 cleanup() {
     local p
-    for p in $SAMSA_PID $MOCK_PID $IPERF_PID $EXTRA_PIDS; do
+    for p in $SAMSA_PID $MOCK_PID $IPERF_PID $KAFKA_PY $EXTRA_PIDS; do
         kill -TERM "$p" 2>/dev/null || true
     done
     [ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null || true
     sleep 0.5
-    for p in $SAMSA_PID $MOCK_PID $IPERF_PID $EXTRA_PIDS; do
+    for p in $SAMSA_PID $MOCK_PID $IPERF_PID $KAFKA_PY $EXTRA_PIDS; do
         kill -KILL "$p" 2>/dev/null || true
     done
     if [ "${KEEP:-0}" = 1 ]; then
@@ -181,6 +185,34 @@ mock_stop() {
     kill -TERM "$MOCK_PID" 2>/dev/null || true
     wait "$MOCK_PID" 2>/dev/null || true
     MOCK_PID=""
+}
+
+# kafka_start: Apache Kafka (bench/kafka_peer.py); sets KB (bootstrap) and
+# KAFKA_PID (the JVM, for CPU_PID); its start-up time and idle RSS go to
+# OUT/raw/kafka-startup/.
+KAFKA_PY=""
+KAFKA_PID=""
+kafka_start() {
+    local info=$WORK/kafka.json end
+    rm -f "$info"
+    python3 "$REPO/bench/kafka_peer.py" "$info" >"$WORK/kafka.out" 2>&1 &
+    KAFKA_PY=$!
+    end=$((SECONDS + 150))
+    while [ ! -s "$info" ] && [ $SECONDS -lt $end ] && kill -0 "$KAFKA_PY" 2>/dev/null; do
+        sleep 0.2
+    done
+    [ -s "$info" ] || { log "Apache Kafka did not start: $(tail -5 "$WORK/kafka.out")"; return 1; }
+    KB=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bootstrap"])' "$info")
+    KAFKA_PID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$info")
+    log "Apache Kafka pid $KAFKA_PID on $KB"
+}
+
+kafka_stop() {
+    [ -z "$KAFKA_PY" ] && return 0
+    kill -TERM "$KAFKA_PY" 2>/dev/null || true
+    pid_gone "$KAFKA_PY" 60 || kill -KILL "$KAFKA_PY" "$KAFKA_PID" 2>/dev/null || true
+    wait "$KAFKA_PY" 2>/dev/null || true
+    KAFKA_PY=""; KAFKA_PID=""
 }
 
 # ---- recording ----------------------------------------------------------------
@@ -505,9 +537,81 @@ sec_metrics() {
     samsa_stop
 }
 
+# Issue 23: samsa-server vs Apache Kafka 4.4 on this machine, the same
+# clients against each, alternating which goes first: rdk_perf produce
+# (librdkafka's defaults but acks), Kafka's kafka-producer-perf-test (the
+# Java producer's defaults, acks=1), rdk_perf consume from the start, the
+# e2e latency row, then start-up time and idle RSS.  Broker CPU per record
+# from /proc (the JVM's, samsa-server's).
+sec_kafka() {
+    local size acks row n run tgt topic b pid
+    samsa_start kafka || return 1
+    kafka_start || { samsa_stop; return 1; }
+    mkdir -p "$OUT/raw/kafka-startup/empty"
+    python3 - "$WORK/kafka.json" "$OUT/raw/kafka-startup/empty/kafka.1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+open(sys.argv[2] + ".json", "w").write(json.dumps(
+    {"startup_ms": d["startup_s"] * 1000, "rss_kb_idle": d["rss_kb_idle"]}) + "\n")
+open(sys.argv[2] + ".rc", "w").write("0\n")
+PY
+    for size in 100 1024; do for acks in 1 all; do
+        row=rdk-s$size-a$acks
+        n=$(records_for $size)
+        for run in $(seq 1 "$RUNS"); do
+            for tgt in $(order "$run" samsa kafka); do
+                if [ "$tgt" = samsa ]; then b=$SB; pid=$SAMSA_PID; else b=$KB; pid=$KAFKA_PID; fi
+                topic=kp-$row-$run
+                quiet "$RDK" create -b "$b" -t "$topic" -p 1
+                CPU_PID=$pid record kafka "$row" "$tgt" "$run" 180 \
+                    "$RDK" produce -b "$b" -t "$topic" -n "$n" -s "$size" -a "$acks" --json
+                quiet "$RDK" delete -b "$b" -t "$topic"
+            done
+        done
+    done; done
+    n=$(scaled 200000)
+    for run in $(seq 1 "$RUNS"); do
+        for tgt in $(order "$run" samsa kafka); do
+            if [ "$tgt" = samsa ]; then b=$SB; pid=$SAMSA_PID; else b=$KB; pid=$KAFKA_PID; fi
+            topic=kj-$run
+            quiet "$RDK" create -b "$b" -t "$topic" -p 1
+            CPU_PID=$pid record kafka java-s1024-a1 "$tgt" "$run" 240 \
+                python3 "$REPO/bench/perf_json.py" "$REPO/scripts/kafka-tool" producer-perf-test \
+                    --topic "$topic" --num-records "$n" --record-size 1024 --throughput -1 \
+                    --producer-props "bootstrap.servers=$b" acks=1
+            quiet "$RDK" delete -b "$b" -t "$topic"
+        done
+    done
+    n=$(scaled 500000)
+    for tgt in samsa kafka; do
+        if [ "$tgt" = samsa ]; then b=$SB; else b=$KB; fi
+        quiet "$RDK" create -b "$b" -t kc-p1 -p 1
+        quiet "$RDK" produce -b "$b" -t kc-p1 -n "$n" -s 1024 -a 1
+    done
+    for run in $(seq 1 "$RUNS"); do
+        for tgt in $(order "$run" samsa kafka); do
+            if [ "$tgt" = samsa ]; then b=$SB; pid=$SAMSA_PID; else b=$KB; pid=$KAFKA_PID; fi
+            CPU_PID=$pid record kafka consume-s1024 "$tgt" "$run" 180 \
+                "$RDK" consume -b "$b" -t kc-p1 -n "$n" --json
+        done
+    done
+    for run in $(seq 1 "$RUNS"); do
+        for tgt in $(order "$run" samsa kafka); do
+            if [ "$tgt" = samsa ]; then b=$SB; else b=$KB; fi
+            topic=ke-$run
+            quiet "$RDK" create -b "$b" -t "$topic" -p 1
+            record kafka-e2e r2000 "$tgt" "$run" 60 \
+                "$RDK" e2e -b "$b" -t "$topic" -r 2000 -d 5 -w 1 -s 100 -a all --json
+        done
+    done
+    kafka_stop
+    samsa_stop
+    sec_startup
+}
+
 log "results in $OUT (work dir $WORK)"
 for s in $SECTIONS; do
-    case " $ALL_SECTIONS " in
+    case " $ALL_SECTIONS kafka " in
         *" $s "*) log "=== $s"; "sec_$s" ;;
         *) log "unknown section $s"; exit 2 ;;
     esac

@@ -354,6 +354,47 @@ def metrics(runs, out):
                    "exposition bytes"], rows))
 
 
+def kafka(runs):
+    """bench/run.sh kafka: samsa-server vs Apache Kafka, the same clients."""
+    labels = {"rdk-s100-a1": "rdk_perf produce, 100 B, acks=1",
+              "rdk-s100-aall": "rdk_perf produce, 100 B, acks=all",
+              "rdk-s1024-a1": "rdk_perf produce, 1 KiB, acks=1",
+              "rdk-s1024-aall": "rdk_perf produce, 1 KiB, acks=all",
+              "java-s1024-a1": "kafka-producer-perf-test (Java producer), 1 KiB, acks=1",
+              "consume-s1024": "rdk_perf consume from the start, 1 KiB"}
+    rows = []
+    for row in [r for r in labels if ("kafka", r, "samsa") in runs]:
+        s, k = runs.get(("kafka", row, "samsa")), runs.get(("kafka", row, "kafka"))
+        sv, kv = values(s, "records_per_sec"), values(k, "records_per_sec")
+        r = ratio(sv, kv)
+        ss, ks = us_per_record(s, "server"), us_per_record(k, "server")
+        rc = ratio(ss, ks)
+        rows.append([labels[row], cell(sv, n_runs=len(s or [])), cell(kv, n_runs=len(k or [])),
+                     "%.2f" % r if r else "?", cell(ss, "{:.2f}"), cell(ks, "{:.2f}"),
+                     "%.2f" % rc if rc else "?"])
+    e_rows = []
+    for tgt in ("samsa", "kafka"):
+        e = runs.get(("kafka-e2e", "r2000", tgt))
+        e_rows.append([tgt, cell(values(e, "p50_ms"), "{:.3f}", n_runs=len(e or [])),
+                       cell(values(e, "p99_ms"), "{:.3f}"), cell(values(e, "max_ms"), "{:.3f}")])
+    st = runs.get(("startup", "empty", "samsa"))
+    idle = runs.get(("idle", "rss", "samsa"))
+    ks = runs.get(("kafka-startup", "empty", "kafka"))
+    s_rows = [["start to serving", cell(values(st, "metadata_ms"), "{:.1f}", n_runs=len(st or []))
+               + " ms (first Metadata answer)",
+               cell(values(ks, "startup_ms"), "{:,.0f}", n_runs=len(ks or []))
+               + " ms (java started to serving, storage formatted before)"],
+              ["idle RSS, 2 s after start",
+               cell([v / 1024 for v in values(idle, "rss_kb")], "{:.1f}") + " MiB",
+               cell([v / 1024 for v in values(ks, "rss_kb_idle")], "{:.0f}") + " MiB (-Xmx1g)"]]
+    return ("### samsa-server vs Apache Kafka 4.4, same machine, same clients\n\n" +
+            table(["what", "samsa records/s", "Kafka records/s", "samsa / Kafka",
+                   "samsa CPU µs/record", "Kafka CPU µs/record", "CPU samsa / Kafka"], rows) +
+            "\n\nEnd-to-end latency, 2,000 records/s, linger.ms=0, acks=all, 100 B (ms)\n\n" +
+            table(["broker", "p50", "p99", "max"], e_rows) + "\n\n" +
+            table(["what", "samsa-server", "Apache Kafka"], s_rows))
+
+
 def main():
     out = sys.argv[1]
     runs = load(out)
@@ -365,10 +406,12 @@ def main():
     for name, fn in (("ingest", ingest), ("perf", perf), ("memory", memory),
                      ("consume", consume), ("flush", flush), ("e2e", e2e),
                      ("startup", startup)):
-        if name in secs:
+        if name in secs and not (name == "startup" and "kafka" in secs):
             print(fn(runs) + "\n")
     if "metrics" in secs:
         print(metrics(runs, out) + "\n")
+    if "kafka" in secs:
+        print(kafka(runs) + "\n")
     after = os.path.join(out, "raw", "ingest", "server_rss_after.json")
     if os.path.exists(after):
         try:
