@@ -24,6 +24,7 @@
 
 #include "net/server/connquota.h"
 #include "net/server/req.h"
+#include "net/sasl.h"
 #include "net/tls.h"
 
 typedef struct samsa_sockserver samsa_sockserver_t;
@@ -43,6 +44,12 @@ typedef struct samsa_netlistener {
                                            a TLS handshake first; NULL:
                                            plaintext.  Borrowed: outlives
                                            the server */
+    const samsa_sasl_conf_t *sasl;      /* SASL_PLAINTEXT, SASL_SSL: every
+                                           connection authenticates
+                                           before its requests reach the
+                                           handlers (net/sasl.h); NULL:
+                                           none.  Borrowed: outlives the
+                                           server */
 } samsa_netlistener_t;
 
 typedef enum samsa_api_gate {
