@@ -370,13 +370,18 @@ sasl_scram_final(samsa_sasl_t *sasl, samsa_slice_t token,
     uint8_t                      sig[SAMSA_SCRAM_MAX_HASH];
     char                         err[192], sig64[100];
     char                        *am;
-    size_t                       amlen, base;
+    size_t                       amlen, base, nlen;
     bool                         ok;
     int                          n;
 
+    nlen = strlen(sasl->nonce);
+    /* Kafka checks that the client's nonce ends with the server's (as
+     * librdkafka sends it: its own nonce again in front) */
     if (samsa_scram_parse_client_final(token, &fin, err, sizeof(err))
             != SAMSA_ERR_NONE
-        || !samsa_slice_eq(fin.nonce, samsa_slice_cstr(sasl->nonce))) {
+        || fin.nonce.len < nlen
+        || memcmp(fin.nonce.ptr + fin.nonce.len - nlen, sasl->nonce, nlen)
+               != 0) {
         sasl_scram_invalid(sasl, res);
         return;
     }
