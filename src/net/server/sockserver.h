@@ -148,6 +148,10 @@ typedef struct samsa_netstats_proc {
     int64_t      mem_muted;             /* connections muted for memory
                                            (queued.max.request.bytes) now */
     uint64_t     mem_mutes;             /* times one was, since start */
+    uint64_t     auth_ok;               /* SASL authentications that
+                                           succeeded, since start */
+    uint64_t     auth_failed;           /* and failed (wrong password,
+                                           bad mechanism, out of time) */
 } samsa_netstats_proc_t;
 
 /* Network threads now (num.network.threads times the listeners, as last
