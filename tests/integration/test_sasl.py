@@ -681,3 +681,27 @@ def test_sasl_authenticate_on_plaintext_listener_is_illegal_state(server, versio
         if flex:
             r.tags()
         r.done()
+
+
+# ---- kafkajs ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("mech", MECHS)
+def test_kafkajs_round_trip(server, certs, protocol, mech):
+    import shutil
+    js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "js")
+    node = shutil.which("node") or shutil.which("nodejs")
+    assert node, "node is not installed (scripts/deps.sh installs it)"
+    assert os.path.isdir(os.path.join(js, "node_modules", "kafkajs")), \
+        "kafkajs is not installed in %s/node_modules (npm ci there)" % js
+    user, pw = USERS[mech]
+    r = subprocess.run(
+        [node, "sasl_roundtrip.js",
+         "%s:%d" % (HOST, server.sasl_ports[protocol]), mech, user, pw,
+         topic_for("kjs", protocol, mech),
+         certs.p("ca.pem") if protocol == "SASL_SSL" else "",
+         str(int(T(40) * 1000))],
+        cwd=js, capture_output=True, text=True, timeout=T(60))
+    assert r.returncode == 0, "kafkajs failed:\n%s\n%s" % (r.stdout, r.stderr)
+    assert json.loads(r.stdout.strip().splitlines()[-1])["got"] == \
+        ["v%d" % i for i in range(10)]
