@@ -705,3 +705,59 @@ def test_kafkajs_round_trip(server, certs, protocol, mech):
     assert r.returncode == 0, "kafkajs failed:\n%s\n%s" % (r.stdout, r.stderr)
     assert json.loads(r.stdout.strip().splitlines()[-1])["got"] == \
         ["v%d" % i for i in range(10)]
+
+
+# ---- the Java client (Kafka 4.4's tools) ----------------------------------------
+
+def _java_props(certs, tmp_path, name, protocol, mech, user, pw):
+    module = ("org.apache.kafka.common.security.plain.PlainLoginModule"
+              if mech == "PLAIN" else
+              "org.apache.kafka.common.security.scram.ScramLoginModule")
+    lines = ["security.protocol=" + protocol, "sasl.mechanism=" + mech,
+             'sasl.jaas.config=%s required username="%s" password="%s";'
+             % (module, user, pw)]
+    if protocol == "SASL_SSL":
+        lines += ["ssl.truststore.type=PEM",
+                  "ssl.truststore.location=" + certs.p("ca.pem")]
+    path = str(tmp_path / (name + ".properties"))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def test_java_tools_scram_and_round_trip(server, certs, tmp_path):
+    """kafka-configs (the Java admin client) sets a SCRAM-SHA-512 user
+    through AlterUserScramCredentials over SASL_PLAINTEXT as the PLAIN
+    admin, describes it (DescribeUserScramCredentials); the console
+    producer and consumer then use it over SASL_SSL."""
+    from javakit import kafka_tool
+    sp = "%s:%d" % (HOST, server.sasl_ports["SASL_PLAINTEXT"])
+    ss = "%s:%d" % (HOST, server.sasl_ports["SASL_SSL"])
+    admin = _java_props(certs, tmp_path, "admin", "SASL_PLAINTEXT", "PLAIN",
+                        "admin", "admin-secret")
+    kafka_tool("kafka-configs", "--bootstrap-server", sp, "--command-config",
+               admin, "--alter", "--entity-type", "users", "--entity-name",
+               "javauser", "--add-config",
+               "SCRAM-SHA-512=[iterations=8192,password=java-pw]")
+    r = kafka_tool("kafka-configs", "--bootstrap-server", sp,
+                   "--command-config", admin, "--describe", "--entity-type",
+                   "users", "--entity-name", "javauser")
+    assert "SCRAM-SHA-512=iterations=8192" in r.out, r
+    user = _java_props(certs, tmp_path, "user", "SASL_SSL", "SCRAM-SHA-512",
+                       "javauser", "java-pw")
+    kafka_tool("kafka-console-producer", "--bootstrap-server", ss,
+               "--topic", "sasl-java", "--command-config", user,
+               stdin="one\ntwo\nthree\n")
+    r = kafka_tool("kafka-console-consumer", "--bootstrap-server", ss,
+                   "--topic", "sasl-java", "--from-beginning",
+                   "--max-messages", 3, "--timeout-ms", 20000,
+                   "--command-config", user)
+    assert r.out.splitlines() == ["one", "two", "three"], r
+    bad = _java_props(certs, tmp_path, "bad", "SASL_SSL", "SCRAM-SHA-512",
+                      "javauser", "wrong")
+    r = kafka_tool("kafka-configs", "--bootstrap-server", ss,
+                   "--command-config", bad, "--describe", "--entity-type",
+                   "users", check=False, timeout=60)
+    assert r.rc != 0, r
+    assert "Authentication failed during authentication due to invalid " \
+           "credentials with SASL mechanism SCRAM-SHA-512" in r.err + r.out, r
