@@ -68,6 +68,8 @@ config_check_gzip_level(const char *text, int64_t num, char *why,
     return false;
 }
 
+static const char *const  config_principal_rules[] = { "DEFAULT", NULL };
+
 const samsa_config_def_t  samsa_config_defs[] = {
     {
         .name = "process.roles",
@@ -1488,6 +1490,19 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .per_listener = true,
         .doc = "Client side only (host name checked against the server's "
                "certificate); the broker makes no TLS connections yet.",
+    },
+    {
+        .name = "ssl.principal.mapping.rules",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "DEFAULT",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_principal_rules,
+        .implemented = true,
+        .doc = "How an SSL listener's client certificate names the "
+               "principal. Samsa has Kafka's DEFAULT only: the subject's "
+               "distinguished name in RFC 2253 form (User:CN=...,O=...); "
+               "RULE:... mappings are refused. Without a client "
+               "certificate the principal is User:ANONYMOUS.",
     },
     /* ---- SASL (issue 21): SASL_PLAINTEXT and SASL_SSL listeners ---- */
     {

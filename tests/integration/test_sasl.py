@@ -761,3 +761,37 @@ def test_java_tools_scram_and_round_trip(server, certs, tmp_path):
     assert r.rc != 0, r
     assert "Authentication failed during authentication due to invalid " \
            "credentials with SASL mechanism SCRAM-SHA-512" in r.err + r.out, r
+
+
+# ---- the principal from a client certificate (SSL listeners) ----------------------
+
+def test_ssl_client_certificate_principal(samsa, certs):
+    """ssl.client.auth=required on an SSL listener: the principal is the
+    certificate's subject as Kafka's DEFAULT ssl.principal.mapping.rules
+    names it (RFC 2253, most specific RDN first), seen in the request log;
+    a RULE: mapping is refused at start."""
+    from test_tls import start_tls
+    import test_tls
+    _leaf(certs, "orgclient", "ca", "good-client/O=Samsa Test")
+    srv = start_tls(samsa, certs, {
+        "listener.name.ssl.ssl.client.auth": "required",
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": certs.p("ca.pem"),
+        "request.log.enable": "true", "request.log.file": "stderr"})
+    rc, out = test_tls.kcat(srv.ssl_port, certs, "-L", client="orgclient")
+    assert rc == 0, out
+    assert samsa_harness.wait_until(
+        lambda: '"principal":"User:O=Samsa Test,CN=good-client"'
+                in srv.stderr_text(), T(5)), srv.stderr_tail()
+    # the plaintext listener's requests stay anonymous
+    with srv.connect() as c:
+        assert c.api_versions(0)["error_code"] == 0
+    assert '"securityProtocol":"PLAINTEXT","principal":"User:ANONYMOUS"' \
+        in srv.stderr_text()
+    ports = tuple(sorted({free_port() for _ in range(4)}))
+    o = sasl_overrides(certs, ports,
+                       {"ssl.principal.mapping.rules":
+                        "RULE:^CN=(.*?),O=(.*)$/$1/,DEFAULT"})
+    rc, err, _ = samsa.run_to_exit(overrides=o, use_ports=False)
+    assert rc not in (None, 0), err
+    assert "ssl.principal.mapping.rules" in err, err

@@ -848,6 +848,22 @@ proc_on_writable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     }
 }
 
+/* An SSL listener's principal: the client certificate's subject, as
+ * Kafka's ssl.principal.mapping.rules=DEFAULT maps it ("User:CN=...,O=...");
+ * without one User:ANONYMOUS stays.  (On SASL_SSL, SASL names it.) */
+static void
+proc_tls_principal(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    char  dn[sizeof(conn->principal) - 5];
+
+    if (conn->sasl != NULL || !samsa_tls_peer_dn(conn->tls, dn, sizeof(dn))) {
+        return;
+    }
+    (void) proc;
+    memcpy(conn->principal, "User:", 5);
+    proc_strlcpy(conn->principal + 5, sizeof(conn->principal) - 5, dn);
+}
+
 /* One step of a TLS handshake; once it is done the connection reads as
  * any other (the client's first request may already be decrypted). */
 static void
@@ -862,6 +878,7 @@ proc_tls_handshake(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     }
     if (!samsa_tls_handshaking(conn->tls)) {
         proc->nhandshaking--;
+        proc_tls_principal(proc, conn);
         if (atomic_load_explicit(&proc->run, memory_order_acquire)
             == SAMSA_PROC_RUNNING) {
             proc_on_readable(proc, conn, now);
