@@ -514,7 +514,7 @@ def test_alter_and_describe_scram_errors(server):
         assert res == [("u-dup", 91, "Attempt to delete a user credential "
                                      "that does not exist")]
         top, res = scram_describe(c, ["u-ok", "u-none", "u-ok"])
-        assert top == (0, None)
+        assert top == (0, "")
         got = {u: (e, m, ci) for u, e, m, ci in res}
         assert got["u-ok"][0] == 92
         assert got["u-none"] == (91, "Attempt to describe a user credential "
@@ -544,7 +544,7 @@ def test_scram_credentials_survive_restart(samsa, certs):
     assert rc == 0, out
     with srv2.connect() as c:
         _, res = scram_describe(c, ["carol"])
-        assert res == [("carol", 0, None, [(2, 8192)])]
+        assert res == [("carol", 0, "", [(2, 8192)])]
 
 
 # ---- configuration ---------------------------------------------------------------

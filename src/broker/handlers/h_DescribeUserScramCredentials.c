@@ -26,6 +26,7 @@ dus_user(samsa_req_t *req, const samsa_image_t *img, samsa_slice_t user,
 
     samsa_DescribeUserScramCredentialsResult_init(out);
     out->User = user;
+    out->ErrorMessage = samsa_slice_cstr("");   /* Kafka: "", not null */
     if (duplicate) {
         out->ErrorCode = SAMSA_ERR_DUPLICATE_RESOURCE;
         out->ErrorMessage = samsa_slice_cstr(samsa_arena_printf(
@@ -70,6 +71,7 @@ samsa_h_DescribeUserScramCredentials(samsa_apis_t *apis, samsa_req_t *req,
 
     img = samsa_apis_image(apis->broker, req);
     samsa_DescribeUserScramCredentialsResponse_init(&m);
+    m.ErrorMessage = samsa_slice_cstr("");      /* as Kafka's answer */
     if (rq->Users != NULL && rq->Users_cnt > 0) {
         cnt = (size_t) rq->Users_cnt;
         users = samsa_arena_calloc(&req->arena, cnt + 1, sizeof(*users));
