@@ -188,6 +188,8 @@ void samsa_h_BrokerRegistration(samsa_apis_t *apis, samsa_req_t *req,
                                 void *rq);
 void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeUserScramCredentials(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AlterUserScramCredentials(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *rq);

@@ -112,6 +112,26 @@ config_vals_init(samsa_config_t *cfg)
 
 #define CONFIG_LISTENER_PREFIX  "listener.name."
 
+/* "<mechanism>.sasl.jaas.config": a mechanism name in lower case
+ * (letters, digits, '-', '_'). */
+static bool
+config_listener_mech_key(const char *rest)
+{
+    const char  *dot = strchr(rest, '.');
+    const char  *p;
+
+    if (dot == NULL || dot == rest || strcmp(dot + 1, "sasl.jaas.config") != 0) {
+        return false;
+    }
+    for (p = rest; p < dot; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')
+              || *p == '-' || *p == '_')) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool
 samsa_config_listener_key(const char *key, char *listener,
                           size_t listener_size, const char **rest,
@@ -130,6 +150,11 @@ samsa_config_listener_key(const char *key, char *listener,
         return false;
     }
     d = samsa_config_defs_index(dot + 1);
+    if (d == samsa_config_ndefs && config_listener_mech_key(dot + 1)) {
+        /* listener.name.<l>.<mechanism>.sasl.jaas.config (Kafka's
+         * ListenerName.saslMechanismConfigPrefix) */
+        d = samsa_config_defs_index("sasl.jaas.config");
+    }
     if (d == samsa_config_ndefs || !samsa_config_defs[d].per_listener) {
         return false;
     }

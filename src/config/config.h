@@ -27,8 +27,9 @@ typedef struct samsa_listener {
                                    an IPv6 literal without its brackets */
     int    port;                /* 0..65535; 0 = any free port */
     char  *security_protocol;   /* from listener.security.protocol.map;
-                                   only "PLAINTEXT" and "SSL" get past the
-                                   checks */
+                                   any of Kafka's four for broker
+                                   listeners, PLAINTEXT for controller
+                                   ones */
     bool   is_controller;       /* name is in controller.listener.names */
 } samsa_listener_t;
 

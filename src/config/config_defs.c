@@ -68,6 +68,8 @@ config_check_gzip_level(const char *text, int64_t num, char *why,
     return false;
 }
 
+static const char *const  config_principal_rules[] = { "DEFAULT", NULL };
+
 const samsa_config_def_t  samsa_config_defs[] = {
     {
         .name = "process.roles",
@@ -1491,11 +1493,59 @@ const samsa_config_def_t  samsa_config_defs[] = {
                "certificate); the broker makes no TLS connections yet.",
     },
     {
+        .name = "ssl.principal.mapping.rules",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "DEFAULT",
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_principal_rules,
+        .implemented = true,
+        .doc = "How an SSL listener's client certificate names the "
+               "principal. Samsa has Kafka's DEFAULT only: the subject's "
+               "distinguished name in RFC 2253 form (User:CN=...,O=...); "
+               "RULE:... mappings are refused. Without a client "
+               "certificate the principal is User:ANONYMOUS.",
+    },
+    /* ---- SASL (issue 21): SASL_PLAINTEXT and SASL_SSL listeners ---- */
+    {
         .name = "sasl.enabled.mechanisms",
         .type = SAMSA_CONFIG_LIST,
         .dflt = "GSSAPI",
-        .implemented = false,
-        .doc = "SASL mechanisms enabled.",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "SASL mechanisms enabled on SASL listeners. Samsa supports "
+               "PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512; other names "
+               "(Kafka's default GSSAPI, OAUTHBEARER) are left out with a "
+               "warning, and a SASL listener left with none refuses to "
+               "start.",
+    },
+    {
+        .name = "sasl.jaas.config",
+        .type = SAMSA_CONFIG_PASSWORD,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "JAAS login context of the SASL listeners, in JAAS file "
+               "syntax. Kafka's form is per listener and mechanism: "
+               "listener.name.<listener>.<mechanism>.sasl.jaas.config (e.g. "
+               "listener.name.sasl_ssl.plain.sasl.jaas.config="
+               "org.apache.kafka.common.security.plain.PlainLoginModule "
+               "required user_admin=\"pw\";); the PlainLoginModule's "
+               "user_NAME=\"PASSWORD\" options are the PLAIN users. "
+               "ScramLoginModule needs no options on the broker (SCRAM "
+               "credentials live in the metadata log).",
+    },
+    {
+        .name = "connections.max.reauth.ms",
+        .type = SAMSA_CONFIG_LONG,
+        .dflt = "0",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 0, .max = INT64_MAX,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "When positive, a SASL session lasts at most this long "
+               "(SaslAuthenticate v1+ SessionLifetimeMs, KIP-368): the "
+               "client re-authenticates on the connection, else its next "
+               "request after the end closes it. 0: sessions never end.",
     },
 };
 

@@ -303,12 +303,11 @@ config_net_resolve_listener(samsa_config_loader_t *ld, const char *key,
                                 l->name);
     }
     l->is_controller = config_net_is_controller_name(ld->cfg, l->name);
-    if (strcmp(protocol, "PLAINTEXT") != 0
-        && (strcmp(protocol, "SSL") != 0 || l->is_controller)) {
-        return samsa_config_bad(ld, key, "listener '%s' uses security "
-                                "protocol %s, which Samsa does not support "
-                                "yet (PLAINTEXT, and SSL for broker "
-                                "listeners: SASL and TLS between "
+    if (strcmp(protocol, "PLAINTEXT") != 0 && l->is_controller) {
+        return samsa_config_bad(ld, key, "controller listener '%s' uses "
+                                "security protocol %s, which Samsa does not "
+                                "support yet (controller listeners are "
+                                "PLAINTEXT: TLS and SASL between "
                                 "controllers are not there yet)", l->name,
                                 protocol);
     }

@@ -623,6 +623,94 @@ samsa_image_resource_at(const samsa_image_t *img, size_t i, int8_t *type,
     return r->cfgs;
 }
 
+void
+samsa_image_scram_format(const samsa_scram_cred_t *cred, char *out,
+                         size_t size)
+{
+    char    salt[SAMSA_SCRAM_MAX_SALT * 2], stored[100], server[100];
+    size_t  hlen = samsa_scram_hash_len(cred->mech);
+
+    if (samsa_scram_b64_encode(cred->salt, cred->salt_len, salt, sizeof(salt))
+            != SAMSA_ERR_NONE
+        || samsa_scram_b64_encode(cred->stored_key, hlen, stored,
+                                  sizeof(stored)) != SAMSA_ERR_NONE
+        || samsa_scram_b64_encode(cred->server_key, hlen, server,
+                                  sizeof(server)) != SAMSA_ERR_NONE) {
+        snprintf(out, size, "invalid");
+        return;
+    }
+    snprintf(out, size, "%d,%s,%s,%s", (int) cred->iterations, salt, stored,
+             server);
+}
+
+bool
+samsa_image_scram_parse(const char *text, samsa_scram_mech_t mech,
+                        samsa_scram_cred_t *cred)
+{
+    const char  *p = text, *comma[3];
+    size_t       hlen = samsa_scram_hash_len(mech), n;
+    char        *end;
+    long         iter;
+    int          i;
+
+    memset(cred, 0, sizeof(*cred));
+    cred->mech = mech;
+    iter = strtol(p, &end, 10);
+    if (end == p || *end != ',' || iter <= 0 || iter > INT32_MAX) {
+        return false;
+    }
+    cred->iterations = (int32_t) iter;
+    p = end + 1;
+    for (i = 0; i < 3; i++) {
+        comma[i] = strchr(p, ',');
+        if (i < 2 && comma[i] == NULL) {
+            return false;
+        }
+        if (i == 2) {
+            comma[i] = p + strlen(p);
+        }
+        p = comma[i] + 1;
+    }
+    p = strchr(text, ',') + 1;
+    if (samsa_scram_b64_decode((samsa_slice_t) { p, (size_t) (comma[0] - p) },
+                               cred->salt, sizeof(cred->salt),
+                               &cred->salt_len) != SAMSA_ERR_NONE
+        || samsa_scram_b64_decode(
+               (samsa_slice_t) { comma[0] + 1,
+                                 (size_t) (comma[1] - comma[0] - 1) },
+               cred->stored_key, sizeof(cred->stored_key), &n)
+               != SAMSA_ERR_NONE
+        || n != hlen
+        || samsa_scram_b64_decode(
+               (samsa_slice_t) { comma[1] + 1,
+                                 (size_t) (comma[2] - comma[1] - 1) },
+               cred->server_key, sizeof(cred->server_key), &n)
+               != SAMSA_ERR_NONE
+        || n != hlen) {
+        return false;
+    }
+    return true;
+}
+
+bool
+samsa_image_scram_credential(const samsa_image_t *img, const char *user,
+                             samsa_scram_mech_t mech,
+                             samsa_scram_cred_t *cred)
+{
+    const samsa_image_config_t  *cfgs;
+    const char                  *name = samsa_scram_mech_name(mech);
+    size_t                       n, i;
+
+    cfgs = samsa_image_resource_configs(img, SAMSA_IMAGE_RESOURCE_SCRAM, user,
+                                        &n);
+    for (i = 0; i < n; i++) {
+        if (strcmp(cfgs[i].name, name) == 0) {
+            return samsa_image_scram_parse(cfgs[i].value, mech, cred);
+        }
+    }
+    return false;
+}
+
 bool
 samsa_image_client_quota(const samsa_image_t *img, const char *entity_key,
                          const char *key, double *value)
@@ -1037,6 +1125,50 @@ replay_config(samsa_image_delta_t *d, const samsa_ConfigRecord_t *r,
     return SAMSA_ERR_NONE;
 }
 
+/* UserScramCredentialRecord / RemoveUserScramCredentialRecord: the user's
+ * credentials live as the configs of a resource of type
+ * SAMSA_IMAGE_RESOURCE_SCRAM named by the user, one per mechanism. */
+static samsa_err_t
+replay_scram(samsa_image_delta_t *d, samsa_slice_t user, int8_t mech_type,
+             const samsa_UserScramCredentialRecord_t *r, int64_t offset,
+             char *errstr, size_t errstr_size)
+{
+    samsa_ConfigRecord_t  cr;
+    samsa_scram_cred_t    cred;
+    samsa_scram_mech_t    mech;
+    char                  value[SAMSA_IMAGE_SCRAM_TEXT];
+
+    if (!samsa_scram_mech_from_type(mech_type, &mech) || user.len == 0) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "SCRAM credential record with mechanism %d or an "
+                          "empty user name", (int) mech_type);
+    }
+    samsa_ConfigRecord_init(&cr);
+    cr.ResourceType = SAMSA_IMAGE_RESOURCE_SCRAM;
+    cr.ResourceName = user;
+    cr.Name = samsa_slice_cstr(samsa_scram_mech_name(mech));
+    cr.Value = (samsa_slice_t) { NULL, 0 };
+    if (r != NULL) {
+        memset(&cred, 0, sizeof(cred));
+        cred.mech = mech;
+        cred.iterations = r->Iterations;
+        if (r->Salt.len == 0 || r->Salt.len > sizeof(cred.salt)
+            || r->StoredKey.len != samsa_scram_hash_len(mech)
+            || r->ServerKey.len != samsa_scram_hash_len(mech)) {
+            return replay_bad(errstr, errstr_size, offset,
+                              "UserScramCredentialRecord with a salt or "
+                              "keys of the wrong size");
+        }
+        memcpy(cred.salt, r->Salt.ptr, r->Salt.len);
+        cred.salt_len = r->Salt.len;
+        memcpy(cred.stored_key, r->StoredKey.ptr, r->StoredKey.len);
+        memcpy(cred.server_key, r->ServerKey.ptr, r->ServerKey.len);
+        samsa_image_scram_format(&cred, value, sizeof(value));
+        cr.Value = samsa_slice_cstr(value);
+    }
+    return replay_config(d, &cr, offset, errstr, errstr_size);
+}
+
 /* A ClientQuotaRecord: the entity's quotas live as the configs of a
  * resource of type SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA named by its
  * samsa_qentity_key, each value printed with %.17g (exact for a double). */
@@ -1341,6 +1473,17 @@ samsa_image_delta_replay(samsa_image_delta_t *d,
     case SAMSA_MetadataRecords_ClientQuotaRecord:
         err = replay_client_quota(d, &rec->u.ClientQuotaRecord, offset,
                                   errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_UserScramCredentialRecord:
+        err = replay_scram(d, rec->u.UserScramCredentialRecord.Name,
+                           rec->u.UserScramCredentialRecord.Mechanism,
+                           &rec->u.UserScramCredentialRecord, offset, errstr,
+                           errstr_size);
+        break;
+    case SAMSA_MetadataRecords_RemoveUserScramCredentialRecord:
+        err = replay_scram(d, rec->u.RemoveUserScramCredentialRecord.Name,
+                           rec->u.RemoveUserScramCredentialRecord.Mechanism,
+                           NULL, offset, errstr, errstr_size);
         break;
     case SAMSA_MetadataRecords_RemoveTopicRecord:
         err = replay_remove_topic(d, &rec->u.RemoveTopicRecord, offset,

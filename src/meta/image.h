@@ -30,6 +30,7 @@
 
 #include <samsa/errors.h>
 #include "meta/metaprops.h"             /* SAMSA_UUID_STR_SIZE */
+#include "net/scram.h"
 #include "proto/gen/MetadataRecords.h"
 #include "proto/types.h"
 
@@ -47,6 +48,10 @@
  * quotas (ClientQuotaRecord) as a resource of this type named by its
  * samsa_qentity_key (meta/qentity.h), values as decimal strings. */
 #define SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA  100
+/* Not one either: each user's SCRAM credentials (UserScramCredentialRecord)
+ * as a resource of this type named by the user, one config per mechanism
+ * ("SCRAM-SHA-256") whose value is samsa_image_scram_format's text. */
+#define SAMSA_IMAGE_RESOURCE_SCRAM  101
 
 /* One config override: a key and its value, both NUL-terminated. */
 typedef struct samsa_image_config {
@@ -171,6 +176,21 @@ const samsa_image_config_t *samsa_image_resource_at(const samsa_image_t *img,
 bool samsa_image_client_quota(const samsa_image_t *img,
                               const char *entity_key, const char *key,
                               double *value);
+
+/* The SCRAM credential of user for mech: true and *cred filled if the
+ * image has one. */
+bool samsa_image_scram_credential(const samsa_image_t *img, const char *user,
+                                  samsa_scram_mech_t mech,
+                                  samsa_scram_cred_t *cred);
+
+/* A credential as the image keeps it: "ITERATIONS,SALT,STORED,SERVER"
+ * (base64) into out (at least SAMSA_IMAGE_SCRAM_TEXT bytes); and back
+ * (false for text that is not that). */
+#define SAMSA_IMAGE_SCRAM_TEXT  512
+void samsa_image_scram_format(const samsa_scram_cred_t *cred, char *out,
+                              size_t size);
+bool samsa_image_scram_parse(const char *text, samsa_scram_mech_t mech,
+                             samsa_scram_cred_t *cred);
 
 /* Finalized level of a feature ("metadata.version"); 0 when not set. */
 int16_t samsa_image_feature_level(const samsa_image_t *img,

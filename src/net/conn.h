@@ -17,6 +17,7 @@
 #include "net/conn_id.h"
 #include "net/mempool.h"
 #include "net/mute.h"
+#include "net/sasl.h"
 #include "net/send.h"
 #include "net/tls.h"
 
@@ -89,6 +90,14 @@ typedef struct samsa_conn {
     struct samsa_conn   *next_tls;
     bool                 tls_queued;
     int64_t              tls_deadline_ns;
+    /* SASL listeners: the authentication's state (owned; NULL on other
+     * listeners), its deadline (from the accept, as the TLS handshake's),
+     * and whether to close once the response being written is out (a
+     * failed authentication, as Kafka's authenticationFailureSend) */
+    samsa_sasl_t        *sasl;
+    int64_t              auth_deadline_ns;
+    bool                 authenticating;
+    bool                 close_after_send;
 } samsa_conn_t;
 
 /* Read toward one complete request (size prefix, then exactly that many

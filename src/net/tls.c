@@ -878,6 +878,37 @@ samsa_tls_version(const samsa_tls_t *tls)
     return SSL_get_version(tls->ssl);
 }
 
+bool
+samsa_tls_peer_dn(const samsa_tls_t *tls, char *out, size_t size)
+{
+    X509   *cert = SSL_get0_peer_certificate(tls->ssl);
+    BIO    *bio;
+    int     n;
+
+    if (cert == NULL || SSL_get_verify_result(tls->ssl) != X509_V_OK
+        || size == 0) {
+        return false;
+    }
+    bio = BIO_new(BIO_s_mem());
+    if (bio == NULL) {
+        return false;
+    }
+    /* RFC 2253 (most specific RDN first, ',' between, no spaces): what
+     * Java's X500Principal.getName() gives Kafka's DEFAULT rule */
+    if (X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0,
+                           XN_FLAG_RFC2253) < 0) {
+        BIO_free(bio);
+        return false;
+    }
+    n = BIO_read(bio, out, (int) size - 1);
+    BIO_free(bio);
+    if (n <= 0) {
+        return false;
+    }
+    out[n] = '\0';
+    return true;
+}
+
 const char *
 samsa_tls_cipher(const samsa_tls_t *tls)
 {

@@ -136,6 +136,10 @@ uint32_t samsa_tls_write_wants(const samsa_tls_t *tls);
 
 /* The negotiated protocol ("TLSv1.3") and cipher, for the log. */
 const char *samsa_tls_version(const samsa_tls_t *tls);
+/* The subject of the peer's verified certificate in RFC 2253 form
+ * ("CN=client,O=Example"), as Java's X500Principal.getName() writes it:
+ * false if the peer sent none (or it failed verification). */
+bool samsa_tls_peer_dn(const samsa_tls_t *tls, char *out, size_t size);
 const char *samsa_tls_cipher(const samsa_tls_t *tls);
 
 #endif /* SAMSA_NET_TLS_H */

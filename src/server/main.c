@@ -35,6 +35,7 @@
 #include "server/metrics.h"
 #include "server/reqlog.h"
 #include "server/reqstats.h"
+#include "server/saslconf.h"
 #include "server/tlsconf.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -65,6 +66,7 @@ typedef struct server {
     bool                         brk_open;
     samsa_connquota_override_t  *overrides;
     samsa_tlsconf_t              tls;       /* the TLS listeners' contexts */
+    samsa_saslconf_t             sasl;      /* the SASL listeners' confs */
     server_side_t                broker;
     server_side_t                controller;
     samsa_metrics_t             *metrics;   /* NULL: no metrics listener */
@@ -185,7 +187,8 @@ server_side_listeners(server_t *srv, server_side_t *side, bool controller)
         }
         side->listeners[side->nlisteners] = (samsa_netlistener_t) {
             l->name, l->host, l->port, l->security_protocol,
-            srv->tls.ctx != NULL ? srv->tls.ctx[i] : NULL
+            srv->tls.ctx != NULL ? srv->tls.ctx[i] : NULL,
+            srv->sasl.conf != NULL ? srv->sasl.conf[i] : NULL
         };
         side->cfg_index[side->nlisteners++] = i;
     }
@@ -557,6 +560,25 @@ server_observe(server_t *srv)
     }
 }
 
+/* A SCRAM credential from the current metadata image (network threads:
+ * a lock-free reference, released before any I/O). */
+static bool
+server_scram_lookup(void *ctx, samsa_scram_mech_t mech, const char *user,
+                    samsa_scram_cred_t *cred)
+{
+    server_t       *srv = ctx;
+    samsa_image_t  *img;
+    bool            found;
+
+    if (srv->brk.meta == NULL) {
+        return false;
+    }
+    img = samsa_meta_image_get(srv->brk.meta);
+    found = samsa_image_scram_credential(img, user, mech, cred);
+    samsa_image_put(img);
+    return found;
+}
+
 static samsa_err_t
 server_open(server_t *srv, char *errstr, size_t errstr_size)
 {
@@ -570,6 +592,11 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     }
     /* TLS first: a bad key store stops the start before anything opens */
     err = samsa_tlsconf_open(&srv->tls, cfg, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    err = samsa_saslconf_open(&srv->sasl, cfg, server_scram_lookup, srv,
+                              errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -738,6 +765,7 @@ server_free(server_t *srv)
     samsa_free(srv->node.endpoints);
     samsa_free(srv->overrides);
     samsa_tlsconf_fini(&srv->tls);
+    samsa_saslconf_fini(&srv->sasl);
     samsa_reqlog_close(&srv->reqlog);
     samsa_config_fini(&srv->cfg);
 }

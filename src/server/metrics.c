@@ -740,6 +740,8 @@ typedef struct mx_listener_sums {
     uint64_t  created;      /* adopted since start */
     int64_t   mem_muted;    /* muted for memory now */
     uint64_t  mem_mutes;    /* muted for memory since start */
+    uint64_t  auth_ok;      /* SASL successes since start */
+    uint64_t  auth_failed;  /* SASL failures since start */
 } mx_listener_sums_t;
 
 static void
@@ -759,6 +761,39 @@ mx_listener_sums(samsa_sockserver_t *ss, const char *listener,
             sums->created += ps.connections_created;
             sums->mem_muted += ps.mem_muted;
             sums->mem_mutes += ps.mem_mutes;
+            sums->auth_ok += ps.auth_ok;
+            sums->auth_failed += ps.auth_failed;
+        }
+    }
+}
+
+/* Kafka's successful-authentication-total / failed-authentication-total
+ * (selector metrics), per listener: SASL exchanges only. */
+static void
+mx_authentications(samsa_metrics_t *m, samsa_buf_t *out, bool ok)
+{
+    samsa_sockserver_t  *ss;
+    const char          *l;
+    mx_listener_sums_t   sums;
+    size_t               i, j;
+
+    mx_family(out, ok ? "samsa_successful_authentication_total"
+                      : "samsa_failed_authentication_total", "counter",
+              ok ? "SASL authentications that succeeded, per listener "
+                   "(successful-authentication-total)."
+                 : "SASL authentications that failed, per listener "
+                   "(failed-authentication-total).");
+    for (i = 0; i < m->nservers; i++) {
+        ss = m->servers[i].ss;
+        for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
+            l = samsa_sockserver_listener_name(ss, j);
+            mx_listener_sums(ss, l, &sums);
+            mx_printf(out, "%s{server=\"%s\",listener=\"%s\"} %llu\n",
+                      ok ? "samsa_successful_authentication_total"
+                         : "samsa_failed_authentication_total",
+                      samsa_reqstats_kind(m->servers[i].rs), l,
+                      (unsigned long long) (ok ? sums.auth_ok
+                                               : sums.auth_failed));
         }
     }
 }
@@ -1326,6 +1361,8 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_handler_idle(m, out);
     mx_connections(m, out, false);
     mx_connections(m, out, true);
+    mx_authentications(m, out, true);
+    mx_authentications(m, out, false);
     mx_conn_throttles(m, out, false);
     mx_conn_throttles(m, out, true);
     mx_accept_throttle_time(m, out);

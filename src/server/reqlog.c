@@ -182,7 +182,9 @@ reqlog_format(const samsa_req_t *req, char *out, size_t size)
                   reqlog_ms(req->resp_done_ns, req->resp_dequeue_ns),
                   reqlog_ms(req->resp_dequeue_ns, req->end_ns));
     reqlog_json_str(&o, req->security_protocol);
-    reqlog_printf(&o, ",\"principal\":\"User:ANONYMOUS\",\"listener\":");
+    reqlog_printf(&o, ",\"principal\":");
+    reqlog_json_str(&o, req->principal);
+    reqlog_printf(&o, ",\"listener\":");
     reqlog_json_str(&o, req->listener);
     reqlog_printf(&o, ",\"clientInformation\":{\"softwareName\":");
     reqlog_json_str(&o, req->sw_name);

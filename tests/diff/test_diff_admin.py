@@ -1,7 +1,9 @@
 """Administrative requests to Apache Kafka 4.4 and samsa-server side by
 side: CreatePartitions, DeleteRecords, AlterConfigs,
 IncrementalAlterConfigs, OffsetForLeaderEpoch, ElectLeaders,
-ListPartitionReassignments, DescribeCluster, each at the lowest and the
+ListPartitionReassignments, DescribeCluster, and AlterUserScramCredentials /
+DescribeUserScramCredentials (v0: results compared as sets, Kafka's come
+in hash order), each at the lowest and the
 highest version both serve (and kwire encodes).  Differences: KNOWN (and
 docs/COMPATIBILITY.md)."""
 
@@ -226,6 +228,63 @@ def test_describe_cluster(aenv):
         compare("DescribeCluster v%d" % v, aenv,
                 lambda c: c.describe_cluster(v, timeout=T(10)))
     each_version(aenv, DESCRIBE_CLUSTER, check)
+
+
+# -- SCRAM credentials (issue 21) ---------------------------------------------------
+
+kwire.FLEXIBLE_FROM.update({50: 0, 51: 0})
+
+
+def _scram_alter(c, ups=(), dels=()):
+    w = kwire.Writer()
+    w.array(dels, lambda w, d: w.string(d[0], True).i8(d[1]).tags(), True)
+    w.array(ups, lambda w, u: w.string(u[0], True).i8(u[1]).i32(u[2])
+            .blob(b"0123456789abcdef", True).blob(b"p" * 32, True).tags(),
+            True)
+    w.tags()
+    r = c.request_raw(51, 0, w.bytes(), timeout=T(30))
+    r.i32()
+    res = r.array(lambda rr: (rr.string(True), rr.i16(),
+                              rr.string(True, True), rr.tags())[:3], True)
+    return sorted(res, key=lambda x: x[0])
+
+
+def _scram_describe(c, users):
+    w = kwire.Writer()
+    w.array(users, lambda w, u: w.string(u, True).tags(), True)
+    w.tags()
+    r = c.request_raw(50, 0, w.bytes(), timeout=T(30))
+    r.i32()
+    top = (r.i16(), r.string(True, True))
+    res = r.array(lambda rr: (rr.string(True), rr.i16(), rr.string(True, True),
+                              rr.array(lambda r3: (r3.i8(), r3.i32(),
+                                                   r3.tags())[:2], True),
+                              rr.tags())[:4], True)
+    return top, sorted(res, key=lambda x: x[0])
+
+
+@pytest.mark.parametrize("what,ups,dels", [
+    ("set two users", [("diff-u1", 1, 4096), ("diff-u2", 2, 16384)], []),
+    ("iterations out of range", [("diff-few", 1, 4095),
+                                 ("diff-many", 2, 16385)], []),
+    ("empty name and unknown mechanism", [("", 1, 4096),
+                                          ("diff-mech", 3, 4096)], []),
+    ("user twice", [("diff-twice", 1, 4096), ("diff-twice", 2, 4096)], []),
+    ("delete missing", [], [("diff-nobody", 1)]),
+    ("delete then set", [("diff-u1", 1, 8192)], [("diff-u1", 1)]),
+])
+def test_alter_user_scram_credentials(aenv, what, ups, dels):
+    compare("AlterUserScramCredentials v0 " + what, aenv,
+            lambda c: _scram_alter(c, ups, dels))
+
+
+def test_describe_user_scram_credentials(aenv):
+    for c in aenv.connect():
+        with c:
+            _scram_alter(c, [("diff-d1", 2, 8192)])
+    compare("DescribeUserScramCredentials v0", aenv,
+            lambda c: _scram_describe(c, ["diff-d1", "diff-none",
+                                          "diff-dup", "diff-dup"]))
 
 
 def test_known_differences_documented():

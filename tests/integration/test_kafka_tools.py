@@ -14,9 +14,9 @@ samsa-server shared by the module, each checked on its output:
 - kafka-transactions list/describe/describe-producers/find-hanging after a
   transactional kafka-producer-perf-test.
 
-(kafka-client-metrics needs ListConfigResources and kafka-configs
---entity-type users DescribeUserScramCredentials, which samsa does not
-serve: not tested.)  A missing java or jar fails, never skips.
+(kafka-client-metrics needs ListConfigResources, which samsa does not
+serve: not tested; kafka-configs --entity-type users (SCRAM credentials)
+is tested in test_sasl.py.)  A missing java or jar fails, never skips.
 """
 
 import json

@@ -55,6 +55,7 @@ typedef enum ctl_kind {
     CTL_ALTER_CONFIGS,
     CTL_ALLOC_PRODUCER_IDS,
     CTL_ALTER_CLIENT_QUOTAS,
+    CTL_ALTER_SCRAM,
     CTL_REGISTER_BROKER,
     CTL_BROKER_HEARTBEAT,
     CTL_UNREGISTER_BROKER,
@@ -479,6 +480,9 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     case CTL_ALTER_CLIENT_QUOTAS:
         samsa_ctlquotas_alter(&b, op->req, op->n, op->arena, op->results);
         break;
+    case CTL_ALTER_SCRAM:
+        samsa_ctlscram_alter(&b, op->req, op->n, op->arena, op->results);
+        break;
     case CTL_REGISTER_BROKER:
         samsa_ctlbrokers_register(&b, op->req, !CTL_CLUSTER(ctrl),
                                   op->first);
@@ -651,6 +655,20 @@ samsa_controller_alter_client_quotas(
     ctl_op_t  op = {
         .kind = CTL_ALTER_CLIENT_QUOTAS, .req = entries, .n = n,
         .validate_only = validate_only, .arena = arena, .results = results,
+    };
+
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_alter_scram(samsa_controller_t *ctrl,
+                             const samsa_controller_scram_op_t *ops,
+                             size_t n, samsa_arena_t *arena,
+                             samsa_controller_result_t *results)
+{
+    ctl_op_t  op = {
+        .kind = CTL_ALTER_SCRAM, .req = ops, .n = n, .arena = arena,
+        .results = results,
     };
 
     return ctl_submit(ctrl, &op);

@@ -319,6 +319,33 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_client_quotas(
     size_t n, bool validate_only, samsa_arena_t *arena,
     samsa_controller_result_t *results);
 
+/* ---- AlterUserScramCredentials */
+
+/* One deletion (remove) or upsertion of a user's credential. */
+typedef struct samsa_controller_scram_op {
+    samsa_slice_t  name;
+    int8_t         mechanism;           /* ScramMechanism type: 1, 2 */
+    bool           remove;
+    int32_t        iterations;          /* upsertions: */
+    samsa_slice_t  salt;
+    samsa_slice_t  salted_password;
+} samsa_controller_scram_op_t;
+
+/* Kafka's ScramControlManager.alterCredentials: ops (deletions first,
+ * then upsertions, as the request has them) grouped by user; a user named
+ * twice fails with DUPLICATE_RESOURCE ("A user credential cannot be
+ * altered twice in the same request"), an empty name or an unknown
+ * mechanism with UNACCEPTABLE_CREDENTIAL / UNSUPPORTED_SASL_MECHANISM,
+ * iterations outside 4096..16384 with UNACCEPTABLE_CREDENTIAL ("Too few
+ * iterations", "Too many iterations"), deleting what is not there with
+ * RESOURCE_NOT_FOUND.  results[i] answers ops[i]: every op of a user gets
+ * the user's answer.  The users that pass get one
+ * UserScramCredentialRecord or RemoveUserScramCredentialRecord, all in
+ * one batch. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_scram(
+    samsa_controller_t *ctrl, const samsa_controller_scram_op_t *ops,
+    size_t n, samsa_arena_t *arena, samsa_controller_result_t *results);
+
 /* ---- the quorum (cluster mode) */
 
 /* The active controller's node id: this node in single-node mode; in

@@ -45,6 +45,12 @@ void samsa_ctlquotas_alter(samsa_ctlbatch_t *b,
                            size_t n, samsa_arena_t *arena,
                            samsa_controller_result_t *results);
 
+/* ctlscram.c: AlterUserScramCredentials. */
+void samsa_ctlscram_alter(samsa_ctlbatch_t *b,
+                          const samsa_controller_scram_op_t *ops, size_t n,
+                          samsa_arena_t *arena,
+                          samsa_controller_result_t *results);
+
 /* ctlbrokers.c: broker registration; *epoch gets the broker epoch. */
 void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
                                const samsa_controller_broker_reg_t *reg,

@@ -8,7 +8,9 @@
  * resource's key, ProducerIdsRecord, RegisterBrokerRecord per broker).
  * Client quotas, which the image keeps as the configs of a resource of
  * type SAMSA_IMAGE_RESOURCE_CLIENT_QUOTA, are written as those
- * ConfigRecords (replay restores them as they were); brokers keep what
+ * ConfigRecords (replay restores them as they were); SCRAM credentials
+ * (SAMSA_IMAGE_RESOURCE_SCRAM) as UserScramCredentialRecords, as Kafka
+ * writes them; brokers keep what
  * the image has of them (no endpoints or features).
  * Threads: any (pure functions of their arguments).
  */

@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include "proto/gen/ApiVersions.h"
+#include "proto/gen/SaslAuthenticate.h"
+#include "proto/gen/SaslHandshake.h"
 #include "proto/proto.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -382,6 +384,13 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
     if (conn->tls != NULL) {
         proc_tls_forget(proc, conn);
     }
+    if (conn->sasl != NULL) {
+        if (conn->authenticating) {
+            proc->nauthenticating--;
+        }
+        samsa_sasl_fini(conn->sasl);
+        samsa_free(conn->sasl);
+    }
     if (conn->handed_off) {
         ss->conf.handoff_take(ss->conf.handoff_ctx, conn->fd);
     } else {
@@ -517,6 +526,29 @@ proc_tls_adopt(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     return true;
 }
 
+/* On a SASL listener: the connection's authentication state, and the
+ * time it has to complete it (the TLS handshake's bound, counted from the
+ * accept: a client that connects and never authenticates is closed). */
+static void
+proc_sasl_adopt(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
+{
+    const samsa_sasl_conf_t  *conf = proc->ss->conf.listeners[proc->listener].sasl;
+    int64_t                   ms = SAMSA_PROC_TLS_HANDSHAKE_MS;
+    int64_t                   idle_ms = proc->ss->conf.connections_max_idle_ms;
+
+    if (conf == NULL) {
+        return;
+    }
+    conn->sasl = samsa_malloc(sizeof(*conn->sasl));
+    samsa_sasl_init(conn->sasl, conf);
+    conn->authenticating = true;
+    proc->nauthenticating++;
+    if (idle_ms >= 0 && idle_ms < ms) {
+        ms = idle_ms;
+    }
+    conn->auth_deadline_ns = now + ms * 1000000;
+}
+
 static void
 proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
 {
@@ -540,6 +572,7 @@ proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
     if (!proc_tls_adopt(proc, conn, now)) {
         return;
     }
+    proc_sasl_adopt(proc, conn, now);
     if (samsa_selector_add(&proc->sel, conn->fd, SAMSA_SELECTOR_F_READ, conn)
         != SAMSA_ERR_NONE) {
         samsa_error("registering connection %s failed", conn->idstr);
@@ -815,6 +848,22 @@ proc_on_writable(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     }
 }
 
+/* An SSL listener's principal: the client certificate's subject, as
+ * Kafka's ssl.principal.mapping.rules=DEFAULT maps it ("User:CN=...,O=...");
+ * without one User:ANONYMOUS stays.  (On SASL_SSL, SASL names it.) */
+static void
+proc_tls_principal(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    char  dn[sizeof(conn->principal) - 5];
+
+    if (conn->sasl != NULL || !samsa_tls_peer_dn(conn->tls, dn, sizeof(dn))) {
+        return;
+    }
+    (void) proc;
+    memcpy(conn->principal, "User:", 5);
+    proc_strlcpy(conn->principal + 5, sizeof(conn->principal) - 5, dn);
+}
+
 /* One step of a TLS handshake; once it is done the connection reads as
  * any other (the client's first request may already be decrypted). */
 static void
@@ -829,6 +878,7 @@ proc_tls_handshake(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
     }
     if (!samsa_tls_handshaking(conn->tls)) {
         proc->nhandshaking--;
+        proc_tls_principal(proc, conn);
         if (atomic_load_explicit(&proc->run, memory_order_acquire)
             == SAMSA_PROC_RUNNING) {
             proc_on_readable(proc, conn, now);
@@ -911,8 +961,18 @@ proc_tls_expire_handshakes(samsa_proc_t *proc, int64_t now)
     proc->hs_check_ns = now;
     for (i = 0; i < proc->nslots; i++) {
         conn = proc->slots[i];
-        if (conn == NULL || conn->closing || conn->tls == NULL
-            || !samsa_tls_handshaking(conn->tls)
+        if (conn == NULL || conn->closing) {
+            continue;
+        }
+        if (conn->authenticating && now >= conn->auth_deadline_ns) {
+            samsa_info("closing connection %s: SASL authentication not "
+                       "completed in time", conn->idstr);
+            proc_stat_add(&proc->stat_auth_failed, 1);
+            proc_lru_unlink(proc, conn);
+            proc_conn_schedule_close(proc, conn);
+            continue;
+        }
+        if (conn->tls == NULL || !samsa_tls_handshaking(conn->tls)
             || now < conn->tls_deadline_ns) {
             continue;
         }
@@ -1042,7 +1102,7 @@ proc_poll(samsa_proc_t *proc)
     if (proc->tls_pending != NULL) {
         proc_tls_run_pending(proc, now);
     }
-    if (proc->nhandshaking > 0) {
+    if (proc->nhandshaking > 0 || proc->nauthenticating > 0) {
         proc_tls_expire_handshakes(proc, now);
     }
     proc_throttle_expire(proc, now);
@@ -1115,6 +1175,155 @@ proc_build_request(samsa_proc_t *proc, samsa_conn_t *conn, uint8_t *payload,
     return req;
 }
 
+/* ---- SASL: the answers the network thread gives itself ------------------ */
+
+/* Encode res as the answer to req (SaslHandshake, SaslAuthenticate, or a
+ * bare token after SaslHandshake v0). */
+static samsa_resp_t *
+proc_sasl_encode(samsa_conn_t *conn, samsa_req_t *req,
+                 samsa_sasl_route_t route, const samsa_sasl_result_t *res)
+{
+    const samsa_sasl_conf_t          *conf = conn->sasl->conf;
+    samsa_SaslHandshakeResponse_t     hs;
+    samsa_SaslAuthenticateResponse_t  au;
+    samsa_resp_t                     *resp;
+    samsa_wr_t                        wr;
+    size_t                            i;
+
+    if (route == SAMSA_SASL_ROUTE_RAW_TOKEN) {
+        resp = samsa_resp_new(req, SAMSA_RESP_SEND);
+        samsa_buf_init(&resp->send.frame, 16 + res->token_len);
+        wr = samsa_resp_wr(resp);
+        (void) samsa_wr_i32(&wr, 0);    /* size, patched at respond */
+        resp->body_at = resp->send.frame.len;
+        samsa_wr_raw(&wr, res->token, res->token_len);
+        return resp;
+    }
+    resp = samsa_resp_new_send(req);
+    wr = samsa_resp_wr(resp);
+    if (route == SAMSA_SASL_ROUTE_HANDSHAKE) {
+        samsa_SaslHandshakeResponse_init(&hs);
+        hs.ErrorCode = res->error;
+        hs.Mechanisms_cnt = (int32_t) conf->nmech_names;
+        hs.Mechanisms = samsa_arena_alloc(&req->arena,
+                                          (conf->nmech_names + 1)
+                                              * sizeof(samsa_slice_t));
+        for (i = 0; i < conf->nmech_names; i++) {
+            hs.Mechanisms[i] = samsa_slice_cstr(conf->mech_names[i]);
+        }
+        samsa_SaslHandshakeResponse_encode(&wr, req->hdr.ApiVersion, &hs);
+        return resp;
+    }
+    samsa_SaslAuthenticateResponse_init(&au);
+    au.ErrorCode = res->error;
+    if (res->message[0] != '\0') {
+        au.ErrorMessage = samsa_slice_cstr(res->message);
+    }
+    au.AuthBytes = (samsa_slice_t) { (const char *) res->token,
+                                     res->token_len };
+    au.SessionLifetimeMs = res->session_lifetime_ms;
+    samsa_SaslAuthenticateResponse_encode(&wr, req->hdr.ApiVersion, &au);
+    return resp;
+}
+
+/* Decode req's body for route and run that step of the exchange; false
+ * if the body does not decode (Kafka: InvalidRequestException, a
+ * close). */
+static bool
+proc_sasl_step(samsa_conn_t *conn, samsa_req_t *req, samsa_sasl_route_t route,
+               samsa_sasl_result_t *res)
+{
+    samsa_SaslHandshakeRequest_t     hs;
+    samsa_SaslAuthenticateRequest_t  au;
+    samsa_rd_t                       rd = req->body;
+    int64_t                          now = samsa_now_ns();
+
+    switch (route) {
+    case SAMSA_SASL_ROUTE_HANDSHAKE:
+        samsa_SaslHandshakeRequest_init(&hs);
+        if (samsa_SaslHandshakeRequest_decode(&rd, req->hdr.ApiVersion,
+                                              &req->arena, &hs)
+            != SAMSA_ERR_NONE) {
+            return false;
+        }
+        samsa_sasl_handshake(conn->sasl, req->hdr.ApiVersion, hs.Mechanism,
+                             res);
+        return true;
+    case SAMSA_SASL_ROUTE_AUTHENTICATE:
+        samsa_SaslAuthenticateRequest_init(&au);
+        if (samsa_SaslAuthenticateRequest_decode(&rd, req->hdr.ApiVersion,
+                                                 &req->arena, &au)
+            != SAMSA_ERR_NONE) {
+            return false;
+        }
+        samsa_sasl_token(conn->sasl, req->hdr.ApiVersion, au.AuthBytes, now,
+                         res);
+        return true;
+    default:
+        samsa_sasl_token(conn->sasl, -1,
+                         (samsa_slice_t) { (const char *) rd.p,
+                                           (size_t) (rd.end - rd.p) },
+                         now, res);
+        return true;
+    }
+}
+
+/* Answer a SaslHandshake / SaslAuthenticate (or bare token) here, as
+ * Kafka's authenticator does in its network thread: the request takes
+ * the same way as any other (muted until its answer is written; the
+ * answer goes through the response queue, so the request log sees it),
+ * but no handler runs. */
+static void
+proc_sasl_answer(samsa_proc_t *proc, samsa_conn_t *conn, samsa_req_t *req,
+                 samsa_sasl_route_t route)
+{
+    samsa_sasl_result_t  res;
+    samsa_resp_t        *resp;
+
+    proc->inflight++;
+    proc_conn_mute(proc, conn);
+    if (!conn->closing
+        && !proc_mute_event(proc, conn, SAMSA_MUTE_EV_REQUEST_RECEIVED)) {
+        proc_conn_schedule_close(proc, conn);
+    }
+    if (!proc_sasl_step(conn, req, route, &res)) {
+        samsa_info("closing connection %s: malformed %s request during "
+                   "SASL authentication", conn->idstr,
+                   route == SAMSA_SASL_ROUTE_HANDSHAKE ? "SaslHandshake"
+                                                       : "SaslAuthenticate");
+        proc_stat_add(&proc->stat_auth_failed, 1);
+        samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
+        return;
+    }
+    if (res.complete) {
+        memcpy(conn->principal, "User:", 5);
+        proc_strlcpy(conn->principal + 5, sizeof(conn->principal) - 5,
+                     conn->sasl->user);
+        if (conn->authenticating) {
+            conn->authenticating = false;
+            proc->nauthenticating--;
+        }
+        proc_stat_add(&proc->stat_auth_ok, 1);
+        samsa_debug("connection %s authenticated as %s (%s)", conn->idstr,
+                    conn->principal, samsa_sasl_mech_name(conn->sasl->mech));
+    }
+    if (res.close) {
+        samsa_info("connection %s: SASL authentication failed (%s%s%s); "
+                   "closing it once the answer is written", conn->idstr,
+                   samsa_sasl_mech_name(conn->sasl->mech),
+                   res.message[0] != '\0' ? ": " : "", res.message);
+        conn->close_after_send = true;
+        proc_stat_add(&proc->stat_auth_failed, 1);
+        if (route == SAMSA_SASL_ROUTE_RAW_TOKEN) {
+            /* Kafka answers nothing on a bare-token failure */
+            samsa_reqchan_respond(samsa_resp_new(req, SAMSA_RESP_CLOSE));
+            return;
+        }
+    }
+    resp = proc_sasl_encode(conn, req, route, &res);
+    samsa_reqchan_respond(resp);
+}
+
 /* Parse the header; unknown API, unsupported version (but ApiVersions) or
  * garbage closes the connection, as Kafka's parseRequestHeader does. */
 static void
@@ -1125,12 +1334,23 @@ proc_receive_one(samsa_proc_t *proc, samsa_conn_t *conn)
     samsa_rd_t           rd;
     samsa_req_t         *req;
     samsa_api_gate_t     gate;
+    samsa_sasl_route_t   route;
     uint8_t             *payload;
     int32_t              size;
+    char                 why[256];
 
     payload = samsa_conn_take_payload(conn, &size);
     samsa_rd_init(&rd, payload, (size_t) size);
     memset(&hdr, 0, sizeof(hdr));
+    if (conn->sasl != NULL && samsa_sasl_expects_raw(conn->sasl)) {
+        /* SaslHandshake v0: the token comes bare, no request header */
+        hdr.ApiKey = SAMSA_API_SaslAuthenticate;
+        hdr.ApiVersion = -1;
+        hdr.CorrelationId = -1;
+        req = proc_build_request(proc, conn, payload, size, &hdr, &rd);
+        proc_sasl_answer(proc, conn, req, SAMSA_SASL_ROUTE_RAW_TOKEN);
+        return;
+    }
     if (samsa_reqhdr_decode(&rd, &hdr) != SAMSA_ERR_NONE) {
         samsa_info("closing connection %s: malformed request header "
                    "(api key %d, version %d)",
@@ -1145,6 +1365,22 @@ proc_receive_one(samsa_proc_t *proc, samsa_conn_t *conn)
                                                       : "unsupported",
                    hdr.ApiKey, hdr.ApiVersion);
         goto out_close;
+    }
+    if (conn->sasl != NULL) {
+        route = samsa_sasl_route(conn->sasl, hdr.ApiKey, samsa_now_ns(), why,
+                                 sizeof(why));
+        if (route == SAMSA_SASL_ROUTE_CLOSE) {
+            samsa_info("closing connection %s: %s", conn->idstr, why);
+            if (conn->authenticating) {
+                proc_stat_add(&proc->stat_auth_failed, 1);
+            }
+            goto out_close;
+        }
+        if (route != SAMSA_SASL_ROUTE_HANDLERS) {
+            req = proc_build_request(proc, conn, payload, size, &hdr, &rd);
+            proc_sasl_answer(proc, conn, req, route);
+            return;
+        }
     }
     req = proc_build_request(proc, conn, payload, size, &hdr, &rd);
     if (hdr.ApiKey == SAMSA_API_ApiVersions && hdr.ApiVersion >= 3 && gate == SAMSA_API_GATE_OK) {
@@ -1201,6 +1437,10 @@ proc_process_completed_sends(samsa_proc_t *proc)
         conn->sending = NULL;
         proc_request_done(proc, conn, resp, now);
         samsa_resp_free(resp);
+        if (conn->close_after_send) {
+            proc_conn_schedule_close(proc, conn);
+            continue;
+        }
         proc_response_sent(proc, conn);
     }
     proc->send_done = NULL;

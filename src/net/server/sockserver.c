@@ -172,6 +172,10 @@ samsa_sockserver_proc_stats(samsa_sockserver_t *ss, size_t i,
                                           memory_order_relaxed);
     out->mem_mutes = atomic_load_explicit(&proc->stat_mem_mutes,
                                           memory_order_relaxed);
+    out->auth_ok = atomic_load_explicit(&proc->stat_auth_ok,
+                                        memory_order_relaxed);
+    out->auth_failed = atomic_load_explicit(&proc->stat_auth_failed,
+                                            memory_order_relaxed);
     pthread_mutex_lock(&proc->resp_lock);
     out->response_queue_size = proc->nresp;
     pthread_mutex_unlock(&proc->resp_lock);

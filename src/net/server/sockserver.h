@@ -24,6 +24,7 @@
 
 #include "net/server/connquota.h"
 #include "net/server/req.h"
+#include "net/sasl.h"
 #include "net/tls.h"
 
 typedef struct samsa_sockserver samsa_sockserver_t;
@@ -43,6 +44,12 @@ typedef struct samsa_netlistener {
                                            a TLS handshake first; NULL:
                                            plaintext.  Borrowed: outlives
                                            the server */
+    const samsa_sasl_conf_t *sasl;      /* SASL_PLAINTEXT, SASL_SSL: every
+                                           connection authenticates
+                                           before its requests reach the
+                                           handlers (net/sasl.h); NULL:
+                                           none.  Borrowed: outlives the
+                                           server */
 } samsa_netlistener_t;
 
 typedef enum samsa_api_gate {
@@ -141,6 +148,10 @@ typedef struct samsa_netstats_proc {
     int64_t      mem_muted;             /* connections muted for memory
                                            (queued.max.request.bytes) now */
     uint64_t     mem_mutes;             /* times one was, since start */
+    uint64_t     auth_ok;               /* SASL authentications that
+                                           succeeded, since start */
+    uint64_t     auth_failed;           /* and failed (wrong password,
+                                           bad mechanism, out of time) */
 } samsa_netstats_proc_t;
 
 /* Network threads now (num.network.threads times the listeners, as last

@@ -98,6 +98,8 @@ struct samsa_proc {
     _Atomic uint64_t            stat_conns_created; /* adopted */
     _Atomic int64_t             stat_mem_muted;     /* nmem_muted */
     _Atomic uint64_t            stat_mem_mutes;     /* mutes for memory */
+    _Atomic uint64_t            stat_auth_ok;       /* SASL successes */
+    _Atomic uint64_t            stat_auth_failed;   /* SASL failures */
     /* network thread only: */
     samsa_conn_t              **slots;
     uint32_t                   *gens;
@@ -122,6 +124,8 @@ struct samsa_proc {
                                                 will not announce
                                                 (next_tls) */
     size_t                      nhandshaking; /* TLS handshakes under way */
+    size_t                      nauthenticating; /* SASL exchanges under
+                                                    way */
     int64_t                     hs_check_ns;  /* last handshake sweep */
 };
 

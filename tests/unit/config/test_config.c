@@ -473,10 +473,12 @@ test_config_listeners_reject(void **state)
                "use the same port 9092");
     expect_bad("listeners", "FOO://:9092,CONTROLLER://:9093",
                "'FOO' has no security protocol");
-    expect_bad("listeners", "SASL_SSL://:9092,CONTROLLER://:9093",
-               "does not support yet");
     expect_bad("listeners", "", "must not be empty");
-    /* a controller listener mapped to SSL is rejected too */
+    /* a controller listener mapped to SSL or SASL is rejected (broker
+     * listeners take all four protocols) */
+    expect_fail("controller listener 'CONTROLLER' uses security protocol "
+                "SASL_PLAINTEXT", "listener.security.protocol.map",
+                "CONTROLLER:SASL_PLAINTEXT,PLAINTEXT:PLAINTEXT", NULL, NULL);
     expect_fail("security protocol SSL", "listener.security.protocol.map",
                 "CONTROLLER:SSL,PLAINTEXT:PLAINTEXT", NULL, NULL);
 }

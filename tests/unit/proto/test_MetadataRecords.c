@@ -456,7 +456,12 @@ test_MetadataRecords_table(void **state)
     assert_int_equal(info->flexible_min, 0);
     assert_null(samsa_MetadataRecords_find(6));
     assert_null(samsa_MetadataRecords_find(-1));
-    assert_int_equal(samsa_MetadataRecords_infos_cnt, 14);
+    /* 14, and the SCRAM credential records (issue 21) */
+    assert_int_equal(samsa_MetadataRecords_infos_cnt, 16);
+    assert_string_equal(samsa_MetadataRecords_find(11)->name,
+                        "UserScramCredentialRecord");
+    assert_string_equal(samsa_MetadataRecords_find(22)->name,
+                        "RemoveUserScramCredentialRecord");
     assert_string_equal(samsa_MetadataRecords_find(14)->name,
                         "ClientQuotaRecord");
     assert_int_equal(samsa_MetadataRecords_infos[0].type, 0);

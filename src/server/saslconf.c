@@ -1,0 +1,318 @@
+/*
+ * server/saslconf.c - the SASL listeners' settings (see saslconf.h).
+ * Threads: main.
+ */
+#include "server/saslconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "net/jaas.h"
+#include "util/alloc.h"
+#include "util/diag.h"
+
+#define SASLCONF_PLAIN_MODULE \
+    "org.apache.kafka.common.security.plain.PlainLoginModule"
+#define SASLCONF_SCRAM_MODULE \
+    "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+bool
+samsa_saslconf_is_sasl(const char *security_protocol)
+{
+    return strcmp(security_protocol, "SASL_PLAINTEXT") == 0
+           || strcmp(security_protocol, "SASL_SSL") == 0;
+}
+
+/* listener.name.<listener>.<key> as set (*used: the whole key), or
+ * NULL. */
+static const char *
+saslconf_listener_text(const samsa_config_t *cfg, const char *listener,
+                       const char *key, const char **used)
+{
+    const samsa_listener_value_t  *lv;
+    char                           want[256];
+    size_t                         i;
+
+    snprintf(want, sizeof(want), "listener.name.%s.%s", listener, key);
+    for (i = 0; i < cfg->nlistener_values; i++) {
+        lv = &cfg->listener_values[i];
+        if (strcasecmp(lv->key, want) == 0) {
+            *used = lv->key;
+            return lv->text;
+        }
+    }
+    return NULL;
+}
+
+/* A per-listener key's text for listener, *used the key it came from. */
+static const char *
+saslconf_text(const samsa_config_t *cfg, const char *listener,
+              const char *key, const char **used)
+{
+    const char  *text = saslconf_listener_text(cfg, listener, key, used);
+
+    if (text != NULL) {
+        return text;
+    }
+    *used = key;
+    return samsa_config_text(cfg, key);
+}
+
+/* The JAAS text for mech on listener: mechanism-prefixed, then the
+ * listener's, then the top-level key. */
+static const char *
+saslconf_jaas_text(const samsa_config_t *cfg, const char *listener,
+                   const char *mech, const char **used)
+{
+    char         key[128];
+    const char  *text;
+    size_t       i;
+
+    snprintf(key, sizeof(key), "%s.sasl.jaas.config", mech);
+    for (i = 0; key[i] != '\0'; i++) {
+        key[i] = (char) (key[i] >= 'A' && key[i] <= 'Z' ? key[i] - 'A' + 'a'
+                                                        : key[i]);
+    }
+    text = saslconf_listener_text(cfg, listener, key, used);
+    if (text != NULL) {
+        return text;
+    }
+    return saslconf_text(cfg, listener, "sasl.jaas.config", used);
+}
+
+static samsa_err_t
+saslconf_mechs(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
+               const samsa_listener_t *l, char *errstr, size_t errstr_size)
+{
+    const char  *key, *text = saslconf_text(cfg, l->name,
+                                            "sasl.enabled.mechanisms", &key);
+    const char  *p = text != NULL ? text : "";
+    char         item[64];
+    unsigned     m;
+    size_t       len;
+
+    while (*p != '\0') {
+        while (*p == ' ' || *p == ',') {
+            p++;
+        }
+        len = strcspn(p, ",");
+        while (len > 0 && p[len - 1] == ' ') {
+            len--;
+        }
+        if (len == 0) {
+            break;
+        }
+        snprintf(item, sizeof(item), "%.*s", (int) len, p);
+        p += strcspn(p, ",");
+        m = samsa_sasl_mech_from_name(samsa_slice_cstr(item));
+        if (m == 0) {
+            samsa_warn("listener %s: SASL mechanism %s (%s) is not "
+                       "supported by Samsa and is left out (PLAIN, "
+                       "SCRAM-SHA-256, SCRAM-SHA-512)", l->name, item, key);
+            continue;
+        }
+        if ((c->mechs & m) != 0) {
+            continue;
+        }
+        c->mechs |= m;
+        c->mech_names = samsa_realloc(c->mech_names, (c->nmech_names + 1)
+                                                         * sizeof(char *));
+        c->mech_names[c->nmech_names++] = samsa_strdup(item);
+    }
+    if (c->mechs == 0) {
+        snprintf(errstr, errstr_size, "listener %s (%s): %s is '%s', which "
+                 "names no SASL mechanism Samsa supports (PLAIN, "
+                 "SCRAM-SHA-256, SCRAM-SHA-512)", l->name,
+                 l->security_protocol, key, text != NULL ? text : "");
+        return SAMSA_ERR__CONFIG;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* Find the module of class in the JAAS text of key. */
+static samsa_err_t
+saslconf_jaas(const char *text, const char *key, const char *listener,
+              const char *module, samsa_jaas_t *jaas,
+              const samsa_jaas_module_t **m, char *errstr,
+              size_t errstr_size)
+{
+    char    why[192];
+    size_t  i;
+
+    if (samsa_jaas_parse(text, strlen(text), jaas, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "listener %s: invalid value for "
+                 "configuration '%s': %s", listener, key, why);
+        return SAMSA_ERR__CONFIG;
+    }
+    for (i = 0; i < jaas->nmodules; i++) {
+        if (strcmp(jaas->modules[i].class_name, module) == 0) {
+            *m = &jaas->modules[i];
+            return SAMSA_ERR_NONE;
+        }
+    }
+    snprintf(errstr, errstr_size, "listener %s: configuration '%s' has no "
+             "%s", listener, key, module);
+    return SAMSA_ERR__CONFIG;
+}
+
+static samsa_err_t
+saslconf_plain(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
+               const samsa_listener_t *l, char *errstr, size_t errstr_size)
+{
+    const samsa_jaas_module_t  *m = NULL;
+    samsa_jaas_t                jaas;
+    const char                 *key, *text;
+    samsa_err_t                 err;
+    size_t                      i;
+    char                        lower[64];
+
+    text = saslconf_jaas_text(cfg, l->name, "PLAIN", &key);
+    if (text == NULL) {
+        snprintf(lower, sizeof(lower), "%s", l->name);
+        for (i = 0; lower[i] != '\0'; i++) {
+            if (lower[i] >= 'A' && lower[i] <= 'Z') {
+                lower[i] = (char) (lower[i] - 'A' + 'a');
+            }
+        }
+        snprintf(errstr, errstr_size, "listener %s enables SASL mechanism "
+                 "PLAIN but has no JAAS configuration: set "
+                 "listener.name.%s.plain.sasl.jaas.config (or "
+                 "sasl.jaas.config) to '%s required user_NAME=\"PASSWORD\" "
+                 "...;'", l->name, lower, SASLCONF_PLAIN_MODULE);
+        return SAMSA_ERR__CONFIG;
+    }
+    err = saslconf_jaas(text, key, l->name, SASLCONF_PLAIN_MODULE, &jaas, &m,
+                        errstr, errstr_size);
+    for (i = 0; err == SAMSA_ERR_NONE && i < m->nopts; i++) {
+        if (strncmp(m->opts[i].name, "user_", 5) != 0
+            || m->opts[i].name[5] == '\0') {
+            continue;
+        }
+        c->plain_users = samsa_realloc(c->plain_users,
+                                       (c->nplain_users + 1)
+                                           * sizeof(*c->plain_users));
+        c->plain_users[c->nplain_users].name =
+            samsa_strdup(m->opts[i].name + 5);
+        c->plain_users[c->nplain_users++].password =
+            samsa_strdup(m->opts[i].value);
+    }
+    if (err == SAMSA_ERR_NONE && c->nplain_users == 0) {
+        samsa_warn("listener %s: %s names no user_NAME=\"PASSWORD\": no "
+                   "one can authenticate with PLAIN", l->name, key);
+    }
+    samsa_jaas_fini(&jaas);
+    return err;
+}
+
+/* SCRAM: the JAAS entry is optional on the broker (credentials come from
+ * the metadata log); if given it must parse and name ScramLoginModule. */
+static samsa_err_t
+saslconf_scram(const samsa_config_t *cfg, const samsa_listener_t *l,
+               const char *mech, char *errstr, size_t errstr_size)
+{
+    const samsa_jaas_module_t  *m = NULL;
+    samsa_jaas_t                jaas;
+    const char                 *key, *text;
+    samsa_err_t                 err;
+    char                        mkey[64];
+    size_t                      i;
+
+    snprintf(mkey, sizeof(mkey), "%s.sasl.jaas.config", mech);
+    for (i = 0; mkey[i] != '\0'; i++) {
+        if (mkey[i] >= 'A' && mkey[i] <= 'Z') {
+            mkey[i] = (char) (mkey[i] - 'A' + 'a');
+        }
+    }
+    text = saslconf_listener_text(cfg, l->name, mkey, &key);
+    if (text == NULL) {
+        return SAMSA_ERR_NONE;          /* only a SCRAM-specific one */
+    }
+    err = saslconf_jaas(text, key, l->name, SASLCONF_SCRAM_MODULE, &jaas, &m,
+                        errstr, errstr_size);
+    samsa_jaas_fini(&jaas);
+    return err;
+}
+
+static samsa_err_t
+saslconf_listener(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
+                  const samsa_listener_t *l, char *errstr, size_t errstr_size)
+{
+    const char  *key, *text;
+    samsa_err_t  err;
+
+    err = saslconf_mechs(c, cfg, l, errstr, errstr_size);
+    if (err == SAMSA_ERR_NONE && (c->mechs & SAMSA_SASL_M_PLAIN) != 0) {
+        err = saslconf_plain(c, cfg, l, errstr, errstr_size);
+    }
+    if (err == SAMSA_ERR_NONE && (c->mechs & SAMSA_SASL_M_SCRAM_SHA_256) != 0) {
+        err = saslconf_scram(cfg, l, "SCRAM-SHA-256", errstr, errstr_size);
+    }
+    if (err == SAMSA_ERR_NONE && (c->mechs & SAMSA_SASL_M_SCRAM_SHA_512) != 0) {
+        err = saslconf_scram(cfg, l, "SCRAM-SHA-512", errstr, errstr_size);
+    }
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    text = saslconf_text(cfg, l->name, "connections.max.reauth.ms", &key);
+    c->reauth_ms = 0;
+    if (text != NULL) {
+        c->reauth_ms = strtoll(text, NULL, 10);   /* checked by config */
+    }
+    return SAMSA_ERR_NONE;
+}
+
+samsa_err_t
+samsa_saslconf_open(samsa_saslconf_t *sc, const samsa_config_t *cfg,
+                    samsa_sasl_scram_lookup_fn lookup, void *ctx,
+                    char *errstr, size_t errstr_size)
+{
+    const samsa_listener_t  *l;
+    samsa_sasl_conf_t       *c;
+    samsa_err_t              err;
+    size_t                   i, j;
+    char                     names[96];
+
+    sc->n = cfg->nlisteners;
+    sc->conf = samsa_calloc(cfg->nlisteners + 1, sizeof(*sc->conf));
+    for (i = 0; i < cfg->nlisteners; i++) {
+        l = &cfg->listeners[i];
+        if (!samsa_saslconf_is_sasl(l->security_protocol)) {
+            continue;
+        }
+        c = sc->conf[i] = samsa_calloc(1, sizeof(*c));
+        c->scram_lookup = lookup;
+        c->scram_ctx = ctx;
+        err = saslconf_listener(c, cfg, l, errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
+        }
+        names[0] = '\0';
+        for (j = 0; j < c->nmech_names; j++) {
+            snprintf(names + strlen(names), sizeof(names) - strlen(names),
+                     "%s%s", j > 0 ? "," : "", c->mech_names[j]);
+        }
+        samsa_info("listener %s: SASL ready (%s; %zu PLAIN users; "
+                   "connections.max.reauth.ms %lld)", l->name, names,
+                   c->nplain_users, (long long) c->reauth_ms);
+    }
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_saslconf_fini(samsa_saslconf_t *sc)
+{
+    size_t  i;
+
+    for (i = 0; sc->conf != NULL && i < sc->n; i++) {
+        if (sc->conf[i] != NULL) {
+            samsa_sasl_conf_fini(sc->conf[i]);
+            samsa_free(sc->conf[i]);
+        }
+    }
+    samsa_free(sc->conf);
+    sc->conf = NULL;
+    sc->n = 0;
+}
