@@ -528,17 +528,6 @@ def test_describe_filters_and_delete(acl_server):
     assert got == []
 
 
-def test_acls_survive_restart(acl_server, samsa_module):
-    srv, admin = acl_server
-    add(admin, allow(TOPIC, "restart-me", READ, pattern=PREFIXED))
-    _, _, before = describe_acls(admin)
-    admin.close()
-    srv2 = samsa_module.restart(srv)
-    with connect_from(srv2, ADMIN_HOST) as a2:
-        _, _, after = describe_acls(a2)
-    assert sorted(after) == sorted(before)
-
-
 def test_no_authorizer_security_disabled(samsa):
     srv = samsa.start()
     with srv.connect() as c:
@@ -568,3 +557,76 @@ def test_bad_authorizer_refused(samsa):
         "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer"})
     assert rc not in (0, None)
     assert "authorizer.class.name" in err
+
+
+# -- samsa acl add|list|remove (libsamsa's admin client, from ADMIN_HOST) -------
+
+def test_cli_acl_add_list_remove(acl_server):
+    import cli_util
+    srv, admin = acl_server
+    bs = "127.0.0.1:%d" % srv.port
+    kwire_create(admin, "cli-t")
+    with connect_from(srv, CLIENT_HOST) as c:
+        assert api_produce(c, "cli-t") == E_TOPIC_AUTH
+    cli_util.ok("acl", "add", "-b", bs, "--allow-principal", ANON,
+                "--operation", "Write", "--operation", "describe",
+                "--topic", "cli-t")
+    cli_util.ok("acl", "add", "-b", bs, "--deny-principal", "User:mallory",
+                "--deny-host", "10.1.1.1", "--operation", "ALL",
+                "--topic", "cli-", "--resource-pattern-type", "prefixed")
+    with connect_from(srv, CLIENT_HOST) as c:
+        assert api_produce(c, "cli-t") == 0
+    got = cli_util.ok("acl", "list", "-b", bs, "--topic", "cli-t",
+                      "--json").json()
+    rows = {(a["resource_name"], a["pattern_type"], a["principal"], a["host"],
+             a["operation"], a["permission"]) for a in got}
+    assert rows == {("cli-t", "LITERAL", ANON, "*", "WRITE", "ALLOW"),
+                    ("cli-t", "LITERAL", ANON, "*", "DESCRIBE", "ALLOW")}, got
+    # match: also the prefixed and wildcard bindings that apply to it
+    got = cli_util.ok("acl", "list", "-b", bs, "--topic", "cli-t",
+                      "--resource-pattern-type", "match", "--json").json()
+    rows = {(a["resource_name"], a["pattern_type"], a["principal"], a["host"],
+             a["operation"], a["permission"]) for a in got}
+    assert ("cli-", "PREFIXED", "User:mallory", "10.1.1.1", "ALL",
+            "DENY") in rows, got
+    assert ("*", "LITERAL", ANON, ADMIN_HOST, "ALL", "ALLOW") in rows, got
+    text = cli_util.ok("acl", "list", "-b", bs, "--principal",
+                       "User:mallory").out
+    assert "PREFIXED" in text and "mallory" in text and "cli-t" not in text
+    r = cli_util.ok("acl", "remove", "-b", bs, "--topic", "cli-t",
+                    "--allow-principal", ANON, "--operation", "Write")
+    assert "Removed 1 ACL binding(s)" in r.out, r
+    with connect_from(srv, CLIENT_HOST) as c:
+        assert api_produce(c, "cli-t") == E_TOPIC_AUTH
+        assert api_metadata(c, "cli-t") == 0        # DESCRIBE stays
+    # no principal: every binding of the resource
+    r = cli_util.ok("acl", "remove", "-b", bs, "--topic", "cli-t")
+    assert "Removed 1 ACL binding(s)" in r.out, r
+    assert cli_util.ok("acl", "list", "-b", bs, "--topic", "cli-t",
+                       "--resource-pattern-type", "literal",
+                       "--json").json() == []
+    # usage errors name the flag; a broker error is Kafka's name
+    r = cli_util.run("acl", "add", "-b", bs, "--allow-principal", ANON,
+                     "--operation", "Fly", "--topic", "x")
+    assert r.rc == 2 and "--operation" in r.err, r
+    r = cli_util.run("acl", "add", "-b", bs, "--allow-principal", ANON)
+    assert r.rc == 2 and "--topic" in r.err, r
+
+
+def test_cli_acl_security_disabled(samsa):
+    import cli_util
+    srv = samsa.start()
+    r = cli_util.run("acl", "list", "-b", "127.0.0.1:%d" % srv.port)
+    assert r.rc == 1 and "SECURITY_DISABLED" in r.err, r
+
+
+# last: it restarts the module's broker (the admin connection goes)
+def test_acls_survive_restart(acl_server, samsa_module):
+    srv, admin = acl_server
+    add(admin, allow(TOPIC, "restart-me", READ, pattern=PREFIXED))
+    _, _, before = describe_acls(admin)
+    admin.close()
+    srv2 = samsa_module.restart(srv)
+    with connect_from(srv2, ADMIN_HOST) as a2:
+        _, _, after = describe_acls(a2)
+    assert sorted(after) == sorted(before)
