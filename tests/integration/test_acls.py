@@ -620,6 +620,36 @@ def test_cli_acl_security_disabled(samsa):
     assert r.rc == 1 and "SECURITY_DISABLED" in r.err, r
 
 
+# -- Kafka's own kafka-acls (org.apache.kafka.tools.AclCommand 4.4.0) ---------
+
+def test_kafka_acls_tool(acl_server):
+    from javakit import kafka_tool
+    srv, admin = acl_server
+    bs = ("--bootstrap-server", "127.0.0.1:%d" % srv.port)
+    kwire_create(admin, "kt-acl")
+    kafka_tool("kafka-acls", *bs, "--add", "--allow-principal", ANON,
+               "--operation", "Read", "--operation", "Describe",
+               "--topic", "kt-acl", "--group", "kt-group")
+    kafka_tool("kafka-acls", *bs, "--add", "--deny-principal", "User:eve",
+               "--operation", "All", "--topic", "kt-",
+               "--resource-pattern-type", "prefixed")
+    _, _, acls = describe_acls(admin, (ANY, None, ANY, None, None, ANY, ANY))
+    assert allow(TOPIC, "kt-acl", READ) in acls
+    assert allow(GROUP, "kt-group", DESCRIBE) in acls
+    assert deny(TOPIC, "kt-", ALL, pattern=PREFIXED,
+                principal="User:eve") in acls
+    r = kafka_tool("kafka-acls", *bs, "--list", "--topic", "kt-acl")
+    assert "kt-acl" in r.out and "READ" in r.out and ANON in r.out, r
+    with connect_from(srv, CLIENT_HOST) as c:
+        assert api_fetch(c, "kt-acl") == 0
+    kafka_tool("kafka-acls", *bs, "--remove", "--force", "--topic", "kt-acl")
+    _, _, acls = describe_acls(admin, (TOPIC, "kt-acl", LITERAL, None, None,
+                                       ANY, ANY))
+    assert acls == []
+    with connect_from(srv, CLIENT_HOST) as c:
+        assert api_fetch(c, "kt-acl") == E_TOPIC_AUTH
+
+
 # last: it restarts the module's broker (the admin connection goes)
 def test_acls_survive_restart(acl_server, samsa_module):
     srv, admin = acl_server
