@@ -2,7 +2,8 @@
 side: CreatePartitions, DeleteRecords, AlterConfigs,
 IncrementalAlterConfigs, OffsetForLeaderEpoch, ElectLeaders,
 ListPartitionReassignments, DescribeCluster, each at the lowest and the
-highest version both serve (and kwire encodes).  Differences: KNOWN (and
+highest version both serve (and kwire encodes); DescribeAcls, CreateAcls
+and DeleteAcls v1 on brokers without an authorizer.  Differences: KNOWN (and
 docs/COMPATIBILITY.md)."""
 
 import time
