@@ -413,6 +413,51 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_delete_group_offsets(
     const samsa_topic_partition_t *tps, size_t n, int64_t timeout_ms,
     samsa_tp_results_t **resultp);
 
+/* ---- ACLs (CreateAcls, DescribeAcls, DeleteAcls) ------------------------- */
+
+/* One ACL binding, or (describe, delete) a binding filter, in Kafka's
+ * codes: resource_type ResourceType (1 ANY, 2 TOPIC, 3 GROUP, 4 CLUSTER,
+ * 5 TRANSACTIONAL_ID, 6 DELEGATION_TOKEN, 7 USER), pattern_type
+ * PatternType (1 ANY, 2 MATCH, 3 LITERAL, 4 PREFIXED), operation
+ * AclOperation (1 ANY, 2 ALL, 3 READ, 4 WRITE, 5 CREATE, 6 DELETE, 7 ALTER,
+ * 8 DESCRIBE, 9 CLUSTER_ACTION, 10 DESCRIBE_CONFIGS, 11 ALTER_CONFIGS,
+ * 12 IDEMPOTENT_WRITE, ...), permission AclPermissionType (1 ANY, 2 DENY,
+ * 3 ALLOW).  In a filter a NULL string matches any. */
+typedef struct samsa_acl_binding {
+    int8_t        resource_type;
+    const char   *resource_name;
+    int8_t        pattern_type;
+    const char   *principal;        /* "User:alice" */
+    const char   *host;             /* "*" or an address */
+    int8_t        operation;
+    int8_t        permission;
+} samsa_acl_binding_t;
+
+typedef struct samsa_acl_bindings {
+    samsa_acl_binding_t  *acls;
+    size_t                n;
+} samsa_acl_bindings_t;
+
+/* CreateAcls: one item per binding (name: its resource name), each with
+ * the broker's error (SECURITY_DISABLED without an authorizer,
+ * CLUSTER_AUTHORIZATION_FAILED without ALTER on the cluster,
+ * INVALID_REQUEST...). */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_create_acls(
+    samsa_admin_t *admin, const samsa_acl_binding_t *acls, size_t n,
+    int64_t timeout_ms, samsa_admin_items_t **resultp);
+
+/* DescribeAcls: the bindings matching filter; the response's error (and
+ * no result) when it has one. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_acls(
+    samsa_admin_t *admin, const samsa_acl_binding_t *filter,
+    int64_t timeout_ms, samsa_acl_bindings_t **resultp);
+
+/* DeleteAcls of one filter: the bindings it removed; the filter's error
+ * (and no result) when it has one. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_delete_acls(
+    samsa_admin_t *admin, const samsa_acl_binding_t *filter,
+    int64_t timeout_ms, samsa_acl_bindings_t **resultp);
+
 #ifdef __cplusplus
 }
 #endif

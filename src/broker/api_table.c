@@ -14,6 +14,7 @@
 #include "proto/proto.h"
 #include "proto/resphdr.h"
 #include "broker/forward.h"
+#include "broker/fwdcheck.h"
 #include "util/diag.h"
 #include "util/time.h"
 
@@ -51,6 +52,9 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_AddOffsetsToTxn, 0, 4, samsa_h_AddOffsetsToTxn, B, 0 },
     { SAMSA_API_EndTxn, 0, 4, samsa_h_EndTxn, B, 0 },
     { SAMSA_API_TxnOffsetCommit, 0, 4, samsa_h_TxnOffsetCommit, B, 0 },
+    { SAMSA_API_DescribeAcls, 1, 3, samsa_h_DescribeAcls, B, 0 },
+    { SAMSA_API_CreateAcls, 1, 3, samsa_h_CreateAcls, B | A, 0 },
+    { SAMSA_API_DeleteAcls, 1, 3, samsa_h_DeleteAcls, B | A, 0 },
     { SAMSA_API_DescribeConfigs, 0, 4, samsa_h_DescribeConfigs, B, 0 },
     { SAMSA_API_AlterConfigs, 0, 2, samsa_h_AlterConfigs, B | A, 0 },
     { SAMSA_API_DescribeLogDirs, 0, 4, samsa_h_DescribeLogDirs, B, 0 },
@@ -149,6 +153,7 @@ samsa_apis_handle(void *ctx, samsa_req_t *req)
         return;
     }
     if (apis->forward && (def->flags & SAMSA_API_F_ADMIN)
+        && !samsa_apis_authz_on(apis)
         && samsa_forward_to_controller(apis, req)) {
         return;                         /* answered by the active one */
     }
@@ -166,6 +171,13 @@ samsa_apis_handle(void *ctx, samsa_req_t *req)
     if (api->request_decode(&req->body, req->hdr.ApiVersion, &req->arena, rq)
         != SAMSA_ERR_NONE) {
         samsa_apis_close(req, "malformed request body");
+        return;
+    }
+    /* with an authorizer, forwarded only once this node checked it */
+    if (apis->forward && (def->flags & SAMSA_API_F_ADMIN)
+        && samsa_apis_authz_on(apis)
+        && samsa_fwdcheck_forwardable(apis, req, rq)
+        && samsa_forward_to_controller(apis, req)) {
         return;
     }
     def->fn(apis, req, rq);
@@ -283,6 +295,83 @@ static void
 apis_image_release(void *img)
 {
     samsa_image_put(img);
+}
+
+bool
+samsa_apis_authz_on(const samsa_apis_t *apis)
+{
+    return apis->broker != NULL && apis->broker->authz.enabled
+           && strcmp(apis->kind, "controller") != 0;
+}
+
+bool
+samsa_apis_allowed(samsa_apis_t *apis, const samsa_req_t *req,
+                   const samsa_image_t *img, int8_t operation,
+                   int8_t resource_type, samsa_slice_t name)
+{
+    samsa_image_t  *own = NULL;
+    bool            ok;
+
+    if (!samsa_apis_authz_on(apis)) {
+        return true;
+    }
+    if (img == NULL) {
+        img = own = samsa_meta_image_get(apis->broker->meta);
+    }
+    ok = samsa_authz_decide(&apis->broker->authz, img, req->principal,
+                            req->client_host, operation, resource_type,
+                            name);
+    samsa_image_put(own);
+    return ok;
+}
+
+bool
+samsa_apis_allowed_cluster(samsa_apis_t *apis, const samsa_req_t *req,
+                           int8_t operation)
+{
+    return samsa_apis_allowed(apis, req, NULL, operation,
+                              SAMSA_ACL_RESOURCE_CLUSTER,
+                              samsa_slice_cstr(SAMSA_ACL_CLUSTER_NAME));
+}
+
+bool
+samsa_apis_allowed_any(samsa_apis_t *apis, const samsa_req_t *req,
+                       int8_t operation, int8_t resource_type)
+{
+    samsa_image_t  *img;
+    bool            ok;
+
+    if (!samsa_apis_authz_on(apis)
+        || samsa_authz_is_super(&apis->broker->authz, req->principal)) {
+        return true;
+    }
+    img = samsa_meta_image_get(apis->broker->meta);
+    ok = samsa_acl_authorize_by_type(samsa_image_acls(img), req->principal,
+                                     req->client_host, operation,
+                                     resource_type,
+                                     apis->broker->authz.allow_if_none);
+    samsa_image_put(img);
+    return ok;
+}
+
+int32_t
+samsa_apis_authorized_ops(samsa_apis_t *apis, const samsa_req_t *req,
+                          const samsa_image_t *img, int8_t resource_type,
+                          samsa_slice_t name)
+{
+    samsa_image_t  *own = NULL;
+    int32_t         ops;
+
+    if (!samsa_apis_authz_on(apis)) {
+        return (int32_t) samsa_acl_supported_ops(resource_type);
+    }
+    if (img == NULL) {
+        img = own = samsa_meta_image_get(apis->broker->meta);
+    }
+    ops = samsa_authz_decide_ops(&apis->broker->authz, img, req->principal,
+                                 req->client_host, resource_type, name);
+    samsa_image_put(own);
+    return ops;
 }
 
 samsa_image_t *

@@ -65,6 +65,31 @@ struct samsa_apis {
     const samsa_api_def_t   *defs[SAMSA_API_KEY_LIMIT];
 };
 
+/* ---- authorization (broker/authz.h): one call per check in a handler */
+
+/* Whether this request's principal may do operation on the resource
+ * (type SAMSA_ACL_RESOURCE_*, name): true without an authorizer, on a
+ * controller listener (broker/authz.h says why) and for super users.  img:
+ * the handler's image (NULL: the latest). */
+bool samsa_apis_allowed(samsa_apis_t *apis, const samsa_req_t *req,
+                        const samsa_image_t *img, int8_t operation,
+                        int8_t resource_type, samsa_slice_t name);
+/* The same on the CLUSTER resource ("kafka-cluster"). */
+bool samsa_apis_allowed_cluster(samsa_apis_t *apis, const samsa_req_t *req,
+                                int8_t operation);
+/* Kafka's authorizeByResourceType (meta/acl.h) for this request: may it
+ * do operation on some resource of the type? */
+bool samsa_apis_allowed_any(samsa_apis_t *apis, const samsa_req_t *req,
+                            int8_t operation, int8_t resource_type);
+/* KIP-430's authorized operations of the resource for this request's
+ * principal (every supported one without an authorizer). */
+int32_t samsa_apis_authorized_ops(samsa_apis_t *apis, const samsa_req_t *req,
+                                  const samsa_image_t *img,
+                                  int8_t resource_type, samsa_slice_t name);
+/* Whether checks apply to requests of apis (an authorizer is configured
+ * and apis is a broker listener's). */
+bool samsa_apis_authz_on(const samsa_apis_t *apis);
+
 /* Select the APIs carrying flag (SAMSA_API_F_BROKER or _CONTROLLER). */
 void samsa_apis_init(samsa_apis_t *apis, const char *kind,
                      const samsa_node_t *node, samsa_broker_t *broker,
@@ -190,6 +215,9 @@ void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq
 void samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeUserScramCredentials(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_AlterUserScramCredentials(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DescribeAcls(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_CreateAcls(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_DeleteAcls(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *rq);

@@ -403,6 +403,10 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     b->cfg = cfg;
     b->node = node;
     b->fetch_max_bytes = samsa_config_int(cfg, "fetch.max.bytes");
+    err = samsa_authz_init(&b->authz, cfg, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     b->meta = samsa_meta_new();
     b->quota = samsa_quota_mgr_new(
         b->meta, samsa_config_int(cfg, "quota.window.num"),
@@ -546,6 +550,7 @@ samsa_broker_close(samsa_broker_t *b)
     b->quota = NULL;
     samsa_meta_free(b->meta);
     b->meta = NULL;
+    samsa_authz_fini(&b->authz);
     pthread_mutex_destroy(&b->reconf_lock);
     pthread_mutex_destroy(&b->strays_lock);
 }

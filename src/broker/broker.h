@@ -16,6 +16,7 @@
 
 #include <samsa/errors.h>
 
+#include "broker/authz.h"
 #include "broker/group/grp.h"
 #include "broker/node.h"
 #include "broker/pidmgr.h"
@@ -65,6 +66,8 @@ typedef struct samsa_broker {
     samsa_quota_mgr_t     *quota;       /* [const] client quotas, the
                                            controller mutation one too */
     int32_t                fetch_max_bytes; /* [const] fetch.max.bytes */
+    samsa_authz_t          authz;       /* [const] the authorizer's
+                                           settings (broker/authz.h) */
     pthread_mutex_t        reconf_lock; /* guards the two below and their
                                            calls */
     samsa_broker_reconf_fn *reconf;     /* [reconf_lock] NULL: none */

@@ -27,6 +27,9 @@ int samsa_cmd_produce(int argc, char **argv);
 /* "samsa group list|describe|reset-offsets|delete|delete-offsets". */
 int samsa_cmd_group(int argc, char **argv);
 
+/* "samsa acl add|list|remove" (cmd_acl.c). */
+int samsa_cmd_acl(int argc, char **argv);
+
 /* "samsa cluster info". */
 int samsa_cmd_cluster(int argc, char **argv);
 

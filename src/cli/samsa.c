@@ -28,6 +28,7 @@ static const cli_cmd_t  cli_cmds[] = {
     { "group", samsa_cmd_group,
       "list, describe (lag), reset-offsets, delete, delete-offsets" },
     { "cluster", samsa_cmd_cluster, "info: cluster id, controller, brokers" },
+    { "acl", samsa_cmd_acl, "add, list, remove: ACL bindings" },
     { "perf", samsa_cmd_perf, "produce, consume, e2e: benchmarks" },
 };
 

@@ -70,6 +70,24 @@ config_check_gzip_level(const char *text, int64_t num, char *why,
 
 static const char *const  config_principal_rules[] = { "DEFAULT", NULL };
 
+/* authorizer.class.name: none ("") or Kafka's StandardAuthorizer (the
+ * KRaft one; the ZooKeeper AclAuthorizer is gone from Kafka 4). */
+static bool
+config_check_authorizer(const char *text, int64_t num, char *why,
+                        size_t why_size)
+{
+    (void) num;
+    if (text[0] == '\0'
+        || strcmp(text, "org.apache.kafka.metadata.authorizer."
+                        "StandardAuthorizer") == 0) {
+        return true;
+    }
+    snprintf(why, why_size, "unknown authorizer class '%s': only "
+             "org.apache.kafka.metadata.authorizer.StandardAuthorizer (or "
+             "empty, no authorizer) is supported", text);
+    return false;
+}
+
 const samsa_config_def_t  samsa_config_defs[] = {
     {
         .name = "process.roles",
@@ -430,6 +448,35 @@ const samsa_config_def_t  samsa_config_defs[] = {
                "quotas.",
     },
     {
+        .name = "authorizer.class.name",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "",
+        .check = SAMSA_CONFIG_CHECK_FN,
+        .fn = config_check_authorizer,
+        .valid = "empty, or org.apache.kafka.metadata.authorizer."
+                 "StandardAuthorizer",
+        .implemented = true,
+        .doc = "The authorizer: empty for none (every request allowed, "
+               "ACL APIs answer SECURITY_DISABLED), or Kafka's "
+               "StandardAuthorizer, whose ACLs live in the metadata log.",
+    },
+    {
+        .name = "super.users",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = NULL,
+        .implemented = true,
+        .doc = "Semicolon-separated principals (User:admin;User:ops) the "
+               "authorizer allows everything, whatever the ACLs say.",
+    },
+    {
+        .name = "allow.everyone.if.no.acl.found",
+        .type = SAMSA_CONFIG_BOOL,
+        .dflt = "false",
+        .implemented = true,
+        .doc = "With the authorizer: allow an action on a resource no ACL "
+               "applies to (otherwise denied).",
+    },
+    {
         .name = "request.log.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "false",
@@ -640,13 +687,6 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "true",
         .implemented = true,
         .doc = "Move leadership away before shutting down.",
-    },
-    {
-        .name = "authorizer.class.name",
-        .type = SAMSA_CONFIG_STRING,
-        .dflt = "",
-        .implemented = false,
-        .doc = "Authorizer; empty means none.",
     },
     {
         .name = "security.inter.broker.protocol",

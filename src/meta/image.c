@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "meta/acl.h"
 #include "meta/qentity.h"
 #include "meta/topic_name.h"
 #include "util/alloc.h"
@@ -60,6 +61,10 @@ typedef struct image_misc {
     samsa_image_broker_t  *brokers;
     size_t                 nbrokers;
     int64_t                next_producer_id;
+    samsa_acl_set_t       *acls;        /* referenced; NULL: none.  A
+                                           delta changes it only once
+                                           samsa_acl_set_mut made it its
+                                           own (copy on write) */
 } image_misc_t;
 
 /* Hash index over a topic array: nodes[i] is topics[i]'s, linked while
@@ -448,6 +453,7 @@ misc_fini(image_misc_t *m)
     samsa_free(m->features);
     samsa_free(m->resources);
     samsa_free(m->brokers);
+    samsa_acl_set_put(m->acls);
     memset(m, 0, sizeof(*m));
 }
 
@@ -458,6 +464,7 @@ misc_copy(image_misc_t *dst, const image_misc_t *src)
 
     memset(dst, 0, sizeof(*dst));
     dst->next_producer_id = src->next_producer_id;
+    dst->acls = src->acls != NULL ? samsa_acl_set_ref(src->acls) : NULL;
     dst->nfeatures = src->nfeatures;
     dst->features = samsa_calloc(src->nfeatures + 1, sizeof(*dst->features));
     for (i = 0; i < src->nfeatures; i++) {
@@ -800,6 +807,12 @@ int64_t
 samsa_image_next_producer_id(const samsa_image_t *img)
 {
     return img->misc.next_producer_id;
+}
+
+const samsa_acl_set_t *
+samsa_image_acls(const samsa_image_t *img)
+{
+    return img->misc.acls;
 }
 
 /* ---- deltas */
@@ -1446,6 +1459,69 @@ replay_broker_change(samsa_image_delta_t *d,
     return SAMSA_ERR_NONE;
 }
 
+/* ---- ACLs (AclControlManager.replay) */
+
+const samsa_acl_set_t *
+samsa_image_delta_acls(const samsa_image_delta_t *d)
+{
+    return d->misc.acls;
+}
+
+static samsa_err_t
+replay_acl(samsa_image_delta_t *d, const samsa_AccessControlEntryRecord_t *r,
+           int64_t offset, char *errstr, size_t errstr_size)
+{
+    samsa_acl_t  acl = {
+        .id = r->Id, .resource_type = r->ResourceType,
+        .pattern_type = r->PatternType, .operation = r->Operation,
+        .permission = r->PermissionType,
+    };
+
+    if (samsa_acl_resource_type_known(r->ResourceType)
+            <= SAMSA_ACL_RESOURCE_ANY
+        || (r->PatternType != SAMSA_ACL_PATTERN_LITERAL
+            && r->PatternType != SAMSA_ACL_PATTERN_PREFIXED)
+        || samsa_acl_operation_known(r->Operation) <= SAMSA_ACL_OP_ANY
+        || (r->PermissionType != SAMSA_ACL_PERMISSION_ALLOW
+            && r->PermissionType != SAMSA_ACL_PERMISSION_DENY)) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "AccessControlEntryRecord with an unknown "
+                          "resource type, pattern type, operation or "
+                          "permission type (%d %d %d %d)",
+                          (int) r->ResourceType, (int) r->PatternType,
+                          (int) r->Operation, (int) r->PermissionType);
+    }
+    if (samsa_uuid_is_zero(r->Id)
+        || samsa_acl_set_find_id(d->misc.acls, r->Id) != NULL) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "AccessControlEntryRecord with a zero or an "
+                          "existing id");
+    }
+    acl.resource_name = samsa_strndup(r->ResourceName.ptr,
+                                      r->ResourceName.len);
+    acl.principal = samsa_strndup(r->Principal.ptr, r->Principal.len);
+    acl.host = samsa_strndup(r->Host.ptr, r->Host.len);
+    samsa_acl_set_add(samsa_acl_set_mut(&d->misc.acls), &acl);
+    samsa_free((char *) acl.resource_name);
+    samsa_free((char *) acl.principal);
+    samsa_free((char *) acl.host);
+    return SAMSA_ERR_NONE;
+}
+
+static samsa_err_t
+replay_remove_acl(samsa_image_delta_t *d,
+                  const samsa_RemoveAccessControlEntryRecord_t *r,
+                  int64_t offset, char *errstr, size_t errstr_size)
+{
+    if (samsa_acl_set_find_id(d->misc.acls, r->Id) == NULL) {
+        return replay_bad(errstr, errstr_size, offset,
+                          "RemoveAccessControlEntryRecord: no acl with "
+                          "that id");
+    }
+    (void) samsa_acl_set_remove(samsa_acl_set_mut(&d->misc.acls), r->Id);
+    return SAMSA_ERR_NONE;
+}
+
 samsa_err_t
 samsa_image_delta_replay(samsa_image_delta_t *d,
                          const samsa_MetadataRecords_any_t *rec,
@@ -1522,6 +1598,14 @@ samsa_image_delta_replay(samsa_image_delta_t *d,
         err = replay_broker_change(d,
                                    &rec->u.BrokerRegistrationChangeRecord,
                                    offset, errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_AccessControlEntryRecord:
+        err = replay_acl(d, &rec->u.AccessControlEntryRecord, offset,
+                         errstr, errstr_size);
+        break;
+    case SAMSA_MetadataRecords_RemoveAccessControlEntryRecord:
+        err = replay_remove_acl(d, &rec->u.RemoveAccessControlEntryRecord,
+                                offset, errstr, errstr_size);
         break;
     case SAMSA_MetadataRecords_NoOpRecord:
         break;

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include <samsa/errors.h>
+#include "meta/acl.h"
 #include "meta/metaprops.h"             /* SAMSA_UUID_STR_SIZE */
 #include "net/scram.h"
 #include "proto/gen/MetadataRecords.h"
@@ -220,6 +221,10 @@ const samsa_image_endpoint_t *samsa_image_broker_endpoint(
  * NextProducerId); 0 before any block was allocated. */
 int64_t samsa_image_next_producer_id(const samsa_image_t *img);
 
+/* The ACL bindings (AccessControlEntryRecord, meta/acl.h); NULL when
+ * there are none (the acl functions read NULL as an empty set). */
+const samsa_acl_set_t *samsa_image_acls(const samsa_image_t *img);
+
 /* ---- building images (the one writer thread) */
 
 /* A delta on top of base (which it references until freed). */
@@ -259,6 +264,10 @@ const samsa_image_config_t *samsa_image_delta_resource_configs(
  * whose batch fences or unfences brokers). */
 const samsa_image_broker_t *samsa_image_delta_broker_find(
     const samsa_image_delta_t *delta, int32_t id);
+
+/* The delta's current ACL bindings (NULL: none). */
+const samsa_acl_set_t *samsa_image_delta_acls(
+    const samsa_image_delta_t *delta);
 
 /* The delta's topics, for scans: slot i from 0 to
  * samsa_image_delta_topic_slots()-1 holds a topic or NULL (removed). */

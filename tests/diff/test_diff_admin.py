@@ -3,8 +3,9 @@ side: CreatePartitions, DeleteRecords, AlterConfigs,
 IncrementalAlterConfigs, OffsetForLeaderEpoch, ElectLeaders,
 ListPartitionReassignments, DescribeCluster, and AlterUserScramCredentials /
 DescribeUserScramCredentials (v0: results compared as sets, Kafka's come
-in hash order), each at the lowest and the
-highest version both serve (and kwire encodes).  Differences: KNOWN (and
+in hash order), each at the lowest and the highest version both serve (and
+kwire encodes); DescribeAcls, CreateAcls and DeleteAcls v1 on brokers
+without an authorizer.  Differences: KNOWN (and
 docs/COMPATIBILITY.md)."""
 
 import time
@@ -291,3 +292,38 @@ def test_known_differences_documented():
     missing = diffkit.undocumented(KNOWN)
     assert not missing, ("docs/COMPATIBILITY.md does not list (as `CASE: PATH`):\n  "
                          + "\n  ".join(missing))
+
+
+# -- DescribeAcls, CreateAcls, DeleteAcls (no authorizer on either) ---------------
+
+DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS = 29, 30, 31
+kwire.FLEXIBLE_FROM.update({DESCRIBE_ACLS: 2, CREATE_ACLS: 2, DELETE_ACLS: 2})
+
+
+def _acl_filter(w):
+    # TOPIC, any name, LITERAL, any principal and host, ANY op, ANY perm
+    w.i8(2).string(None).i8(3).string(None).string(None).i8(1).i8(1)
+
+
+def test_acl_apis_without_authorizer(aenv):
+    """Both answer SECURITY_DISABLED, with the same messages (v1)."""
+    def go(c):
+        w = kwire.Writer()
+        _acl_filter(w)
+        r = c.request_raw(DESCRIBE_ACLS, 1, w.bytes(), T(30))
+        r.i32()
+        describe = {"error": r.i16(), "message": r.string(nullable=True),
+                    "resources": r.array(lambda rr: rr.i8())}
+        w = kwire.Writer().array([0], lambda ww, _: (
+            ww.i8(2).string("diff-acl").i8(3).string("User:x").string("*")
+            .i8(3).i8(3)))
+        r = c.request_raw(CREATE_ACLS, 1, w.bytes(), T(30))
+        r.i32()
+        create = r.array(lambda rr: (rr.i16(), rr.string(nullable=True)))
+        w = kwire.Writer().array([0], lambda ww, _: _acl_filter(ww))
+        r = c.request_raw(DELETE_ACLS, 1, w.bytes(), T(30))
+        r.i32()
+        delete = r.array(lambda rr: (rr.i16(), rr.string(nullable=True),
+                                     rr.array(lambda x: x.i16())))
+        return {"describe": describe, "create": create, "delete": delete}
+    compare("ACL APIs v1 without an authorizer", aenv, go)

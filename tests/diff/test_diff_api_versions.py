@@ -75,9 +75,9 @@ KNOWN = {
     V + ": api 60 DescribeCluster": ((0, 2), (0, 1), NEWER),
     V + ": api 66 ListTransactions": ((0, 2), (0, 1), NEWER),
     V + ": only Kafka serves": (
-        [27, 29, 30, 31, 34, 38, 39, 40, 41, 45, 55, 57, 74, 75, 76,
+        [27, 34, 38, 39, 40, 41, 45, 55, 57, 74, 75, 76,
          77, 78, 79, 80, 81, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94], [],
-        "not implemented in Samsa: ACLs, delegation tokens, "
+        "not implemented in Samsa: delegation tokens, "
         "reassignment, replica log-dir moves, feature updates, dynamic quorum "
         "membership, share and streams groups, the transaction-marker and "
         "share-state inter-broker APIs, DescribeTopicPartitions, "

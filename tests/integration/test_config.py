@@ -165,9 +165,8 @@ NOT_USED = {
     # batches are stored as produced: no broker-side recompression
     "compression.type", "compression.gzip.level", "compression.lz4.level",
     "compression.zstd.level",
-    # no preallocation, no fetch sessions, no authorizer
+    # no preallocation, no fetch sessions
     "log.preallocate", "max.incremental.fetch.session.cache.slots",
-    "authorizer.class.name",
     # client side only: the broker makes no TLS connections yet
     "ssl.endpoint.identification.algorithm",
     # the cleaner reads segments its own way

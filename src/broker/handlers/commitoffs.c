@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "meta/acl.h"
 #include "proto/errmap.h"
 
 #define AT(base, off)   ((char *) (base) + (off))
@@ -86,4 +87,47 @@ samsa_commitoffs_respond(samsa_arena_t *arena, const samsa_tp_layout_t *rq,
 
     return samsa_tp_respond(arena, rq, rq_topics, rq_cnt, out, out_cnt,
                             commitoffs_fill, &a);
+}
+
+samsa_grp_offset_t *
+samsa_commitoffs_authorize(samsa_apis_t *apis, samsa_req_t *req,
+                           samsa_grp_offset_t *offs, size_t n, size_t *nok)
+{
+    samsa_grp_offset_t  *ok = samsa_arena_calloc(&req->arena, n + 1,
+                                                 sizeof(*ok));
+    size_t               i, k = 0;
+
+    for (i = 0; i < n; i++) {
+        if (samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                               SAMSA_ACL_RESOURCE_TOPIC, offs[i].topic)) {
+            ok[k++] = offs[i];
+        } else {
+            offs[i].error = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+        }
+    }
+    *nok = k;
+    return ok;
+}
+
+void
+samsa_commitoffs_merge(samsa_grp_offset_t *offs, size_t n,
+                       const samsa_grp_offset_t *ok, size_t nok)
+{
+    size_t  i, k = 0;
+
+    for (i = 0; i < n && k < nok; i++) {
+        if (offs[i].error != SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED) {
+            offs[i].error = ok[k++].error;
+        }
+    }
+}
+
+void
+samsa_commitoffs_fail(samsa_grp_offset_t *offs, size_t n, samsa_err_t err)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        offs[i].error = err;
+    }
 }

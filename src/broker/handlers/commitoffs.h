@@ -3,8 +3,10 @@
  * per-partition answer, shared by OffsetCommit and TxnOffsetCommit: both
  * name topics and partitions with the same fields in different generated
  * structs, so each side is described by a layout (see tpresp.h) plus the
- * offsets of its partition fields.
- * Threads: pure functions over the caller's request (any thread).
+ * offsets of its partition fields.  samsa_commitoffs_authorize does the
+ * topic checks both make.
+ * Threads: pure functions over the caller's request (any thread), but
+ * samsa_commitoffs_authorize (handler).
  */
 #ifndef SAMSA_BROKER_HANDLERS_COMMITOFFS_H
 #define SAMSA_BROKER_HANDLERS_COMMITOFFS_H
@@ -12,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "broker/api_table.h"
 #include "broker/group/grp.h"
 #include "broker/handlers/tpresp.h"
 #include "util/arena.h"
@@ -64,5 +67,20 @@ void *samsa_commitoffs_respond(samsa_arena_t *arena,
                                const samsa_commitoffs_out_layout_t *part,
                                int32_t *out_cnt,
                                const samsa_grp_offset_t *offs);
+
+/* Kafka's check of the topics of a commit: READ on each; the partitions
+ * of a topic that fails get TOPIC_AUTHORIZATION_FAILED and are not
+ * committed.  Returns the allowed ones, copied into req's arena (*nok of
+ * them), to commit; samsa_commitoffs_merge then gives offs their errors. */
+samsa_grp_offset_t *samsa_commitoffs_authorize(samsa_apis_t *apis,
+                                               samsa_req_t *req,
+                                               samsa_grp_offset_t *offs,
+                                               size_t n, size_t *nok);
+void samsa_commitoffs_merge(samsa_grp_offset_t *offs, size_t n,
+                            const samsa_grp_offset_t *ok, size_t nok);
+
+/* Every offset gets err (a request-level refusal). */
+void samsa_commitoffs_fail(samsa_grp_offset_t *offs, size_t n,
+                           samsa_err_t err);
 
 #endif /* SAMSA_BROKER_HANDLERS_COMMITOFFS_H */

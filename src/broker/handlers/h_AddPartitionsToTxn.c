@@ -10,6 +10,7 @@
 
 #include "broker/txn/txn.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/AddPartitionsToTxn.h"
@@ -43,6 +44,40 @@ addparts_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
         samsa_apis_txn_error(c->tps[k].error, c->version, 2));
 }
 
+/* Kafka's checks (v3 and below, the clients' versions): WRITE on the
+ * transactional id, else every partition fails with
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED; WRITE on each topic, else its
+ * partitions fail with TOPIC_AUTHORIZATION_FAILED and the others with
+ * OPERATION_NOT_ATTEMPTED.  Returns whether all passed. */
+static bool
+addparts_authorize(samsa_apis_t *apis, samsa_req_t *req,
+                   samsa_slice_t txn_id, samsa_txn_tp_t *tps, size_t n)
+{
+    bool    denied = false;
+    size_t  k;
+
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_WRITE,
+                            SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID, txn_id)) {
+        for (k = 0; k < n; k++) {
+            tps[k].error = SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        }
+        return false;
+    }
+    for (k = 0; k < n; k++) {
+        if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_WRITE,
+                                SAMSA_ACL_RESOURCE_TOPIC, tps[k].topic)) {
+            tps[k].error = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+            denied = true;
+        }
+    }
+    for (k = 0; k < n && denied; k++) {
+        if (tps[k].error == SAMSA_ERR_NONE) {
+            tps[k].error = SAMSA_ERR_OPERATION_NOT_ATTEMPTED;
+        }
+    }
+    return !denied;
+}
+
 void
 samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
@@ -65,9 +100,13 @@ samsa_h_AddPartitionsToTxn(samsa_apis_t *apis, samsa_req_t *req, void *body)
             tps[k].partition = rt->Partitions[j];
         }
     }
-    samsa_txn_add_partitions(apis->broker->txn, rq->V3AndBelowTransactionalId,
-                             rq->V3AndBelowProducerId,
-                             rq->V3AndBelowProducerEpoch, tps, n);
+    if (addparts_authorize(apis, req, rq->V3AndBelowTransactionalId, tps,
+                           n)) {
+        samsa_txn_add_partitions(apis->broker->txn,
+                                 rq->V3AndBelowTransactionalId,
+                                 rq->V3AndBelowProducerId,
+                                 rq->V3AndBelowProducerEpoch, tps, n);
+    }
     samsa_AddPartitionsToTxnResponse_init(&m);
     c = (addparts_ctx_t) { tps, v };
     m.ResultsByTopicV3AndBelow = samsa_tp_respond(

@@ -10,6 +10,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/AlterClientQuotas.h"
@@ -67,9 +68,19 @@ samsa_h_AlterClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *body)
         es[i].ops = ops;
     }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    err = samsa_controller_alter_client_quotas(apis->broker->ctrl, es, n,
-                                               rq->ValidateOnly, &req->arena,
-                                               res);
+    /* Kafka: ALTER_CONFIGS on the cluster, else every entry fails */
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_ALTER_CONFIGS)) {
+        for (i = 0; i < n; i++) {
+            res[i] = (samsa_controller_result_t) {
+                SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED,
+                "Cluster authorization failed." };
+        }
+        err = SAMSA_ERR_NONE;
+    } else {
+        err = samsa_controller_alter_client_quotas(apis->broker->ctrl, es, n,
+                                                   rq->ValidateOnly,
+                                                   &req->arena, res);
+    }
     samsa_AlterClientQuotasResponse_init(&m);
     m.Entries_cnt = (int32_t) n;
     m.Entries = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Entries));

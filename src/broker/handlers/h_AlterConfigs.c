@@ -15,6 +15,8 @@
 
 #include "broker/broker.h"
 #include "broker/brokerlog.h"
+#include "broker/fwdcheck.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/AlterConfigs.h"
@@ -71,6 +73,14 @@ ac_alter(samsa_apis_t *apis, samsa_req_t *req,
     fwd = samsa_arena_calloc(&req->arena, n + 1, sizeof(*fwd));
     at = samsa_arena_calloc(&req->arena, n + 1, sizeof(*at));
     for (i = 0; i < n; i++) {
+        /* Kafka: ALTER_CONFIGS on the topic, group or cluster */
+        if (!samsa_fwdcheck_config_allowed(apis, req, NULL,
+                                           SAMSA_ACL_OP_ALTER_CONFIGS,
+                                           rs[i].resource_type,
+                                           rs[i].resource_name, &err)) {
+            res[i].error = err;
+            continue;
+        }
         if (rs[i].resource_type != SAMSA_CONFIG_RESOURCE_BROKER_LOGGER) {
             at[m] = i;
             fwd[m++] = rs[i];

@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/consumer_group.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/ConsumerGroupDescribe.h"
@@ -25,12 +26,22 @@ samsa_h_ConsumerGroupDescribe(samsa_apis_t *apis, samsa_req_t *req, void *body)
                                      &m.Groups_cnt);
     for (i = 0; i < m.Groups_cnt; i++) {
         samsa_CGDescribedGroup_init(&m.Groups[i]);
+        if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                                SAMSA_ACL_RESOURCE_GROUP, rq->GroupIds[i])) {
+            m.Groups[i].GroupId = rq->GroupIds[i];
+            m.Groups[i].ErrorCode = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         samsa_consumer_group_describe(apis->broker->grp,
                             rq->GroupIds[i].ptr != NULL
                                 ? rq->GroupIds[i] : samsa_slice_cstr(""),
                             &req->arena, &m.Groups[i]);
         m.Groups[i].ErrorCode =
             samsa_err_wire((samsa_err_t) m.Groups[i].ErrorCode);
+        if (rq->IncludeAuthorizedOperations) {
+            m.Groups[i].AuthorizedOperations = samsa_apis_authorized_ops(
+                apis, req, NULL, SAMSA_ACL_RESOURCE_GROUP, rq->GroupIds[i]);
+        }
     }
     samsa_apis_send(apis->broker, req, &m);
 }

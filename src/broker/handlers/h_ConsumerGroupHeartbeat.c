@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/consumer_group.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/ConsumerGroupHeartbeat.h"
@@ -20,6 +21,12 @@ samsa_h_ConsumerGroupHeartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_ConsumerGroupHeartbeatResponse_t  m;
 
     samsa_ConsumerGroupHeartbeatResponse_init(&m);
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                            SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)) {
+        m.ErrorCode = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED;
+        samsa_apis_send(apis->broker, req, &m);
+        return;
+    }
     samsa_consumer_group_heartbeat(apis->broker->grp, req->hdr.ApiVersion, rq,
                          samsa_slice_cstr(req->client_id != NULL
                                               ? req->client_id : ""),

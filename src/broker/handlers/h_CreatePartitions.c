@@ -7,6 +7,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/CreatePartitions.h"
@@ -38,9 +39,11 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
     samsa_CreatePartitionsRequest_t       *rq = body;
     samsa_CreatePartitionsResponse_t       m;
-    samsa_controller_new_partitions_t     *np;
+    samsa_controller_new_partitions_t     *np, *ok;
     samsa_controller_assignment_t         *as;
-    samsa_controller_result_t             *res;
+    samsa_controller_result_t             *res, *ok_res;
+    bool                                  *denied;
+    size_t                                 k, nok = 0;
     createpartitions_call_t                c;
     samsa_err_t                            err;
     size_t                                 i, n;
@@ -67,16 +70,34 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
             np[i].nassignments = (size_t) rq->Topics[i].Assignments_cnt;
         }
     }
+    /* Kafka: ALTER on each topic; the controller gets the allowed ones */
+    denied = samsa_arena_calloc(&req->arena, n + 1, sizeof(*denied));
+    ok = samsa_arena_calloc(&req->arena, n + 1, sizeof(*ok));
+    for (i = 0; i < n; i++) {
+        denied[i] = !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_ALTER,
+                                        SAMSA_ACL_RESOURCE_TOPIC, np[i].name);
+        if (!denied[i]) {
+            ok[nok++] = np[i];
+        }
+    }
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
-    c = (createpartitions_call_t) { apis->broker, np, n, rq->ValidateOnly,
-                                    &req->arena, res };
+    ok_res = samsa_arena_calloc(&req->arena, nok + 1, sizeof(*ok_res));
+    c = (createpartitions_call_t) { apis->broker, ok, nok, rq->ValidateOnly,
+                                    &req->arena, ok_res };
     /* issue 22: out of descriptors: refuse with the reason */
     refused = !rq->ValidateOnly
               && !samsa_logmgr_files_available(apis->broker->logs, nofile,
                                                sizeof(nofile));
     err = refused ? SAMSA_ERR__NOFILE
-                  : samsa_apis_mutate(apis, req, 3, !rq->ValidateOnly,
-                                      createpartitions_create, &c);
+          : nok == 0 ? SAMSA_ERR_NONE
+                     : samsa_apis_mutate(apis, req, 3, !rq->ValidateOnly,
+                                         createpartitions_create, &c);
+    for (i = 0, k = 0; i < n; i++) {
+        res[i] = denied[i] ? (samsa_controller_result_t) {
+                                 SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                 "The topic authorization is failed." }
+                           : ok_res[k++];
+    }
     samsa_CreatePartitionsResponse_init(&m);
     m.ThrottleTimeMs = req->throttle_ms;
     m.Results_cnt = (int32_t) n;
@@ -86,11 +107,12 @@ samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *body)
         m.Results[i].Name = rq->Topics[i].Name;
         m.Results[i].ErrorCode = samsa_err_wire(
             refused                 ? SAMSA_ERR__NOFILE
-            : err != SAMSA_ERR_NONE ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
+            : err != SAMSA_ERR_NONE && !denied[i]
+                                    ? SAMSA_ERR_UNKNOWN_SERVER_ERROR
                                     : res[i].error);
         if (refused) {
             m.Results[i].ErrorMessage = samsa_slice_cstr(nofile);
-        } else if (err == SAMSA_ERR_NONE) {
+        } else if (err == SAMSA_ERR_NONE || denied[i]) {
             m.Results[i].ErrorMessage = samsa_slice_cstr(res[i].message);
         }
     }

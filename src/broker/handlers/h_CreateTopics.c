@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "meta/topic_config.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
@@ -122,8 +123,11 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_CreateTopicsRequest_t        *rq = body;
     samsa_CreateTopicsResponse_t        m;
     samsa_controller_create_topics_t    ct;
-    samsa_controller_topic_result_t    *res;
+    samsa_controller_topic_result_t    *res, *ok_res;
+    samsa_controller_new_topic_t       *all, *ok;
     samsa_CreatableTopicResult_t       *tr;
+    bool                               *denied, cluster;
+    size_t                              j, n, nok = 0;
     createtopics_call_t                 c;
     samsa_err_t                         err;
     int32_t                             i;
@@ -131,29 +135,55 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
     bool                                refused;
 
     memset(&ct, 0, sizeof(ct));
-    ct.topics = createtopics_convert(&req->arena, rq);
-    ct.ntopics = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
+    all = createtopics_convert(&req->arena, rq);
+    n = (size_t) (rq->Topics_cnt > 0 ? rq->Topics_cnt : 0);
+    /* Kafka: CREATE on the cluster, else on each topic; the controller
+     * gets only the allowed ones */
+    denied = samsa_arena_calloc(&req->arena, n + 1, sizeof(*denied));
+    ok = samsa_arena_calloc(&req->arena, n + 1, sizeof(*ok));
+    cluster = samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_CREATE);
+    for (j = 0; j < n; j++) {
+        denied[j] = !cluster
+                    && !samsa_apis_allowed(apis, req, NULL,
+                                           SAMSA_ACL_OP_CREATE,
+                                           SAMSA_ACL_RESOURCE_TOPIC,
+                                           all[j].name);
+        if (!denied[j]) {
+            ok[nok++] = all[j];
+        }
+    }
+    ct.topics = ok;
+    ct.ntopics = nok;
     ct.validate_only = rq->ValidateOnly;
     /* the CONTROLLER listener serves the brokers: one that is not the
      * active controller creates __consumer_offsets and __transaction_state
      * through it (broker/coordtopic.h), as Kafka's AutoTopicCreationManager
      * through ControllerApis */
     ct.internal = strcmp(apis->kind, "controller") == 0;
-    res = samsa_arena_calloc(&req->arena, ct.ntopics + 1, sizeof(*res));
-    c = (createtopics_call_t) { apis->broker, &ct, &req->arena, res };
+    res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
+    ok_res = samsa_arena_calloc(&req->arena, nok + 1, sizeof(*ok_res));
+    c = (createtopics_call_t) { apis->broker, &ct, &req->arena, ok_res };
     /* issue 22: out of descriptors, the logs could not be created:
      * refuse now with the reason (REQUEST_TIMED_OUT: transient) */
     refused = !rq->ValidateOnly
               && !samsa_logmgr_files_available(apis->broker->logs, nofile,
                                                sizeof(nofile));
     err = refused ? SAMSA_ERR__NOFILE
-                  : samsa_apis_mutate(apis, req, 6, !rq->ValidateOnly,
-                                      createtopics_create, &c);
+          : nok == 0 ? SAMSA_ERR_NONE
+                     : samsa_apis_mutate(apis, req, 6, !rq->ValidateOnly,
+                                         createtopics_create, &c);
+    for (i = 0, j = 0; i < (int32_t) n; i++) {
+        if (denied[i]) {
+            res[i].error = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+            res[i].message = "Authorization failed.";
+        } else {
+            res[i] = ok_res[j++];
+        }
+    }
     samsa_CreateTopicsResponse_init(&m);
     m.ThrottleTimeMs = req->throttle_ms;
-    m.Topics_cnt = (int32_t) ct.ntopics;
-    m.Topics = samsa_arena_calloc(&req->arena, ct.ntopics + 1,
-                                  sizeof(*m.Topics));
+    m.Topics_cnt = (int32_t) n;
+    m.Topics = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Topics));
     for (i = 0; i < m.Topics_cnt; i++) {
         tr = &m.Topics[i];
         samsa_CreatableTopicResult_init(tr);
@@ -163,7 +193,7 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
             tr->ErrorMessage = samsa_slice_cstr(nofile);
             continue;
         }
-        if (err != SAMSA_ERR_NONE) {
+        if (err != SAMSA_ERR_NONE && !denied[i]) {
             tr->ErrorCode = samsa_err_wire(err == SAMSA_ERR__SHUTDOWN
                                                ? SAMSA_ERR_NOT_CONTROLLER
                                                : SAMSA_ERR_UNKNOWN_SERVER_ERROR);
@@ -176,8 +206,7 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
             tr->NumPartitions = res[i].num_partitions;
             tr->ReplicationFactor = res[i].replication_factor;
             if (req->hdr.ApiVersion >= 5) {
-                createtopics_configs(apis->broker, req, &ct.topics[i],
-                                     tr);
+                createtopics_configs(apis->broker, req, &all[i], tr);
             }
         }
     }

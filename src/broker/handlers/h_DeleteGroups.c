@@ -7,6 +7,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DeleteGroups.h"
@@ -24,8 +25,12 @@ samsa_h_DeleteGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
                                       sizeof(*m.Results), &m.Results_cnt);
     for (i = 0; i < m.Results_cnt; i++) {
         m.Results[i].GroupId = rq->GroupsNames[i];
-        m.Results[i].ErrorCode = samsa_err_wire(
-            samsa_grp_delete(apis->broker->grp, rq->GroupsNames[i]));
+        m.Results[i].ErrorCode =
+            !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DELETE,
+                                SAMSA_ACL_RESOURCE_GROUP, rq->GroupsNames[i])
+                ? SAMSA_ERR_GROUP_AUTHORIZATION_FAILED
+                : samsa_err_wire(samsa_grp_delete(apis->broker->grp,
+                                                  rq->GroupsNames[i]));
     }
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -11,6 +11,7 @@
 
 #include "broker/broker.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DeleteRecords.h"
@@ -41,6 +42,10 @@ deleterecords_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
     (void) k;
     pr->PartitionIndex = rp->PartitionIndex;
     pr->LowWatermark = -1;
+    if (!samsa_tp_allowed(c, name)) {
+        pr->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+        return;
+    }
     err = samsa_broker_plog_find_leader(c->b, c->img, name,
                                         rp->PartitionIndex, &t, &plog);
     if (err != SAMSA_ERR_NONE) {
@@ -70,8 +75,9 @@ samsa_h_DeleteRecords(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_DeleteRecordsResponse_t   m;
 
     samsa_DeleteRecordsResponse_init(&m);
-    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
-                                      rq->Topics, rq->Topics_cnt, &out_layout,
-                                      &m.Topics_cnt, deleterecords_one, NULL);
+    m.Topics = samsa_tp_respond_checked(apis, req, SAMSA_ACL_OP_DELETE,
+                                        &rq_layout, rq->Topics, rq->Topics_cnt,
+                                        &out_layout, &m.Topics_cnt,
+                                        deleterecords_one, NULL);
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "meta/qentity.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
@@ -232,6 +233,13 @@ samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *body)
 
     samsa_DescribeClientQuotasResponse_init(&m);
     msg = dcq_filter_build(rq, &req->arena, &f, &err);
+    /* Kafka: DESCRIBE_CONFIGS on the cluster */
+    if (msg == NULL
+        && !samsa_apis_allowed_cluster(apis, req,
+                                       SAMSA_ACL_OP_DESCRIBE_CONFIGS)) {
+        err = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        msg = "Cluster authorization failed.";
+    }
     if (msg != NULL) {
         m.ErrorCode = samsa_err_wire(err);
         m.ErrorMessage = samsa_slice_cstr(msg);

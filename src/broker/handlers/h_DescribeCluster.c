@@ -10,16 +10,12 @@
 
 #include "broker/broker.h"
 #include "broker/route.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/DescribeCluster.h"
 #include "proto/wr.h"
 
 #define ENDPOINT_TYPE_BROKER 1
-
-/* Cluster operations allowed without an authorizer (see h_Metadata.c). */
-#define CLUSTER_OPS                                                    \
-    ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) \
-     | (1 << 12))
 
 /* The brokers from the image: every unfenced registered one with an
  * endpoint on the request's listener (Kafka's getAliveBrokerNodes; our
@@ -64,7 +60,12 @@ samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *body)
     } else {
         describecluster_fill(apis, req, &m);
         if (rq->IncludeClusterAuthorizedOperations) {
-            m.ClusterAuthorizedOperations = CLUSTER_OPS;
+            m.ClusterAuthorizedOperations =
+                samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE)
+                    ? samsa_apis_authorized_ops(
+                          apis, req, NULL, SAMSA_ACL_RESOURCE_CLUSTER,
+                          samsa_slice_cstr(SAMSA_ACL_CLUSTER_NAME))
+                    : 0;
         }
     }
     samsa_apis_send(apis->broker, req, &m);

@@ -19,6 +19,8 @@
 
 #include "broker/broker.h"
 #include "broker/brokerlog.h"
+#include "broker/fwdcheck.h"
+#include "meta/acl.h"
 #include "meta/brokercfg.h"
 #include "meta/topic_config.h"
 #include "net/server/reqchan.h"
@@ -443,6 +445,7 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_DescribeConfigsResult_t   *out;
     dc_ctx_t                         c = { apis->broker, req, rq, NULL,
                                              { 0 } };
+    samsa_err_t                      denied;
     int32_t                          i;
 
     samsa_DescribeConfigsResponse_init(&m);
@@ -455,6 +458,20 @@ samsa_h_DescribeConfigs(samsa_apis_t *apis, samsa_req_t *req, void *body)
         out->ResourceType = c.res->ResourceType;
         out->ResourceName = c.res->ResourceName;
         out->Configs_cnt = 0;
+        /* Kafka: DESCRIBE_CONFIGS on the topic, group or cluster */
+        if (!samsa_fwdcheck_config_allowed(apis, req, NULL,
+                                           SAMSA_ACL_OP_DESCRIBE_CONFIGS,
+                                           c.res->ResourceType,
+                                           c.res->ResourceName, &denied)) {
+            out->ErrorCode = samsa_err_wire(denied);
+            out->ErrorMessage = samsa_slice_cstr(
+                denied == SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED
+                    ? "Topic authorization failed."
+                : denied == SAMSA_ERR_GROUP_AUTHORIZATION_FAILED
+                    ? "Group authorization failed."
+                    : "Cluster authorization failed.");
+            continue;
+        }
         if (c.res->ResourceType == RESOURCE_TOPIC) {
             dc_topic(&c, out);
         } else if (c.res->ResourceType == RESOURCE_BROKER) {

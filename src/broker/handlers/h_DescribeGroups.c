@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DescribeGroups.h"
@@ -15,7 +16,7 @@
 
 static void
 describegroups_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
-                   samsa_DescribedGroup_t *dg)
+                   bool with_ops, samsa_DescribedGroup_t *dg)
 {
     samsa_grp_described_t          d;
     samsa_DescribedGroupMember_t  *mm;
@@ -23,8 +24,11 @@ describegroups_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
 
     samsa_DescribedGroup_init(dg);
     dg->GroupId = id;
-    if (id.len == 0) {
-        dg->ErrorCode = SAMSA_ERR_INVALID_GROUP_ID;
+    if (id.len == 0
+        || !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                               SAMSA_ACL_RESOURCE_GROUP, id)) {
+        dg->ErrorCode = id.len == 0 ? SAMSA_ERR_INVALID_GROUP_ID
+                                    : SAMSA_ERR_GROUP_AUTHORIZATION_FAILED;
         dg->GroupState = samsa_slice_cstr("");
         dg->ProtocolType = samsa_slice_cstr("");
         dg->ProtocolData = samsa_slice_cstr("");
@@ -33,6 +37,10 @@ describegroups_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
     }
     samsa_grp_describe(apis->broker->grp, id, &req->arena, &d);
     dg->ErrorCode = samsa_err_wire(d.error);
+    if (with_ops) {
+        dg->AuthorizedOperations = samsa_apis_authorized_ops(
+            apis, req, NULL, SAMSA_ACL_RESOURCE_GROUP, id);
+    }
     dg->GroupState = samsa_slice_cstr(samsa_grp_state_name(d.state));
     dg->ProtocolType = samsa_slice_cstr(d.protocol_type);
     dg->ProtocolData = samsa_slice_cstr(d.protocol_name);
@@ -65,7 +73,8 @@ samsa_h_DescribeGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
     m.Groups = samsa_apis_resp_array(req, rq->Groups_cnt, sizeof(*m.Groups),
                                      &m.Groups_cnt);
     for (i = 0; i < m.Groups_cnt; i++) {
-        describegroups_one(apis, req, rq->Groups[i], &m.Groups[i]);
+        describegroups_one(apis, req, rq->Groups[i],
+                           rq->IncludeAuthorizedOperations, &m.Groups[i]);
     }
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DescribeLogDirs.h"
@@ -113,6 +114,14 @@ samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req, void *body)
     size_t                           i, n = samsa_logmgr_dir_count(logs);
 
     samsa_DescribeLogDirsResponse_init(&m);
+    /* Kafka: DESCRIBE on the cluster, else no directories (v3+: the
+     * error) */
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE)) {
+        m.ErrorCode = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        m.Results_cnt = 0;
+        samsa_apis_send(apis->broker, req, &m);
+        return;
+    }
     m.Results_cnt = (int32_t) n;
     m.Results = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Results));
     for (i = 0; i < n; i++) {

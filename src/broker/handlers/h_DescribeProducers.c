@@ -9,6 +9,7 @@
 
 #include "broker/broker.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DescribeProducers.h"
@@ -32,6 +33,10 @@ dp_partition(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 
     (void) k;
     pr->PartitionIndex = index;
+    if (!samsa_tp_allowed(c, name)) {
+        pr->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+        return;
+    }
     err = samsa_broker_plog_find_leader(c->b, c->img, name, index, &t,
                                         &plog);
     if (err != SAMSA_ERR_NONE) {
@@ -79,8 +84,9 @@ samsa_h_DescribeProducers(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_DescribeProducersResponse_t   m;
 
     samsa_DescribeProducersResponse_init(&m);
-    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
-                                      rq->Topics, rq->Topics_cnt, &out_layout,
-                                      &m.Topics_cnt, dp_partition, NULL);
+    m.Topics = samsa_tp_respond_checked(apis, req, SAMSA_ACL_OP_READ,
+                                        &rq_layout, rq->Topics, rq->Topics_cnt,
+                                        &out_layout, &m.Topics_cnt,
+                                        dp_partition, NULL);
     samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config/config_kraft.h"
+#include "meta/acl.h"
 #include "meta/controller/controller.h"
 #include "meta/quorum.h"
 #include "proto/gen/DescribeQuorum.h"
@@ -112,6 +113,11 @@ samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_DescribeQuorumResponse_init(&m);
     if (apis->broker != NULL && apis->broker->ctrl != NULL) {
         q = samsa_controller_quorum(apis->broker->ctrl);
+    }
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE)) {
+        m.ErrorCode = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        samsa_apis_send(apis->broker, req, &m);
+        return;
     }
     if (q == NULL || !dq_valid(rq)) {
         m.ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;

@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/txn/txn.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/DescribeTransactions.h"
@@ -21,6 +22,14 @@ describetxn_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t id,
     size_t                 i;
 
     samsa_DescribedTxn_init(out);
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                            SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID, id)) {
+        out->ErrorCode = SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        out->TransactionalId = id;
+        out->TransactionState = samsa_slice_cstr("");
+        out->Topics_cnt = 0;
+        return;
+    }
     samsa_txn_describe(apis->broker->txn, id, &req->arena, &d);
     out->ErrorCode = samsa_err_wire(d.error);
     out->TransactionalId = id;

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/ElectLeaders.h"
 #include "util/arena.h"
@@ -115,10 +116,19 @@ samsa_h_ElectLeaders(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_ReplicaElectionResult_t              *r;
     samsa_ElectLeadersPartitionResult_t        *pr;
     int32_t                                     i, j;
+    bool                                        allowed;
 
     samsa_ElectLeadersResponse_init(&m);
     img = samsa_apis_image(apis->broker, req);
-    if (rq->TopicPartitions_cnt < 0) {
+    /* Kafka: ALTER on the cluster, else every partition (and v1+ the
+     * whole answer) fails with CLUSTER_AUTHORIZATION_FAILED */
+    allowed = samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_ALTER);
+    if (!allowed) {
+        m.ErrorCode = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
+    }
+    if (rq->TopicPartitions_cnt < 0 && !allowed) {
+        m.ReplicaElectionResults_cnt = 0;
+    } else if (rq->TopicPartitions_cnt < 0) {
         electleaders_all(req, img, rq->ElectionType, &m);
     } else {
         m.ReplicaElectionResults = samsa_arena_calloc(
@@ -140,6 +150,10 @@ samsa_h_ElectLeaders(samsa_apis_t *apis, samsa_req_t *req, void *body)
                 pr = &r->PartitionResult[j];
                 samsa_ElectLeadersPartitionResult_init(pr);
                 pr->PartitionId = tp->Partitions[j];
+                if (!allowed) {
+                    pr->ErrorCode = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
+                    continue;
+                }
                 pr->ErrorCode = electleaders_one(req, img, tp->Topic,
                                                  tp->Partitions[j],
                                                  rq->ElectionType,

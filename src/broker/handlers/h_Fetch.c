@@ -27,6 +27,7 @@
 #include "broker/broker.h"
 #include "broker/quota.h"
 #include "broker/route.h"
+#include "meta/acl.h"
 #include "net/server/req.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
@@ -206,6 +207,7 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
     samsa_FetchableTopicResponse_t *tr;
     size_t                         n = 0;
     int32_t                        i, j;
+    bool                           allowed;
 
     for (i = 0; i < rq->Topics_cnt; i++) {
         n += (size_t) (rq->Topics[i].Partitions_cnt > 0
@@ -226,6 +228,11 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
                 : samsa_image_topic_find(img, tr->Topic.ptr != NULL
                                                   ? tr->Topic.ptr : "",
                                          tr->Topic.len);
+        /* READ on the topic (an unknown id stays UNKNOWN_TOPIC_ID) */
+        allowed = samsa_apis_allowed(
+            apis, f->req, img, SAMSA_ACL_OP_READ, SAMSA_ACL_RESOURCE_TOPIC,
+            t != NULL ? (samsa_slice_t) { t->name, t->name_len } : tr->Topic)
+            || (t == NULL && f->req->hdr.ApiVersion >= 13);
         tr->Partitions_cnt = rq->Topics[i].Partitions_cnt > 0
                                  ? rq->Topics[i].Partitions_cnt : 0;
         tr->Partitions = samsa_arena_calloc(arena,
@@ -239,6 +246,10 @@ fetch_resolve(samsa_apis_t *apis, fetch_op_t *f, const samsa_FetchRequest_t *rq)
             samsa_FetchPartitionData_init(p->pd);
             p->pd->PartitionIndex = p->rq->Partition;
             p->pd->Records = fetch_records_empty();
+            if (!allowed) {
+                fetch_part_error(f, p, SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED);
+                continue;
+            }
             fetch_part_resolve(apis, f, p, t);
         }
     }

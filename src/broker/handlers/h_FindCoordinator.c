@@ -19,6 +19,7 @@
 #include "broker/route.h"
 #include "broker/txn/txn.h"
 #include "config/config.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/FindCoordinator.h"
@@ -80,6 +81,20 @@ findcoord_one(samsa_apis_t *apis, samsa_req_t *req, int8_t key_type,
     if (key_type != KEY_TYPE_GROUP && key_type != KEY_TYPE_TRANSACTION) {
         a->error = SAMSA_ERR_INVALID_REQUEST;
         a->message = "unknown coordinator key type";
+        return;
+    }
+    /* Kafka: DESCRIBE on the group or the transactional id */
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                            key_type == KEY_TYPE_GROUP
+                                ? SAMSA_ACL_RESOURCE_GROUP
+                                : SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID,
+                            key)) {
+        a->error = key_type == KEY_TYPE_GROUP
+                       ? SAMSA_ERR_GROUP_AUTHORIZATION_FAILED
+                       : SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        a->message = key_type == KEY_TYPE_GROUP
+                         ? "Group authorization failed."
+                         : "Transactional Id authorization failed.";
         return;
     }
     /* An empty key is answered like any other, as Kafka does (tests/diff):

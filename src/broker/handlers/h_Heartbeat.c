@@ -7,6 +7,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/Heartbeat.h"
@@ -19,8 +20,11 @@ samsa_h_Heartbeat(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_HeartbeatResponse_t  m;
 
     samsa_HeartbeatResponse_init(&m);
-    m.ErrorCode = samsa_err_wire(samsa_grp_heartbeat(
-        apis->broker->grp, rq->GroupId, rq->MemberId, rq->GroupInstanceId,
-        rq->GenerationId));
+    m.ErrorCode = !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                                      SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)
+                      ? SAMSA_ERR_GROUP_AUTHORIZATION_FAILED
+                      : samsa_err_wire(samsa_grp_heartbeat(
+                            apis->broker->grp, rq->GroupId, rq->MemberId,
+                            rq->GroupInstanceId, rq->GenerationId));
     samsa_apis_send(apis->broker, req, &m);
 }

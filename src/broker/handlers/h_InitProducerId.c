@@ -18,6 +18,7 @@
 
 #include "broker/broker.h"
 #include "broker/txn/txn.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/InitProducerId.h"
@@ -76,7 +77,22 @@ samsa_h_InitProducerId(samsa_apis_t *apis, samsa_req_t *req, void *body)
             samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
             return;
         }
+        if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_WRITE,
+                                SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID,
+                                rq->TransactionalId)) {
+            initpid_error(&m, SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+            samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
+            return;
+        }
         initpid_transactional(apis, req, rq, &m);
+        return;
+    }
+    /* Kafka: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic */
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_IDEMPOTENT_WRITE)
+        && !samsa_apis_allowed_any(apis, req, SAMSA_ACL_OP_WRITE,
+                                   SAMSA_ACL_RESOURCE_TOPIC)) {
+        initpid_error(&m, SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED);
+        samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
         return;
     }
     err = samsa_pidmgr_next(apis->broker->pids, &pid);

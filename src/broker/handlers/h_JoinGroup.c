@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/JoinGroup.h"
@@ -86,6 +87,16 @@ samsa_h_JoinGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_grp_protocol_t      *protos;
     int32_t                    i;
 
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                            SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)) {
+        samsa_grp_join_result_t  denied = {
+            .error = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED, .generation = -1,
+            .leader_id = "", .member_id = "",
+        };
+
+        joingroup_answer(samsa_apis_call(apis, req), &denied);
+        return;
+    }
     protos = samsa_arena_calloc(&req->arena,
                                 (size_t) (rq->Protocols_cnt > 0
                                               ? rq->Protocols_cnt : 0) + 1,

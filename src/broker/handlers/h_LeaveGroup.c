@@ -7,6 +7,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/LeaveGroup.h"
@@ -21,6 +22,13 @@ samsa_h_LeaveGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_err_t                 err;
     size_t                      i, n;
 
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                            SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)) {
+        samsa_LeaveGroupResponse_init(&m);
+        m.ErrorCode = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED;
+        samsa_apis_send(apis->broker, req, &m);
+        return;
+    }
     n = req->hdr.ApiVersion <= 2 ? 1
         : (rq->Members_cnt > 0 ? (size_t) rq->Members_cnt : 0);
     ls = samsa_arena_calloc(&req->arena, n + 1, sizeof(*ls));

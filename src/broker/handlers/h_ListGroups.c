@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/ListGroups.h"
@@ -43,6 +44,7 @@ samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_ListGroupsResponse_t  m;
     samsa_grp_listed_t         *gs = NULL;
     size_t                      i, k = 0, n;
+    bool                        all;
 
     n = samsa_grp_list(apis->broker->grp, rq->StatesFilter,
                        rq->StatesFilter_cnt > 0
@@ -50,10 +52,17 @@ samsa_h_ListGroups(samsa_apis_t *apis, samsa_req_t *req, void *body)
                        &req->arena, &gs);
     samsa_ListGroupsResponse_init(&m);
     m.Groups = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m.Groups));
+    /* Kafka: DESCRIBE on the cluster lists all, else those one may
+     * describe */
+    all = samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE);
     for (i = 0; i < n; i++) {
         const char  *type = gs[i].consumer ? "consumer" : "classic";
 
-        if (!listgroups_type_ok(rq, type)) {
+        if (!listgroups_type_ok(rq, type)
+            || (!all && !samsa_apis_allowed(
+                            apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                            SAMSA_ACL_RESOURCE_GROUP,
+                            samsa_slice_cstr(gs[i].group_id)))) {
             continue;
         }
         samsa_ListedGroup_init(&m.Groups[k]);

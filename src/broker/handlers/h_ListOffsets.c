@@ -12,6 +12,7 @@
 #include "broker/broker.h"
 #include "broker/route.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/ListOffsets.h"
@@ -37,6 +38,10 @@ listoffsets_one(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 
     (void) k;
     pr->PartitionIndex = rp->PartitionIndex;
+    if (!samsa_tp_allowed(c, name)) {
+        pr->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+        return;
+    }
     err = samsa_broker_plog_find_leader(c->b, c->img, name,
                                         rp->PartitionIndex, &t, &plog);
     if (err != SAMSA_ERR_NONE) {
@@ -95,9 +100,9 @@ samsa_h_ListOffsets(samsa_apis_t *apis, samsa_req_t *req, void *body)
     bool                          committed = rq->IsolationLevel == 1;
 
     samsa_ListOffsetsResponse_init(&m);
-    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
-                                      rq->Topics, rq->Topics_cnt, &out_layout,
-                                      &m.Topics_cnt, listoffsets_one,
-                                      &committed);
+    m.Topics = samsa_tp_respond_checked(apis, req, SAMSA_ACL_OP_DESCRIBE,
+                                        &rq_layout, rq->Topics, rq->Topics_cnt,
+                                        &out_layout, &m.Topics_cnt,
+                                        listoffsets_one, &committed);
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -12,6 +12,7 @@
 #include "broker/api_table.h"
 
 #include "broker/broker.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/ListPartitionReassignments.h"
 
@@ -23,5 +24,8 @@ samsa_h_ListPartitionReassignments(samsa_apis_t *apis, samsa_req_t *req,
 
     (void) body;
     samsa_ListPartitionReassignmentsResponse_init(&m);  /* no topics */
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE)) {
+        m.ErrorCode = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
+    }
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/txn/txn.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/ListTransactions.h"
@@ -20,7 +21,7 @@ samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_ListTransactionsResponse_t  m;
     samsa_txn_state_t                *states;
     samsa_txn_listed_t               *listed;
-    size_t                            nstates = 0, nunknown = 0, n, i;
+    size_t                            nstates = 0, nunknown = 0, n, i, k;
     int32_t                           j;
 
     samsa_ListTransactionsResponse_init(&m);
@@ -46,16 +47,23 @@ samsa_h_ListTransactions(samsa_apis_t *apis, samsa_req_t *req, void *body)
                                ? (size_t) rq->ProducerIdFilters_cnt : 0,
                            rq->DurationFilter, &req->arena, &listed);
     }
-    m.TransactionStates_cnt = (int32_t) n;
     m.TransactionStates = samsa_arena_calloc(&req->arena, n + 1,
                                              sizeof(*m.TransactionStates));
-    for (i = 0; i < n; i++) {
-        samsa_ListedTransaction_init(&m.TransactionStates[i]);
-        m.TransactionStates[i].TransactionalId =
+    for (i = 0, k = 0; i < n; i++) {
+        /* Kafka lists only the ids one may describe */
+        if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                                SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID,
+                                samsa_slice_cstr(listed[i].txn_id))) {
+            continue;
+        }
+        samsa_ListedTransaction_init(&m.TransactionStates[k]);
+        m.TransactionStates[k].TransactionalId =
             samsa_slice_cstr(listed[i].txn_id);
-        m.TransactionStates[i].ProducerId = listed[i].producer_id;
-        m.TransactionStates[i].TransactionState =
+        m.TransactionStates[k].ProducerId = listed[i].producer_id;
+        m.TransactionStates[k].TransactionState =
             samsa_slice_cstr(samsa_txn_state_name(listed[i].state));
+        k++;
     }
+    m.TransactionStates_cnt = (int32_t) k;
     samsa_apis_send_opts(apis->broker, req, &m, &samsa_apis_uncounted);
 }

@@ -19,27 +19,15 @@
 
 #include "broker/broker.h"
 #include "broker/route.h"
+#include "meta/acl.h"
 #include "meta/topic_name.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/Metadata.h"
 #include "proto/wr.h"
 
-/* Kafka's AclOperation codes, as bits of an authorized-operations set. */
-#define ACL_OP(code) (1 << (code))
-/* Without an authorizer every operation on the cluster is allowed: ALTER,
- * DESCRIBE, CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS,
- * IDEMPOTENT_WRITE. */
-#define CLUSTER_OPS                                                    \
-    (ACL_OP(5) | ACL_OP(7) | ACL_OP(8) | ACL_OP(9) | ACL_OP(10)        \
-     | ACL_OP(11) | ACL_OP(12))
-/* ... and on a topic: READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
- * DESCRIBE_CONFIGS, ALTER_CONFIGS. */
-#define TOPIC_OPS                                                      \
-    (ACL_OP(3) | ACL_OP(4) | ACL_OP(5) | ACL_OP(6) | ACL_OP(7)         \
-     | ACL_OP(8) | ACL_OP(10) | ACL_OP(11))
-
 /* What filling the topics of one answer reads. */
 typedef struct metadata_ctx {
+    samsa_apis_t          *apis;
     samsa_req_t           *req;
     const samsa_image_t   *img;         /* the image being answered from */
     bool                   with_ops;
@@ -134,7 +122,8 @@ metadata_fill_topic(const metadata_ctx_t *c, const samsa_image_topic_t *t,
     out->TopicId = t->id;
     out->IsInternal = t->is_internal;
     if (c->with_ops) {
-        out->TopicAuthorizedOperations = TOPIC_OPS;
+        out->TopicAuthorizedOperations = samsa_apis_authorized_ops(
+            c->apis, c->req, c->img, SAMSA_ACL_RESOURCE_TOPIC, out->Name);
     }
     out->Partitions_cnt = t->npartitions;
     out->Partitions = samsa_arena_calloc(&c->req->arena,
@@ -180,7 +169,7 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
              const samsa_MetadataRequestTopic_t *rt, bool allow_create,
              bool with_ops, samsa_MetadataResponseTopic_t *out)
 {
-    metadata_ctx_t              c = { req, *img, with_ops };
+    metadata_ctx_t              c = { apis, req, *img, with_ops };
     const samsa_image_topic_t  *t;
     samsa_err_t                 err;
     char                        errstr[256];
@@ -200,7 +189,21 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
             out->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_ID;
             return;
         }
+        if (!samsa_apis_allowed(apis, req, *img, SAMSA_ACL_OP_DESCRIBE,
+                                SAMSA_ACL_RESOURCE_TOPIC,
+                                (samsa_slice_t) { t->name, t->name_len })) {
+            out->Name = SAMSA_SLICE_NULL;       /* ids are not secret */
+            out->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+            return;
+        }
         metadata_fill_topic(&c, t, out);
+        return;
+    }
+    /* a topic one may not describe is not said to exist or not */
+    if (!samsa_apis_allowed(apis, req, *img, SAMSA_ACL_OP_DESCRIBE,
+                            SAMSA_ACL_RESOURCE_TOPIC, rt->Name)) {
+        out->TopicId = (samsa_uuid_t) { { 0 } };
+        out->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
         return;
     }
     t = samsa_image_topic_find(*img, rt->Name.ptr, rt->Name.len);
@@ -216,6 +219,12 @@ metadata_one(samsa_apis_t *apis, samsa_req_t *req, samsa_image_t **img,
     }
     if (!allow_create || samsa_topic_name_is_internal(name, rt->Name.len)) {
         out->ErrorCode = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        return;
+    }
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_CREATE)
+        && !samsa_apis_allowed(apis, req, *img, SAMSA_ACL_OP_CREATE,
+                               SAMSA_ACL_RESOURCE_TOPIC, rt->Name)) {
+        out->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
         return;
     }
     err = metadata_auto_create(apis, req, rt->Name);
@@ -240,8 +249,9 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
 {
     samsa_image_t   *img = samsa_apis_image(apis->broker, req);
     bool             allow, ops = rq->IncludeTopicAuthorizedOperations;
-    metadata_ctx_t   c = { req, img, ops };
-    size_t           i, n;
+    metadata_ctx_t   c = { apis, req, img, ops };
+    const samsa_image_topic_t  *t;
+    size_t           i, j, n;
 
     metadata_fill_brokers(req, img, m);
 
@@ -254,12 +264,18 @@ metadata_fill_topics(samsa_apis_t *apis, samsa_req_t *req,
         n = samsa_image_topic_count(img);
         m->Topics = samsa_arena_calloc(&req->arena, n + 1,
                                        sizeof(*m->Topics));
-        for (i = 0; i < n; i++) {
-            samsa_MetadataResponseTopic_init(&m->Topics[i]);
-            metadata_fill_topic(&c, samsa_image_topic_at(img, i),
-                                &m->Topics[i]);
+        for (i = 0, j = 0; i < n; i++) {
+            t = samsa_image_topic_at(img, i);
+            if (!samsa_apis_allowed(apis, req, img, SAMSA_ACL_OP_DESCRIBE,
+                                    SAMSA_ACL_RESOURCE_TOPIC,
+                                    (samsa_slice_t) { t->name,
+                                                      t->name_len })) {
+                continue;               /* left out, as Kafka does */
+            }
+            samsa_MetadataResponseTopic_init(&m->Topics[j]);
+            metadata_fill_topic(&c, t, &m->Topics[j++]);
         }
-        m->Topics_cnt = (int32_t) n;
+        m->Topics_cnt = (int32_t) j;
         return;
     }
     m->Topics_cnt = rq->Topics_cnt;
@@ -282,7 +298,12 @@ samsa_h_Metadata(samsa_apis_t *apis, samsa_req_t *req, void *body)
     m.ControllerId = samsa_apis_controller_id(apis);
     metadata_fill_topics(apis, req, rq, &m);
     if (rq->IncludeClusterAuthorizedOperations) {
-        m.ClusterAuthorizedOperations = CLUSTER_OPS;
+        m.ClusterAuthorizedOperations =
+            samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE)
+                ? samsa_apis_authorized_ops(
+                      apis, req, NULL, SAMSA_ACL_RESOURCE_CLUSTER,
+                      samsa_slice_cstr(SAMSA_ACL_CLUSTER_NAME))
+                : 0;
     }
     samsa_apis_send(apis->broker, req, &m);
 }

@@ -14,6 +14,7 @@
 #include "broker/group/grp.h"
 #include "broker/handlers/commitoffs.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/OffsetCommit.h"
 #include "proto/wr.h"
@@ -44,9 +45,9 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_OffsetCommitRequest_t   *rq = body;
     samsa_OffsetCommitResponse_t   m;
     samsa_grp_commit_req_t         cr;
-    samsa_grp_offset_t            *offs;
+    samsa_grp_offset_t            *offs, *ok;
     int16_t                        v = req->hdr.ApiVersion;
-    size_t                         n;
+    size_t                         n, nok;
 
     offs = samsa_commitoffs_from_request(
         &req->arena, &rq_layout, rq->Topics, rq->Topics_cnt,
@@ -57,7 +58,16 @@ samsa_h_OffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
     cr.member_id = rq->MemberId;
     cr.instance_id = rq->GroupInstanceId;
     cr.retention_ms = v >= 2 && v <= 4 ? rq->RetentionTimeMs : -1;
-    samsa_grp_commit(apis->broker->grp, &cr, offs, n);
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                            SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)) {
+        samsa_commitoffs_fail(offs, n, SAMSA_ERR_GROUP_AUTHORIZATION_FAILED);
+    } else {
+        ok = samsa_commitoffs_authorize(apis, req, offs, n, &nok);
+        if (nok > 0) {
+            samsa_grp_commit(apis->broker->grp, &cr, ok, nok);
+        }
+        samsa_commitoffs_merge(offs, n, ok, nok);
+    }
     samsa_OffsetCommitResponse_init(&m);
     m.Topics = samsa_commitoffs_respond(&req->arena, &rq_layout, rq->Topics,
                                         rq->Topics_cnt, &out_layout,

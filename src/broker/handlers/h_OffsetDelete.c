@@ -8,6 +8,7 @@
 #include "broker/api_table.h"
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "meta/image.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
@@ -41,14 +42,22 @@ samsa_h_OffsetDelete(samsa_apis_t *apis, samsa_req_t *req, void *body)
             p = rq->Topics[i].Partitions[j].PartitionIndex;
             offs[k].topic = rq->Topics[i].Name;
             offs[k].partition = p;
-            offs[k].error = t == NULL || p < 0 || p >= t->npartitions
-                                ? SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION
-                                : SAMSA_ERR_NONE;
+            offs[k].error =
+                !samsa_apis_allowed(apis, req, img, SAMSA_ACL_OP_READ,
+                                    SAMSA_ACL_RESOURCE_TOPIC,
+                                    rq->Topics[i].Name)
+                    ? SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED
+                : t == NULL || p < 0 || p >= t->npartitions
+                    ? SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION
+                    : SAMSA_ERR_NONE;
         }
     }
     samsa_image_put(img);
     err = rq->GroupId.len == 0
               ? SAMSA_ERR_INVALID_GROUP_ID
+          : !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DELETE,
+                                SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)
+              ? SAMSA_ERR_GROUP_AUTHORIZATION_FAILED
               : samsa_grp_delete_offsets(apis->broker->grp, rq->GroupId, offs,
                                          n);
     samsa_OffsetDeleteResponse_init(&m);

@@ -14,6 +14,7 @@
 #include "broker/group/consumer_group.h"
 #include "broker/group/grp.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/OffsetFetch.h"
@@ -111,6 +112,33 @@ offsetfetch_by_topic(samsa_req_t *req, offsetfetch_group_t *out)
     }
 }
 
+/* Kafka's checks: DESCRIBE on the group, else GROUP_AUTHORIZATION_FAILED;
+ * DESCRIBE on each topic: an asked topic that fails answers
+ * TOPIC_AUTHORIZATION_FAILED (offset -1), an unasked one (all topics) is
+ * left out. */
+static void
+offsetfetch_authorize(samsa_apis_t *apis, samsa_req_t *req, bool all,
+                      offsetfetch_group_t *out)
+{
+    size_t  i, n = 0;
+
+    for (i = 0; i < out->n; i++) {
+        if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                                SAMSA_ACL_RESOURCE_TOPIC,
+                                out->offs[i].topic)) {
+            if (all) {
+                continue;
+            }
+            out->offs[i].offset = -1;
+            out->offs[i].leader_epoch = -1;
+            out->offs[i].metadata = (samsa_slice_t) { "", 0 };
+            out->offs[i].error = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+        }
+        out->offs[n++] = out->offs[i];
+    }
+    out->n = n;
+}
+
 /* The flat list for the asked topics (topics_cnt -1: all). */
 static void
 offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
@@ -125,6 +153,12 @@ offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
     int32_t                t, p;
 
     memset(out, 0, sizeof(*out));
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_DESCRIBE,
+                            SAMSA_ACL_RESOURCE_GROUP, group)) {
+        out->error = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED;
+        offsetfetch_by_topic(req, out);
+        return;
+    }
     if (ntopics >= 0) {
         for (t = 0; t < ntopics; t++) {
             n += nparts[t] > 0 ? (size_t) nparts[t] : 0;
@@ -145,6 +179,9 @@ offsetfetch_one(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t group,
     if (require_stable && out->error == SAMSA_ERR_NONE) {
         samsa_grp_offsets_mark_unstable(apis->broker->grp, group, out->offs,
                                         out->n);
+    }
+    if (samsa_apis_authz_on(apis)) {
+        offsetfetch_authorize(apis, req, ntopics < 0, out);
     }
     offsetfetch_by_topic(req, out);
 }

@@ -15,6 +15,7 @@
 #include "broker/broker.h"
 #include "broker/route.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/OffsetForLeaderEpoch.h"
 
@@ -33,6 +34,10 @@ offsetforleaderepoch_one(void *ctx, samsa_slice_t name, size_t k,
 
     (void) k;
     pr->Partition = rp->Partition;
+    if (!samsa_tp_allowed(c, name)) {
+        pr->ErrorCode = SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED;
+        return;
+    }
     err = samsa_broker_plog_find_leader(c->b, c->img, name, rp->Partition,
                                         &t, &plog);
     if (err != SAMSA_ERR_NONE) {
@@ -67,9 +72,9 @@ samsa_h_OffsetForLeaderEpoch(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_OffsetForLeaderEpochResponse_t   m;
 
     samsa_OffsetForLeaderEpochResponse_init(&m);
-    m.Topics = samsa_tp_respond_image(apis->broker, req, &rq_layout,
-                                      rq->Topics, rq->Topics_cnt, &out_layout,
-                                      &m.Topics_cnt, offsetforleaderepoch_one,
-                                      NULL);
+    m.Topics = samsa_tp_respond_checked(apis, req, SAMSA_ACL_OP_DESCRIBE,
+                                        &rq_layout, rq->Topics, rq->Topics_cnt,
+                                        &out_layout, &m.Topics_cnt,
+                                        offsetforleaderepoch_one, NULL);
     samsa_apis_send(apis->broker, req, &m);
 }

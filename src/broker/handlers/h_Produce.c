@@ -27,6 +27,7 @@
 
 #include "broker/broker.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "broker/route.h"
 #include "net/server/reqchan.h"
 #include "proto/batch.h"
@@ -434,6 +435,12 @@ produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
 
     (void) k;
     pr->Index = pd->Index;
+    if (!samsa_apis_allowed(c->apis, ti->req, ti->img, SAMSA_ACL_OP_WRITE,
+                            SAMSA_ACL_RESOURCE_TOPIC, name)) {
+        produce_set_error(pr, SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED, NULL);
+        c->any_error = true;
+        return;
+    }
     t = produce_topic(ti->img, name, pd->Index, pr);
     if (t == NULL || !produce_is_leader(ti, c, t, pd->Index, pr)) {
         c->any_error = true;
@@ -492,8 +499,12 @@ samsa_h_Produce(samsa_apis_t *apis, samsa_req_t *req, void *body)
         produce_send(apis->broker, req, m);
         return;
     }
-    if (samsa_slice_is_null(rq->TransactionalId)
-        && produce_has_txn_records(rq)) {
+    if ((samsa_slice_is_null(rq->TransactionalId)
+         && produce_has_txn_records(rq))
+        || (!samsa_slice_is_null(rq->TransactionalId)
+            && !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_WRITE,
+                                   SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID,
+                                   rq->TransactionalId))) {
         /* Kafka: transactional records need an (authorised) transactional
          * id */
         produce_all_error(req, rq, m,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "broker/group/grp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/errmap.h"
 #include "proto/gen/SyncGroup.h"
@@ -39,6 +40,15 @@ samsa_h_SyncGroup(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_grp_assignment_t    *as;
     int32_t                    i, n;
 
+    if (!samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                            SAMSA_ACL_RESOURCE_GROUP, rq->GroupId)) {
+        samsa_grp_sync_result_t  denied = {
+            .error = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED,
+        };
+
+        syncgroup_answer(samsa_apis_call(apis, req), &denied);
+        return;
+    }
     n = rq->Assignments_cnt > 0 ? rq->Assignments_cnt : 0;
     as = samsa_arena_calloc(&req->arena, (size_t) n + 1, sizeof(*as));
     for (i = 0; i < n; i++) {

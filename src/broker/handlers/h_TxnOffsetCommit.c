@@ -16,6 +16,7 @@
 #include "broker/txn/txn.h"
 #include "broker/handlers/commitoffs.h"
 #include "broker/handlers/tpresp.h"
+#include "meta/acl.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/TxnOffsetCommit.h"
 #include "proto/wr.h"
@@ -55,9 +56,9 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
 {
     samsa_TxnOffsetCommitRequest_t *rq = body;
     samsa_grp_txn_commit_req_t      cr;
-    samsa_grp_offset_t             *offs;
+    samsa_grp_offset_t             *offs, *ok;
     samsa_err_t                     err;
-    size_t                          n, i;
+    size_t                          n, i, nok;
 
     offs = samsa_commitoffs_from_request(&req->arena, &rq_layout, rq->Topics,
                                          rq->Topics_cnt, &rq_part_layout,
@@ -66,6 +67,18 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
                                       : rq->GroupId.len == 0
                                             ? SAMSA_ERR_INVALID_GROUP_ID
                                             : SAMSA_ERR_NONE;
+    /* Kafka: WRITE on the transactional id, then READ on the group */
+    if (err == SAMSA_ERR_NONE
+        && !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_WRITE,
+                               SAMSA_ACL_RESOURCE_TRANSACTIONAL_ID,
+                               rq->TransactionalId)) {
+        err = SAMSA_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    } else if (err == SAMSA_ERR_NONE
+               && !samsa_apis_allowed(apis, req, NULL, SAMSA_ACL_OP_READ,
+                                      SAMSA_ACL_RESOURCE_GROUP,
+                                      rq->GroupId)) {
+        err = SAMSA_ERR_GROUP_AUTHORIZATION_FAILED;
+    }
     if (err == SAMSA_ERR_NONE) {
         err = samsa_txn_partition_in_txn(
             apis->broker->txn, rq->TransactionalId, rq->ProducerId,
@@ -84,7 +97,11 @@ samsa_h_TxnOffsetCommit(samsa_apis_t *apis, samsa_req_t *req, void *body)
         cr.instance_id = rq->GroupInstanceId;
         cr.producer_id = rq->ProducerId;
         cr.producer_epoch = rq->ProducerEpoch;
-        samsa_grp_txn_commit(apis->broker->grp, &cr, offs, n);
+        ok = samsa_commitoffs_authorize(apis, req, offs, n, &nok);
+        if (nok > 0) {
+            samsa_grp_txn_commit(apis->broker->grp, &cr, ok, nok);
+        }
+        samsa_commitoffs_merge(offs, n, ok, nok);
     }
     txnoffsetcommit_reply(apis->broker, req, rq, offs);
 }

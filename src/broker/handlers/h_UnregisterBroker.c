@@ -10,6 +10,7 @@
  */
 #include "broker/api_table.h"
 
+#include "meta/acl.h"
 #include "meta/controller/controller.h"
 #include "proto/gen/UnregisterBroker.h"
 
@@ -23,6 +24,11 @@ samsa_h_UnregisterBroker(samsa_apis_t *apis, samsa_req_t *req, void *body)
     samsa_UnregisterBrokerResponse_init(&m);
     if (apis->broker == NULL || apis->broker->ctrl == NULL) {
         m.ErrorCode = SAMSA_ERR_NOT_CONTROLLER;
+        samsa_apis_send(apis->broker, req, &m);
+        return;
+    }
+    if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_ALTER)) {
+        m.ErrorCode = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
         samsa_apis_send(apis->broker, req, &m);
         return;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "broker/api_table.h"
+#include "meta/acl.h"
 
 #define AT(base, off)   ((char *) (base) + (off))
 
@@ -88,10 +89,32 @@ samsa_tp_respond_image(samsa_broker_t *b, samsa_req_t *req,
                        int32_t *out_cnt, samsa_tp_fill_fn *fill, void *arg)
 {
     samsa_image_t     *img = samsa_apis_image(b, req);
-    samsa_tp_image_t   c = { b, req, img, arg };
+    samsa_tp_image_t   c = { b, req, img, arg, NULL, 0 };
     void              *topics;
 
     topics = samsa_tp_respond(&req->arena, rq, rq_topics, rq_cnt, out,
                               out_cnt, fill, &c);
     return topics;
+}
+
+void *
+samsa_tp_respond_checked(samsa_apis_t *apis, samsa_req_t *req,
+                         int8_t operation, const samsa_tp_layout_t *rq,
+                         const void *rq_topics, int32_t rq_cnt,
+                         const samsa_tp_layout_t *out, int32_t *out_cnt,
+                         samsa_tp_fill_fn *fill, void *arg)
+{
+    samsa_image_t     *img = samsa_apis_image(apis->broker, req);
+    samsa_tp_image_t   c = { apis->broker, req, img, arg, apis, operation };
+
+    return samsa_tp_respond(&req->arena, rq, rq_topics, rq_cnt, out,
+                            out_cnt, fill, &c);
+}
+
+bool
+samsa_tp_allowed(const samsa_tp_image_t *c, samsa_slice_t name)
+{
+    return c->apis == NULL
+           || samsa_apis_allowed(c->apis, c->req, c->img, c->op,
+                                 SAMSA_ACL_RESOURCE_TOPIC, name);
 }

@@ -14,9 +14,11 @@
 #ifndef SAMSA_BROKER_HANDLERS_TPRESP_H
 #define SAMSA_BROKER_HANDLERS_TPRESP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "broker/api_table.h"
 #include "broker/broker.h"
 #include "net/server/req.h"
 #include "util/arena.h"
@@ -61,6 +63,8 @@ typedef struct samsa_tp_image {
     samsa_req_t          *req;
     const samsa_image_t  *img;
     void                 *arg;
+    samsa_apis_t         *apis;         /* samsa_tp_respond_checked: */
+    int8_t                op;           /* the operation on each topic */
 } samsa_tp_image_t;
 
 /* samsa_tp_respond in req's arena, each fill given a samsa_tp_image_t
@@ -70,6 +74,20 @@ void *samsa_tp_respond_image(samsa_broker_t *b, samsa_req_t *req,
                              const void *rq_topics, int32_t rq_cnt,
                              const samsa_tp_layout_t *out, int32_t *out_cnt,
                              samsa_tp_fill_fn *fill, void *arg);
+
+/* samsa_tp_respond_image whose fills check operation (SAMSA_ACL_OP_*) on
+ * each topic with samsa_tp_allowed.  @thread handler */
+void *samsa_tp_respond_checked(samsa_apis_t *apis, samsa_req_t *req,
+                               int8_t operation,
+                               const samsa_tp_layout_t *rq,
+                               const void *rq_topics, int32_t rq_cnt,
+                               const samsa_tp_layout_t *out, int32_t *out_cnt,
+                               samsa_tp_fill_fn *fill, void *arg);
+
+/* In a fill of samsa_tp_respond_checked: may the request do the
+ * operation on topic name (samsa_apis_allowed)?  The fill answers
+ * TOPIC_AUTHORIZATION_FAILED when not.  True for the other walks. */
+bool samsa_tp_allowed(const samsa_tp_image_t *c, samsa_slice_t name);
 
 /* The partitions over all rq_cnt request topics. */
 size_t samsa_tp_count(const samsa_tp_layout_t *rq, const void *rq_topics,

@@ -56,6 +56,8 @@ typedef enum ctl_kind {
     CTL_ALLOC_PRODUCER_IDS,
     CTL_ALTER_CLIENT_QUOTAS,
     CTL_ALTER_SCRAM,
+    CTL_CREATE_ACLS,
+    CTL_DELETE_ACLS,
     CTL_REGISTER_BROKER,
     CTL_BROKER_HEARTBEAT,
     CTL_UNREGISTER_BROKER,
@@ -292,6 +294,14 @@ ctl_fail_all(ctl_op_t *op, samsa_err_t err, const char *msg)
             r[i].message = msg;
             break;
         }
+        case CTL_DELETE_ACLS: {
+            samsa_controller_acl_delete_result_t  *r = op->results;
+
+            r[i].error = err;
+            r[i].message = msg;
+            r[i].nmatched = 0;
+            break;
+        }
         default: {
             samsa_controller_result_t  *r = op->results;
 
@@ -483,6 +493,12 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     case CTL_ALTER_SCRAM:
         samsa_ctlscram_alter(&b, op->req, op->n, op->arena, op->results);
         break;
+    case CTL_CREATE_ACLS:
+        samsa_ctlacls_create(&b, op->req, op->n, op->arena, op->results);
+        break;
+    case CTL_DELETE_ACLS:
+        samsa_ctlacls_delete(&b, op->req, op->n, op->arena, op->results);
+        break;
     case CTL_REGISTER_BROKER:
         samsa_ctlbrokers_register(&b, op->req, !CTL_CLUSTER(ctrl),
                                   op->first);
@@ -670,6 +686,29 @@ samsa_controller_alter_scram(samsa_controller_t *ctrl,
         .kind = CTL_ALTER_SCRAM, .req = ops, .n = n, .arena = arena,
         .results = results,
     };
+
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_create_acls(samsa_controller_t *ctrl, const samsa_acl_t *acls,
+                             size_t n, samsa_arena_t *arena,
+                             samsa_controller_result_t *results)
+{
+    ctl_op_t  op = { .kind = CTL_CREATE_ACLS, .req = acls, .n = n,
+                     .arena = arena, .results = results };
+
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_delete_acls(samsa_controller_t *ctrl,
+                             const samsa_acl_filter_t *filters, size_t n,
+                             samsa_arena_t *arena,
+                             samsa_controller_acl_delete_result_t *results)
+{
+    ctl_op_t  op = { .kind = CTL_DELETE_ACLS, .req = filters, .n = n,
+                     .arena = arena, .results = results };
 
     return ctl_submit(ctrl, &op);
 }

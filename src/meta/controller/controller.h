@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include <samsa/errors.h>
+#include "meta/acl.h"
 #include "meta/image.h"
 #include "meta/meta.h"
 #include "proto/types.h"
@@ -345,6 +346,32 @@ typedef struct samsa_controller_scram_op {
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_scram(
     samsa_controller_t *ctrl, const samsa_controller_scram_op_t *ops,
     size_t n, samsa_arena_t *arena, samsa_controller_result_t *results);
+/* ---- CreateAcls / DeleteAcls (meta/acl.h) */
+
+/* One DeleteAcls filter's answer: the bindings it matched (strings in the
+ * caller's arena), each removed by this operation. */
+typedef struct samsa_controller_acl_delete_result {
+    samsa_err_t         error;
+    const char         *message;        /* NULL on success */
+    samsa_acl_t        *matched;        /* in arena */
+    size_t              nmatched;
+} samsa_controller_acl_delete_result_t;
+
+/* Add ACL bindings (ids are the controller's), as Kafka's
+ * AclControlManager.createAcls: INVALID_REQUEST "Invalid resourceType X",
+ * "Invalid patternType X", "Invalid operation X", "Invalid permissionType
+ * X", "Resource name should not be empty"; a binding that exists already
+ * succeeds and adds nothing.  results[i] answers acls[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_create_acls(
+    samsa_controller_t *ctrl, const samsa_acl_t *acls, size_t n,
+    samsa_arena_t *arena, samsa_controller_result_t *results);
+
+/* Remove every binding each filter matches (AclControlManager.deleteAcls):
+ * INVALID_REQUEST "Unknown patternFilter." / "Unknown entryFilter." for a
+ * filter with UNKNOWN codes.  results[i] answers filters[i]. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_delete_acls(
+    samsa_controller_t *ctrl, const samsa_acl_filter_t *filters, size_t n,
+    samsa_arena_t *arena, samsa_controller_acl_delete_result_t *results);
 
 /* ---- the quorum (cluster mode) */
 

@@ -1,7 +1,7 @@
 /*
  * meta/controller/controller_int.h - the operations the controller thread
  * runs on a batch (ctlbatch.h): controller.c calls them, ctltopics.c,
- * ctlconfigs.c and ctlquotas.c define them.  Private to
+ * ctlconfigs.c, ctlquotas.c and ctlacls.c define them.  Private to
  * src/meta/controller/.  The operations see the batch and the image, never
  * the controller (its struct is controller.c's).
  * Threads: the controller thread.
@@ -50,6 +50,14 @@ void samsa_ctlscram_alter(samsa_ctlbatch_t *b,
                           const samsa_controller_scram_op_t *ops, size_t n,
                           samsa_arena_t *arena,
                           samsa_controller_result_t *results);
+/* ctlacls.c: CreateAcls and DeleteAcls. */
+void samsa_ctlacls_create(samsa_ctlbatch_t *b, const samsa_acl_t *acls,
+                          size_t n, samsa_arena_t *arena,
+                          samsa_controller_result_t *results);
+void samsa_ctlacls_delete(samsa_ctlbatch_t *b,
+                          const samsa_acl_filter_t *filters, size_t n,
+                          samsa_arena_t *arena,
+                          samsa_controller_acl_delete_result_t *results);
 
 /* ctlbrokers.c: broker registration; *epoch gets the broker epoch. */
 void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,

@@ -187,6 +187,34 @@ snap_brokers(const samsa_image_t *img, samsa_buf_t *out, uint32_t *count)
     }
 }
 
+/* Each ACL binding as its AccessControlEntryRecord, id and all. */
+static void
+snap_acls(const samsa_image_t *img, samsa_buf_t *out, uint32_t *count)
+{
+    samsa_MetadataRecords_any_t        rec;
+    samsa_AccessControlEntryRecord_t  *r = &rec.u.AccessControlEntryRecord;
+    const samsa_acl_set_t             *set = samsa_image_acls(img);
+    const samsa_acl_t                 *acl;
+    size_t                             i;
+
+    for (i = 0; i < samsa_acl_set_count(set); i++) {
+        acl = samsa_acl_set_at(set, i);
+        memset(&rec, 0, sizeof(rec));
+        rec.type = SAMSA_MetadataRecords_AccessControlEntryRecord;
+        samsa_AccessControlEntryRecord_init(r);
+        r->Id = acl->id;
+        r->ResourceType = acl->resource_type;
+        r->ResourceName = samsa_slice_cstr(acl->resource_name);
+        r->PatternType = acl->pattern_type;
+        r->Principal = samsa_slice_cstr(acl->principal);
+        r->Host = samsa_slice_cstr(acl->host);
+        r->Operation = acl->operation;
+        r->PermissionType = acl->permission;
+        samsa_ctlsnap_add(out, &rec);
+        (*count)++;
+    }
+}
+
 void
 samsa_ctlsnap_write(const samsa_image_t *img, samsa_buf_t *out,
                     uint32_t *count)
@@ -213,6 +241,7 @@ samsa_ctlsnap_write(const samsa_image_t *img, samsa_buf_t *out,
             }
         }
     }
+    snap_acls(img, out, count);
     if (samsa_image_next_producer_id(img) > 0) {
         memset(&rec, 0, sizeof(rec));
         rec.type = SAMSA_MetadataRecords_ProducerIdsRecord;

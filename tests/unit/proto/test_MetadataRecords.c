@@ -456,12 +456,16 @@ test_MetadataRecords_table(void **state)
     assert_int_equal(info->flexible_min, 0);
     assert_null(samsa_MetadataRecords_find(6));
     assert_null(samsa_MetadataRecords_find(-1));
-    /* 14, and the SCRAM credential records (issue 21) */
-    assert_int_equal(samsa_MetadataRecords_infos_cnt, 16);
+    /* 14, the SCRAM credential records and the ACL records (issue 21) */
+    assert_int_equal(samsa_MetadataRecords_infos_cnt, 18);
     assert_string_equal(samsa_MetadataRecords_find(11)->name,
                         "UserScramCredentialRecord");
     assert_string_equal(samsa_MetadataRecords_find(22)->name,
                         "RemoveUserScramCredentialRecord");
+    assert_string_equal(samsa_MetadataRecords_find(18)->name,
+                        "AccessControlEntryRecord");
+    assert_string_equal(samsa_MetadataRecords_find(19)->name,
+                        "RemoveAccessControlEntryRecord");
     assert_string_equal(samsa_MetadataRecords_find(14)->name,
                         "ClientQuotaRecord");
     assert_int_equal(samsa_MetadataRecords_infos[0].type, 0);
@@ -502,6 +506,55 @@ test_MetadataRecords_framed_bytes(void **state)
     assert_int_equal(out.version, 0);
     assert_true(samsa_slice_eq_cstr(out.u.TopicRecord.Name, "foo"));
     assert_true(samsa_uuid_eq(out.u.TopicRecord.TopicId, uuid_seq));
+    samsa_arena_fini(&arena);
+    samsa_buf_fini(&buf);
+}
+
+/* AccessControlEntryRecord's bytes, written out by hand from Kafka's
+ * AccessControlEntryRecord.json (flexible v0). */
+static void
+test_MetadataRecords_acl_bytes(void **state)
+{
+    static const uint8_t           want[] = {
+        0x01, 0x12, 0x00,                       /* frame 1, type 18, v0 */
+        UUID_SEQ_BYTES,                         /* Id */
+        0x02,                                   /* TOPIC */
+        0x02, 't',                              /* ResourceName */
+        0x04,                                   /* PREFIXED */
+        0x07, 'U', 's', 'e', 'r', ':', 'a',     /* Principal */
+        0x02, '*',                              /* Host */
+        0x03, 0x03,                             /* READ, ALLOW */
+        0x00,
+    };
+    samsa_MetadataRecords_any_t    any, out;
+    samsa_buf_t                    buf = SAMSA_BUF_INIT;
+    samsa_arena_t                  arena;
+    samsa_wr_t                     wr;
+    samsa_rd_t                     rd;
+
+    (void) state;
+    memset(&any, 0, sizeof(any));
+    any.type = SAMSA_MetadataRecords_AccessControlEntryRecord;
+    samsa_AccessControlEntryRecord_init(&any.u.AccessControlEntryRecord);
+    any.u.AccessControlEntryRecord.Id = uuid_seq;
+    any.u.AccessControlEntryRecord.ResourceType = 2;
+    any.u.AccessControlEntryRecord.ResourceName = S("t");
+    any.u.AccessControlEntryRecord.PatternType = 4;
+    any.u.AccessControlEntryRecord.Principal = S("User:a");
+    any.u.AccessControlEntryRecord.Host = S("*");
+    any.u.AccessControlEntryRecord.Operation = 3;
+    any.u.AccessControlEntryRecord.PermissionType = 3;
+    samsa_wr_init(&wr, &buf);
+    samsa_MetadataRecords_encode_framed(&wr, &any);
+    assert_int_equal(buf.len, sizeof(want));
+    assert_memory_equal(buf.data, want, sizeof(want));
+    samsa_arena_init(&arena);
+    samsa_rd_init(&rd, buf.data, buf.len);
+    assert_int_equal(samsa_MetadataRecords_decode_framed(&rd, &arena, &out),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(out.type, 18);
+    assert_true(samsa_slice_eq_cstr(out.u.AccessControlEntryRecord.Principal,
+                                    "User:a"));
     samsa_arena_fini(&arena);
     samsa_buf_fini(&buf);
 }
@@ -600,6 +653,7 @@ main(void)
         cmocka_unit_test(test_MetadataRecords_table),
         cmocka_unit_test(test_MetadataRecords_framed_bytes),
         cmocka_unit_test(test_MetadataRecords_client_quota_bytes),
+        cmocka_unit_test(test_MetadataRecords_acl_bytes),
         cmocka_unit_test(test_MetadataRecords_framed_errors),
     };
 

@@ -1,7 +1,7 @@
 /* Unit tests for meta/controller/ctlsnap.c: an image written as records
  * (the quorum's snapshot) replays into an equal image (features, brokers,
  * topics with ids, partitions and configs, broker configs, client
- * quotas, the next producer id); entries replay at their offsets; a
+ * quotas, ACLs, the next producer id); entries replay at their offsets; a
  * corrupt record or a short entry is refused. */
 #include "unit.h"
 
@@ -129,6 +129,19 @@ sample_image(void)
         replay_ok(d, &rec, off++);
     }
     memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_AccessControlEntryRecord;
+    samsa_AccessControlEntryRecord_init(&rec.u.AccessControlEntryRecord);
+    rec.u.AccessControlEntryRecord.Id = id_of(9);
+    rec.u.AccessControlEntryRecord.ResourceType = SAMSA_ACL_RESOURCE_TOPIC;
+    rec.u.AccessControlEntryRecord.ResourceName = samsa_slice_cstr("ord");
+    rec.u.AccessControlEntryRecord.PatternType = SAMSA_ACL_PATTERN_PREFIXED;
+    rec.u.AccessControlEntryRecord.Principal = samsa_slice_cstr("User:alice");
+    rec.u.AccessControlEntryRecord.Host = samsa_slice_cstr("10.0.0.1");
+    rec.u.AccessControlEntryRecord.Operation = SAMSA_ACL_OP_READ;
+    rec.u.AccessControlEntryRecord.PermissionType =
+        SAMSA_ACL_PERMISSION_DENY;
+    replay_ok(d, &rec, off++);
+    memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_ProducerIdsRecord;
     samsa_ProducerIdsRecord_init(&rec.u.ProducerIdsRecord);
     rec.u.ProducerIdsRecord.NextProducerId = 3000;
@@ -175,8 +188,8 @@ test_ctlsnap_round_trip(void **state)
     samsa_buf_init(&buf, 256);
     samsa_ctlsnap_write(img, &buf, &count);
     /* feature, broker, topic, 3 partitions, 1 topic config, broker
-     * config, quota config, producer ids */
-    assert_int_equal(count, 10);
+     * config, quota config, an ACL, producer ids */
+    assert_int_equal(count, 11);
     back = restore(&buf, 41);
     assert_int_equal(samsa_image_offset(back), 41);
     assert_int_equal(samsa_image_feature_level(
@@ -225,6 +238,18 @@ test_ctlsnap_round_trip(void **state)
     assert_int_equal(b->nfeatures, 1);
     assert_int_equal(b->features[0].max_version, 7);
     assert_int_equal(samsa_image_next_producer_id(back), 3000);
+    assert_int_equal(samsa_acl_set_count(samsa_image_acls(back)), 1);
+    {
+        const samsa_acl_t  *a = samsa_acl_set_at(samsa_image_acls(back), 0);
+
+        assert_true(samsa_uuid_eq(a->id, id_of(9)));
+        assert_string_equal(a->resource_name, "ord");
+        assert_int_equal(a->pattern_type, SAMSA_ACL_PATTERN_PREFIXED);
+        assert_string_equal(a->principal, "User:alice");
+        assert_string_equal(a->host, "10.0.0.1");
+        assert_int_equal(a->operation, SAMSA_ACL_OP_READ);
+        assert_int_equal(a->permission, SAMSA_ACL_PERMISSION_DENY);
+    }
     /* writing the restored image gives the same bytes */
     samsa_buf_init(&again, 256);
     samsa_ctlsnap_write(back, &again, &count2);
