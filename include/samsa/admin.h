@@ -56,8 +56,12 @@ SAMSA_API void samsa_admin_free(samsa_admin_t *admin);
  * (TCP and the ApiVersions exchange) and its cluster metadata.  On
  * failure the error of the last attempt (SAMSA_ERR__CLOSED: refused,
  * SAMSA_ERR__RESOLVE, SAMSA_ERR__TIMED_OUT, ...) with errstr naming the
- * brokers tried.  Calls connect by themselves; this only lets a tool tell
- * "cannot reach the cluster" apart from a failed operation. */
+ * brokers tried; SAMSA_ERR_SASL_AUTHENTICATION_FAILED or
+ * SAMSA_ERR_UNSUPPORTED_SASL_MECHANISM at once (no retry until the
+ * timeout) when SASL fails, errstr holding the broker's message.  Calls
+ * connect by themselves (and fail with those SASL errors the same way);
+ * this only lets a tool tell "cannot reach the cluster" apart from a
+ * failed operation. */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_connect(
     samsa_admin_t *admin, int64_t timeout_ms, char *errstr,
     size_t errstr_size);
