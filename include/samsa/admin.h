@@ -417,6 +417,68 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_delete_group_offsets(
     const samsa_topic_partition_t *tps, size_t n, int64_t timeout_ms,
     samsa_tp_results_t **resultp);
 
+/* ---- SCRAM credentials (KIP-554) ---------------------------------------- */
+
+/* Kafka's ScramMechanism type codes. */
+#define SAMSA_SCRAM_MECHANISM_SHA_256   1
+#define SAMSA_SCRAM_MECHANISM_SHA_512   2
+/* Kafka's bounds on a credential's iterations (ScramMechanism) and
+ * kafka-configs' default. */
+#define SAMSA_SCRAM_ITERATIONS_MIN      4096
+#define SAMSA_SCRAM_ITERATIONS_MAX      16384
+#define SAMSA_SCRAM_ITERATIONS_DEFAULT  4096
+
+/* "SCRAM-SHA-256" / "SCRAM-SHA-512" for a type code, NULL for another. */
+SAMSA_API const char *samsa_admin_scram_mechanism_name(int8_t mechanism);
+
+typedef struct samsa_scram_credential_info {
+    int8_t   mechanism;             /* SAMSA_SCRAM_MECHANISM_* */
+    int32_t  iterations;
+} samsa_scram_credential_info_t;
+
+typedef struct samsa_user_scram_desc {
+    const char                     *user;
+    samsa_err_t                     err;    /* RESOURCE_NOT_FOUND: a user
+                                               named that has none */
+    const char                     *errmsg;
+    samsa_scram_credential_info_t  *infos;  /* by mechanism */
+    size_t                          ninfos;
+} samsa_user_scram_desc_t;
+
+typedef struct samsa_user_scram_descs {
+    samsa_user_scram_desc_t  *users;        /* sorted by user */
+    size_t                    n;
+} samsa_user_scram_descs_t;
+
+/* DescribeUserScramCredentials (API 50) for users (n > 0), or for every
+ * user with a credential (users NULL, n 0).  The response's top-level
+ * error is the call's. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t
+samsa_admin_describe_user_scram_credentials(
+    samsa_admin_t *admin, const char *const *users, size_t n,
+    int64_t timeout_ms, samsa_user_scram_descs_t **resultp);
+
+typedef struct samsa_user_scram_alteration {
+    const char  *user;
+    int8_t       mechanism;         /* SAMSA_SCRAM_MECHANISM_* */
+    bool         is_delete;         /* true: remove user's credential for
+                                       mechanism; the rest is ignored */
+    int32_t      iterations;        /* upsert: 0 means the default */
+    const char  *password;          /* upsert: the clear password */
+} samsa_user_scram_alteration_t;
+
+/* AlterUserScramCredentials (API 51).  For each upsert the client draws
+ * a random 32-byte salt and sends SaltedPassword = Hi(password, salt,
+ * iterations), as Kafka's Admin does: the password never leaves the
+ * process.  Items are named by user, one per user named.
+ * SAMSA_ERR__INVALID_ARG (nothing sent) for an unknown mechanism, a NULL
+ * user or password, or iterations outside
+ * SAMSA_SCRAM_ITERATIONS_MIN..MAX. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t
+samsa_admin_alter_user_scram_credentials(
+    samsa_admin_t *admin, const samsa_user_scram_alteration_t *alterations,
+    size_t n, int64_t timeout_ms, samsa_admin_items_t **resultp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1094,8 +1094,8 @@ nc_reauth(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
         || n->outq != NULL) {
         return;
     }
-    samsa_debug("%s: node %d: re-authenticating (KIP-368)",
-                nc->conf.log_name, n->id);
+    samsa_info("%s: node %d: re-authenticating (KIP-368)",
+               nc->conf.log_name, n->id);
     n->reauth_at_ms = 0;
     n->connect_deadline_ms = now_ms + nc->conf.connection_setup_timeout_ms;
     nc_sasl_handshake(nc, n);

@@ -34,6 +34,12 @@ SCRAM_USERS = {"alice": "alice-secret"}
 SCRAM_ITERATIONS = 4096
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+# one more SASL_PLAINTEXT listener that enables PLAIN only, for a client
+# asking for a mechanism the broker does not enable
+PLAIN_ONLY = "PLAINONLY"
+# KIP-368: sessions this short make every client of a test longer than
+# this re-authenticate (SaslAuthenticate v1+ reports SessionLifetimeMs)
+REAUTH_MS = 4000
 
 PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -64,8 +70,11 @@ def make_cert(workdir):
 
 
 def jaas(module, **opts):
+    """A JAAS entry, values in double quotes with backslash escapes (Java's
+    StreamTokenizer reads \\ and \")."""
     return "%s required%s;" % (module, "".join(
-        ' %s="%s"' % (k, v) for k, v in opts.items()))
+        ' %s="%s"' % (k, v.replace("\\", "\\\\").replace('"', '\\"'))
+        for k, v in opts.items()))
 
 
 class SaslKafkaBroker(kafka_broker.KafkaBroker):
@@ -76,7 +85,7 @@ class SaslKafkaBroker(kafka_broker.KafkaBroker):
 
     def _more_ports(self):
         taken = {self.port, self.controller_port}
-        for proto in PROTOCOLS:
+        for proto in PROTOCOLS + (PLAIN_ONLY,):
             p = free_port()
             while p in taken:
                 p = free_port()
@@ -99,9 +108,11 @@ class SaslKafkaBroker(kafka_broker.KafkaBroker):
         for proto, port in self.sasl_ports.items():
             listeners.append("%s://%s:%d" % (proto, HOST, port))
             advertised.append("%s://%s:%d" % (proto, HOST, port))
-            protomap.append("%s:%s" % (proto, proto))
+            protomap.append("%s:%s" % (proto, "SASL_PLAINTEXT" if proto == PLAIN_ONLY
+                                       else proto))
             lname = proto.lower()
-            p["listener.name.%s.sasl.enabled.mechanisms" % lname] = ",".join(MECHANISMS)
+            p["listener.name.%s.sasl.enabled.mechanisms" % lname] = (
+                "PLAIN" if proto == PLAIN_ONLY else ",".join(MECHANISMS))
             p["listener.name.%s.plain.sasl.jaas.config" % lname] = jaas(
                 PLAIN_MODULE, username="admin", password=PLAIN_USERS["admin"],
                 **{"user_" + u: pw for u, pw in PLAIN_USERS.items()})
@@ -118,6 +129,7 @@ class SaslKafkaBroker(kafka_broker.KafkaBroker):
             "ssl.keystore.type": "PEM",
             "ssl.keystore.location": self.keystore,
             "ssl.client.auth": "none",
+            "connections.max.reauth.ms": str(REAUTH_MS),
         })
         p.update(self.overrides)
         return p
@@ -128,7 +140,8 @@ class SaslKafkaBroker(kafka_broker.KafkaBroker):
     def client_props(self, proto, mech, user, password, jaas_config=True):
         """Java client properties for proto/mech as user (or librdkafka's
         sasl.username/sasl.password with jaas_config=False)."""
-        props = {"security.protocol": proto, "sasl.mechanism": mech}
+        props = {"security.protocol": "SASL_PLAINTEXT" if proto == PLAIN_ONLY
+                 else proto, "sasl.mechanism": mech}
         if jaas_config:
             props["sasl.jaas.config"] = jaas(
                 PLAIN_MODULE if mech == "PLAIN" else SCRAM_MODULE,
