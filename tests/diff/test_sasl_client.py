@@ -208,6 +208,26 @@ def test_wrong_password_fails_fast(peer, confdir, proto, mech, cmd):
     assert secs < 10, "took %.1f s\n%r" % (secs, r)
 
 
+@pytest.mark.parametrize("mech", ["PLAIN", "SCRAM-SHA-256"])
+def test_producer_fails_fast_on_wrong_password(peer, confdir, mech):
+    """libsamsa's producer alone (samsa perf produce: no admin client
+    first): send() and the records fail with the SASL error at once, not
+    after max.block.ms / delivery.timeout.ms."""
+    user, _ = creds(mech)
+    props = peer.client_props("SASL_SSL", mech, user, "wrong")
+    props["bootstrap.servers"] = peer.sasl_bootstrap("SASL_SSL")
+    cfg = write_props(confdir, props)
+    t0 = time.monotonic()
+    r = cli_util.run("perf", "produce", "--topic", topic_name(),
+                     "--num-records", "3", "--record-size", "10",
+                     "--throughput", "-1", "--producer.config", cfg,
+                     timeout=90)
+    secs = time.monotonic() - t0
+    assert r.rc != 0, r
+    assert "SASL_AUTHENTICATION_FAILED" in r.err, r
+    assert secs < 15, "took %.1f s\n%r" % (secs, r)
+
+
 def test_unknown_user_fails(peer, confdir):
     r = samsa(peer, confdir, "SASL_PLAINTEXT", "SCRAM-SHA-256", "nobody",
               "pw", "topic", "list")
