@@ -56,8 +56,12 @@ SAMSA_API void samsa_admin_free(samsa_admin_t *admin);
  * (TCP and the ApiVersions exchange) and its cluster metadata.  On
  * failure the error of the last attempt (SAMSA_ERR__CLOSED: refused,
  * SAMSA_ERR__RESOLVE, SAMSA_ERR__TIMED_OUT, ...) with errstr naming the
- * brokers tried.  Calls connect by themselves; this only lets a tool tell
- * "cannot reach the cluster" apart from a failed operation. */
+ * brokers tried; SAMSA_ERR_SASL_AUTHENTICATION_FAILED or
+ * SAMSA_ERR_UNSUPPORTED_SASL_MECHANISM at once (no retry until the
+ * timeout) when SASL fails, errstr holding the broker's message.  Calls
+ * connect by themselves (and fail with those SASL errors the same way);
+ * this only lets a tool tell "cannot reach the cluster" apart from a
+ * failed operation. */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_connect(
     samsa_admin_t *admin, int64_t timeout_ms, char *errstr,
     size_t errstr_size);
@@ -457,6 +461,68 @@ SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_acls(
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_delete_acls(
     samsa_admin_t *admin, const samsa_acl_binding_t *filter,
     int64_t timeout_ms, samsa_acl_bindings_t **resultp);
+
+/* ---- SCRAM credentials (KIP-554) ---------------------------------------- */
+
+/* Kafka's ScramMechanism type codes. */
+#define SAMSA_SCRAM_MECHANISM_SHA_256   1
+#define SAMSA_SCRAM_MECHANISM_SHA_512   2
+/* Kafka's bounds on a credential's iterations (ScramMechanism) and
+ * kafka-configs' default. */
+#define SAMSA_SCRAM_ITERATIONS_MIN      4096
+#define SAMSA_SCRAM_ITERATIONS_MAX      16384
+#define SAMSA_SCRAM_ITERATIONS_DEFAULT  4096
+
+/* "SCRAM-SHA-256" / "SCRAM-SHA-512" for a type code, NULL for another. */
+SAMSA_API const char *samsa_admin_scram_mechanism_name(int8_t mechanism);
+
+typedef struct samsa_scram_credential_info {
+    int8_t   mechanism;             /* SAMSA_SCRAM_MECHANISM_* */
+    int32_t  iterations;
+} samsa_scram_credential_info_t;
+
+typedef struct samsa_user_scram_desc {
+    const char                     *user;
+    samsa_err_t                     err;    /* RESOURCE_NOT_FOUND: a user
+                                               named that has none */
+    const char                     *errmsg;
+    samsa_scram_credential_info_t  *infos;  /* by mechanism */
+    size_t                          ninfos;
+} samsa_user_scram_desc_t;
+
+typedef struct samsa_user_scram_descs {
+    samsa_user_scram_desc_t  *users;        /* sorted by user */
+    size_t                    n;
+} samsa_user_scram_descs_t;
+
+/* DescribeUserScramCredentials (API 50) for users (n > 0), or for every
+ * user with a credential (users NULL, n 0).  The response's top-level
+ * error is the call's. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t
+samsa_admin_describe_user_scram_credentials(
+    samsa_admin_t *admin, const char *const *users, size_t n,
+    int64_t timeout_ms, samsa_user_scram_descs_t **resultp);
+
+typedef struct samsa_user_scram_alteration {
+    const char  *user;
+    int8_t       mechanism;         /* SAMSA_SCRAM_MECHANISM_* */
+    bool         is_delete;         /* true: remove user's credential for
+                                       mechanism; the rest is ignored */
+    int32_t      iterations;        /* upsert: 0 means the default */
+    const char  *password;          /* upsert: the clear password */
+} samsa_user_scram_alteration_t;
+
+/* AlterUserScramCredentials (API 51).  For each upsert the client draws
+ * a random 32-byte salt and sends SaltedPassword = Hi(password, salt,
+ * iterations), as Kafka's Admin does: the password never leaves the
+ * process.  Items are named by user, one per user named.
+ * SAMSA_ERR__INVALID_ARG (nothing sent) for an unknown mechanism, a NULL
+ * user or password, or iterations outside
+ * SAMSA_SCRAM_ITERATIONS_MIN..MAX. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t
+samsa_admin_alter_user_scram_credentials(
+    samsa_admin_t *admin, const samsa_user_scram_alteration_t *alterations,
+    size_t n, int64_t timeout_ms, samsa_admin_items_t **resultp);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,9 @@ int samsa_cmd_acl(int argc, char **argv);
 /* "samsa cluster info". */
 int samsa_cmd_cluster(int argc, char **argv);
 
+/* "samsa user scram set|list|delete" (cmd_user.c). */
+int samsa_cmd_user(int argc, char **argv);
+
 /* One sub-verb: fn gets the arguments after it (argv[0] is the first). */
 typedef struct samsa_cli_sub {
     const char    *name;

@@ -29,6 +29,8 @@ static const cli_cmd_t  cli_cmds[] = {
       "list, describe (lag), reset-offsets, delete, delete-offsets" },
     { "cluster", samsa_cmd_cluster, "info: cluster id, controller, brokers" },
     { "acl", samsa_cmd_acl, "add, list, remove: ACL bindings" },
+    { "user", samsa_cmd_user,
+      "scram set, list, delete: users' SCRAM credentials" },
     { "perf", samsa_cmd_perf, "produce, consume, e2e: benchmarks" },
 };
 

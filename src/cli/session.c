@@ -149,7 +149,11 @@ samsa_session_connect(samsa_session_t *s)
                             sizeof(err));
     if (e != SAMSA_ERR_NONE) {
         fprintf(stderr, "%s: %s\n", s->cmd, err);
-        return SAMSA_EXIT_UNREACHABLE;
+        /* reached, but refused: not an unreachable cluster */
+        return e == SAMSA_ERR_SASL_AUTHENTICATION_FAILED
+                       || e == SAMSA_ERR_UNSUPPORTED_SASL_MECHANISM
+                       || e == SAMSA_ERR_ILLEGAL_SASL_STATE
+                   ? SAMSA_EXIT_FAILED : SAMSA_EXIT_UNREACHABLE;
     }
     return SAMSA_EXIT_OK;
 }

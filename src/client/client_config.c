@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "client/conf_defs.h"
+#include "client/jaas_conf.h"
+#include "client/sasl_client.h"
 #include "config/config_parse.h"
 #include "util/alloc.h"
 
@@ -47,7 +49,7 @@ client_config_bootstrap(samsa_client_config_t *cc, const char *list,
     return SAMSA_ERR_NONE;
 }
 
-/* security.protocol=SSL: the TLS context from the ssl.* keys
+/* security.protocol SSL or SASL_SSL: the TLS context from the ssl.* keys
  * (ssl.ca.location, librdkafka's name, stands for a PEM
  * ssl.truststore.location). */
 static samsa_err_t
@@ -56,7 +58,9 @@ client_config_tls(samsa_client_config_t *cc, const samsa_conf_t *conf,
 {
     samsa_tls_conf_t  t;
 
-    if (strcmp(samsa_conf_value(conf, "security.protocol"), "SSL") != 0) {
+    const char       *proto = samsa_conf_value(conf, "security.protocol");
+
+    if (strcmp(proto, "SSL") != 0 && strcmp(proto, "SASL_SSL") != 0) {
         return SAMSA_ERR_NONE;
     }
 #define CC_OPT(field, key) \
@@ -91,6 +95,86 @@ client_config_tls(samsa_client_config_t *cc, const samsa_conf_t *conf,
                              errstr_size);
 }
 
+/* The SASL user and password from sasl.jaas.config (Java's), else
+ * sasl.username / sasl.password (librdkafka's). */
+static samsa_err_t
+client_config_sasl_creds(samsa_client_config_t *cc, const samsa_conf_t *conf,
+                         char *errstr, size_t errstr_size)
+{
+    const char         *jaas = samsa_conf_value(conf, "sasl.jaas.config");
+    const char         *user, *pw;
+    samsa_jaas_conf_t   jc;
+    char                why[256];
+    samsa_err_t         err = SAMSA_ERR__CONFIG;
+
+    if (jaas == NULL) {
+        user = samsa_conf_value(conf, "sasl.username");
+        pw = samsa_conf_value(conf, "sasl.password");
+        if (user == NULL || pw == NULL) {
+            snprintf(errstr, errstr_size, "missing configuration "
+                     "'sasl.jaas.config' (or 'sasl.username' and "
+                     "'sasl.password'): security.protocol %s needs a user "
+                     "name and password",
+                     samsa_conf_value(conf, "security.protocol"));
+            return SAMSA_ERR__CONFIG;
+        }
+        cc->sasl_username = samsa_strdup(user);
+        cc->sasl_password = samsa_strdup(pw);
+        return SAMSA_ERR_NONE;
+    }
+    if (samsa_jaas_conf_parse(jaas, &jc, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "invalid value for configuration "
+                 "'sasl.jaas.config': %s", why);
+    } else if (strcmp(jc.module, SAMSA_JAAS_PLAIN_MODULE) != 0
+               && strcmp(jc.module, SAMSA_JAAS_SCRAM_MODULE) != 0) {
+        snprintf(errstr, errstr_size, "invalid value for configuration "
+                 "'sasl.jaas.config': login module %s is not supported "
+                 "(libsamsa takes " SAMSA_JAAS_PLAIN_MODULE " and "
+                 SAMSA_JAAS_SCRAM_MODULE ")", jc.module);
+    } else if (samsa_jaas_conf_get(&jc, "username") == NULL
+               || samsa_jaas_conf_get(&jc, "password") == NULL) {
+        snprintf(errstr, errstr_size, "invalid value for configuration "
+                 "'sasl.jaas.config': the login module has no %s option",
+                 samsa_jaas_conf_get(&jc, "username") == NULL ? "username"
+                                                               : "password");
+    } else {
+        cc->sasl_username = samsa_strdup(samsa_jaas_conf_get(&jc,
+                                                             "username"));
+        cc->sasl_password = samsa_strdup(samsa_jaas_conf_get(&jc,
+                                                             "password"));
+        err = SAMSA_ERR_NONE;
+    }
+    samsa_jaas_conf_fini(&jc);
+    return err;
+}
+
+/* security.protocol SASL_PLAINTEXT or SASL_SSL: the mechanism and the
+ * credentials. */
+static samsa_err_t
+client_config_sasl(samsa_client_config_t *cc, const samsa_conf_t *conf,
+                   char *errstr, size_t errstr_size)
+{
+    const char         *proto = samsa_conf_value(conf, "security.protocol");
+    const char         *mech = samsa_conf_value(conf, "sasl.mechanism");
+    samsa_sasl_mech_t   m;
+
+    if (strncmp(proto, "SASL_", 5) != 0) {
+        return SAMSA_ERR_NONE;
+    }
+    if (!samsa_sasl_mech_from_name(mech, &m)) {
+        snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
+                 "'sasl.mechanism': libsamsa speaks PLAIN, SCRAM-SHA-256 "
+                 "and SCRAM-SHA-512%s", mech,
+                 strcmp(mech, "GSSAPI") == 0
+                     ? " (GSSAPI is Java's default: set sasl.mechanism)"
+                     : "");
+        return SAMSA_ERR__CONFIG;
+    }
+    cc->sasl_mech = (int) m;
+    return client_config_sasl_creds(cc, conf, errstr, errstr_size);
+}
+
 samsa_err_t
 samsa_client_config_load(samsa_client_config_t *cc, const samsa_conf_t *conf,
                          char *errstr, size_t errstr_size)
@@ -121,6 +205,10 @@ samsa_client_config_load(samsa_client_config_t *cc, const samsa_conf_t *conf,
                                                       "send.buffer.bytes");
     cc->receive_buffer_bytes =
         (int32_t) samsa_conf_long(conf, "receive.buffer.bytes");
+    err = client_config_sasl(cc, conf, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
     return client_config_tls(cc, conf, errstr, errstr_size);
 }
 
@@ -135,6 +223,11 @@ samsa_client_config_fini(samsa_client_config_t *cc)
     samsa_free(cc->bootstrap);
     samsa_free(cc->client_id);
     samsa_tls_ctx_unref(cc->tls);
+    if (cc->sasl_password != NULL) {
+        memset(cc->sasl_password, 0, strlen(cc->sasl_password));
+    }
+    samsa_free(cc->sasl_username);
+    samsa_free(cc->sasl_password);
     memset(cc, 0, sizeof(*cc));
 }
 
@@ -153,5 +246,8 @@ samsa_client_config_nc(const samsa_client_config_t *cc, int32_t max_in_flight,
         .receive_buffer_bytes = cc->receive_buffer_bytes,
         .log_name = log_name,
         .tls = cc->tls,
+        .sasl_mech = cc->sasl_mech,
+        .sasl_username = cc->sasl_username,
+        .sasl_password = cc->sasl_password,
     };
 }

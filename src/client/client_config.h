@@ -32,14 +32,24 @@ typedef struct samsa_client_config {
     int64_t          connection_setup_timeout_ms;
     int32_t          send_buffer_bytes;
     int32_t          receive_buffer_bytes;
-    samsa_tls_ctx_t *tls;               /* security.protocol=SSL: one
-                                           reference (the network client
-                                           takes its own); NULL: PLAINTEXT */
+    samsa_tls_ctx_t *tls;               /* security.protocol SSL or
+                                           SASL_SSL: one reference (the
+                                           network client takes its own);
+                                           NULL: no TLS */
+    int              sasl_mech;         /* SASL_*: a samsa_sasl_mech_t;
+                                           0: no SASL */
+    char            *sasl_username;     /* SASL: from sasl.jaas.config or
+                                           sasl.username */
+    char            *sasl_password;
 } samsa_client_config_t;
 
 /* Fill cc from conf.  SAMSA_ERR__CONFIG with errstr naming the key when
- * bootstrap.servers is missing or an entry has no port, or (SSL) the
- * ssl.* keys name a file that does not load (net/tls.c's errors).  Call
+ * bootstrap.servers is missing or an entry has no port, (SSL, SASL_SSL)
+ * the ssl.* keys name a file that does not load (net/tls.c's errors), or
+ * (SASL_PLAINTEXT, SASL_SSL) sasl.mechanism is one libsamsa does not
+ * speak (GSSAPI, Java's default, OAUTHBEARER, ...) or no user name and
+ * password come from sasl.jaas.config (PlainLoginModule or
+ * ScramLoginModule) or sasl.username/sasl.password.  Call
  * samsa_client_config_fini() after any result. */
 SAMSA_MUST_CHECK samsa_err_t samsa_client_config_load(
     samsa_client_config_t *cc, const samsa_conf_t *conf, char *errstr,

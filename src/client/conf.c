@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "client/conf_defs.h"
+#include "client/jaas_conf.h"
 #include "config/config_parse.h"
 #include "proto/compress.h"
 #include "util/alloc.h"
@@ -35,7 +36,9 @@ static const char *const  conf_offset_reset[] = { "latest", "earliest",
                                                    "none", NULL };
 static const char *const  conf_isolation[] = { "read_uncommitted",
                                                 "read_committed", NULL };
-static const char *const  conf_security[] = { "PLAINTEXT", "SSL", NULL };
+static const char *const  conf_security[] = { "PLAINTEXT", "SSL",
+                                               "SASL_PLAINTEXT",
+                                               "SASL_SSL", NULL };
 
 /* The assignor named by one partition.assignment.strategy item (its
  * short name or Java's class name), or NULL. */
@@ -136,7 +139,7 @@ conf_check_zstd_level(const char *text, int64_t num, char *why,
     return conf_check_level(SAMSA_CODEC_ZSTD, num, why, why_size);
 }
 
-/* security.protocol: Samsa's client speaks PLAINTEXT and SSL (no SASL). */
+/* security.protocol: Kafka's four (SecurityProtocol). */
 static bool
 conf_check_security(const char *text, int64_t num, char *why,
                     size_t why_size)
@@ -145,8 +148,47 @@ conf_check_security(const char *text, int64_t num, char *why,
     if (samsa_config_in(conf_security, text)) {
         return true;
     }
-    snprintf(why, why_size, "only PLAINTEXT and SSL are supported");
+    snprintf(why, why_size, "expected PLAINTEXT, SSL, SASL_PLAINTEXT or "
+             "SASL_SSL");
     return false;
+}
+
+/* sasl.mechanism: any SASL name here (Java's takes any string; the
+ * mechanisms libsamsa speaks are checked once SASL is on, by
+ * client_config.c, which names the key). */
+static bool
+conf_check_sasl_mechanism(const char *text, int64_t num, char *why,
+                          size_t why_size)
+{
+    const char  *p;
+
+    (void) num;
+    for (p = text; *p != '\0'; p++) {
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+              || *p == '-' || *p == '_')) {
+            break;
+        }
+    }
+    if (text[0] != '\0' && *p == '\0' && p - text <= 20) {
+        return true;
+    }
+    snprintf(why, why_size, "not a SASL mechanism name (PLAIN, "
+             "SCRAM-SHA-256, SCRAM-SHA-512)");
+    return false;
+}
+
+/* sasl.jaas.config: Java's JAAS syntax (client/jaas_conf.c), one login
+ * module. */
+static bool
+conf_check_jaas(const char *text, int64_t num, char *why, size_t why_size)
+{
+    samsa_jaas_conf_t  jc;
+    bool               ok;
+
+    (void) num;
+    ok = samsa_jaas_conf_parse(text, &jc, why, why_size) == SAMSA_ERR_NONE;
+    samsa_jaas_conf_fini(&jc);
+    return ok;
 }
 
 /* group.protocol: either name, any case (Kafka's
@@ -305,6 +347,21 @@ const samsa_config_def_t  samsa_conf_defs[] = {
       .dflt = NULL, .implemented = true },
     { .name = "ssl.endpoint.identification.algorithm",
       .type = SAMSA_CONFIG_STRING, .dflt = "https", .implemented = true },
+    /* SASL (security.protocol SASL_PLAINTEXT / SASL_SSL; client/
+     * netclient.c, sasl_client.c): Java's sasl.mechanism (default GSSAPI,
+     * which libsamsa refuses) and sasl.jaas.config (PlainLoginModule or
+     * ScramLoginModule with username/password), and librdkafka's
+     * sasl.username / sasl.password, which stand in for the JAAS value. */
+    { .name = "sasl.mechanism", .type = SAMSA_CONFIG_STRING,
+      .dflt = "GSSAPI", .check = SAMSA_CONFIG_CHECK_FN,
+      .fn = conf_check_sasl_mechanism, .implemented = true },
+    { .name = "sasl.jaas.config", .type = SAMSA_CONFIG_PASSWORD,
+      .dflt = NULL, .check = SAMSA_CONFIG_CHECK_FN, .fn = conf_check_jaas,
+      .implemented = true },
+    { .name = "sasl.username", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
+      .implemented = true },
+    { .name = "sasl.password", .type = SAMSA_CONFIG_PASSWORD, .dflt = NULL,
+      .implemented = true },
     /* Consumer keys (ConsumerConfig, Kafka 4.0 defaults). */
     { .name = "group.id", .type = SAMSA_CONFIG_STRING, .dflt = NULL,
       .implemented = true },
@@ -484,9 +541,12 @@ conf_check(const samsa_config_def_t *d, const char *value, char *errstr,
         break;
     }
     if (why != NULL) {
+        /* a password's value stays out of messages, as Java's
+         * ConfigException prints [hidden] */
         samsa_diag_errstr(errstr, errstr_size,
-            "invalid value '%s' for configuration '%s': %s", value,
-            d->name, why);
+            "invalid value '%s' for configuration '%s': %s",
+            d->type == SAMSA_CONFIG_PASSWORD ? "[hidden]" : value, d->name,
+            why);
         return SAMSA_ERR__CONFIG;
     }
     return SAMSA_ERR_NONE;

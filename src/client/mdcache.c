@@ -33,6 +33,8 @@ struct samsa_mdcache {
     int32_t           ntopics;      /* [lock] */
     bool              need_update;  /* [lock] */
     bool              closed;       /* [lock] */
+    samsa_err_t       fatal;        /* [lock] waits fail with it (an
+                                       authentication failure) */
     int64_t           last_update_ms;   /* [lock] */
     uint64_t          gen;          /* [lock] */
     samsa_mdbroker_t *brokers;      /* [lock] */
@@ -122,6 +124,15 @@ md_retriable(samsa_err_t err)
            || err == SAMSA_ERR_NONE;
 }
 
+void
+samsa_mdcache_set_error(samsa_mdcache_t *mdc, samsa_err_t err)
+{
+    pthread_mutex_lock(&mdc->lock);
+    mdc->fatal = err;
+    pthread_cond_broadcast(&mdc->cond);
+    pthread_mutex_unlock(&mdc->lock);
+}
+
 samsa_err_t
 samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
                    int32_t partition, int64_t max_wait_ms,
@@ -140,6 +151,10 @@ samsa_mdcache_wait(samsa_mdcache_t *mdc, const char *topic,
     for (;;) {
         if (mdc->closed) {
             err = SAMSA_ERR__SHUTDOWN;
+            break;
+        }
+        if (mdc->fatal != SAMSA_ERR_NONE) {
+            err = mdc->fatal;
             break;
         }
         e = md_find(mdc, topic, strlen(topic));

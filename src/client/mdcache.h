@@ -185,4 +185,11 @@ void samsa_mdcache_brokers_free(samsa_mdbroker_t *b, int32_t n);
 void samsa_mdcache_nodes_set(samsa_netclient_t *nc,
                              const samsa_MetadataResponse_t *resp);
 
+/* While err is set (not SAMSA_ERR_NONE), samsa_mdcache_wait() fails with
+ * it at once, waiters included: the producer's sender sets it when SASL
+ * refuses the client (Java's Metadata.fatalError with an
+ * AuthenticationException) and clears it once a connection
+ * authenticates. */
+void samsa_mdcache_set_error(samsa_mdcache_t *mdc, samsa_err_t err);
+
 #endif /* SAMSA_CLIENT_MDCACHE_H */

@@ -11,6 +11,9 @@
 #include "client/netclient.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <pthread.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,10 +22,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "client/sasl_client.h"
 #include "net/conn.h"
 #include "net/mempool.h"
 #include "net/selector.h"
 #include "proto/gen/ApiVersions.h"
+#include "proto/gen/SaslAuthenticate.h"
+#include "proto/gen/SaslHandshake.h"
 #include "proto/gen/apis.h"
 #include "proto/proto.h"
 #include "util/alloc.h"
@@ -38,6 +44,8 @@ typedef enum nc_state {
     NC_CONNECTING,              /* TCP connect in progress */
     NC_TLS,                     /* TLS handshake in progress (SSL) */
     NC_HANDSHAKE,               /* ApiVersions sent */
+    NC_SASL_HANDSHAKE,          /* SASL_*: SaslHandshake v1 sent */
+    NC_SASL_AUTH,               /* SaslAuthenticate tokens going */
     NC_READY,
 } nc_state_t;
 
@@ -47,7 +55,9 @@ typedef struct nc_req {
     int16_t             api;
     int16_t             version;
     bool                expect_response;
-    bool                internal;       /* the ApiVersions handshake */
+    bool                internal;       /* the connection set-up's own:
+                                           ApiVersions, SaslHandshake,
+                                           SaslAuthenticate */
     samsa_nc_resp_fn   *cb;
     void               *ctx;
     void               *opaque;
@@ -76,6 +86,10 @@ typedef struct nc_node {
                                            as the broker's quota is) */
     samsa_err_t     last_err;           /* why it last disconnected */
     int16_t         apiv_version;       /* ApiVersions version tried */
+    samsa_sasl_client_t *sasl;          /* NC_SASL_*: the exchange */
+    int64_t         reauth_at_ms;       /* KIP-368: re-authenticate (a
+                                           new connection) after; 0:
+                                           never */
     int16_t         api_min[NC_MAX_API];
     int16_t         api_max[NC_MAX_API];    /* -1: unsupported */
 } nc_node_t;
@@ -92,6 +106,13 @@ struct samsa_netclient {
     samsa_mempool_t   mempool;          /* unlimited: receive accounting */
     uint8_t          *resp_buf;         /* the response whose callback
                                            runs, until taken */
+    char             *sasl_username;
+    char             *sasl_password;
+    pthread_mutex_t   auth_lock;        /* auth_err, auth_msg: read by
+                                           any thread */
+    samsa_err_t       auth_err;         /* the last SASL failure, until a
+                                           connection authenticates */
+    char              auth_msg[1024];
 };
 
 static void nc_disconnect(samsa_netclient_t *nc, nc_node_t *n,
@@ -112,6 +133,15 @@ samsa_netclient_new(const samsa_nc_conf_t *conf)
     if (conf->tls != NULL) {
         nc->conf.tls = samsa_tls_ctx_ref(conf->tls);
     }
+    if (conf->sasl_mech != 0) {
+        nc->sasl_username = samsa_strdup(conf->sasl_username != NULL
+                                             ? conf->sasl_username : "");
+        nc->sasl_password = samsa_strdup(conf->sasl_password != NULL
+                                             ? conf->sasl_password : "");
+    }
+    nc->conf.sasl_username = nc->sasl_username;
+    nc->conf.sasl_password = nc->sasl_password;
+    samsa_assert(pthread_mutex_init(&nc->auth_lock, NULL) == 0);
     samsa_assert(samsa_selector_init(&nc->sel) == SAMSA_ERR_NONE);
     samsa_mempool_init(&nc->mempool, 0);
     return nc;
@@ -133,6 +163,12 @@ samsa_netclient_free(samsa_netclient_t *nc)
     samsa_selector_fini(&nc->sel);
     samsa_tls_ctx_unref(nc->conf.tls);
     samsa_free(nc->client_id);
+    if (nc->sasl_password != NULL) {
+        memset(nc->sasl_password, 0, strlen(nc->sasl_password));
+    }
+    samsa_free(nc->sasl_username);
+    samsa_free(nc->sasl_password);
+    pthread_mutex_destroy(&nc->auth_lock);
     samsa_free(nc);
 }
 
@@ -277,6 +313,9 @@ nc_disconnect(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err)
         samsa_tls_free(n->conn.tls);
         close(n->conn.fd);
     }
+    samsa_sasl_client_free(n->sasl);
+    n->sasl = NULL;
+    n->reauth_at_ms = 0;
     samsa_free(samsa_conn_take_payload(&n->conn, &size));
     if (n->conn.sending != NULL) {
         n->conn.sending = NULL;         /* owned by the outq head */
@@ -464,6 +503,17 @@ nc_send_apiversions(samsa_netclient_t *nc, nc_node_t *n)
 }
 
 static void
+nc_ready(samsa_netclient_t *nc, nc_node_t *n)
+{
+    n->state = NC_READY;
+    n->backoff_ms = 0;
+    samsa_debug("%s: node %d (%s:%d) ready", nc->conf.log_name, n->id,
+                n->host, n->port);
+}
+
+static void nc_sasl_handshake(samsa_netclient_t *nc, nc_node_t *n);
+
+static void
 nc_handle_apiversions(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
                       samsa_rd_t *body)
 {
@@ -506,10 +556,11 @@ nc_handle_apiversions(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
         }
     }
     samsa_arena_fini(&arena);
-    n->state = NC_READY;
-    n->backoff_ms = 0;
-    samsa_debug("%s: node %d (%s:%d) ready", nc->conf.log_name, n->id,
-                n->host, n->port);
+    if (nc->conf.sasl_mech != 0) {
+        nc_sasl_handshake(nc, n);
+        return;
+    }
+    nc_ready(nc, n);
 }
 
 static void
@@ -795,6 +846,261 @@ samsa_netclient_inflight(samsa_netclient_t *nc, int32_t node)
     return n != NULL ? n->nreqs : 0;
 }
 
+/* ---- SASL (security.protocol SASL_PLAINTEXT / SASL_SSL) ---------------- */
+
+/* A SASL failure: remembered with the broker's message for the
+ * application (samsa_netclient_auth_error), logged, and the connection
+ * closed with err.  Reconnects back off as after any close; callers that
+ * wait for a node look at the remembered error and give up rather than
+ * retry (Java's AuthenticationException). */
+static void
+nc_auth_fail(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err,
+             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+nc_auth_fail(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err,
+             const char *fmt, ...)
+{
+    char     why[400];
+    va_list  ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&nc->auth_lock);
+    nc->auth_err = err;
+    snprintf(nc->auth_msg, sizeof(nc->auth_msg), "node %d (%s:%d): %s",
+             n->id, n->host, n->port, why);
+    pthread_mutex_unlock(&nc->auth_lock);
+    samsa_warn("%s: SASL %s with node %d (%s:%d) failed: %s: %s",
+               nc->conf.log_name,
+               samsa_sasl_mech_name((samsa_sasl_mech_t) nc->conf.sasl_mech),
+               n->id, n->host, n->port, samsa_err_name(err), why);
+    nc_disconnect(nc, n, err);
+}
+
+samsa_err_t
+samsa_netclient_auth_error(samsa_netclient_t *nc, char *msg, size_t size)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(&nc->auth_lock);
+    err = nc->auth_err;
+    if (msg != NULL && size > 0) {
+        snprintf(msg, size, "%s", err != SAMSA_ERR_NONE ? nc->auth_msg : "");
+    }
+    pthread_mutex_unlock(&nc->auth_lock);
+    return err;
+}
+
+/* Queue one of the set-up's own requests (internal: not counted, no
+ * callback). */
+static void
+nc_send_internal(samsa_netclient_t *nc, nc_node_t *n, int16_t api,
+                 int16_t version, samsa_buf_t *frame, int32_t corr)
+{
+    nc_req_t  *r = samsa_calloc(1, sizeof(*r));
+
+    r->corr = corr;
+    r->api = api;
+    r->version = version;
+    r->expect_response = true;
+    r->internal = true;
+    r->sent_ms = samsa_now_ms();
+    nc_enqueue(nc, n, r, frame);
+}
+
+/* SaslHandshake v1 naming the mechanism (v0's raw tokens are not
+ * spoken: every broker since Kafka 1.0 takes v1). */
+static void
+nc_sasl_handshake(samsa_netclient_t *nc, nc_node_t *n)
+{
+    samsa_SaslHandshakeRequest_t  req;
+    samsa_buf_t                   frame = SAMSA_BUF_INIT;
+    samsa_wr_t                    wr;
+    const char                   *mech = samsa_sasl_mech_name(
+        (samsa_sasl_mech_t) nc->conf.sasl_mech);
+    int32_t                       corr;
+
+    if (n->api_max[SAMSA_API_SaslHandshake] < 1
+        || n->api_max[SAMSA_API_SaslAuthenticate] < 0) {
+        nc_auth_fail(nc, n, SAMSA_ERR_ILLEGAL_SASL_STATE,
+                     "the broker offers no SaslHandshake v1 / "
+                     "SaslAuthenticate (is this a SASL listener?)");
+        return;
+    }
+    samsa_sasl_client_free(n->sasl);
+    n->sasl = samsa_sasl_client_new((samsa_sasl_mech_t) nc->conf.sasl_mech,
+                                    nc->sasl_username, nc->sasl_password);
+    samsa_SaslHandshakeRequest_init(&req);
+    req.Mechanism = samsa_slice_cstr(mech);
+    corr = samsa_netclient_frame_begin(nc, SAMSA_API_SaslHandshake, 1,
+                                       &frame, &wr);
+    samsa_SaslHandshakeRequest_encode(&wr, 1, &req);
+    n->state = NC_SASL_HANDSHAKE;
+    nc_send_internal(nc, n, SAMSA_API_SaslHandshake, 1, &frame, corr);
+}
+
+/* One SaslAuthenticate carrying token (v2 where the broker has it). */
+static void
+nc_sasl_send_token(samsa_netclient_t *nc, nc_node_t *n,
+                   const samsa_buf_t *token)
+{
+    samsa_SaslAuthenticateRequest_t  req;
+    samsa_buf_t                      frame = SAMSA_BUF_INIT;
+    samsa_wr_t                       wr;
+    int16_t                          v = n->api_max[SAMSA_API_SaslAuthenticate];
+    int32_t                          corr;
+
+    if (v > 2) {
+        v = 2;
+    }
+    samsa_SaslAuthenticateRequest_init(&req);
+    req.AuthBytes = (samsa_slice_t) { (const char *) token->data,
+                                      token->len };
+    if (req.AuthBytes.ptr == NULL) {
+        req.AuthBytes.ptr = "";
+    }
+    corr = samsa_netclient_frame_begin(nc, SAMSA_API_SaslAuthenticate, v,
+                                       &frame, &wr);
+    samsa_SaslAuthenticateRequest_encode(&wr, v, &req);
+    n->state = NC_SASL_AUTH;
+    nc_send_internal(nc, n, SAMSA_API_SaslAuthenticate, v, &frame, corr);
+}
+
+/* The client's next step with the server's token in; sends the next
+ * token, or the connection is ready. */
+static void
+nc_sasl_step(samsa_netclient_t *nc, nc_node_t *n, samsa_slice_t in,
+             int64_t session_lifetime_ms)
+{
+    samsa_buf_t  out = SAMSA_BUF_INIT;
+    samsa_err_t  err;
+    char         why[256];
+    bool         done;
+    int64_t      now;
+
+    err = samsa_sasl_client_step(n->sasl, in, &out, &done, why, sizeof(why));
+    if (err != SAMSA_ERR_NONE) {
+        samsa_buf_fini(&out);
+        nc_auth_fail(nc, n, SAMSA_ERR_SASL_AUTHENTICATION_FAILED, "%s", why);
+        return;
+    }
+    if (!done) {
+        nc_sasl_send_token(nc, n, &out);
+        samsa_buf_fini(&out);
+        return;
+    }
+    samsa_buf_fini(&out);
+    samsa_sasl_client_free(n->sasl);
+    n->sasl = NULL;
+    pthread_mutex_lock(&nc->auth_lock);
+    nc->auth_err = SAMSA_ERR_NONE;
+    pthread_mutex_unlock(&nc->auth_lock);
+    /* KIP-368: re-authenticate at 85..95 % of the session, as Java's
+     * SaslClientAuthenticator picks */
+    n->reauth_at_ms = 0;
+    if (session_lifetime_ms > 0) {
+        now = samsa_now_ms();
+        n->reauth_at_ms = now + session_lifetime_ms * (85 + random() % 11)
+                                    / 100;
+        samsa_debug("%s: node %d: SASL session of %lld ms",
+                    nc->conf.log_name, n->id,
+                    (long long) session_lifetime_ms);
+    }
+    samsa_debug("%s: node %d authenticated (SASL %s)", nc->conf.log_name,
+                n->id,
+                samsa_sasl_mech_name((samsa_sasl_mech_t) nc->conf.sasl_mech));
+    nc_ready(nc, n);
+}
+
+static void
+nc_handle_sasl_handshake(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
+                         samsa_rd_t *body)
+{
+    samsa_SaslHandshakeResponse_t  resp;
+    samsa_arena_t                  arena = SAMSA_ARENA_INIT;
+    samsa_err_t                    err;
+    char                           list[256] = "";
+    size_t                         off = 0;
+    int32_t                        i;
+
+    err = samsa_SaslHandshakeResponse_decode(body, r->version, &arena, &resp);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_arena_fini(&arena);
+        nc_disconnect(nc, n, SAMSA_ERR__BAD_MSG);
+        return;
+    }
+    for (i = 0; i < resp.Mechanisms_cnt && off < sizeof(list); i++) {
+        off += (size_t) snprintf(list + off, sizeof(list) - off, "%s%.*s",
+                                 i > 0 ? ", " : "",
+                                 (int) resp.Mechanisms[i].len,
+                                 resp.Mechanisms[i].ptr);
+    }
+    err = (samsa_err_t) resp.ErrorCode;
+    samsa_arena_fini(&arena);
+    if (err == SAMSA_ERR_UNSUPPORTED_SASL_MECHANISM) {
+        nc_auth_fail(nc, n, err, "the broker does not enable SASL mechanism "
+                     "%s (it enables: %s)",
+                     samsa_sasl_mech_name(
+                         (samsa_sasl_mech_t) nc->conf.sasl_mech),
+                     list[0] != '\0' ? list : "none");
+        return;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        nc_auth_fail(nc, n, err, "SaslHandshake: %s", samsa_err_text(err));
+        return;
+    }
+    nc_sasl_step(nc, n, SAMSA_SLICE_NULL, 0);
+}
+
+static void
+nc_handle_sasl_authenticate(samsa_netclient_t *nc, nc_node_t *n,
+                            nc_req_t *r, samsa_rd_t *body)
+{
+    samsa_SaslAuthenticateResponse_t  resp;
+    samsa_arena_t                     arena = SAMSA_ARENA_INIT;
+    samsa_err_t                       err;
+
+    err = samsa_SaslAuthenticateResponse_decode(body, r->version, &arena,
+                                                &resp);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_arena_fini(&arena);
+        nc_disconnect(nc, n, SAMSA_ERR__BAD_MSG);
+        return;
+    }
+    if (resp.ErrorCode != 0) {
+        err = (samsa_err_t) resp.ErrorCode;
+        nc_auth_fail(nc, n, err, "%.*s",
+                     resp.ErrorMessage.ptr != NULL
+                         ? (int) resp.ErrorMessage.len : 0,
+                     resp.ErrorMessage.ptr != NULL ? resp.ErrorMessage.ptr
+                                                   : "");
+        samsa_arena_fini(&arena);
+        return;
+    }
+    nc_sasl_step(nc, n, resp.AuthBytes, resp.SessionLifetimeMs);
+    samsa_arena_fini(&arena);
+}
+
+/* KIP-368: once n's session is near its end and nothing is in flight,
+ * authenticate again on the same connection (SaslHandshake, then the
+ * tokens); requests wait meanwhile (the node is not ready). */
+static void
+nc_reauth(samsa_netclient_t *nc, nc_node_t *n, int64_t now_ms)
+{
+    if (n->state != NC_READY || n->reauth_at_ms == 0
+        || now_ms < n->reauth_at_ms || n->inflight != NULL
+        || n->outq != NULL) {
+        return;
+    }
+    samsa_info("%s: node %d: re-authenticating (KIP-368)",
+               nc->conf.log_name, n->id);
+    n->reauth_at_ms = 0;
+    n->connect_deadline_ms = now_ms + nc->conf.connection_setup_timeout_ms;
+    nc_sasl_handshake(nc, n);
+}
+
 /* ---- receiving ---------------------------------------------------------- */
 
 /* KIP-219 for every API: read the throttle time of r's response, whose
@@ -845,8 +1151,12 @@ nc_handle_response(samsa_netclient_t *nc, nc_node_t *n, uint8_t *payload,
         && samsa_proto_req_is_flexible(r->api, r->version)) {
         samsa_rd_tags_skip(&rd);
     }
-    if (r->internal) {
+    if (r->internal && r->api == SAMSA_API_ApiVersions) {
         nc_handle_apiversions(nc, n, r, &rd);
+    } else if (r->internal && r->api == SAMSA_API_SaslHandshake) {
+        nc_handle_sasl_handshake(nc, n, r, &rd);
+    } else if (r->internal) {
+        nc_handle_sasl_authenticate(nc, n, r, &rd);
     } else {
         nc_response_throttle(nc, n, r, &rd);
         n->nreqs--;
@@ -866,7 +1176,8 @@ nc_readable(samsa_netclient_t *nc, nc_node_t *n)
     uint8_t     *payload;
     int32_t      size;
 
-    while (n->state == NC_READY || n->state == NC_HANDSHAKE) {
+    while (n->state == NC_READY || n->state == NC_HANDSHAKE
+           || n->state == NC_SASL_HANDSHAKE || n->state == NC_SASL_AUTH) {
         err = samsa_conn_read(&n->conn, INT32_MAX, &nc->mempool);
         if (err != SAMSA_ERR_NONE) {
             nc_disconnect(nc, n, err);
@@ -930,7 +1241,8 @@ nc_expire(samsa_netclient_t *nc, int64_t now_ms)
     for (i = 0; i < nc->nnodes; i++) {
         n = nc->nodes[i];
         if ((n->state == NC_CONNECTING || n->state == NC_TLS
-             || n->state == NC_HANDSHAKE)
+             || n->state == NC_HANDSHAKE || n->state == NC_SASL_HANDSHAKE
+             || n->state == NC_SASL_AUTH)
             && now_ms >= n->connect_deadline_ms) {
             nc_disconnect(nc, n, SAMSA_ERR__TIMED_OUT);
             continue;
@@ -995,6 +1307,7 @@ samsa_netclient_poll(samsa_netclient_t *nc, int64_t timeout_ms)
     now = samsa_now_ms();
     for (k = 0; k < nc->nnodes; k++) {
         nc_resume(nc, nc->nodes[k], now);
+        nc_reauth(nc, nc->nodes[k], now);
     }
     nc_expire(nc, now);
 }

@@ -47,6 +47,12 @@ typedef struct samsa_nc_conf {
                                    (SNI and host check: the node's host)
                                    before ApiVersions; the client takes
                                    its own reference.  NULL: PLAINTEXT */
+    int          sasl_mech;     /* a samsa_sasl_mech_t: after ApiVersions
+                                   (and TLS), SaslHandshake v1 and
+                                   SaslAuthenticate with these (copied);
+                                   0: no SASL */
+    const char  *sasl_username;
+    const char  *sasl_password;
 } samsa_nc_conf_t;
 
 /* A response (err NONE, body at the response body) or the reason there is
@@ -107,6 +113,15 @@ int32_t samsa_netclient_least_loaded(samsa_netclient_t *nc, int64_t now_ms);
  * reset, _RESOLVE, _TIMED_OUT: setup timeout, ...); SAMSA_ERR_NONE if it
  * never did, _NOENT for an unknown node. */
 samsa_err_t samsa_netclient_last_error(samsa_netclient_t *nc, int32_t node);
+
+/* The last SASL failure of a connection (SASL_AUTHENTICATION_FAILED,
+ * UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE), with "node N
+ * (host:port): <the broker's message>" in msg, until a connection
+ * authenticates; SAMSA_ERR_NONE (msg "") otherwise.  Callers waiting for
+ * a node give up on it: Java surfaces it as AuthenticationException.
+ * @thread any */
+samsa_err_t samsa_netclient_auth_error(samsa_netclient_t *nc, char *msg,
+                                       size_t size);
 
 /* Requests in flight to node. */
 int32_t samsa_netclient_inflight(samsa_netclient_t *nc, int32_t node);

@@ -160,6 +160,14 @@ class KafkaBroker:
         p.update(self.overrides)
         return p
 
+    # hooks for a broker with more listeners (kafka_sasl.py): ports to
+    # draw after the two above, and StorageTool format arguments
+    def _more_ports(self):
+        pass
+
+    def format_args(self):
+        return []
+
     def java_cmd(self, main, *args):
         log4j = os.path.join(self.workdir, "log4j2.properties")
         return [java(), self.heap, "-Xms64m", "-XX:+UseSerialGC",
@@ -173,6 +181,7 @@ class KafkaBroker:
         self.controller_port = free_port()
         while self.controller_port == self.port:
             self.controller_port = free_port()
+        self._more_ports()
         props = os.path.join(self.workdir, "server.properties")
         with open(props, "w") as f:
             for k, v in sorted(self._props().items()):
@@ -181,7 +190,7 @@ class KafkaBroker:
             f.write(LOG4J2.format(log=self.log_path))
         fmt = subprocess.run(
             self.java_cmd("kafka.tools.StorageTool", "format", "--cluster-id=" + self.cluster_id,
-                          "-c", props, "--ignore-formatted"),
+                          "-c", props, "--ignore-formatted", *self.format_args()),
             cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, timeout=T(60))
         with open(os.path.join(self.workdir, "format.log"), "wb") as f:

@@ -379,8 +379,9 @@ samsa_err_t
 samsa_admin_rpc_begin(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int32_t node,
                       int16_t api, int16_t lo, int16_t hi, int64_t deadline)
 {
-    int64_t  now;
-    int32_t  id;
+    int64_t      now;
+    int32_t      id;
+    samsa_err_t  err;
 
     memset(rpc, 0, sizeof(*rpc));
     rpc->frame = SAMSA_BUF_INIT;
@@ -390,6 +391,12 @@ samsa_admin_rpc_begin(samsa_admin_t *a, samsa_admin_rpc_t *rpc, int32_t node,
                                     : node;
         if (id != SAMSA_NC_NO_NODE && samsa_netclient_ready(a->nc, id, now)) {
             break;
+        }
+        /* an authentication failure is final for the call, as Java's
+         * AuthenticationException: no retries until the deadline */
+        err = samsa_netclient_auth_error(a->nc, NULL, 0);
+        if (err != SAMSA_ERR_NONE) {
+            return err;
         }
         if (now >= deadline) {
             return admin_unreachable(a, node);
@@ -549,6 +556,7 @@ samsa_admin_connect(samsa_admin_t *a, int64_t timeout_ms, char *errstr,
     samsa_arena_t             arena = SAMSA_ARENA_INIT;
     samsa_err_t               err;
     const char               *const none[1] = { NULL };
+    char                      why[1024];
 
     pthread_mutex_lock(&a->lock);
     err = samsa_admin_metadata(a, none, 0,
@@ -556,7 +564,11 @@ samsa_admin_connect(samsa_admin_t *a, int64_t timeout_ms, char *errstr,
                                &resp);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&arena);
-    if (err != SAMSA_ERR_NONE && errstr != NULL) {
+    if (err != SAMSA_ERR_NONE && errstr != NULL
+        && samsa_netclient_auth_error(a->nc, why, sizeof(why)) == err) {
+        snprintf(errstr, errstr_size, "SASL authentication with '%s' "
+                 "failed: %s: %s", a->bootstrap, samsa_err_name(err), why);
+    } else if (err != SAMSA_ERR_NONE && errstr != NULL) {
         snprintf(errstr, errstr_size, "cannot reach any broker of '%s' "
                  "within %lld ms: %s (%s)", a->bootstrap,
                  (long long) (timeout_ms < 0 ? a->default_api_timeout_ms

@@ -1118,6 +1118,11 @@ samsa_consumer_poll(samsa_consumer_t *c, int64_t timeout_ms,
             err = c->grp.fatal;
             break;
         }
+        /* Java's poll() throws AuthenticationException */
+        err = samsa_netclient_auth_error(c->nc, NULL, 0);
+        if (err != SAMSA_ERR_NONE) {
+            break;
+        }
         err = consumer_collect(c, rs);
         if (err != SAMSA_ERR_NONE || rs->n > 0) {
             break;

@@ -430,6 +430,10 @@ samsa_consumer_partitions_for(samsa_consumer_t *c, const char *topic,
                 break;
             }
         }
+        if (samsa_netclient_auth_error(c->nc, NULL, 0) != SAMSA_ERR_NONE) {
+            err = samsa_netclient_auth_error(c->nc, NULL, 0);
+            break;
+        }
         if (!samsa_consumer_wait(c, deadline)) {
             break;
         }

@@ -33,6 +33,8 @@ struct samsa_sender {
     _Atomic bool          running;      /* [atomic] false: finish and exit */
     _Atomic bool          force;        /* [atomic] abort what is left */
     _Atomic int           fatal;        /* [atomic] samsa_err_t */
+    samsa_err_t           auth_err;     /* [sender] the netclient's SASL
+                                           failure, as told the mdcache */
     samsa_ready_t         ready;        /* [sender] */
     int64_t               inflight;     /* [sender] batches in requests */
     bool                  md_inflight;  /* [sender] */
@@ -713,9 +715,10 @@ sender_send_data(samsa_sender_t *s, int64_t now)
 static void
 sender_run_once(samsa_sender_t *s)
 {
-    int64_t  now = samsa_now_ms();
-    int64_t  timeout = SENDER_MAX_POLL_MS, md_next;
-    bool     blocked;
+    int64_t      now = samsa_now_ms();
+    int64_t      timeout = SENDER_MAX_POLL_MS, md_next;
+    bool         blocked;
+    samsa_err_t  auth;
 
     sender_maybe_metadata(s, now);
     (void) samsa_mdcache_update_due(s->mdc, now, &md_next);
@@ -724,6 +727,18 @@ sender_run_once(samsa_sender_t *s)
     }
     blocked = sender_maybe_pid(s, now)
               || samsa_sender_fatal(s) != SAMSA_ERR_NONE;
+    auth = samsa_netclient_auth_error(s->nc, NULL, 0);
+    if (auth != s->auth_err) {
+        s->auth_err = auth;
+        samsa_mdcache_set_error(s->mdc, auth);
+    }
+    if (auth != SAMSA_ERR_NONE) {
+        /* SASL refused us: the records waiting fail now with it (Java's
+         * send() gets AuthenticationException from its metadata), not
+         * after delivery.timeout.ms; once a connection authenticates
+         * again (credentials fixed), sending goes on */
+        sender_fail_list(s, samsa_accum_take_all(s->accum), auth);
+    }
     if (!blocked) {
         timeout = sender_send_data(s, now);
     } else if (samsa_sender_fatal(s) != SAMSA_ERR_NONE) {

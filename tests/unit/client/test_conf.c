@@ -66,8 +66,10 @@ test_conf_checks_by_kind(void **state)
           "expected none, gzip, snappy, lz4 or zstd" },
         { "compression.gzip.level", "10", "not a valid level for this codec" },
         { "compression.lz4.level", "4294967296", "not a number" },
-        { "security.protocol", "SASL_SSL",
-          "only PLAINTEXT and SSL are supported" },
+        { "security.protocol", "SASL",
+          "expected PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL" },
+        { "sasl.mechanism", "scram-sha-256",
+          "not a SASL mechanism name (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)" },
         { "auto.offset.reset", "Latest", "expected latest, earliest or none" },
         { "isolation.level", "x",
           "expected read_uncommitted or read_committed" },
@@ -82,6 +84,10 @@ test_conf_checks_by_kind(void **state)
         { "partition.assignment.strategy",
           "org.apache.kafka.clients.consumer.RangeAssignor, roundrobin" },
         { "key.serializer", "anything" }, { "client.id", "" },
+        { "security.protocol", "SASL_SSL" },
+        { "security.protocol", "SASL_PLAINTEXT" },
+        { "sasl.mechanism", "SCRAM-SHA-512" },
+        { "sasl.mechanism", "OAUTHBEARER" },    /* refused only when used */
     };
     samsa_conf_t             *conf = samsa_conf_new();
     char                      err[256], want[256];
