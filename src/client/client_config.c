@@ -162,7 +162,7 @@ client_config_sasl(samsa_client_config_t *cc, const samsa_conf_t *conf,
     if (strncmp(proto, "SASL_", 5) != 0) {
         return SAMSA_ERR_NONE;
     }
-    if (!samsa_sasl_mech_from_name(mech, &m)) {
+    if (!samsa_sasl_client_mech_from_name(mech, &m)) {
         snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
                  "'sasl.mechanism': libsamsa speaks PLAIN, SCRAM-SHA-256 "
                  "and SCRAM-SHA-512%s", mech,

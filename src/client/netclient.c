@@ -874,7 +874,7 @@ nc_auth_fail(samsa_netclient_t *nc, nc_node_t *n, samsa_err_t err,
     pthread_mutex_unlock(&nc->auth_lock);
     samsa_warn("%s: SASL %s with node %d (%s:%d) failed: %s: %s",
                nc->conf.log_name,
-               samsa_sasl_mech_name((samsa_sasl_mech_t) nc->conf.sasl_mech),
+               samsa_sasl_client_mech_name((samsa_sasl_mech_t) nc->conf.sasl_mech),
                n->id, n->host, n->port, samsa_err_name(err), why);
     nc_disconnect(nc, n, err);
 }
@@ -918,7 +918,7 @@ nc_sasl_handshake(samsa_netclient_t *nc, nc_node_t *n)
     samsa_SaslHandshakeRequest_t  req;
     samsa_buf_t                   frame = SAMSA_BUF_INIT;
     samsa_wr_t                    wr;
-    const char                   *mech = samsa_sasl_mech_name(
+    const char                   *mech = samsa_sasl_client_mech_name(
         (samsa_sasl_mech_t) nc->conf.sasl_mech);
     int32_t                       corr;
 
@@ -1010,7 +1010,7 @@ nc_sasl_step(samsa_netclient_t *nc, nc_node_t *n, samsa_slice_t in,
     }
     samsa_debug("%s: node %d authenticated (SASL %s)", nc->conf.log_name,
                 n->id,
-                samsa_sasl_mech_name((samsa_sasl_mech_t) nc->conf.sasl_mech));
+                samsa_sasl_client_mech_name((samsa_sasl_mech_t) nc->conf.sasl_mech));
     nc_ready(nc, n);
 }
 
@@ -1042,7 +1042,7 @@ nc_handle_sasl_handshake(samsa_netclient_t *nc, nc_node_t *n, nc_req_t *r,
     if (err == SAMSA_ERR_UNSUPPORTED_SASL_MECHANISM) {
         nc_auth_fail(nc, n, err, "the broker does not enable SASL mechanism "
                      "%s (it enables: %s)",
-                     samsa_sasl_mech_name(
+                     samsa_sasl_client_mech_name(
                          (samsa_sasl_mech_t) nc->conf.sasl_mech),
                      list[0] != '\0' ? list : "none");
         return;

@@ -41,7 +41,7 @@ struct samsa_sasl_client {
      SAMSA_ERR_SASL_AUTHENTICATION_FAILED)
 
 bool
-samsa_sasl_mech_from_name(const char *name, samsa_sasl_mech_t *mech)
+samsa_sasl_client_mech_from_name(const char *name, samsa_sasl_mech_t *mech)
 {
     samsa_scram_mech_t  sm;
 
@@ -58,7 +58,7 @@ samsa_sasl_mech_from_name(const char *name, samsa_sasl_mech_t *mech)
 }
 
 const char *
-samsa_sasl_mech_name(samsa_sasl_mech_t mech)
+samsa_sasl_client_mech_name(samsa_sasl_mech_t mech)
 {
     switch (mech) {
     case SAMSA_SASL_SCRAM_SHA_256:

@@ -26,8 +26,8 @@ typedef enum samsa_sasl_mech {
 
 /* "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512" (exact) -> mech; false for
  * another name (GSSAPI, OAUTHBEARER, ...: not spoken). */
-bool samsa_sasl_mech_from_name(const char *name, samsa_sasl_mech_t *mech);
-const char *samsa_sasl_mech_name(samsa_sasl_mech_t mech);
+bool samsa_sasl_client_mech_from_name(const char *name, samsa_sasl_mech_t *mech);
+const char *samsa_sasl_client_mech_name(samsa_sasl_mech_t mech);
 
 typedef struct samsa_sasl_client samsa_sasl_client_t;
 

@@ -59,16 +59,16 @@ test_sasl_mech_names(void **state)
     samsa_sasl_mech_t  m;
 
     (void) state;
-    assert_true(samsa_sasl_mech_from_name("PLAIN", &m));
+    assert_true(samsa_sasl_client_mech_from_name("PLAIN", &m));
     assert_int_equal(m, SAMSA_SASL_PLAIN);
-    assert_true(samsa_sasl_mech_from_name("SCRAM-SHA-256", &m));
+    assert_true(samsa_sasl_client_mech_from_name("SCRAM-SHA-256", &m));
     assert_int_equal(m, SAMSA_SASL_SCRAM_SHA_256);
-    assert_true(samsa_sasl_mech_from_name("SCRAM-SHA-512", &m));
-    assert_string_equal(samsa_sasl_mech_name(m), "SCRAM-SHA-512");
-    assert_false(samsa_sasl_mech_from_name("GSSAPI", &m));
-    assert_false(samsa_sasl_mech_from_name("OAUTHBEARER", &m));
-    assert_false(samsa_sasl_mech_from_name("plain", &m));
-    assert_false(samsa_sasl_mech_from_name(NULL, &m));
+    assert_true(samsa_sasl_client_mech_from_name("SCRAM-SHA-512", &m));
+    assert_string_equal(samsa_sasl_client_mech_name(m), "SCRAM-SHA-512");
+    assert_false(samsa_sasl_client_mech_from_name("GSSAPI", &m));
+    assert_false(samsa_sasl_client_mech_from_name("OAUTHBEARER", &m));
+    assert_false(samsa_sasl_client_mech_from_name("plain", &m));
+    assert_false(samsa_sasl_client_mech_from_name(NULL, &m));
 }
 
 static void
