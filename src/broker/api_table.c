@@ -15,6 +15,9 @@
 #include "proto/resphdr.h"
 #include "broker/forward.h"
 #include "broker/fwdcheck.h"
+#include "meta/image.h"
+#include "meta/meta.h"
+#include "meta/controller/controller.h"
 #include "util/diag.h"
 #include "util/time.h"
 
@@ -104,13 +107,43 @@ samsa_apis_init(samsa_apis_t *apis, const char *kind, const samsa_node_t *node,
     }
 }
 
+static bool
+apis_is_live_broker(const samsa_image_t *img, int32_t id)
+{
+    const samsa_image_broker_t  *br = samsa_image_broker_find(img, id);
+
+    return br != NULL && !br->fenced;
+}
+
 int32_t
 samsa_apis_controller_id(const samsa_apis_t *apis)
 {
-    if (apis->broker != NULL && apis->broker->ctrl != NULL) {
-        return samsa_controller_active_id(apis->broker->ctrl);
+    samsa_image_t  *img;
+    int32_t         id;
+    size_t          i;
+
+    if (apis->broker == NULL || apis->broker->ctrl == NULL) {
+        return apis->node->controller_id;
     }
-    return apis->node->controller_id;
+    id = samsa_controller_active_id(apis->broker->ctrl);
+    if (id < 0 || !apis->forward) {     /* forward: a cluster node's
+                                           broker listener */
+        return id;
+    }
+    img = samsa_meta_image_get(apis->broker->meta);
+    if (!apis_is_live_broker(img, id)) {
+        id = -1;
+        if (apis_is_live_broker(img, apis->node->node_id)) {
+            id = apis->node->node_id;
+        }
+        for (i = 0; id < 0 && i < samsa_image_broker_count(img); i++) {
+            if (!samsa_image_broker_at(img, i)->fenced) {
+                id = samsa_image_broker_at(img, i)->id;
+            }
+        }
+    }
+    samsa_image_put(img);
+    return id;
 }
 
 const samsa_api_def_t *

@@ -99,7 +99,13 @@ const samsa_api_def_t *samsa_apis_find(const samsa_apis_t *apis, int16_t key);
 
 /* The ControllerId Metadata and DescribeCluster answer: this node, or in
  * KRaft cluster mode the active controller (the raft leader, -1 while
- * none is known).  @thread any */
+ * none is known) where it is an unfenced broker too (combined nodes).
+ * An active controller that is no broker (process.roles=controller) is
+ * not reachable by clients, which send admin requests to the ControllerId:
+ * a broker listener then answers a live broker instead, as Kafka's KRaft
+ * brokers do (they answer a random alive broker, which forwards): this
+ * node if it is an unfenced broker, else the lowest-id one (-1: none).
+ * @thread any */
 int32_t samsa_apis_controller_id(const samsa_apis_t *apis);
 
 /* samsa_api_gate_fn and samsa_req_handle_fn for the socket server. */

@@ -41,7 +41,28 @@ struct samsa_lifecycle {
     int64_t           epoch;        /* [lock] -1 until registered */
     samsa_uuid_t      incarnation;  /* [broker-lifecycle] */
     int32_t           corr;         /* [broker-lifecycle] */
+    size_t            probe;        /* [broker-lifecycle] next voter to
+                                       try while no leader is known */
 };
+
+/* Where this try goes: the active controller the quorum names, else (a
+ * broker-only node is no raft member until the active controller adds it
+ * as an observer, after its registration: it learns no leader before)
+ * the voters of controller.quorum.voters in turn; one that is not the
+ * active controller answers NOT_CONTROLLER and the next try goes on.
+ * -1 when there is none to try. */
+static int32_t
+lc_target(samsa_lifecycle_t *lc)
+{
+    const samsa_config_kraft_t  *k = samsa_config_kraft(lc->b->cfg);
+    int32_t                      active;
+
+    active = samsa_controller_active_id(lc->b->ctrl);
+    if (active >= 0 || k->nvoters == 0) {
+        return active;
+    }
+    return k->voters[lc->probe++ % k->nvoters].id;
+}
 
 /* Start frame (no size prefix) with request header v2 for api/version
  * and the next correlation id; the body follows through *wr. */
@@ -130,7 +151,7 @@ lc_try(samsa_lifecycle_t *lc)
     int64_t                               epoch = -1;
     samsa_err_t                           err;
 
-    active = samsa_controller_active_id(lc->b->ctrl);
+    active = lc_target(lc);
     if (active < 0) {
         samsa_debug("broker registration: no active controller yet");
         return -1;
@@ -181,7 +202,7 @@ lc_heartbeat(samsa_lifecycle_t *lc, int64_t epoch, bool want_shutdown,
     int                                rc = -1;
     samsa_err_t                        err;
 
-    active = samsa_controller_active_id(lc->b->ctrl);
+    active = lc_target(lc);
     if (active < 0) {
         return -1;
     }

@@ -119,6 +119,12 @@ cluster_info(int argc, char **argv)
         /* any error here only means no quorum to show: printed as such */
         qerr = samsa_admin_describe_quorum(s.admin, s.timeout_ms, &q);
     }
+    if (e == SAMSA_ERR_NONE && q != NULL && q->leader_id >= 0) {
+        /* the active controller: DescribeCluster's ControllerId is a
+         * broker when the active controller is controller-only (Kafka's
+         * brokers answer a live broker, which forwards) */
+        cd->controller_id = q->leader_id;
+    }
     if (e != SAMSA_ERR_NONE) {
         rc = samsa_session_fail(&s, e, "cannot describe the cluster");
     } else if (s.json) {

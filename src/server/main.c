@@ -139,10 +139,10 @@ server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
     return SAMSA_ERR_NONE;
 }
 
-/* What the configuration allows but this build cannot run yet: a cluster
- * node must be a voter (broker-only nodes would be quorum observers, which
- * the controller does not add yet), and the quorum is static
- * (controller.quorum.voters, no KIP-853 bootstrap servers). */
+/* What the configuration allows but this build cannot run yet: the
+ * quorum is static (controller.quorum.voters, no KIP-853 bootstrap
+ * servers).  A broker-only node follows the quorum as an observer
+ * (meta/controller/controller.h). */
 static samsa_err_t
 server_check_quorum_runtime(const server_t *srv, char *errstr,
                             size_t errstr_size)
@@ -151,13 +151,6 @@ server_check_quorum_runtime(const server_t *srv, char *errstr,
 
     if (!k->is_cluster) {
         return SAMSA_ERR_NONE;
-    }
-    if (!(k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER)) {
-        snprintf(errstr, errstr_size, "process.roles=broker: a broker-only "
-                 "node needs a controller quorum, which this build cannot "
-                 "join yet; use process.roles=broker,controller with this "
-                 "node as the only voter");
-        return SAMSA_ERR__CONFIG;
     }
     if (k->nvoters == 0) {
         snprintf(errstr, errstr_size, "controller.quorum.bootstrap.servers "

@@ -111,37 +111,60 @@ def distinct_ports(n):
 
 
 class Node:
-    def __init__(self, node_id, workdir, overrides, ports):
+    def __init__(self, node_id, workdir, overrides, ports, roles="broker,controller"):
         self.node_id = node_id
         self.workdir = workdir
         self.overrides = overrides
-        self.ports = ports              # (broker, controller)
+        self.ports = ports              # (broker, controller); None: no such listener
+        self.roles = roles
         self.srv = None
 
     def alive(self):
         return self.srv is not None and self.srv.alive()
 
-    def connect(self, timeout=None):
-        return kwire.connect(HOST, self.ports[0], timeout or T(5))
+    def is_broker(self):
+        return self.ports[0] is not None
+
+    def connect(self, timeout=None, controller=False):
+        return kwire.connect(HOST, self.ports[1 if controller else 0], timeout or T(5))
 
 
 class Cluster:
-    def __init__(self, samsa, n=3, election_timeout_ms=1000, extra=None):
+    """n nodes; with brokers=0 (the default) n combined nodes
+    (process.roles=broker,controller, node ids 1..n, all voters); with
+    brokers=B, n controller-only nodes (process.roles=controller, only a
+    CONTROLLER listener, node ids 1..n, the voters) and B broker-only nodes
+    (process.roles=broker, only a PLAINTEXT listener, node ids n+1..n+B,
+    quorum observers)."""
+
+    def __init__(self, samsa, n=3, election_timeout_ms=1000, extra=None, brokers=0):
         self.samsa = samsa
         self.cluster_id = random_cluster_id()
-        ports = distinct_ports(2 * n)
+        ports = distinct_ports(2 * n + brokers)
         self.voters = ",".join("%d@%s:%d" % (i + 1, HOST, ports[2 * i + 1])
                                for i in range(n))
         self.nodes = {}
-        for i in range(n):
+        for i in range(n + brokers):
             node_id = i + 1
             d = samsa.new_dir()
+            if i >= n:
+                roles = "broker"
+                nports = (ports[2 * n + (i - n)], None)
+                listeners = "PLAINTEXT://%s:%d" % (HOST, nports[0])
+            elif brokers:
+                roles = "controller"
+                nports = (None, ports[2 * i + 1])
+                listeners = "CONTROLLER://%s:%d" % (HOST, nports[1])
+            else:
+                roles = "broker,controller"
+                nports = (ports[2 * i], ports[2 * i + 1])
+                listeners = "PLAINTEXT://%s:%d,CONTROLLER://%s:%d" % (
+                    HOST, nports[0], HOST, nports[1])
             o = {
-                "process.roles": "broker,controller",
+                "process.roles": roles,
                 "node.id": str(node_id),
                 "controller.quorum.voters": self.voters,
-                "listeners": "PLAINTEXT://%s:%d,CONTROLLER://%s:%d" % (
-                    HOST, ports[2 * i], HOST, ports[2 * i + 1]),
+                "listeners": listeners,
                 "controller.listener.names": "CONTROLLER",
                 "log.dirs": os.path.join(d, "data"),
                 "controller.quorum.election.timeout.ms": str(election_timeout_ms),
@@ -152,14 +175,36 @@ class Cluster:
                 args += ["--override", "%s=%s" % (k, v)]
             rc, _, err = run_cmd(args)
             assert rc == 0, err
-            self.nodes[node_id] = Node(node_id, d, o, (ports[2 * i], ports[2 * i + 1]))
+            self.nodes[node_id] = Node(node_id, d, o, nports, roles)
 
     # -- life --------------------------------------------------------------
     def start(self, node_id):
         node = self.nodes[node_id]
+        if node.roles == "broker,controller":
+            node.srv = self.samsa.start(overrides=dict(node.overrides),
+                                        workdir=node.workdir, use_ports=False,
+                                        ports=node.ports, retries=1)
+            return node
+        # one listener only: the harness's wait_ready wants both
         node.srv = self.samsa.start(overrides=dict(node.overrides), workdir=node.workdir,
-                                    use_ports=False, ports=node.ports, retries=1)
-        return node
+                                    use_ports=False, ports=node.ports, wait=False)
+        deadline = time.monotonic() + T(15)
+        last = None
+        while time.monotonic() < deadline:
+            if not node.srv.alive():
+                raise samsa_harness.HarnessError("node %d exited before it was ready\n%s"
+                                                 % (node_id, node.srv.describe()))
+            try:
+                with node.connect(timeout=1.0, controller=not node.is_broker()) as c:
+                    r = c.api_versions(0, timeout=T(3))
+                    assert r["error_code"] == 0, r
+                return node
+            except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
+                    kwire.ProtocolError) as e:
+                last = "%s: %s" % (type(e).__name__, e)
+            time.sleep(0.05)
+        raise samsa_harness.HarnessError("node %d not ready (last: %s)\n%s"
+                                         % (node_id, last, node.srv.describe()))
 
     def start_all(self):
         # all launched first: none can be ready (answer) before it knows a
@@ -177,6 +222,10 @@ class Cluster:
     def live(self):
         return [n for n in self.nodes.values() if n.alive()]
 
+    def live_brokers(self):
+        """The live nodes with a broker listener (they answer Metadata)."""
+        return [n for n in self.live() if n.is_broker()]
+
     # -- the Kafka protocol view ------------------------------------------
     def metadata(self, node_id, topics=None):
         with self.nodes[node_id].connect() as c:
@@ -192,7 +241,8 @@ class Cluster:
         last = None
         while time.monotonic() < deadline:
             try:
-                ids = {n.node_id: self.controller_id(n.node_id) for n in self.live()}
+                ids = {n.node_id: self.controller_id(n.node_id)
+                       for n in self.live_brokers()}
                 last = ids
                 vals = set(ids.values())
                 if len(vals) == 1:
@@ -206,17 +256,45 @@ class Cluster:
         raise samsa_harness.HarnessError("no agreed leader within %.1f s (last: %s)"
                                          % (timeout, last))
 
+    def wait_quorum_leader(self, timeout, exclude=()):
+        """The raft leader (the active controller) every live broker's
+        DescribeQuorum (forwarded to the active controller) agrees on, at
+        most timeout seconds.  For clusters whose controllers are no
+        brokers: their Metadata ControllerId is a broker (Kafka's)."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                ids = {}
+                for n in self.live_brokers():
+                    with n.connect() as c:
+                        dq = describe_quorum(c, version=2)
+                    ids[n.node_id] = (dq["topics"][0]["partitions"][0]["leader_id"]
+                                      if dq["error_code"] == 0 else -1)
+                last = ids
+                vals = set(ids.values())
+                if len(vals) == 1:
+                    leader = vals.pop()
+                    if leader >= 0 and leader not in exclude:
+                        return leader
+            except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
+                    kwire.ProtocolError, IndexError) as e:
+                last = "%s: %s" % (type(e).__name__, e)
+            time.sleep(0.02)
+        raise samsa_harness.HarnessError("no agreed quorum leader within %.1f s "
+                                         "(last: %s)" % (timeout, last))
+
     def wait_unfenced(self, timeout):
         """Waits until every live node's Metadata lists every live node's
         broker (registered and unfenced by its first heartbeat)."""
-        want = {n.node_id for n in self.live()}
+        want = {n.node_id for n in self.live_brokers()}
         deadline = time.monotonic() + timeout
         last = None
         while time.monotonic() < deadline:
             try:
                 last = {n.node_id: {b["node_id"] for b in
                                     self.metadata(n.node_id, topics=[])["brokers"]}
-                        for n in self.live()}
+                        for n in self.live_brokers()}
                 if all(want <= v for v in last.values()):
                     return
             except (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
@@ -241,7 +319,7 @@ class Cluster:
         for each name; returns {name: id}."""
         deadline = time.monotonic() + timeout
         last = None
-        nodes = nodes or [n.node_id for n in self.live()]
+        nodes = nodes or [n.node_id for n in self.live_brokers()]
         while time.monotonic() < deadline:
             views = {i: self.topics(i) for i in nodes}
             last = views

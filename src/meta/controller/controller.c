@@ -33,7 +33,10 @@
 #include "proto/rd.h"
 #include "proto/wr.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -108,6 +111,13 @@ struct samsa_controller {
     atomic_bool               is_leader;    /* [atomic] cluster: is_self */
     atomic_bool               need_bootstrap; /* [atomic] */
     atomic_bool               reset_sessions; /* [atomic] new leader */
+    /* observers (ctl_sync_observers): a membership change is in flight
+     * (cleared by its done callback on the quorum thread) */
+    atomic_bool               member_change;  /* [atomic] */
+    bool                      sync_now;   /* [controller thread] a broker
+                                             (un)registered */
+    int64_t                   sync_ms;    /* [controller thread] last sync */
+    samsa_quorum_desc_t      *qdesc;      /* [controller thread] scratch */
     ctl_session_t            *sessions; /* [controller thread] broker
                                            session clocks */
     size_t                    nsessions;
@@ -505,6 +515,7 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         ctl_session(ctrl, ((const samsa_controller_broker_reg_t *)
                            op->req)->broker_id, samsa_now_ms())->last_ms
             = samsa_now_ms();
+        ctrl->sync_now = true;
         break;
     case CTL_BROKER_HEARTBEAT:
         samsa_ctlbrokers_heartbeat(&b, op->req, op->results);
@@ -518,6 +529,7 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
     case CTL_UNREGISTER_BROKER:
         samsa_ctlbrokers_unregister(&b, *(const int32_t *) op->req,
                                     op->results);
+        ctrl->sync_now = true;
         break;
     case CTL_WAKE:
         break;
@@ -548,6 +560,7 @@ ctl_done(ctl_op_t *op)
 }
 
 static void ctl_quorum_bootstrap(samsa_controller_t *ctrl);
+static void ctl_sync_observers(samsa_controller_t *ctrl);
 
 static void *
 ctl_thread(void *arg)
@@ -564,6 +577,7 @@ ctl_thread(void *arg)
             ctl_done(op);
         }
         ctl_fence_expired(ctrl);
+        ctl_sync_observers(ctrl);
     }
     while ((op = samsa_queue_take(&ctrl->ops, 0)) != NULL) {
         if (op != &ctrl->wake) {
@@ -952,6 +966,106 @@ ctl_on_leader(void *ctx, int32_t leader, int64_t epoch, bool is_self)
     }
 }
 
+/* ---- cluster mode: observers */
+
+/* @thread quorum */
+static void
+ctl_member_changed(void *ctx, samsa_err_t err)
+{
+    samsa_controller_t  *ctrl = ctx;
+
+    if (err != SAMSA_ERR_NONE && err != SAMSA_ERR__SHUTDOWN) {
+        samsa_info("metadata quorum: observer change: %s (tried again)",
+                   samsa_err_name(err));
+    }
+    atomic_store_explicit(&ctrl->member_change, false, memory_order_release);
+}
+
+static bool
+ctl_desc_has(const samsa_quorum_member_t *m, size_t n, int32_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].node_id == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The active controller keeps the quorum's observers equal to the
+ * registered brokers that are not voters (broker-only nodes): a broker
+ * whose registration committed and that is not in the raft configuration
+ * is added as a standby (it replicates and applies the log, does not
+ * vote; it has no CONTROLLER listener, so its raft address is a port-0
+ * label and the leader reaches it through the socket it dials in,
+ * meta/quorum_transport.h); an observer whose broker was unregistered is
+ * removed.  One change at a time (libraft takes one), looked at after a
+ * (un)registration and every CTL_POLL_MS, so a failed or refused change
+ * is tried again and a new active controller finishes what the old one
+ * left.  @thread controller */
+static void
+ctl_sync_observers(samsa_controller_t *ctrl)
+{
+    const samsa_image_broker_t  *br;
+    samsa_quorum_desc_t         *d;
+    samsa_image_t               *img;
+    samsa_quorum_t              *q;
+    char                         label[32];
+    int64_t                      next, now = samsa_now_ms();
+    samsa_err_t                  err = SAMSA_ERR_NONE;
+    bool                         pushed = false;
+    size_t                       i;
+
+    if (!CTL_CLUSTER(ctrl) || ctrl->failed
+        || !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)
+        || atomic_load_explicit(&ctrl->member_change, memory_order_acquire)
+        || (!ctrl->sync_now && now - ctrl->sync_ms < CTL_POLL_MS)) {
+        return;
+    }
+    ctrl->sync_now = false;
+    ctrl->sync_ms = now;
+    if ((q = samsa_controller_quorum(ctrl)) == NULL) {
+        return;
+    }
+    if (ctrl->qdesc == NULL) {
+        ctrl->qdesc = samsa_calloc(1, sizeof(*ctrl->qdesc));
+    }
+    d = ctrl->qdesc;
+    if (samsa_quorum_describe(q, d, 1000) != SAMSA_ERR_NONE || !d->is_leader) {
+        return;
+    }
+    img = ctl_img_get(ctrl, &next);
+    atomic_store_explicit(&ctrl->member_change, true, memory_order_release);
+    for (i = 0; !pushed && i < samsa_image_broker_count(img); i++) {
+        br = samsa_image_broker_at(img, i);
+        if (ctl_desc_has(d->voters, d->n_voters, br->id)
+            || ctl_desc_has(d->observers, d->n_observers, br->id)) {
+            continue;
+        }
+        snprintf(label, sizeof(label), "broker-%d", (int) br->id);
+        samsa_info("metadata quorum: adding broker %d as an observer",
+                   (int) br->id);
+        err = samsa_quorum_add_observer(q, br->id, label, 0,
+                                        ctl_member_changed, ctrl);
+        pushed = true;
+    }
+    for (i = 0; !pushed && i < d->n_observers; i++) {
+        if (samsa_image_broker_find(img, d->observers[i].node_id) != NULL) {
+            continue;
+        }
+        samsa_info("metadata quorum: removing observer %d (its broker is "
+                   "not registered)", (int) d->observers[i].node_id);
+        err = samsa_quorum_remove_voter(q, d->observers[i].node_id,
+                                        ctl_member_changed, ctrl);
+        pushed = true;
+    }
+    samsa_image_put(img);
+    if (!pushed || err != SAMSA_ERR_NONE) {
+        atomic_store_explicit(&ctrl->member_change, false,
+                              memory_order_release);
+    }
+}
+
 /* <metadata_dir>/__raft_metadata, created if missing. */
 static samsa_err_t
 ctl_raft_dir(const samsa_controller_t *ctrl, char *out, size_t size,
@@ -981,6 +1095,41 @@ ctl_snapshot_entries(int64_t bytes)
                                                      : (uint32_t) n;
 }
 
+/* host as an IP literal (a name resolved now, IPv4 first), for the
+ * reverse dials of an observer. */
+static samsa_err_t
+ctl_numeric_host(const char *host, char out[INET6_ADDRSTRLEN], char *errstr,
+                 size_t errstr_size)
+{
+    struct addrinfo   hints, *res = NULL, *pick;
+    const void       *a;
+    int               rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    if ((rc = getaddrinfo(host, NULL, &hints, &res)) != 0 || res == NULL) {
+        snprintf(errstr, errstr_size, "controller.quorum.voters: cannot "
+                 "resolve '%s': %s", host, gai_strerror(rc));
+        return SAMSA_ERR__CONFIG;
+    }
+    for (pick = res; pick != NULL && pick->ai_family != AF_INET;
+         pick = pick->ai_next) {
+    }
+    pick = pick != NULL ? pick : res;
+    a = pick->ai_family == AF_INET
+        ? (const void *) &((const struct sockaddr_in *) pick->ai_addr)->sin_addr
+        : (const void *) &((const struct sockaddr_in6 *)
+                           pick->ai_addr)->sin6_addr;
+    if (inet_ntop(pick->ai_family, a, out, INET6_ADDRSTRLEN) == NULL) {
+        freeaddrinfo(res);
+        snprintf(errstr, errstr_size, "controller.quorum.voters: '%s' "
+                 "resolves to no usable address", host);
+        return SAMSA_ERR__CONFIG;
+    }
+    freeaddrinfo(res);
+    return SAMSA_ERR_NONE;
+}
+
 /* Cluster mode: open the quorum of broker_cfg's KRaft settings. */
 static samsa_err_t
 ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
@@ -991,21 +1140,39 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     samsa_quorum_t              *q = NULL;
     samsa_err_t                  err;
     char                         dir[4096];
+    char                       (*hosts)[INET6_ADDRSTRLEN];
+    bool                         is_voter, reverse;
     size_t                       i;
 
     err = ctl_raft_dir(ctrl, dir, sizeof(dir), errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    is_voter = samsa_config_kraft_is_voter(k, ctrl->conf.node_id);
+    /* a broker-only node has no CONTROLLER listener: it dials the voters
+     * (reverse dial, which wants IP addresses) */
+    reverse = !is_voter && !ctrl->conf.broker_cfg->role_controller;
     voters = samsa_calloc(k->nvoters + 1, sizeof(*voters));
+    hosts = samsa_calloc(k->nvoters + 1, sizeof(*hosts));
     for (i = 0; i < k->nvoters; i++) {
         voters[i].node_id = k->voters[i].id;
         voters[i].host = k->voters[i].addr.host;
         voters[i].port = (uint16_t) k->voters[i].addr.port;
+        if (reverse) {
+            err = ctl_numeric_host(k->voters[i].addr.host, hosts[i],
+                                   errstr, errstr_size);
+            if (err != SAMSA_ERR_NONE) {
+                samsa_free(voters);
+                samsa_free(hosts);
+                return err;
+            }
+            voters[i].host = hosts[i];
+        }
     }
     memset(&qc, 0, sizeof(qc));
     qc.node_id = ctrl->conf.node_id;
-    qc.is_voter = samsa_config_kraft_is_voter(k, ctrl->conf.node_id);
+    qc.is_voter = is_voter;
+    qc.reverse_dial = reverse;
     qc.voters = voters;
     qc.n_voters = k->nvoters;
     qc.dir = dir;
@@ -1032,12 +1199,15 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     qc.ctx = ctrl;
     err = samsa_quorum_open(&q, &qc, errstr, errstr_size);
     samsa_free(voters);
+    samsa_free(hosts);
     if (err == SAMSA_ERR_NONE) {
         pthread_mutex_lock(&ctrl->q_lock);
         ctrl->quorum = q;
         pthread_mutex_unlock(&ctrl->q_lock);
-        samsa_info("metadata quorum: node %d of %zu voter(s), raft log in "
-                   "%s", (int) ctrl->conf.node_id, k->nvoters, dir);
+        samsa_info("metadata quorum: node %d %s %zu voter(s), raft log in "
+                   "%s", (int) ctrl->conf.node_id,
+                   is_voter ? "of" : "(an observer) following", k->nvoters,
+                   dir);
     }
     return err;
 }
@@ -1195,5 +1365,6 @@ samsa_controller_close(samsa_controller_t *ctrl)
     pthread_mutex_destroy(&ctrl->q_lock);
     pthread_mutex_destroy(&ctrl->img_lock);
     samsa_free(ctrl->sessions);
+    samsa_free(ctrl->qdesc);
     samsa_free(ctrl);
 }
