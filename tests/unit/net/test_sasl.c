@@ -260,6 +260,7 @@ scram_login(samsa_sasl_t *s, const char *pw, bool cnonce_again)
     char                        sfirst[1024], wo[1024], am[2048], fin[1200];
     char                        err[192], p64[100];
     const char                 *bare = "n=carol,r=clientnonce";
+    int                         n;
 
     samsa_sasl_handshake(s, 1, s_("SCRAM-SHA-256"), &r);
     assert_int_equal(r.error, 0);
@@ -281,11 +282,13 @@ scram_login(samsa_sasl_t *s, const char *pw, bool cnonce_again)
     snprintf(wo, sizeof(wo), "c=biws,r=%s%.*s",
              cnonce_again ? "clientnonce" : "", (int) sf.nonce.len,
              sf.nonce.ptr);
-    snprintf(am, sizeof(am), "%s,%s,%s", bare, sfirst, wo);
+    n = snprintf(am, sizeof(am), "%s,%s,%s", bare, sfirst, wo);
+    assert_true(n > 0 && (size_t) n < sizeof(am));
     samsa_scram_client_proof(SAMSA_SCRAM_SHA_256, sp, am, strlen(am), proof);
     assert_int_equal(samsa_scram_b64_encode(proof, 32, p64, sizeof(p64)),
                      SAMSA_ERR_NONE);
-    snprintf(fin, sizeof(fin), "%s,p=%s", wo, p64);
+    n = snprintf(fin, sizeof(fin), "%s,p=%s", wo, p64);
+    assert_true(n > 0 && (size_t) n < sizeof(fin));
     samsa_sasl_token(s, 2, s_(fin), 0, &r);
     if (!r.complete) {
         assert_true(r.close);
