@@ -576,7 +576,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .doc = "Replication factor of a topic created without one "
                "(auto-created, or CreateTopics with -1); above 1 is "
-               "refused, as there is one broker.",
+               "refused unless unstable.replication.enable is true.",
     },
     {
         .name = "min.insync.replicas",
@@ -1048,6 +1048,15 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .min = 1, .max = INT64_MAX,
         .implemented = true,
         .doc = "Time after which a message must be compacted.",
+    },
+    {
+        .name = "unstable.replication.enable",
+        .type = SAMSA_CONFIG_BOOL,
+        .dflt = "false",
+        .implemented = true,
+        .doc = "Let the controller accept a replication factor above 1: "
+               "replication under development, see docs/REPLICATION.md "
+               "(followers do not copy data yet).",
     },
     {
         .name = "num.replica.fetchers",

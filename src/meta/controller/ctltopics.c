@@ -211,8 +211,18 @@ ctl_place(const samsa_ctlbatch_t *b, int32_t start, int32_t nparts,
     return out;
 }
 
-/* The refusal of a replication factor above 1 that Kafka would accept.
- * TODO(#18): lift it once followers replicate (the issue after 18). */
+/* May a partition get rf replicas?  Above 1 only with
+ * unstable.replication.enable (issue 19: followers do not replicate yet,
+ * see docs/REPLICATION.md). */
+static bool
+ctl_rf_allowed(const samsa_ctlbatch_t *b, int32_t rf)
+{
+    return rf <= 1
+           || samsa_config_bool(b->broker_cfg, "unstable.replication.enable");
+}
+
+/* The refusal of a replication factor above 1 that Kafka would accept,
+ * while unstable.replication.enable is false. */
 static const char *
 ctl_rf_unsupported(samsa_arena_t *arena, int32_t rf)
 {
@@ -476,7 +486,7 @@ ctl_create_manual(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                        "sequence");
         return NULL;
     }
-    if (*rf > 1) {
+    if (!ctl_rf_allowed(b, *rf)) {
         ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
                        ctl_rf_unsupported(arena, *rf));
         return NULL;
@@ -519,7 +529,7 @@ ctl_create_counts(samsa_ctlbatch_t *b, const samsa_controller_new_topic_t *t,
                                      *rf, msg));
         return false;
     }
-    if (*rf > 1) {
+    if (!ctl_rf_allowed(b, *rf)) {
         ctl_topic_fail(r, SAMSA_ERR_INVALID_REPLICATION_FACTOR,
                        ctl_rf_unsupported(arena, *rf));
         return false;
@@ -816,7 +826,7 @@ ctl_partitions_one(samsa_ctlbatch_t *b,
             return;
         }
     }
-    if (rf > 1) {                       /* no such topic yet */
+    if (!ctl_rf_allowed(b, rf)) {       /* no such topic yet */
         r->error = SAMSA_ERR_INVALID_REPLICATION_FACTOR;
         r->message = ctl_rf_unsupported(arena, rf);
         return;

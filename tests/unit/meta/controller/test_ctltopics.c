@@ -5,7 +5,9 @@
  * shutdown left out), honour manual assignments naming registered
  * brokers with Kafka's errors (unregistered, duplicate in sorted order,
  * inconsistent replication factor, all fenced), and refuse replication
- * factors above 1 once Kafka's own checks pass.  The controller over a
+ * factors above 1 once Kafka's own checks pass, unless
+ * unstable.replication.enable is true (then ISR = the replicas, leader =
+ * the first replica).  The controller over a
  * real log, with this node alone, is test_controller.c's. */
 #include "unit.h"
 
@@ -339,6 +341,89 @@ test_ctltopics_rf_refused(void **state)
                   "factor must be 1.");
 }
 
+/* Reload the fixture's config with unstable.replication.enable=true
+ * (before fx_open: the batch borrows the config). */
+static void
+fx_enable_replication(fixture_t *fx)
+{
+    samsa_props_t  *props = samsa_props_new();
+    char            err[512] = "";
+
+    samsa_config_fini(&fx->cfg);
+    samsa_props_set(props, "log.dirs", "/tmp/samsa-ctltopics-unused",
+                    "test");
+    samsa_props_set(props, "unstable.replication.enable", "true", "test");
+    if (samsa_config_load(&fx->cfg, props, err, sizeof(err))
+        != SAMSA_ERR_NONE) {
+        fail_msg("config: %s", err);
+    }
+    samsa_props_free(props);
+}
+
+/* Every partition of t has rf distinct replicas, ISR = the replicas in
+ * order and leader = the first replica; the count each broker (1..3)
+ * leads goes to lead[id]. */
+static void
+check_replicated(const samsa_image_topic_t *t, int32_t rf, int lead[4])
+{
+    int32_t  p, i, j;
+
+    for (p = 0; p < t->npartitions; p++) {
+        const samsa_image_partition_t  *part = &t->partitions[p];
+
+        assert_int_equal(part->nreplicas, rf);
+        assert_int_equal(part->nisr, rf);
+        for (i = 0; i < rf; i++) {
+            assert_int_equal(part->isr[i], part->replicas[i]);
+            for (j = 0; j < i; j++) {
+                assert_int_not_equal(part->replicas[i], part->replicas[j]);
+            }
+        }
+        assert_int_equal(part->leader, part->replicas[0]);
+        assert_in_range(part->leader, 1, 3);
+        lead[part->leader]++;
+    }
+}
+
+/* With unstable.replication.enable, RF up to the broker count is placed
+ * (striped: leaders spread), by CreateTopics, manual assignments and
+ * CreatePartitions; above the broker count Kafka's message stays. */
+static void
+test_ctltopics_rf_unstable(void **state)
+{
+    fixture_t           *fx = *state;
+    const broker_def_t   defs[3] = {
+        { 1, NULL, false, false }, { 2, NULL, false, false },
+        { 3, NULL, false, false },
+    };
+    int32_t              r21[2] = { 2, 1 };
+    samsa_controller_assignment_t  two[1] = { { 0, r21, 2 } };
+    samsa_controller_result_t      r;
+    int                            lead[4] = { 0 };
+
+    fx_enable_replication(fx);
+    fx_open(fx, defs, 3);
+    expect_create(fx, "rf3", 6, 3, NULL, 0, SAMSA_ERR_NONE, NULL);
+    check_replicated(topic(fx, "rf3"), 3, lead);
+    assert_int_equal(lead[1], 2);
+    assert_int_equal(lead[2], 2);
+    assert_int_equal(lead[3], 2);
+    expect_create(fx, "rf4", 1, 4, NULL, 0,
+                  SAMSA_ERR_INVALID_REPLICATION_FACTOR,
+                  "Unable to replicate the partition 4 time(s): The target "
+                  "replication factor of 4 cannot be reached because only 3 "
+                  "broker(s) are registered.");
+    expect_create(fx, "m2", -1, -1, two, 1, SAMSA_ERR_NONE, NULL);
+    assert_int_equal(topic(fx, "m2")->partitions[0].leader, 2);
+    memset(lead, 0, sizeof(lead));
+    check_replicated(topic(fx, "m2"), 2, lead);
+    r = add_partitions(fx, "rf3", 9, NULL, 0);
+    assert_int_equal(r.error, SAMSA_ERR_NONE);
+    assert_int_equal(topic(fx, "rf3")->npartitions, 9);
+    memset(lead, 0, sizeof(lead));
+    check_replicated(topic(fx, "rf3"), 3, lead);
+}
+
 /* ---- manual assignments */
 
 static void
@@ -499,6 +584,7 @@ main(void)
         T(test_ctltopics_racks),
         T(test_ctltopics_fenced),
         T(test_ctltopics_rf_refused),
+        T(test_ctltopics_rf_unstable),
         T(test_ctltopics_manual),
         T(test_ctltopics_partitions_manual),
         T(test_ctltopics_partitions_fenced),
