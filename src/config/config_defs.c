@@ -630,8 +630,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "unclean.leader.election.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "false",
-        .implemented = false,
-        .doc = "Allow an out-of-sync replica to become leader.",
+        .implemented = true,
+        .doc = "Allow an out-of-sync replica to become leader: the "
+               "controller elects the first live replica when no ISR "
+               "member is live (the topic's override wins).",
     },
     {
         .name = "auto.leader.rebalance.enable",

@@ -17,14 +17,19 @@
  * drops it from the ISR (unless it is the last member, which stays) and
  * elects the first other active ISR member, or none (leader -1); in the
  * batch that unfences it, every leader-less partition with it in the ISR
- * is given a leader again.  The image bumps the leader epoch of a leader
- * change and the partition epoch of every change.
+ * is given a leader again.  With unclean.leader.election.enable (the
+ * topic's, else the broker's) a partition left with no active ISR member
+ * elects its first active replica instead, ISR = [it] (Kafka's unclean
+ * election; LeaderRecoveryState is not written: no AlterPartition yet).
+ * The image bumps the leader epoch of a leader change and the partition
+ * epoch of every change.
  * Threads: the controller thread.
  */
 #include "meta/controller/controller_int.h"
 
 #include <inttypes.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -90,6 +95,46 @@ ctlbrokers_elect(const samsa_ctlbatch_t *b, const samsa_image_partition_t *p,
         }
     }
     return -1;
+}
+
+/* Kafka's effective unclean.leader.election.enable of t: its override,
+ * else the broker's (false without a broker config). */
+static bool
+ctlbrokers_unclean(const samsa_ctlbatch_t *b, const samsa_image_topic_t *t)
+{
+    const char  *v = samsa_image_topic_config(t,
+                                              "unclean.leader.election.enable");
+
+    if (v != NULL) {
+        return strcasecmp(v, "true") == 0;
+    }
+    return b->broker_cfg != NULL
+           && samsa_config_bool(b->broker_cfg,
+                                "unclean.leader.election.enable");
+}
+
+/* PartitionChangeBuilder's unclean election: the first active replica
+ * (preferred order) other than except, with x's ISR set to it alone;
+ * false: none is active. */
+static bool
+ctlbrokers_elect_unclean(const samsa_ctlbatch_t *b,
+                         const samsa_image_partition_t *p, int32_t except,
+                         ctlbrokers_change_t *x)
+{
+    int32_t  i;
+
+    for (i = 0; i < p->nreplicas; i++) {
+        if (p->replicas[i] != except
+            && ctlbrokers_active(b, p->replicas[i])) {
+            samsa_free(x->isr);
+            x->isr = samsa_calloc(1, sizeof(*x->isr));
+            x->isr[0] = p->replicas[i];
+            x->nisr = 1;
+            x->leader = p->replicas[i];
+            return true;
+        }
+    }
+    return false;
 }
 
 static void
@@ -171,6 +216,9 @@ ctlbrokers_leave(samsa_ctlbatch_t *b, int32_t broker_id)
             }
             if (p->leader == broker_id) {
                 x.leader = ctlbrokers_elect(b, p, isr, nisr, broker_id);
+                if (x.leader == -1 && ctlbrokers_unclean(b, t)) {
+                    (void) ctlbrokers_elect_unclean(b, p, broker_id, &x);
+                }
             }
             if (x.leader == -2 && x.isr == NULL) {
                 continue;               /* the last ISR member, no leader */
@@ -183,8 +231,10 @@ ctlbrokers_leave(samsa_ctlbatch_t *b, int32_t broker_id)
 
 /* Kafka's generateLeaderAndIsrUpdates(brokerToAdd = broker_id) over the
  * leader-less partitions: each with broker_id in its ISR elects a leader
- * from its ISR again (broker_id, now active, or an earlier active one).
- * sole: only those whose ISR is broker_id alone. */
+ * from its ISR again (broker_id, now active, or an earlier active one);
+ * one with broker_id as a replica outside the ISR, with unclean leader
+ * election on, elects its first active replica (ISR = [it]).
+ * sole: only those whose ISR is broker_id alone (no unclean election). */
 static void
 ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id, bool sole)
 {
@@ -199,18 +249,26 @@ ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id, bool sole)
         t = samsa_image_delta_topic_slot(b->delta, i);
         for (j = 0; t != NULL && j < t->npartitions; j++) {
             p = &t->partitions[j];
-            if (p->leader != -1
-                || !ctlbrokers_has(p->isr, p->nisr, broker_id)
-                || (sole && p->nisr != 1)) {
+            if (p->leader != -1 || (sole && p->nisr != 1)) {
                 continue;
             }
             x.topic_id = t->id;
             x.partition = p->partition;
-            x.leader = ctlbrokers_elect(b, p, p->isr, p->nisr, -1);
+            x.leader = -1;
             x.isr = NULL;
             x.nisr = 0;
+            if (ctlbrokers_has(p->isr, p->nisr, broker_id)) {
+                x.leader = ctlbrokers_elect(b, p, p->isr, p->nisr, -1);
+            } else if (!sole && ctlbrokers_has(p->replicas, p->nreplicas,
+                                               broker_id)
+                       && ctlbrokers_unclean(b, t)) {
+                /* no ISR member is active (else it would lead) */
+                (void) ctlbrokers_elect_unclean(b, p, -1, &x);
+            }
             if (x.leader >= 0) {
                 ctlbrokers_changes_push(&c, &x);
+            } else {
+                samsa_free(x.isr);
             }
         }
     }

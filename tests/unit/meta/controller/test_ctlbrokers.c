@@ -7,7 +7,11 @@
  * unfencing it elects it again for p0 only; a WantShutDown heartbeat of
  * an unfenced leader enters controlled shutdown (leadership moved, no
  * ShouldShutDown yet), the next one, leading nothing, answers
- * ShouldShutDown and fences it; a fenced broker may shut down at once. */
+ * ShouldShutDown and fences it; a fenced broker may shut down at once.
+ * unclean.leader.election.enable (topic override): p2 with no active ISR
+ * member elects its active replica outside the ISR, on the fence of its
+ * leader and on the unfence of that replica, ISR = [it]; off, it stays
+ * leader-less. */
 #include "unit.h"
 
 #include <stdlib.h>
@@ -62,7 +66,7 @@ add_partition(samsa_image_delta_t *d, int32_t id, int32_t *reps, int32_t n,
 }
 
 static samsa_image_t *
-sample_image(void)
+sample_image_unclean(const char *unclean)
 {
     samsa_image_t                *empty = samsa_image_new_empty(), *img;
     samsa_image_delta_t          *d = samsa_image_delta_new(empty);
@@ -95,10 +99,27 @@ sample_image(void)
     add_partition(d, 0, one, 1, 1, 4);
     add_partition(d, 1, two, 1, 2, 5);
     add_partition(d, 2, both, 2, 1, 6);
+    if (unclean != NULL) {
+        memset(&rec, 0, sizeof(rec));
+        rec.type = SAMSA_MetadataRecords_ConfigRecord;
+        samsa_ConfigRecord_init(&rec.u.ConfigRecord);
+        rec.u.ConfigRecord.ResourceType = 2;            /* TOPIC */
+        rec.u.ConfigRecord.ResourceName = samsa_slice_cstr("t");
+        rec.u.ConfigRecord.Name =
+            samsa_slice_cstr("unclean.leader.election.enable");
+        rec.u.ConfigRecord.Value = samsa_slice_cstr(unclean);
+        replay(d, &rec, 7);
+    }
     img = samsa_image_delta_apply(d);
     samsa_image_delta_free(d);
     samsa_image_put(empty);
     return img;
+}
+
+static samsa_image_t *
+sample_image(void)
+{
+    return sample_image_unclean(NULL);
 }
 
 static const samsa_image_partition_t *
@@ -219,12 +240,62 @@ test_ctlbrokers_controlled_shutdown(void **state)
     samsa_image_put(img);
 }
 
+/* One batch at offset that fences (1) or unfences (-1) broker id, as
+ * the next image (img put). */
+static samsa_image_t *
+fence_step(samsa_image_t *img, int64_t offset, int32_t id, int8_t fenced,
+           int32_t want_p2_leader, int32_t want_p2_isr0)
+{
+    samsa_ctlbatch_t                b;
+    samsa_image_t                  *next;
+    const samsa_image_partition_t  *p;
+
+    samsa_ctlbatch_init(&b, img, offset, NODE, NULL);
+    samsa_ctlbrokers_fence(&b, id, id, fenced);
+    p = part(&b, 2);
+    assert_int_equal(p->leader, want_p2_leader);
+    assert_int_equal(p->nisr, 1);
+    assert_int_equal(p->isr[0], want_p2_isr0);
+    next = commit(&b);
+    samsa_image_put(img);
+    return next;
+}
+
+static void
+test_ctlbrokers_unclean_election(void **state)
+{
+    samsa_image_t  *img;
+
+    (void) state;
+    /* off: 2 fenced leaves p2's ISR; 1 fenced then: leader-less, and 2
+     * unfenced (not in the ISR) does not lead it */
+    img = sample_image_unclean("false");
+    img = fence_step(img, 8, 2, 1, 1, 1);
+    img = fence_step(img, 20, 1, 1, -1, 1);
+    img = fence_step(img, 30, 2, -1, -1, 1);
+    samsa_image_put(img);
+    /* on: the same, and 2's unfence elects it, ISR = [2] */
+    img = sample_image_unclean("true");
+    img = fence_step(img, 8, 2, 1, 1, 1);
+    img = fence_step(img, 20, 1, 1, -1, 1);
+    img = fence_step(img, 30, 2, -1, 2, 2);
+    samsa_image_put(img);
+    /* on: 2 back (still out of the ISR), then the leader 1 fenced: the
+     * fence elects 2 at once */
+    img = sample_image_unclean("true");
+    img = fence_step(img, 8, 2, 1, 1, 1);
+    img = fence_step(img, 20, 2, -1, 1, 1);
+    img = fence_step(img, 30, 1, 1, 2, 2);
+    samsa_image_put(img);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest  tests[] = {
         cmocka_unit_test(test_ctlbrokers_fence_unfence),
         cmocka_unit_test(test_ctlbrokers_controlled_shutdown),
+        cmocka_unit_test(test_ctlbrokers_unclean_election),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
