@@ -309,7 +309,9 @@ samsa_apis_mutate(samsa_apis_t *apis, samsa_req_t *req, int16_t strict_since,
     samsa_quota_mutation_t  mq;
     samsa_err_t             err;
 
-    samsa_quota_mutation_begin(apis->broker->quota, &mq, req->hdr.ClientId,
+    samsa_quota_mutation_begin(apis->broker->quota, &mq,
+                               samsa_quota_user(req->principal),
+                               req->hdr.ClientId,
                                req->hdr.ApiVersion >= strict_since);
     err = fn(ctx, charge ? samsa_quota_mutation_ctl(&mq) : NULL);
     req->throttle_ms = samsa_quota_mutation_end(&mq, samsa_now_ms());

@@ -6,8 +6,8 @@
  * its sampled rate for Produce, Fetch and Request and its token bucket
  * for Mutation (whose rate is the mutation-rate metric only).  Neither
  * table is pruned: Kafka expires a sensor idle for an hour, we keep it
- * (one per distinct client id that talked to us while its type was
- * enabled).
+ * (one per distinct user and client id that talked to us while its type
+ * was enabled).
  */
 #include "broker/quota.h"
 
@@ -43,6 +43,7 @@ struct samsa_quota_sensor {
 
 typedef struct quota_client {
     samsa_map_node_t      node;         /* in clients */
+    char                 *user;         /* the principal's name */
     char                 *id;           /* "" for a null client id */
     int64_t               offset[SAMSA_QUOTA__NTYPES];  /* -2: unresolved */
     double                bound[SAMSA_QUOTA__NTYPES];
@@ -54,7 +55,8 @@ struct samsa_quota_mgr {
     int               samples[SAMSA_QUOTA__NTYPES];     /* [const] */
     int64_t           window_ms[SAMSA_QUOTA__NTYPES];   /* [const] */
     pthread_mutex_t   lock;             /* guards everything below */
-    samsa_map_t       clients;          /* quota_client_t by id */
+    samsa_map_t       clients;          /* quota_client_t by user and
+                                           client id */
     samsa_map_t       sensors;          /* by type, user and client */
     int64_t           any_offset;       /* image offset `any` is for */
     bool              any[SAMSA_QUOTA__NTYPES];  /* the image sets the
@@ -84,7 +86,8 @@ samsa_quota_type_name(samsa_quota_type_t type)
                                                  : "?";
 }
 
-/* The key of a client (len bytes at p) or a sensor (the three others). */
+/* The key of a client (user and the len bytes at p) or a sensor (type,
+ * user and client). */
 typedef struct quota_key {
     const char          *p;
     size_t               len;
@@ -98,7 +101,8 @@ quota_client_eq(const samsa_map_node_t *node, const void *key)
     const quota_client_t  *c = SAMSA_MAP_ENTRY(node, quota_client_t, node);
     const quota_key_t     *k = key;
 
-    return strlen(c->id) == k->len && memcmp(c->id, k->p, k->len) == 0;
+    return strlen(c->id) == k->len && memcmp(c->id, k->p, k->len) == 0
+           && strcmp(c->user, k->user) == 0;
 }
 
 static bool
@@ -149,6 +153,7 @@ samsa_quota_mgr_free(samsa_quota_mgr_t *q)
     samsa_map_iter_init(&it, &q->clients);
     while ((n = samsa_map_iter_next(&it)) != NULL) {
         c = SAMSA_MAP_ENTRY(n, quota_client_t, node);
+        samsa_free(c->user);
         samsa_free(c->id);
         samsa_free(c);
     }
@@ -168,11 +173,12 @@ samsa_quota_mgr_free(samsa_quota_mgr_t *q)
 
 /* @locks q->lock held */
 static quota_client_t *
-quota_client_get(samsa_quota_mgr_t *q, samsa_slice_t id)
+quota_client_get(samsa_quota_mgr_t *q, const char *user, samsa_slice_t id)
 {
     quota_key_t        k = { .p = id.ptr != NULL ? id.ptr : "",
-                             .len = id.len };
-    uint64_t           h = samsa_hash_bytes(k.p, k.len, 0);
+                             .len = id.len, .user = user };
+    uint64_t           h = samsa_hash_bytes(k.p, k.len,
+                                            samsa_hash_str(user, 0));
     samsa_map_node_t  *n = samsa_map_find(&q->clients, h, quota_client_eq,
                                           &k);
     quota_client_t    *c;
@@ -182,6 +188,7 @@ quota_client_get(samsa_quota_mgr_t *q, samsa_slice_t id)
         return SAMSA_MAP_ENTRY(n, quota_client_t, node);
     }
     c = samsa_calloc(1, sizeof(*c));
+    c->user = samsa_strdup(user);
     c->id = samsa_calloc(1, id.len + 1);
     memcpy(c->id, k.p, id.len);
     for (t = 0; t < SAMSA_QUOTA__NTYPES; t++) {
@@ -267,12 +274,13 @@ static const struct {
     { 0, 1, false, true }, { 0, 2, false, true },
 };
 
-/* The bound key sets for client id (0: none) at the most specific level
- * that sets it, and that level's sensor tags (pointing to client or to
- * static strings). */
+/* The bound key sets for user and client id (0: none) at the most
+ * specific level that sets it, and that level's sensor tags (pointing to
+ * user, client or a static string). */
 static double
-quota_resolve(const samsa_image_t *img, const char *key, const char *client,
-              const char **user_tag, const char **client_tag)
+quota_resolve(const samsa_image_t *img, const char *key, const char *user,
+              const char *client, const char **user_tag,
+              const char **client_tag)
 {
     samsa_arena_t    arena = SAMSA_ARENA_INIT;
     samsa_qentity_t  e;
@@ -286,8 +294,7 @@ quota_resolve(const samsa_image_t *img, const char *key, const char *client,
         if (quota_levels[i].user != 0) {
             e.has[SAMSA_QENTITY_USER] = true;
             if (quota_levels[i].user == 1) {
-                e.name[SAMSA_QENTITY_USER] =
-                    samsa_slice_cstr(SAMSA_QUOTA_ANONYMOUS);
+                e.name[SAMSA_QENTITY_USER] = samsa_slice_cstr(user);
             }
         }
         if (quota_levels[i].client != 0) {
@@ -298,7 +305,7 @@ quota_resolve(const samsa_image_t *img, const char *key, const char *client,
         }
         if (samsa_image_client_quota(img, samsa_qentity_key(&e, &arena), key,
                                      &v)) {
-            *user_tag = quota_levels[i].user_tag ? SAMSA_QUOTA_ANONYMOUS : "";
+            *user_tag = quota_levels[i].user_tag ? user : "";
             *client_tag = quota_levels[i].client_tag ? client : "";
             break;
         }
@@ -340,7 +347,7 @@ samsa_quota_ip_conn_rate(void *meta, const char *ip)
  * sensor only when a quota applies to the client. */
 static samsa_quota_sensor_t *
 quota_sensor_for(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                 samsa_slice_t client_id, double *bound)
+                 const char *user, samsa_slice_t client_id, double *bound)
 {
     samsa_image_t         *img = samsa_meta_image_get(q->meta);
     quota_client_t        *c;
@@ -354,10 +361,11 @@ quota_sensor_for(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     }
     pthread_mutex_lock(&q->lock);
     if (quota_enabled(q, img, type)) {
-        c = quota_client_get(q, client_id);
+        c = quota_client_get(q, user != NULL ? user : SAMSA_QUOTA_ANONYMOUS,
+                             client_id);
         if (c->offset[type] != samsa_image_offset(img)) {
-            c->bound[type] = quota_resolve(img, quota_types[type].key, c->id,
-                                           &utag, &ctag);
+            c->bound[type] = quota_resolve(img, quota_types[type].key,
+                                           c->user, c->id, &utag, &ctag);
             c->sensor[type] = type != SAMSA_QUOTA_MUTATION
                                       || c->bound[type] > 0.0
                                   ? quota_sensor_get(q, type, utag, ctag)
@@ -396,15 +404,15 @@ samsa_quota_enabled(samsa_quota_mgr_t *q, samsa_quota_type_t type)
  * sensor's, each taken here */
 static int32_t
 quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-             samsa_slice_t client_id, double value, bool throttle,
-             int64_t now_ms, bool *enabled)
+             const char *user, samsa_slice_t client_id, double value,
+             bool throttle, int64_t now_ms, bool *enabled)
 {
     samsa_quota_sensor_t  *s;
     double                 bound = 0.0;
     int64_t                ms = 0;
 
     samsa_assert(type != SAMSA_QUOTA_MUTATION);
-    s = quota_sensor_for(q, type, client_id, &bound);
+    s = quota_sensor_for(q, type, user, client_id, &bound);
     if (enabled != NULL) {
         *enabled = s != NULL;
     }
@@ -428,28 +436,39 @@ quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
     return ms > INT32_MAX ? INT32_MAX : (int32_t) ms;
 }
 
+const char *
+samsa_quota_user(const char *principal)
+{
+    const char  *colon = principal != NULL ? strchr(principal, ':') : NULL;
+
+    return colon != NULL ? colon + 1 : SAMSA_QUOTA_ANONYMOUS;
+}
+
 int32_t
 samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                   samsa_slice_t client_id, double value, int64_t now_ms)
+                   const char *user, samsa_slice_t client_id, double value,
+                   int64_t now_ms)
 {
-    return quota_record(q, type, client_id, value, true, now_ms, NULL);
+    return quota_record(q, type, user, client_id, value, true, now_ms, NULL);
 }
 
 void
 samsa_quota_unrecord(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                     samsa_slice_t client_id, double value, int64_t now_ms)
+                     const char *user, samsa_slice_t client_id, double value,
+                     int64_t now_ms)
 {
-    (void) quota_record(q, type, client_id, -value, false, now_ms, NULL);
+    (void) quota_record(q, type, user, client_id, -value, false, now_ms,
+                        NULL);
 }
 
 int64_t
 samsa_quota_max_in_window(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                          samsa_slice_t client_id)
+                          const char *user, samsa_slice_t client_id)
 {
     double  bound = 0.0, max;
 
     samsa_assert(type != SAMSA_QUOTA_MUTATION);
-    if (quota_sensor_for(q, type, client_id, &bound) == NULL
+    if (quota_sensor_for(q, type, user, client_id, &bound) == NULL
         || !(bound > 0.0)) {
         return INT64_MAX;
     }
@@ -470,7 +489,8 @@ samsa_quota_record_request(samsa_quota_mgr_t *q, samsa_req_t *req)
 {
     samsa_req_mark_local_done(req);
     req->request_quota_done = true;
-    return quota_record(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId,
+    return quota_record(q, SAMSA_QUOTA_REQUEST,
+                        samsa_quota_user(req->principal), req->hdr.ClientId,
                         quota_percentage(req->local_done_ns
                                          - req->dequeue_ns),
                         true, samsa_now_ms(), &req->request_quota_net);
@@ -480,7 +500,8 @@ void
 samsa_quota_record_request_net(samsa_quota_mgr_t *q, const samsa_req_t *req,
                                int64_t ns)
 {
-    (void) quota_record(q, SAMSA_QUOTA_REQUEST, req->hdr.ClientId,
+    (void) quota_record(q, SAMSA_QUOTA_REQUEST,
+                        samsa_quota_user(req->principal), req->hdr.ClientId,
                         quota_percentage(ns), false, samsa_now_ms(), NULL);
 }
 
@@ -494,14 +515,15 @@ quota_mutation_apply(void *ctx, int32_t partitions)
 
 void
 samsa_quota_mutation_begin(samsa_quota_mgr_t *q, samsa_quota_mutation_t *mq,
-                           samsa_slice_t client_id, bool strict)
+                           const char *user, samsa_slice_t client_id,
+                           bool strict)
 {
     memset(mq, 0, sizeof(*mq));
     mq->mgr = q;
     mq->strict = strict;
     mq->ctl.apply = quota_mutation_apply;
     mq->ctl.ctx = mq;
-    mq->sensor = quota_sensor_for(q, SAMSA_QUOTA_MUTATION, client_id,
+    mq->sensor = quota_sensor_for(q, SAMSA_QUOTA_MUTATION, user, client_id,
                                   &mq->bound);
 }
 

@@ -23,9 +23,11 @@
  * Which quota applies: the most specific of Kafka's eight levels that sets
  * the type's key, from user+client-id through user+default client, user,
  * default user+client-id, default user+default client, default user,
- * client-id, to default client-id.  There is no authentication yet: every
- * request's principal is User:ANONYMOUS, so the user levels apply with the
- * name "ANONYMOUS".  The sensor is shared by all the clients the level
+ * client-id, to default client-id.  The user is the name of the
+ * request's principal (Kafka's session user: "alice" for User:alice,
+ * "ANONYMOUS" on a listener without authentication, the certificate's
+ * mapped name over mTLS), matched as it is against the quota entity's user
+ * name (Kafka sanitizes both the same way).  The sensor is shared by all the clients the level
  * groups: a user-level quota by every client id of that user, a client-id
  * level one per client id (Kafka's metric tags).  Each type is enabled on
  * its own (Kafka's quotasEnabled, one per manager): while no entity in the
@@ -74,8 +76,13 @@
 #include "net/server/req.h"
 #include "util/slice.h"
 
-/* The principal of every request until authentication exists. */
+/* The user name of User:ANONYMOUS, and of a NULL user below. */
 #define SAMSA_QUOTA_ANONYMOUS  "ANONYMOUS"
+
+/* The quota user of principal ("User:alice" -> "alice", the part after
+ * the principal type, as Kafka's KafkaPrincipal.getName), pointing into
+ * it; "ANONYMOUS" for NULL or a principal without a type. */
+const char *samsa_quota_user(const char *principal);
 
 typedef enum samsa_quota_type {
     SAMSA_QUOTA_PRODUCE = 0,
@@ -99,21 +106,22 @@ samsa_quota_mgr_t *samsa_quota_mgr_new(samsa_meta_t *meta, int samples,
 void samsa_quota_mgr_free(samsa_quota_mgr_t *q);   /* NULL: no-op */
 
 /* Record value (bytes; for SAMSA_QUOTA_REQUEST a percentage of one
- * thread's second) for the client under type (not Mutation) at now_ms and
+ * thread's second) for the client (user, NULL for ANONYMOUS, and client
+ * id) under type (not Mutation) at now_ms and
  * return the throttle time in ms it earned (0: within quota, or no quota);
  * a Request throttle time is capped at one window.  The throttle time is
  * also added to the sensor's throttle-time metric. */
 int32_t samsa_quota_record(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                           samsa_slice_t client_id, double value,
-                           int64_t now_ms);
+                           const char *user, samsa_slice_t client_id,
+                           double value, int64_t now_ms);
 
 /* Kafka's unrecordQuotaSensor: take value back out of the client's sensor
  * under type (not Mutation) at now_ms, without throttling (a throttled
  * Fetch whose records are not sent).  The throttle time the recording
  * earned stays in the sensor's throttle-time metric. */
 void samsa_quota_unrecord(samsa_quota_mgr_t *q, samsa_quota_type_t type,
-                          samsa_slice_t client_id, double value,
-                          int64_t now_ms);
+                          const char *user, samsa_slice_t client_id,
+                          double value, int64_t now_ms);
 
 /* Whether type is enabled (Kafka's quotasEnabled): some entity of the
  * image sets its key.  While it is not, recording under it does nothing,
@@ -126,7 +134,7 @@ bool samsa_quota_enabled(samsa_quota_mgr_t *q, samsa_quota_type_t type);
  * no quota applies to the client.  Like a record, it makes the client's
  * sensor if the type is enabled. */
 int64_t samsa_quota_max_in_window(samsa_quota_mgr_t *q,
-                                  samsa_quota_type_t type,
+                                  samsa_quota_type_t type, const char *user,
                                   samsa_slice_t client_id);
 
 /* Kafka's ClientRequestQuotaManager.maybeRecordAndGetThrottleTimeMs for
@@ -158,11 +166,13 @@ typedef struct samsa_quota_mutation {
 } samsa_quota_mutation_t;
 
 /* Kafka's newQuotaFor(request, strictSinceVersion): the mutation quota of
- * client_id (strict or permissive) as the current image sets it.
+ * user (NULL: ANONYMOUS) and client_id (strict or permissive) as the
+ * current image sets it.
  * @thread handler */
 void samsa_quota_mutation_begin(samsa_quota_mgr_t *q,
                                 samsa_quota_mutation_t *mq,
-                                samsa_slice_t client_id, bool strict);
+                                const char *user, samsa_slice_t client_id,
+                                bool strict);
 
 /* What to pass the controller: NULL when mq is unbounded. */
 const samsa_controller_quota_t *samsa_quota_mutation_ctl(

@@ -403,12 +403,14 @@ fetch_quota(samsa_broker_t *b, samsa_req_t *req, const samsa_FetchResponse_t *m)
     if (samsa_quota_enabled(b->quota, SAMSA_QUOTA_FETCH)) {
         size = (double) samsa_apis_resp_size(req, m);
         bytes_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_FETCH,
+                                      samsa_quota_user(req->principal),
                                       req->hdr.ClientId, size, now_ms);
     }
     ms = bytes_ms > request_ms ? bytes_ms : request_ms;
     if (ms > 0) {
-        samsa_quota_unrecord(b->quota, SAMSA_QUOTA_FETCH, req->hdr.ClientId,
-                             size, now_ms);
+        samsa_quota_unrecord(b->quota, SAMSA_QUOTA_FETCH,
+                             samsa_quota_user(req->principal),
+                             req->hdr.ClientId, size, now_ms);
         req->throttle_ms = ms;
     }
     return ms;
@@ -606,6 +608,7 @@ fetch_limits(samsa_broker_t *b, fetch_op_t *f, const samsa_FetchRequest_t *rq)
         max = b->fetch_max_bytes;
     }
     quota_max = samsa_quota_max_in_window(b->quota, SAMSA_QUOTA_FETCH,
+                                          samsa_quota_user(f->req->principal),
                                           f->req->hdr.ClientId);
     if (max > quota_max) {
         max = quota_max;

@@ -61,6 +61,7 @@ static int32_t
 produce_quota(samsa_broker_t *b, samsa_req_t *req)
 {
     req->throttle_ms = samsa_quota_record(b->quota, SAMSA_QUOTA_PRODUCE,
+                                          samsa_quota_user(req->principal),
                                           req->hdr.ClientId,
                                           (double) req->size_bytes,
                                           samsa_now_ms());

@@ -102,8 +102,62 @@ count_all(const int *n)
 static int32_t
 rec(samsa_quota_mgr_t *q, const char *client, double bytes, int64_t now)
 {
-    return samsa_quota_record(q, SAMSA_QUOTA_PRODUCE, samsa_slice_cstr(client),
-                              bytes, now);
+    return samsa_quota_record(q, SAMSA_QUOTA_PRODUCE, NULL,
+                              samsa_slice_cstr(client), bytes, now);
+}
+
+static int32_t
+rec_user(samsa_quota_mgr_t *q, const char *user, const char *client,
+         double bytes, int64_t now)
+{
+    return samsa_quota_record(q, SAMSA_QUOTA_PRODUCE, user,
+                              samsa_slice_cstr(client), bytes, now);
+}
+
+/* Authenticated users: the principal's name selects the user levels, one
+ * sensor per user (tagged with its name), the default user for the rest;
+ * the same client id under two users is two clients. */
+static void
+test_quota_users(void **state)
+{
+    samsa_meta_t       *meta = samsa_meta_new();
+    samsa_quota_mgr_t  *q = samsa_quota_mgr_new(meta, 11, 1, 11, 1);
+    seen_t              s = { .type = SAMSA_QUOTA_PRODUCE };
+
+    (void) state;
+    next_offset = 0;
+    assert_string_equal(samsa_quota_user("User:alice"), "alice");
+    assert_string_equal(samsa_quota_user("User:CN=a,O=b"), "CN=a,O=b");
+    assert_string_equal(samsa_quota_user("User:ANONYMOUS"), "ANONYMOUS");
+    assert_string_equal(samsa_quota_user(NULL), "ANONYMOUS");
+    set_quota(meta, "alice", NULL, "producer_byte_rate", 100.0);
+    set_quota(meta, "bob", NULL, "producer_byte_rate", 1000.0);
+    set_quota(meta, DFLT, NULL, "producer_byte_rate", 10.0);
+    /* 2000 B over the 10 s span: alice (100 B/s) 10 s, bob none */
+    assert_int_equal(rec_user(q, "alice", "c", 2000.0, 0), 10000);
+    assert_int_equal(rec_user(q, "bob", "c", 2000.0, 0), 0);
+    /* carol and ANONYMOUS fall to the default user (10 B/s), each with
+     * a sensor of its own (Kafka tags a default-user sensor with the
+     * user): 200 B each, 10 s each */
+    assert_int_equal(rec_user(q, "carol", "c", 200.0, 0), 10000);
+    assert_int_equal(rec(q, "c", 200.0, 0), 10000);
+    snprintf(s.user, sizeof(s.user), "alice");
+    samsa_quota_snapshot(q, 0, find_sensor, &s);
+    assert_int_equal(s.n, 1);
+    assert_true(s.quota == 100.0);
+    memset(&s, 0, sizeof(s));
+    s.type = SAMSA_QUOTA_PRODUCE;
+    snprintf(s.user, sizeof(s.user), "bob");
+    samsa_quota_snapshot(q, 0, find_sensor, &s);
+    assert_int_equal(s.n, 1);
+    assert_true(s.quota == 1000.0);
+    /* alice + client-id c (level 1) beats alice's own quota for c only;
+     * d stays on alice's sensor: 2001 B, 10.01 s */
+    set_quota(meta, "alice", "c", "producer_byte_rate", 1e6);
+    assert_int_equal(rec_user(q, "alice", "c", 2000.0, 0), 0);
+    assert_int_equal(rec_user(q, "alice", "d", 1.0, 0), 10010);
+    samsa_quota_mgr_free(q);
+    samsa_meta_free(meta);
 }
 
 static void
@@ -131,7 +185,7 @@ test_quota_levels(void **state)
     assert_true(s.quota == 100.0);
     /* only Produce is enabled: a fetch records nothing, and no sensor of
      * another type exists */
-    assert_int_equal(samsa_quota_record(q, SAMSA_QUOTA_FETCH,
+    assert_int_equal(samsa_quota_record(q, SAMSA_QUOTA_FETCH, NULL,
                                         samsa_slice_cstr("x"), 1e9, 0), 0);
     samsa_quota_snapshot(q, 0, count_sensors, nsensors);
     assert_int_equal(nsensors[SAMSA_QUOTA_PRODUCE], 1);
@@ -250,7 +304,8 @@ test_quota_request(void **state)
 static int32_t
 rec_fetch(samsa_quota_mgr_t *q, const char *client, double bytes, int64_t now)
 {
-    return samsa_quota_record(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr(client),
+    return samsa_quota_record(q, SAMSA_QUOTA_FETCH, NULL,
+                              samsa_slice_cstr(client),
                               bytes, now);
 }
 
@@ -265,31 +320,31 @@ test_quota_max_in_window(void **state)
 
     (void) state;
     next_offset = 0;
-    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH, NULL,
                                           samsa_slice_cstr("c"))
                 == INT64_MAX);
     set_quota(meta, NULL, "c", "consumer_byte_rate", 10000.0);
-    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH, NULL,
                                           samsa_slice_cstr("c"))
                 == 100000);
     /* 3 windows of 2 s: 10000 * 2 * 2 */
-    assert_true(samsa_quota_max_in_window(q2, SAMSA_QUOTA_FETCH,
+    assert_true(samsa_quota_max_in_window(q2, SAMSA_QUOTA_FETCH, NULL,
                                           samsa_slice_cstr("c"))
                 == 40000);
     /* the type is enabled but no level applies to d */
-    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH, NULL,
                                           samsa_slice_cstr("d"))
                 == INT64_MAX);
     /* Produce is not enabled */
-    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_PRODUCE,
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_PRODUCE, NULL,
                                           samsa_slice_cstr("c"))
                 == INT64_MAX);
     /* a default client-id quota bounds d too, and c keeps its own */
     set_quota(meta, NULL, DFLT, "consumer_byte_rate", 500.0);
-    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH, NULL,
                                           samsa_slice_cstr("d"))
                 == 5000);
-    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH,
+    assert_true(samsa_quota_max_in_window(q, SAMSA_QUOTA_FETCH, NULL,
                                           samsa_slice_cstr("c"))
                 == 100000);
     samsa_quota_mgr_free(q2);
@@ -309,14 +364,14 @@ test_quota_unrecord(void **state)
     (void) state;
     next_offset = 0;
     /* nothing enabled: a no-op */
-    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr("c"), 5.0,
-                         T0);
+    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, NULL, samsa_slice_cstr("c"),
+                         5.0, T0);
     set_quota(meta, NULL, "c", "consumer_byte_rate", 10000.0);
     /* 100000 B over the 10 s minimum span: right at the quota */
     assert_int_equal(rec_fetch(q, "c", 100000.0, T0), 0);
     /* 1000 B more: (10100 - 10000) / 10000 * 10 s */
     assert_int_equal(rec_fetch(q, "c", 1000.0, T0), 100);
-    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr("c"),
+    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, NULL, samsa_slice_cstr("c"),
                          1000.0, T0);
     snprintf(s.client, sizeof(s.client), "c");
     samsa_quota_snapshot(q, T0, find_sensor, &s);
@@ -328,7 +383,7 @@ test_quota_unrecord(void **state)
     /* the same 1000 B again earns the same, not (10200 - 10000) ... */
     assert_int_equal(rec_fetch(q, "c", 1000.0, T0), 100);
     /* and taking back all lets the window's worth through again */
-    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, samsa_slice_cstr("c"),
+    samsa_quota_unrecord(q, SAMSA_QUOTA_FETCH, NULL, samsa_slice_cstr("c"),
                          101000.0, T0);
     assert_int_equal(rec_fetch(q, "c", 100000.0, T0), 0);
     samsa_quota_mgr_free(q);
@@ -347,16 +402,16 @@ test_quota_mutation_none(void **state)
 
     (void) state;
     next_offset = 0;
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_null(samsa_quota_mutation_ctl(&mq));
     assert_true(samsa_quota_mutation_record(&mq, 1e9, T0));
     assert_int_equal(samsa_quota_mutation_end(&mq, T0), 0);
     set_quota(meta, NULL, "x", "producer_byte_rate", 10.0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_null(samsa_quota_mutation_ctl(&mq));
     /* a quota for another client id: x still has none */
     set_quota(meta, NULL, "y", "controller_mutation_rate", 1.0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_null(samsa_quota_mutation_ctl(&mq));
     samsa_quota_snapshot(q, T0, count_sensors, nsensors);
     assert_int_equal(count_all(nsensors), 0);
@@ -377,7 +432,7 @@ test_quota_mutation_strict(void **state)
     (void) state;
     next_offset = 0;
     set_quota(meta, NULL, "x", "controller_mutation_rate", 2.0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_non_null(samsa_quota_mutation_ctl(&mq));
     assert_true(samsa_quota_mutation_record(&mq, 2.0, T0));     /* 4 -> 2 */
     assert_true(samsa_quota_mutation_record(&mq, 10.0, T0));    /* 2 -> -8 */
@@ -388,14 +443,14 @@ test_quota_mutation_strict(void **state)
 
     /* a request that empties the bucket without a refusal has no throttle
      * time; the next one is refused */
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_true(samsa_quota_mutation_record(&mq, 1.0, T0 + 4000)); /* 0 -> -1 */
     assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 4000), 0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_false(samsa_quota_mutation_record(&mq, 1.0, T0 + 4000));
     assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 4000), 500);
     /* a throttle time that has passed is none */
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_false(samsa_quota_mutation_record(&mq, 1.0, T0 + 4200));  /* -0.6 */
     assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 4700), 0);
 
@@ -409,7 +464,7 @@ test_quota_mutation_strict(void **state)
 
     /* removing the quota makes the next request unbounded */
     set_quota(meta, NULL, "x", "controller_mutation_rate", -1.0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_null(samsa_quota_mutation_ctl(&mq));
     samsa_quota_mgr_free(q);
     samsa_meta_free(meta);
@@ -427,15 +482,15 @@ test_quota_mutation_permissive(void **state)
     (void) state;
     next_offset = 0;
     set_quota(meta, NULL, DFLT, "controller_mutation_rate", 2.0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), false);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), false);
     assert_true(samsa_quota_mutation_record(&mq, 4.0, T0));     /* 4 -> 0 */
     assert_int_equal(samsa_quota_mutation_end(&mq, T0), 0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), false);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), false);
     assert_true(samsa_quota_mutation_record(&mq, 3.0, T0));     /* -3: 1500 */
     assert_true(samsa_quota_mutation_record(&mq, 2.0, T0));     /* -5: 2500 */
     assert_int_equal(samsa_quota_mutation_end(&mq, T0 + 200), 2300);
     /* the default client id's quota gives y a bucket of its own */
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("y"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("y"), true);
     assert_true(samsa_quota_mutation_record(&mq, 4.0, T0));
     assert_int_equal(samsa_quota_mutation_end(&mq, T0), 0);
     samsa_quota_mgr_free(q);
@@ -457,10 +512,10 @@ test_quota_mutation_levels(void **state)
     next_offset = 0;
     set_quota(meta, NULL, "x", "controller_mutation_rate", 100.0);
     set_quota(meta, "ANONYMOUS", NULL, "controller_mutation_rate", 1.0);
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("x"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("x"), true);
     assert_true(samsa_quota_mutation_record(&mq, 11.0, T0));    /* burst 11 */
     assert_true(samsa_quota_mutation_record(&mq, 1.0, T0));     /* 0 -> -1 */
-    samsa_quota_mutation_begin(q, &mq, samsa_slice_cstr("y"), true);
+    samsa_quota_mutation_begin(q, &mq, NULL, samsa_slice_cstr("y"), true);
     assert_false(samsa_quota_mutation_record(&mq, 1.0, T0));
     assert_int_equal(samsa_quota_mutation_end(&mq, T0), 1000);
     samsa_quota_snapshot(q, T0, find_sensor, &s);
@@ -475,6 +530,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quota_levels),
+        cmocka_unit_test(test_quota_users),
         cmocka_unit_test(test_quota_request),
         cmocka_unit_test(test_quota_max_in_window),
         cmocka_unit_test(test_quota_unrecord),
