@@ -505,6 +505,17 @@ const samsa_config_def_t  samsa_config_defs[] = {
                "(docs/METRICS.md).",
     },
     {
+        .name = "metrics.listener.admin.token",
+        .type = SAMSA_CONFIG_PASSWORD,
+        .dflt = "",
+        .implemented = true,
+        .doc = "Samsa: the bearer token a state-changing request to "
+               "metrics.listener (POST /loglevel) must carry as "
+               "'Authorization: Bearer <token>' (401 otherwise); empty "
+               "(the default) refuses every such request (403). GETs need "
+               "none.",
+    },
+    {
         .name = "diag.level",
         .type = SAMSA_CONFIG_STRING,
         .dflt = "INFO",

@@ -15,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "server/status_html.h"
 #include "util/alloc.h"
@@ -32,6 +35,8 @@
 struct samsa_httpd {
     struct MHD_Daemon  *daemon;         /* [const] used by the thread */
     samsa_metrics_t    *metrics;        /* [const] borrowed */
+    bool                has_token;      /* [const] an admin token is set */
+    unsigned char       token_sha[32];  /* [const] its SHA-256 */
     int                 port;           /* [const] bound */
     pthread_t           thread;
     _Atomic bool        running;        /* [atomic] cleared by close */
@@ -151,6 +156,67 @@ httpd_buf(struct MHD_Connection *c, const char *type, samsa_buf_t *buf)
 }
 
 /* ---- endpoints ----------------------------------------------------------- */
+
+/* SHA-256 of n bytes at p into out (32 bytes). */
+static void
+httpd_sha256(const void *p, size_t n, unsigned char *out)
+{
+    unsigned int  len = 32;
+
+    if (EVP_Digest(p, n, out, &len, EVP_sha256(), NULL) != 1) {
+        memset(out, 0, 32);     /* cannot happen with the default provider;
+                                   a zero digest then matches nothing a
+                                   token hashes to */
+    }
+}
+
+/* Whether the request may change state: metrics.listener.admin.token is
+ * set and the request carries "Authorization: Bearer <it>" (compared as
+ * SHA-256 digests in constant time, so neither the token nor its length
+ * leaks through timing).  *allowed: it may (nothing queued); else the
+ * refusal (403 without a token, 401 with the wrong one) is queued and its
+ * result returned. */
+static enum MHD_Result
+httpd_authorize(const samsa_httpd_t *h, struct MHD_Connection *c,
+                bool *allowed)
+{
+    static const char     msg[] = "unauthorized: POST /loglevel needs "
+                                  "Authorization: Bearer <the "
+                                  "metrics.listener.admin.token>\n";
+    const char           *auth;
+    unsigned char         sha[32];
+    struct MHD_Response  *r;
+    enum MHD_Result       rc;
+
+    *allowed = false;
+    if (!h->has_token) {
+        return httpd_text(c, MHD_HTTP_FORBIDDEN,
+                          "POST /loglevel is disabled: set "
+                          "metrics.listener.admin.token to enable it "
+                          "(then send Authorization: Bearer <token>)\n");
+    }
+    auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                       MHD_HTTP_HEADER_AUTHORIZATION);
+    if (auth != NULL && strncasecmp(auth, "Bearer ", 7) == 0) {
+        httpd_sha256(auth + 7, strlen(auth + 7), sha);
+        if (CRYPTO_memcmp(sha, h->token_sha, sizeof(sha)) == 0) {
+            *allowed = true;
+            return MHD_YES;
+        }
+    }
+    r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *) msg,
+                                        MHD_RESPMEM_PERSISTENT);
+    if (r == NULL) {
+        return MHD_NO;
+    }
+    (void) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                   "text/plain; charset=utf-8");
+    (void) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                   "Bearer realm=\"samsa\"");
+    rc = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
+    MHD_destroy_response(r);
+    return rc;
+}
 
 static enum MHD_Result
 httpd_loglevel_post(struct MHD_Connection *c, httpd_req_t *hr)
@@ -272,7 +338,10 @@ httpd_access(void *cls, struct MHD_Connection *c, const char *url,
         return MHD_YES;
     }
     if (is_post && strcmp(url, "/loglevel") == 0) {
-        return httpd_loglevel_post(c, hr);
+        bool             allowed;
+        enum MHD_Result  rc = httpd_authorize(h, c, &allowed);
+
+        return allowed ? httpd_loglevel_post(c, hr) : rc;
     }
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0
         && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
@@ -356,7 +425,7 @@ httpd_resolve(const char *url, struct sockaddr_storage *sa,
 
 samsa_err_t
 samsa_httpd_open(samsa_httpd_t **out, const char *url, samsa_metrics_t *m,
-                 char *errstr, size_t errstr_size)
+                 const char *admin_token, char *errstr, size_t errstr_size)
 {
     struct sockaddr_storage    sa;
     const union MHD_DaemonInfo *info;
@@ -370,6 +439,10 @@ samsa_httpd_open(samsa_httpd_t **out, const char *url, samsa_metrics_t *m,
     }
     h = samsa_calloc(1, sizeof(*h));
     h->metrics = m;
+    if (admin_token != NULL && admin_token[0] != '\0') {
+        h->has_token = true;
+        httpd_sha256(admin_token, strlen(admin_token), h->token_sha);
+    }
     flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
     if (sa.ss_family == AF_INET6) {
         flags |= MHD_USE_IPv6;

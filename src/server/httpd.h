@@ -33,10 +33,14 @@ SAMSA_MUST_CHECK samsa_err_t samsa_httpd_parse_listener(
     const char *url, char *host, int *port, char *errstr, size_t errstr_size);
 
 /* Bind url and start serving m (borrowed: it must outlive the listener).
+ * admin_token (metrics.listener.admin.token; NULL or "" for none): what a
+ * state-changing request (POST /loglevel) must carry as "Authorization:
+ * Bearer <token>"; without one every such request is refused (403).
  * Fails (naming the address) when the port is taken. */
 SAMSA_MUST_CHECK samsa_err_t samsa_httpd_open(samsa_httpd_t **out,
                                               const char *url,
                                               samsa_metrics_t *m,
+                                              const char *admin_token,
                                               char *errstr,
                                               size_t errstr_size);
 

@@ -527,8 +527,10 @@ server_open_metrics(server_t *srv, char *errstr, size_t errstr_size)
         return SAMSA_ERR_NONE;
     }
     srv->metrics = samsa_metrics_new(srv->cfg.role_broker ? &srv->brk : NULL);
-    err = samsa_httpd_open(&srv->httpd, url, srv->metrics, errstr,
-                           errstr_size);
+    err = samsa_httpd_open(&srv->httpd, url, srv->metrics,
+                           samsa_config_str(&srv->cfg,
+                                            "metrics.listener.admin.token"),
+                           errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }

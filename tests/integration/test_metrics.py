@@ -21,9 +21,10 @@ RECORDS = 10000
 VALUE = b"v" * 100
 
 
-def http(srv, path, method="GET", body=None):
+def http(srv, path, method="GET", body=None, headers=None):
     """(status, body text) of one request to the metrics listener."""
-    req = urllib.request.Request(srv.metrics_url(path), data=body, method=method)
+    req = urllib.request.Request(srv.metrics_url(path), data=body, method=method,
+                                 headers=headers or {})
     try:
         with urllib.request.urlopen(req, timeout=T(10)) as r:
             return r.status, r.read().decode(), r.headers
@@ -332,20 +333,51 @@ def _status(srv, path):
 
 # -- log level, disabled or taken listener -----------------------------------------
 
-def test_loglevel(samsa):
+TOKEN = "s3cret-token"
+BEARER = {"Authorization": "Bearer " + TOKEN}
+
+
+def test_loglevel_post_needs_the_admin_token(samsa):
+    """Without metrics.listener.admin.token every POST is refused (403,
+    naming the key), GETs are served; with it, a POST without the token
+    or with another is 401 (WWW-Authenticate: Bearer), and the level
+    stays."""
     srv = samsa.start({"diag.level": "WARN"})
+    st, text, _ = http(srv, "/loglevel", "POST", b"DEBUG", BEARER)
+    assert st == 403 and "metrics.listener.admin.token" in text, (st, text)
+    assert http(srv, "/loglevel", "POST", b"DEBUG")[0] == 403
+    assert http(srv, "/loglevel")[:2] == (200, "WARN\n")
+    assert http(srv, "/health")[0] == 200
+    srv.stop()
+    srv = samsa.start({"diag.level": "WARN",
+                       "metrics.listener.admin.token": TOKEN})
+    for headers in ({}, {"Authorization": "Bearer wrong"},
+                    {"Authorization": "Bearer " + TOKEN + "x"},
+                    {"Authorization": "Basic " + TOKEN}):
+        st, text, hdrs = http(srv, "/loglevel", "POST", b"DEBUG", headers)
+        assert st == 401, (headers, st, text)
+        assert hdrs["WWW-Authenticate"].startswith("Bearer"), hdrs
+    assert http(srv, "/loglevel")[:2] == (200, "WARN\n")
+    assert TOKEN not in srv.stderr_text()       # a password: never logged
+
+
+def test_loglevel(samsa):
+    srv = samsa.start({"diag.level": "WARN",
+                       "metrics.listener.admin.token": TOKEN})
     assert http(srv, "/loglevel")[:2] == (200, "WARN\n")
     with srv.connect(timeout=T(5)) as c:
         c.api_versions(0, timeout=T(5))
     assert "DEBUG" not in srv.stderr_text()
-    assert http(srv, "/loglevel", "POST", b"debug\n")[:2] == (200, "DEBUG\n")
+    assert http(srv, "/loglevel", "POST", b"debug\n", BEARER)[:2] == \
+        (200, "DEBUG\n")
     assert http(srv, "/loglevel")[:2] == (200, "DEBUG\n")
     with srv.connect(timeout=T(5)) as c:
         c.api_versions(0, timeout=T(5))
     assert samsa_harness.wait_until(lambda: " DEBUG " in srv.stderr_text(), T(5))
-    assert http(srv, "/loglevel", "POST", b"LOUD")[0] == 400
-    assert http(srv, "/loglevel", "POST", b"x" * 1000)[0] == 413
-    assert http(srv, "/loglevel", "POST", b"level=INFO")[:2] == (200, "INFO\n")
+    assert http(srv, "/loglevel", "POST", b"LOUD", BEARER)[0] == 400
+    assert http(srv, "/loglevel", "POST", b"x" * 1000, BEARER)[0] == 413
+    assert http(srv, "/loglevel", "POST", b"level=INFO", BEARER)[:2] == \
+        (200, "INFO\n")
 
 
 def test_listener_disabled(samsa):
