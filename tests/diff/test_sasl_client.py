@@ -3,8 +3,9 @@ and SCRAM-SHA-512 on SASL_PLAINTEXT and SASL_SSL, wrong passwords and
 unsupported mechanisms, bad client configuration, KIP-368
 re-authentication, and `samsa user scram set|list|delete`.
 
-The cases run against every peer in PEERS: for now Apache Kafka 4.4
-(kafka_sasl.SaslKafkaBroker).  A peer is any object with
+The cases run against every peer in PEERS: Apache Kafka 4.4
+(kafka_sasl.SaslKafkaBroker) and samsa-server (samsa_sasl.SaslSamsaServer,
+the same listeners and users).  A peer is any object with
 
     sasl_bootstrap(proto)              host:port of its SASL_PLAINTEXT /
                                        SASL_SSL / PLAINONLY listener
@@ -12,8 +13,7 @@ The cases run against every peer in PEERS: for now Apache Kafka 4.4
     bootstrap()                        its PLAINTEXT listener
     stop() -> [problems]
 
-with the users of kafka_sasl.PLAIN_USERS and SCRAM_USERS; samsa-server
-joins once it serves SASL (see the PEERS comment)."""
+with the users of kafka_sasl.PLAIN_USERS and SCRAM_USERS."""
 
 import os
 import subprocess
@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(_HERE, "..", "integration"))
 import cli_util  # noqa: E402
 import kafka_broker  # noqa: E402
 import kafka_sasl  # noqa: E402
+import samsa_sasl  # noqa: E402
 from kafka_sasl import PLAIN_USERS, SCRAM_USERS  # noqa: E402
 import samsa_harness  # noqa: E402
 from samsa_harness import T  # noqa: E402
@@ -47,12 +48,13 @@ def start_kafka():
     return kafka_sasl.SaslKafkaBroker.start()
 
 
-# name -> start function.  To add samsa-server once its SASL listeners
-# land: a start function returning a samsa_harness Server started with
-# the same listeners and users (PLAIN users in
-# listener.name.<l>.plain.sasl.jaas.config, SCRAM users created with
-# `samsa user scram set` by an admin), wrapped to offer the methods above.
-PEERS = {"kafka": start_kafka}
+def start_samsa():
+    return samsa_sasl.SaslSamsaServer.start()
+
+
+# name -> start function: every case runs against both, with the same
+# expectations
+PEERS = {"kafka": start_kafka, "samsa": start_samsa}
 
 _peers = []
 
