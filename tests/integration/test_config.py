@@ -152,7 +152,7 @@ NOT_USED = {
     # fetch-free replication
     "controller.quorum.bootstrap.servers", "controller.quorum.fetch.timeout.ms",
     # one replica per partition: no replicas, leader moves, racks
-    "unclean.leader.election.enable", "auto.leader.rebalance.enable",
+    "auto.leader.rebalance.enable",
     "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
     "broker.rack", "security.inter.broker.protocol",
     "inter.broker.listener.name", "num.replica.fetchers", "replica.lag.time.max.ms",
