@@ -20,6 +20,7 @@ snapshot).
 """
 
 import socket
+import uuid
 
 import pytest
 
@@ -423,6 +424,65 @@ def test_metadata_leaves_out_undescribable_topics(acl_server):
         assert r["topics"][0]["topic_authorized_operations"] == \
             (1 << READ) | (1 << DESCRIBE)
         assert r["cluster_authorized_operations"] == 0
+
+
+def test_create_topics_config_error_without_describe_configs(acl_server):
+    """Kafka's ControllerApis: a topic created by a principal that may not
+    DESCRIBE_CONFIGS it comes back with TopicConfigErrorCode (tag 0)
+    TOPIC_AUTHORIZATION_FAILED, no partition count, replication factor or
+    configs; with DESCRIBE_CONFIGS they are there."""
+    srv, admin = acl_server
+    add(admin, allow(TOPIC, "cc-nodesc", CREATE), allow(TOPIC, "cc-desc", CREATE),
+        allow(TOPIC, "cc-desc", DESCRIBE_CONFIGS))
+    with connect_from(srv, CLIENT_HOST) as c:
+        r = c.request(kwire.API_CREATE_TOPICS, 7, kwire.encode_create_topics_request(
+            7, [dict(name="cc-nodesc", num_partitions=2, replication_factor=1),
+                dict(name="cc-desc", num_partitions=2, replication_factor=1)]))
+    nodesc, desc = r["topics"]
+    assert nodesc["error_code"] == 0, nodesc
+    assert nodesc["topic_id"] != b"\0" * 16
+    assert (nodesc["num_partitions"], nodesc["replication_factor"]) == (-1, -1)
+    assert not nodesc["configs"], nodesc
+    assert nodesc["tags"].get(0) == E_TOPIC_AUTH.to_bytes(2, "big"), nodesc
+    assert desc["error_code"] == 0, desc
+    assert (desc["num_partitions"], desc["replication_factor"]) == (2, 1)
+    assert any(cf["name"] == "cleanup.policy" for cf in desc["configs"]), desc
+    assert 0 not in desc["tags"], desc
+    # created all the same
+    admin.wait_topic("cc-nodesc", 2, timeout=T(10))
+
+
+CGH = 68
+kwire.FLEXIBLE_FROM.update({CGH: 0})
+
+
+def cgh_join(c, group, topics):
+    """A KIP-848 join (member epoch 0); returns (error, message)."""
+    w = Writer().string(group, True).string(uuid.uuid4().hex[:22], True).i32(0)
+    w.string(None, True).string(None, True).i32(30000)
+    w.array(topics, lambda ww, t: ww.string(t, True), True)
+    w.string(None, True)                                # regex (v1)
+    w.string(None, True)                                # assignor
+    w.array([], lambda ww, x: None, True).tags()
+    r = call(c, CGH, 1, w.bytes())
+    r.i32()
+    return r.i16(), r.string(True, True)
+
+
+def test_consumer_group_heartbeat_needs_describe_on_topics(acl_server):
+    """Kafka 4's KafkaApis: READ on the group, then DESCRIBE on every
+    subscribed topic name, else TOPIC_AUTHORIZATION_FAILED (no message),
+    whether the topic exists or not."""
+    srv, admin = acl_server
+    kwire_create(admin, "cgh-yes")
+    kwire_create(admin, "cgh-no")
+    add(admin, allow(GROUP, "cgh-g", READ), allow(TOPIC, "cgh-yes", DESCRIBE))
+    with connect_from(srv, CLIENT_HOST) as c:
+        assert cgh_join(c, "cgh-g", ["cgh-yes", "cgh-no"]) == (E_TOPIC_AUTH, None)
+        assert cgh_join(c, "cgh-g", ["cgh-yes", "cgh-none"]) == \
+            (E_TOPIC_AUTH, None)
+        assert cgh_join(c, "cgh-other", ["cgh-yes"])[0] == E_GROUP_AUTH
+        assert cgh_join(c, "cgh-g", ["cgh-yes"]) == (0, None)
 
 
 def test_prefixed_and_literal(acl_server):

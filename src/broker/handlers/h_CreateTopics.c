@@ -202,12 +202,23 @@ samsa_h_CreateTopics(samsa_apis_t *apis, samsa_req_t *req, void *body)
         tr->ErrorCode = samsa_err_wire(res[i].error);
         tr->ErrorMessage = samsa_slice_cstr(res[i].message);
         tr->TopicId = res[i].topic_id;
-        if (res[i].error == SAMSA_ERR_NONE) {
-            tr->NumPartitions = res[i].num_partitions;
-            tr->ReplicationFactor = res[i].replication_factor;
-            if (req->hdr.ApiVersion >= 5) {
-                createtopics_configs(apis->broker, req, &all[i], tr);
-            }
+        if (res[i].error != SAMSA_ERR_NONE) {
+            continue;
+        }
+        /* Kafka's ControllerApis: the partitions, replication factor and
+         * configs only of a topic the principal may DESCRIBE_CONFIGS,
+         * else TopicConfigErrorCode TOPIC_AUTHORIZATION_FAILED (v5+) */
+        if (!samsa_apis_allowed(apis, req, NULL,
+                                SAMSA_ACL_OP_DESCRIBE_CONFIGS,
+                                SAMSA_ACL_RESOURCE_TOPIC, all[i].name)) {
+            tr->TopicConfigErrorCode = samsa_err_wire(
+                SAMSA_ERR_TOPIC_AUTHORIZATION_FAILED);
+            continue;
+        }
+        tr->NumPartitions = res[i].num_partitions;
+        tr->ReplicationFactor = res[i].replication_factor;
+        if (req->hdr.ApiVersion >= 5) {
+            createtopics_configs(apis->broker, req, &all[i], tr);
         }
     }
     samsa_apis_send(apis->broker, req, &m);
