@@ -62,7 +62,11 @@ plog_repl_scan(const uint8_t *records, size_t len, int64_t leo,
         if (hdr.MaxTimestamp > *max_ts) {
             *max_ts = hdr.MaxTimestamp;
         }
-        *nrecords += hdr.RecordsCount > 0 ? hdr.RecordsCount : 0;
+        /* the header's count, as sent (an int32 sum that cannot wrap) */
+        if (hdr.RecordsCount > 0) {
+            *nrecords = hdr.RecordsCount > INT32_MAX - *nrecords
+                        ? INT32_MAX : *nrecords + hdr.RecordsCount;
+        }
         off += (size_t) size;
         *whole = off;
     }
