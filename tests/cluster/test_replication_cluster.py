@@ -1,8 +1,7 @@
-"""Partition replication, first landing (issue 19, step 1 of docs/REPLICATION.md):
-what a three-node combined cluster does with a replication factor above 1
-today.  Only the controller's side exists: followers do not fetch yet, so
-the data of a partition is on its leader alone (docs/REPLICATION.md).
+"""Partition replication (issue 19, docs/REPLICATION.md) on a three-node
+combined cluster with a replication factor above 1.
 
+Step 1, the controller's side:
 - With unstable.replication.enable=false (the default) the controller
   refuses RF 3 with INVALID_REPLICATION_FACTOR, as before.
 - With it true, CreateTopics RF 3 places 3 distinct replicas per partition
@@ -16,9 +15,17 @@ the data of a partition is on its leader alone (docs/REPLICATION.md).
   the delay is printed.  Restarted, it is unfenced but does not rejoin the
   ISRs (that needs AlterPartition from a leader, not built yet) and does
   not take its leadership back (no preferred election yet).
+Steps 2 and 3 (test_rf3_followers_replicate_and_acks_all): followers copy
+the leader's log byte for byte (the segment files of every node are
+compared: followers refuse ListOffsets and consumer fetches), acks=all
+waits for the ISR (a SIGSTOPped follower makes it time out),
+min.insync.replicas gives NOT_ENOUGH_REPLICAS once a killed follower left
+the ISR, a restarted follower catches up, and after kill -9 of the leader
+the new leader serves every acknowledged record.  Figures are printed.
 Every wait is bounded."""
 
 import os
+import signal
 import subprocess
 import time
 
@@ -184,8 +191,9 @@ def test_rf3_placement_election_and_isr_on_fencing(samsa):
 # ---- issue 19 steps 2 and 3: followers fetch, the leader's HW and acks=all
 
 NOT_ENOUGH_REPLICAS = 19
+REQUEST_TIMED_OUT = 7
 N_RECORDS = 2000
-M_RECORDS = 300
+M_RECORDS = 20000       # written while a follower is down (~2 MB)
 
 
 def log_bytes(cluster, node_id, topic, partition=0):
@@ -237,10 +245,11 @@ def produce_confluent(bs, topic, values, **conf):
 
 
 def acks_all_latency_ms(bs, topic, n=40):
-    """Median produce-to-acknowledgement time of single records, acks=all."""
+    """Median produce-to-acknowledgement time of single records, acks=all
+    (not idempotent: no InitProducerId in the way)."""
     from confluent_kafka import Producer
     p = Producer({"bootstrap.servers": bs, "acks": "all", "linger.ms": 0,
-                  "enable.idempotence": True})
+                  "enable.idempotence": False, "max.in.flight": 1})
     times = []
     for i in range(n):
         t0 = time.perf_counter()
@@ -262,6 +271,10 @@ def read_values(cluster, node_id, topic):
         for r in b["records"]:
             vals.append(r["value"].decode())
     return vals, last["high_watermark"]
+
+
+def lead2_now(cluster, live):
+    return partitions(cluster, live[0], "rep2")[0]["leader_id"]
 
 
 def test_rf3_followers_replicate_and_acks_all(samsa):
@@ -303,10 +316,32 @@ def test_rf3_followers_replicate_and_acks_all(samsa):
           "(medians of 40)" % (rf3, rf1))
     first += ["lat-%d" % i for i in range(40)]
 
-    # kill -9 a follower of rep3: fenced, out of the ISR; acks=all with
-    # min.insync.replicas=3 is refused before the append, acks=1 works
+    # SIGSTOP a follower of rep3 for less than the session timeout: it
+    # stays in the ISR, so acks=all waits for it (REQUEST_TIMED_OUT at the
+    # request's timeout) and consumers do not see the record; acks=1 is
+    # answered at once; resumed, the HW passes both records
     cands = [i for i in (1, 2, 3) if i != lead3]
     victim = next((i for i in cands if i != ctl), cands[0])
+    vproc = cluster.nodes[victim].srv.proc
+    rec = kwire.encode_batch([kwire.Record(value=b"waits")])
+    with cluster.nodes[lead3].connect() as c:
+        vproc.send_signal(signal.SIGSTOP)
+        try:
+            r = c.produce("rep3", 0, rec, acks=-1, timeout_ms=400)
+            assert r["error_code"] == REQUEST_TIMED_OUT, r
+            r = c.produce("rep3", 0, rec, acks=1)
+            assert r["error_code"] == 0 and r["base_offset"] == 101, r
+            p = c.fetch("rep3", 0, 0, max_bytes=64)
+            assert p["high_watermark"] == 100, p["high_watermark"]
+        finally:
+            vproc.send_signal(signal.SIGCONT)
+        deadline = time.monotonic() + T(5)
+        while c.fetch("rep3", 0, 0, max_bytes=64)["high_watermark"] != 102:
+            assert time.monotonic() < deadline, "rep3 HW stuck"
+            time.sleep(0.02)
+
+    # kill -9 that follower: fenced, out of the ISR; acks=all with
+    # min.insync.replicas=3 is refused before the append, acks=1 works
     cluster.kill(victim)
     live = [i for i in (1, 2, 3) if i != victim]
     wait_parts(cluster, live, "rep3",
@@ -325,7 +360,7 @@ def test_rf3_followers_replicate_and_acks_all(samsa):
     wait_parts(cluster, live, "rep2",
                lambda v: victim not in v[0]["isr_nodes"]
                and v[0]["leader_id"] in live, T(10), "rep2 ISR shrink")
-    more = ["c-%d" % i for i in range(M_RECORDS)]
+    more = [("c-%d-" % i).ljust(100, "x") for i in range(M_RECORDS)]
     produce_confluent(",".join("%s:%d" % (HOST, cluster.nodes[i].ports[0])
                                for i in live), "rep2", more)
     acked = first + more
@@ -335,9 +370,12 @@ def test_rf3_followers_replicate_and_acks_all(samsa):
     cluster.start(victim)
     end2, waited = wait_same_logs(cluster, [1, 2, 3], "rep2", T(20),
                                   "rep2 catch-up")
-    print("restarted follower %d caught up to log end %d in %.2f s after "
-          "its start (%.2f s after the restart began)"
-          % (victim, end2, waited, time.monotonic() - t0))
+    behind = len(log_bytes(cluster, lead2_now(cluster, live), "rep2"))
+    print("restarted follower %d caught up to log end %d (log %.2f MB; "
+          "%d records written while it was down) %.2f s after the restart "
+          "began (%.2f s after it answered)"
+          % (victim, end2, behind / 1e6, M_RECORDS,
+             time.monotonic() - t0, waited))
     assert end2 == len(acked), (end2, len(acked))
 
     # kill -9 rep2's leader: a new leader from the ISR still serves every
