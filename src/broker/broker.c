@@ -422,6 +422,16 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
         return err;
     }
     samsa_meta_listen(b->meta, broker_on_image, b);
+    {
+        samsa_replmgr_conf_t  rcfg = {
+            .cfg = cfg, .node_id = node->node_id, .meta = b->meta,
+            .logs = b->logs, .produce = b->produce, .fetch = b->fetch,
+        };
+
+        samsa_replmgr_new(&rcfg, &b->repl);
+    }
+    /* after broker_on_image: the logs exist when it runs */
+    samsa_meta_listen(b->meta, samsa_replmgr_on_image, b->repl);
     samsa_controller_conf_init(&ccfg, cfg, b->meta);
     ccfg.node_id = node->node_id;
     if (samsa_config_kraft(cfg)->is_cluster) {
@@ -515,6 +525,7 @@ samsa_broker_answer_waiting(samsa_broker_t *b)
 {
     samsa_txncoord_stop(b->txn);
     samsa_grpcoord_answer_waiting(b->grp);
+    samsa_replmgr_stop(b->repl);        /* before the purgatories go */
     /* The flusher must not look for the produce purgatory once it is gone;
      * this waits for a callback in progress. */
     if (b->logs != NULL) {
@@ -542,6 +553,8 @@ samsa_broker_close(samsa_broker_t *b)
     b->pids = NULL;
     samsa_controller_close(b->ctrl);
     b->ctrl = NULL;
+    samsa_replmgr_free(b->repl);        /* no image is published now */
+    b->repl = NULL;
     if (b->logs != NULL) {
         samsa_logmgr_close(b->logs);
         b->logs = NULL;

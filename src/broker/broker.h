@@ -22,6 +22,7 @@
 #include "broker/pidmgr.h"
 #include "broker/purgatory.h"
 #include "broker/quota.h"
+#include "broker/replica.h"
 #include "broker/txn/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller/controller.h"
@@ -57,6 +58,7 @@ typedef struct samsa_broker {
     samsa_logmgr_t        *logs;        /* [const] */
     samsa_purgatory_t     *produce;     /* [const] waiting for durability */
     samsa_purgatory_t     *fetch;       /* [const] waiting for min.bytes */
+    samsa_replmgr_t       *repl;        /* [const] replicas (RF > 1) */
     samsa_grpcoord_t      *grp;         /* [const] group coordinator */
     samsa_pidmgr_t        *pids;        /* [const] producer ids */
     samsa_txn_verify_fn   *txn_verify;  /* [const] set before the servers

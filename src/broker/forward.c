@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,15 +27,14 @@
 #define FORWARD_IO_MS        60000      /* above CreateTopics' timeouts */
 #define FORWARD_MAX_RESPONSE (64 * 1024 * 1024)
 
-/* A blocking connection to host:port with I/O timeouts of io_ms, or -1. */
-static int
-forward_connect(const char *host, int port, int io_ms)
+int
+samsa_forward_connect(const char *host, int port, int io_ms)
 {
     struct addrinfo  hints, *res = NULL, *ai;
     struct timeval   tv;
     struct pollfd    pfd;
     char             svc[16];
-    int              fd = -1, err = 0;
+    int              fd = -1, err = 0, one = 1;
     socklen_t        elen = sizeof(err);
 
     memset(&hints, 0, sizeof(hints));
@@ -64,6 +65,9 @@ forward_connect(const char *host, int port, int io_ms)
     }
     freeaddrinfo(res);
     if (fd >= 0) {
+        /* the size prefix and the frame go in two sends: no Nagle wait
+         * (40 ms with the peer's delayed ACK) between them */
+        (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         tv.tv_sec = io_ms / 1000;
         tv.tv_usec = io_ms % 1000 * 1000;
         (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -124,8 +128,7 @@ samsa_forward_roundtrip(const samsa_config_kraft_t *k, int32_t controller_id,
                         uint8_t **answer, size_t *answer_len)
 {
     const samsa_config_voter_t  *v = forward_voter(k, controller_id);
-    uint8_t                      hdr[4], *buf = NULL;
-    uint32_t                     alen;
+    samsa_err_t                  err;
     int                          fd;
 
     *answer = NULL;
@@ -133,12 +136,33 @@ samsa_forward_roundtrip(const samsa_config_kraft_t *k, int32_t controller_id,
     if (v == NULL) {
         return SAMSA_ERR_NOT_CONTROLLER;
     }
-    fd = forward_connect(v->addr.host, v->addr.port, io_ms);
+    fd = samsa_forward_connect(v->addr.host, v->addr.port, io_ms);
     if (fd < 0) {
         samsa_debug("cannot connect to the active controller %d at %s:%d",
                     (int) controller_id, v->addr.host, v->addr.port);
         return SAMSA_ERR__IO;
     }
+    err = samsa_forward_exchange(fd, request, len, correlation_id, io_ms,
+                                 answer, answer_len);
+    close(fd);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_debug("round trip to the active controller %d at %s:%d "
+                    "failed", (int) controller_id, v->addr.host,
+                    v->addr.port);
+    }
+    return err;
+}
+
+samsa_err_t
+samsa_forward_exchange(int fd, const void *request, size_t len,
+                       int32_t correlation_id, int io_ms, uint8_t **answer,
+                       size_t *answer_len)
+{
+    uint8_t   hdr[4], *buf = NULL;
+    uint32_t  alen;
+
+    *answer = NULL;
+    *answer_len = 0;
     samsa_store_be32(hdr, (uint32_t) len);
     errno = 0;
     if (!forward_io(fd, hdr, 4, true, io_ms)
@@ -159,17 +183,14 @@ samsa_forward_roundtrip(const samsa_config_kraft_t *k, int32_t controller_id,
         errno = 0;
         goto fail;
     }
-    close(fd);
     *answer = buf;
     *answer_len = alen;
     return SAMSA_ERR_NONE;
 
 fail:
-    samsa_debug("round trip to the active controller %d at %s:%d failed: %s",
-                (int) controller_id, v->addr.host, v->addr.port,
+    samsa_debug("request/response exchange failed: %s",
                 errno != 0 ? strerror(errno) : "bad answer");
     samsa_free(buf);
-    close(fd);
     return SAMSA_ERR__IO;
 }
 

@@ -49,6 +49,20 @@ SAMSA_MUST_CHECK samsa_err_t samsa_forward_roundtrip(
     const void *request, size_t len, int32_t correlation_id, int io_ms,
     uint8_t **answer, size_t *answer_len);
 
+/* A blocking connection to host:port (connect bounded by io_ms, at most
+ * 3 s) with send and receive timeouts of io_ms, or -1.  The replica
+ * fetchers keep one per leader (broker/replica.h).  @thread any */
+int samsa_forward_connect(const char *host, int port, int io_ms);
+
+/* One exchange on fd: request (a frame without its size prefix) out, the
+ * response frame (*answer, samsa_free it; correlation id first, checked)
+ * back, each step bounded by io_ms.  @returns _IO when the peer closes,
+ * times out or answers badly (the connection is then unusable).
+ * @thread the fd's owner */
+SAMSA_MUST_CHECK samsa_err_t samsa_forward_exchange(
+    int fd, const void *request, size_t len, int32_t correlation_id,
+    int io_ms, uint8_t **answer, size_t *answer_len);
+
 /* Start frame (emptied; no size prefix) with a request header v2 for
  * api/version, correlation_id and client id "samsa-broker-<node_id>"; the
  * body follows through *wr.  For the flexible controller APIs a broker

@@ -6,10 +6,11 @@
  * expand candidates of Partition.getOutOfSyncReplicas / isFollowerInSync,
  * and the acks=all answer of Partition.checkEnoughReplicasReachOffset.
  * No I/O, no locks, no clock: every time is passed in.
- * NOT WIRED YET: no broker code calls these (followers do not fetch); they
- * are the tested rules the replica fetcher and the leader will use.
+ * Wired (broker/replica.h, h_Produce.c): follower_fetch, high_watermark,
+ * check_min_isr, acks_done.  NOT wired yet: shrink, can_join and
+ * caught_up (no AlterPartition: the ISR changes only by the controller).
  * Threads: a samsa_isrstate_follower_t belongs to whoever owns the
- * partition's replica state (the leader's partition lock, once wired).
+ * partition's replica state (the replica manager's lock).
  */
 #ifndef SAMSA_BROKER_ISRSTATE_H
 #define SAMSA_BROKER_ISRSTATE_H

@@ -595,9 +595,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 1, .max = INT32_MAX,
-        .implemented = false,
-        .doc = "Replicas that must acknowledge an acks=all write; not "
-               "enforced yet (only the under-min-ISR metric reads it).",
+        .implemented = true,
+        .doc = "Replicas that must acknowledge an acks=all write: fewer in the "
+               "ISR answer NOT_ENOUGH_REPLICAS (replicated partitions, "
+               "unstable.replication.enable).",
     },
     {
         .name = "compression.type",
@@ -715,9 +716,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_STRING,
         .dflt = NULL,
         .valid = "an advertised, non-controller listener's name",
-        .implemented = false,
+        .implemented = true,
         .doc = "Listener used between brokers; null: the one named by "
-               "security.inter.broker.protocol. Not both may be set.",
+               "security.inter.broker.protocol. Not both may be set. Replica "
+               "fetchers use it (null: the leader's first PLAINTEXT endpoint).",
     },
     {
         .name = "log.dir",
@@ -1067,16 +1069,18 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "false",
         .implemented = true,
-        .doc = "Let the controller accept a replication factor above 1: "
-               "replication under development, see docs/REPLICATION.md "
-               "(followers do not copy data yet).",
+        .doc = "Let the controller accept a replication factor above 1 and "
+               "brokers replicate such partitions: under development, see "
+               "docs/REPLICATION.md (no ISR changes by leaders, no epoch "
+               "truncation yet).",
     },
     {
         .name = "num.replica.fetchers",
         .type = SAMSA_CONFIG_INT,
         .dflt = "1",
-        .implemented = false,
-        .doc = "Fetcher threads per source broker.",
+        .implemented = true,
+        .doc = "Fetcher threads per source broker "
+               "(unstable.replication.enable).",
     },
     {
         .name = "replica.lag.time.max.ms",
@@ -1091,21 +1095,21 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1048576",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Bytes fetched per partition by followers.",
     },
     {
         .name = "replica.fetch.min.bytes",
         .type = SAMSA_CONFIG_INT,
         .dflt = "1",
-        .implemented = false,
+        .implemented = true,
         .doc = "Bytes a follower fetch waits for.",
     },
     {
         .name = "replica.fetch.wait.max.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "500",
-        .implemented = false,
+        .implemented = true,
         .doc = "Longest wait of a follower fetch.",
     },
     {
@@ -1114,7 +1118,7 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "10485760",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Bytes per follower fetch response.",
     },
     {
@@ -1123,14 +1127,14 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "1000",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT32_MAX,
-        .implemented = false,
+        .implemented = true,
         .doc = "Sleep after a follower fetch error.",
     },
     {
         .name = "replica.socket.timeout.ms",
         .type = SAMSA_CONFIG_INT,
         .dflt = "30000",
-        .implemented = false,
+        .implemented = true,
         .doc = "Socket timeout of follower fetches.",
     },
     {

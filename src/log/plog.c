@@ -172,6 +172,7 @@ plog_new(const char *parent, const char *topic, int32_t partition,
     atomic_init(&plog->horizon_due, INT64_MAX);
     atomic_init(&plog->cleaning, false);
     atomic_init(&plog->first_unstable, INT64_MAX);
+    atomic_init(&plog->replicated, false);
     plog->ps = samsa_pstate_new();
     return plog;
 }
@@ -714,8 +715,8 @@ samsa_plog_roll(samsa_plog_t *plog, int64_t now_ms)
 }
 
 /* Record a new leader epoch starting at offset.  @locks lock held */
-static samsa_err_t
-plog_note_epoch(samsa_plog_t *plog, int32_t epoch, int64_t offset)
+samsa_err_t
+samsa_plog_note_epoch(samsa_plog_t *plog, int32_t epoch, int64_t offset)
 {
     samsa_err_t  err = SAMSA_ERR_NONE;
 
@@ -729,8 +730,8 @@ plog_note_epoch(samsa_plog_t *plog, int32_t epoch, int64_t offset)
 
 /* Whether this append reaches flush.messages; if so, ask for a flush up
  * to the LEO and tell the caller to wait for it.  @locks lock held */
-static bool
-plog_flush_policy(samsa_plog_t *plog, samsa_plog_append_result_t *res)
+bool
+samsa_plog_flush_policy(samsa_plog_t *plog, samsa_plog_append_result_t *res)
 {
     int64_t  done = samsa_plog_durable_offset(plog);
 
@@ -850,7 +851,7 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     res->last_offset = next - 1;
     res->log_append_time_ms = lat;
     if (opts->leader_epoch >= 0
-        && plog_note_epoch(plog, opts->leader_epoch, plog->leo)
+        && samsa_plog_note_epoch(plog, opts->leader_epoch, plog->leo)
                != SAMSA_ERR_NONE) {
         samsa_warn("log: %s: could not record leader epoch %" PRId32,
                    plog->dir, opts->leader_epoch);
@@ -860,8 +861,10 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
      * samsa_plog_high_watermark(); the segment's end and the first
      * unstable offset went out first */
     atomic_store_explicit(&plog->leo_pub, next, memory_order_release);
-    atomic_store_explicit(&plog->hwm, next, memory_order_release);
-    *want |= plog_flush_policy(plog, res);
+    if (!atomic_load_explicit(&plog->replicated, memory_order_acquire)) {
+        atomic_store_explicit(&plog->hwm, next, memory_order_release);
+    }
+    *want |= samsa_plog_flush_policy(plog, res);
     return SAMSA_ERR_NONE;
 }
 

@@ -156,6 +156,9 @@ struct samsa_plog_append_result {
                                                    flushed callback) reaches
                                                    this; -1: nothing to
                                                    wait for */
+    size_t                 bytes;               /* replica appends: the
+                                                   bytes of whole batches
+                                                   taken (0: none) */
     bool                   duplicate;           /* a retried idempotent
                                                    batch (or the hook said
                                                    so): base_offset and
@@ -182,6 +185,42 @@ struct samsa_plog_append_result {
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_append(
     samsa_plog_t *plog, uint8_t *records, size_t len,
     const samsa_plog_append_opts_t *opts, samsa_plog_append_result_t *res);
+
+/* ---- replication (log/plog_repl.c; issue 19, docs/REPLICATION.md) ------ */
+
+/* A follower's append (Kafka's appendAsFollower): the whole batches at
+ * the front of records (a trailing cut batch is left for the next fetch),
+ * exactly as the leader wrote them: offsets, leader epochs, producer
+ * ids/epochs/sequences are kept; the producer state, transaction markers
+ * and the aborted-transaction index follow from the batches (no sequence
+ * or epoch checks: the leader made them); each batch's leader epoch goes
+ * into leader-epoch-checkpoint.  The high watermark does not move
+ * (samsa_plog_advance_high_watermark does).  res->bytes gets the bytes
+ * taken, res->base_offset/last_offset their offsets; res->durable_wanted
+ * as samsa_plog_append.
+ * Errors: OFFSET_OUT_OF_RANGE when the first batch's base offset is not
+ * the LEO or offsets go back (nothing written; res->summary.err_msg says
+ * which); CORRUPT_MESSAGE (bad CRC, batch shorter than its header),
+ * UNSUPPORTED_FOR_MESSAGE_FORMAT (magic not 2); the rest as
+ * samsa_plog_append.  @thread replica fetcher @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_append_replica(
+    samsa_plog_t *plog, const uint8_t *records, size_t len,
+    samsa_plog_append_result_t *res);
+
+/* Replication factor above 1 (true): appends stop moving the high
+ * watermark, which the replica manager moves (leader: the ISR's smallest
+ * LEO; follower: the leader's).  false: the high watermark is the LEO
+ * again, as on one node.  @thread any @locks plog taken */
+void samsa_plog_set_replicated(samsa_plog_t *plog, bool replicated);
+bool samsa_plog_is_replicated(samsa_plog_t *plog);
+
+/* Move the high watermark up to hw (at most the LEO; never down).
+ * @returns true when it moved.  @thread any @locks plog taken */
+bool samsa_plog_advance_high_watermark(samsa_plog_t *plog, int64_t hw);
+
+/* The latest leader epoch in leader-epoch-checkpoint (-1: none): a
+ * follower's LastFetchedEpoch.  @thread any */
+int32_t samsa_plog_latest_epoch(samsa_plog_t *plog);
 
 /* ---- producer state and transactions (KIP-98) ----------------------------- */
 

@@ -665,7 +665,10 @@ plog_truncated(samsa_plog_t *plog, int64_t leo)
         plog->flush_requested = leo;
     }
     atomic_store_explicit(&plog->leo_pub, leo, memory_order_release);
-    atomic_store_explicit(&plog->hwm, leo, memory_order_release);
+    if (!atomic_load_explicit(&plog->replicated, memory_order_acquire)
+        || samsa_plog_high_watermark(plog) > leo) {
+        atomic_store_explicit(&plog->hwm, leo, memory_order_release);
+    }
     if (samsa_plog_durable_offset(plog) > leo) {
         atomic_store_explicit(&plog->durable, leo, memory_order_release);
     }

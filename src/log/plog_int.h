@@ -99,6 +99,10 @@ struct samsa_plog {
     _Atomic int64_t           hwm;          /* [atomic] high watermark, as
                                                leo_pub */
     _Atomic int64_t           log_start;    /* [atomic] */
+    _Atomic bool              replicated;   /* [atomic] replication factor
+                                               > 1: appends leave hwm to
+                                               the replica manager
+                                               (samsa_plog_set_replicated) */
     _Atomic bool              offline;      /* [atomic] an I/O error hit */
 
     pthread_mutex_t           flush_lock;   /* serialises flushes; held
@@ -190,6 +194,17 @@ void samsa_plog_pstate_publish(samsa_plog_t *plog);
  * segment's transaction index.  @locks lock held */
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_pstate_index(
     samsa_plog_t *plog, samsa_seg_t *seg, const samsa_pstate_change_t *ch);
+
+/* Record a new leader epoch starting at offset (kept when it is above
+ * the latest).  @locks lock held */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_note_epoch(samsa_plog_t *plog,
+                                                   int32_t epoch,
+                                                   int64_t offset);
+
+/* Whether the append just made reaches flush.messages; if so res's
+ * durable_wanted is set and a flush is wanted.  @locks lock held */
+bool samsa_plog_flush_policy(samsa_plog_t *plog,
+                             samsa_plog_append_result_t *res);
 
 /* SAMSA_ERR_NONE if appends and deletions may run.  @locks lock held */
 samsa_err_t samsa_plog_check_writable(samsa_plog_t *plog);

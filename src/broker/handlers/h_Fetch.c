@@ -16,6 +16,10 @@
  * Fetch sessions (KIP-227) are not kept: a full fetch gets session id 0,
  * so clients keep sending full fetches; an incremental one gets
  * FETCH_SESSION_ID_NOT_FOUND.  v13+ name topics by id.
+ * A Fetch from a follower (ReplicaState v15+, else ReplicaId >= 0) of a
+ * replicated partition this node leads (broker/replica.h) records the
+ * follower's fetch offset as its LEO (which may move the high watermark)
+ * and reads up to the LEO instead of the high watermark.
  * Threads: handler; a delayed fetch completes on whichever thread checks
  * it (a handler after a Produce, or the fetch reaper on expiry).
  */
@@ -45,6 +49,8 @@ typedef struct fetch_part {
     samsa_FetchPartitionData_t    *pd;
     samsa_plog_t                  *plog;        /* ref; NULL on error */
     int32_t                        leader_epoch;
+    bool                           to_leo;      /* a follower's: up to the
+                                                   LEO, not the HW */
     samsa_plog_region_t            region;      /* while building */
     samsa_file_region_t            file;
     char                           key[SAMSA_PURGATORY_TP_KEY_MAX];
@@ -61,6 +67,8 @@ typedef struct fetch_op {
     int32_t                  max_bytes;
     bool                     committed;     /* read_committed */
     bool                     has_error;     /* answer at once */
+    int32_t                  replica_id;    /* ReplicaState's or the
+                                               ReplicaId; -1: a consumer */
     const samsa_image_t     *img;           /* while resolving only */
     samsa_route_leaders_t    leaders;       /* for NodeEndpoints */
 } fetch_op_t;
@@ -167,6 +175,16 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
         return;
     }
     fetch_part_check(f, p);
+    /* issue 19: a follower's fetch offset is its LEO (broker/replica.h) */
+    if (p->pd->ErrorCode == 0 && f->replica_id >= 0
+        && samsa_replmgr_is_follower(apis->broker->repl, t->name,
+                                     t->name_len, p->rq->Partition,
+                                     f->replica_id)) {
+        p->to_leo = true;
+        samsa_replmgr_follower_fetch(apis->broker->repl, t->name,
+                                     t->name_len, p->rq->Partition,
+                                     f->replica_id, p->rq->FetchOffset);
+    }
 }
 
 /* KIP-951: the endpoints of the leaders named in CurrentLeader. */
@@ -276,7 +294,8 @@ fetch_read(fetch_op_t *f, bool keep)
         }
         hwm = samsa_plog_high_watermark(p->plog);
         lso = samsa_plog_last_stable_offset(p->plog);
-        upto = f->committed ? lso : hwm;
+        upto = p->to_leo ? samsa_plog_log_end_offset(p->plog)
+                         : f->committed ? lso : hwm;
         limit = f->max_bytes - total;
         if (limit > p->rq->PartitionMaxBytes) {
             limit = p->rq->PartitionMaxBytes;
@@ -637,6 +656,10 @@ samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
     }
     fetch_limits(apis->broker, f, rq);
     f->committed = rq->IsolationLevel == ISOLATION_READ_COMMITTED;
+    f->replica_id = req->hdr.ApiVersion >= 15
+                        ? (rq->ReplicaState_set ? rq->ReplicaState.ReplicaId
+                                                : -1)
+                        : rq->ReplicaId;
     fetch_resolve(apis, f, rq);
     if (rq->MaxWaitMs <= 0 || f->has_error) {
         fetch_answer(f, true);

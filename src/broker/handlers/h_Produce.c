@@ -6,8 +6,14 @@
  * the connection closed on any error (CLOSE), as the seed's table says.
  * When a topic wants every append durable (flush.messages=1) the answer
  * waits in the produce purgatory until the log manager's group commit has
- * synced the data (not on a handler thread); on one node the ISR is this
- * node alone, so acks=-1 needs nothing more.
+ * synced the data (not on a handler thread).  With one replica the ISR is
+ * this node alone, so acks=-1 needs nothing more.  On a replicated
+ * partition (broker/replica.h) acks=-1 is refused with NOT_ENOUGH_REPLICAS
+ * before the append when the ISR is smaller than min.insync.replicas, and
+ * waits in the produce purgatory until the high watermark passes the last
+ * offset written (NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below
+ * min.insync.replicas meanwhile, REQUEST_TIMED_OUT after TimeoutMs);
+ * acks=1 is answered after the leader's append.
  * Idempotent and transactional batches go through the partition's
  * producer state (log/pstate.h): a retried batch is answered with its
  * original offsets and not written again; sequence gaps, stale epochs and
@@ -23,10 +29,13 @@
  */
 #include "broker/api_table.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "broker/broker.h"
 #include "broker/handlers/tpresp.h"
+#include "broker/isrstate.h"
+#include "broker/replica.h"
 #include "meta/acl.h"
 #include "broker/route.h"
 #include "net/server/reqchan.h"
@@ -43,6 +52,10 @@ typedef struct produce_wait {
     samsa_PartitionProduceResponse_t  *pr;
     samsa_plog_t                      *plog;    /* ref */
     int64_t                            durable_wanted;
+    int64_t                            hw_wanted;   /* acks=all on a
+                                                       replicated partition:
+                                                       the HW to reach;
+                                                       -1: none */
     char                               key[SAMSA_PURGATORY_TP_KEY_MAX];
 } produce_wait_t;
 
@@ -153,9 +166,40 @@ produce_txn_check(samsa_broker_t *b, samsa_slice_t txn_id,
 
 /* Append one partition's records; fills pr, and *wait when the answer must
  * wait for durability (then *wait->plog holds a ref). */
+/* acks=all on a partition this node leads with replicas (issue 19,
+ * broker/replica.h): NOT_ENOUGH_REPLICAS before the append when the ISR
+ * is smaller than min.insync.replicas, with Kafka's message.  *repl tells
+ * whether the partition is replicated here. */
+static samsa_err_t
+produce_check_isr(samsa_broker_t *b, samsa_req_t *req,
+                  const samsa_image_topic_t *topic, int32_t partition,
+                  int16_t acks, bool *repl, samsa_PartitionProduceResponse_t *pr)
+{
+    size_t       nisr = 0;
+    int32_t      min_isr = 1;
+    samsa_err_t  err;
+    char        *msg;
+
+    *repl = samsa_replmgr_leader_isr(b->repl, topic->name, topic->name_len,
+                                     partition, &nisr, &min_isr);
+    if (!*repl || acks != -1) {
+        return SAMSA_ERR_NONE;
+    }
+    err = samsa_isrstate_check_min_isr(nisr, min_isr);
+    if (err != SAMSA_ERR_NONE) {
+        msg = samsa_arena_alloc(&req->arena, 256);
+        snprintf(msg, 256, "The size of the current ISR (%zu) is "
+                 "insufficient to satisfy the min.isr requirement of %d "
+                 "for partition %s-%d", nisr, (int) min_isr, topic->name,
+                 (int) partition);
+        produce_set_error(pr, err, msg);
+    }
+    return err;
+}
+
 static bool
 produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
-               const samsa_image_topic_t *topic,
+               int16_t acks, const samsa_image_topic_t *topic,
                const samsa_PartitionProduceData_t *pd,
                samsa_PartitionProduceResponse_t *pr, produce_wait_t *wait)
 {
@@ -164,7 +208,12 @@ produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
     samsa_plog_append_result_t   res;
     samsa_plog_t                *plog;
     samsa_err_t                  err;
+    bool                         repl;
 
+    if (produce_check_isr(b, req, topic, pd->Index, acks, &repl, pr)
+        != SAMSA_ERR_NONE) {
+        return false;
+    }
     err = produce_txn_check(b, txn_id, topic, pd);
     if (err != SAMSA_ERR_NONE) {
         produce_set_error(pr, err, NULL);
@@ -192,7 +241,17 @@ produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
     pr->BaseOffset = res.base_offset;
     pr->LogAppendTimeMs = res.log_append_time_ms;
     pr->LogStartOffset = res.log_start_offset;
-    if (res.durable_wanted >= 0) {
+    wait->hw_wanted = -1;
+    if (repl) {
+        /* an ISR of the leader alone: the HW moves now */
+        samsa_replmgr_leader_appended(b->repl, topic->name, topic->name_len,
+                                      pd->Index);
+        if (acks == -1 && samsa_plog_high_watermark(plog)
+                              <= res.last_offset) {
+            wait->hw_wanted = res.last_offset + 1;
+        }
+    }
+    if (res.durable_wanted >= 0 || wait->hw_wanted >= 0) {
         wait->pr = pr;
         wait->plog = plog;
         wait->durable_wanted = res.durable_wanted;
@@ -232,10 +291,21 @@ produce_try_complete(samsa_delayed_op_t *op)
     delayed_produce_t  *dp = (delayed_produce_t *) op;
     size_t              i;
 
+    size_t              nisr;
+    int32_t             min_isr;
+
     for (i = 0; i < dp->nwaits; i++) {
         if (samsa_plog_durable_offset(dp->waits[i].plog)
                 < dp->waits[i].durable_wanted
             && !samsa_plog_is_offline(dp->waits[i].plog)) {
+            return false;
+        }
+        /* acks=all: the HW, unless the leadership moved meanwhile */
+        if (dp->waits[i].hw_wanted >= 0
+            && samsa_plog_high_watermark(dp->waits[i].plog)
+                   < dp->waits[i].hw_wanted
+            && samsa_replmgr_leader_isr_key(dp->b->repl, dp->waits[i].key,
+                                            &nisr, &min_isr)) {
             return false;
         }
     }
@@ -253,7 +323,40 @@ produce_on_expire(samsa_delayed_op_t *op)
             < dp->waits[i].durable_wanted) {
             produce_set_error(dp->waits[i].pr, SAMSA_ERR_REQUEST_TIMED_OUT,
                               "timed out waiting for the data to be synced");
+        } else if (dp->waits[i].hw_wanted >= 0
+                   && samsa_plog_high_watermark(dp->waits[i].plog)
+                          < dp->waits[i].hw_wanted) {
+            produce_set_error(dp->waits[i].pr, SAMSA_ERR_REQUEST_TIMED_OUT,
+                              NULL);
         }
+    }
+}
+
+/* acks=all once the HW is there (Kafka's checkEnoughReplicasReachOffset):
+ * NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below
+ * min.insync.replicas meanwhile; NOT_LEADER_OR_FOLLOWER when this node no
+ * longer leads the partition. */
+static void
+produce_hw_answer(delayed_produce_t *dp, produce_wait_t *w)
+{
+    size_t       nisr = 0;
+    int32_t      min_isr = 1;
+    samsa_err_t  err = SAMSA_ERR_NONE;
+
+    if (w->hw_wanted < 0 || w->pr->ErrorCode != 0) {
+        return;
+    }
+    if (!samsa_replmgr_leader_isr_key(dp->b->repl, w->key, &nisr,
+                                      &min_isr)) {
+        if (samsa_plog_high_watermark(w->plog) < w->hw_wanted) {
+            produce_set_error(w->pr, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER, NULL);
+        }
+        return;
+    }
+    if (samsa_isrstate_acks_done(samsa_plog_high_watermark(w->plog),
+                                 w->hw_wanted, nisr, min_isr, &err)
+        && err != SAMSA_ERR_NONE) {
+        produce_set_error(w->pr, err, NULL);
     }
 }
 
@@ -264,6 +367,7 @@ produce_on_complete(samsa_delayed_op_t *op)
     size_t              i;
 
     for (i = 0; i < dp->nwaits; i++) {
+        produce_hw_answer(dp, &dp->waits[i]);
         if (samsa_plog_is_offline(dp->waits[i].plog)
             && samsa_plog_durable_offset(dp->waits[i].plog)
                    < dp->waits[i].durable_wanted) {
@@ -452,8 +556,8 @@ produce_all_fill(void *ctx, samsa_slice_t name, size_t k, const void *rq,
         c->any_error = true;
         return;
     }
-    if (!produce_append(c->apis, ti->req, c->rq->TransactionalId, t, pd, pr,
-                        &c->waits[c->nwaits])) {
+    if (!produce_append(c->apis, ti->req, c->rq->TransactionalId,
+                        c->rq->Acks, t, pd, pr, &c->waits[c->nwaits])) {
         c->any_error = true;
         return;
     }

@@ -1,0 +1,980 @@
+/*
+ * broker/replica.c - the replica manager: followers fetch from leaders,
+ * leaders track their followers and move the high watermark (see
+ * replica.h).
+ */
+#include "broker/replica.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "broker/forward.h"
+#include "broker/isrstate.h"
+#include "proto/gen/Fetch.h"
+#include "proto/proto.h"
+#include "proto/rd.h"
+#include "proto/wr.h"
+#include "util/alloc.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/map.h"
+#include "util/time.h"
+
+#define REPL_FETCH_VERSION  15          /* ReplicaState (KIP-903) */
+#define REPL_IDLE_MS        1000
+
+typedef struct repl_fetcher repl_fetcher_t;
+
+/* One partition this node replicates with a replication factor above 1.
+ * [rm->lock] every field. */
+typedef struct repl_part {
+    samsa_map_node_t            node;
+    char                        key[SAMSA_PURGATORY_TP_KEY_MAX];
+    char                       *topic;          /* NUL-terminated */
+    int32_t                     partition;
+    samsa_uuid_t                topic_id;
+    samsa_plog_t               *plog;           /* reference */
+    uint64_t                    seen;           /* image generation */
+    int32_t                     leader;         /* the image's */
+    int32_t                     leader_epoch;
+    bool                        is_leader;
+    /* leader side */
+    int32_t                    *isr;
+    size_t                      nisr;
+    samsa_isrstate_follower_t  *fs;             /* every other replica */
+    size_t                      nfs;
+    int32_t                     min_isr;
+    /* follower side */
+    repl_fetcher_t             *fetcher;        /* NULL: not fetched */
+    int64_t                     retry_ms;       /* monotonic: not before */
+    bool                        truncate;       /* to the HW, first */
+} repl_part_t;
+
+/* A fetcher thread for one leader.  [rm->lock] but for corr (the
+ * thread's). */
+struct repl_fetcher {
+    samsa_replmgr_t  *rm;
+    int32_t           leader_id;
+    int               idx;
+    pthread_t         thread;
+    bool              stop;
+    int               fd;               /* the thread's connection, -1 */
+    int32_t           corr;             /* [thread] */
+    repl_fetcher_t   *next;
+};
+
+struct samsa_replmgr {
+    samsa_replmgr_conf_t  conf;         /* [const] */
+    bool                  enabled;      /* [const] the gate */
+    int32_t               nfetchers;    /* [const] num.replica.fetchers */
+    int32_t               max_bytes;    /* [const] replica.fetch.max.bytes */
+    int32_t               min_bytes;    /* [const] */
+    int32_t               wait_ms;      /* [const] */
+    int32_t               resp_max;     /* [const] */
+    int32_t               backoff_ms;   /* [const] */
+    int32_t               socket_ms;    /* [const] */
+    int32_t               min_isr;      /* [const] the broker's default */
+    const char           *listener;     /* [const] inter.broker.listener.
+                                           name, NULL: first PLAINTEXT */
+    pthread_mutex_t       lock;
+    pthread_cond_t        cond;         /* CLOCK_MONOTONIC; fetchers wait */
+    samsa_map_t           parts;        /* [lock] repl_part_t by key */
+    uint64_t              gen;          /* [lock] image generation */
+    repl_fetcher_t       *fetchers;     /* [lock] */
+    bool                  stopped;      /* [lock] */
+};
+
+/* ---- the partition table ---------------------------------------------- */
+
+static bool
+repl_part_eq(const samsa_map_node_t *node, const void *key)
+{
+    return strcmp(SAMSA_MAP_ENTRY(node, repl_part_t, node)->key, key) == 0;
+}
+
+/* @locks lock held */
+static repl_part_t *
+repl_find(samsa_replmgr_t *rm, const char *key)
+{
+    samsa_map_node_t  *n = samsa_map_find(&rm->parts,
+                                          samsa_hash_str(key, 0),
+                                          repl_part_eq, key);
+
+    return n != NULL ? SAMSA_MAP_ENTRY(n, repl_part_t, node) : NULL;
+}
+
+static void
+repl_part_free(repl_part_t *rp)
+{
+    samsa_plog_unref(rp->plog);
+    samsa_free(rp->topic);
+    samsa_free(rp->isr);
+    samsa_free(rp->fs);
+    samsa_free(rp);
+}
+
+static bool
+repl_has(const int32_t *ids, size_t n, int32_t id)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (ids[i] == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The high watermark over the ISR (isrstate's rule); true when it moved.
+ * @locks lock held */
+static bool
+repl_update_hw(samsa_replmgr_t *rm, repl_part_t *rp)
+{
+    int64_t  leo = samsa_plog_log_end_offset(rp->plog);
+    int64_t  hw = samsa_isrstate_high_watermark(
+        samsa_plog_high_watermark(rp->plog), leo, rm->conf.node_id, rp->fs,
+        rp->nfs, rp->isr, rp->nisr);
+
+    return samsa_plog_advance_high_watermark(rp->plog, hw);
+}
+
+/* The ISR and min.insync.replicas of the image.  @locks lock held */
+static void
+repl_set_isr(samsa_replmgr_t *rm, repl_part_t *rp,
+             const samsa_image_topic_t *t, const samsa_image_partition_t *p)
+{
+    const char  *v = samsa_image_topic_config(t, "min.insync.replicas");
+    char        *end = NULL;
+    long         n;
+
+    samsa_free(rp->isr);
+    rp->nisr = p->nisr > 0 ? (size_t) p->nisr : 0;
+    rp->isr = samsa_calloc(rp->nisr + 1, sizeof(*rp->isr));
+    if (rp->nisr > 0) {
+        memcpy(rp->isr, p->isr, rp->nisr * sizeof(*rp->isr));
+    }
+    rp->min_isr = rm->min_isr;
+    if (v != NULL) {
+        n = strtol(v, &end, 10);
+        if (end != v && *end == '\0' && n >= 1 && n <= INT32_MAX) {
+            rp->min_isr = (int32_t) n;
+        }
+    }
+}
+
+/* Become the leader of a new epoch: every other replica is a follower not
+ * heard from, given replica.lag.time.max.ms from now (isrstate.h).
+ * @locks lock held */
+static void
+repl_become_leader(samsa_replmgr_t *rm, repl_part_t *rp,
+                   const samsa_image_partition_t *p)
+{
+    int64_t  now = samsa_now_ms();
+    int32_t  i;
+
+    rp->is_leader = true;
+    rp->fetcher = NULL;
+    rp->truncate = false;
+    samsa_free(rp->fs);
+    rp->fs = samsa_calloc((size_t) p->nreplicas + 1, sizeof(*rp->fs));
+    rp->nfs = 0;
+    for (i = 0; i < p->nreplicas; i++) {
+        if (p->replicas[i] != rm->conf.node_id) {
+            samsa_isrstate_follower_init(&rp->fs[rp->nfs], p->replicas[i]);
+            rp->fs[rp->nfs].last_caught_up_ms = now;
+            rp->nfs++;
+        }
+    }
+    samsa_info("replication: leading %s (leader epoch %" PRId32 ")",
+               rp->key, p->leader_epoch);
+}
+
+/* ---- fetchers ----------------------------------------------------------- */
+
+static void *repl_fetcher_main(void *arg);
+
+/* The fetcher for leader and idx, started if needed; NULL if the thread
+ * cannot start.  @locks lock held */
+static repl_fetcher_t *
+repl_fetcher_get(samsa_replmgr_t *rm, int32_t leader, int idx)
+{
+    repl_fetcher_t  *f;
+
+    for (f = rm->fetchers; f != NULL; f = f->next) {
+        if (f->leader_id == leader && f->idx == idx) {
+            return f;
+        }
+    }
+    f = samsa_calloc(1, sizeof(*f));
+    f->rm = rm;
+    f->leader_id = leader;
+    f->idx = idx;
+    f->fd = -1;
+    if (pthread_create(&f->thread, NULL, repl_fetcher_main, f) != 0) {
+        samsa_warn("replication: cannot start a fetcher thread for "
+                   "broker %" PRId32, leader);
+        samsa_free(f);
+        return NULL;
+    }
+    f->next = rm->fetchers;
+    rm->fetchers = f;
+    return f;
+}
+
+/* Follow leader p->leader from now on.  @locks lock held */
+static void
+repl_become_follower(samsa_replmgr_t *rm, repl_part_t *rp,
+                     const samsa_image_partition_t *p, bool new_epoch)
+{
+    int  idx = (int) (samsa_hash_str(rp->key, 0)
+                      % (uint64_t) rm->nfetchers);
+
+    if (rp->is_leader) {
+        rp->is_leader = false;
+        samsa_free(rp->fs);
+        rp->fs = NULL;
+        rp->nfs = 0;
+    }
+    if (p->leader < 0) {
+        rp->fetcher = NULL;
+        return;
+    }
+    if (new_epoch) {
+        rp->truncate = true;
+    }
+    rp->fetcher = repl_fetcher_get(rm, p->leader, idx);
+    rp->retry_ms = 0;
+    if (new_epoch) {
+        samsa_info("replication: following %s from broker %" PRId32
+                   " (leader epoch %" PRId32 ")", rp->key, p->leader,
+                   p->leader_epoch);
+    }
+}
+
+/* ---- the image ------------------------------------------------------------ */
+
+/* A partition of the image this node replicates; *wake gets its key when
+ * its high watermark moved.  @locks lock held */
+static bool
+repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
+                     const samsa_image_partition_t *p)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    samsa_plog_t *plog;
+    bool          new_epoch, moved = false;
+
+    samsa_purgatory_tp_key(key, t->name, t->name_len, p->partition);
+    rp = repl_find(rm, key);
+    if (rp == NULL) {
+        plog = samsa_logmgr_plog_ref(rm->conf.logs, t->name, p->partition);
+        if (plog == NULL) {
+            return false;               /* no log (yet): a later image */
+        }
+        rp = samsa_calloc(1, sizeof(*rp));
+        memcpy(rp->key, key, sizeof(key));
+        rp->topic = samsa_strdup(t->name);
+        rp->partition = p->partition;
+        rp->plog = plog;
+        rp->leader = -1;
+        rp->leader_epoch = -1;
+        samsa_map_insert(&rm->parts, &rp->node, samsa_hash_str(key, 0));
+        samsa_plog_set_replicated(plog, true);
+    }
+    rp->topic_id = t->id;
+    rp->seen = rm->gen;
+    new_epoch = rp->leader != p->leader
+                || rp->leader_epoch != p->leader_epoch;
+    if (p->leader == rm->conf.node_id) {
+        if (!rp->is_leader || new_epoch) {
+            repl_become_leader(rm, rp, p);
+        }
+        repl_set_isr(rm, rp, t, p);
+        moved = repl_update_hw(rm, rp);
+    } else if (new_epoch || rp->is_leader
+               || (rp->fetcher == NULL && p->leader >= 0)) {
+        repl_become_follower(rm, rp, p, new_epoch);
+    }
+    rp->leader = p->leader;
+    rp->leader_epoch = p->leader_epoch;
+    return moved;
+}
+
+void
+samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
+                       const samsa_image_t *new_img)
+{
+    samsa_replmgr_t            *rm = ctx;
+    const samsa_image_topic_t  *t;
+    const samsa_image_partition_t *p;
+    samsa_map_iter_t            it;
+    samsa_map_node_t           *n;
+    repl_part_t                *rp;
+    char                      (*wake)[SAMSA_PURGATORY_TP_KEY_MAX] = NULL;
+    size_t                      i, nwake = 0, cap = 0;
+    int32_t                     j;
+
+    (void) old_img;
+    if (!rm->enabled) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    if (rm->stopped) {
+        pthread_mutex_unlock(&rm->lock);
+        return;
+    }
+    rm->gen++;
+    for (i = 0; i < samsa_image_topic_count(new_img); i++) {
+        t = samsa_image_topic_at(new_img, i);
+        for (j = 0; j < t->npartitions; j++) {
+            p = &t->partitions[j];
+            if (p->nreplicas <= 1
+                || !repl_has(p->replicas, (size_t) p->nreplicas,
+                             rm->conf.node_id)) {
+                continue;
+            }
+            if (repl_apply_partition(rm, t, p)) {
+                if (nwake == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    wake = samsa_realloc(wake, cap * sizeof(*wake));
+                }
+                samsa_purgatory_tp_key(wake[nwake++], t->name, t->name_len,
+                                       p->partition);
+            }
+        }
+    }
+    /* partitions gone from this node (deleted, reassigned) */
+    samsa_map_iter_init(&it, &rm->parts);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        rp = SAMSA_MAP_ENTRY(n, repl_part_t, node);
+        if (rp->seen != rm->gen) {
+            samsa_map_remove(&rm->parts, n);
+            repl_part_free(rp);
+        }
+    }
+    pthread_cond_broadcast(&rm->cond);
+    pthread_mutex_unlock(&rm->lock);
+    for (i = 0; i < nwake; i++) {
+        (void) samsa_purgatory_check_and_complete(rm->conf.produce, wake[i]);
+        (void) samsa_purgatory_check_and_complete(rm->conf.fetch, wake[i]);
+    }
+    samsa_free(wake);
+}
+
+/* ---- the leader's side ---------------------------------------------------- */
+
+/* The partition this node leads, or NULL.  @locks lock held */
+static repl_part_t *
+repl_led(samsa_replmgr_t *rm, const char *topic, size_t topic_len,
+         int32_t partition, char key[SAMSA_PURGATORY_TP_KEY_MAX])
+{
+    repl_part_t  *rp;
+
+    samsa_purgatory_tp_key(key, topic, topic_len, partition);
+    rp = repl_find(rm, key);
+    return rp != NULL && rp->is_leader ? rp : NULL;
+}
+
+bool
+samsa_replmgr_is_follower(samsa_replmgr_t *rm, const char *topic,
+                          size_t topic_len, int32_t partition,
+                          int32_t replica_id)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    bool          yes = false;
+    size_t        i;
+
+    if (rm == NULL || !rm->enabled || replica_id < 0) {
+        return false;
+    }
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_led(rm, topic, topic_len, partition, key);
+    for (i = 0; rp != NULL && i < rp->nfs && !yes; i++) {
+        yes = rp->fs[i].id == replica_id;
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return yes;
+}
+
+void
+samsa_replmgr_follower_fetch(samsa_replmgr_t *rm, const char *topic,
+                             size_t topic_len, int32_t partition,
+                             int32_t replica_id, int64_t fetch_offset)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    bool          moved = false;
+    size_t        i;
+
+    if (rm == NULL || !rm->enabled) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_led(rm, topic, topic_len, partition, key);
+    for (i = 0; rp != NULL && i < rp->nfs; i++) {
+        if (rp->fs[i].id == replica_id) {
+            samsa_isrstate_follower_fetch(
+                &rp->fs[i], fetch_offset,
+                samsa_plog_log_end_offset(rp->plog), samsa_now_ms());
+            moved = repl_update_hw(rm, rp);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&rm->lock);
+    if (moved) {
+        (void) samsa_purgatory_check_and_complete(rm->conf.produce, key);
+        (void) samsa_purgatory_check_and_complete(rm->conf.fetch, key);
+    }
+}
+
+void
+samsa_replmgr_leader_appended(samsa_replmgr_t *rm, const char *topic,
+                              size_t topic_len, int32_t partition)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    bool          moved = false;
+
+    if (rm == NULL || !rm->enabled) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_led(rm, topic, topic_len, partition, key);
+    if (rp != NULL) {
+        moved = repl_update_hw(rm, rp);
+    }
+    pthread_mutex_unlock(&rm->lock);
+    if (moved) {
+        (void) samsa_purgatory_check_and_complete(rm->conf.fetch, key);
+    }
+}
+
+bool
+samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
+                         size_t topic_len, int32_t partition, size_t *nisr,
+                         int32_t *min_isr)
+{
+    char  key[SAMSA_PURGATORY_TP_KEY_MAX];
+
+    samsa_purgatory_tp_key(key, topic, topic_len, partition);
+    return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr);
+}
+
+bool
+samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
+                             size_t *nisr, int32_t *min_isr)
+{
+    repl_part_t  *rp;
+
+    if (rm == NULL || !rm->enabled) {
+        return false;
+    }
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_find(rm, key);
+    if (rp != NULL && !rp->is_leader) {
+        rp = NULL;
+    }
+    if (rp != NULL) {
+        *nisr = rp->nisr;
+        *min_isr = rp->min_isr;
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return rp != NULL;
+}
+
+/* ---- a fetcher thread --------------------------------------------------- */
+
+/* One partition of a fetch, as the thread took it. */
+typedef struct repl_snap {
+    char           key[SAMSA_PURGATORY_TP_KEY_MAX];
+    samsa_uuid_t   topic_id;
+    int32_t        partition;
+    int32_t        leader_epoch;
+    samsa_plog_t  *plog;                /* reference */
+    bool           truncate;
+    bool           answered;
+} repl_snap_t;
+
+/* The partitions due for f, into *out (samsa_free it; plog references).
+ * @locks lock held */
+static size_t
+repl_collect(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t **out,
+             int64_t *next_ms)
+{
+    samsa_map_iter_t   it;
+    samsa_map_node_t  *n;
+    repl_part_t       *rp;
+    repl_snap_t       *s = NULL;
+    size_t             k = 0, cap = 0;
+    int64_t            now = samsa_now_ms();
+
+    *next_ms = now + REPL_IDLE_MS;
+    samsa_map_iter_init(&it, &rm->parts);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        rp = SAMSA_MAP_ENTRY(n, repl_part_t, node);
+        if (rp->fetcher != f) {
+            continue;
+        }
+        if (rp->retry_ms > now) {
+            if (rp->retry_ms < *next_ms) {
+                *next_ms = rp->retry_ms;
+            }
+            continue;
+        }
+        if (k == cap) {
+            cap = cap ? cap * 2 : 8;
+            s = samsa_realloc(s, cap * sizeof(*s));
+        }
+        memset(&s[k], 0, sizeof(s[k]));
+        memcpy(s[k].key, rp->key, sizeof(rp->key));
+        s[k].topic_id = rp->topic_id;
+        s[k].partition = rp->partition;
+        s[k].leader_epoch = rp->leader_epoch;
+        s[k].plog = samsa_plog_ref(rp->plog);
+        s[k].truncate = rp->truncate;
+        rp->truncate = false;
+        k++;
+    }
+    *out = s;
+    return k;
+}
+
+static void
+repl_snaps_free(repl_snap_t *s, size_t n)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        samsa_plog_unref(s[i].plog);
+    }
+    samsa_free(s);
+}
+
+/* Back a partition off for replica.fetch.backoff.ms (still f's). */
+static void
+repl_backoff(samsa_replmgr_t *rm, repl_fetcher_t *f, const char *key)
+{
+    repl_part_t  *rp;
+
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_find(rm, key);
+    if (rp != NULL && rp->fetcher == f) {
+        rp->retry_ms = samsa_now_ms() + rm->backoff_ms;
+    }
+    pthread_mutex_unlock(&rm->lock);
+}
+
+/* Is the partition still f's, in the epoch it was fetched in? */
+static bool
+repl_still_ours(samsa_replmgr_t *rm, repl_fetcher_t *f, const repl_snap_t *s)
+{
+    repl_part_t  *rp;
+    bool          yes;
+
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_find(rm, s->key);
+    yes = rp != NULL && rp->fetcher == f
+          && rp->leader_epoch == s->leader_epoch;
+    pthread_mutex_unlock(&rm->lock);
+    return yes;
+}
+
+/* Wait (lock held) until ms or a change; false on stop. */
+static bool
+repl_wait(samsa_replmgr_t *rm, repl_fetcher_t *f, int64_t until_ms)
+{
+    struct timespec  ts;
+
+    if (f->stop) {
+        return false;
+    }
+    ts.tv_sec = until_ms / 1000;
+    ts.tv_nsec = until_ms % 1000 * 1000000;
+    pthread_cond_timedwait(&rm->cond, &rm->lock, &ts);
+    return !f->stop;
+}
+
+/* Where the leader is reached and this node's broker epoch, from the
+ * image now.  false when the leader has no usable endpoint. */
+static bool
+repl_endpoint(samsa_replmgr_t *rm, int32_t leader, char *host,
+              size_t host_size, int *port, int64_t *epoch)
+{
+    samsa_image_t                 *img = samsa_meta_image_get(rm->conf.meta);
+    const samsa_image_broker_t    *b = samsa_image_broker_find(img, leader);
+    const samsa_image_broker_t    *self;
+    const samsa_image_endpoint_t  *ep = NULL;
+    size_t                         i;
+
+    self = samsa_image_broker_find(img, rm->conf.node_id);
+    *epoch = self != NULL ? self->epoch : -1;
+    if (b != NULL && rm->listener != NULL) {
+        ep = samsa_image_broker_endpoint(b, rm->listener);
+    }
+    for (i = 0; b != NULL && rm->listener == NULL && i < b->nendpoints
+                && ep == NULL; i++) {
+        if (b->endpoints[i].security_protocol == 0) {   /* PLAINTEXT */
+            ep = &b->endpoints[i];
+        }
+    }
+    if (ep != NULL) {
+        snprintf(host, host_size, "%s", ep->host);
+        *port = ep->port;
+    }
+    samsa_image_put(img);
+    return ep != NULL;
+}
+
+/* The Fetch request of snaps s[0..n). */
+static void
+repl_request(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+             size_t n, int64_t broker_epoch, samsa_buf_t *frame)
+{
+    samsa_FetchRequest_t    rq;
+    samsa_FetchTopic_t     *ts = samsa_calloc(n, sizeof(*ts));
+    samsa_FetchPartition_t *ps = samsa_calloc(n, sizeof(*ps));
+    samsa_wr_t              wr;
+    size_t                  i;
+
+    samsa_FetchRequest_init(&rq);
+    rq.ReplicaState_set = true;
+    rq.ReplicaState.ReplicaId = rm->conf.node_id;
+    rq.ReplicaState.ReplicaEpoch = broker_epoch;
+    rq.MaxWaitMs = rm->wait_ms;
+    rq.MinBytes = rm->min_bytes;
+    rq.MaxBytes = rm->resp_max;
+    rq.IsolationLevel = 0;
+    rq.SessionId = 0;
+    rq.SessionEpoch = -1;               /* no fetch session */
+    for (i = 0; i < n; i++) {
+        samsa_FetchTopic_init(&ts[i]);
+        samsa_FetchPartition_init(&ps[i]);
+        ts[i].TopicId = s[i].topic_id;
+        ts[i].Partitions = &ps[i];
+        ts[i].Partitions_cnt = 1;
+        ps[i].Partition = s[i].partition;
+        ps[i].CurrentLeaderEpoch = s[i].leader_epoch;
+        ps[i].FetchOffset = samsa_plog_log_end_offset(s[i].plog);
+        ps[i].LastFetchedEpoch = samsa_plog_latest_epoch(s[i].plog);
+        ps[i].LogStartOffset = samsa_plog_log_start_offset(s[i].plog);
+        ps[i].PartitionMaxBytes = rm->max_bytes;
+    }
+    rq.Topics = ts;
+    rq.Topics_cnt = (int32_t) n;
+    f->corr = f->corr == INT32_MAX ? 0 : f->corr + 1;
+    samsa_forward_header(&wr, frame, SAMSA_API_Fetch, REPL_FETCH_VERSION,
+                         f->corr, rm->conf.node_id);
+    samsa_FetchRequest_encode(&wr, REPL_FETCH_VERSION, &rq);
+    samsa_free(ps);
+    samsa_free(ts);
+}
+
+/* One partition's answer. */
+static void
+repl_partition_answer(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+                      const samsa_FetchPartitionData_t *pd)
+{
+    samsa_plog_append_result_t  res;
+    int64_t                     leo, low;
+    samsa_err_t                 err = (samsa_err_t) pd->ErrorCode;
+
+    s->answered = true;
+    if (!repl_still_ours(rm, f, s)) {
+        return;                         /* moved on meanwhile */
+    }
+    leo = samsa_plog_log_end_offset(s->plog);
+    if (err == SAMSA_ERR_OFFSET_OUT_OF_RANGE && pd->HighWatermark >= 0
+        && leo > pd->HighWatermark) {
+        /* ahead of the leader: back to its high watermark, which every
+         * ISR member holds (Kafka's rule before KIP-101) */
+        samsa_warn("replication: %s: log end %" PRId64 " is past the "
+                   "leader's high watermark %" PRId64 ": truncating",
+                   s->key, leo, pd->HighWatermark);
+        if (samsa_plog_truncate_to(s->plog, pd->HighWatermark)
+            != SAMSA_ERR_NONE) {
+            repl_backoff(rm, f, s->key);
+        }
+        return;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        samsa_debug("replication: fetch of %s from broker %" PRId32 ": %s",
+                    s->key, f->leader_id, samsa_err_name(err));
+        repl_backoff(rm, f, s->key);
+        return;
+    }
+    if (pd->Records.bytes.ptr != NULL && pd->Records.bytes.len > 0) {
+        err = samsa_plog_append_replica(
+            s->plog, (const uint8_t *) pd->Records.bytes.ptr,
+            pd->Records.bytes.len, &res);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_warn("replication: %s: cannot append what broker %" PRId32
+                       " sent: %s%s%s", s->key, f->leader_id,
+                       samsa_err_name(err),
+                       res.summary.err_msg != NULL ? ": " : "",
+                       res.summary.err_msg != NULL ? res.summary.err_msg
+                                                   : "");
+            repl_backoff(rm, f, s->key);
+            return;
+        }
+    }
+    (void) samsa_plog_advance_high_watermark(s->plog, pd->HighWatermark);
+    if (pd->LogStartOffset > samsa_plog_log_start_offset(s->plog)
+        && pd->LogStartOffset <= samsa_plog_high_watermark(s->plog)
+        && samsa_plog_delete_records(s->plog, pd->LogStartOffset, &low)
+               != SAMSA_ERR_NONE) {
+        samsa_debug("replication: %s: cannot move the log start to %" PRId64,
+                    s->key, pd->LogStartOffset);
+    }
+}
+
+/* The response frame (correlation id checked) for s[0..n). */
+static samsa_err_t
+repl_response(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+              size_t n, const uint8_t *answer, size_t alen)
+{
+    samsa_FetchResponse_t  resp;
+    samsa_arena_t          arena = SAMSA_ARENA_INIT;
+    samsa_rd_t             rd;
+    samsa_err_t            err;
+    int32_t                i, j;
+    size_t                 k;
+
+    samsa_rd_init(&rd, answer + 4, alen - 4);
+    samsa_rd_tags_skip(&rd);            /* response header v1 */
+    err = samsa_FetchResponse_decode(&rd, REPL_FETCH_VERSION, &arena, &resp);
+    if (err == SAMSA_ERR_NONE && resp.ErrorCode != 0) {
+        err = (samsa_err_t) resp.ErrorCode;
+    }
+    for (i = 0; err == SAMSA_ERR_NONE && i < resp.Responses_cnt; i++) {
+        const samsa_FetchableTopicResponse_t  *tr = &resp.Responses[i];
+
+        for (j = 0; j < tr->Partitions_cnt; j++) {
+            for (k = 0; k < n; k++) {
+                if (!s[k].answered
+                    && samsa_uuid_eq(s[k].topic_id, tr->TopicId)
+                    && s[k].partition == tr->Partitions[j].PartitionIndex) {
+                    repl_partition_answer(rm, f, &s[k], &tr->Partitions[j]);
+                    break;
+                }
+            }
+        }
+    }
+    samsa_arena_fini(&arena);
+    return err;
+}
+
+/* Truncate the partitions that start a new epoch as followers to their
+ * high watermark. */
+static void
+repl_truncate(repl_snap_t *s, size_t n)
+{
+    int64_t  hw;
+    size_t   i;
+
+    for (i = 0; i < n; i++) {
+        if (!s[i].truncate) {
+            continue;
+        }
+        hw = samsa_plog_high_watermark(s[i].plog);
+        if (samsa_plog_log_end_offset(s[i].plog) > hw) {
+            samsa_info("replication: %s: truncating to the high watermark "
+                       "%" PRId64 " (new leader epoch %" PRId32 ")",
+                       s[i].key, hw, s[i].leader_epoch);
+            if (samsa_plog_truncate_to(s[i].plog, hw) != SAMSA_ERR_NONE) {
+                samsa_warn("replication: %s: truncation failed", s[i].key);
+            }
+        }
+    }
+}
+
+/* Connect (if need be), send, read, apply.  false: the exchange failed
+ * (the connection is closed then). */
+static bool
+repl_fetch_once(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+                size_t n)
+{
+    samsa_buf_t   frame = SAMSA_BUF_INIT;
+    uint8_t      *answer = NULL;
+    size_t        alen = 0;
+    char          host[256];
+    int           port = 0, fd;
+    int64_t       epoch;
+    samsa_err_t   err;
+
+    if (!repl_endpoint(rm, f->leader_id, host, sizeof(host), &port,
+                       &epoch)) {
+        samsa_debug("replication: broker %" PRId32 " has no inter-broker "
+                    "endpoint", f->leader_id);
+        return false;
+    }
+    pthread_mutex_lock(&rm->lock);
+    fd = f->fd;
+    pthread_mutex_unlock(&rm->lock);
+    if (fd < 0) {
+        fd = samsa_forward_connect(host, port, rm->socket_ms);
+        if (fd < 0) {
+            samsa_debug("replication: cannot connect to broker %" PRId32
+                        " at %s:%d", f->leader_id, host, port);
+            return false;
+        }
+        pthread_mutex_lock(&rm->lock);
+        f->fd = fd;
+        if (f->stop) {
+            (void) shutdown(fd, SHUT_RDWR);
+        }
+        pthread_mutex_unlock(&rm->lock);
+    }
+    repl_request(rm, f, s, n, epoch, &frame);
+    err = samsa_forward_exchange(fd, frame.data, frame.len, f->corr,
+                                 rm->socket_ms, &answer, &alen);
+    samsa_buf_fini(&frame);
+    if (err == SAMSA_ERR_NONE) {
+        err = repl_response(rm, f, s, n, answer, alen);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_debug("replication: Fetch to broker %" PRId32 ": %s",
+                        f->leader_id, samsa_err_name(err));
+        }
+        samsa_free(answer);
+        return true;
+    }
+    pthread_mutex_lock(&rm->lock);
+    f->fd = -1;
+    pthread_mutex_unlock(&rm->lock);
+    close(fd);
+    return false;
+}
+
+static void *
+repl_fetcher_main(void *arg)
+{
+    repl_fetcher_t   *f = arg;
+    samsa_replmgr_t  *rm = f->rm;
+    repl_snap_t      *s;
+    size_t            n;
+    int64_t           next_ms;
+    char              name[16];
+    bool              ok;
+
+    snprintf(name, sizeof(name), "rfetch-%d-%d", (int) f->leader_id,
+             f->idx);
+    samsa_thread_name_set(name);
+    pthread_mutex_lock(&rm->lock);
+    while (!f->stop) {
+        n = repl_collect(rm, f, &s, &next_ms);
+        if (n == 0) {
+            samsa_free(s);
+            (void) repl_wait(rm, f, next_ms);
+            continue;
+        }
+        pthread_mutex_unlock(&rm->lock);
+        repl_truncate(s, n);
+        ok = repl_fetch_once(rm, f, s, n);
+        repl_snaps_free(s, n);
+        pthread_mutex_lock(&rm->lock);
+        if (!ok) {
+            (void) repl_wait(rm, f, samsa_now_ms() + rm->backoff_ms);
+        }
+    }
+    if (f->fd >= 0) {
+        close(f->fd);
+        f->fd = -1;
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return NULL;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+void
+samsa_replmgr_new(const samsa_replmgr_conf_t *conf, samsa_replmgr_t **out)
+{
+    samsa_replmgr_t     *rm = samsa_calloc(1, sizeof(*rm));
+    const samsa_config_t *cfg = conf->cfg;
+    pthread_condattr_t   ca;
+
+    rm->conf = *conf;
+    rm->enabled = samsa_config_bool(cfg, "unstable.replication.enable");
+    rm->nfetchers = samsa_config_int(cfg, "num.replica.fetchers");
+    if (rm->nfetchers < 1) {
+        rm->nfetchers = 1;
+    }
+    rm->max_bytes = samsa_config_int(cfg, "replica.fetch.max.bytes");
+    rm->min_bytes = samsa_config_int(cfg, "replica.fetch.min.bytes");
+    rm->wait_ms = samsa_config_int(cfg, "replica.fetch.wait.max.ms");
+    rm->resp_max = samsa_config_int(cfg, "replica.fetch.response.max.bytes");
+    rm->backoff_ms = samsa_config_int(cfg, "replica.fetch.backoff.ms");
+    rm->socket_ms = samsa_config_int(cfg, "replica.socket.timeout.ms");
+    if (rm->socket_ms <= rm->wait_ms) {
+        rm->socket_ms = rm->wait_ms + 1000;     /* a long poll must fit */
+    }
+    rm->min_isr = samsa_config_int(cfg, "min.insync.replicas");
+    rm->listener = samsa_config_str(cfg, "inter.broker.listener.name");
+    pthread_mutex_init(&rm->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&rm->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    samsa_map_init(&rm->parts);
+    *out = rm;
+}
+
+void
+samsa_replmgr_stop(samsa_replmgr_t *rm)
+{
+    repl_fetcher_t  *f, *next;
+
+    if (rm == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    if (rm->stopped) {
+        pthread_mutex_unlock(&rm->lock);
+        return;
+    }
+    rm->stopped = true;
+    for (f = rm->fetchers; f != NULL; f = f->next) {
+        f->stop = true;
+        if (f->fd >= 0) {
+            (void) shutdown(f->fd, SHUT_RDWR);
+        }
+    }
+    pthread_cond_broadcast(&rm->cond);
+    f = rm->fetchers;
+    rm->fetchers = NULL;
+    pthread_mutex_unlock(&rm->lock);
+    for (; f != NULL; f = next) {
+        next = f->next;
+        pthread_join(f->thread, NULL);
+        samsa_free(f);
+    }
+}
+
+void
+samsa_replmgr_free(samsa_replmgr_t *rm)
+{
+    samsa_map_iter_t   it;
+    samsa_map_node_t  *n;
+
+    if (rm == NULL) {
+        return;
+    }
+    samsa_replmgr_stop(rm);
+    samsa_map_iter_init(&it, &rm->parts);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        samsa_map_remove(&rm->parts, n);
+        repl_part_free(SAMSA_MAP_ENTRY(n, repl_part_t, node));
+    }
+    samsa_map_fini(&rm->parts);
+    pthread_cond_destroy(&rm->cond);
+    pthread_mutex_destroy(&rm->lock);
+    samsa_free(rm);
+}

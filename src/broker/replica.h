@@ -1,0 +1,112 @@
+/*
+ * broker/replica.h - the broker's replica manager for partitions with a
+ * replication factor above 1 (issue 19 steps 2 and 3, docs/REPLICATION.md),
+ * behind unstable.replication.enable: without it, or with one replica,
+ * nothing here runs and the high watermark is the LEO as on one node.
+ *
+ * Follower side (Kafka's ReplicaFetcherManager/ReplicaFetcherThread): for
+ * every partition this node replicates but does not lead in the metadata
+ * image, a fetcher thread ("rfetch-<leader>-<i>", num.replica.fetchers
+ * per leader broker; a partition goes to fetcher hash % n) sends Fetch v15
+ * with ReplicaState {this node id, its broker epoch} to the leader's
+ * inter-broker listener (inter.broker.listener.name, else the leader's
+ * first PLAINTEXT endpoint) over one kept connection
+ * (samsa_forward_connect), appends what comes back as the leader wrote it
+ * (samsa_plog_append_replica) and moves its high watermark and log start
+ * offset from the answer.  A leader change in the image moves the
+ * partition to the new leader's fetcher; becoming leader, or leaving the
+ * replicas, stops fetching it.  On a new leader epoch the follower first
+ * truncates to its own high watermark (Kafka's rule before KIP-101; the
+ * epoch-based truncation of KIP-101/279 is not built).
+ *
+ * Leader side (Kafka's Partition): every Fetch from a follower records its
+ * LEO (the fetch offset) and caught-up time (broker/isrstate.h) and moves
+ * the high watermark to the smallest LEO over the ISR (of the image: the
+ * ISR only changes through the controller, no AlterPartition yet); when it
+ * moves, the produce purgatory (acks=all) and the fetch purgatory
+ * (consumers' long polls) are checked for the partition.
+ *
+ * Threads: the image listener runs on the thread publishing images;
+ * handlers call the leader-side functions; the fetcher threads are the
+ * manager's.  rm->lock guards the partition table and the fetchers; it is
+ * never held across I/O or a purgatory call (lock order: purgatory op lock
+ * -> replica manager lock -> plog lock).
+ */
+#ifndef SAMSA_BROKER_REPLICA_H
+#define SAMSA_BROKER_REPLICA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <samsa/errors.h>
+
+#include "broker/purgatory.h"
+#include "config/config.h"
+#include "log/logmgr.h"
+#include "meta/meta.h"
+
+typedef struct samsa_replmgr samsa_replmgr_t;
+
+typedef struct samsa_replmgr_conf {
+    const samsa_config_t  *cfg;
+    int32_t                node_id;
+    samsa_meta_t          *meta;        /* images: leaders, endpoints */
+    samsa_logmgr_t        *logs;
+    samsa_purgatory_t     *produce;     /* woken when a HW moves */
+    samsa_purgatory_t     *fetch;
+} samsa_replmgr_conf_t;
+
+/* The manager (no thread until a partition needs fetching): *out.  Every
+ * object conf names outlives it.  @thread main */
+void samsa_replmgr_new(const samsa_replmgr_conf_t *conf,
+                       samsa_replmgr_t **out);
+
+/* Stop and join every fetcher (each ends within its current exchange:
+ * the connection is shut down); image changes are ignored from then on.
+ * Idempotent.  @thread main, before the purgatories go */
+void samsa_replmgr_stop(samsa_replmgr_t *rm);
+
+/* samsa_replmgr_stop, then drop the partitions and free; called once no
+ * image can be published any more, before the logs close.  NULL: no-op.
+ * @thread main */
+void samsa_replmgr_free(samsa_replmgr_t *rm);
+
+/* The meta listener (samsa_meta_listen): follow the image's leaders.
+ * @thread the image publisher */
+void samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
+                            const samsa_image_t *new_img);
+
+/* Is replica_id a follower of topic-partition, which this node leads with
+ * more than one replica?  Then a Fetch from it reads up to the LEO.
+ * @thread handler */
+bool samsa_replmgr_is_follower(samsa_replmgr_t *rm, const char *topic,
+                               size_t topic_len, int32_t partition,
+                               int32_t replica_id);
+
+/* A Fetch from follower replica_id at fetch_offset: its state and the
+ * high watermark move (and the purgatories are checked when it did).
+ * Nothing for a partition this node does not lead.  @thread handler */
+void samsa_replmgr_follower_fetch(samsa_replmgr_t *rm, const char *topic,
+                                  size_t topic_len, int32_t partition,
+                                  int32_t replica_id, int64_t fetch_offset);
+
+/* The leader appended to topic-partition: with the ISR reduced to itself
+ * the high watermark moves at once.  @thread handler */
+void samsa_replmgr_leader_appended(samsa_replmgr_t *rm, const char *topic,
+                                   size_t topic_len, int32_t partition);
+
+/* acks=all on a replicated partition this node leads: true and *nisr (the
+ * ISR's size now) and *min_isr (min.insync.replicas: the topic's, else
+ * the broker's).  false: not replicated here (one replica, the gate off)
+ * or no longer led by this node.  @thread handler, produce purgatory */
+bool samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
+                              size_t topic_len, int32_t partition,
+                              size_t *nisr, int32_t *min_isr);
+
+/* samsa_replmgr_leader_isr by the partition's purgatory key
+ * (samsa_purgatory_tp_key): for a delayed Produce.  @thread any */
+bool samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
+                                  size_t *nisr, int32_t *min_isr);
+
+#endif /* SAMSA_BROKER_REPLICA_H */
