@@ -151,17 +151,14 @@ NOT_USED = {
     # a static quorum (controller.quorum.voters) only; libraft has its own
     # fetch-free replication
     "controller.quorum.bootstrap.servers", "controller.quorum.fetch.timeout.ms",
-    # one replica per partition: no replicas, leader moves, racks
+    # replication (under unstable.replication.enable): no preferred-leader
+    # moves, racks, ISR changes by the leader (no AlterPartition), HW
+    # checkpoint; the fetchers connect over PLAINTEXT only
     "auto.leader.rebalance.enable",
     "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
-    "broker.rack", "security.inter.broker.protocol",
-    "inter.broker.listener.name", "num.replica.fetchers", "replica.lag.time.max.ms",
-    "replica.fetch.max.bytes", "replica.fetch.min.bytes", "replica.fetch.wait.max.ms",
-    "replica.fetch.response.max.bytes", "replica.fetch.backoff.ms",
-    "replica.socket.timeout.ms", "replica.socket.receive.buffer.bytes",
+    "broker.rack", "security.inter.broker.protocol", "replica.lag.time.max.ms",
+    "replica.socket.receive.buffer.bytes",
     "replica.high.watermark.checkpoint.interval.ms", "transaction.state.log.min.isr",
-    # acks=all is not refused below it (only the under-min-ISR metric reads it)
-    "min.insync.replicas",
     # batches are stored as produced: no broker-side recompression
     "compression.type", "compression.gzip.level", "compression.lz4.level",
     "compression.zstd.level",
