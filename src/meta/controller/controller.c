@@ -1158,6 +1158,7 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
         voters[i].node_id = k->voters[i].id;
         voters[i].host = k->voters[i].addr.host;
         voters[i].port = (uint16_t) k->voters[i].addr.port;
+        voters[i].dir_id = k->voters[i].dir_id;
         if (reverse) {
             err = ctl_numeric_host(k->voters[i].addr.host, hosts[i],
                                    errstr, errstr_size);
@@ -1173,6 +1174,17 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     qc.node_id = ctrl->conf.node_id;
     qc.is_voter = is_voter;
     qc.reverse_dial = reverse;
+    /* a controller that is no voter yet (a dynamic quorum's
+     * --no-initial-controllers): its own CONTROLLER address, which
+     * AddRaftVoter will name */
+    for (i = 0; !is_voter && i < ctrl->conf.broker_cfg->nlisteners; i++) {
+        const samsa_listener_t  *l = &ctrl->conf.broker_cfg->listeners[i];
+
+        if (l->is_controller && qc.host == NULL) {
+            qc.host = l->host[0] != '\0' ? l->host : "127.0.0.1";
+            qc.port = (uint16_t) l->port;
+        }
+    }
     qc.voters = voters;
     qc.n_voters = k->nvoters;
     qc.dir = dir;
