@@ -13,7 +13,15 @@ added at run time.
   directory id format wrote into its metadata dir's meta.properties;
 - --initial-controllers: three controllers elect one leader, each with the
   directory id given on the command line;
-- --no-initial-controllers: the controller starts, is no voter and waits.
+- --no-initial-controllers: the controller starts, is no voter and waits;
+- AddRaftVoter / RemoveRaftVoter (API 80/81) through Kafka's own
+  kafka-metadata-quorum (--bootstrap-controller, add-controller with
+  --command-config, remove-controller, describe --status/--replication):
+  one --standalone controller, two more added -> 3 voters; kill -9 of the
+  active controller -> a new leader; the dead voter removed -> 2 voters
+  and the quorum still commits; removing an unknown voter, a voter with
+  another directory id and adding a voter twice fail with Kafka's errors;
+  the APIs are listed on the CONTROLLER listener only.
 """
 
 import os
@@ -22,7 +30,11 @@ import time
 import kwire
 from cluster_harness import (Node, describe_quorum, distinct_ports,
                              random_cluster_id, run_cmd)
+from javakit import kafka_tool
 from samsa_harness import HOST, T
+
+API_ADD_RAFT_VOTER = 80
+API_REMOVE_RAFT_VOTER = 81
 
 
 def meta_dir_id(node):
@@ -204,3 +216,120 @@ def test_initial_controllers(samsa):
     leader = q.wait_leader(T(15), [1, 2, 3])
     voters, _, _ = q.voters(leader)
     assert {k: uuid_text(v) for k, v in voters.items()} == ids, voters
+
+
+def mq(bootstrap, *args, check=True):
+    """kafka-metadata-quorum --bootstrap-controller bootstrap ARGS."""
+    return kafka_tool("metadata-quorum", "--bootstrap-controller", bootstrap, *args,
+                      check=check, timeout=T(60))
+
+
+def replication(bootstrap):
+    """describe --replication: {node id: (directory id, status)}."""
+    out = mq(bootstrap, "describe", "--replication").out
+    rows = {}
+    for line in out.splitlines()[1:]:
+        f = line.split()
+        if len(f) >= 7 and f[0].isdigit():
+            rows[int(f[0])] = (f[1], f[-1])
+    return rows
+
+
+def wait_rows(bootstrap, want_ids, timeout):
+    deadline = time.monotonic() + timeout
+    rows = None
+    while time.monotonic() < deadline:
+        rows = replication(bootstrap)
+        voters = {i for i, (_, st) in rows.items() if st in ("Leader", "Follower")}
+        if voters == want_ids:
+            return rows
+        time.sleep(0.2)
+    raise AssertionError("voters are not %s within %.1f s: %s" % (want_ids, timeout, rows))
+
+
+def test_add_and_remove_controllers(samsa):
+    q = DynamicQuorum(samsa, 3)
+    q.format(1, "--standalone")
+    q.format(2, "--no-initial-controllers")
+    q.format(3, "--no-initial-controllers")
+    for i in (1, 2, 3):
+        q.start(i)
+    assert q.wait_leader(T(15), [1]) == 1
+    bc1 = "%s:%d" % (HOST, q.ports[1])
+
+    # the APIs are listed on the CONTROLLER listener (and not on a single
+    # node's broker listener, below)
+    with q.nodes[1].connect(controller=True) as c:
+        keys = c.api_versions(version=3)["api_keys"]
+    assert keys[API_ADD_RAFT_VOTER] == (0, 1) and keys[API_REMOVE_RAFT_VOTER] == (0, 0), keys
+
+    st = mq(bc1, "describe", "--status").out
+    assert "LeaderId:               1" in st and '"id": 1' in st, st
+
+    # add-controller, as Kafka's docs do it: the new controller's own
+    # properties (node.id, listeners, log dirs for its directory id)
+    t0 = time.monotonic()
+    for i in (2, 3):
+        cfg = os.path.join(q.nodes[i].workdir, "controller.properties")
+        with open(cfg, "w") as f:
+            for k, v in q.nodes[i].overrides.items():
+                f.write("%s=%s\n" % (k, v))
+        q.nodes[i].props = cfg
+        out = mq(bc1, "--command-config", cfg, "add-controller").out
+        assert "Added controller %d with directory id %s" % (i, meta_dir_id(q.nodes[i])) \
+            in out, out
+    rows = wait_rows(bc1, {1, 2, 3}, T(15))
+    print("two controllers added and all 3 voters listed %.2f s after the first "
+          "add-controller" % (time.monotonic() - t0))
+    assert {i: d for i, (d, _) in rows.items()} == \
+        {i: meta_dir_id(q.nodes[i]) for i in (1, 2, 3)}, rows
+    voters, nodes, _ = q.voters(1)
+    assert set(voters) == {1, 2, 3} and {n: l[0]["port"] for n, l in nodes.items()} == q.ports
+
+    # errors: a duplicate, an unknown voter, another directory id
+    r = mq(bc1, "--command-config", q.nodes[2].props, "add-controller", check=False)
+    assert r.rc != 0 and "DuplicateVoterException" in r.err + r.out, r
+    r = mq(bc1, "remove-controller", "--controller-id", "9",
+           "--controller-directory-id", meta_dir_id(q.nodes[2]), check=False)
+    assert r.rc != 0 and "VoterNotFoundException" in r.err + r.out, r
+    r = mq(bc1, "remove-controller", "--controller-id", "2",
+           "--controller-directory-id", meta_dir_id(q.nodes[3]), check=False)
+    assert r.rc != 0 and "VoterNotFoundException" in r.err + r.out, r
+    assert set(q.voters(1)[0]) == {1, 2, 3}
+
+    # kill -9 of the active controller: a new leader among 2 and 3
+    q.nodes[1].srv.proc.kill()
+    q.nodes[1].srv.proc.wait(timeout=T(10))
+    q.nodes[1].srv.stopped = True
+    t0 = time.monotonic()
+    leader = q.wait_leader(T(10), [2, 3], exclude=(1,))
+    print("kill -9 of active controller 1: controller %d leads after %.2f s"
+          % (leader, time.monotonic() - t0))
+
+    # remove the dead voter: 2 voters, and the quorum still commits
+    bc = "%s:%d" % (HOST, q.ports[leader])
+    out = mq(bc, "remove-controller", "--controller-id", "1",
+             "--controller-directory-id", meta_dir_id(q.nodes[1])).out
+    assert "Removed KRaft controller 1 with directory id %s" % meta_dir_id(q.nodes[1]) in out, out
+    wait_rows(bc, {2, 3}, T(10))
+    _, _, p = q.voters(leader)
+    hw = p["high_watermark"]
+    with q.nodes[leader].connect(controller=True) as c:
+        r = c.create_topic("after-remove", num_partitions=1, timeout=T(10))
+    assert r["error_code"] == 0, r
+    deadline = time.monotonic() + T(10)
+    while time.monotonic() < deadline:
+        voters, _, p = q.voters(leader)
+        if p["high_watermark"] > hw and all(v["log_end_offset"] == p["high_watermark"]
+                                            for v in p["current_voters"]):
+            break
+        time.sleep(0.05)
+    assert set(voters) == {2, 3} and p["high_watermark"] > hw, p
+    assert all(v["log_end_offset"] == p["high_watermark"] for v in p["current_voters"]), p
+
+
+def test_voter_apis_not_on_broker_listener(samsa):
+    srv = samsa.start()
+    with srv.connect() as c:
+        keys = c.api_versions(version=3)["api_keys"]
+    assert API_ADD_RAFT_VOTER not in keys and API_REMOVE_RAFT_VOTER not in keys, keys
