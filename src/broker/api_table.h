@@ -215,6 +215,9 @@ void samsa_h_AllocateProducerIds(samsa_apis_t *apis, samsa_req_t *req,
                                  void *body);
 void samsa_h_UnregisterBroker(samsa_apis_t *apis, samsa_req_t *req,
                               void *body);
+void samsa_h_AddRaftVoter(samsa_apis_t *apis, samsa_req_t *req, void *body);
+void samsa_h_RemoveRaftVoter(samsa_apis_t *apis, samsa_req_t *req,
+                             void *body);
 void samsa_h_BrokerRegistration(samsa_apis_t *apis, samsa_req_t *req,
                                 void *rq);
 void samsa_h_DescribeClientQuotas(samsa_apis_t *apis, samsa_req_t *req, void *rq);

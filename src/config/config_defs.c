@@ -146,8 +146,14 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_LIST,
         .dflt = "",
         .valid = "host:port, ...",
-        .implemented = false,
-        .doc = "Controllers to bootstrap from (dynamic quorum). Without "
+        .implemented = true,
+        .doc = "A dynamic quorum (KIP-853) on a controller, instead of "
+               "controller.quorum.voters (only one of the two may be set): "
+               "the initial voters come from `samsa-server format "
+               "--standalone` or --initial-controllers, a controller "
+               "formatted --no-initial-controllers waits to be added "
+               "(AddRaftVoter). Broker-only nodes need "
+               "controller.quorum.voters in this build. Without "
                "process.roles only this node's controller listener may be "
                "named.",
     },

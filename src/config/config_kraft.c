@@ -92,6 +92,101 @@ samsa_config_voters_parse(const char *text, samsa_config_voter_t **out,
     return SAMSA_ERR_NONE;
 }
 
+/* A Kafka Uuid's text form (22 URL-safe base64 characters); the full
+ * check (decodes to 16 bytes, not zero) is meta/metaprops.h's. */
+static bool
+kraft_dir_id_form(const char *s)
+{
+    return strlen(s) == SAMSA_CONFIG_DIR_ID_SIZE - 1
+           && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                        "0123456789-_") == SAMSA_CONFIG_DIR_ID_SIZE - 1;
+}
+
+samsa_err_t
+samsa_config_initial_voters_parse(const char *text, bool need_dir_id,
+                                  samsa_config_voter_t **out, size_t *n,
+                                  char *why, size_t why_size)
+{
+    char                 **items;
+    const char            *bad, *at, *colon;
+    char                   item[1024];
+    size_t                 i, j, nitems, len;
+    samsa_config_voter_t  *v;
+    samsa_err_t            err = SAMSA_ERR_NONE;
+
+    *out = NULL;
+    *n = 0;
+    bad = samsa_config_split_list(text != NULL ? text : "", &items, &nitems);
+    if (bad != NULL) {
+        snprintf(why, why_size, "%s", bad);
+        samsa_config_strv_free(items, nitems);
+        return SAMSA_ERR__CONFIG;
+    }
+    v = samsa_calloc(nitems + 1, sizeof(*v));
+    for (i = 0; err == SAMSA_ERR_NONE && i < nitems; i++) {
+        len = strlen(items[i]);
+        if (len >= sizeof(item)) {
+            snprintf(why, why_size, "'%.64s...' is too long", items[i]);
+            err = SAMSA_ERR__CONFIG;
+            break;
+        }
+        memcpy(item, items[i], len + 1);
+        at = strchr(item, '@');
+        colon = strrchr(item, ':');
+        /* id@host:port:dir-id: the last part is no port number */
+        if (at != NULL && colon != NULL && colon > at
+            && strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
+            if (!kraft_dir_id_form(colon + 1)) {
+                snprintf(why, why_size, "'%s': '%s' is not a directory id "
+                         "(22 characters of URL-safe base64, as "
+                         "`samsa-server random-cluster-id` prints)",
+                         items[i], colon + 1);
+                err = SAMSA_ERR__CONFIG;
+                break;
+            }
+            snprintf(v[i].dir_id, sizeof(v[i].dir_id), "%s", colon + 1);
+            item[colon - item] = '\0';
+        } else if (need_dir_id) {
+            snprintf(why, why_size, "'%s' is not of the form "
+                     KRAFT_FORM ":{directory-id}", items[i]);
+            err = SAMSA_ERR__CONFIG;
+            break;
+        }
+        if (!kraft_voter_parse(item, &v[i], why, why_size)) {
+            err = SAMSA_ERR__CONFIG;
+        }
+        for (j = 0; err == SAMSA_ERR_NONE && j < i; j++) {
+            if (v[j].id == v[i].id) {
+                snprintf(why, why_size, "'%s': voter id %d is listed twice",
+                         items[i], (int) v[i].id);
+                err = SAMSA_ERR__CONFIG;
+            } else if (v[i].dir_id[0] != '\0'
+                       && strcmp(v[j].dir_id, v[i].dir_id) == 0) {
+                snprintf(why, why_size, "'%s': directory id %s is listed "
+                         "twice", items[i], v[i].dir_id);
+                err = SAMSA_ERR__CONFIG;
+            }
+        }
+    }
+    samsa_config_strv_free(items, nitems);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_free(v);
+        return err;
+    }
+    *out = v;
+    *n = nitems;
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_config_kraft_set_voters(samsa_config_t *cfg,
+                              samsa_config_voter_t *voters, size_t n)
+{
+    samsa_free(cfg->kraft.voters);
+    cfg->kraft.voters = voters;
+    cfg->kraft.nvoters = n;
+}
+
 samsa_err_t
 samsa_config_hostports_parse(const char *text, samsa_config_hostport_t **out,
                              size_t *n, char *why, size_t why_size)
@@ -265,6 +360,20 @@ kraft_check_cluster(samsa_config_loader_t *ld)
                                 "controller.quorum.voters must contain a "
                                 "parseable set of controllers");
     }
+    if ((k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER) && k->nvoters > 0
+        && k->nbootstrap_servers > 0) {
+        return samsa_config_bad(ld, key, "Only one of "
+                                "controller.quorum.voters and "
+                                "controller.quorum.bootstrap.servers should "
+                                "be set on a node with the 'controller' "
+                                "role: controller.quorum.voters for a static "
+                                "quorum, controller.quorum.bootstrap.servers "
+                                "for a dynamic one (KIP-853; its voters come "
+                                "from `samsa-server format --standalone`, "
+                                "--initial-controllers or "
+                                "--no-initial-controllers)");
+    }
+    k->dynamic = k->nvoters == 0;
     if ((k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER) && k->nvoters > 0
         && !samsa_config_kraft_is_voter(k, k->node_id)) {
         return samsa_config_bad(ld, key, "If process.roles contains the "

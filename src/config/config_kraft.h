@@ -29,6 +29,8 @@
 
 #include <samsa/errors.h>
 
+struct samsa_config;
+
 #define SAMSA_CONFIG_ROLE_F_BROKER      0x1u
 #define SAMSA_CONFIG_ROLE_F_CONTROLLER  0x2u
 
@@ -42,10 +44,15 @@ typedef struct samsa_config_hostport {
                                    voter made from a port-0 listener */
 } samsa_config_hostport_t;
 
-/* One entry of controller.quorum.voters: id@host:port. */
+#define SAMSA_CONFIG_DIR_ID_SIZE        23      /* a Kafka Uuid's text */
+
+/* One entry of controller.quorum.voters: id@host:port; in a dynamic
+ * quorum's initial voters (format --initial-controllers) also the voter's
+ * metadata directory id, id@host:port:directory-id. */
 typedef struct samsa_config_voter {
     int32_t                  id;
     samsa_config_hostport_t  addr;
+    char                     dir_id[SAMSA_CONFIG_DIR_ID_SIZE]; /* "": none */
 } samsa_config_voter_t;
 
 typedef struct samsa_config_kraft {
@@ -56,6 +63,13 @@ typedef struct samsa_config_kraft {
      * the key empty, this node alone (its first controller listener) */
     samsa_config_voter_t     *voters;
     size_t                    nvoters;
+    /* a dynamic quorum (KIP-853): cluster mode with
+     * controller.quorum.bootstrap.servers and no controller.quorum.voters
+     * (only one of them may be set on a controller).  The voters above are
+     * then empty after samsa_config_load(); the server fills them from
+     * the metadata dir's bootstrap voters file (meta/bootvoters.h) before
+     * any thread starts: the initial voter set, as formatted */
+    bool                      dynamic;
     /* controller.quorum.bootstrap.servers, in the order given */
     samsa_config_hostport_t  *bootstrap_servers;
     size_t                    nbootstrap_servers;
@@ -82,6 +96,22 @@ typedef struct samsa_config_kraft {
 SAMSA_MUST_CHECK samsa_err_t samsa_config_voters_parse(
     const char *text, samsa_config_voter_t **out, size_t *n, char *why,
     size_t why_size);
+
+/* Parse Kafka's --initial-controllers text (kafka-storage format,
+ * KIP-853): "id@host:port:directory-id, ..." (IPv6 hosts in brackets), the
+ * directory id 22 URL-safe base64 characters; a missing directory id is
+ * an error when need_dir_id.  Else as samsa_config_voters_parse.
+ * @thread any */
+SAMSA_MUST_CHECK samsa_err_t samsa_config_initial_voters_parse(
+    const char *text, bool need_dir_id, samsa_config_voter_t **out,
+    size_t *n, char *why, size_t why_size);
+
+/* A dynamic quorum's initial voters, read from the metadata dir after
+ * samsa_config_load() (main thread, before any other thread starts):
+ * cfg's kraft voters become voters[0..n) (cfg takes the array, from
+ * samsa_malloc/calloc).  @thread main */
+void samsa_config_kraft_set_voters(struct samsa_config *cfg,
+                                   samsa_config_voter_t *voters, size_t n);
 
 /* Parse a host:port list (controller.quorum.bootstrap.servers) the same
  * way; repeats are allowed.  @thread any */

@@ -32,6 +32,31 @@ samsa_metaprops_random_id(char out[SAMSA_UUID_STR_SIZE])
 }
 
 bool
+samsa_metaprops_id_decode(const char *s, samsa_uuid_t *out)
+{
+    char         why[256];
+    const char  *p;
+    uint32_t     acc = 0;
+    int          bits = 0;
+    size_t       i, o = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!samsa_metaprops_id_valid(s, why, sizeof(why))) {
+        return false;
+    }
+    for (i = 0; s[i] != '\0' && o < sizeof(out->b); i++) {
+        p = strchr(uuid_b64, s[i]);
+        acc = (acc << 6) | (uint32_t) (p - uuid_b64);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out->b[o++] = (uint8_t) (acc >> bits);
+        }
+    }
+    return true;
+}
+
+bool
 samsa_metaprops_id_valid(const char *s, char *why, size_t why_size)
 {
     const char  *p;
@@ -188,13 +213,18 @@ metaprops_check(const char *file, int32_t node_id,
 
 static samsa_err_t
 metaprops_write(const char *dir, const char *file, int32_t node_id,
-                const char *cluster_id, char *errstr, size_t errstr_size)
+                const char *cluster_id, const char *dir_id, char *errstr,
+                size_t errstr_size)
 {
     char     tmp[4200], text[512], dirid[SAMSA_UUID_STR_SIZE];
     time_t   now = time(NULL);
     int      fd, n, dfd;
 
-    samsa_metaprops_random_id(dirid);
+    if (dir_id != NULL) {
+        snprintf(dirid, sizeof(dirid), "%s", dir_id);
+    } else {
+        samsa_metaprops_random_id(dirid);
+    }
     n = snprintf(text, sizeof(text),
                  "#\n#%s"
                  "node.id=%d\ndirectory.id=%s\nversion=1\ncluster.id=%s\n",
@@ -255,7 +285,7 @@ samsa_metaprops_ensure(const char *dir, int32_t node_id,
     if (cluster_id[0] == '\0') {
         samsa_metaprops_random_id(cluster_id);
     }
-    err = metaprops_write(dir, file, node_id, cluster_id, errstr,
+    err = metaprops_write(dir, file, node_id, cluster_id, NULL, errstr,
                           errstr_size);
     *formatted = err == SAMSA_ERR_NONE;
     return err;
@@ -300,6 +330,17 @@ samsa_metaprops_format(const char *dir, int32_t node_id,
                        const char *cluster_id, bool ignore_formatted,
                        bool *skipped, char *errstr, size_t errstr_size)
 {
+    return samsa_metaprops_format_id(dir, node_id, cluster_id, NULL,
+                                     ignore_formatted, skipped, errstr,
+                                     errstr_size);
+}
+
+samsa_err_t
+samsa_metaprops_format_id(const char *dir, int32_t node_id,
+                          const char *cluster_id, const char *dir_id,
+                          bool ignore_formatted, bool *skipped, char *errstr,
+                          size_t errstr_size)
+{
     char         file[4096];
     samsa_err_t  err;
 
@@ -321,6 +362,6 @@ samsa_metaprops_format(const char *dir, int32_t node_id,
                  "no meta.properties; refusing to format it", dir);
         return SAMSA_ERR__CONFIG;
     }
-    return metaprops_write(dir, file, node_id, cluster_id, errstr,
+    return metaprops_write(dir, file, node_id, cluster_id, dir_id, errstr,
                            errstr_size);
 }

@@ -17,6 +17,8 @@
 
 #include <samsa/errors.h>
 
+#include "proto/types.h"
+
 #define SAMSA_UUID_STR_SIZE 23          /* 22 base64url characters + NUL */
 
 /* A fresh random (version 4) Kafka Uuid in Kafka's text form (URL-safe
@@ -28,6 +30,10 @@ void samsa_metaprops_random_id(char out[SAMSA_UUID_STR_SIZE]);
  * decode to 16 bytes (the last one carrying no stray bits), not the zero
  * Uuid.  Otherwise false with why filled.  @thread any */
 bool samsa_metaprops_id_valid(const char *s, char *why, size_t why_size);
+
+/* s (a valid Kafka Uuid text, samsa_metaprops_id_valid) into *out; false
+ * (*out zero) if s is not one.  @thread any */
+bool samsa_metaprops_id_decode(const char *s, samsa_uuid_t *out);
 
 /* Check dir's meta.properties against node_id and the cluster id of the
  * node's other dirs, at start.  cluster_id is in/out: if empty, the
@@ -54,5 +60,13 @@ SAMSA_MUST_CHECK samsa_err_t samsa_metaprops_ensure(
 SAMSA_MUST_CHECK samsa_err_t samsa_metaprops_format(
     const char *dir, int32_t node_id, const char *cluster_id,
     bool ignore_formatted, bool *skipped, char *errstr, size_t errstr_size);
+
+/* samsa_metaprops_format with a given directory.id (dir_id, a valid
+ * Uuid; NULL: a new random one), for the metadata dir of a controller
+ * named in --initial-controllers (its voter entry carries the id). */
+SAMSA_MUST_CHECK samsa_err_t samsa_metaprops_format_id(
+    const char *dir, int32_t node_id, const char *cluster_id,
+    const char *dir_id, bool ignore_formatted, bool *skipped, char *errstr,
+    size_t errstr_size);
 
 #endif /* SAMSA_META_METAPROPS_H */

@@ -163,13 +163,50 @@ quorum_node_id(raft_id id)
 
 static void
 quorum_format_address(char out[QUORUM_ADDR_MAX], const char *host,
-                      uint16_t port)
+                      uint16_t port, const char *dir_id)
 {
-    if (strchr(host, ':') != NULL) {
-        snprintf(out, QUORUM_ADDR_MAX, "[%s]:%u", host, (unsigned) port);
-    } else {
-        snprintf(out, QUORUM_ADDR_MAX, "%s:%u", host, (unsigned) port);
+    bool  v6 = strchr(host, ':') != NULL;
+
+    snprintf(out, QUORUM_ADDR_MAX, "%s%s%s:%u%s%s", v6 ? "[" : "", host,
+             v6 ? "]" : "", (unsigned) port,
+             dir_id != NULL && dir_id[0] != '\0' ? "#" : "",
+             dir_id != NULL ? dir_id : "");
+}
+
+/* A raft address back into m's host, port and directory id. */
+static void
+quorum_parse_address(const char *address, samsa_quorum_member_t *m)
+{
+    const char  *hash = strchr(address, '#');
+    const char  *end = hash != NULL ? hash : address + strlen(address);
+    const char  *colon = NULL, *p, *h = address;
+    size_t       hlen;
+
+    for (p = address; p < end; p++) {
+        if (*p == ':') {
+            colon = p;
+        }
     }
+    m->host[0] = '\0';
+    m->port = 0;
+    m->dir_id[0] = '\0';
+    if (hash != NULL) {
+        snprintf(m->dir_id, sizeof(m->dir_id), "%s", hash + 1);
+    }
+    if (colon == NULL) {
+        return;
+    }
+    hlen = (size_t) (colon - address);
+    if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
+        h++;
+        hlen -= 2;
+    }
+    if (hlen >= sizeof(m->host)) {
+        return;
+    }
+    memcpy(m->host, h, hlen);
+    m->host[hlen] = '\0';
+    m->port = (uint16_t) strtoul(colon + 1, NULL, 10);
 }
 
 static uint32_t
@@ -595,6 +632,7 @@ quorum_describe_member(samsa_quorum_t *q, size_t i, samsa_quorum_member_t *m)
     uint64_t                   now = uv_now(&q->loop);
 
     m->node_id = quorum_node_id(s->id);
+    quorum_parse_address(s->address, m);
     m->log_end_index = -1;
     m->log_end_offset = -1;
     m->last_contact_ms = -1;
@@ -1021,7 +1059,7 @@ quorum_conf_copy(samsa_quorum_t *q, const samsa_quorum_conf_t *conf)
     for (size_t i = 0; i < conf->n_voters; i++) {
         q->voters[i].node_id = conf->voters[i].node_id;
         quorum_format_address(q->voters[i].address, conf->voters[i].host,
-                              conf->voters[i].port);
+                              conf->voters[i].port, conf->voters[i].dir_id);
         if (conf->voters[i].node_id == conf->node_id) {
             memcpy(q->address, q->voters[i].address, QUORUM_ADDR_MAX);
         }
@@ -1029,7 +1067,7 @@ quorum_conf_copy(samsa_quorum_t *q, const samsa_quorum_conf_t *conf)
     if (q->address[0] == '\0') {
         quorum_format_address(q->address,
                               conf->host != NULL ? conf->host : "127.0.0.1",
-                              conf->port);
+                              conf->port, NULL);
     }
     q->dir = samsa_strdup(conf->dir);
     q->cluster_id = samsa_strdup(conf->cluster_id);
@@ -1197,13 +1235,17 @@ samsa_quorum_describe(samsa_quorum_t *q, samsa_quorum_desc_t *out,
 static samsa_err_t
 quorum_change_push(samsa_quorum_t *q, quorum_change_kind_t kind,
                    int32_t node_id, const char *host, uint16_t port,
-                   samsa_quorum_change_fn *done, void *ctx)
+                   const char *dir_id, samsa_quorum_change_fn *done,
+                   void *ctx)
 {
     quorum_op_t  *op;
 
     if (node_id < 0 || done == NULL
+        || (dir_id != NULL && strlen(dir_id) >= SAMSA_QUORUM_DIR_ID_SIZE)
         || (kind != QUORUM_CHANGE_REMOVE
-            && (host == NULL || strlen(host) > QUORUM_ADDR_MAX - 16))) {
+            && (host == NULL
+                || strlen(host) > QUORUM_ADDR_MAX - 16
+                                  - SAMSA_QUORUM_DIR_ID_SIZE))) {
         return SAMSA_ERR__INVALID_ARG;
     }
     op = samsa_calloc(1, sizeof(*op));
@@ -1211,7 +1253,7 @@ quorum_change_push(samsa_quorum_t *q, quorum_change_kind_t kind,
     op->kind = kind;
     op->id = quorum_raft_id(node_id);
     if (host != NULL) {
-        quorum_format_address(op->address, host, port);
+        quorum_format_address(op->address, host, port, dir_id);
     }
     op->change_done = done;
     op->ctx = ctx;
@@ -1227,7 +1269,17 @@ samsa_quorum_add_voter(samsa_quorum_t *q, int32_t node_id, const char *host,
                        uint16_t port, samsa_quorum_change_fn *done, void *ctx)
 {
     return quorum_change_push(q, QUORUM_CHANGE_ADD_VOTER, node_id, host, port,
-                              done, ctx);
+                              NULL, done, ctx);
+}
+
+samsa_err_t
+samsa_quorum_add_voter_dir(samsa_quorum_t *q, int32_t node_id,
+                           const char *host, uint16_t port,
+                           const char *dir_id, samsa_quorum_change_fn *done,
+                           void *ctx)
+{
+    return quorum_change_push(q, QUORUM_CHANGE_ADD_VOTER, node_id, host, port,
+                              dir_id, done, ctx);
 }
 
 samsa_err_t
@@ -1236,15 +1288,15 @@ samsa_quorum_add_observer(samsa_quorum_t *q, int32_t node_id,
                           samsa_quorum_change_fn *done, void *ctx)
 {
     return quorum_change_push(q, QUORUM_CHANGE_ADD_OBSERVER, node_id, host,
-                              port, done, ctx);
+                              port, NULL, done, ctx);
 }
 
 samsa_err_t
 samsa_quorum_remove_voter(samsa_quorum_t *q, int32_t node_id,
                           samsa_quorum_change_fn *done, void *ctx)
 {
-    return quorum_change_push(q, QUORUM_CHANGE_REMOVE, node_id, NULL, 0, done,
-                              ctx);
+    return quorum_change_push(q, QUORUM_CHANGE_REMOVE, node_id, NULL, 0, NULL,
+                              done, ctx);
 }
 
 samsa_err_t

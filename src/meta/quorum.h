@@ -60,7 +60,15 @@ typedef struct samsa_quorum_voter {
     int32_t      node_id;
     const char  *host;
     uint16_t     port;
+    /* the voter's metadata directory id (KIP-853; a dynamic quorum's
+     * voters have one), NULL or "": none.  Kept in the raft
+     * configuration as a suffix of the member's address,
+     * "host:port#directory-id" */
+    const char  *dir_id;
 } samsa_quorum_voter_t;
+
+#define SAMSA_QUORUM_DIR_ID_SIZE  23    /* a Kafka Uuid's text, with NUL */
+#define SAMSA_QUORUM_HOST_MAX     256
 
 /* A committed entry, on every member, in order.  data (len bytes, as
  * appended) lives until the callback returns.  Must not fail: an entry
@@ -144,6 +152,11 @@ typedef struct samsa_quorum_conf {
 /* One member as samsa_quorum_describe() reports it. */
 typedef struct samsa_quorum_member {
     int32_t  node_id;
+    /* its raft address: host and port ("broker-N", 0 for an observer
+     * reached through its reverse socket) and directory id ("": none) */
+    char     host[SAMSA_QUORUM_HOST_MAX];
+    uint16_t port;
+    char     dir_id[SAMSA_QUORUM_DIR_ID_SIZE];
     /* raft index this member is known to have (the leader's match index;
      * this node's own last index for itself); -1 where unknown (we are
      * not the leader) */
@@ -219,6 +232,11 @@ SAMSA_MUST_CHECK samsa_err_t samsa_quorum_describe(samsa_quorum_t *q,
 SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_voter(
     samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
     samsa_quorum_change_fn *done, void *ctx);
+/* add_voter with the new voter's directory id (NULL: none), kept in the
+ * configuration (samsa_quorum_voter_t.dir_id). */
+SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_voter_dir(
+    samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
+    const char *dir_id, samsa_quorum_change_fn *done, void *ctx);
 SAMSA_MUST_CHECK samsa_err_t samsa_quorum_add_observer(
     samsa_quorum_t *q, int32_t node_id, const char *host, uint16_t port,
     samsa_quorum_change_fn *done, void *ctx);

@@ -188,11 +188,18 @@ samsa_quorum_transport_is_magic(const uint8_t *buf, size_t len)
 static bool
 qt_split_address(const char *address, char **host, char port[8])
 {
-    const char  *colon = strrchr(address, ':');
+    const char  *hash = strchr(address, '#');   /* "#directory-id" */
+    const char  *end = hash != NULL ? hash : address + strlen(address);
+    const char  *colon = NULL, *p;
     const char  *h = address;
     size_t       hlen;
 
-    if (colon == NULL || strlen(colon + 1) == 0 || strlen(colon + 1) > 5) {
+    for (p = address; p < end; p++) {
+        if (*p == ':') {
+            colon = p;
+        }
+    }
+    if (colon == NULL || end - (colon + 1) == 0 || end - (colon + 1) > 5) {
         return false;
     }
     hlen = (size_t) (colon - address);
@@ -204,7 +211,7 @@ qt_split_address(const char *address, char **host, char port[8])
         return false;
     }
     *host = samsa_strndup(h, hlen);
-    snprintf(port, 8, "%s", colon + 1);
+    snprintf(port, 8, "%.*s", (int) (end - (colon + 1)), colon + 1);
     return true;
 }
 

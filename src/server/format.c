@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/config_kraft.h"
+#include "meta/bootvoters.h"
 #include "meta/metaprops.h"
 #include "util/alloc.h"
 
@@ -17,6 +19,15 @@ typedef struct format_args {
     const char  *cluster_id;
     bool         ignore_formatted;
     bool         help;
+    /* a dynamic quorum's initial voters (KIP-853): at most one of */
+    bool         standalone;
+    const char  *initial_controllers;
+    bool         no_initial_controllers;
+    /* what the metadata dir gets: the voters to write, this node's dir id */
+    samsa_config_voter_t  *voters;
+    size_t                 nvoters;
+    bool                   write_voters;
+    char                   mdir_id[SAMSA_UUID_STR_SIZE];
     char       **rest;              /* for samsa_config_from_args */
     int          nrest;
 } format_args_t;
@@ -27,6 +38,9 @@ format_usage(FILE *out)
     fputs("Usage: samsa-server format --cluster-id ID [server.properties]\n"
           "                           [--override key=value]... "
           "[--ignore-formatted]\n"
+          "                           [--standalone | --initial-controllers "
+          "LIST |\n"
+          "                            --no-initial-controllers]\n"
           "       samsa-server random-cluster-id\n\n"
           "format writes meta.properties (version, cluster.id, node.id, a\n"
           "new directory.id) into every log dir (log.dirs, else log.dir)\n"
@@ -38,6 +52,16 @@ format_usage(FILE *out)
           "  -g, --ignore-formatted  skip dirs already formatted for this\n"
           "                          cluster id and node id\n"
           "  -c, --config FILE       the properties file (or give it alone)\n"
+          "  -s, --standalone        a dynamic quorum (controller.quorum.\n"
+          "                          bootstrap.servers): this controller is\n"
+          "                          its first and only voter\n"
+          "  -I, --initial-controllers id@host:port:directory-id,...\n"
+          "                          a dynamic quorum's first voters; this\n"
+          "                          node's entry gives its metadata dir's\n"
+          "                          directory.id\n"
+          "  -N, --no-initial-controllers\n"
+          "                          a controller to be added later (it\n"
+          "                          waits for AddRaftVoter)\n"
           "  --override key=value    set a configuration key (repeatable)\n"
           "  -h, --help              print this help and exit\n", out);
 }
@@ -74,6 +98,19 @@ format_args_parse(format_args_t *fa, int argc, char **argv)
         } else if (strcmp(a, "-g") == 0
                    || strcmp(a, "--ignore-formatted") == 0) {
             fa->ignore_formatted = true;
+        } else if (strcmp(a, "-s") == 0 || strcmp(a, "--standalone") == 0) {
+            fa->standalone = true;
+        } else if (strcmp(a, "-I") == 0
+                   || strcmp(a, "--initial-controllers") == 0) {
+            fa->initial_controllers = format_arg_value(argc, argv, &i);
+            if (fa->initial_controllers == NULL) {
+                return false;
+            }
+        } else if (strncmp(a, "--initial-controllers=", 22) == 0) {
+            fa->initial_controllers = a + 22;
+        } else if (strcmp(a, "-N") == 0
+                   || strcmp(a, "--no-initial-controllers") == 0) {
+            fa->no_initial_controllers = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fa->help = true;
         } else if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0) {
@@ -97,12 +134,19 @@ format_dir(const samsa_config_t *cfg, const char *dir, const char *what,
            const format_args_t *fa, size_t *nskipped)
 {
     char         errstr[1024];
-    bool         skipped;
+    bool         skipped, is_mdir;
     samsa_err_t  err;
 
-    err = samsa_metaprops_format(dir, cfg->node_id, fa->cluster_id,
-                                 fa->ignore_formatted, &skipped, errstr,
-                                 sizeof(errstr));
+    is_mdir = strcmp(what, "metadata") == 0;
+    err = samsa_metaprops_format_id(dir, cfg->node_id, fa->cluster_id,
+                                    is_mdir && fa->mdir_id[0] != '\0'
+                                    ? fa->mdir_id : NULL,
+                                    fa->ignore_formatted, &skipped, errstr,
+                                    sizeof(errstr));
+    if (err == SAMSA_ERR_NONE && is_mdir && !skipped && fa->write_voters) {
+        err = samsa_bootvoters_write(dir, fa->voters, fa->nvoters, errstr,
+                                     sizeof(errstr));
+    }
     if (err != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa-server format: %s\n", errstr);
         return false;
@@ -114,6 +158,116 @@ format_dir(const samsa_config_t *cfg, const char *dir, const char *what,
     } else {
         printf("Formatting %s directory %s with cluster.id %s and node.id "
                "%d.\n", what, dir, fa->cluster_id, (int) cfg->node_id);
+    }
+    return true;
+}
+
+/* The first controller listener's address, for --standalone: its
+ * advertised address if it has one, else the listener's own. */
+static bool
+format_own_controller(const samsa_config_t *cfg, samsa_config_voter_t *v)
+{
+    const samsa_listener_t  *l = NULL;
+    size_t                   i;
+
+    for (i = 0; l == NULL && i < cfg->nadvertised_listeners; i++) {
+        if (cfg->advertised_listeners[i].is_controller) {
+            l = &cfg->advertised_listeners[i];
+        }
+    }
+    for (i = 0; l == NULL && i < cfg->nlisteners; i++) {
+        if (cfg->listeners[i].is_controller) {
+            l = &cfg->listeners[i];
+        }
+    }
+    if (l == NULL || l->host[0] == '\0' || l->port <= 0) {
+        return false;
+    }
+    v->id = cfg->node_id;
+    snprintf(v->addr.host, sizeof(v->addr.host), "%s", l->host);
+    v->addr.port = l->port;
+    return true;
+}
+
+/* --standalone / --initial-controllers / --no-initial-controllers against
+ * the configuration (Kafka's Formatter rules), filling what the metadata
+ * dir gets.  False (message printed) on error. */
+static bool
+format_quorum(const samsa_config_t *cfg, format_args_t *fa)
+{
+    const samsa_config_kraft_t  *k = samsa_config_kraft(cfg);
+    char                         why[512];
+    int                          nflags;
+    size_t                       i;
+
+    nflags = (fa->standalone ? 1 : 0) + (fa->initial_controllers != NULL)
+             + (fa->no_initial_controllers ? 1 : 0);
+    if (nflags > 1) {
+        fprintf(stderr, "samsa-server format: only one of --standalone, "
+                "--initial-controllers and --no-initial-controllers may be "
+                "given\n");
+        return false;
+    }
+    if (nflags == 1 && !k->dynamic) {
+        fprintf(stderr, "samsa-server format: You cannot specify "
+                "controller.quorum.voters and format the node with "
+                "--initial-controllers, --standalone or "
+                "--no-initial-controllers. If you want to use a dynamic "
+                "quorum, remove controller.quorum.voters and specify "
+                "controller.quorum.bootstrap.servers instead.\n");
+        return false;
+    }
+    if (nflags == 1 && !(k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER)) {
+        fprintf(stderr, "samsa-server format: --standalone, "
+                "--initial-controllers and --no-initial-controllers are for "
+                "a node with the 'controller' role (process.roles)\n");
+        return false;
+    }
+    if (nflags == 0) {
+        if (k->dynamic && (k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER)) {
+            fprintf(stderr, "samsa-server format: Because "
+                    "controller.quorum.voters is not set on this controller, "
+                    "you must specify one of the following: --standalone, "
+                    "--initial-controllers, or --no-initial-controllers.\n");
+            return false;
+        }
+        return true;
+    }
+    fa->write_voters = true;
+    if (fa->standalone) {
+        fa->voters = samsa_calloc(1, sizeof(*fa->voters));
+        if (!format_own_controller(cfg, &fa->voters[0])) {
+            fprintf(stderr, "samsa-server format: --standalone needs a "
+                    "controller listener with a host and a port "
+                    "(listeners, controller.listener.names)\n");
+            return false;
+        }
+        samsa_metaprops_random_id(fa->voters[0].dir_id);
+        fa->nvoters = 1;
+    } else if (fa->initial_controllers != NULL) {
+        if (samsa_config_initial_voters_parse(fa->initial_controllers, true,
+                                              &fa->voters, &fa->nvoters,
+                                              why, sizeof(why))
+            != SAMSA_ERR_NONE) {
+            fprintf(stderr, "samsa-server format: invalid "
+                    "--initial-controllers: %s\n", why);
+            return false;
+        }
+        for (i = 0; i < fa->nvoters; i++) {
+            if (!samsa_metaprops_id_valid(fa->voters[i].dir_id, why,
+                                          sizeof(why))) {
+                fprintf(stderr, "samsa-server format: invalid "
+                        "--initial-controllers: directory id of voter %d: "
+                        "%s\n", (int) fa->voters[i].id, why);
+                return false;
+            }
+        }
+    }
+    for (i = 0; i < fa->nvoters; i++) {
+        if (fa->voters[i].id == cfg->node_id) {
+            snprintf(fa->mdir_id, sizeof(fa->mdir_id), "%s",
+                     fa->voters[i].dir_id);
+        }
     }
     return true;
 }
@@ -191,8 +345,12 @@ format_run(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    if (!format_quorum(&cfg, &fa)) {
+        goto out;
+    }
     rc = format_dirs(&cfg, &fa);
 out:
+    samsa_free(fa.voters);
     samsa_config_fini(&cfg);
     samsa_free(fa.rest);
     return rc;

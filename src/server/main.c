@@ -23,6 +23,7 @@
 #include "broker/lifecycle.h"
 #include "broker/node.h"
 #include "broker/quota.h"
+#include "meta/bootvoters.h"
 #include "meta/metaprops.h"
 #include "meta/quorum.h"
 #include "meta/quorum_transport.h"
@@ -139,23 +140,47 @@ server_format_dirs(server_t *srv, char *errstr, size_t errstr_size)
     return SAMSA_ERR_NONE;
 }
 
-/* What the configuration allows but this build cannot run yet: the
- * quorum is static (controller.quorum.voters, no KIP-853 bootstrap
- * servers).  A broker-only node follows the quorum as an observer
- * (meta/controller/controller.h). */
+/* A dynamic quorum (KIP-853: controller.quorum.bootstrap.servers, no
+ * controller.quorum.voters): the initial voters come from the metadata
+ * dir, as `samsa-server format` wrote them (meta/bootvoters.h), into the
+ * configuration's voters before any thread reads them.  What this build
+ * cannot run yet is refused: a broker-only node (it would need the
+ * voters' addresses to dial in to) and a combined node that is not an
+ * initial voter (it would be added as an observer, with no address). */
 static samsa_err_t
-server_check_quorum_runtime(const server_t *srv, char *errstr,
-                            size_t errstr_size)
+server_load_quorum_voters(server_t *srv, char *errstr, size_t errstr_size)
 {
     const samsa_config_kraft_t  *k = samsa_config_kraft(&srv->cfg);
+    const char                  *mdir;
+    samsa_config_voter_t        *voters;
+    size_t                       n;
+    samsa_err_t                  err;
 
-    if (!k->is_cluster) {
+    if (!k->is_cluster || !k->dynamic) {
         return SAMSA_ERR_NONE;
     }
-    if (k->nvoters == 0) {
+    if (!(k->roles & SAMSA_CONFIG_ROLE_F_CONTROLLER)) {
         snprintf(errstr, errstr_size, "controller.quorum.bootstrap.servers "
-                 "without controller.quorum.voters (a dynamic quorum) is "
-                 "not supported by this build yet");
+                 "without controller.quorum.voters on a broker-only node is "
+                 "not supported by this build yet: give brokers "
+                 "controller.quorum.voters");
+        return SAMSA_ERR__CONFIG;
+    }
+    mdir = samsa_config_str(&srv->cfg, "metadata.log.dir");
+    if (mdir == NULL) {
+        mdir = srv->cfg.log_dirs[0];
+    }
+    err = samsa_bootvoters_read(mdir, &voters, &n, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err == SAMSA_ERR__NOENT ? SAMSA_ERR__CONFIG : err;
+    }
+    samsa_config_kraft_set_voters(&srv->cfg, voters, n);
+    if ((k->roles & SAMSA_CONFIG_ROLE_F_BROKER)
+        && !samsa_config_kraft_is_voter(k, k->node_id)) {
+        snprintf(errstr, errstr_size, "a node with process.roles=broker,"
+                 "controller formatted with --no-initial-controllers (not an "
+                 "initial voter of its dynamic quorum) is not supported by "
+                 "this build yet: use process.roles=controller");
         return SAMSA_ERR__CONFIG;
     }
     return SAMSA_ERR_NONE;
@@ -581,7 +606,7 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     samsa_err_t            err;
     size_t                 i;
 
-    err = server_check_quorum_runtime(srv, errstr, errstr_size);
+    err = server_load_quorum_voters(srv, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }

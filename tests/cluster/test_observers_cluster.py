@@ -257,3 +257,36 @@ def test_broker_only_voter_refused(samsa):
     assert rc not in (0, None), err
     assert ("If process.roles contains just the 'broker' role, the node id 1 "
             "must not be included in the set of voters") in err, err
+
+
+def test_unregistered_broker_leaves_quorum(samsa):
+    """UnregisterBroker (API 64) of a broker that is down: the active
+    controller removes its observer from the raft configuration, so
+    DescribeQuorum no longer lists it (the live broker stays)."""
+    from test_partition_leadership import unregister_broker
+    cluster = Cluster(samsa, n=1, brokers=2,
+                      extra={"broker.session.timeout.ms": str(SESSION_MS),
+                             "broker.heartbeat.interval.ms": "500"})
+    cluster.start_all()
+    cluster.wait_quorum_leader(T(15))
+    wait_listed(cluster, {2, 3}, T(15), [2, 3])
+    wait_caught_up(cluster, {2, 3}, T(10), 2)
+    cluster.kill(3)
+    # still an observer while only fenced: its registration stays
+    wait_listed(cluster, {2}, SESSION_MS / 1000 + SLACK_S, [2])
+    assert {o["replica_id"] for o in quorum(cluster, 2)["observers"]} == {2, 3}
+    t0 = time.monotonic()
+    assert unregister_broker(cluster, 2, 3) == (0, "")
+    deadline = time.monotonic() + T(10)
+    while time.monotonic() < deadline:
+        p = quorum(cluster, 2)
+        if {o["replica_id"] for o in p["observers"]} == {2}:
+            break
+        time.sleep(0.05)
+    assert {o["replica_id"] for o in p["observers"]} == {2}, p
+    assert {v["replica_id"] for v in p["current_voters"]} == {1}, p
+    print("observer 3 removed %.2f s after UnregisterBroker" % (time.monotonic() - t0))
+    # the quorum still commits, and the removed broker is not added back
+    r = cluster.create_topic(2, "unreg-after", partitions=1)
+    assert r["error_code"] == 0, r
+    wait_caught_up(cluster, {2}, T(10), 2)

@@ -222,7 +222,9 @@ def test_format_accepts_a_multi_node_cluster(samsa):
     (format takes them); both run (tests/cluster: a broker-only node is a
     quorum observer, test_observers_cluster.py): started with no voter up,
     the broker-only node keeps waiting for the quorum instead of exiting.
-    A dynamic quorum is not run yet: a start says so."""
+    A dynamic quorum's controller must be formatted with one of
+    --standalone, --initial-controllers, --no-initial-controllers
+    (tests/cluster/test_voters_cluster.py runs them)."""
     d = samsa.new_dir()
     cid = random_cluster_id()
     o, _ = cluster_conf(d, node_id=2, voters="1@127.0.0.1:1,2@127.0.0.1:2,3@127.0.0.1:3")
@@ -240,8 +242,9 @@ def test_format_accepts_a_multi_node_cluster(samsa):
     del q["controller.quorum.voters"]
     q["controller.quorum.bootstrap.servers"] = "127.0.0.1:1,127.0.0.1:2"
     rc, _, err = fmt(q, cid)
-    assert rc == 0, err
-    expect_exit(samsa, q, "a dynamic quorum", "not supported by this build yet")
+    assert rc != 0 and "you must specify one of the following: --standalone" in err, err
+    expect_exit(samsa, q, "a dynamic quorum", "format it with `samsa-server format "
+                "--standalone`")
 
 
 # ---- start-up checks of meta.properties --------------------------------------

@@ -18,6 +18,7 @@
 #include "config/config_kraft.h"
 #include "meta/acl.h"
 #include "meta/controller/controller.h"
+#include "meta/metaprops.h"
 #include "meta/quorum.h"
 #include "proto/gen/DescribeQuorum.h"
 #include "util/diag.h"
@@ -52,6 +53,8 @@ dq_voters(samsa_req_t *req, const samsa_quorum_desc_t *d,
         samsa_DescribeQuorumVoter_init(v);
         v->ReplicaId = d->voters[i].node_id;
         v->LogEndOffset = d->voters[i].log_end_offset;
+        (void) samsa_metaprops_id_decode(d->voters[i].dir_id,
+                                         &v->ReplicaDirectoryId);
         v->LastFetchTimestamp = d->voters[i].last_contact_ms;
         if (d->voters[i].node_id == d->leader_node_id) {
             v->LastCaughtUpTimestamp = samsa_wall_ms();
@@ -66,36 +69,46 @@ dq_voters(samsa_req_t *req, const samsa_quorum_desc_t *d,
         samsa_DescribeQuorumObserver_init(o);
         o->ReplicaId = d->observers[i].node_id;
         o->LogEndOffset = d->observers[i].log_end_offset;
+        (void) samsa_metaprops_id_decode(d->observers[i].dir_id,
+                                         &o->ReplicaDirectoryId);
         o->LastFetchTimestamp = d->observers[i].last_contact_ms;
     }
 }
 
-/* v2: every voter's controller endpoint (controller.quorum.voters). */
+/* v2: every voter's controller endpoint: the raft configuration's
+ * addresses when this node has it (d, the leader's answer), else
+ * controller.quorum.voters (a static quorum's, or a dynamic quorum's
+ * initial voters). */
 static void
 dq_nodes(samsa_apis_t *apis, samsa_req_t *req,
-         samsa_DescribeQuorumResponse_t *m)
+         samsa_DescribeQuorumResponse_t *m, const samsa_quorum_desc_t *d)
 {
     const samsa_config_kraft_t  *k = samsa_config_kraft(apis->broker->cfg);
     const char                  *lname = k->controller_listener_name != NULL
                                          ? k->controller_listener_name
                                          : "CONTROLLER";
-    size_t                       i;
+    size_t                       i, n = d != NULL ? d->n_voters : k->nvoters;
 
-    m->Nodes = samsa_arena_calloc(&req->arena, k->nvoters + 1,
-                                  sizeof(*m->Nodes));
-    m->Nodes_cnt = (int32_t) k->nvoters;
-    for (i = 0; i < k->nvoters; i++) {
-        samsa_DescribeQuorumNode_t  *n = &m->Nodes[i];
+    m->Nodes = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m->Nodes));
+    m->Nodes_cnt = (int32_t) n;
+    for (i = 0; i < n; i++) {
+        samsa_DescribeQuorumNode_t  *nd = &m->Nodes[i];
 
-        samsa_DescribeQuorumNode_init(n);
-        n->NodeId = k->voters[i].id;
-        n->Listeners = samsa_arena_calloc(&req->arena, 1,
-                                          sizeof(*n->Listeners));
-        n->Listeners_cnt = 1;
-        samsa_DescribeQuorumListener_init(&n->Listeners[0]);
-        n->Listeners[0].Name = samsa_slice_cstr(lname);
-        n->Listeners[0].Host = samsa_slice_cstr(k->voters[i].addr.host);
-        n->Listeners[0].Port = (uint16_t) k->voters[i].addr.port;
+        samsa_DescribeQuorumNode_init(nd);
+        nd->Listeners = samsa_arena_calloc(&req->arena, 1,
+                                           sizeof(*nd->Listeners));
+        nd->Listeners_cnt = 1;
+        samsa_DescribeQuorumListener_init(&nd->Listeners[0]);
+        nd->Listeners[0].Name = samsa_slice_cstr(lname);
+        if (d != NULL) {
+            nd->NodeId = d->voters[i].node_id;
+            nd->Listeners[0].Host = samsa_slice_cstr(d->voters[i].host);
+            nd->Listeners[0].Port = d->voters[i].port;
+        } else {
+            nd->NodeId = k->voters[i].id;
+            nd->Listeners[0].Host = samsa_slice_cstr(k->voters[i].addr.host);
+            nd->Listeners[0].Port = (uint16_t) k->voters[i].addr.port;
+        }
     }
 }
 
@@ -153,7 +166,8 @@ samsa_h_DescribeQuorum(samsa_apis_t *apis, samsa_req_t *req, void *body)
         }
     }
     if (req->hdr.ApiVersion >= 2) {
-        dq_nodes(apis, req, &m);
+        dq_nodes(apis, req, &m, err == SAMSA_ERR_NONE && d->is_leader ? d
+                                                                      : NULL);
     }
     samsa_apis_send(apis->broker, req, &m);
 }

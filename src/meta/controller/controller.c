@@ -1066,6 +1066,219 @@ ctl_sync_observers(samsa_controller_t *ctrl)
     }
 }
 
+/* ---- cluster mode: voter changes (KIP-853) */
+
+/* One AddRaftVoter / RemoveRaftVoter waiting for its change: the handler
+ * thread waits, the quorum thread's done callback wakes it; the last of
+ * the two to let go frees it. */
+typedef struct ctl_voter_wait {
+    samsa_controller_t  *ctrl;
+    pthread_mutex_t      mu;
+    pthread_cond_t       cond;
+    bool                 done;      /* [mu] */
+    samsa_err_t          err;       /* [mu] */
+    int                  refs;      /* [mu] */
+} ctl_voter_wait_t;
+
+static void
+ctl_voter_wait_put(ctl_voter_wait_t *w)
+{
+    bool  last;
+
+    pthread_mutex_lock(&w->mu);
+    last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
+    if (last) {
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->cond);
+        samsa_free(w);
+    }
+}
+
+/* @thread quorum */
+static void
+ctl_voter_changed(void *ctx, samsa_err_t err)
+{
+    ctl_voter_wait_t  *w = ctx;
+
+    atomic_store_explicit(&w->ctrl->member_change, false,
+                          memory_order_release);
+    pthread_mutex_lock(&w->mu);
+    w->done = true;
+    w->err = err;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->mu);
+    ctl_voter_wait_put(w);
+}
+
+static const samsa_quorum_member_t *
+ctl_desc_find(const samsa_quorum_member_t *m, size_t n, int32_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].node_id == id) {
+            return &m[i];
+        }
+    }
+    return NULL;
+}
+
+/* The checks Kafka's leader makes before a voter change; false with
+ * *error and *msg set when the change cannot be made. */
+static bool
+ctl_voter_check(const samsa_quorum_desc_t *d, bool add, int32_t voter_id,
+                const char *dir_id, int16_t *error, const char **msg)
+{
+    const samsa_quorum_member_t  *v;
+
+    v = ctl_desc_find(d->voters, d->n_voters, voter_id);
+    if (add) {
+        if (v != NULL) {
+            *error = SAMSA_ERR_DUPLICATE_VOTER;
+            *msg = "The voter id is already part of the set of voters";
+            return false;
+        }
+        if (ctl_desc_find(d->observers, d->n_observers, voter_id) != NULL) {
+            *error = SAMSA_ERR_INVALID_REQUEST;
+            *msg = "The node is a member of the quorum as an observer (a "
+                   "broker-only node); it cannot become a voter";
+            return false;
+        }
+        return true;
+    }
+    if (v == NULL) {
+        *error = SAMSA_ERR_VOTER_NOT_FOUND;
+        *msg = "The voter id is not part of the set of voters";
+        return false;
+    }
+    if (dir_id != NULL && v->dir_id[0] != '\0'
+        && strcmp(dir_id, v->dir_id) != 0) {
+        *error = SAMSA_ERR_VOTER_NOT_FOUND;
+        *msg = "The voter's directory id is not the one given: no voter "
+               "with this id and directory id is part of the set of voters";
+        return false;
+    }
+    if (d->n_voters == 1) {
+        *error = SAMSA_ERR_INVALID_REQUEST;
+        *msg = "Cannot remove the only voter of the quorum";
+        return false;
+    }
+    return true;
+}
+
+void
+samsa_controller_change_voter(samsa_controller_t *ctrl, bool add,
+                              int32_t voter_id, const char *dir_id,
+                              const char *host, uint16_t port, int timeout_ms,
+                              int16_t *error, const char **msg)
+{
+    samsa_quorum_desc_t  *d;
+    samsa_quorum_t       *q = samsa_controller_quorum(ctrl);
+    ctl_voter_wait_t     *w;
+    struct timespec       until;
+    samsa_err_t           err;
+    bool                  expect = false, done;
+
+    *error = SAMSA_ERR_NONE;
+    *msg = NULL;
+    if (!CTL_CLUSTER(ctrl) || q == NULL) {
+        *error = SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+        return;
+    }
+    d = samsa_calloc(1, sizeof(*d));
+    if (samsa_quorum_describe(q, d, 2000) != SAMSA_ERR_NONE
+        || !d->is_leader) {
+        *error = SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+        samsa_free(d);
+        return;
+    }
+    if (!ctl_voter_check(d, add, voter_id, dir_id, error, msg)) {
+        samsa_free(d);
+        return;
+    }
+    samsa_free(d);
+    if (!atomic_compare_exchange_strong_explicit(&ctrl->member_change,
+                                                 &expect, true,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        *error = SAMSA_ERR_REQUEST_TIMED_OUT;
+        *msg = "Another change of the quorum's members is in progress";
+        return;
+    }
+    w = samsa_calloc(1, sizeof(*w));
+    w->ctrl = ctrl;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    w->refs = 2;
+    samsa_info("metadata quorum: %s voter %d%s%s (%s)",
+               add ? "adding" : "removing", (int) voter_id,
+               add ? " at " : "", add ? host : "",
+               dir_id != NULL ? dir_id : "no directory id");
+    err = add ? samsa_quorum_add_voter_dir(q, voter_id, host, port, dir_id,
+                                           ctl_voter_changed, w)
+              : samsa_quorum_remove_voter(q, voter_id, ctl_voter_changed, w);
+    if (err != SAMSA_ERR_NONE) {
+        atomic_store_explicit(&ctrl->member_change, false,
+                              memory_order_release);
+        w->refs = 1;
+        ctl_voter_wait_put(w);
+        *error = SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+        return;
+    }
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    while (!w->done
+           && pthread_cond_timedwait(&w->cond, &w->mu, &until) == 0) {
+    }
+    done = w->done;
+    err = w->err;
+    pthread_mutex_unlock(&w->mu);
+    ctl_voter_wait_put(w);
+    if (!done) {
+        *error = SAMSA_ERR_REQUEST_TIMED_OUT;
+        *msg = "The change was not committed within the request's timeout "
+               "(it may still be)";
+        return;
+    }
+    switch (err) {
+    case SAMSA_ERR_NONE:
+        samsa_info("metadata quorum: voter %d %s", (int) voter_id,
+                   add ? "added" : "removed");
+        break;
+    case SAMSA_ERR_NOT_CONTROLLER:
+    case SAMSA_ERR__SHUTDOWN:
+        *error = SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+        break;
+    case SAMSA_ERR__STATE:
+        *error = SAMSA_ERR_REQUEST_TIMED_OUT;
+        *msg = "Another change of the quorum's members is in progress, or "
+               "leadership changed";
+        break;
+    case SAMSA_ERR__EXISTS:
+        *error = SAMSA_ERR_DUPLICATE_VOTER;
+        *msg = "The voter id or its address is already in the quorum";
+        break;
+    case SAMSA_ERR__NOENT:
+        *error = SAMSA_ERR_VOTER_NOT_FOUND;
+        *msg = "The voter id is not part of the set of voters";
+        break;
+    case SAMSA_ERR__TIMED_OUT:
+        *error = SAMSA_ERR_REQUEST_TIMED_OUT;
+        *msg = "The new voter did not catch up with the leader's log (is it "
+               "running, and is its CONTROLLER endpoint reachable?)";
+        break;
+    default:
+        *error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
+        *msg = samsa_err_name(err);
+        break;
+    }
+}
+
 /* <metadata_dir>/__raft_metadata, created if missing. */
 static samsa_err_t
 ctl_raft_dir(const samsa_controller_t *ctrl, char *out, size_t size,
@@ -1158,6 +1371,7 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
         voters[i].node_id = k->voters[i].id;
         voters[i].host = k->voters[i].addr.host;
         voters[i].port = (uint16_t) k->voters[i].addr.port;
+        voters[i].dir_id = k->voters[i].dir_id;
         if (reverse) {
             err = ctl_numeric_host(k->voters[i].addr.host, hosts[i],
                                    errstr, errstr_size);
@@ -1173,6 +1387,17 @@ ctl_quorum_open(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     qc.node_id = ctrl->conf.node_id;
     qc.is_voter = is_voter;
     qc.reverse_dial = reverse;
+    /* a controller that is no voter yet (a dynamic quorum's
+     * --no-initial-controllers): its own CONTROLLER address, which
+     * AddRaftVoter will name */
+    for (i = 0; !is_voter && i < ctrl->conf.broker_cfg->nlisteners; i++) {
+        const samsa_listener_t  *l = &ctrl->conf.broker_cfg->listeners[i];
+
+        if (l->is_controller && qc.host == NULL) {
+            qc.host = l->host[0] != '\0' ? l->host : "127.0.0.1";
+            qc.port = (uint16_t) l->port;
+        }
+    }
     qc.voters = voters;
     qc.n_voters = k->nvoters;
     qc.dir = dir;

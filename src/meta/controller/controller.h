@@ -485,4 +485,23 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_broker_heartbeat(
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_unregister_broker(
     samsa_controller_t *ctrl, int32_t broker_id, samsa_err_t *error);
 
+/* A change of the metadata quorum's voters (KIP-853: AddRaftVoter,
+ * RemoveRaftVoter), on the active controller, over libraft's
+ * configuration changes: add puts voter_id (host:port, its CONTROLLER
+ * endpoint, and dir_id, its metadata directory id) into the raft
+ * configuration and promotes it to voter once it has caught up
+ * (raft_add, raft_assign); remove takes it out (raft_remove; dir_id, if
+ * not NULL, must be the voter's).  One membership change at a time (the
+ * observers' too): while one is pending the answer is REQUEST_TIMED_OUT.
+ * Waits at most timeout_ms for the new configuration to commit.  *error
+ * gets Kafka's code: NONE, NOT_LEADER_OR_FOLLOWER (not the active
+ * controller), DUPLICATE_VOTER, VOTER_NOT_FOUND (unknown id, or another
+ * directory id), INVALID_REQUEST, REQUEST_TIMED_OUT; *msg a static
+ * message or NULL.  @thread any but the quorum thread (blocks) */
+void samsa_controller_change_voter(samsa_controller_t *ctrl, bool add,
+                                   int32_t voter_id, const char *dir_id,
+                                   const char *host, uint16_t port,
+                                   int timeout_ms, int16_t *error,
+                                   const char **msg);
+
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */

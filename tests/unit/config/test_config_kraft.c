@@ -268,6 +268,35 @@ test_kraft_cluster_combined(void **state)
               "of voters controller.quorum.voters=[2, 3]"),
              "process.roles", "broker,controller", "node.id", "1",
              "controller.quorum.voters", "2@c2:9093,3@c3:9093");
+    /* a controller: exactly one of the two keys, the message names both */
+    LOAD_BAD(("'controller.quorum.voters'", "Only one of "
+              "controller.quorum.voters and "
+              "controller.quorum.bootstrap.servers should be set on a node "
+              "with the 'controller' role"),
+             "process.roles", "controller", "node.id", "1",
+             "listeners", "CONTROLLER://:9093",
+             "controller.listener.names", "CONTROLLER",
+             "controller.quorum.voters", "1@c1:9093",
+             "controller.quorum.bootstrap.servers", "c1:9093");
+    LOAD_BAD(("'controller.quorum.voters'", "controller.quorum.bootstrap."
+              "servers must contain the set of bootstrap controllers or "
+              "controller.quorum.voters must contain a parseable set of "
+              "controllers"),
+             "process.roles", "controller", "node.id", "1",
+             "listeners", "CONTROLLER://:9093",
+             "controller.listener.names", "CONTROLLER");
+    LOAD_OK(&cfg, "process.roles", "controller", "node.id", "4",
+            "listeners", "CONTROLLER://:9093",
+            "controller.listener.names", "CONTROLLER",
+            "controller.quorum.bootstrap.servers", "c1:9093");
+    assert_true(samsa_config_kraft(&cfg)->dynamic);
+    samsa_config_fini(&cfg);
+    LOAD_OK(&cfg, "process.roles", "controller", "node.id", "1",
+            "listeners", "CONTROLLER://:9093",
+            "controller.listener.names", "CONTROLLER",
+            "controller.quorum.voters", "1@c1:9093");
+    assert_false(samsa_config_kraft(&cfg)->dynamic);
+    samsa_config_fini(&cfg);
     LOAD_BAD(("'controller.quorum.voters'", "'1@c1' is not of the form "
               "{id}@{host}:{port}", ORIGIN),
              "process.roles", "broker,controller", "node.id", "1",

@@ -712,7 +712,7 @@ test_quorum_other_cluster_refused(void **state)
 {
     cluster_t           *c = calloc(1, sizeof(*c));
     node_t              *x = &c->nodes[3];
-    samsa_quorum_voter_t xvoters[3];
+    samsa_quorum_voter_t xvoters[3] = { 0 };
     samsa_quorum_desc_t  desc;
     samsa_quorum_conf_t  conf;
     samsa_quorum_t      *xq;
