@@ -148,9 +148,8 @@ NOT_USED = {
     "metadata.log.segment.bytes",
     "metadata.max.retention.bytes", "metadata.max.retention.ms",
     "metadata.max.idle.interval.ms",
-    # a static quorum (controller.quorum.voters) only; libraft has its own
-    # fetch-free replication
-    "controller.quorum.bootstrap.servers", "controller.quorum.fetch.timeout.ms",
+    # libraft has its own fetch-free replication
+    "controller.quorum.fetch.timeout.ms",
     # replication (under unstable.replication.enable): no preferred-leader
     # moves, racks, ISR changes by the leader (no AlterPartition), HW
     # checkpoint; the fetchers connect over PLAINTEXT only
