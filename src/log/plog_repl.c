@@ -14,7 +14,9 @@
 
 /* The whole batches at the front of records (a fetch response may end
  * with a cut one), checked: magic 2, CRC, base offsets increasing from
- * leo (the first one exactly leo).  *whole gets their bytes, *last the
+ * leo (the first one exactly leo), each ending at most INT32_MAX past
+ * leo (a segment's relative offsets: a later one ends the batches
+ * taken).  *whole gets their bytes, *last the
  * last offset, *max_ts the largest MaxTimestamp.
  * @returns CORRUPT_MESSAGE for a bad CRC or a batch shorter than its
  * header; UNSUPPORTED_FOR_MESSAGE_FORMAT for another magic;
@@ -56,6 +58,13 @@ plog_repl_scan(const uint8_t *records, size_t len, int64_t leo,
                   "log end offset"
                 : "Batch offsets go back";
             return SAMSA_ERR_OFFSET_OUT_OF_RANGE;
+        }
+        if (samsa_batch_last_offset(&hdr) - leo > INT32_MAX) {
+            /* past what one segment's relative offsets (int32 from its
+             * base, at most leo after a roll) can hold: left for an
+             * append of its own (whose first batch must then be at the
+             * log end, as for every append) */
+            break;
         }
         next = samsa_batch_last_offset(&hdr) + 1;
         *last = next - 1;
