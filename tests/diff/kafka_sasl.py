@@ -77,6 +77,25 @@ def jaas(module, **opts):
         for k, v in opts.items()))
 
 
+def sasl_listener_props(sasl_ports, listeners, protomap, props):
+    """The SASL listeners of both peers (Kafka's and samsa-server's):
+    append each {name: port} to listeners and protomap (PLAINONLY as
+    SASL_PLAINTEXT) and set its mechanisms and JAAS entries in props."""
+    for proto, port in sasl_ports.items():
+        listeners.append("%s://%s:%d" % (proto, HOST, port))
+        protomap.append("%s:%s" % (proto, "SASL_PLAINTEXT" if proto == PLAIN_ONLY
+                                   else proto))
+        lname = proto.lower()
+        props["listener.name.%s.sasl.enabled.mechanisms" % lname] = (
+            "PLAIN" if proto == PLAIN_ONLY else ",".join(MECHANISMS))
+        props["listener.name.%s.plain.sasl.jaas.config" % lname] = jaas(
+            PLAIN_MODULE, username="admin", password=PLAIN_USERS["admin"],
+            **{"user_" + u: pw for u, pw in PLAIN_USERS.items()})
+        for mech in ("scram-sha-256", "scram-sha-512"):
+            props["listener.name.%s.%s.sasl.jaas.config" % (lname, mech)] = \
+                SCRAM_MODULE + " required;"
+
+
 class SaslKafkaBroker(kafka_broker.KafkaBroker):
     def __init__(self, workdir, overrides=None, heap=kafka_broker.HEAP):
         super().__init__(workdir, overrides, heap)
@@ -106,19 +125,8 @@ class SaslKafkaBroker(kafka_broker.KafkaBroker):
         advertised = [p["advertised.listeners"]]
         protomap = [p["listener.security.protocol.map"]]
         for proto, port in self.sasl_ports.items():
-            listeners.append("%s://%s:%d" % (proto, HOST, port))
             advertised.append("%s://%s:%d" % (proto, HOST, port))
-            protomap.append("%s:%s" % (proto, "SASL_PLAINTEXT" if proto == PLAIN_ONLY
-                                       else proto))
-            lname = proto.lower()
-            p["listener.name.%s.sasl.enabled.mechanisms" % lname] = (
-                "PLAIN" if proto == PLAIN_ONLY else ",".join(MECHANISMS))
-            p["listener.name.%s.plain.sasl.jaas.config" % lname] = jaas(
-                PLAIN_MODULE, username="admin", password=PLAIN_USERS["admin"],
-                **{"user_" + u: pw for u, pw in PLAIN_USERS.items()})
-            for mech in ("scram-sha-256", "scram-sha-512"):
-                p["listener.name.%s.%s.sasl.jaas.config" % (lname, mech)] = \
-                    SCRAM_MODULE + " required;"
+        sasl_listener_props(self.sasl_ports, listeners, protomap, p)
         p.update({
             "listeners": ",".join(listeners),
             "advertised.listeners": ",".join(advertised),

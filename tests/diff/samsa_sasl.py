@@ -14,9 +14,8 @@ import shutil
 import kafka_sasl
 import kwire
 import samsa_harness
-from kafka_sasl import (MECHANISMS, PLAIN_MODULE, PLAIN_ONLY, PLAIN_USERS,
-                        PROTOCOLS, REAUTH_MS, SCRAM_ITERATIONS, SCRAM_MODULE,
-                        SCRAM_USERS, jaas)
+from kafka_sasl import (MECHANISMS, PLAIN_ONLY, PROTOCOLS, REAUTH_MS,
+                        SCRAM_ITERATIONS, SCRAM_USERS)
 from samsa_harness import HOST, HarnessError, T, free_port
 from test_sasl import scram_alter
 
@@ -53,19 +52,7 @@ class SaslSamsaServer:
                      "CONTROLLER://%s:%d" % (HOST, ctl)]
         protomap = ["PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
         o = {}
-        for proto, port in self.sasl_ports.items():
-            listeners.append("%s://%s:%d" % (proto, HOST, port))
-            protomap.append("%s:%s" % (proto, "SASL_PLAINTEXT"
-                                       if proto == PLAIN_ONLY else proto))
-            lname = proto.lower()
-            o["listener.name.%s.sasl.enabled.mechanisms" % lname] = (
-                "PLAIN" if proto == PLAIN_ONLY else ",".join(MECHANISMS))
-            o["listener.name.%s.plain.sasl.jaas.config" % lname] = jaas(
-                PLAIN_MODULE, username="admin", password=PLAIN_USERS["admin"],
-                **{"user_" + u: pw for u, pw in PLAIN_USERS.items()})
-            for mech in ("scram-sha-256", "scram-sha-512"):
-                o["listener.name.%s.%s.sasl.jaas.config" % (lname, mech)] = \
-                    SCRAM_MODULE + " required;"
+        kafka_sasl.sasl_listener_props(self.sasl_ports, listeners, protomap, o)
         d = self.factory.new_dir()
         o.update({
             "listeners": ",".join(listeners),
