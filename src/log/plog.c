@@ -144,6 +144,42 @@ plog_active(samsa_plog_t *plog)
     return plog->segs->seg[plog->segs->n - 1];
 }
 
+samsa_err_t
+samsa_plog_write_active(samsa_plog_t *plog, const uint8_t *records,
+                        size_t len, samsa_pstate_change_t *ch)
+{
+    samsa_err_t  err;
+
+    /* the active segment stays open while it is written (pinned) */
+    err = samsa_seg_pin(plog_active(plog));
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_seg_append(plog_active(plog), records, len,
+                               plog->cfg.index_interval_bytes);
+        SAMSA_FAULT("log.append.after_write");
+        if (err == SAMSA_ERR_NONE) {
+            err = samsa_plog_pstate_index(plog, plog_active(plog), ch);
+        }
+        samsa_seg_unpin(plog_active(plog));
+    } else if (err == SAMSA_ERR__NOFILE) {
+        /* out of descriptors: nothing written; a retriable refusal */
+        samsa_pstate_undo(plog->ps, ch);
+        return err;
+    }
+    if (err == SAMSA_ERR__NOSPC) {
+        /* the segment is as before: refuse this append, keep serving */
+        samsa_pstate_undo(plog->ps, ch);
+        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
+    }
+    if (err != SAMSA_ERR_NONE) {
+        samsa_pstate_undo(plog->ps, ch);
+        samsa_plog_go_offline(plog);
+        return err;
+    }
+    samsa_pstate_commit(plog->ps, ch);
+    samsa_plog_pstate_publish(plog);
+    return SAMSA_ERR_NONE;
+}
+
 /* ---- life cycle ---------------------------------------------------------- */
 
 static samsa_plog_t *
@@ -820,33 +856,10 @@ plog_append_locked(samsa_plog_t *plog, uint8_t *records, size_t len,
     next = samsa_batch_assign(records, len, plog->leo, opts->leader_epoch,
                               lat);
     SAMSA_FAULT("log.append.before_write");
-    /* the active segment stays open while it is written (pinned) */
-    err = samsa_seg_pin(plog_active(plog));
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_seg_append(plog_active(plog), records, len,
-                               cfg->index_interval_bytes);
-        SAMSA_FAULT("log.append.after_write");
-        if (err == SAMSA_ERR_NONE) {
-            err = samsa_plog_pstate_index(plog, plog_active(plog), &ch);
-        }
-        samsa_seg_unpin(plog_active(plog));
-    } else if (err == SAMSA_ERR__NOFILE) {
-        /* out of descriptors: nothing written; a retriable refusal */
-        samsa_pstate_undo(plog->ps, &ch);
-        return err;
-    }
-    if (err == SAMSA_ERR__NOSPC) {
-        /* the segment is as before: refuse this append, keep serving */
-        samsa_pstate_undo(plog->ps, &ch);
-        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
-    }
+    err = samsa_plog_write_active(plog, records, len, &ch);
     if (err != SAMSA_ERR_NONE) {
-        samsa_pstate_undo(plog->ps, &ch);
-        samsa_plog_go_offline(plog);
         return err;
     }
-    samsa_pstate_commit(plog->ps, &ch);
-    samsa_plog_pstate_publish(plog);
     res->base_offset = plog->leo;
     res->last_offset = next - 1;
     res->log_append_time_ms = lat;

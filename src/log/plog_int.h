@@ -192,6 +192,16 @@ void samsa_plog_pstate_publish(samsa_plog_t *plog);
 
 /* Record the aborted transactions a committed append ended in the active
  * segment's transaction index.  @locks lock held */
+/* Write records (len bytes, whose producer-state change ch is made but
+ * not committed) to the active segment, pinned meanwhile, and index ch;
+ * then commit and publish ch.  On failure ch is undone and: _NOFILE
+ * (nothing written, retriable), KAFKA_STORAGE_ERROR (disk full, the
+ * segment as before), or another error with the log taken offline.  The
+ * leader's and the follower's appends.  @locks lock held */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_write_active(
+    samsa_plog_t *plog, const uint8_t *records, size_t len,
+    samsa_pstate_change_t *ch);
+
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_pstate_index(
     samsa_plog_t *plog, samsa_seg_t *seg, const samsa_pstate_change_t *ch);
 

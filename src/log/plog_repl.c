@@ -171,30 +171,10 @@ plog_repl_locked(samsa_plog_t *plog, const uint8_t *records, size_t len,
     if (err != SAMSA_ERR_NONE) {
         return err;                     /* undone by samsa_pstate_apply */
     }
-    err = samsa_seg_pin(plog_repl_active(plog));
-    if (err == SAMSA_ERR_NONE) {
-        err = samsa_seg_append(plog_repl_active(plog), records, whole,
-                               cfg->index_interval_bytes);
-        if (err == SAMSA_ERR_NONE) {
-            err = samsa_plog_pstate_index(plog, plog_repl_active(plog),
-                                          &ch);
-        }
-        samsa_seg_unpin(plog_repl_active(plog));
-    } else if (err == SAMSA_ERR__NOFILE) {
-        samsa_pstate_undo(plog->ps, &ch);
-        return err;
-    }
-    if (err == SAMSA_ERR__NOSPC) {
-        samsa_pstate_undo(plog->ps, &ch);
-        return SAMSA_ERR_KAFKA_STORAGE_ERROR;
-    }
+    err = samsa_plog_write_active(plog, records, whole, &ch);
     if (err != SAMSA_ERR_NONE) {
-        samsa_pstate_undo(plog->ps, &ch);
-        samsa_plog_go_offline(plog);
         return err;
     }
-    samsa_pstate_commit(plog->ps, &ch);
-    samsa_plog_pstate_publish(plog);
     plog_repl_epochs(plog, records, whole);
     res->base_offset = plog->leo;
     res->last_offset = last;
