@@ -604,7 +604,9 @@ samsa_pstate_expire(samsa_pstate_t *ps, int64_t now_ms, int64_t expiration_ms)
     samsa_map_iter_init(&it, &ps->map);
     while ((node = pstate_next(&it)) != NULL) {
         if (node->e.txn_first_offset < 0
-            && now_ms - node->e.last_timestamp >= expiration_ms) {
+            /* not now_ms - last_timestamp: a follower keeps the
+             * leader's batch timestamps, any int64 (fuzz_plog_repl) */
+            && node->e.last_timestamp <= now_ms - expiration_ms) {
             samsa_map_remove(&ps->map, &node->node);
             samsa_free(node);
             n++;
