@@ -1565,6 +1565,25 @@ const samsa_config_def_t  samsa_config_defs[] = {
                "certificate); the broker makes no TLS connections yet.",
     },
     {
+        .name = "ssl.allow.dn.changes",
+        .type = SAMSA_CONFIG_BOOL,
+        .dflt = "false",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Let a dynamic key store update (listener.name.<l>.ssl."
+               "keystore.* through AlterConfigs) change the certificate's "
+               "subject DN; refused otherwise.",
+    },
+    {
+        .name = "ssl.allow.san.changes",
+        .type = SAMSA_CONFIG_BOOL,
+        .dflt = "false",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "Let a dynamic key store update change the certificate's "
+               "subject alternative names; refused otherwise.",
+    },
+    {
         .name = "ssl.principal.mapping.rules",
         .type = SAMSA_CONFIG_STRING,
         .dflt = "DEFAULT",

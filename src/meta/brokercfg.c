@@ -26,7 +26,10 @@
  * cleaner thread; the connection limits (Kafka's
  * DynamicConnectionQuota) by their type and range, and their
  * listener.name.<listener>. forms (ListenerConnectionQuota) by theirs:
- * more than 0. */
+ * more than 0; the TLS key and trust stores (Kafka's
+ * SslConfigs.RECONFIGURABLE_CONFIGS) only per broker and with a listener
+ * prefix (DynamicBrokerConfig.validateConfigs), the stores themselves
+ * checked by the server's hook (samsa_brokercfg_check_t). */
 typedef enum brokercfg_kind {
     BROKERCFG_THREADS,
     BROKERCFG_LOG_DEFAULT,
@@ -34,6 +37,7 @@ typedef enum brokercfg_kind {
     BROKERCFG_CLEANER_THREADS,
     BROKERCFG_CONN,
     BROKERCFG_CONN_OVERRIDES,
+    BROKERCFG_SSL,
 } brokercfg_kind_t;
 
 static const struct {
@@ -56,6 +60,16 @@ static const struct {
     { "max.connections.per.ip", BROKERCFG_CONN },
     { "max.connection.creation.rate", BROKERCFG_CONN },
     { "max.connections.per.ip.overrides", BROKERCFG_CONN_OVERRIDES },
+    { "ssl.keystore.type", BROKERCFG_SSL },
+    { "ssl.keystore.location", BROKERCFG_SSL },
+    { "ssl.keystore.password", BROKERCFG_SSL },
+    { "ssl.key.password", BROKERCFG_SSL },
+    { "ssl.keystore.certificate.chain", BROKERCFG_SSL },
+    { "ssl.keystore.key", BROKERCFG_SSL },
+    { "ssl.truststore.type", BROKERCFG_SSL },
+    { "ssl.truststore.location", BROKERCFG_SSL },
+    { "ssl.truststore.password", BROKERCFG_SSL },
+    { "ssl.truststore.certificates", BROKERCFG_SSL },
 };
 
 #define BROKERCFG_NDYNAMIC \
@@ -85,6 +99,26 @@ brokercfg_listener_key(const char *key, const char **base)
     return samsa_config_listener_key(key, listener, sizeof(listener), base,
                                      &def)
            && brokercfg_dynamic_index(*base) >= 0;
+}
+
+/* A TLS store key without its listener prefix (Kafka refuses it). */
+static bool
+brokercfg_ssl_unprefixed(const char *key)
+{
+    int  i = brokercfg_dynamic_index(key);
+
+    return i >= 0 && brokercfg_dynamic[i].kind == BROKERCFG_SSL;
+}
+
+/* listener.name.<l>.<a TLS store key>: per broker only. */
+static bool
+brokercfg_ssl_listener_key(const char *key)
+{
+    const char  *base;
+
+    return brokercfg_listener_key(key, &base)
+           && brokercfg_dynamic[brokercfg_dynamic_index(base)].kind
+                  == BROKERCFG_SSL;
 }
 
 bool
@@ -520,6 +554,25 @@ samsa_brokercfg_validate(const samsa_config_t *cfg,
         }
     }
     for (i = 0; i < n; i++) {
+        if (brokercfg_ssl_unprefixed(set[i].name)) {
+            brokercfg_refuse("These security configs can be dynamically "
+                             "updated only per-listener using the listener "
+                             "prefix", set, n, brokercfg_ssl_unprefixed,
+                             errstr, errstr_size);
+            return SAMSA_ERR_INVALID_CONFIG;
+        }
+        if (is_default && brokercfg_ssl_listener_key(set[i].name)) {
+            brokercfg_refuse("Cannot update these configs at default cluster "
+                             "level, broker id must be specified", set, n,
+                             brokercfg_ssl_listener_key, errstr,
+                             errstr_size);
+            return SAMSA_ERR_INVALID_CONFIG;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (brokercfg_ssl_listener_key(set[i].name)) {
+            continue;               /* the server's hook checks the store */
+        }
         if (strcmp(set[i].name, "max.connections.per.ip.overrides") == 0) {
             if (brokercfg_check_overrides(set[i].value, errstr, errstr_size)
                 != SAMSA_ERR_NONE) {

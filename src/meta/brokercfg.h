@@ -56,6 +56,18 @@ const char *samsa_brokercfg_value(const samsa_config_t *cfg,
                                   const samsa_brokercfg_levels_t *lv,
                                   const char *key, int *source);
 
+/* A check of this node's next dynamic configuration beyond its keys'
+ * types, by the server that applies it: the listeners' TLS key and trust
+ * stores can be loaded and keep the certificate's identity (Kafka's
+ * SslFactory.validateReconfiguration).  fn fills errstr with the reason
+ * and returns SAMSA_ERR_INVALID_CONFIG; it runs on the controller
+ * thread. */
+typedef struct samsa_brokercfg_check {
+    samsa_err_t (*fn)(void *ctx, const samsa_brokercfg_levels_t *next,
+                      char *errstr, size_t errstr_size);
+    void         *ctx;
+} samsa_brokercfg_check_t;
+
 /* Check a resource's complete new set of dynamic configs before it is
  * written: is_default says which level it replaces (the node's or the
  * cluster default), cur the levels in effect now.  Fills errstr with

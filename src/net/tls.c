@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -649,6 +650,137 @@ samsa_tls_ctx_unref(samsa_tls_ctx_t *ctx)
     }
     SSL_CTX_free(ctx->ssl_ctx);
     samsa_free(ctx);
+}
+
+/* The subject of x as RFC 2253 text into out (Kafka prints the X500
+ * principal's name). */
+static void
+tls_subject(X509 *x, char *out, size_t size)
+{
+    BIO  *bio = BIO_new(BIO_s_mem());
+    int   n = -1;
+
+    if (bio != NULL
+        && X509_NAME_print_ex(bio, X509_get_subject_name(x), 0,
+                              XN_FLAG_RFC2253) >= 0) {
+        n = BIO_read(bio, out, (int) size - 1);
+    }
+    BIO_free(bio);
+    out[n > 0 ? n : 0] = '\0';
+}
+
+static int
+tls_str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The subject alternative names of x, sorted, as "DNS:name" / "IP:addr"
+ * / "URI:..." / "email:..." / "other" joined by ", " into out (Kafka
+ * compares them as a set). */
+static void
+tls_sans(X509 *x, char *out, size_t size)
+{
+    GENERAL_NAMES  *names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL,
+                                             NULL);
+    char          **items = NULL;
+    int             n = names != NULL ? sk_GENERAL_NAME_num(names) : 0;
+    int             i;
+    size_t          o = 0;
+
+    out[0] = '\0';
+    if (n > 0) {
+        items = samsa_calloc((size_t) n, sizeof(*items));
+    }
+    for (i = 0; i < n; i++) {
+        const GENERAL_NAME  *g = sk_GENERAL_NAME_value(names, i);
+        char                 buf[300];
+        const unsigned char *d;
+        int                  len;
+
+        switch (g->type) {
+        case GEN_DNS:
+        case GEN_URI:
+        case GEN_EMAIL:
+            d = ASN1_STRING_get0_data(g->d.ia5);
+            len = ASN1_STRING_length(g->d.ia5);
+            snprintf(buf, sizeof(buf), "%s:%.*s",
+                     g->type == GEN_DNS ? "DNS"
+                     : g->type == GEN_URI ? "URI" : "email",
+                     len > 250 ? 250 : len, (const char *) d);
+            break;
+        case GEN_IPADD:
+            d = ASN1_STRING_get0_data(g->d.ip);
+            len = ASN1_STRING_length(g->d.ip);
+            if (len == 4) {
+                snprintf(buf, sizeof(buf), "IP:%u.%u.%u.%u", d[0], d[1],
+                         d[2], d[3]);
+            } else {
+                int  k;
+                size_t  bo = (size_t) snprintf(buf, sizeof(buf), "IP:");
+
+                for (k = 0; k < len && bo + 3 < sizeof(buf); k++) {
+                    bo += (size_t) snprintf(buf + bo, sizeof(buf) - bo,
+                                            "%02x", d[k]);
+                }
+            }
+            break;
+        default:
+            snprintf(buf, sizeof(buf), "type%d", g->type);
+            break;
+        }
+        items[i] = samsa_strdup(buf);
+    }
+    if (n > 0) {
+        qsort(items, (size_t) n, sizeof(*items), tls_str_cmp);
+    }
+    for (i = 0; i < n; i++) {
+        if (o < size) {
+            o += (size_t) snprintf(out + o, size - o, "%s%s",
+                                   i > 0 ? ", " : "", items[i]);
+        }
+        samsa_free(items[i]);
+    }
+    samsa_free(items);
+    GENERAL_NAMES_free(names);
+}
+
+samsa_err_t
+samsa_tls_ctx_same_identity(const samsa_tls_ctx_t *cur,
+                            const samsa_tls_ctx_t *next, bool allow_dn_changes,
+                            bool allow_san_changes, char *errstr,
+                            size_t errstr_size)
+{
+    X509  *a = SSL_CTX_get0_certificate(cur->ssl_ctx);
+    X509  *b = SSL_CTX_get0_certificate(next->ssl_ctx);
+    char   dn_a[512], dn_b[512], san_a[1024], san_b[1024];
+
+    if (a == NULL || b == NULL) {
+        snprintf(errstr, errstr_size, "%s",
+                 a == NULL ? "Cannot add SSL keystore to an existing "
+                             "listener for which no keystore was configured."
+                           : "Cannot remove the SSL keystore from an "
+                             "existing listener for which a keystore was "
+                             "configured.");
+        return SAMSA_ERR__CONFIG;
+    }
+    tls_subject(a, dn_a, sizeof(dn_a));
+    tls_subject(b, dn_b, sizeof(dn_b));
+    tls_sans(a, san_a, sizeof(san_a));
+    tls_sans(b, san_b, sizeof(san_b));
+    if (!allow_dn_changes && strcmp(dn_a, dn_b) != 0) {
+        snprintf(errstr, errstr_size, "Keystore DistinguishedName does not "
+                 "match: existing={DN=%s, SAN=[%s]}, new={DN=%s, SAN=[%s]}",
+                 dn_a, san_a, dn_b, san_b);
+        return SAMSA_ERR__CONFIG;
+    }
+    if (!allow_san_changes && strcmp(san_a, san_b) != 0) {
+        snprintf(errstr, errstr_size, "Keystore SubjectAltNames do not "
+                 "match: existing={DN=%s, SAN=[%s]}, new={DN=%s, SAN=[%s]}",
+                 dn_a, san_a, dn_b, san_b);
+        return SAMSA_ERR__CONFIG;
+    }
+    return SAMSA_ERR_NONE;
 }
 
 /* ---- connections --------------------------------------------------------- */

@@ -78,6 +78,17 @@ samsa_tls_ctx_t *samsa_tls_ctx_ref(samsa_tls_ctx_t *ctx);
  * samsa_tls_t of it may remain then.  @thread any */
 void samsa_tls_ctx_unref(samsa_tls_ctx_t *ctx);
 
+/* Kafka's CertificateEntries.ensureCompatible for a dynamic key store
+ * update: the leaf certificate of next must have the subject DN of cur's
+ * (unless allow_dn_changes: ssl.allow.dn.changes) and the same subject
+ * alternative names (unless allow_san_changes: ssl.allow.san.changes).
+ * SAMSA_ERR__CONFIG with both identities in errstr otherwise.
+ * @thread any (both contexts are read only) */
+SAMSA_MUST_CHECK samsa_err_t samsa_tls_ctx_same_identity(
+    const samsa_tls_ctx_t *cur, const samsa_tls_ctx_t *next,
+    bool allow_dn_changes, bool allow_san_changes, char *errstr,
+    size_t errstr_size);
+
 /* TLS on the connected non-blocking socket fd; peer ("1.2.3.4:5678" or
  * the connection id) names it in the log.  A client passes the host it
  * connects to in host (SNI and, with endpoint identification https, the

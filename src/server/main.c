@@ -325,6 +325,49 @@ server_conn_limits_free(server_conn_limits_t *l)
  * socket servers' handler pools and listeners (as Kafka resizes the
  * broker's and the controller's), and the log cleaner's settings to the
  * log manager.  @thread controller (or main, when installed) */
+/* A dynamic key store update (tlsconf.h) in img: the changed listeners'
+ * new contexts go to their socket servers for new connections.
+ * @thread the image listener's (main at the start) */
+static void
+server_tls_reconf(server_t *srv, const samsa_image_t *img)
+{
+    server_side_t             *sides[2] = { &srv->broker, &srv->controller };
+    samsa_brokercfg_levels_t   lv;
+    samsa_tls_ctx_t          **next;
+    size_t                     i, j, k;
+
+    if (srv->tls.n == 0) {
+        return;
+    }
+    samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
+    next = samsa_calloc(srv->tls.n, sizeof(*next));
+    samsa_tlsconf_update(&srv->tls, &srv->cfg, &lv, next);
+    for (i = 0; i < srv->tls.n; i++) {
+        for (j = 0; next[i] != NULL && j < 2; j++) {
+            for (k = 0; sides[j]->ss != NULL && k < sides[j]->nlisteners;
+                 k++) {
+                if (sides[j]->cfg_index[k] == i) {
+                    (void) samsa_sockserver_set_tls(sides[j]->ss, k, next[i]);
+                }
+            }
+        }
+        samsa_tls_ctx_unref(next[i]);
+    }
+    samsa_free(next);
+}
+
+/* samsa_brokercfg_check_t: this node's next key stores must load.
+ * @thread controller */
+static samsa_err_t
+server_tls_check(void *ctx, const samsa_brokercfg_levels_t *next,
+                 char *errstr, size_t errstr_size)
+{
+    server_t  *srv = ctx;
+
+    return samsa_tlsconf_check(&srv->tls, &srv->cfg, next, errstr,
+                               errstr_size);
+}
+
 static void
 server_reconf(void *ctx, const samsa_image_t *img)
 {
@@ -336,6 +379,7 @@ server_reconf(void *ctx, const samsa_image_t *img)
     int32_t                   io, net;
     size_t                    i;
 
+    server_tls_reconf(srv, img);
     samsa_brokercfg_levels(img, srv->cfg.node_id, &lv);
     io = samsa_brokercfg_int(&srv->cfg, &lv, "num.io.threads");
     net = samsa_brokercfg_int(&srv->cfg, &lv, "num.network.threads");
@@ -635,6 +679,11 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    if (srv->brk.ctrl != NULL) {
+        samsa_brokercfg_check_t  check = { server_tls_check, srv };
+
+        samsa_controller_set_broker_check(srv->brk.ctrl, &check);
+    }
     /* kafka.request.logger: DEBUG from request.log.enable, else WARN as
      * Kafka's log4j.properties; an operator may change it at run time */
     samsa_reqlog_init(&srv->reqlog, cfg->request_log_file);
@@ -686,8 +735,13 @@ server_open(server_t *srv, char *errstr, size_t errstr_size)
 static samsa_err_t
 server_start(server_t *srv)
 {
-    samsa_err_t  err = SAMSA_ERR_NONE;
+    samsa_err_t     err = SAMSA_ERR_NONE;
+    samsa_image_t  *img;
 
+    /* the dynamic key stores of the metadata log before any handshake */
+    img = samsa_meta_image_get(srv->brk.meta);
+    server_tls_reconf(srv, img);
+    samsa_image_put(img);
     if (srv->controller.ss != NULL) {
         err = samsa_sockserver_start(srv->controller.ss);
     }

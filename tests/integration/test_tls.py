@@ -19,7 +19,8 @@ import pytest
 
 import cli_util
 import kwire
-from samsa_harness import HOST, T, free_port
+from samsa_harness import HOST, T, free_port, wait_until
+from samsa_harness import set_broker as h_set
 
 
 
@@ -385,6 +386,106 @@ def test_listener_override_and_inline_pem(samsa, certs):
         "ssl.key.password": "s3cret"}, keystore=False)
     rc, out = kcat(srv2.ssl_port, certs, "-L")
     assert rc == 0, out
+
+
+def _served_cert(port, certs):
+    """The DER certificate a new TLS connection to port is shown."""
+    s = tls_socket(port, certs)
+    try:
+        return s.getpeercert(binary_form=True)
+    finally:
+        s.close()
+
+
+def _der(certs, name):
+    return sh("openssl", "x509", "-in", certs.p(name + ".crt"), "-outform",
+              "DER").stdout
+
+
+INVALID_CONFIG = 40
+KS_KEY = "listener.name.ssl.ssl.keystore.location"
+
+
+def test_dynamic_keystore_update(samsa, certs):
+    """A new key store through IncrementalAlterConfigs of
+    listener.name.ssl.ssl.keystore.location (Kafka's dynamic SSL update):
+    new connections get the new certificate, an open connection keeps
+    working, and it survives a restart (the metadata log has it).  Refused
+    with INVALID_CONFIG and Kafka's messages: without the listener prefix,
+    at the cluster-default level, a file that does not load (named), a
+    certificate with another subject DN or other SANs (unless
+    ssl.allow.dn.changes)."""
+    san = "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+    _leaf(certs, "server2", "ca", "localhost", ext=san)
+    _leaf(certs, "otherdn", "ca", "broker.example", ext=san)
+    _leaf(certs, "othersan", "ca", "localhost",
+          ext="subjectAltName=DNS:localhost\n")
+    srv = start_tls(samsa, certs)
+    port = srv.ssl_port
+    assert _served_cert(port, certs) == _der(certs, "server")
+    old = tls_socket(port, certs)
+    try:
+        with srv.connect() as c:
+            err, msg = h_set(c, KS_KEY, certs.p("server2.pem"))
+            assert err == 0, msg
+            assert wait_until(lambda: _served_cert(port, certs)
+                              == _der(certs, "server2"), T(10))
+            # the connection made before the change goes on
+            old.sendall(kwire.api_versions_request(0, 7))
+            assert struct.unpack(">i", read_frame(old)[:4])[0] == 7
+
+            err, msg = h_set(c, "ssl.keystore.location",
+                             certs.p("server2.pem"))
+            assert err == INVALID_CONFIG and "only per-listener using the " \
+                "listener prefix: Set(ssl.keystore.location)" in msg, msg
+            err, msg = h_set(c, KS_KEY, certs.p("server2.pem"), name="")
+            assert err == INVALID_CONFIG and "broker id must be specified" \
+                in msg, msg
+            missing = certs.p("no-such-keystore.pem")
+            err, msg = h_set(c, KS_KEY, missing)
+            assert err == INVALID_CONFIG and missing in msg \
+                and KS_KEY in msg and "SSLFactory" in msg, msg
+            err, msg = h_set(c, KS_KEY, certs.p("otherdn.pem"))
+            assert err == INVALID_CONFIG \
+                and "DistinguishedName does not match" in msg \
+                and "CN=broker.example" in msg, msg
+            err, msg = h_set(c, KS_KEY, certs.p("othersan.pem"))
+            assert err == INVALID_CONFIG \
+                and "SubjectAltNames do not match" in msg, msg
+            # nothing refused reached the listener
+            assert _served_cert(port, certs) == _der(certs, "server2")
+    finally:
+        old.close()
+    srv = samsa.restart(srv)
+    assert _served_cert(port, certs) == _der(certs, "server2")
+    # an encrypted key and its password in one request (the original
+    # certificate again: same identity); the password is never shown
+    pw = "listener.name.ssl.ssl.key.password"
+    with srv.connect() as c:
+        r = c.incremental_alter_configs([(kwire.RESOURCE_BROKER, "1", [
+            (KS_KEY, kwire.OP_SET, certs.p("server.enc.pem")),
+            (pw, kwire.OP_SET, "s3cret")])])[0]
+        assert r["error_code"] == 0, r
+        res = c.describe_configs([(kwire.RESOURCE_BROKER, "1", [pw])])[0]
+        assert res["error_code"] == 0, res
+        e = res["configs"][0]
+        assert e["value"] is None and e["is_sensitive"], e
+    assert wait_until(lambda: _served_cert(port, certs)
+                      == _der(certs, "server"), T(10))
+
+
+def test_dynamic_keystore_dn_change_allowed(samsa, certs):
+    """With ssl.allow.dn.changes=true (static, per listener) a key store of
+    another subject DN is taken."""
+    san = "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+    _leaf(certs, "otherdn2", "ca", "broker2.example", ext=san)
+    srv = start_tls(samsa, certs,
+                    {"listener.name.ssl.ssl.allow.dn.changes": "true"})
+    with srv.connect() as c:
+        err, msg = h_set(c, KS_KEY, certs.p("otherdn2.pem"))
+        assert err == 0, msg
+    assert wait_until(lambda: _served_cert(srv.ssl_port, certs)
+                      == _der(certs, "otherdn2"), T(10))
 
 
 def _start_fails(samsa, certs, extra):

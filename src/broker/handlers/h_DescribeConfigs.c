@@ -270,8 +270,8 @@ dc_listener_synonyms(const dc_ctx_t *c, const char *key, const char *base,
         for (i = 0; i < 2; i++) {
             v = dc_level_value(c, level, names[i], &source);
             if (v != NULL && (n > 0 || i == 0)) {
-                dc_synonym(&r->Synonyms[n++], names[i], dc_dup(c, v),
-                           source);
+                dc_synonym(&r->Synonyms[n++], names[i],
+                           r->IsSensitive ? NULL : dc_dup(c, v), source);
             }
         }
     }
@@ -288,13 +288,18 @@ dc_listener_entry(const dc_ctx_t *c, const char *key, const char *base,
 {
     const char  *v = NULL;
     int          level, source = SAMSA_CONFIG_SOURCE_DEFAULT_CONFIG;
+    bool         secret = samsa_config_defs[samsa_config_defs_index(base)].type
+                          == SAMSA_CONFIG_PASSWORD;
 
     for (level = 0; level < 3 && v == NULL; level++) {
         v = dc_level_value(c, level, key, &source);
     }
     samsa_DescribeConfigsResourceResult_init(r);
     r->Name = samsa_slice_cstr(key);
-    r->Value = samsa_slice_cstr(dc_dup(c, v));
+    /* a password (listener.name.<l>.ssl.key.password ...) is never shown,
+     * as Kafka's */
+    r->Value = secret ? SAMSA_SLICE_NULL : samsa_slice_cstr(dc_dup(c, v));
+    r->IsSensitive = secret;
     r->ReadOnly = true;
     r->ConfigSource = (int8_t) source;
     r->ConfigType = dc_broker_type(

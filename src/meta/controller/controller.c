@@ -94,6 +94,9 @@ typedef struct ctl_session {
 
 struct samsa_controller {
     samsa_controller_conf_t   conf;     /* [const] */
+    samsa_brokercfg_check_t   broker_check; /* [const] once a request can
+                                               come (set before the
+                                               listeners start) */
     samsa_mlog_t             *mlog;     /* [controller thread] single
                                            node only */
     pthread_mutex_t           img_lock; /* guards img and next_offset */
@@ -169,6 +172,8 @@ ctl_batch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl,
     samsa_ctlbatch_init(b, img, CTL_CLUSTER(ctrl) ? next_offset
                                 : samsa_mlog_next_offset(ctrl->mlog),
                         ctrl->conf.node_id, ctrl->conf.broker_cfg);
+    b->broker_check = ctrl->broker_check.fn != NULL ? &ctrl->broker_check
+                                                    : NULL;
 }
 
 /* ---- cluster mode: the quorum */
@@ -1592,4 +1597,11 @@ samsa_controller_close(samsa_controller_t *ctrl)
     samsa_free(ctrl->sessions);
     samsa_free(ctrl->qdesc);
     samsa_free(ctrl);
+}
+
+void
+samsa_controller_set_broker_check(samsa_controller_t *ctrl,
+                                  const samsa_brokercfg_check_t *check)
+{
+    ctrl->broker_check = *check;
 }

@@ -37,6 +37,7 @@
 
 #include <samsa/errors.h>
 #include "meta/acl.h"
+#include "meta/brokercfg.h"
 #include "meta/image.h"
 #include "meta/meta.h"
 #include "proto/types.h"
@@ -503,5 +504,11 @@ void samsa_controller_change_voter(samsa_controller_t *ctrl, bool add,
                                    const char *host, uint16_t port,
                                    int timeout_ms, int16_t *error,
                                    const char **msg);
+
+/* This node's dynamic broker configs get check's test too before
+ * AlterConfigs writes them (the TLS key stores: server/main.c).  Set it
+ * before any listener starts.  @thread main */
+void samsa_controller_set_broker_check(samsa_controller_t *ctrl,
+                                       const samsa_brokercfg_check_t *check);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_H */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "meta/brokercfg.h"
 #include "meta/image.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -25,6 +26,9 @@
 typedef struct samsa_ctlbatch {
     int32_t                node_id;     /* this node */
     const samsa_config_t  *broker_cfg;  /* the topic configs' fallbacks */
+    const samsa_brokercfg_check_t *broker_check; /* this node's dynamic
+                                                    configs' check; NULL:
+                                                    none */
     samsa_image_t         *img;         /* the image the delta is on */
     samsa_image_delta_t   *delta;
     samsa_buf_t            data;        /* framed records back to back */

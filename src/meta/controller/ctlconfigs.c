@@ -382,6 +382,17 @@ ctl_alter_broker(samsa_ctlbatch_t *b,
         r->message = samsa_ctl_msg(arena, "%s", err);
         return;
     }
+    if (!is_default && strcmp(name, me) == 0 && b->broker_check != NULL) {
+        /* this node's own: the server checks what it would apply */
+        cur.node = set.cfgs;
+        cur.nnode = set.n;
+        if (b->broker_check->fn(b->broker_check->ctx, &cur, err, sizeof(err))
+            != SAMSA_ERR_NONE) {
+            r->error = SAMSA_ERR_INVALID_CONFIG;
+            r->message = samsa_ctl_msg(arena, "%s", err);
+            return;
+        }
+    }
     ctl_alter_records(b, SAMSA_CONFIG_RESOURCE_BROKER, &pseudo, &set);
 }
 

@@ -506,15 +506,19 @@ proc_conn_name(samsa_proc_t *proc, samsa_conn_t *conn)
 static bool
 proc_tls_adopt(samsa_proc_t *proc, samsa_conn_t *conn, int64_t now)
 {
-    samsa_tls_ctx_t  *ctx = proc->ss->conf.listeners[proc->listener].tls;
+    samsa_tls_ctx_t  *ctx;
     int64_t           ms = SAMSA_PROC_TLS_HANDSHAKE_MS;
     int64_t           idle_ms = proc->ss->conf.connections_max_idle_ms;
+    samsa_err_t       err;
 
-    if (ctx == NULL) {
+    if (proc->ss->conf.listeners[proc->listener].tls == NULL) {
         return true;
     }
-    if (samsa_tls_new(&conn->tls, ctx, conn->fd, conn->idstr, NULL)
-        != SAMSA_ERR_NONE) {
+    /* the context in effect now (a key store update replaces it) */
+    ctx = samsa_sockserver_tls(proc->ss, proc->listener);
+    err = samsa_tls_new(&conn->tls, ctx, conn->fd, conn->idstr, NULL);
+    samsa_tls_ctx_unref(ctx);
+    if (err != SAMSA_ERR_NONE) {
         proc_conn_schedule_close(proc, conn);
         return false;
     }

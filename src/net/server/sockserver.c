@@ -89,6 +89,12 @@ samsa_sockserver_open(samsa_sockserver_t **out,
                  && conf->nlisteners * nthreads < SAMSA_SOCKSERVER_MAX_PROCS);
     ss->conf = *conf;
     pthread_mutex_init(&ss->ids_lock, NULL);
+    pthread_mutex_init(&ss->tls_lock, NULL);
+    ss->tls = samsa_calloc(conf->nlisteners, sizeof(*ss->tls));
+    for (i = 0; i < conf->nlisteners; i++) {
+        ss->tls[i] = conf->listeners[i].tls != NULL
+                         ? samsa_tls_ctx_ref(conf->listeners[i].tls) : NULL;
+    }
     samsa_mempool_init(&ss->pool, conf->queued_max_request_bytes);
     samsa_reqchan_init(&ss->chan, conf->queued_max_requests, &ss->pool);
     samsa_connquota_init(&ss->quota, conf->max_connections,
@@ -122,6 +128,41 @@ samsa_sockserver_open(samsa_sockserver_t **out,
     }
     *out = ss;
     return SAMSA_ERR_NONE;
+}
+
+bool
+samsa_sockserver_set_tls(samsa_sockserver_t *ss, size_t i,
+                         samsa_tls_ctx_t *ctx)
+{
+    samsa_tls_ctx_t  *old;
+
+    if (i >= ss->conf.nlisteners || ctx == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&ss->tls_lock);
+    old = ss->tls[i];
+    if (old != NULL) {
+        ss->tls[i] = samsa_tls_ctx_ref(ctx);
+    }
+    pthread_mutex_unlock(&ss->tls_lock);
+    /* the connections made with it hold OpenSSL's own reference */
+    samsa_tls_ctx_unref(old);
+    return old != NULL;
+}
+
+samsa_tls_ctx_t *
+samsa_sockserver_tls(samsa_sockserver_t *ss, size_t i)
+{
+    samsa_tls_ctx_t  *ctx = NULL;
+
+    if (i < ss->conf.nlisteners) {
+        pthread_mutex_lock(&ss->tls_lock);
+        if (ss->tls[i] != NULL) {
+            ctx = samsa_tls_ctx_ref(ss->tls[i]);
+        }
+        pthread_mutex_unlock(&ss->tls_lock);
+    }
+    return ctx;
 }
 
 int
@@ -373,6 +414,11 @@ samsa_sockserver_free(samsa_sockserver_t *ss)
     }
     samsa_free(ss->acceptors);
     samsa_connquota_fini(&ss->quota);
+    for (i = 0; ss->tls != NULL && i < ss->conf.nlisteners; i++) {
+        samsa_tls_ctx_unref(ss->tls[i]);
+    }
+    samsa_free(ss->tls);
+    pthread_mutex_destroy(&ss->tls_lock);
     pthread_mutex_destroy(&ss->ids_lock);
     samsa_free(ss);
 }

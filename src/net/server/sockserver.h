@@ -222,6 +222,18 @@ void samsa_sockserver_set_conn_limits(
     int32_t max_connection_creation_rate, const int32_t *listener_max,
     const int32_t *listener_rate);
 
+/* Replace listener i's TLS context at run time (a dynamic key store
+ * update, Kafka's SslFactory.reconfigure): connections accepted from now
+ * on handshake with ctx (a reference is taken); those already open keep
+ * theirs.  False when listener i is not a TLS listener (nothing changes).
+ * @thread any */
+bool samsa_sockserver_set_tls(samsa_sockserver_t *ss, size_t i,
+                              samsa_tls_ctx_t *ctx);
+
+/* A reference to the TLS context listener i's new connections get now
+ * (samsa_tls_ctx_unref it); NULL on a plaintext listener.  @thread any */
+samsa_tls_ctx_t *samsa_sockserver_tls(samsa_sockserver_t *ss, size_t i);
+
 /* Set every listener's network threads to n at run time
  * (num.network.threads, Kafka's DataPlaneAcceptor.reconfigure): each
  * acceptor, woken, adds threads (new connections go round robin onto all

@@ -208,6 +208,13 @@ struct samsa_sockserver {
     pthread_mutex_t           ids_lock;     /* network thread ids: adding
                                                to chan.procs */
     samsa_hpool_t             hpool;
+    pthread_mutex_t           tls_lock;     /* guards tls */
+    samsa_tls_ctx_t         **tls;          /* [tls_lock] per listener: a
+                                               reference to the context
+                                               new connections get (NULL:
+                                               plaintext); replaced at run
+                                               time by
+                                               samsa_sockserver_set_tls */
 };
 
 /* sockserver.c: a new network thread for listener, with the next id

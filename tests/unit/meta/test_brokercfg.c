@@ -446,6 +446,47 @@ test_brokercfg_connection_limits(void **state)
     samsa_config_fini(&cfg);
 }
 
+/* The TLS store keys: dynamic only per broker and with a listener prefix
+ * (DynamicBrokerConfig.validateConfigs); the stores themselves are the
+ * server's hook's (server/tlsconf.c), so any text passes here. */
+static void
+test_brokercfg_ssl_stores(void **state)
+{
+    samsa_config_t            cfg;
+    samsa_brokercfg_levels_t  lv = { 0 };
+    char                      err[512];
+
+    (void) state;
+    cfg_load(&cfg, "max.connection.creation.rate", "20");
+    assert_true(samsa_brokercfg_is_dynamic("ssl.keystore.location"));
+    assert_true(samsa_brokercfg_is_dynamic(
+        "listener.name.ssl.ssl.keystore.location"));
+    assert_true(samsa_brokercfg_is_dynamic(
+        "listener.name.ssl.ssl.truststore.certificates"));
+    assert_false(samsa_brokercfg_is_dynamic(
+        "listener.name.ssl.ssl.client.auth"));
+    assert_false(samsa_brokercfg_is_dynamic("ssl.cipher.suites"));
+    assert_int_equal(check(&cfg, &lv, false, "ssl.keystore.location",
+                           "/k.pem", err), SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "These security configs can be dynamically "
+                        "updated only per-listener using the listener "
+                        "prefix: Set(ssl.keystore.location)");
+    assert_int_equal(check(&cfg, &lv, true,
+                           "listener.name.ssl.ssl.keystore.location",
+                           "/k.pem", err), SAMSA_ERR_INVALID_CONFIG);
+    assert_string_equal(err, "Cannot update these configs at default "
+                        "cluster level, broker id must be specified: "
+                        "Set(listener.name.ssl.ssl.keystore.location)");
+    assert_int_equal(check(&cfg, &lv, false,
+                           "listener.name.ssl.ssl.keystore.location",
+                           "/k.pem", err), SAMSA_ERR_NONE);
+    /* a cluster-level listener key stays allowed at the default level */
+    assert_int_equal(check(&cfg, &lv, true,
+                           "listener.name.plaintext.max.connections", "5",
+                           err), SAMSA_ERR_NONE);
+    samsa_config_fini(&cfg);
+}
+
 int
 main(void)
 {
@@ -457,6 +498,7 @@ main(void)
         cmocka_unit_test(test_brokercfg_cleaner),
         cmocka_unit_test(test_brokercfg_cleaner_dedupe),
         cmocka_unit_test(test_brokercfg_connection_limits),
+        cmocka_unit_test(test_brokercfg_ssl_stores),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
