@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
 #include "util/props.h"
 
 #define BOOTVOTERS_KEY "initial.controllers"
@@ -18,48 +20,32 @@ samsa_err_t
 samsa_bootvoters_write(const char *mdir, const samsa_config_voter_t *voters,
                        size_t n, char *errstr, size_t errstr_size)
 {
-    char     file[4096], tmp[4200], line[1024];
-    FILE    *f;
-    size_t   i;
-    int      fd, rc = 0;
-    bool     v6;
+    samsa_buf_t  text = SAMSA_BUF_INIT;
+    char         file[4096], line[1024];
+    size_t       i;
+    int          rc;
+    bool         v6;
 
     snprintf(file, sizeof(file), "%s/" SAMSA_BOOTVOTERS_FILE, mdir);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", file);
-    if ((f = fopen(tmp, "we")) == NULL) {
-        snprintf(errstr, errstr_size, "cannot write '%s': %s", tmp,
-                 strerror(errno));
-        return SAMSA_ERR__IO;
-    }
-    fprintf(f, "# the initial voters of this dynamic quorum (KIP-853), "
-            "written by samsa-server format\n" BOOTVOTERS_KEY "=");
+    snprintf(line, sizeof(line), "# the initial voters of this dynamic "
+             "quorum (KIP-853), written by samsa-server format\n"
+             BOOTVOTERS_KEY "=");
+    (void) samsa_buf_append(&text, line, strlen(line));
     for (i = 0; i < n; i++) {
         v6 = strchr(voters[i].addr.host, ':') != NULL;
         snprintf(line, sizeof(line), "%s%d@%s%s%s:%d%s%s", i > 0 ? "," : "",
                  (int) voters[i].id, v6 ? "[" : "", voters[i].addr.host,
                  v6 ? "]" : "", voters[i].addr.port,
                  voters[i].dir_id[0] != '\0' ? ":" : "", voters[i].dir_id);
-        fputs(line, f);
+        (void) samsa_buf_append(&text, line, strlen(line));
     }
-    fputc('\n', f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        rc = errno;
-    }
-    if (fclose(f) != 0 && rc == 0) {
-        rc = errno;
-    }
-    if (rc == 0 && rename(tmp, file) != 0) {
-        rc = errno;
-    }
+    (void) samsa_buf_append(&text, "\n", 1);
+    rc = samsa_write_file_atomic(file, text.data, text.len);
+    samsa_buf_fini(&text);
     if (rc != 0) {
         snprintf(errstr, errstr_size, "cannot write '%s': %s", file,
                  strerror(rc));
-        (void) unlink(tmp);
         return SAMSA_ERR__IO;
-    }
-    if ((fd = open(mdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-        (void) fsync(fd);
-        close(fd);
     }
     return SAMSA_ERR_NONE;
 }

@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "config/config_kraft.h"
+#include "meta/bootscram.h"
 #include "meta/bootvoters.h"
 #include "meta/metaprops.h"
 #include "util/alloc.h"
@@ -28,6 +29,9 @@ typedef struct format_args {
     size_t                 nvoters;
     bool                   write_voters;
     char                   mdir_id[SAMSA_UUID_STR_SIZE];
+    /* --add-scram: the credentials the metadata log starts with */
+    samsa_bootscram_t     *scram;
+    size_t                 nscram;
     char       **rest;              /* for samsa_config_from_args */
     int          nrest;
 } format_args_t;
@@ -41,6 +45,8 @@ format_usage(FILE *out)
           "                           [--standalone | --initial-controllers "
           "LIST |\n"
           "                            --no-initial-controllers]\n"
+          "                           [--add-scram MECH=[name=N,password=P]]"
+          "...\n"
           "       samsa-server random-cluster-id\n\n"
           "format writes meta.properties (version, cluster.id, node.id, a\n"
           "new directory.id) into every log dir (log.dirs, else log.dir)\n"
@@ -62,6 +68,11 @@ format_usage(FILE *out)
           "  -N, --no-initial-controllers\n"
           "                          a controller to be added later (it\n"
           "                          waits for AddRaftVoter)\n"
+          "  -S, --add-scram SCRAM-SHA-256=[name=alice,password=secret]\n"
+          "                          a SCRAM credential the new metadata log\n"
+          "                          starts with (repeatable; also\n"
+          "                          iterations=N, salt=B64,\n"
+          "                          saltedpassword=B64 with salt)\n"
           "  --override key=value    set a configuration key (repeatable)\n"
           "  -h, --help              print this help and exit\n", out);
 }
@@ -75,6 +86,23 @@ format_arg_value(int argc, char **argv, int *i)
         return NULL;
     }
     return argv[++*i];
+}
+
+/* One --add-scram argument into fa->scram; false (message printed) if it
+ * does not parse. */
+static bool
+format_add_scram(format_args_t *fa, const char *arg)
+{
+    char  errstr[512];
+
+    fa->scram = samsa_realloc(fa->scram, (fa->nscram + 1) * sizeof(*fa->scram));
+    if (samsa_bootscram_parse(arg, &fa->scram[fa->nscram], errstr,
+                              sizeof(errstr)) != SAMSA_ERR_NONE) {
+        fprintf(stderr, "samsa-server format: --add-scram: %s\n", errstr);
+        return false;
+    }
+    fa->nscram++;
+    return true;
 }
 
 /* Split argv ("samsa-server format ...") into fa; false on bad usage. */
@@ -111,6 +139,13 @@ format_args_parse(format_args_t *fa, int argc, char **argv)
         } else if (strcmp(a, "-N") == 0
                    || strcmp(a, "--no-initial-controllers") == 0) {
             fa->no_initial_controllers = true;
+        } else if (strcmp(a, "-S") == 0 || strcmp(a, "--add-scram") == 0
+                   || strncmp(a, "--add-scram=", 12) == 0) {
+            v = a[1] == '-' && a[11] == '=' ? a + 12
+                                            : format_arg_value(argc, argv, &i);
+            if (v == NULL || !format_add_scram(fa, v)) {
+                return false;
+            }
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fa->help = true;
         } else if (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0) {
@@ -146,6 +181,10 @@ format_dir(const samsa_config_t *cfg, const char *dir, const char *what,
     if (err == SAMSA_ERR_NONE && is_mdir && !skipped && fa->write_voters) {
         err = samsa_bootvoters_write(dir, fa->voters, fa->nvoters, errstr,
                                      sizeof(errstr));
+    }
+    if (err == SAMSA_ERR_NONE && is_mdir && !skipped && fa->nscram > 0) {
+        err = samsa_bootscram_write(dir, fa->scram, fa->nscram, errstr,
+                                    sizeof(errstr));
     }
     if (err != SAMSA_ERR_NONE) {
         fprintf(stderr, "samsa-server format: %s\n", errstr);
@@ -350,6 +389,7 @@ format_run(int argc, char **argv)
     }
     rc = format_dirs(&cfg, &fa);
 out:
+    samsa_bootscram_free(fa.scram, fa.nscram);
     samsa_free(fa.voters);
     samsa_config_fini(&cfg);
     samsa_free(fa.rest);

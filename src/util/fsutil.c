@@ -4,7 +4,11 @@
 #include "util/fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,4 +69,46 @@ samsa_close_fd(int *fd)
         close(*fd);
         *fd = -1;
     }
+}
+
+int
+samsa_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    size_t  plen = strlen(path);
+    char   *tmp = samsa_malloc(plen + 5);
+    char   *dir;
+    int     fd, rc;
+
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        rc = errno;
+        samsa_free(tmp);
+        return rc;
+    }
+    rc = samsa_write_all(fd, data, len, 0);
+    if (rc == 0 && fsync(fd) != 0) {
+        rc = errno;
+    }
+    if (close(fd) != 0 && rc == 0) {
+        rc = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = errno;
+    }
+    if (rc != 0) {
+        (void) unlink(tmp);
+        samsa_free(tmp);
+        return rc;
+    }
+    samsa_free(tmp);
+    dir = samsa_strdup(path);
+    fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void) fsync(fd);
+        close(fd);
+    }
+    samsa_free(dir);
+    return 0;
 }

@@ -18,6 +18,12 @@ int samsa_mkdirs(const char *dir);
  * a full device). */
 int samsa_write_all(int fd, const void *p, size_t len, off_t pos);
 
+/* Replace the file at path with len bytes of data, atomically and
+ * durably: written to path.tmp (mode 0600), fsynced, renamed over path,
+ * the directory fsynced.  0, or the errno of the failure (path.tmp is
+ * removed). */
+int samsa_write_file_atomic(const char *path, const void *data, size_t len);
+
 /* Close *fd if it is open (>= 0) and mark it closed (-1). */
 void samsa_close_fd(int *fd);
 

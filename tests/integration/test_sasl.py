@@ -11,6 +11,7 @@ close after a failure), a request before authentication, a silent client,
 DescribeUserScramCredentials / AlterUserScramCredentials errors, and the
 credentials surviving a restart.  A missing client fails its test."""
 
+import base64
 import hashlib
 import os
 import socket
@@ -507,6 +508,98 @@ def test_scram_credentials_survive_restart(samsa, certs):
     with srv2.connect() as c:
         _, res = scram_describe(c, ["carol"])
         assert res == [("carol", 0, "", [(2, 8192)])]
+
+
+def _format(overrides, *extra):
+    """samsa-server format of a single node's dirs: (rc, stdout, stderr)."""
+    args = [samsa_harness.server_binary(), "format", "--cluster-id",
+            "MkU3OEVBNTcwNTJENDM2Qg"]
+    for k, v in overrides.items():
+        args += ["--override", "%s=%s" % (k, v)]
+    r = subprocess.run(args + list(extra), env=samsa_harness.base_env(),
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=T(20))
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_format_add_scram(samsa, certs):
+    """`samsa-server format --add-scram` (kafka-storage's, KIP-900): the
+    credentials, by password or by salted password, are in the metadata
+    log from its bootstrap: SCRAM clients authenticate on the first start
+    with no AlterUserScramCredentials, DescribeUserScramCredentials lists
+    them, the file holds no password; bad arguments fail with Kafka's
+    messages."""
+    ports = set()
+    while len(ports) < 4:
+        ports.add(free_port())
+    ports = tuple(sorted(ports))
+    d = samsa.new_dir()
+    o = sasl_overrides(certs, ports)
+    o["log.dirs"] = os.path.join(d, "samsa-data")
+    salt = b"format-salt-1234"
+    sp = hashlib.pbkdf2_hmac("sha512", b"erin-pw", salt, 8192)
+    rc, out, err = _format(
+        o, "--add-scram", "SCRAM-SHA-256=[name=dave,password=dave-pw]",
+        "--add-scram=SCRAM-SHA-512=[name=erin,iterations=8192,salt=\"%s\","
+        "saltedpassword=\"%s\"]" % (base64.b64encode(salt).decode(),
+                                    base64.b64encode(sp).decode()))
+    assert rc == 0, err
+    text = open(os.path.join(d, "samsa-data", "bootstrap.scram")).read()
+    assert "dave-pw" not in text and "erin-pw" not in text, text
+    srv = samsa.start(overrides=o, workdir=d, use_ports=False,
+                      ports=(ports[0], ports[1]))
+    port = ports[2]
+    for mech, user, pw in (("SCRAM-SHA-256", "dave", "dave-pw"),
+                           ("SCRAM-SHA-512", "erin", "erin-pw")):
+        conf = {"bootstrap.servers": "%s:%d" % (HOST, port),
+                "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mech,
+                "sasl.username": user, "sasl.password": pw}
+        rc, out = kcat(conf, "-L", "-m", "10")
+        assert rc == 0, out
+        conf["sasl.password"] = pw + "x"
+        rc, out = kcat(conf, "-L", "-m", "10")
+        assert rc != 0, out
+    with srv.connect() as c:
+        _, res = scram_describe(c, ["dave", "erin"])
+        assert res == [("dave", 0, "", [(1, 4096)]),
+                       ("erin", 0, "", [(2, 8192)])], res
+    # a restart does not bootstrap again (nor duplicate them)
+    assert srv.stop() == []
+    srv = samsa.start(overrides=o, workdir=d, use_ports=False,
+                      ports=(ports[0], ports[1]))
+    with srv.connect() as c:
+        _, res = scram_describe(c, ["dave"])
+        assert res == [("dave", 0, "", [(1, 4096)])], res
+
+
+@pytest.mark.parametrize("arg,message", [
+    ("SCRAM-SHA-256", "Failed to find equals sign in SCRAM argument "
+                      "'SCRAM-SHA-256'"),
+    ("SCRAM-SHA-1=[name=a,password=b]",
+     "The add-scram mechanism SCRAM-SHA-1 is not supported."),
+    ("SCRAM-SHA-256=name=a,password=b]",
+     "Expected configuration string to start with ["),
+    ("SCRAM-SHA-256=[password=b]", "You must supply 'name' to add-scram"),
+    ("SCRAM-SHA-256=[name=a]",
+     "You must supply one of 'password' or 'saltedpassword' to add-scram"),
+    ("SCRAM-SHA-256=[name=a,saltedpassword=YWJj]",
+     "You must supply 'salt' with 'saltedpassword' to add-scram"),
+    ("SCRAM-SHA-256=[name=a,password=b,iterations=100]",
+     "The 'iterations' value must be >= 4096 for add-scram using "
+     "SCRAM-SHA-256"),
+    ("SCRAM-SHA-256=[name=a,password=b,colour=red]",
+     "Unknown SCRAM configurations: colour"),
+    ("SCRAM-SHA-256=[name=a,password=b,salt=@@@]",
+     "Failed to decode given salt: @@@"),
+])
+def test_format_add_scram_errors(samsa, certs, arg, message):
+    ports = tuple(sorted({free_port() for _ in range(8)})[:4])
+    d = samsa.new_dir()
+    o = sasl_overrides(certs, ports)
+    o["log.dirs"] = os.path.join(d, "samsa-data")
+    rc, out, err = _format(o, "--add-scram", arg)
+    assert rc != 0 and message in err, (rc, err)
+    assert not os.path.exists(os.path.join(d, "samsa-data", "meta.properties"))
 
 
 # ---- configuration ---------------------------------------------------------------

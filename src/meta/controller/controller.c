@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "meta/bootscram.h"
 #include "meta/mlog.h"
 #include "meta/quorum.h"
 #include "meta/controller/ctlsnap.h"
@@ -94,6 +95,10 @@ typedef struct ctl_session {
 
 struct samsa_controller {
     samsa_controller_conf_t   conf;     /* [const] */
+    samsa_bootscram_t        *boot_scram;   /* [const] bootstrap.scram's
+                                               credentials, for the
+                                               bootstrap batch */
+    size_t                    nboot_scram;
     samsa_brokercfg_check_t   broker_check; /* [const] once a request can
                                                come (set before the
                                                listeners start) */
@@ -809,11 +814,15 @@ ctl_replay(void *ctx, const samsa_MetadataRecords_any_t *rec, int64_t offset,
     return samsa_image_delta_replay(ctx, rec, offset, errstr, errstr_size);
 }
 
-/* Kafka's bootstrap records: the metadata.version feature level. */
+/* Kafka's bootstrap records: the metadata.version feature level, then
+ * the credentials `format --add-scram` left in bootstrap.scram. */
 static void
-ctl_bootstrap_records(samsa_ctlbatch_t *b)
+ctl_bootstrap_records(samsa_controller_t *ctrl, samsa_ctlbatch_t *b)
 {
-    samsa_MetadataRecords_any_t  rec;
+    samsa_MetadataRecords_any_t       rec;
+    samsa_UserScramCredentialRecord_t *u;
+    const samsa_scram_cred_t          *c;
+    size_t                             i, hl;
 
     memset(&rec, 0, sizeof(rec));
     rec.type = SAMSA_MetadataRecords_FeatureLevelRecord;
@@ -822,6 +831,24 @@ ctl_bootstrap_records(samsa_ctlbatch_t *b)
         samsa_slice_cstr(SAMSA_META_METADATA_VERSION_NAME);
     rec.u.FeatureLevelRecord.FeatureLevel = SAMSA_META_METADATA_VERSION;
     samsa_ctlbatch_add(b, &rec);
+    for (i = 0; i < ctrl->nboot_scram; i++) {
+        c = &ctrl->boot_scram[i].cred;
+        hl = samsa_scram_hash_len(c->mech);
+        memset(&rec, 0, sizeof(rec));
+        rec.type = SAMSA_MetadataRecords_UserScramCredentialRecord;
+        u = &rec.u.UserScramCredentialRecord;
+        samsa_UserScramCredentialRecord_init(u);
+        u->Name = samsa_slice_cstr(ctrl->boot_scram[i].name);
+        u->Mechanism = (int8_t) c->mech;
+        u->Salt = (samsa_slice_t) { (const char *) c->salt, c->salt_len };
+        u->StoredKey = (samsa_slice_t) { (const char *) c->stored_key, hl };
+        u->ServerKey = (samsa_slice_t) { (const char *) c->server_key, hl };
+        u->Iterations = c->iterations;
+        samsa_ctlbatch_add(b, &rec);
+        samsa_info("metadata log bootstrap: %s credential of user %s "
+                   "(format --add-scram)", samsa_scram_mech_name(c->mech),
+                   ctrl->boot_scram[i].name);
+    }
 }
 
 /* Cluster mode: the first leader of a cluster writes the bootstrap batch
@@ -845,7 +872,7 @@ ctl_quorum_bootstrap(samsa_controller_t *ctrl)
     if (samsa_image_feature_level(img, SAMSA_META_METADATA_VERSION_NAME)
         == 0) {
         ctl_batch_init(&b, ctrl, img, next);
-        ctl_bootstrap_records(&b);
+        ctl_bootstrap_records(ctrl, &b);
         err = ctl_quorum_write(ctrl, &b);
         if (err == SAMSA_ERR_NONE) {
             samsa_info("metadata quorum: bootstrapped with %s=%d",
@@ -1471,7 +1498,7 @@ ctl_bootstrap(samsa_controller_t *ctrl, char *errstr, size_t errstr_size)
     samsa_err_t                  err = SAMSA_ERR_NONE;
 
     ctl_batch_init(&b, ctrl, ctrl->img, 0);
-    ctl_bootstrap_records(&b);
+    ctl_bootstrap_records(ctrl, &b);
     if (samsa_mlog_append(ctrl->mlog, b.data.data, b.lens, b.n, errstr,
                           errstr_size) != SAMSA_ERR_NONE) {
         err = SAMSA_ERR__IO;
@@ -1525,6 +1552,11 @@ samsa_controller_open(samsa_controller_t **out,
     pthread_mutex_init(&ctrl->img_lock, NULL);
     pthread_mutex_init(&ctrl->q_lock, NULL);
     samsa_queue_init(&ctrl->ops, CTL_QUEUE_SIZE);
+    err = samsa_bootscram_read(conf->metadata_dir, &ctrl->boot_scram,
+                               &ctrl->nboot_scram, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE && err != SAMSA_ERR__NOENT) {
+        goto out_close;
+    }
     if (conf->cluster_id != NULL) {
         /* every image comes from the quorum's committed entries */
         ctl_img_set(ctrl, samsa_image_new_empty(), 0);
@@ -1596,6 +1628,7 @@ samsa_controller_close(samsa_controller_t *ctrl)
     pthread_mutex_destroy(&ctrl->img_lock);
     samsa_free(ctrl->sessions);
     samsa_free(ctrl->qdesc);
+    samsa_bootscram_free(ctrl->boot_scram, ctrl->nboot_scram);
     samsa_free(ctrl);
 }
 
