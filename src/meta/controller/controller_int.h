@@ -77,4 +77,12 @@ void samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
 void samsa_ctlbrokers_unregister(samsa_ctlbatch_t *b, int32_t broker_id,
                                  samsa_err_t *error);
 
+/* ctlisr.c: AlterPartition (samsa_controller_alter_partition's checks
+ * and records).  @returns NONE or STALE_BROKER_EPOCH (nothing done). */
+samsa_err_t samsa_ctlisr_alter(samsa_ctlbatch_t *b, int32_t broker_id,
+                               int64_t broker_epoch,
+                               const samsa_controller_isr_change_t *changes,
+                               size_t n, samsa_arena_t *arena,
+                               samsa_controller_isr_result_t *results);
+
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_INT_H */
