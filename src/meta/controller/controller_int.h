@@ -59,6 +59,9 @@ void samsa_ctlacls_delete(samsa_ctlbatch_t *b,
                           samsa_arena_t *arena,
                           samsa_controller_acl_delete_result_t *results);
 
+/* ctlbrokers.c: is id one of the n broker ids of ids (replicas, an
+ * ISR)? */
+bool samsa_ctlbrokers_has(const int32_t *ids, int32_t n, int32_t id);
 /* ctlbrokers.c: broker registration; *epoch gets the broker epoch. */
 void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
                                const samsa_controller_broker_reg_t *reg,

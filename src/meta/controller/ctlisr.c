@@ -31,19 +31,6 @@
 #define CTLISR_RECOVERED   0
 #define CTLISR_RECOVERING  1
 
-static bool
-ctlisr_has(const int32_t *ids, int32_t n, int32_t id)
-{
-    int32_t  i;
-
-    for (i = 0; i < n; i++) {
-        if (ids[i] == id) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Kafka's Replicas.validateIsr: every member a replica, none twice. */
 static bool
 ctlisr_valid_members(const samsa_image_partition_t *p,
@@ -52,7 +39,8 @@ ctlisr_valid_members(const samsa_image_partition_t *p,
     size_t  i, j;
 
     for (i = 0; i < c->nisr; i++) {
-        if (!ctlisr_has(p->replicas, p->nreplicas, c->isr[i].broker_id)) {
+        if (!samsa_ctlbrokers_has(p->replicas, p->nreplicas,
+                                  c->isr[i].broker_id)) {
             return false;
         }
         for (j = 0; j < i; j++) {

@@ -47,6 +47,20 @@ alter(samsa_ctlbatch_t *b, samsa_arena_t *arena, int32_t from, int64_t epoch,
     return samsa_ctlisr_alter(b, from, epoch, &c, 1, arena, res);
 }
 
+/* The answer of an accepted change: records written, its partition epoch
+ * and ISR size. */
+static void
+accepted(const samsa_ctlbatch_t *b, const samsa_controller_isr_result_t *res,
+         size_t nrecords, int32_t partition_epoch, size_t nisr)
+{
+    assert_int_equal(res->error, SAMSA_ERR_NONE);
+    assert_int_equal(b->n, nrecords);
+    assert_int_equal(res->leader_id, 1);
+    assert_int_equal(res->leader_epoch, 0);
+    assert_int_equal(res->partition_epoch, partition_epoch);
+    assert_int_equal(res->nisr, nisr);
+}
+
 /* The partition error of a refused change (no record written). */
 static samsa_err_t
 refused(samsa_image_t *img, int32_t from, int64_t epoch, int32_t p,
@@ -141,12 +155,7 @@ test_ctlisr_shrink_expand(void **state)
     samsa_ctlbatch_init(&b, img, 7, NODE, NULL);
     assert_int_equal(alter(&b, &arena, 1, 1, 2, 0, 0, one, good, 1, &res),
                      SAMSA_ERR_NONE);
-    assert_int_equal(res.error, SAMSA_ERR_NONE);
-    assert_int_equal(b.n, 1);
-    assert_int_equal(res.leader_id, 1);
-    assert_int_equal(res.leader_epoch, 0);
-    assert_int_equal(res.partition_epoch, 1);
-    assert_int_equal(res.nisr, 1);
+    accepted(&b, &res, 1, 1, 1);
     assert_int_equal(res.isr[0], 1);
     p = part(&b, 2);
     assert_int_equal(p->nisr, 1);
@@ -176,10 +185,7 @@ test_ctlisr_shrink_expand(void **state)
     samsa_ctlbatch_init(&b, img, 8, NODE, NULL);
     assert_int_equal(alter(&b, &arena, 1, 1, 2, 0, 1, both, good, 2, &res),
                      SAMSA_ERR_NONE);
-    assert_int_equal(res.error, SAMSA_ERR_NONE);
-    assert_int_equal(b.n, 1);
-    assert_int_equal(res.partition_epoch, 2);
-    assert_int_equal(res.nisr, 2);
+    accepted(&b, &res, 1, 2, 2);
     assert_int_equal(res.isr[1], 2);
     next = commit(&b);
     samsa_image_put(img);
@@ -189,10 +195,7 @@ test_ctlisr_shrink_expand(void **state)
     samsa_ctlbatch_init(&b, img, 9, NODE, NULL);
     assert_int_equal(alter(&b, &arena, 1, 1, 2, 0, 2, both, NULL, 2, &res),
                      SAMSA_ERR_NONE);
-    assert_int_equal(res.error, SAMSA_ERR_NONE);
-    assert_int_equal(b.n, 0);
-    assert_int_equal(res.partition_epoch, 2);
-    assert_int_equal(res.nisr, 2);
+    accepted(&b, &res, 0, 2, 2);
     samsa_ctlbatch_fini(&b);
     samsa_arena_fini(&arena);
     samsa_image_put(img);
