@@ -244,8 +244,11 @@ isrmgr_send_remote(samsa_isrmgr_t *im, int32_t active, isrmgr_try_t *t,
     return SAMSA_ERR_NONE;
 }
 
-/* One try of t: the local controller when this node is the active one,
- * else AlterPartition to it.  @returns the top-level error. */
+/* One try of t: AlterPartition to the active controller, this node's
+ * own CONTROLLER listener too (each step bounded, so a quorum that
+ * cannot commit never holds the thread past SAMSA_ISRMGR_IO_MS, and
+ * stop stays prompt); one node (no quorum): the local controller.
+ * @returns the top-level error. */
 static samsa_err_t
 isrmgr_send(samsa_isrmgr_t *im, isrmgr_try_t *t, uint8_t **answer)
 {
@@ -256,8 +259,7 @@ isrmgr_send(samsa_isrmgr_t *im, isrmgr_try_t *t, uint8_t **answer)
     if (t->broker_epoch < 0) {
         return SAMSA_ERR_BROKER_ID_NOT_REGISTERED;   /* not yet, or again */
     }
-    if (im->conf.kraft == NULL || !im->conf.kraft->is_cluster
-        || active == im->conf.node_id) {
+    if (im->conf.kraft == NULL || !im->conf.kraft->is_cluster) {
         return samsa_controller_alter_partition(
             im->conf.ctrl, im->conf.node_id, t->broker_epoch, t->changes,
             t->n, &t->arena, t->results);

@@ -10,9 +10,10 @@
  * 56, v3: NewIsrWithEpochs, each member's broker epoch from this node's
  * image, KIP-903) with this broker's id and epoch to the active
  * controller's CONTROLLER listener (broker/forward.h's
- * samsa_forward_roundtrip, a connection per try as broker-lifecycle and
- * pid-fetch do; on the active controller itself the local controller is
- * called), and hands each partition's answer to the answer callback.
+ * samsa_forward_roundtrip, a connection per try as broker-lifecycle does,
+ * to this node's own listener too when it is the active controller: every
+ * step is bounded; a single node, with no quorum, calls its controller),
+ * and hands each partition's answer to the answer callback.
  * Errors that say retry (no answer, NOT_CONTROLLER, STALE_BROKER_EPOCH
  * while this broker registers again, REQUEST_TIMED_OUT, ...) keep the
  * change queued for another try after SAMSA_ISRMGR_RETRY_MS; the others

@@ -96,6 +96,9 @@ struct samsa_replmgr {
                                            NULL until samsa_replmgr_isr_
                                            start, and after stop */
     uint64_t              next_id;      /* [lock] the last proposal's */
+    int32_t              *eligible;     /* [lock] the image's brokers that
+                                           may join an ISR */
+    size_t                neligible;
     const char           *listener;     /* [const] inter.broker.listener.
                                            name, NULL: first PLAINTEXT */
     pthread_mutex_t       lock;
@@ -312,6 +315,25 @@ repl_become_follower(samsa_replmgr_t *rm, repl_part_t *rp,
 
 /* ---- the image ------------------------------------------------------------ */
 
+/* Kafka's isReplicaIsrEligible, from img: the registered brokers that are
+ * neither fenced nor in controlled shutdown.  @locks lock held */
+static void
+repl_eligible_sync(samsa_replmgr_t *rm, const samsa_image_t *img)
+{
+    const samsa_image_broker_t  *br;
+    size_t                       i, n = samsa_image_broker_count(img);
+
+    samsa_free(rm->eligible);
+    rm->eligible = samsa_calloc(n + 1, sizeof(*rm->eligible));
+    rm->neligible = 0;
+    for (i = 0; i < n; i++) {
+        br = samsa_image_broker_at(img, i);
+        if (!br->fenced && !br->in_controlled_shutdown) {
+            rm->eligible[rm->neligible++] = br->id;
+        }
+    }
+}
+
 /* A partition of the image this node replicates; *wake gets its key when
  * its high watermark moved.  @locks lock held */
 static bool
@@ -383,6 +405,7 @@ samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
         return;
     }
     rm->gen++;
+    repl_eligible_sync(rm, new_img);
     for (i = 0; i < samsa_image_topic_count(new_img); i++) {
         t = samsa_image_topic_at(new_img, i);
         for (j = 0; j < t->npartitions; j++) {
@@ -463,7 +486,8 @@ repl_may_propose(const samsa_replmgr_t *rm, const repl_part_t *rp,
            && now >= rp->isr_retry_ms && rp->partition_epoch >= 0;
 }
 
-/* After f's fetch: Kafka's maybeExpandIsr.  @locks lock held */
+/* After f's fetch: Kafka's maybeExpandIsr, for a replica the image shows
+ * eligible (isReplicaIsrEligible).  @locks lock held */
 static void
 repl_maybe_expand(samsa_replmgr_t *rm, repl_part_t *rp,
                   const samsa_isrstate_follower_t *f)
@@ -472,6 +496,7 @@ repl_maybe_expand(samsa_replmgr_t *rm, repl_part_t *rp,
 
     if (!repl_may_propose(rm, rp, samsa_now_ms())
         || repl_has(rp->isr, rp->nisr, f->id)
+        || !repl_has(rm->eligible, rm->neligible, f->id)
         || !samsa_isrstate_can_join(f, samsa_plog_high_watermark(rp->plog),
                                     rp->epoch_start)) {
         return;
@@ -1189,6 +1214,7 @@ samsa_replmgr_free(samsa_replmgr_t *rm)
         repl_part_free(SAMSA_MAP_ENTRY(n, repl_part_t, node));
     }
     samsa_map_fini(&rm->parts);
+    samsa_free(rm->eligible);
     pthread_cond_destroy(&rm->cond);
     pthread_mutex_destroy(&rm->lock);
     samsa_free(rm);
