@@ -92,9 +92,10 @@ struct samsa_replmgr {
     int32_t               socket_ms;    /* [const] */
     int32_t               min_isr;      /* [const] the broker's default */
     int64_t               lag_ms;       /* [const] replica.lag.time.max.ms */
-    samsa_isrmgr_t       *isr;          /* ISR changes (AlterPartition);
-                                           NULL until samsa_replmgr_isr_
-                                           start, and after stop */
+    samsa_isrmgr_t       *isr;          /* [lock] ISR changes
+                                           (AlterPartition); NULL until
+                                           samsa_replmgr_isr_start, and
+                                           from stop on */
     uint64_t              next_id;      /* [lock] the last proposal's */
     int32_t              *eligible;     /* [lock] the image's brokers that
                                            may join an ISR */
