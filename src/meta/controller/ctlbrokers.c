@@ -20,7 +20,8 @@
  * is given a leader again.  With unclean.leader.election.enable (the
  * topic's, else the broker's) a partition left with no active ISR member
  * elects its first active replica instead, ISR = [it] (Kafka's unclean
- * election; LeaderRecoveryState is not written: no AlterPartition yet).
+ * election; LeaderRecoveryState RECOVERING is not written: no KIP-704
+ * recovery by the new leader, ctlisr.c).
  * The image bumps the leader epoch of a leader change and the partition
  * epoch of every change.
  * Threads: the controller thread.
