@@ -80,6 +80,9 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_DescribeTransactions, 0, 0, samsa_h_DescribeTransactions, B, 0 },
     { SAMSA_API_ListTransactions, 0, 1, samsa_h_ListTransactions, B, 0 },
     { SAMSA_API_AllocateProducerIds, 0, 0, samsa_h_AllocateProducerIds, C, 0 },
+    /* Kafka 4 serves v2-3 (v0-1 removed, KIP-896) on the CONTROLLER
+     * listener only */
+    { SAMSA_API_AlterPartition, 2, 3, samsa_h_AlterPartition, C, 0 },
     { SAMSA_API_AddRaftVoter, 0, 1, samsa_h_AddRaftVoter, C, 0 },
     { SAMSA_API_RemoveRaftVoter, 0, 0, samsa_h_RemoveRaftVoter, C, 0 },
     { SAMSA_API_ConsumerGroupHeartbeat, 0, 1, samsa_h_ConsumerGroupHeartbeat, B, 0 },

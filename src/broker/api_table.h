@@ -213,6 +213,8 @@ void samsa_h_BrokerHeartbeat(samsa_apis_t *apis, samsa_req_t *req,
                              void *body);
 void samsa_h_AllocateProducerIds(samsa_apis_t *apis, samsa_req_t *req,
                                  void *body);
+void samsa_h_AlterPartition(samsa_apis_t *apis, samsa_req_t *req,
+                            void *body);
 void samsa_h_UnregisterBroker(samsa_apis_t *apis, samsa_req_t *req,
                               void *body);
 void samsa_h_AddRaftVoter(samsa_apis_t *apis, samsa_req_t *req, void *body);

@@ -441,6 +441,11 @@ samsa_broker_open(samsa_broker_t *b, const samsa_config_t *cfg,
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    err = samsa_replmgr_isr_start(b->repl, b->ctrl);
+    if (err != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "cannot start the isr-manager thread");
+        return err;
+    }
     memset(&pcfg, 0, sizeof(pcfg));
     pcfg.ctrl = b->ctrl;
     pcfg.kraft = samsa_config_kraft(cfg);

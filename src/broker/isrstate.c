@@ -116,6 +116,28 @@ samsa_isrstate_can_join(const samsa_isrstate_follower_t *f, int64_t hw,
            && f->log_end_offset >= leader_epoch_start_offset;
 }
 
+size_t
+samsa_isrstate_maximal(const int32_t *isr, size_t nisr,
+                       const int32_t *pending, size_t npending, int32_t *out)
+{
+    size_t  i, j, n = 0;
+    bool    seen;
+
+    for (i = 0; i < nisr; i++) {
+        out[n++] = isr[i];
+    }
+    for (i = 0; i < npending; i++) {
+        seen = false;
+        for (j = 0; j < nisr && !seen; j++) {
+            seen = isr[j] == pending[i];
+        }
+        if (!seen) {
+            out[n++] = pending[i];
+        }
+    }
+    return n;
+}
+
 bool
 samsa_isrstate_acks_done(int64_t hw, int64_t required_offset, size_t nisr,
                          int32_t min_isr, samsa_err_t *err)

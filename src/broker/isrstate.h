@@ -7,8 +7,8 @@
  * and the acks=all answer of Partition.checkEnoughReplicasReachOffset.
  * No I/O, no locks, no clock: every time is passed in.
  * Wired (broker/replica.h, h_Produce.c): follower_fetch, high_watermark,
- * check_min_isr, acks_done.  NOT wired yet: shrink, can_join and
- * caught_up (no AlterPartition: the ISR changes only by the controller).
+ * check_min_isr, acks_done, and through AlterPartition
+ * (broker/isrmgr.h) shrink, can_join and maximal.
  * Threads: a samsa_isrstate_follower_t belongs to whoever owns the
  * partition's replica state (the replica manager's lock).
  */
@@ -77,6 +77,15 @@ size_t samsa_isrstate_shrink(const int32_t *isr, size_t nisr,
  * epoch (so it holds everything the ISR agreed on in this epoch). */
 bool samsa_isrstate_can_join(const samsa_isrstate_follower_t *f, int64_t hw,
                              int64_t leader_epoch_start_offset);
+
+/* KIP-497's maximal ISR while an ISR change is in flight: isr's members,
+ * then pending's members that isr lacks (an expansion counts its new
+ * member for the high watermark at once; a shrink's leaving members
+ * count until it commits), into out (room for nisr + npending).
+ * Returns the count. */
+size_t samsa_isrstate_maximal(const int32_t *isr, size_t nisr,
+                              const int32_t *pending, size_t npending,
+                              int32_t *out);
 
 /* acks=all for a batch whose last offset + 1 is required_offset (Kafka's
  * checkEnoughReplicasReachOffset): false while the high watermark is

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "broker/forward.h"
+#include "broker/isrmgr.h"
 #include "broker/isrstate.h"
 #include "proto/gen/Fetch.h"
 #include "proto/proto.h"
@@ -51,6 +52,15 @@ typedef struct repl_part {
     samsa_isrstate_follower_t  *fs;             /* every other replica */
     size_t                      nfs;
     int32_t                     min_isr;
+    int32_t                     partition_epoch;    /* of isr */
+    int64_t                     epoch_start;    /* LEO when it took over */
+    uint64_t                    pending_id;     /* an AlterPartition in
+                                                   flight; 0: none */
+    int32_t                    *pending;        /* its proposed ISR */
+    size_t                      npending;
+    int32_t                    *maximal;        /* isr + pending (HW) */
+    size_t                      nmaximal;
+    int64_t                     isr_retry_ms;   /* no proposal before */
     /* follower side */
     repl_fetcher_t             *fetcher;        /* NULL: not fetched */
     int64_t                     retry_ms;       /* monotonic: not before */
@@ -81,6 +91,15 @@ struct samsa_replmgr {
     int32_t               backoff_ms;   /* [const] */
     int32_t               socket_ms;    /* [const] */
     int32_t               min_isr;      /* [const] the broker's default */
+    int64_t               lag_ms;       /* [const] replica.lag.time.max.ms */
+    samsa_isrmgr_t       *isr;          /* [lock] ISR changes
+                                           (AlterPartition); NULL until
+                                           samsa_replmgr_isr_start, and
+                                           from stop on */
+    uint64_t              next_id;      /* [lock] the last proposal's */
+    int32_t              *eligible;     /* [lock] the image's brokers that
+                                           may join an ISR */
+    size_t                neligible;
     const char           *listener;     /* [const] inter.broker.listener.
                                            name, NULL: first PLAINTEXT */
     pthread_mutex_t       lock;
@@ -117,6 +136,8 @@ repl_part_free(repl_part_t *rp)
     samsa_free(rp->topic);
     samsa_free(rp->isr);
     samsa_free(rp->fs);
+    samsa_free(rp->pending);
+    samsa_free(rp->maximal);
     samsa_free(rp);
 }
 
@@ -141,9 +162,37 @@ repl_update_hw(samsa_replmgr_t *rm, repl_part_t *rp)
     int64_t  leo = samsa_plog_log_end_offset(rp->plog);
     int64_t  hw = samsa_isrstate_high_watermark(
         samsa_plog_high_watermark(rp->plog), leo, rm->conf.node_id, rp->fs,
-        rp->nfs, rp->isr, rp->nisr);
+        rp->nfs, rp->maximal, rp->nmaximal);
 
     return samsa_plog_advance_high_watermark(rp->plog, hw);
+}
+
+/* The maximal ISR (samsa_isrstate_maximal) after a change of isr or
+ * pending.  @locks lock held */
+static void
+repl_maximal_sync(repl_part_t *rp)
+{
+    samsa_free(rp->maximal);
+    rp->maximal = samsa_calloc(rp->nisr + rp->npending + 1,
+                               sizeof(*rp->maximal));
+    rp->nmaximal = samsa_isrstate_maximal(rp->isr, rp->nisr, rp->pending,
+                                          rp->npending, rp->maximal);
+}
+
+/* The committed ISR is now isr (n members) at partition_epoch.
+ * @locks lock held */
+static void
+repl_isr_set(repl_part_t *rp, const int32_t *isr, size_t n,
+             int32_t partition_epoch)
+{
+    samsa_free(rp->isr);
+    rp->nisr = n;
+    rp->isr = samsa_calloc(n + 1, sizeof(*rp->isr));
+    if (n > 0) {
+        memcpy(rp->isr, isr, n * sizeof(*rp->isr));
+    }
+    rp->partition_epoch = partition_epoch;
+    repl_maximal_sync(rp);
 }
 
 /* The ISR and min.insync.replicas of the image.  @locks lock held */
@@ -155,11 +204,10 @@ repl_set_isr(samsa_replmgr_t *rm, repl_part_t *rp,
     char        *end = NULL;
     long         n;
 
-    samsa_free(rp->isr);
-    rp->nisr = p->nisr > 0 ? (size_t) p->nisr : 0;
-    rp->isr = samsa_calloc(rp->nisr + 1, sizeof(*rp->isr));
-    if (rp->nisr > 0) {
-        memcpy(rp->isr, p->isr, rp->nisr * sizeof(*rp->isr));
+    /* an AlterPartition answer may have brought a newer ISR already */
+    if (p->partition_epoch >= rp->partition_epoch) {
+        repl_isr_set(rp, p->isr, p->nisr > 0 ? (size_t) p->nisr : 0,
+                     p->partition_epoch);
     }
     rp->min_isr = rm->min_isr;
     if (v != NULL) {
@@ -183,6 +231,13 @@ repl_become_leader(samsa_replmgr_t *rm, repl_part_t *rp,
     rp->is_leader = true;
     rp->fetcher = NULL;
     rp->truncate = false;
+    rp->partition_epoch = -1;           /* the image's ISR, whatever it is */
+    rp->epoch_start = samsa_plog_log_end_offset(rp->plog);
+    rp->pending_id = 0;                 /* an answer to come is ignored */
+    samsa_free(rp->pending);
+    rp->pending = NULL;
+    rp->npending = 0;
+    rp->isr_retry_ms = 0;
     samsa_free(rp->fs);
     rp->fs = samsa_calloc((size_t) p->nreplicas + 1, sizeof(*rp->fs));
     rp->nfs = 0;
@@ -261,6 +316,25 @@ repl_become_follower(samsa_replmgr_t *rm, repl_part_t *rp,
 
 /* ---- the image ------------------------------------------------------------ */
 
+/* Kafka's isReplicaIsrEligible, from img: the registered brokers that are
+ * neither fenced nor in controlled shutdown.  @locks lock held */
+static void
+repl_eligible_sync(samsa_replmgr_t *rm, const samsa_image_t *img)
+{
+    const samsa_image_broker_t  *br;
+    size_t                       i, n = samsa_image_broker_count(img);
+
+    samsa_free(rm->eligible);
+    rm->eligible = samsa_calloc(n + 1, sizeof(*rm->eligible));
+    rm->neligible = 0;
+    for (i = 0; i < n; i++) {
+        br = samsa_image_broker_at(img, i);
+        if (!br->fenced && !br->in_controlled_shutdown) {
+            rm->eligible[rm->neligible++] = br->id;
+        }
+    }
+}
+
 /* A partition of the image this node replicates; *wake gets its key when
  * its high watermark moved.  @locks lock held */
 static bool
@@ -332,6 +406,7 @@ samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
         return;
     }
     rm->gen++;
+    repl_eligible_sync(rm, new_img);
     for (i = 0; i < samsa_image_topic_count(new_img); i++) {
         t = samsa_image_topic_at(new_img, i);
         for (j = 0; j < t->npartitions; j++) {
@@ -370,6 +445,140 @@ samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
 }
 
 /* ---- the leader's side ---------------------------------------------------- */
+
+/* Propose isr (n members) for rp: it is the pending change until its
+ * answer (one in flight per partition), counted in the maximal ISR at
+ * once, and queued for AlterPartition.  @locks lock held */
+static void
+repl_propose(samsa_replmgr_t *rm, repl_part_t *rp, const int32_t *isr,
+             size_t n)
+{
+    samsa_isrmgr_item_t  item;
+
+    memset(&item, 0, sizeof(item));
+    rp->pending_id = ++rm->next_id;
+    samsa_free(rp->pending);
+    rp->pending = samsa_calloc(n + 1, sizeof(*rp->pending));
+    memcpy(rp->pending, isr, n * sizeof(*isr));
+    rp->npending = n;
+    repl_maximal_sync(rp);
+    memcpy(item.key, rp->key, sizeof(item.key));
+    item.id = rp->pending_id;
+    item.topic_id = rp->topic_id;
+    item.partition = rp->partition;
+    item.leader_epoch = rp->leader_epoch;
+    item.partition_epoch = rp->partition_epoch;
+    item.isr = samsa_calloc(n + 1, sizeof(*item.isr));
+    memcpy(item.isr, isr, n * sizeof(*isr));
+    item.nisr = n;
+    samsa_isrmgr_submit(rm->isr, &item);    /* lock order: rm -> isrmgr */
+    samsa_info("replication: %s: asking the controller for ISR %s of %zu "
+               "member(s) (partition epoch %" PRId32 ")", rp->key,
+               n < rp->nisr ? "shrink" : "expansion", n, rp->partition_epoch);
+}
+
+/* Can rp propose an ISR change now (a leader, none in flight, not
+ * backing off, an ISR manager)?  @locks lock held */
+static bool
+repl_may_propose(const samsa_replmgr_t *rm, const repl_part_t *rp,
+                 int64_t now)
+{
+    return rm->isr != NULL && rp->is_leader && rp->pending_id == 0
+           && now >= rp->isr_retry_ms && rp->partition_epoch >= 0;
+}
+
+/* After f's fetch: Kafka's maybeExpandIsr, for a replica the image shows
+ * eligible (isReplicaIsrEligible).  @locks lock held */
+static void
+repl_maybe_expand(samsa_replmgr_t *rm, repl_part_t *rp,
+                  const samsa_isrstate_follower_t *f)
+{
+    int32_t  *isr;
+
+    if (!repl_may_propose(rm, rp, samsa_now_ms())
+        || repl_has(rp->isr, rp->nisr, f->id)
+        || !repl_has(rm->eligible, rm->neligible, f->id)
+        || !samsa_isrstate_can_join(f, samsa_plog_high_watermark(rp->plog),
+                                    rp->epoch_start)) {
+        return;
+    }
+    isr = samsa_calloc(rp->nisr + 2, sizeof(*isr));
+    memcpy(isr, rp->isr, rp->nisr * sizeof(*isr));
+    isr[rp->nisr] = f->id;
+    repl_propose(rm, rp, isr, rp->nisr + 1);
+    samsa_free(isr);
+}
+
+/* samsa_isrmgr_expire_fn: Kafka's maybeShrinkIsr for every partition
+ * this node leads.  @thread isr-manager */
+static void
+repl_isr_expire(void *ctx, int64_t now_ms)
+{
+    samsa_replmgr_t   *rm = ctx;
+    samsa_map_iter_t   it;
+    samsa_map_node_t  *n;
+    repl_part_t       *rp;
+    int32_t           *out;
+    size_t             nout;
+
+    pthread_mutex_lock(&rm->lock);
+    samsa_map_iter_init(&it, &rm->parts);
+    while ((n = samsa_map_iter_next(&it)) != NULL) {
+        rp = SAMSA_MAP_ENTRY(n, repl_part_t, node);
+        if (!repl_may_propose(rm, rp, now_ms)) {
+            continue;
+        }
+        out = samsa_calloc(rp->nisr + 1, sizeof(*out));
+        nout = samsa_isrstate_shrink(rp->isr, rp->nisr, rm->conf.node_id,
+                                     rp->fs, rp->nfs,
+                                     samsa_plog_log_end_offset(rp->plog),
+                                     now_ms, rm->lag_ms, out);
+        if (nout < rp->nisr) {
+            repl_propose(rm, rp, out, nout);
+        }
+        samsa_free(out);
+    }
+    pthread_mutex_unlock(&rm->lock);
+}
+
+/* samsa_isrmgr_answer_fn: the change is over.  Committed: its ISR is the
+ * partition's at once (the image brings it too, later); else the image
+ * says what is true and a new proposal waits a little.
+ * @thread isr-manager */
+static void
+repl_isr_answer(void *ctx, const samsa_isrmgr_item_t *item,
+                const samsa_isrmgr_answer_t *ans)
+{
+    samsa_replmgr_t  *rm = ctx;
+    repl_part_t      *rp;
+    bool              moved = false;
+
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_find(rm, item->key);
+    if (rp != NULL && rp->pending_id == item->id) {
+        rp->pending_id = 0;
+        samsa_free(rp->pending);
+        rp->pending = NULL;
+        rp->npending = 0;
+        if (ans->err == SAMSA_ERR_NONE && rp->is_leader
+            && ans->leader_epoch == rp->leader_epoch
+            && ans->partition_epoch >= rp->partition_epoch) {
+            repl_isr_set(rp, ans->isr, ans->nisr, ans->partition_epoch);
+        } else {
+            samsa_info("replication: %s: ISR change not made: %s", rp->key,
+                       samsa_err_name(ans->err));
+            rp->isr_retry_ms = samsa_now_ms() + rm->backoff_ms;
+            repl_maximal_sync(rp);
+        }
+        moved = repl_update_hw(rm, rp);
+    }
+    pthread_mutex_unlock(&rm->lock);
+    if (moved) {
+        (void) samsa_purgatory_check_and_complete(rm->conf.produce,
+                                                  item->key);
+        (void) samsa_purgatory_check_and_complete(rm->conf.fetch, item->key);
+    }
+}
 
 /* The partition this node leads, or NULL.  @locks lock held */
 static repl_part_t *
@@ -426,6 +635,7 @@ samsa_replmgr_follower_fetch(samsa_replmgr_t *rm, const char *topic,
                 &rp->fs[i], fetch_offset,
                 samsa_plog_log_end_offset(rp->plog), samsa_now_ms());
             moved = repl_update_hw(rm, rp);
+            repl_maybe_expand(rm, rp, &rp->fs[i]);
             break;
         }
     }
@@ -917,6 +1127,7 @@ samsa_replmgr_new(const samsa_replmgr_conf_t *conf, samsa_replmgr_t **out)
         rm->socket_ms = rm->wait_ms + 1000;     /* a long poll must fit */
     }
     rm->min_isr = samsa_config_int(cfg, "min.insync.replicas");
+    rm->lag_ms = samsa_config_long(cfg, "replica.lag.time.max.ms");
     rm->listener = samsa_config_str(cfg, "inter.broker.listener.name");
     pthread_mutex_init(&rm->lock, NULL);
     pthread_condattr_init(&ca);
@@ -927,14 +1138,44 @@ samsa_replmgr_new(const samsa_replmgr_conf_t *conf, samsa_replmgr_t **out)
     *out = rm;
 }
 
+samsa_err_t
+samsa_replmgr_isr_start(samsa_replmgr_t *rm, samsa_controller_t *ctrl)
+{
+    samsa_isrmgr_conf_t  conf = {
+        .node_id = rm->conf.node_id, .ctrl = ctrl,
+        .kraft = samsa_config_kraft(rm->conf.cfg), .meta = rm->conf.meta,
+        .expire_ms = rm->lag_ms / 2, .expire = repl_isr_expire,
+        .answer = repl_isr_answer, .ctx = rm,
+    };
+    samsa_isrmgr_t      *im;
+    samsa_err_t          err;
+
+    if (!rm->enabled) {
+        return SAMSA_ERR_NONE;
+    }
+    err = samsa_isrmgr_new(&conf, &im);
+    if (err == SAMSA_ERR_NONE) {
+        pthread_mutex_lock(&rm->lock);
+        rm->isr = im;
+        pthread_mutex_unlock(&rm->lock);
+    }
+    return err;
+}
+
 void
 samsa_replmgr_stop(samsa_replmgr_t *rm)
 {
     repl_fetcher_t  *f, *next;
+    samsa_isrmgr_t  *im;
 
     if (rm == NULL) {
         return;
     }
+    pthread_mutex_lock(&rm->lock);
+    im = rm->isr;                       /* no proposal from now on */
+    rm->isr = NULL;
+    pthread_mutex_unlock(&rm->lock);
+    samsa_isrmgr_free(im);              /* its callbacks take rm->lock */
     pthread_mutex_lock(&rm->lock);
     if (rm->stopped) {
         pthread_mutex_unlock(&rm->lock);
@@ -974,6 +1215,7 @@ samsa_replmgr_free(samsa_replmgr_t *rm)
         repl_part_free(SAMSA_MAP_ENTRY(n, repl_part_t, node));
     }
     samsa_map_fini(&rm->parts);
+    samsa_free(rm->eligible);
     pthread_cond_destroy(&rm->cond);
     pthread_mutex_destroy(&rm->lock);
     samsa_free(rm);

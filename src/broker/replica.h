@@ -21,16 +21,26 @@
  *
  * Leader side (Kafka's Partition): every Fetch from a follower records its
  * LEO (the fetch offset) and caught-up time (broker/isrstate.h) and moves
- * the high watermark to the smallest LEO over the ISR (of the image: the
- * ISR only changes through the controller, no AlterPartition yet); when it
- * moves, the produce purgatory (acks=all) and the fetch purgatory
- * (consumers' long polls) are checked for the partition.
+ * the high watermark to the smallest LEO over the maximal ISR (KIP-497:
+ * the committed ISR plus a pending change's members); when it moves, the
+ * produce purgatory (acks=all) and the fetch purgatory (consumers' long
+ * polls) are checked for the partition.  ISR changes (Kafka's
+ * maybeShrinkIsr / maybeExpandIsr): every replica.lag.time.max.ms / 2 the
+ * ISR manager (broker/isrmgr.h, its "isr-manager" thread) asks for the
+ * shrinks samsa_isrstate_shrink finds; a follower fetch that makes a
+ * replica outside the ISR samsa_isrstate_can_join asks to add it.  One
+ * change per partition is in flight (AlterPartition with the leader epoch
+ * and partition epoch of the ISR it changes); a committed answer is the
+ * ISR at once, with its partition epoch (an image with an older partition
+ * epoch leaves it); a refused one waits replica.fetch.backoff.ms before
+ * the next proposal.  min.insync.replicas counts the committed ISR.
  *
  * Threads: the image listener runs on the thread publishing images;
- * handlers call the leader-side functions; the fetcher threads are the
- * manager's.  rm->lock guards the partition table and the fetchers; it is
- * never held across I/O or a purgatory call (lock order: purgatory op lock
- * -> replica manager lock -> plog lock).
+ * handlers call the leader-side functions; the fetcher threads and the
+ * ISR manager are the manager's.  rm->lock guards the partition table, the
+ * fetchers and the ISR manager pointer; it is never held across I/O or a
+ * purgatory call (lock order: purgatory op lock -> replica manager lock
+ * -> ISR manager queue lock, plog lock).
  */
 #ifndef SAMSA_BROKER_REPLICA_H
 #define SAMSA_BROKER_REPLICA_H
@@ -44,6 +54,7 @@
 #include "broker/purgatory.h"
 #include "config/config.h"
 #include "log/logmgr.h"
+#include "meta/controller/controller.h"
 #include "meta/meta.h"
 
 typedef struct samsa_replmgr samsa_replmgr_t;
@@ -62,8 +73,16 @@ typedef struct samsa_replmgr_conf {
 void samsa_replmgr_new(const samsa_replmgr_conf_t *conf,
                        samsa_replmgr_t **out);
 
-/* Stop and join every fetcher (each ends within its current exchange:
- * the connection is shut down); image changes are ignored from then on.
+/* Start the ISR manager (broker/isrmgr.h): from now on leaders propose
+ * ISR changes to the active controller, through ctrl (which outlives
+ * rm).  Nothing when the gate is off.  @returns SAMSA_ERR__IO when its
+ * thread cannot start.  @thread main */
+SAMSA_MUST_CHECK samsa_err_t samsa_replmgr_isr_start(samsa_replmgr_t *rm,
+                                                     samsa_controller_t *ctrl);
+
+/* Stop the ISR manager and join every fetcher (each ends within its
+ * current exchange: the connection is shut down); image changes are
+ * ignored from then on.
  * Idempotent.  @thread main, before the purgatories go */
 void samsa_replmgr_stop(samsa_replmgr_t *rm);
 

@@ -1092,8 +1092,11 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "replica.lag.time.max.ms",
         .type = SAMSA_CONFIG_LONG,
         .dflt = "30000",
-        .implemented = false,
-        .doc = "A follower this far behind leaves the ISR.",
+        .implemented = true,
+        .doc = "A follower that has not caught up with the leader's log "
+               "end for this long leaves the ISR (the leader checks every "
+               "half of it and asks the controller with AlterPartition; "
+               "unstable.replication.enable).",
     },
     {
         .name = "replica.fetch.max.bytes",

@@ -151,11 +151,10 @@ NOT_USED = {
     # libraft has its own fetch-free replication
     "controller.quorum.fetch.timeout.ms",
     # replication (under unstable.replication.enable): no preferred-leader
-    # moves, racks, ISR changes by the leader (no AlterPartition), HW
-    # checkpoint; the fetchers connect over PLAINTEXT only
+    # moves, racks, HW checkpoint; the fetchers connect over PLAINTEXT only
     "auto.leader.rebalance.enable",
     "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
-    "broker.rack", "security.inter.broker.protocol", "replica.lag.time.max.ms",
+    "broker.rack", "security.inter.broker.protocol",
     "replica.socket.receive.buffer.bytes",
     "replica.high.watermark.checkpoint.interval.ms", "transaction.state.log.min.isr",
     # batches are stored as produced: no broker-side recompression

@@ -65,6 +65,7 @@ typedef enum ctl_kind {
     CTL_REGISTER_BROKER,
     CTL_BROKER_HEARTBEAT,
     CTL_UNREGISTER_BROKER,
+    CTL_ALTER_PARTITION,
     CTL_WAKE,                       /* cluster mode: look at bootstrap */
 } ctl_kind_t;
 
@@ -81,6 +82,8 @@ typedef struct ctl_op {
                                                CreatePartitions; NULL */
     int64_t          *first;        /* CTL_ALLOC_PRODUCER_IDS; the broker
                                        epoch for CTL_REGISTER_BROKER */
+    int32_t           broker_id;    /* CTL_ALTER_PARTITION: the sender */
+    int64_t           broker_epoch;
     samsa_err_t       err;          /* whole-operation result */
     pthread_mutex_t   lock;         /* guards done */
     pthread_cond_t    cond;
@@ -322,6 +325,12 @@ ctl_fail_all(ctl_op_t *op, samsa_err_t err, const char *msg)
             r[i].nmatched = 0;
             break;
         }
+        case CTL_ALTER_PARTITION: {
+            samsa_controller_isr_result_t  *r = op->results;
+
+            r[i].error = err;           /* AlterPartition has no message */
+            break;
+        }
         default: {
             samsa_controller_result_t  *r = op->results;
 
@@ -350,7 +359,8 @@ ctl_fail_not_controller(samsa_controller_t *ctrl, ctl_op_t *op)
     if (op->kind == CTL_ALLOC_PRODUCER_IDS
         || op->kind == CTL_REGISTER_BROKER
         || op->kind == CTL_BROKER_HEARTBEAT
-        || op->kind == CTL_UNREGISTER_BROKER) {
+        || op->kind == CTL_UNREGISTER_BROKER
+        || op->kind == CTL_ALTER_PARTITION) {
         op->err = SAMSA_ERR_NOT_CONTROLLER;
         return;
     }
@@ -540,6 +550,16 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         samsa_ctlbrokers_unregister(&b, *(const int32_t *) op->req,
                                     op->results);
         ctrl->sync_now = true;
+        break;
+    case CTL_ALTER_PARTITION:
+        check = samsa_ctlisr_alter(&b, op->broker_id, op->broker_epoch,
+                                   op->req, op->n, op->arena, op->results);
+        if (check != SAMSA_ERR_NONE) {
+            op->err = check;        /* STALE_BROKER_EPOCH: no record */
+            samsa_ctlbatch_fini(&b);
+            samsa_image_put(img);
+            return;
+        }
         break;
     case CTL_WAKE:
         break;
@@ -778,6 +798,26 @@ samsa_controller_broker_heartbeat(samsa_controller_t *ctrl,
     res->caught_up = false;
     res->fenced = true;
     res->should_shutdown = false;
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_alter_partition(samsa_controller_t *ctrl, int32_t broker_id,
+                                 int64_t broker_epoch,
+                                 const samsa_controller_isr_change_t *changes,
+                                 size_t n, samsa_arena_t *arena,
+                                 samsa_controller_isr_result_t *results)
+{
+    ctl_op_t  op = { .kind = CTL_ALTER_PARTITION, .req = changes, .n = n,
+                     .arena = arena, .results = results,
+                     .broker_id = broker_id, .broker_epoch = broker_epoch };
+    size_t    i;
+
+    for (i = 0; i < n; i++) {
+        memset(&results[i], 0, sizeof(results[i]));
+        results[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
+        results[i].leader_id = -1;
+    }
     return ctl_submit(ctrl, &op);
 }
 

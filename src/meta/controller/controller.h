@@ -476,6 +476,57 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_broker_heartbeat(
     samsa_controller_t *ctrl, const samsa_controller_heartbeat_t *hb,
     samsa_controller_heartbeat_result_t *res);
 
+/* ---- ISR changes by partition leaders (AlterPartition, KIP-497) */
+
+/* One member of a proposed ISR: broker_epoch -1 skips its epoch check
+ * (AlterPartition before v3). */
+typedef struct samsa_controller_isr_member {
+    int32_t  broker_id;
+    int64_t  broker_epoch;
+} samsa_controller_isr_member_t;
+
+/* One partition's proposed ISR, as its leader saw the partition. */
+typedef struct samsa_controller_isr_change {
+    samsa_uuid_t                          topic_id;
+    int32_t                               partition;
+    int32_t                               leader_epoch;
+    int32_t                               partition_epoch;
+    int8_t                                leader_recovery_state;
+    const samsa_controller_isr_member_t  *isr;
+    size_t                                nisr;
+} samsa_controller_isr_change_t;
+
+typedef struct samsa_controller_isr_result {
+    samsa_err_t     error;          /* Kafka's partition-level code */
+    int32_t         leader_id;      /* the rest: error NONE only */
+    int32_t         leader_epoch;
+    int32_t         partition_epoch;
+    int8_t          leader_recovery_state;
+    const int32_t  *isr;            /* in the caller's arena */
+    size_t          nisr;
+} samsa_controller_isr_result_t;
+
+/* Kafka's ReplicationControlManager.alterPartition: broker_id (with
+ * broker_epoch, else STALE_BROKER_EPOCH for the whole request) asks for
+ * the n ISR changes of changes.  Each is checked against the current
+ * image (unknown topic id: UNKNOWN_TOPIC_ID; unknown partition:
+ * UNKNOWN_TOPIC_OR_PARTITION; a leader or partition epoch above the
+ * controller's: NOT_CONTROLLER; an older leader epoch:
+ * FENCED_LEADER_EPOCH; a sender that does not lead it: INVALID_REQUEST;
+ * an older partition epoch: INVALID_UPDATE_VERSION; an ISR with a
+ * non-replica, a duplicate, or without the leader, and a RECOVERING
+ * leader recovery state: INVALID_REQUEST; a member that is not
+ * registered, fenced, in controlled shutdown or (its broker_epoch not -1)
+ * of another broker epoch: INELIGIBLE_REPLICA) and the valid ones become
+ * one batch of PartitionChangeRecords (none for an unchanged ISR), whose
+ * results (the new ISR, leader and epochs, in arena) are answered once
+ * the batch is committed.  @returns NONE, STALE_BROKER_EPOCH,
+ * NOT_CONTROLLER, or the commit's failure. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_partition(
+    samsa_controller_t *ctrl, int32_t broker_id, int64_t broker_epoch,
+    const samsa_controller_isr_change_t *changes, size_t n,
+    samsa_arena_t *arena, samsa_controller_isr_result_t *results);
+
 /* ---- unregistering a broker (UnregisterBroker, KIP-500) */
 
 /* Kafka's ReplicationControlManager.unregisterBroker: one batch moving the

@@ -59,6 +59,9 @@ void samsa_ctlacls_delete(samsa_ctlbatch_t *b,
                           samsa_arena_t *arena,
                           samsa_controller_acl_delete_result_t *results);
 
+/* ctlbrokers.c: is id one of the n broker ids of ids (replicas, an
+ * ISR)? */
+bool samsa_ctlbrokers_has(const int32_t *ids, int32_t n, int32_t id);
 /* ctlbrokers.c: broker registration; *epoch gets the broker epoch. */
 void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
                                const samsa_controller_broker_reg_t *reg,
@@ -76,5 +79,13 @@ void samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
 /* UnregisterBroker: *error gets NONE or BROKER_ID_NOT_REGISTERED. */
 void samsa_ctlbrokers_unregister(samsa_ctlbatch_t *b, int32_t broker_id,
                                  samsa_err_t *error);
+
+/* ctlisr.c: AlterPartition (samsa_controller_alter_partition's checks
+ * and records).  @returns NONE or STALE_BROKER_EPOCH (nothing done). */
+samsa_err_t samsa_ctlisr_alter(samsa_ctlbatch_t *b, int32_t broker_id,
+                               int64_t broker_epoch,
+                               const samsa_controller_isr_change_t *changes,
+                               size_t n, samsa_arena_t *arena,
+                               samsa_controller_isr_result_t *results);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_INT_H */

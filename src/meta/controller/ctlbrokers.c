@@ -20,7 +20,8 @@
  * is given a leader again.  With unclean.leader.election.enable (the
  * topic's, else the broker's) a partition left with no active ISR member
  * elects its first active replica instead, ISR = [it] (Kafka's unclean
- * election; LeaderRecoveryState is not written: no AlterPartition yet).
+ * election; LeaderRecoveryState RECOVERING is not written: no KIP-704
+ * recovery by the new leader, ctlisr.c).
  * The image bumps the leader epoch of a leader change and the partition
  * epoch of every change.
  * Threads: the controller thread.
@@ -55,8 +56,8 @@ typedef struct ctlbrokers_changes {
     size_t                cap;
 } ctlbrokers_changes_t;
 
-static bool
-ctlbrokers_has(const int32_t *ids, int32_t n, int32_t id)
+bool
+samsa_ctlbrokers_has(const int32_t *ids, int32_t n, int32_t id)
 {
     int32_t  i;
 
@@ -88,8 +89,8 @@ ctlbrokers_elect(const samsa_ctlbatch_t *b, const samsa_image_partition_t *p,
     int32_t  i;
 
     for (i = 0; i < p->nreplicas; i++) {
-        if (p->replicas[i] != except && ctlbrokers_has(isr, nisr,
-                                                       p->replicas[i])
+        if (p->replicas[i] != except
+            && samsa_ctlbrokers_has(isr, nisr, p->replicas[i])
             && ctlbrokers_active(b, p->replicas[i])) {
             return p->replicas[i];
         }
@@ -194,7 +195,7 @@ ctlbrokers_leave(samsa_ctlbatch_t *b, int32_t broker_id)
         for (j = 0; t != NULL && j < t->npartitions; j++) {
             p = &t->partitions[j];
             if (p->leader != broker_id
-                && !ctlbrokers_has(p->isr, p->nisr, broker_id)) {
+                && !samsa_ctlbrokers_has(p->isr, p->nisr, broker_id)) {
                 continue;
             }
             x.topic_id = t->id;
@@ -204,7 +205,8 @@ ctlbrokers_leave(samsa_ctlbatch_t *b, int32_t broker_id)
             x.nisr = 0;
             isr = p->isr;
             nisr = p->nisr;
-            if (p->nisr > 1 && ctlbrokers_has(p->isr, p->nisr, broker_id)) {
+            if (p->nisr > 1
+                && samsa_ctlbrokers_has(p->isr, p->nisr, broker_id)) {
                 x.isr = samsa_calloc((size_t) p->nisr, sizeof(*x.isr));
                 for (k = 0; k < p->nisr; k++) {
                     if (p->isr[k] != broker_id) {
@@ -257,9 +259,10 @@ ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id, bool sole)
             x.leader = -1;
             x.isr = NULL;
             x.nisr = 0;
-            if (ctlbrokers_has(p->isr, p->nisr, broker_id)) {
+            if (samsa_ctlbrokers_has(p->isr, p->nisr, broker_id)) {
                 x.leader = ctlbrokers_elect(b, p, p->isr, p->nisr, -1);
-            } else if (!sole && ctlbrokers_has(p->replicas, p->nreplicas,
+            } else if (!sole
+                       && samsa_ctlbrokers_has(p->replicas, p->nreplicas,
                                                broker_id)
                        && ctlbrokers_unclean(b, t)) {
                 /* no ISR member is active (else it would lead) */

@@ -113,6 +113,25 @@ test_isrstate_shrink_and_expand(void **state)
     assert_false(samsa_isrstate_can_join(&fs[1], 0, 0));
 }
 
+/* KIP-497: an expansion in flight counts its new member at once, a
+ * shrink's leaving member until it commits. */
+static void
+test_isrstate_maximal(void **state)
+{
+    int32_t  isr[2] = { 1, 2 }, grow[3] = { 1, 2, 3 }, shrink[1] = { 1 };
+    int32_t  out[5];
+
+    (void) state;
+    assert_int_equal(samsa_isrstate_maximal(isr, 2, grow, 3, out), 3);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 3);
+    assert_int_equal(samsa_isrstate_maximal(isr, 2, shrink, 1, out), 2);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(samsa_isrstate_maximal(isr, 2, NULL, 0, out), 2);
+}
+
 static void
 test_isrstate_acks(void **state)
 {
@@ -139,6 +158,7 @@ main(void)
         cmocka_unit_test(test_isrstate_caught_up_rule),
         cmocka_unit_test(test_isrstate_high_watermark),
         cmocka_unit_test(test_isrstate_shrink_and_expand),
+        cmocka_unit_test(test_isrstate_maximal),
         cmocka_unit_test(test_isrstate_acks),
     };
 

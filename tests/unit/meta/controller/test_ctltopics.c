@@ -18,7 +18,7 @@
 #include "meta/controller/controller_int.h"
 #include "util/props.h"
 
-#define NODE  1
+#include "ctl_fixture.h"                /* NODE, replay */
 
 typedef struct broker_def {
     int32_t      id;
@@ -34,18 +34,6 @@ typedef struct fixture {
     samsa_ctlbatch_t  b;
     bool              open;
 } fixture_t;
-
-static void
-replay(samsa_image_delta_t *d, const samsa_MetadataRecords_any_t *rec,
-       int64_t offset)
-{
-    char  err[256];
-
-    if (samsa_image_delta_replay(d, rec, offset, err, sizeof(err))
-        != SAMSA_ERR_NONE) {
-        fail_msg("replay: %s", err);
-    }
-}
 
 /* A batch on an image with metadata.version and these brokers
  * registered (none: this node alone, unregistered, as today). */
