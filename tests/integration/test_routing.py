@@ -289,11 +289,13 @@ ERR_ELECTION_NOT_NEEDED = 84
 
 
 def test_elect_leaders_and_reassignments(samsa):
-    """ElectLeaders v0-v2 as Kafka's controller answers from the image
+    """ElectLeaders v0-v2 run by the controller as Kafka's
     (ReplicationControlManager.electLeaders): partitions 0 (this node),
     1 (OTHER, its first replica) and 3 (ELSEWHERE, first) have their
-    preferred leader: ELECTION_NOT_NEEDED; 2 has no leader: samsa elects
-    nobody (PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE).
+    preferred leader: ELECTION_NOT_NEEDED; 2 has no leader and its first
+    replica (this node) is in its ISR and active: the first preferred
+    election makes it the leader (error NONE, a new leader epoch), after
+    which every election is ELECTION_NOT_NEEDED, unclean ones too.
     ListPartitionReassignments v0: nothing in progress, ever."""
     srv, self_id, topic_id = _started(samsa)
     with srv.connect() as c:
@@ -308,12 +310,28 @@ def test_elect_leaders_and_reassignments(samsa):
             return {t["topic"]: [(p["partition"], p["error_code"], p["error_message"])
                                  for p in t["partitions"]] for t in r["results"]}
 
+        def leader_epoch(partition):
+            md = c.metadata(12, topics=[TOPIC], allow_auto_topic_creation=False)
+            p = [p for p in md["topics"][0]["partitions"]
+                 if p["partition_index"] == partition][0]
+            return p["leader_id"], p["leader_epoch"]
+
         not_needed = "Leader election not needed for topic partition"
+        before = leader_epoch(2)
+        assert before[0] == -1, before
+        got = elect(0, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])])
+        assert [x[:2] for x in got[TOPIC]] == [
+            (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
+            (2, 0), (3, ERR_ELECTION_NOT_NEEDED),
+            (9, kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION)], got
+        assert got[TOPIC][2][2] is None, got
+        after = leader_epoch(2)
+        assert after == (self_id, before[1] + 1), (before, after)
         for version in (0, 1, 2):
             got = elect(version, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])])
             assert [x[:2] for x in got[TOPIC]] == [
                 (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
-                (2, ERR_PREFERRED_LEADER_NOT_AVAILABLE), (3, ERR_ELECTION_NOT_NEEDED),
+                (2, ERR_ELECTION_NOT_NEEDED), (3, ERR_ELECTION_NOT_NEEDED),
                 (9, kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION)], (version, got)
             assert got[TOPIC][0][2].startswith(not_needed), got
             assert got[TOPIC][4][2] == "No such partition as %s-9" % TOPIC, got
@@ -321,13 +339,13 @@ def test_elect_leaders_and_reassignments(samsa):
                                        "No such topic as no-such")], got
             # null: every topic, only the partitions whose election was needed
             got = elect(version, None)
-            assert [x[:2] for x in got[TOPIC]] == [(2, ERR_PREFERRED_LEADER_NOT_AVAILABLE)], got
-            assert all(v == [] for k, v in got.items() if k != TOPIC), got
+            assert all(v == [] for v in got.values()), got
         for version in (1, 2):                      # unclean (KIP-460)
             got = elect(version, [(TOPIC, [0, 1, 2])], election_type=1)
             assert [x[:2] for x in got[TOPIC]] == [
                 (0, ERR_ELECTION_NOT_NEEDED), (1, ERR_ELECTION_NOT_NEEDED),
-                (2, ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE)], got
+                (2, ERR_ELECTION_NOT_NEEDED)], got
+        assert leader_epoch(2) == after
 
         for topics in (None, [(TOPIC, [0, 1, 2, 3, 9]), ("no-such", [0])]):
             body = kwire.encode_list_partition_reassignments_request(0, topics)

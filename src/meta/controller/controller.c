@@ -51,6 +51,7 @@
 #define CTL_QUEUE_SIZE   128
 #define CTL_SNAPSHOT_TRAILING_MIN  64   /* entries kept behind a snapshot */
 #define CTL_POLL_MS      300
+#define CTL_BALANCE_MAX  1000           /* Kafka's maxElectionsPerImbalance */
 
 typedef enum ctl_kind {
     CTL_CREATE_TOPICS,
@@ -66,6 +67,7 @@ typedef enum ctl_kind {
     CTL_BROKER_HEARTBEAT,
     CTL_UNREGISTER_BROKER,
     CTL_ALTER_PARTITION,
+    CTL_ELECT_LEADERS,
     CTL_WAKE,                       /* cluster mode: look at bootstrap */
 } ctl_kind_t;
 
@@ -83,6 +85,7 @@ typedef struct ctl_op {
     int64_t          *first;        /* CTL_ALLOC_PRODUCER_IDS; the broker
                                        epoch for CTL_REGISTER_BROKER */
     int32_t           broker_id;    /* CTL_ALTER_PARTITION: the sender */
+    int8_t            election;     /* CTL_ELECT_LEADERS: its type */
     int64_t           broker_epoch;
     samsa_err_t       err;          /* whole-operation result */
     pthread_mutex_t   lock;         /* guards done */
@@ -128,6 +131,10 @@ struct samsa_controller {
     bool                      sync_now;   /* [controller thread] a broker
                                              (un)registered */
     int64_t                   sync_ms;    /* [controller thread] last sync */
+    int64_t                   balance_ms; /* [controller thread] last
+                                             leader balance */
+    bool                      balance_more; /* [controller thread] it was
+                                               cut at CTL_BALANCE_MAX */
     samsa_quorum_desc_t      *qdesc;      /* [controller thread] scratch */
     ctl_session_t            *sessions; /* [controller thread] broker
                                            session clocks */
@@ -331,6 +338,13 @@ ctl_fail_all(ctl_op_t *op, samsa_err_t err, const char *msg)
             r[i].error = err;           /* AlterPartition has no message */
             break;
         }
+        case CTL_ELECT_LEADERS: {
+            samsa_controller_elect_result_t  *r = op->results;
+
+            r[i].error = err;
+            r[i].message = msg;
+            break;
+        }
         default: {
             samsa_controller_result_t  *r = op->results;
 
@@ -472,6 +486,54 @@ ctl_fence_expired(samsa_controller_t *ctrl)
     samsa_image_put(img);
 }
 
+/* Kafka's automatic leader balance (auto.leader.rebalance.enable, every
+ * leader.imbalance.check.interval.seconds, KRaft's
+ * maybeBalancePartitionLeaders): the active controller moves leadership
+ * back to preferred replicas that are in their ISR and active, at most
+ * CTL_BALANCE_MAX per batch, a batch per interval (the next at once
+ * while the last was full).  @thread controller */
+static void
+ctl_balance_leaders(samsa_controller_t *ctrl)
+{
+    samsa_ctlbatch_t  b;
+    samsa_image_t    *img;
+    int64_t           next, now = samsa_now_ms(), every;
+    size_t            n;
+
+    if (ctrl->failed || ctrl->conf.broker_cfg == NULL
+        || !samsa_config_bool(ctrl->conf.broker_cfg,
+                              "auto.leader.rebalance.enable")
+        || (CTL_CLUSTER(ctrl)
+            && !atomic_load_explicit(&ctrl->is_leader,
+                                     memory_order_acquire))) {
+        ctrl->balance_ms = now;         /* a new leader waits an interval */
+        return;
+    }
+    every = samsa_config_long(ctrl->conf.broker_cfg,
+                             "leader.imbalance.check.interval.seconds")
+            * 1000;
+    if (now - ctrl->balance_ms < every && !ctrl->balance_more) {
+        return;
+    }
+    ctrl->balance_ms = now;
+    img = ctl_img_get(ctrl, &next);
+    ctl_batch_init(&b, ctrl, img, next);
+    n = samsa_ctlbrokers_balance_leaders(&b, CTL_BALANCE_MAX);
+    ctrl->balance_more = n == CTL_BALANCE_MAX;
+    if (n > 0) {
+        if (ctl_commit(ctrl, &b) == SAMSA_ERR_NONE) {
+            samsa_info("controller: moved the leadership of %zu partition(s) "
+                       "back to their preferred replica "
+                       "(auto.leader.rebalance.enable)", n);
+        } else {
+            samsa_warn("controller: the preferred leader elections did not "
+                       "commit");
+        }
+    }
+    samsa_ctlbatch_fini(&b);
+    samsa_image_put(img);
+}
+
 /* Run one operation.  @thread controller */
 static void
 ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
@@ -561,6 +623,10 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
             return;
         }
         break;
+    case CTL_ELECT_LEADERS:
+        samsa_ctlbrokers_elect_leaders(&b, op->election, op->req, op->n,
+                                       op->arena, op->results);
+        break;
     case CTL_WAKE:
         break;
     }
@@ -607,6 +673,7 @@ ctl_thread(void *arg)
             ctl_done(op);
         }
         ctl_fence_expired(ctrl);
+        ctl_balance_leaders(ctrl);
         ctl_sync_observers(ctrl);
     }
     while ((op = samsa_queue_take(&ctrl->ops, 0)) != NULL) {
@@ -817,6 +884,23 @@ samsa_controller_alter_partition(samsa_controller_t *ctrl, int32_t broker_id,
         memset(&results[i], 0, sizeof(results[i]));
         results[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
         results[i].leader_id = -1;
+    }
+    return ctl_submit(ctrl, &op);
+}
+
+samsa_err_t
+samsa_controller_elect_leaders(samsa_controller_t *ctrl, int8_t type,
+                               const samsa_controller_elect_t *parts,
+                               size_t n, samsa_arena_t *arena,
+                               samsa_controller_elect_result_t *results)
+{
+    ctl_op_t  op = { .kind = CTL_ELECT_LEADERS, .req = parts, .n = n,
+                     .arena = arena, .results = results, .election = type };
+    size_t    i;
+
+    for (i = 0; i < n; i++) {
+        results[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
+        results[i].message = NULL;
     }
     return ctl_submit(ctrl, &op);
 }
@@ -1589,6 +1673,7 @@ samsa_controller_open(samsa_controller_t **out,
     atomic_init(&ctrl->is_leader, false);
     atomic_init(&ctrl->need_bootstrap, false);
     ctrl->wake.kind = CTL_WAKE;
+    ctrl->balance_ms = samsa_now_ms();
     pthread_mutex_init(&ctrl->img_lock, NULL);
     pthread_mutex_init(&ctrl->q_lock, NULL);
     samsa_queue_init(&ctrl->ops, CTL_QUEUE_SIZE);

@@ -527,6 +527,35 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_partition(
     const samsa_controller_isr_change_t *changes, size_t n,
     samsa_arena_t *arena, samsa_controller_isr_result_t *results);
 
+/* ---- leader elections (ElectLeaders, KIP-183 / KIP-460) */
+
+#define SAMSA_CONTROLLER_ELECTION_PREFERRED  0
+#define SAMSA_CONTROLLER_ELECTION_UNCLEAN    1
+
+typedef struct samsa_controller_elect {
+    samsa_slice_t  topic;
+    int32_t        partition;
+} samsa_controller_elect_t;
+
+typedef struct samsa_controller_elect_result {
+    samsa_err_t  error;
+    const char  *message;           /* in the caller's arena; NULL: the
+                                       error's own text */
+} samsa_controller_elect_result_t;
+
+/* Kafka's ReplicationControlManager.electLeaders: for each of the n
+ * partitions an election of type (PREFERRED: the first replica, if it is
+ * in the ISR and active; UNCLEAN: a leader-less partition gets one from
+ * the ISR, else its first active replica), one batch of
+ * PartitionChangeRecords answered once committed.  Per partition: NONE,
+ * ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE,
+ * ELIGIBLE_LEADERS_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION (with
+ * Kafka's message), NOT_CONTROLLER.  @returns the operation's error. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_elect_leaders(
+    samsa_controller_t *ctrl, int8_t type,
+    const samsa_controller_elect_t *parts, size_t n, samsa_arena_t *arena,
+    samsa_controller_elect_result_t *results);
+
 /* ---- unregistering a broker (UnregisterBroker, KIP-500) */
 
 /* Kafka's ReplicationControlManager.unregisterBroker: one batch moving the

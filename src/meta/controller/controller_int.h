@@ -80,6 +80,17 @@ void samsa_ctlbrokers_heartbeat(samsa_ctlbatch_t *b,
 void samsa_ctlbrokers_unregister(samsa_ctlbatch_t *b, int32_t broker_id,
                                  samsa_err_t *error);
 
+/* ElectLeaders (samsa_controller_elect_leaders's records). */
+void samsa_ctlbrokers_elect_leaders(samsa_ctlbatch_t *b, int8_t type,
+                                    const samsa_controller_elect_t *parts,
+                                    size_t n, samsa_arena_t *arena,
+                                    samsa_controller_elect_result_t *results);
+/* The automatic leader balance (Kafka's
+ * ReplicationControlManager.maybeBalancePartitionLeaders): a preferred
+ * election of up to max partitions whose first replica does not lead but
+ * is in the ISR and active.  Returns how many. */
+size_t samsa_ctlbrokers_balance_leaders(samsa_ctlbatch_t *b, size_t max);
+
 /* ctlisr.c: AlterPartition (samsa_controller_alter_partition's checks
  * and records).  @returns NONE or STALE_BROKER_EPOCH (nothing done). */
 samsa_err_t samsa_ctlisr_alter(samsa_ctlbatch_t *b, int32_t broker_id,

@@ -278,6 +278,112 @@ ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id, bool sole)
     ctlbrokers_changes_write(b, &c);
 }
 
+/* Kafka's ReplicationControlManager.electLeader for partition p of t:
+ * PREFERRED moves leadership to the first replica when it is in the ISR
+ * and active (ELECTION_NOT_NEEDED when it leads, else
+ * PREFERRED_LEADER_NOT_AVAILABLE); UNCLEAN gives a leader-less partition
+ * one, from the ISR or else the first active replica (ISR = [it]),
+ * whatever unclean.leader.election.enable says (ELECTION_NOT_NEEDED when
+ * it has a leader, else ELIGIBLE_LEADERS_NOT_AVAILABLE).  The change goes
+ * to c. */
+static samsa_err_t
+ctlbrokers_elect_one(const samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
+                     const samsa_image_partition_t *p, int8_t type,
+                     ctlbrokers_changes_t *c)
+{
+    ctlbrokers_change_t  x = { t->id, p->partition, -2, NULL, 0 };
+
+    if (type == SAMSA_CONTROLLER_ELECTION_PREFERRED) {
+        if (p->nreplicas > 0 && p->leader == p->replicas[0]) {
+            return SAMSA_ERR_ELECTION_NOT_NEEDED;
+        }
+        if (p->nreplicas == 0
+            || !samsa_ctlbrokers_has(p->isr, p->nisr, p->replicas[0])
+            || !ctlbrokers_active(b, p->replicas[0])) {
+            return SAMSA_ERR_PREFERRED_LEADER_NOT_AVAILABLE;
+        }
+        x.leader = p->replicas[0];
+    } else {
+        if (p->leader >= 0) {
+            return SAMSA_ERR_ELECTION_NOT_NEEDED;
+        }
+        x.leader = ctlbrokers_elect(b, p, p->isr, p->nisr, -1);
+        if (x.leader < 0 && !ctlbrokers_elect_unclean(b, p, -1, &x)) {
+            return SAMSA_ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE;
+        }
+    }
+    ctlbrokers_changes_push(c, &x);
+    return SAMSA_ERR_NONE;
+}
+
+void
+samsa_ctlbrokers_elect_leaders(samsa_ctlbatch_t *b, int8_t type,
+                               const samsa_controller_elect_t *parts,
+                               size_t n, samsa_arena_t *arena,
+                               samsa_controller_elect_result_t *results)
+{
+    const samsa_image_topic_t  *t;
+    ctlbrokers_changes_t        c = { 0 };
+    size_t                      i, j;
+
+    for (i = 0; i < n; i++) {
+        results[i].message = NULL;
+        for (j = 0; j < i; j++) {
+            if (samsa_slice_eq(parts[j].topic, parts[i].topic)
+                && parts[j].partition == parts[i].partition) {
+                break;
+            }
+        }
+        if (j < i) {                /* asked twice: the first answer */
+            results[i] = results[j];
+            continue;
+        }
+        t = samsa_image_delta_topic_find(b->delta,
+                                         (const char *) parts[i].topic.ptr,
+                                         parts[i].topic.len);
+        if (t == NULL) {
+            results[i].error = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            results[i].message = samsa_arena_printf(
+                arena, "No such topic as %.*s", (int) parts[i].topic.len,
+                (const char *) parts[i].topic.ptr);
+            continue;
+        }
+        if (parts[i].partition < 0 || parts[i].partition >= t->npartitions) {
+            results[i].error = SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            results[i].message = samsa_arena_printf(
+                arena, "No such partition as %.*s-%" PRId32,
+                (int) parts[i].topic.len, (const char *) parts[i].topic.ptr,
+                parts[i].partition);
+            continue;
+        }
+        results[i].error = ctlbrokers_elect_one(
+            b, t, &t->partitions[parts[i].partition], type, &c);
+    }
+    ctlbrokers_changes_write(b, &c);
+}
+
+size_t
+samsa_ctlbrokers_balance_leaders(samsa_ctlbatch_t *b, size_t max)
+{
+    const samsa_image_topic_t  *t;
+    ctlbrokers_changes_t        c = { 0 };
+    size_t                      i, n;
+    int32_t                     j;
+
+    for (i = 0; i < samsa_image_delta_topic_slots(b->delta) && c.n < max;
+         i++) {
+        t = samsa_image_delta_topic_slot(b->delta, i);
+        for (j = 0; t != NULL && j < t->npartitions && c.n < max; j++) {
+            (void) ctlbrokers_elect_one(b, t, &t->partitions[j],
+                                        SAMSA_CONTROLLER_ELECTION_PREFERRED,
+                                        &c);
+        }
+    }
+    n = c.n;
+    ctlbrokers_changes_write(b, &c);
+    return n;
+}
+
 /* Does broker_id lead any partition, as the batch so far says (Kafka's
  * BrokerHeartbeatManager hasLeaderships)? */
 static bool
