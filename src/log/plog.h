@@ -28,6 +28,7 @@
 
 #include <samsa/errors.h>
 
+#include "log/epochs.h"
 #include "log/log_config.h"
 #include "log/pstate.h"
 #include "log/seg.h"
@@ -221,6 +222,22 @@ bool samsa_plog_advance_high_watermark(samsa_plog_t *plog, int64_t hw);
 /* The latest leader epoch in leader-epoch-checkpoint (-1: none): a
  * follower's LastFetchedEpoch.  @thread any */
 int32_t samsa_plog_latest_epoch(samsa_plog_t *plog);
+
+/* The leader's check of a fetch's LastFetchedEpoch (KIP-320,
+ * samsa_epochs_check_fetch over this log's epochs, LEO and log start),
+ * current the leader's epoch now.  @thread handler */
+samsa_epochs_fetch_t samsa_plog_check_fetch_epoch(samsa_plog_t *plog,
+                                                  int32_t last_fetched_epoch,
+                                                  int64_t fetch_offset,
+                                                  int32_t current,
+                                                  int32_t *div_epoch,
+                                                  int64_t *div_end);
+
+/* Where this follower's log truncates on the leader's DivergingEpoch
+ * {leader_epoch, leader_end} (samsa_epochs_truncation_offset over its
+ * epochs and LEO).  @thread replica fetcher */
+int64_t samsa_plog_truncation_offset(samsa_plog_t *plog, int32_t leader_epoch,
+                                     int64_t leader_end);
 
 /* ---- producer state and transactions (KIP-98) ----------------------------- */
 

@@ -257,3 +257,34 @@ samsa_plog_latest_epoch(samsa_plog_t *plog)
     pthread_mutex_unlock(&plog->epochs_lock);
     return epoch;
 }
+
+samsa_epochs_fetch_t
+samsa_plog_check_fetch_epoch(samsa_plog_t *plog, int32_t last_fetched_epoch,
+                             int64_t fetch_offset, int32_t current,
+                             int32_t *div_epoch, int64_t *div_end)
+{
+    int64_t               start = samsa_plog_log_start_offset(plog);
+    int64_t               leo = samsa_plog_log_end_offset(plog);
+    samsa_epochs_fetch_t  r;
+
+    pthread_mutex_lock(&plog->epochs_lock);
+    r = samsa_epochs_check_fetch(&plog->epochs, last_fetched_epoch,
+                                 fetch_offset, leo, start, current,
+                                 div_epoch, div_end);
+    pthread_mutex_unlock(&plog->epochs_lock);
+    return r;
+}
+
+int64_t
+samsa_plog_truncation_offset(samsa_plog_t *plog, int32_t leader_epoch,
+                             int64_t leader_end)
+{
+    int64_t  leo = samsa_plog_log_end_offset(plog);
+    int64_t  off;
+
+    pthread_mutex_lock(&plog->epochs_lock);
+    off = samsa_epochs_truncation_offset(&plog->epochs, leo, leader_epoch,
+                                         leader_end);
+    pthread_mutex_unlock(&plog->epochs_lock);
+    return off;
+}
