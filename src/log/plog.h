@@ -210,9 +210,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_append_replica(
 
 /* Replication factor above 1 (true): appends stop moving the high
  * watermark, which the replica manager moves (leader: the ISR's smallest
- * LEO; follower: the leader's).  false: the high watermark is the LEO
- * again, as on one node.  @thread any @locks plog taken */
+ * LEO; follower: the leader's); the first time, a high watermark read
+ * from replication-offset-checkpoint at start
+ * (samsa_plog_set_checkpointed_hw) becomes the high watermark, at most
+ * the LEO.  false: the high watermark is the LEO again, as on one node.
+ * @thread any @locks plog taken */
 void samsa_plog_set_replicated(samsa_plog_t *plog, bool replicated);
+
+/* The high watermark replication-offset-checkpoint held for this log at
+ * start (-1: none), kept for samsa_plog_set_replicated: a log with one
+ * replica keeps high watermark = LEO.  @thread loader @locks plog taken */
+void samsa_plog_set_checkpointed_hw(samsa_plog_t *plog, int64_t hw);
 bool samsa_plog_is_replicated(samsa_plog_t *plog);
 
 /* Move the high watermark up to hw (at most the LEO; never down).

@@ -220,7 +220,23 @@ samsa_plog_set_replicated(samsa_plog_t *plog, bool replicated)
                           memory_order_release);
     if (!replicated) {
         atomic_store_explicit(&plog->hwm, plog->leo, memory_order_release);
+    } else if (plog->hw_ckpt >= 0) {
+        /* Kafka's Partition.createLog: the checkpointed high watermark,
+         * at most the LEO (what was not committed before the restart is
+         * not served as committed) */
+        atomic_store_explicit(&plog->hwm, plog->hw_ckpt < plog->leo
+                                              ? plog->hw_ckpt : plog->leo,
+                              memory_order_release);
+        plog->hw_ckpt = -1;
     }
+    pthread_mutex_unlock(&plog->lock);
+}
+
+void
+samsa_plog_set_checkpointed_hw(samsa_plog_t *plog, int64_t hw)
+{
+    pthread_mutex_lock(&plog->lock);
+    plog->hw_ckpt = hw;
     pthread_mutex_unlock(&plog->lock);
 }
 
