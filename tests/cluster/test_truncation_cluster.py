@@ -1,0 +1,129 @@
+"""Leader epochs and truncation (issue 19 step 6, docs/REPLICATION.md) on
+a three-node combined cluster with unstable.replication.enable=true.
+
+The scenario makes two logs really diverge and checks that they heal the
+KIP-320 way (DivergingEpoch in the new leader's Fetch answer, the old
+leader truncating to where its leader epoch ends on the new leader):
+
+- topic `div`, RF 3, min.insync.replicas=1,
+  unclean.leader.election.enable=true; N records with acks=all are on all
+  three replicas (segment files compared);
+- both followers are killed (kill -9); the leader L takes K more records
+  with acks=1 that no one else has (its log end is N + K);
+- L is killed; the followers restart.  Their new registrations take them
+  out of the ISR (as Kafka's controller does with a broker's new
+  incarnation; nothing brings them back, no AlterPartition), so the ISR
+  is [L]; once L is fenced the partition has no leader, and the unclean
+  election makes the first restarted replica the leader of a new epoch
+  (ISR [it]); it takes M (> K) records in that epoch;
+- L restarts as a follower: its fetch (FetchOffset N + K, LastFetchedEpoch
+  its old epoch) gets DivergingEpoch {old epoch, N}; it truncates from
+  N + K to N (its log says so, the test prints it), fetches again, and its
+  segment files end byte-identical to the new leader's; a consumer reads
+  exactly the N + M records, none of the K lost ones.
+Every wait is bounded."""
+
+import re
+import time
+
+import kwire
+from samsa_harness import HOST, T
+from test_replication_cluster import (SESSION_MS, SLACK_S, log_bytes,
+                                      log_end, make_cluster, partitions,
+                                      read_values, wait_parts,
+                                      wait_same_logs)
+
+N_BATCHES = 4           # acks=all, on every replica
+K_BATCHES = 3           # acks=1 on the old leader only: lost
+M_BATCHES = 5           # the new leader's epoch
+PER_BATCH = 10
+
+
+def produce_batches(cluster, node_id, prefix, nbatches, acks):
+    """nbatches batches of PER_BATCH records to div-0 on node_id; the
+    values written, in order."""
+    vals = []
+    with cluster.nodes[node_id].connect() as c:
+        for b in range(nbatches):
+            v = ["%s-%d-%d" % (prefix, b, i) for i in range(PER_BATCH)]
+            rec = kwire.encode_batch([kwire.Record(value=x.encode())
+                                      for x in v])
+            r = c.produce("div", 0, rec, acks=acks)
+            assert r["error_code"] == 0, r
+            vals += v
+    return vals
+
+
+def test_divergent_leader_truncates_on_diverging_epoch(samsa):
+    cluster = make_cluster(samsa, replication=True)
+    ctl = cluster.wait_leader(T(10))
+    with cluster.nodes[ctl].connect() as c:
+        r = c.create_topic("div", num_partitions=1, replication_factor=3,
+                           configs={"min.insync.replicas": "1",
+                                    "unclean.leader.election.enable":
+                                    "true"},
+                           timeout=T(10))
+        assert r["error_code"] == 0, r
+    p0, _ = wait_parts(cluster, [1, 2, 3], "div",
+                       lambda v: len(v[0]["isr_nodes"]) == 3
+                       and v[0]["leader_id"] >= 0, T(10), "div placed")
+    old = p0[0]["leader_id"]
+    epoch0 = p0[0]["leader_epoch"]
+    followers = [i for i in (1, 2, 3) if i != old]
+
+    common = produce_batches(cluster, old, "common", N_BATCHES, -1)
+    n, _ = wait_same_logs(cluster, [1, 2, 3], "div", T(10), "div common")
+    assert n == len(common), (n, len(common))
+
+    # only the leader gets these: both followers are down
+    for i in followers:
+        cluster.kill(i)
+    lost = produce_batches(cluster, old, "lost", K_BATCHES, 1)
+    before = log_end(log_bytes(cluster, old, "div"))
+    assert before == n + len(lost), (before, n, len(lost))
+    cluster.kill(old)
+
+    # the followers come back; the old leader is fenced and one of them
+    # leads a new epoch
+    t0 = time.monotonic()
+    for i in followers:
+        cluster.start(i)
+    after, _ = wait_parts(
+        cluster, followers, "div",
+        lambda v: v[0]["leader_id"] in followers,
+        SESSION_MS / 1000 + SLACK_S + T(10), "div new leader")
+    new = after[0]["leader_id"]
+    assert after[0]["leader_epoch"] > epoch0, (after[0], epoch0)
+    print("old leader %d killed with log end %d (%d records only it had); "
+          "broker %d leads epoch %d %.2f s after the restarts began"
+          % (old, before, len(lost), new, after[0]["leader_epoch"],
+             time.monotonic() - t0))
+    fresh = produce_batches(cluster, new, "new", M_BATCHES, 1)
+    assert len(fresh) > len(lost)
+    end, _ = wait_same_logs(cluster, followers, "div", T(10),
+                            "div followers")
+    assert end == n + len(fresh), (end, n, len(fresh))
+
+    # the old leader restarts as a follower: DivergingEpoch, truncation
+    t0 = time.monotonic()
+    cluster.start(old)
+    end, waited = wait_same_logs(cluster, [1, 2, 3], "div", T(20),
+                                 "div healed")
+    assert end == n + len(fresh), (end, n, len(fresh))
+    text = cluster.nodes[old].srv.stderr_text()
+    m = re.search(r"replication: div-0: diverged from the leader \(its "
+                  r"epoch (\d+) ends at (\d+)\): truncating from log end "
+                  r"(\d+) to (\d+)", text)
+    assert m is not None, cluster.nodes[old].srv.stderr_tail()
+    assert (int(m.group(1)), int(m.group(2))) == (epoch0, n), m.group(0)
+    assert (int(m.group(3)), int(m.group(4))) == (before, n), m.group(0)
+    print("restarted old leader %d: %s; byte-identical to leader %d "
+          "(log end %d) %.2f s after its restart began"
+          % (old, m.group(0), new, end, time.monotonic() - t0))
+
+    # a consumer of the leader sees the common and the new records only
+    vals, hw = read_values(cluster, new, "div")
+    assert vals == common + fresh, (len(vals), vals[:2], vals[-2:])
+    assert not set(lost) & set(vals)
+    assert hw == n + len(fresh), hw
+    assert partitions(cluster, new, "div")[0]["leader_id"] == new
