@@ -21,8 +21,23 @@ leader truncating to where its leader epoch ends on the new leader):
   N + K to N (its log says so, the test prints it), fetches again, and its
   segment files end byte-identical to the new leader's; a consumer reads
   exactly the N + M records, none of the K lost ones.
+
+Then the OFFSET_OUT_OF_RANGE path, for a log without leader epochs: the
+leader (alone in the ISR, its high watermark = its LEO, checkpointed in
+replication-offset-checkpoint every 200 ms here) takes K2 records with
+both followers down, is killed, and loses its leader-epoch-checkpoint;
+an unclean election makes a follower leader, which takes M2 < K2 records.
+Restarted, the old leader has no epoch to send (no DivergingEpoch can
+come) and its high watermark from the checkpoint is its LEO (nothing to
+truncate to), so its fetch past the leader's LEO is answered
+OFFSET_OUT_OF_RANGE; it asks the leader's LEO with OffsetForLeaderEpoch,
+truncates to it (its log line checked) and follows the leader from there
+(log ends equal).  Its records between the common end and the leader's
+LEO stay as they were: Kafka's fetchOffsetAndTruncate has the same known
+gap, which only leader epochs close.
 Every wait is bounded."""
 
+import os
 import re
 import time
 
@@ -37,6 +52,35 @@ N_BATCHES = 4           # acks=all, on every replica
 K_BATCHES = 3           # acks=1 on the old leader only: lost
 M_BATCHES = 5           # the new leader's epoch
 PER_BATCH = 10
+K2_BATCHES = 3          # the OFFSET_OUT_OF_RANGE phase
+M2_BATCHES = 1
+HW_CKPT_MS = 200
+
+
+def hw_checkpoint(cluster, node_id, topic, partition=0):
+    """node_id's replication-offset-checkpoint entry of topic-partition,
+    or None (no file or entry yet)."""
+    path = os.path.join(cluster.nodes[node_id].overrides["log.dirs"],
+                        "replication-offset-checkpoint")
+    try:
+        with open(path) as fp:
+            lines = fp.read().split("\n")
+    except FileNotFoundError:
+        return None
+    assert lines[0] == "0", lines
+    for line in lines[2:2 + int(lines[1])]:
+        t, p, off = line.split(" ")
+        if (t, int(p)) == (topic, partition):
+            return int(off)
+    return None
+
+
+def wait_leader_among(cluster, nodes, topic, timeout, what):
+    """The leader of topic-0 once nodes all see one of them lead it."""
+    t0 = time.monotonic()
+    v, _ = wait_parts(cluster, nodes, topic,
+                      lambda v: v[0]["leader_id"] in nodes, timeout, what)
+    return v[0], time.monotonic() - t0
 
 
 def produce_batches(cluster, node_id, prefix, nbatches, acks):
@@ -55,7 +99,8 @@ def produce_batches(cluster, node_id, prefix, nbatches, acks):
 
 
 def test_divergent_leader_truncates_on_diverging_epoch(samsa):
-    cluster = make_cluster(samsa, replication=True)
+    cluster = make_cluster(samsa, replication=True, more={
+        "replica.high.watermark.checkpoint.interval.ms": str(HW_CKPT_MS)})
     ctl = cluster.wait_leader(T(10))
     with cluster.nodes[ctl].connect() as c:
         r = c.create_topic("div", num_partitions=1, replication_factor=3,
@@ -85,19 +130,16 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
 
     # the followers come back; the old leader is fenced and one of them
     # leads a new epoch
-    t0 = time.monotonic()
     for i in followers:
         cluster.start(i)
-    after, _ = wait_parts(
-        cluster, followers, "div",
-        lambda v: v[0]["leader_id"] in followers,
-        SESSION_MS / 1000 + SLACK_S + T(10), "div new leader")
-    new = after[0]["leader_id"]
-    assert after[0]["leader_epoch"] > epoch0, (after[0], epoch0)
+    after, waited = wait_leader_among(cluster, followers, "div",
+                                      SESSION_MS / 1000 + SLACK_S + T(10),
+                                      "div new leader")
+    new = after["leader_id"]
+    assert after["leader_epoch"] > epoch0, (after, epoch0)
     print("old leader %d killed with log end %d (%d records only it had); "
           "broker %d leads epoch %d %.2f s after the restarts began"
-          % (old, before, len(lost), new, after[0]["leader_epoch"],
-             time.monotonic() - t0))
+          % (old, before, len(lost), new, after["leader_epoch"], waited))
     fresh = produce_batches(cluster, new, "new", M_BATCHES, 1)
     assert len(fresh) > len(lost)
     end, _ = wait_same_logs(cluster, followers, "div", T(10),
@@ -127,3 +169,55 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
     assert not set(lost) & set(vals)
     assert hw == n + len(fresh), hw
     assert partitions(cluster, new, "div")[0]["leader_id"] == new
+
+    # OFFSET_OUT_OF_RANGE for a log without epochs: the leader (ISR [it])
+    # takes records no one else has, its checkpointed HW = its LEO
+    leader = new
+    rest = [i for i in (1, 2, 3) if i != leader]
+    for i in rest:
+        cluster.kill(i)
+    lost2 = produce_batches(cluster, leader, "lost2", K2_BATCHES, 1)
+    before2 = end + len(lost2)
+    deadline = time.monotonic() + T(5)
+    while hw_checkpoint(cluster, leader, "div") != before2:
+        assert time.monotonic() < deadline, hw_checkpoint(cluster, leader,
+                                                          "div")
+        time.sleep(0.02)
+    cluster.kill(leader)
+    os.unlink(os.path.join(cluster.nodes[leader].overrides["log.dirs"],
+                           "div-0", "leader-epoch-checkpoint"))
+    for i in rest:
+        cluster.start(i)
+    after, _ = wait_leader_among(cluster, rest, "div",
+                                 SESSION_MS / 1000 + SLACK_S + T(10),
+                                 "div third leader")
+    third = after["leader_id"]
+    fresh2 = produce_batches(cluster, third, "new2", M2_BATCHES, 1)
+    assert len(fresh2) < len(lost2)
+    t0 = time.monotonic()
+    cluster.start(leader)
+    want = end + len(fresh2)
+    pat = (r"replication: div-0: past the leader's log end (\d+): "
+           r"truncating from log end (\d+) to (\d+)")
+    deadline = time.monotonic() + T(20)
+    while True:
+        m = re.search(pat, cluster.nodes[leader].srv.stderr_text())
+        if m is not None or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert m is not None, cluster.nodes[leader].srv.stderr_tail()
+    assert [int(g) for g in m.groups()] == [want, before2, want], m.group(0)
+    # it follows the leader from there: the next records reach it
+    more = produce_batches(cluster, third, "new3", 1, 1)
+    want += len(more)
+    deadline = time.monotonic() + T(10)
+    while log_end(log_bytes(cluster, leader, "div")) != want:
+        assert time.monotonic() < deadline, log_end(
+            log_bytes(cluster, leader, "div"))
+        time.sleep(0.02)
+    assert log_end(log_bytes(cluster, third, "div")) == want
+    print("restarted leader %d without leader epochs (log end %d, "
+          "checkpointed HW %d): %s; follows broker %d to log end %d "
+          "%.2f s after its restart began"
+          % (leader, before2, before2, m.group(0), third, want,
+             time.monotonic() - t0))
