@@ -75,11 +75,16 @@ def hw_checkpoint(cluster, node_id, topic, partition=0):
     return None
 
 
-def wait_leader_among(cluster, nodes, topic, timeout, what):
-    """The leader of topic-0 once nodes all see one of them lead it."""
+def start_and_elect(cluster, nodes, what):
+    """Starts nodes and waits until they all see one of them lead div-0
+    (the last leader fenced, an unclean election); that partition's view
+    and the seconds since the starts began."""
     t0 = time.monotonic()
-    v, _ = wait_parts(cluster, nodes, topic,
-                      lambda v: v[0]["leader_id"] in nodes, timeout, what)
+    for i in nodes:
+        cluster.start(i)
+    v, _ = wait_parts(cluster, nodes, "div",
+                      lambda v: v[0]["leader_id"] in nodes,
+                      SESSION_MS / 1000 + SLACK_S + T(10), what)
     return v[0], time.monotonic() - t0
 
 
@@ -130,11 +135,7 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
 
     # the followers come back; the old leader is fenced and one of them
     # leads a new epoch
-    for i in followers:
-        cluster.start(i)
-    after, waited = wait_leader_among(cluster, followers, "div",
-                                      SESSION_MS / 1000 + SLACK_S + T(10),
-                                      "div new leader")
+    after, waited = start_and_elect(cluster, followers, "div new leader")
     new = after["leader_id"]
     assert after["leader_epoch"] > epoch0, (after, epoch0)
     print("old leader %d killed with log end %d (%d records only it had); "
@@ -186,11 +187,7 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
     cluster.kill(leader)
     os.unlink(os.path.join(cluster.nodes[leader].overrides["log.dirs"],
                            "div-0", "leader-epoch-checkpoint"))
-    for i in rest:
-        cluster.start(i)
-    after, _ = wait_leader_among(cluster, rest, "div",
-                                 SESSION_MS / 1000 + SLACK_S + T(10),
-                                 "div third leader")
+    after, _ = start_and_elect(cluster, rest, "div third leader")
     third = after["leader_id"]
     fresh2 = produce_batches(cluster, third, "new2", M2_BATCHES, 1)
     assert len(fresh2) < len(lost2)
