@@ -899,9 +899,9 @@ repl_oor_request(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
 
 /* Kafka's fetchOffsetAndTruncate for a partition answered
  * OFFSET_OUT_OF_RANGE, given the leader's LEO (-1: unknown): a log past
- * it is truncated to it; one below the leader's log start would be
- * truncated fully and restarted there, which is not built (backed off,
- * with a warning); else fetched again after the backoff. */
+ * it is truncated to it; one below the leader's log start (from the
+ * Fetch answer) is truncated fully and restarts there
+ * (truncateFullyAndStartAt); else fetched again after the backoff. */
 static void
 repl_oor_apply(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
                int64_t leader_leo)
@@ -917,8 +917,12 @@ repl_oor_apply(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
     }
     if (s->leader_start > leo) {
         samsa_warn("replication: %s: log end %" PRId64 " is below the "
-                   "leader's log start %" PRId64 " (starting over there "
-                   "is not built)", s->key, leo, s->leader_start);
+                   "leader's log start %" PRId64 ": truncating fully and "
+                   "starting there", s->key, leo, s->leader_start);
+        if (samsa_plog_truncate_fully(s->plog, s->leader_start)
+            == SAMSA_ERR_NONE) {
+            return;
+        }
     }
     repl_backoff(rm, f, s->key);
 }

@@ -393,6 +393,16 @@ void *samsa_log_take_due(pthread_mutex_t *lock, void **arr, size_t *n,
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_truncate_to(samsa_plog_t *plog,
                                                     int64_t offset);
 
+/* Kafka's truncateFullyAndStartAt, for a follower whose LEO is below its
+ * leader's log start: every segment goes (renamed to .deleted, removed
+ * after file.delete.delay.ms), an empty one at offset (above the LEO)
+ * becomes the log; log start, LEO, high watermark, recovery point and
+ * durable offset are offset; no leader epochs, no producer state are
+ * left.  OFFSET_OUT_OF_RANGE for an offset not above the LEO.
+ * @thread replica fetcher @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_truncate_fully(samsa_plog_t *plog,
+                                                       int64_t offset);
+
 /* ---- flush --------------------------------------------------------------- */
 
 typedef enum samsa_plog_flush_mode {

@@ -35,6 +35,12 @@ truncates to it (its log line checked) and follows the leader from there
 (log ends equal).  Its records between the common end and the leader's
 LEO stay as they were: Kafka's fetchOffsetAndTruncate has the same known
 gap, which only leader epochs close.
+
+Last, Kafka's truncateFullyAndStartAt: a follower is killed, the leader
+takes records and DeleteRecords moves its log start past the follower's
+log end; restarted, the follower's fetch is OFFSET_OUT_OF_RANGE (below
+the log start), it drops its whole log, restarts it at the leader's log
+start (its log line checked) and follows from there.
 Every wait is bounded."""
 
 import os
@@ -217,4 +223,39 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
           "checkpointed HW %d): %s; follows broker %d to log end %d "
           "%.2f s after its restart began"
           % (leader, before2, before2, m.group(0), third, want,
+             time.monotonic() - t0))
+
+    # truncateFullyAndStartAt: the leader's log start moves past a
+    # follower's log end while it is down
+    down = leader
+    cluster.kill(down)
+    gone = produce_batches(cluster, third, "gone", 2, 1)
+    start = want + len(gone)
+    with cluster.nodes[third].connect() as c:
+        r = c.delete_records("div", 0, start)
+    assert r["error_code"] == 0 and r["low_watermark"] == start, r
+    last = produce_batches(cluster, third, "after", 1, 1)
+    t0 = time.monotonic()
+    cluster.start(down)
+    pat = (r"replication: div-0: log end (\d+) is below the leader's log "
+           r"start (\d+): truncating fully and starting there")
+    deadline = time.monotonic() + T(20)
+    while True:
+        m = re.search(pat, cluster.nodes[down].srv.stderr_text())
+        if m is not None or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert m is not None, cluster.nodes[down].srv.stderr_tail()
+    assert [int(g) for g in m.groups()] == [want, start], m.group(0)
+    deadline = time.monotonic() + T(10)
+    while log_end(log_bytes(cluster, down, "div")) != start + len(last):
+        assert time.monotonic() < deadline, log_end(
+            log_bytes(cluster, down, "div"))
+        time.sleep(0.02)
+    batches, _ = kwire.decode_batches(log_bytes(cluster, down, "div"),
+                                      decode=False)
+    assert batches[0]["base_offset"] == start, batches[0]
+    print("restarted follower %d: %s; holds offsets %d-%d of leader %d "
+          "%.2f s after its restart began"
+          % (down, m.group(0), start, start + len(last) - 1, third,
              time.monotonic() - t0))
