@@ -652,13 +652,28 @@ plog_cut_segment(samsa_seg_t *seg, int64_t offset, int64_t *leo)
     return err;
 }
 
+/* Drop the leader epochs at or after end (a failure to rewrite the file
+ * is warned about: the cache is right, the file catches up with the next
+ * change).  @locks epochs_lock taken */
+static void
+plog_epochs_truncate_end(samsa_plog_t *plog, int64_t end)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(&plog->epochs_lock);
+    err = samsa_epochs_truncate_end(&plog->epochs, end);
+    pthread_mutex_unlock(&plog->epochs_lock);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("log: %s: could not rewrite leader-epoch-checkpoint",
+                   plog->dir);
+    }
+}
+
 /* The new end after truncation: offsets, epochs, flush state.
  * @locks lock held */
 static void
 plog_truncated(samsa_plog_t *plog, int64_t leo)
 {
-    samsa_err_t  err;
-
     plog->leo = leo;
     plog->trunc_gen++;
     if (plog->flush_requested > leo) {
@@ -679,13 +694,22 @@ plog_truncated(samsa_plog_t *plog, int64_t leo)
     if (samsa_plog_log_start_offset(plog) > leo) {
         atomic_store_explicit(&plog->log_start, leo, memory_order_release);
     }
-    pthread_mutex_lock(&plog->epochs_lock);
-    err = samsa_epochs_truncate_end(&plog->epochs, leo);
-    pthread_mutex_unlock(&plog->epochs_lock);
+    plog_epochs_truncate_end(plog, leo);
+}
+
+/* Kafka reloads the producer state after a truncation: from the
+ * snapshots and batches below leo.  @locks lock held */
+static samsa_err_t
+plog_reload_pstate(samsa_plog_t *plog, int64_t leo, int64_t now_ms)
+{
+    samsa_err_t  err;
+
+    samsa_pstate_clear(plog->ps);
+    err = samsa_plog_pstate_load(plog, leo, now_ms);
     if (err != SAMSA_ERR_NONE) {
-        samsa_warn("log: %s: could not rewrite leader-epoch-checkpoint",
-                   plog->dir);
+        samsa_plog_go_offline(plog);
     }
+    return err;
 }
 
 /* Truncate with lock held: drop later segments, cut the one holding
@@ -718,13 +742,7 @@ plog_truncate_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
     samsa_warn("log: %s: truncated from %" PRId64 " to %" PRId64, plog->dir,
                plog->leo, leo);
     plog_truncated(plog, leo);
-    /* Kafka reloads the producer state after a truncation */
-    samsa_pstate_clear(plog->ps);
-    err = samsa_plog_pstate_load(plog, leo, now_ms);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_plog_go_offline(plog);
-    }
-    return err;
+    return plog_reload_pstate(plog, leo, now_ms);
 }
 
 /* truncateFullyAndStartAt with lock held: a new empty segment at offset
@@ -771,20 +789,9 @@ plog_truncate_fully_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
     atomic_store_explicit(&plog->durable, offset, memory_order_release);
     atomic_store_explicit(&plog->recovery_point, offset, memory_order_release);
     samsa_plog_set_log_start(plog, offset);
-    pthread_mutex_lock(&plog->epochs_lock);
-    err = samsa_epochs_truncate_end(&plog->epochs, INT64_MIN);
-    pthread_mutex_unlock(&plog->epochs_lock);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_warn("log: %s: could not rewrite leader-epoch-checkpoint",
-                   plog->dir);
-    }
+    plog_epochs_truncate_end(plog, INT64_MIN);      /* every epoch */
     samsa_plog_pstate_drop_snapshots(plog, offset);
-    samsa_pstate_clear(plog->ps);
-    err = samsa_plog_pstate_load(plog, offset, now_ms);
-    if (err != SAMSA_ERR_NONE) {
-        samsa_plog_go_offline(plog);
-    }
-    return err;
+    return plog_reload_pstate(plog, offset, now_ms);
 }
 
 samsa_err_t

@@ -81,6 +81,19 @@ def hw_checkpoint(cluster, node_id, topic, partition=0):
     return None
 
 
+def wait_log_line(cluster, node_id, pat, timeout):
+    """The first match of pat in node_id's log, waited for at most
+    timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        m = re.search(pat, cluster.nodes[node_id].srv.stderr_text())
+        if m is not None:
+            return m
+        assert time.monotonic() < deadline, \
+            cluster.nodes[node_id].srv.stderr_tail()
+        time.sleep(0.05)
+
+
 def start_and_elect(cluster, nodes, what):
     """Starts nodes and waits until they all see one of them lead div-0
     (the last leader fenced, an unclean election); that partition's view
@@ -202,13 +215,7 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
     want = end + len(fresh2)
     pat = (r"replication: div-0: past the leader's log end (\d+): "
            r"truncating from log end (\d+) to (\d+)")
-    deadline = time.monotonic() + T(20)
-    while True:
-        m = re.search(pat, cluster.nodes[leader].srv.stderr_text())
-        if m is not None or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    assert m is not None, cluster.nodes[leader].srv.stderr_tail()
+    m = wait_log_line(cluster, leader, pat, T(20))
     assert [int(g) for g in m.groups()] == [want, before2, want], m.group(0)
     # it follows the leader from there: the next records reach it
     more = produce_batches(cluster, third, "new3", 1, 1)
@@ -239,13 +246,7 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
     cluster.start(down)
     pat = (r"replication: div-0: log end (\d+) is below the leader's log "
            r"start (\d+): truncating fully and starting there")
-    deadline = time.monotonic() + T(20)
-    while True:
-        m = re.search(pat, cluster.nodes[down].srv.stderr_text())
-        if m is not None or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    assert m is not None, cluster.nodes[down].srv.stderr_tail()
+    m = wait_log_line(cluster, down, pat, T(20))
     assert [int(g) for g in m.groups()] == [want, start], m.group(0)
     deadline = time.monotonic() + T(10)
     while log_end(log_bytes(cluster, down, "div")) != start + len(last):
