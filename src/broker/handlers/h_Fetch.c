@@ -19,7 +19,10 @@
  * A Fetch from a follower (ReplicaState v15+, else ReplicaId >= 0) of a
  * replicated partition this node leads (broker/replica.h) records the
  * follower's fetch offset as its LEO (which may move the high watermark)
- * and reads up to the LEO instead of the high watermark.
+ * and reads up to the LEO instead of the high watermark.  KIP-320 (v12+):
+ * a partition whose LastFetchedEpoch does not end at or past FetchOffset
+ * here is answered at once with DivergingEpoch and no records
+ * (samsa_epochs_check_fetch).
  * Threads: handler; a delayed fetch completes on whichever thread checks
  * it (a handler after a Produce, or the fetch reaper on expiry).
  */
