@@ -386,7 +386,7 @@ void *samsa_log_take_due(pthread_mutex_t *lock, void **arr, size_t *n,
                          size_t size, size_t due_off, int64_t now_ms,
                          bool all, size_t *ndue);
 
-/* Remove everything at or after offset (replication, later): whole
+/* Remove everything at or after offset (a follower's divergent end): whole
  * segments, then the batches of the segment holding offset from the one
  * holding it on (so the LEO may end below offset).
  * @thread handler @locks plog taken */
