@@ -901,7 +901,8 @@ repl_oor_request(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
  * OFFSET_OUT_OF_RANGE, given the leader's LEO (-1: unknown): a log past
  * it is truncated to it; one below the leader's log start (from the
  * Fetch answer) is truncated fully and restarts there
- * (truncateFullyAndStartAt); else fetched again after the backoff. */
+ * (truncateFullyAndStartAt); else (the LEO unknown too) fetched again
+ * after the backoff. */
 static void
 repl_oor_apply(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
                int64_t leader_leo)
@@ -915,7 +916,7 @@ repl_oor_apply(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
         repl_truncate_log(rm, f, s, leader_leo, why);
         return;
     }
-    if (s->leader_start > leo) {
+    if (leader_leo >= 0 && s->leader_start > leo) {
         samsa_warn("replication: %s: log end %" PRId64 " is below the "
                    "leader's log start %" PRId64 ": truncating fully and "
                    "starting there", s->key, leo, s->leader_start);
