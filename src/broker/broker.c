@@ -373,6 +373,8 @@ broker_open_logs(samsa_broker_t *b, char *errstr, size_t errstr_size)
         samsa_config_int(cfg, "log.flush.offset.checkpoint.interval.ms");
     lcfg.flush_start_offset_checkpoint_interval_ms =
         samsa_config_int(cfg, "log.flush.start.offset.checkpoint.interval.ms");
+    lcfg.high_watermark_checkpoint_interval_ms =
+        samsa_config_long(cfg, "replica.high.watermark.checkpoint.interval.ms");
     lcfg.recovery_threads_per_dir =
         samsa_config_int(cfg, "num.recovery.threads.per.data.dir");
     lcfg.open_files_max = samsa_config_long(cfg, "log.open.files.max");

@@ -18,6 +18,7 @@
 #include "broker/isrmgr.h"
 #include "broker/isrstate.h"
 #include "proto/gen/Fetch.h"
+#include "proto/gen/OffsetForLeaderEpoch.h"
 #include "proto/proto.h"
 #include "proto/rd.h"
 #include "proto/wr.h"
@@ -29,6 +30,7 @@
 #include "util/time.h"
 
 #define REPL_FETCH_VERSION  15          /* ReplicaState (KIP-903) */
+#define REPL_OFLE_VERSION   4           /* OffsetForLeaderEpoch, flexible */
 #define REPL_IDLE_MS        1000
 
 typedef struct repl_fetcher repl_fetcher_t;
@@ -64,7 +66,8 @@ typedef struct repl_part {
     /* follower side */
     repl_fetcher_t             *fetcher;        /* NULL: not fetched */
     int64_t                     retry_ms;       /* monotonic: not before */
-    bool                        truncate;       /* to the HW, first */
+    bool                        truncate;       /* to the HW, first, if
+                                                   the log has no epochs */
 } repl_part_t;
 
 /* A fetcher thread for one leader.  [rm->lock] but for corr (the
@@ -712,6 +715,8 @@ typedef struct repl_snap {
     samsa_plog_t  *plog;                /* reference */
     bool           truncate;
     bool           answered;
+    bool           out_of_range;        /* answered OFFSET_OUT_OF_RANGE */
+    int64_t        leader_start;        /* then the leader's log start */
 } repl_snap_t;
 
 /* The partitions due for f, into *out (samsa_free it; plog references).
@@ -888,31 +893,66 @@ repl_request(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
     samsa_free(ts);
 }
 
+/* Truncate s's log to offset (below its LEO) for why; backed off when
+ * that fails. */
+static void
+repl_truncate_log(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+                  int64_t offset, const char *why)
+{
+    samsa_info("replication: %s: %s: truncating from log end %" PRId64
+               " to %" PRId64, s->key, why,
+               samsa_plog_log_end_offset(s->plog), offset);
+    if (samsa_plog_truncate_to(s->plog, offset) != SAMSA_ERR_NONE) {
+        samsa_warn("replication: %s: truncation failed", s->key);
+        repl_backoff(rm, f, s->key);
+    }
+}
+
+/* KIP-320: the leader's log does not end like this one at its
+ * LastFetchedEpoch; truncate where Kafka's truncateOnFetchResponse does
+ * (samsa_epochs_truncation_offset) and fetch again from there. */
+static void
+repl_diverged(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+              int32_t epoch, int64_t end_offset)
+{
+    int64_t  off = samsa_plog_truncation_offset(s->plog, epoch, end_offset);
+    char     why[96];
+
+    if (off >= samsa_plog_log_end_offset(s->plog)) {
+        samsa_warn("replication: %s: the leader's DivergingEpoch {%" PRId32
+                   ", %" PRId64 "} leaves nothing to truncate", s->key,
+                   epoch, end_offset);
+        repl_backoff(rm, f, s->key);
+        return;
+    }
+    snprintf(why, sizeof(why), "diverged from the leader (its epoch %"
+             PRId32 " ends at %" PRId64 ")", epoch, end_offset);
+    repl_truncate_log(rm, f, s, off, why);
+}
+
 /* One partition's answer. */
 static void
 repl_partition_answer(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
                       const samsa_FetchPartitionData_t *pd)
 {
     samsa_plog_append_result_t  res;
-    int64_t                     leo, low;
+    int64_t                     low;
     samsa_err_t                 err = (samsa_err_t) pd->ErrorCode;
 
     s->answered = true;
     if (!repl_still_ours(rm, f, s)) {
         return;                         /* moved on meanwhile */
     }
-    leo = samsa_plog_log_end_offset(s->plog);
-    if (err == SAMSA_ERR_OFFSET_OUT_OF_RANGE && pd->HighWatermark >= 0
-        && leo > pd->HighWatermark) {
-        /* ahead of the leader: back to its high watermark, which every
-         * ISR member holds (Kafka's rule before KIP-101) */
-        samsa_warn("replication: %s: log end %" PRId64 " is past the "
-                   "leader's high watermark %" PRId64 ": truncating",
-                   s->key, leo, pd->HighWatermark);
-        if (samsa_plog_truncate_to(s->plog, pd->HighWatermark)
-            != SAMSA_ERR_NONE) {
-            repl_backoff(rm, f, s->key);
-        }
+    if (err == SAMSA_ERR_OFFSET_OUT_OF_RANGE) {
+        /* the leader's log end is asked for after this answer
+         * (repl_out_of_range) */
+        s->out_of_range = true;
+        s->leader_start = pd->LogStartOffset;
+        return;
+    }
+    if (err == SAMSA_ERR_NONE && pd->DivergingEpoch_set) {
+        repl_diverged(rm, f, s, pd->DivergingEpoch.Epoch,
+                      pd->DivergingEpoch.EndOffset);
         return;
     }
     if (err != SAMSA_ERR_NONE) {
@@ -982,8 +1022,11 @@ repl_response(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
     return err;
 }
 
-/* Truncate the partitions that start a new epoch as followers to their
- * high watermark. */
+/* Kafka's truncateToHighWatermark: a partition that starts a new epoch
+ * as a follower with a log but no leader epochs (nothing to send as
+ * LastFetchedEpoch, so no DivergingEpoch can come) truncates to its high
+ * watermark first.  With epochs it does not: the leader's DivergingEpoch
+ * says where (KIP-320, repl_diverged). */
 static void
 repl_truncate(repl_snap_t *s, size_t n)
 {
@@ -991,7 +1034,7 @@ repl_truncate(repl_snap_t *s, size_t n)
     size_t   i;
 
     for (i = 0; i < n; i++) {
-        if (!s[i].truncate) {
+        if (!s[i].truncate || samsa_plog_latest_epoch(s[i].plog) >= 0) {
             continue;
         }
         hw = samsa_plog_high_watermark(s[i].plog);
@@ -1004,6 +1047,168 @@ repl_truncate(repl_snap_t *s, size_t n)
             }
         }
     }
+}
+
+/* The topic name of s (a copy, samsa_free it), NULL once gone. */
+static char *
+repl_topic_copy(samsa_replmgr_t *rm, const repl_snap_t *s)
+{
+    repl_part_t  *rp;
+    char         *topic = NULL;
+
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_find(rm, s->key);
+    if (rp != NULL) {
+        topic = samsa_strdup(rp->topic);
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return topic;
+}
+
+/* The OffsetForLeaderEpoch request for the partitions of s[0..n) answered
+ * OFFSET_OUT_OF_RANGE, each asking for its current leader epoch (whose
+ * end is the leader's LEO); their names go in names[] (samsa_free each).
+ * @returns how many went in. */
+static size_t
+repl_oor_request(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+                 size_t n, char **names, samsa_buf_t *frame)
+{
+    samsa_OffsetForLeaderEpochRequest_t  rq;
+    samsa_OffsetForLeaderTopic_t        *ts = samsa_calloc(n, sizeof(*ts));
+    samsa_OffsetForLeaderPartition_t    *ps = samsa_calloc(n, sizeof(*ps));
+    samsa_wr_t                           wr;
+    size_t                               i, m = 0;
+
+    samsa_OffsetForLeaderEpochRequest_init(&rq);
+    rq.ReplicaId = rm->conf.node_id;
+    for (i = 0; i < n; i++) {
+        names[i] = s[i].out_of_range ? repl_topic_copy(rm, &s[i]) : NULL;
+        if (names[i] == NULL) {
+            continue;
+        }
+        samsa_OffsetForLeaderTopic_init(&ts[m]);
+        samsa_OffsetForLeaderPartition_init(&ps[m]);
+        ts[m].Topic = samsa_slice_cstr(names[i]);
+        ts[m].Partitions = &ps[m];
+        ts[m].Partitions_cnt = 1;
+        ps[m].Partition = s[i].partition;
+        ps[m].CurrentLeaderEpoch = s[i].leader_epoch;
+        ps[m].LeaderEpoch = s[i].leader_epoch;
+        m++;
+    }
+    rq.Topics = ts;
+    rq.Topics_cnt = (int32_t) m;
+    f->corr = f->corr == INT32_MAX ? 0 : f->corr + 1;
+    samsa_forward_header(&wr, frame, SAMSA_API_OffsetForLeaderEpoch,
+                         REPL_OFLE_VERSION, f->corr, rm->conf.node_id);
+    samsa_OffsetForLeaderEpochRequest_encode(&wr, REPL_OFLE_VERSION, &rq);
+    samsa_free(ps);
+    samsa_free(ts);
+    return m;
+}
+
+/* Kafka's fetchOffsetAndTruncate for a partition answered
+ * OFFSET_OUT_OF_RANGE, given the leader's LEO (-1: unknown): a log past
+ * it is truncated to it; one below the leader's log start (from the
+ * Fetch answer) is truncated fully and restarts there
+ * (truncateFullyAndStartAt); else (the LEO unknown too) fetched again
+ * after the backoff. */
+static void
+repl_oor_apply(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
+               int64_t leader_leo)
+{
+    int64_t  leo = samsa_plog_log_end_offset(s->plog);
+    char     why[80];
+
+    if (leader_leo >= 0 && leader_leo < leo) {
+        snprintf(why, sizeof(why), "past the leader's log end %" PRId64,
+                 leader_leo);
+        repl_truncate_log(rm, f, s, leader_leo, why);
+        return;
+    }
+    if (leader_leo >= 0 && s->leader_start > leo) {
+        samsa_warn("replication: %s: log end %" PRId64 " is below the "
+                   "leader's log start %" PRId64 ": truncating fully and "
+                   "starting there", s->key, leo, s->leader_start);
+        if (samsa_plog_truncate_fully(s->plog, s->leader_start)
+            == SAMSA_ERR_NONE) {
+            return;
+        }
+    }
+    repl_backoff(rm, f, s->key);
+}
+
+/* Ask the leader (on fd) for its LEO of the partitions of s[0..n) that
+ * were answered OFFSET_OUT_OF_RANGE and apply repl_oor_apply.  false: the
+ * exchange failed (the caller closes the connection). */
+static bool
+repl_out_of_range(samsa_replmgr_t *rm, repl_fetcher_t *f, int fd,
+                  repl_snap_t *s, size_t n)
+{
+    samsa_OffsetForLeaderEpochResponse_t  resp;
+    samsa_arena_t                         arena = SAMSA_ARENA_INIT;
+    samsa_buf_t                           frame = SAMSA_BUF_INIT;
+    samsa_rd_t                            rd;
+    char                                **names;
+    uint8_t                              *answer = NULL;
+    size_t                                i, k, m, alen = 0;
+    int32_t                               t, j;
+    int64_t                              *leos;
+    samsa_err_t                           err;
+
+    for (i = 0, m = 0; i < n; i++) {
+        m += s[i].out_of_range;
+    }
+    if (m == 0) {
+        return true;
+    }
+    names = samsa_calloc(n, sizeof(*names));
+    leos = samsa_calloc(n, sizeof(*leos));
+    m = repl_oor_request(rm, f, s, n, names, &frame);
+    err = m == 0 ? SAMSA_ERR_NONE
+                 : samsa_forward_exchange(fd, frame.data, frame.len, f->corr,
+                                          rm->socket_ms, &answer, &alen);
+    samsa_buf_fini(&frame);
+    for (i = 0; i < n; i++) {
+        leos[i] = -1;
+    }
+    if (m > 0 && err == SAMSA_ERR_NONE) {
+        samsa_rd_init(&rd, answer + 4, alen - 4);
+        samsa_rd_tags_skip(&rd);        /* response header v1 */
+        if (samsa_OffsetForLeaderEpochResponse_decode(
+                &rd, REPL_OFLE_VERSION, &arena, &resp) == SAMSA_ERR_NONE) {
+            for (t = 0; t < resp.Topics_cnt; t++) {
+                const samsa_OffsetForLeaderTopicResult_t  *tr =
+                    &resp.Topics[t];
+
+                for (j = 0; j < tr->Partitions_cnt; j++) {
+                    const samsa_OffsetForLeaderEpochEndOffset_t  *pr =
+                        &tr->Partitions[j];
+
+                    for (k = 0; k < n; k++) {
+                        if (names[k] != NULL && pr->ErrorCode == 0
+                            && pr->LeaderEpoch == s[k].leader_epoch
+                            && s[k].partition == pr->Partition
+                            && samsa_slice_eq_cstr(tr->Topic, names[k])) {
+                            leos[k] = pr->EndOffset;
+                        }
+                    }
+                }
+            }
+        }
+        samsa_free(answer);
+    }
+    for (i = 0; i < n; i++) {
+        if (names[i] != NULL && err == SAMSA_ERR_NONE
+            && repl_still_ours(rm, f, &s[i])) {
+            repl_oor_apply(rm, f, &s[i], leos[i]);
+        }
+        samsa_free(names[i]);
+    }
+    samsa_arena_fini(&arena);
+    samsa_free(leos);
+    samsa_free(names);
+    return err == SAMSA_ERR_NONE;
 }
 
 /* Connect (if need be), send, read, apply.  false: the exchange failed
@@ -1054,7 +1259,9 @@ repl_fetch_once(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
                         f->leader_id, samsa_err_name(err));
         }
         samsa_free(answer);
-        return true;
+        if (repl_out_of_range(rm, f, fd, s, n)) {
+            return true;
+        }
     }
     pthread_mutex_lock(&rm->lock);
     f->fd = -1;

@@ -15,9 +15,14 @@
  * (samsa_plog_append_replica) and moves its high watermark and log start
  * offset from the answer.  A leader change in the image moves the
  * partition to the new leader's fetcher; becoming leader, or leaving the
- * replicas, stops fetching it.  On a new leader epoch the follower first
- * truncates to its own high watermark (Kafka's rule before KIP-101; the
- * epoch-based truncation of KIP-101/279 is not built).
+ * replicas, stops fetching it.  Truncation (KIP-101/279/320, as Kafka
+ * 2.7+): each fetch sends LastFetchedEpoch; a DivergingEpoch answer
+ * truncates the log where samsa_plog_truncation_offset says and it is
+ * fetched again; OFFSET_OUT_OF_RANGE asks the leader's LEO with
+ * OffsetForLeaderEpoch and truncates to it, or, below the leader's log
+ * start, restarts the log there (samsa_plog_truncate_fully).  Only a log
+ * without leader epochs truncates to its high watermark on a new leader
+ * epoch.
  *
  * Leader side (Kafka's Partition): every Fetch from a follower records its
  * LEO (the fetch offset) and caught-up time (broker/isrstate.h) and moves

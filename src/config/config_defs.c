@@ -1157,8 +1157,14 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "replica.high.watermark.checkpoint.interval.ms",
         .type = SAMSA_CONFIG_LONG,
         .dflt = "5000",
-        .implemented = false,
-        .doc = "How often high watermarks are checkpointed.",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 1, .max = INT64_MAX,
+        .implemented = true,
+        .doc = "How often each log dir's replication-offset-checkpoint "
+               "(every partition's high watermark) is written; also at a "
+               "clean shutdown. At start a replicated partition's high "
+               "watermark is min(checkpointed, log end offset); with one "
+               "replica it stays the log end offset.",
     },
     {
         .name = "fetch.purgatory.purge.interval.requests",

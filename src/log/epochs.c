@@ -147,3 +147,59 @@ samsa_epochs_end_offset(const samsa_epochs_t *ep, int32_t epoch, int64_t leo,
     *found_epoch = floor >= 0 ? floor : epoch;
     *end_offset = higher;
 }
+
+samsa_epochs_fetch_t
+samsa_epochs_check_fetch(const samsa_epochs_t *ep, int32_t last_fetched_epoch,
+                         int64_t fetch_offset, int64_t leo, int64_t log_start,
+                         int32_t current, int32_t *div_epoch,
+                         int64_t *div_end)
+{
+    int32_t  found;
+    int64_t  end;
+
+    *div_epoch = -1;
+    *div_end = -1;
+    if (last_fetched_epoch < 0) {
+        return SAMSA_EPOCHS_FETCH_OK;
+    }
+    samsa_epochs_end_offset(ep, last_fetched_epoch, leo, current, &found,
+                            &end);
+    if (found < 0 || end < 0 || fetch_offset < log_start) {
+        return SAMSA_EPOCHS_FETCH_OUT_OF_RANGE;
+    }
+    if (found < last_fetched_epoch || end < fetch_offset) {
+        *div_epoch = found;
+        *div_end = end;
+        return SAMSA_EPOCHS_FETCH_DIVERGING;
+    }
+    return SAMSA_EPOCHS_FETCH_OK;
+}
+
+static int64_t
+epochs_min(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+int64_t
+samsa_epochs_truncation_offset(const samsa_epochs_t *ep, int64_t leo,
+                               int32_t leader_epoch, int64_t leader_end)
+{
+    int32_t  fe;
+    int64_t  fend;
+
+    if (leader_end < 0) {
+        return leo;
+    }
+    if (leader_epoch < 0) {
+        return epochs_min(leader_end, leo);
+    }
+    samsa_epochs_end_offset(ep, leader_epoch, leo, -1, &fe, &fend);
+    if (fend < 0) {
+        return epochs_min(leader_end, leo);     /* no epoch this old here */
+    }
+    if (fe != leader_epoch) {
+        return epochs_min(fend, leo);           /* an epoch unknown here */
+    }
+    return epochs_min(epochs_min(fend, leader_end), leo);
+}

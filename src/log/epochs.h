@@ -60,4 +60,39 @@ void samsa_epochs_end_offset(const samsa_epochs_t *ep, int32_t epoch,
                              int64_t leo, int32_t current,
                              int32_t *found_epoch, int64_t *end_offset);
 
+/* What the leader makes of a fetch's LastFetchedEpoch (KIP-320). */
+typedef enum samsa_epochs_fetch {
+    SAMSA_EPOCHS_FETCH_OK,              /* read on (no epoch, or agrees) */
+    SAMSA_EPOCHS_FETCH_DIVERGING,       /* answer DivergingEpoch, no data */
+    SAMSA_EPOCHS_FETCH_OUT_OF_RANGE,    /* OFFSET_OUT_OF_RANGE */
+} samsa_epochs_fetch_t;
+
+/* The leader's check of a fetch at fetch_offset whose records so far end
+ * in last_fetched_epoch (-1: none, no check), after Kafka's
+ * Partition.readRecords: the end offset of that epoch here
+ * (samsa_epochs_end_offset with leo and current); none found, or
+ * fetch_offset below log_start: OUT_OF_RANGE; the epoch found older than
+ * last_fetched_epoch, or its end below fetch_offset: DIVERGING with
+ * *div_epoch and *div_end set to that epoch and end (the follower
+ * truncates from there).  Pure: no I/O, no lock. */
+samsa_epochs_fetch_t samsa_epochs_check_fetch(const samsa_epochs_t *ep,
+                                              int32_t last_fetched_epoch,
+                                              int64_t fetch_offset,
+                                              int64_t leo, int64_t log_start,
+                                              int32_t current,
+                                              int32_t *div_epoch,
+                                              int64_t *div_end);
+
+/* Where a follower whose log ends at leo truncates when its leader
+ * answers DivergingEpoch {leader_epoch, leader_end}, after Kafka's
+ * AbstractFetcherThread.getOffsetTruncationState: with this log's end
+ * offset for leader_epoch (fe, fend), min(fend, leader_end, leo) when
+ * fe == leader_epoch; min(fend, leo) when this log does not know that
+ * epoch (the next fetch asks again from there); min(leader_end, leo)
+ * when this log has no epoch at or below it or leader_epoch is -1; leo
+ * (nothing) when leader_end is -1.  Pure: no I/O, no lock. */
+int64_t samsa_epochs_truncation_offset(const samsa_epochs_t *ep, int64_t leo,
+                                       int32_t leader_epoch,
+                                       int64_t leader_end);
+
 #endif /* SAMSA_LOG_EPOCHS_H */

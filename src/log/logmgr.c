@@ -124,6 +124,7 @@ samsa_logmgr_config_defaults(samsa_logmgr_config_t *cfg)
     cfg->flush_scheduler_interval_ms = INT64_MAX;
     cfg->flush_offset_checkpoint_interval_ms = 60000;
     cfg->flush_start_offset_checkpoint_interval_ms = 60000;
+    cfg->high_watermark_checkpoint_interval_ms = 5000;
     cfg->recovery_threads_per_dir = 1;
     samsa_cleaner_config_defaults(&cfg->cleaner);
     samsa_log_config_defaults(&cfg->defaults);
@@ -403,11 +404,13 @@ samsa_logmgr_set_flushed_cb(samsa_logmgr_t *mgr,
 
 /* ---- checkpoints --------------------------------------------------------- */
 
-/* The three checkpoint files of a log dir. */
+/* The four checkpoint files of a log dir. */
 typedef enum {
     LOGMGR_CKPT_RECOVERY_POINT,
     LOGMGR_CKPT_LOG_START,
     LOGMGR_CKPT_CLEANER,            /* only logs with a first dirty offset */
+    LOGMGR_CKPT_HIGH_WATERMARK,     /* every log, as Kafka's
+                                       checkpointHighWatermarks */
 } logmgr_ckpt_kind_t;
 
 /* Write dir's checkpoint file of that kind from the logs in all[] that
@@ -420,6 +423,7 @@ logmgr_write_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all, size_t n,
         [LOGMGR_CKPT_RECOVERY_POINT] = SAMSA_LOGMGR_RECOVERY_POINT_FILE,
         [LOGMGR_CKPT_LOG_START] = SAMSA_LOGMGR_LOG_START_FILE,
         [LOGMGR_CKPT_CLEANER] = SAMSA_CLEANER_CHECKPOINT_FILE,
+        [LOGMGR_CKPT_HIGH_WATERMARK] = SAMSA_LOGMGR_HIGH_WATERMARK_FILE,
     };
     samsa_ckpt_tp_t  *e;
     char              path[PATH_MAX];
@@ -436,6 +440,8 @@ logmgr_write_ckpt(const logmgr_dir_t *dir, samsa_plog_t **all, size_t n,
                   ? samsa_plog_recovery_point(all[i])
               : kind == LOGMGR_CKPT_LOG_START
                   ? samsa_plog_log_start_offset(all[i])
+              : kind == LOGMGR_CKPT_HIGH_WATERMARK
+                  ? samsa_plog_high_watermark(all[i])
                   : samsa_plog_clean_offset(all[i]);
         if (kind == LOGMGR_CKPT_CLEANER && off < 0) {
             continue;
@@ -545,41 +551,43 @@ samsa_logmgr_cleaner_reconfigure(samsa_logmgr_t *mgr,
     return SAMSA_ERR_NONE;
 }
 
-/* Both kinds (rp, ls) for every online dir from the logs in all[]. */
+/* The kinds (rp, ls, hw) for every online dir from the logs in all[]. */
 static samsa_err_t
 logmgr_write_ckpts(samsa_logmgr_t *mgr, samsa_plog_t **all, size_t n,
-                   bool rp, bool ls)
+                   bool rp, bool ls, bool hw)
 {
+    const bool   want[] = {
+        [LOGMGR_CKPT_RECOVERY_POINT] = rp,
+        [LOGMGR_CKPT_LOG_START] = ls,
+        [LOGMGR_CKPT_CLEANER] = false,
+        [LOGMGR_CKPT_HIGH_WATERMARK] = hw,
+    };
     samsa_err_t  err = SAMSA_ERR_NONE, e2;
-    size_t       i;
+    size_t       i, k;
 
     for (i = 0; i < mgr->ndirs; i++) {
-        if (!mgr->dirs[i].online) {
-            continue;
-        }
-        if (rp && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n,
-                                          LOGMGR_CKPT_RECOVERY_POINT))
-                      != SAMSA_ERR_NONE) {
-            err = e2;
-        }
-        if (ls && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n,
-                                          LOGMGR_CKPT_LOG_START))
-                      != SAMSA_ERR_NONE) {
-            err = e2;
+        for (k = 0; mgr->dirs[i].online && k < sizeof(want) / sizeof(*want);
+             k++) {
+            if (want[k]
+                && (e2 = logmgr_write_ckpt(&mgr->dirs[i], all, n,
+                                           (logmgr_ckpt_kind_t) k))
+                       != SAMSA_ERR_NONE) {
+                err = e2;
+            }
         }
     }
     return err;
 }
 
 static samsa_err_t
-logmgr_checkpoint_some(samsa_logmgr_t *mgr, bool rp, bool ls)
+logmgr_checkpoint_some(samsa_logmgr_t *mgr, bool rp, bool ls, bool hw)
 {
     samsa_plog_t  **all;
     size_t          n;
     samsa_err_t     err;
 
     all = logmgr_snapshot(mgr, &n);
-    err = logmgr_write_ckpts(mgr, all, n, rp, ls);
+    err = logmgr_write_ckpts(mgr, all, n, rp, ls, hw);
     logmgr_snapshot_free(all, n);
     return err;
 }
@@ -587,7 +595,7 @@ logmgr_checkpoint_some(samsa_logmgr_t *mgr, bool rp, bool ls)
 samsa_err_t
 samsa_logmgr_checkpoint(samsa_logmgr_t *mgr)
 {
-    return logmgr_checkpoint_some(mgr, true, true);
+    return logmgr_checkpoint_some(mgr, true, true, true);
 }
 
 /* ---- logmaint ------------------------------------------------------------ */
@@ -665,6 +673,7 @@ typedef struct logmgr_sched {
     int64_t  flush;
     int64_t  rp_ckpt;
     int64_t  ls_ckpt;
+    int64_t  hw_ckpt;
 } logmgr_sched_t;
 
 /* Run what is due at now (monotonic) and set the next times. */
@@ -673,7 +682,7 @@ logmgr_maint_run(samsa_logmgr_t *mgr, logmgr_sched_t *s, int64_t now)
 {
     const samsa_logmgr_config_t  *cfg = &mgr->cfg;
     int64_t                       wall = samsa_wall_ms();
-    bool                          rp, ls;
+    bool                          rp, ls, hw;
 
     if (now >= s->retention) {
         samsa_logmgr_retain(mgr, wall);
@@ -685,7 +694,8 @@ logmgr_maint_run(samsa_logmgr_t *mgr, logmgr_sched_t *s, int64_t now)
     }
     rp = now >= s->rp_ckpt;
     ls = now >= s->ls_ckpt;
-    if (rp || ls) {
+    hw = now >= s->hw_ckpt;
+    if (rp || ls || hw) {
         if (rp) {
             samsa_logmgr_foreach(mgr, logmgr_catch_up_one, NULL);
             s->rp_ckpt = logmgr_add_sat(
@@ -695,7 +705,11 @@ logmgr_maint_run(samsa_logmgr_t *mgr, logmgr_sched_t *s, int64_t now)
             s->ls_ckpt = logmgr_add_sat(
                 now, cfg->flush_start_offset_checkpoint_interval_ms);
         }
-        if (logmgr_checkpoint_some(mgr, rp, ls) != SAMSA_ERR_NONE) {
+        if (hw) {
+            s->hw_ckpt = logmgr_add_sat(
+                now, cfg->high_watermark_checkpoint_interval_ms);
+        }
+        if (logmgr_checkpoint_some(mgr, rp, ls, hw) != SAMSA_ERR_NONE) {
             samsa_warn("log: writing checkpoints failed");
         }
     }
@@ -713,6 +727,7 @@ logmgr_maint_wait(samsa_logmgr_t *mgr, const logmgr_sched_t *s)
     next = s->flush < next ? s->flush : next;
     next = s->rp_ckpt < next ? s->rp_ckpt : next;
     next = s->ls_ckpt < next ? s->ls_ckpt : next;
+    next = s->hw_ckpt < next ? s->hw_ckpt : next;
     return samsa_locked_wait_stop(&mgr->maint_lock, &mgr->maint_cond,
                                   &mgr->maint_stop, next);
 }
@@ -733,6 +748,8 @@ logmgr_maint_main(void *arg)
                                mgr->cfg.flush_offset_checkpoint_interval_ms);
     s.ls_ckpt = logmgr_add_sat(
         now, mgr->cfg.flush_start_offset_checkpoint_interval_ms);
+    s.hw_ckpt = logmgr_add_sat(
+        now, mgr->cfg.high_watermark_checkpoint_interval_ms);
     while (logmgr_maint_wait(mgr, &s)) {
         logmgr_maint_run(mgr, &s, samsa_now_ms());
     }
@@ -764,6 +781,8 @@ typedef struct logmgr_loader {
     size_t              nls;
     samsa_ckpt_tp_t    *co;         /* cleaner offsets, sorted */
     size_t              nco;
+    samsa_ckpt_tp_t    *hw;         /* high watermarks, sorted */
+    size_t              nhw;
 } logmgr_loader_t;
 
 static int
@@ -844,6 +863,26 @@ logmgr_dir_entry(logmgr_loader_t *ld, const char *name, size_t *cap)
     ld->jobs[ld->njobs++] = job;
 }
 
+/* Read dir's checkpoint file name into *e, *n, sorted; a malformed one
+ * (warned about by the reader) gives no entries and its error. */
+static samsa_err_t
+logmgr_read_sorted(const char *dir, const char *name, samsa_ckpt_tp_t **e,
+                   size_t *n)
+{
+    char         path[PATH_MAX];
+    samsa_err_t  err;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    err = samsa_ckpt_tp_read(path, e, n);
+    if (err != SAMSA_ERR_NONE) {
+        *e = NULL;
+        *n = 0;
+    } else if (*n > 1) {
+        qsort(*e, *n, sizeof(**e), logmgr_tp_cmp);
+    }
+    return err;
+}
+
 /* Read a dir's checkpoints and marker and list its partitions. */
 static samsa_err_t
 logmgr_scan_dir(logmgr_loader_t *ld)
@@ -856,32 +895,25 @@ logmgr_scan_dir(logmgr_loader_t *ld)
     snprintf(path, sizeof(path), "%s/%s", ld->dir,
              SAMSA_LOGMGR_CLEAN_SHUTDOWN_FILE);
     ld->clean = access(path, F_OK) == 0;
-    snprintf(path, sizeof(path), "%s/%s", ld->dir,
-             SAMSA_LOGMGR_RECOVERY_POINT_FILE);
-    if (samsa_ckpt_tp_read(path, &ld->rp, &ld->nrp) != SAMSA_ERR_NONE) {
+    if (logmgr_read_sorted(ld->dir, SAMSA_LOGMGR_RECOVERY_POINT_FILE,
+                           &ld->rp, &ld->nrp) != SAMSA_ERR_NONE) {
         ld->clean = false;          /* trust nothing: scan everything */
     }
+    (void) logmgr_read_sorted(ld->dir, SAMSA_LOGMGR_LOG_START_FILE, &ld->ls,
+                              &ld->nls);
+    /* malformed: the cleaner starts over */
+    (void) logmgr_read_sorted(ld->dir, SAMSA_CLEANER_CHECKPOINT_FILE,
+                              &ld->co, &ld->nco);
+    /* malformed or missing: replicated logs start with high watermark =
+     * LEO, as before the file existed */
     snprintf(path, sizeof(path), "%s/%s", ld->dir,
-             SAMSA_LOGMGR_LOG_START_FILE);
-    if (samsa_ckpt_tp_read(path, &ld->ls, &ld->nls) != SAMSA_ERR_NONE) {
-        ld->ls = NULL;
-        ld->nls = 0;
+             SAMSA_LOGMGR_HIGH_WATERMARK_FILE);
+    if (access(path, F_OK) != 0 && ld->nrp > 0) {
+        samsa_warn("log: %s is missing: the high watermarks of replicated "
+                   "partitions start at their log end offsets", path);
     }
-    snprintf(path, sizeof(path), "%s/%s", ld->dir,
-             SAMSA_CLEANER_CHECKPOINT_FILE);
-    if (samsa_ckpt_tp_read(path, &ld->co, &ld->nco) != SAMSA_ERR_NONE) {
-        ld->co = NULL;              /* the cleaner starts over */
-        ld->nco = 0;
-    }
-    if (ld->nco > 1) {
-        qsort(ld->co, ld->nco, sizeof(*ld->co), logmgr_tp_cmp);
-    }
-    if (ld->nrp > 1) {
-        qsort(ld->rp, ld->nrp, sizeof(*ld->rp), logmgr_tp_cmp);
-    }
-    if (ld->nls > 1) {
-        qsort(ld->ls, ld->nls, sizeof(*ld->ls), logmgr_tp_cmp);
-    }
+    (void) logmgr_read_sorted(ld->dir, SAMSA_LOGMGR_HIGH_WATERMARK_FILE,
+                              &ld->hw, &ld->nhw);
     d = opendir(ld->dir);
     if (d == NULL) {
         samsa_error("log: cannot open log dir %s: %s", ld->dir,
@@ -987,6 +1019,10 @@ logmgr_load_finish(samsa_logmgr_t *mgr, logmgr_loader_t *ld)
             /* delete horizons written before the restart are unknown:
              * let the cleaner look once */
             samsa_plog_set_clean_horizon(ld->jobs[i].plog, 0);
+            samsa_plog_set_checkpointed_hw(
+                ld->jobs[i].plog,
+                logmgr_tp_find(ld->hw, ld->nhw, ld->jobs[i].topic,
+                               ld->jobs[i].partition));
             mgr->n_loaded++;
         }
         samsa_free(ld->jobs[i].topic);
@@ -995,6 +1031,7 @@ logmgr_load_finish(samsa_logmgr_t *mgr, logmgr_loader_t *ld)
     samsa_ckpt_tp_free(ld->rp, ld->nrp);
     samsa_ckpt_tp_free(ld->ls, ld->nls);
     samsa_ckpt_tp_free(ld->co, ld->nco);
+    samsa_ckpt_tp_free(ld->hw, ld->nhw);
 }
 
 /* Remove a dir's clean-shutdown marker: from now on a crash is unclean. */
@@ -1219,6 +1256,8 @@ logmgr_shutdown(samsa_logmgr_t *mgr, bool clean)
                 || logmgr_write_ckpt(dir, all, n, LOGMGR_CKPT_CLEANER)
                        != SAMSA_ERR_NONE
                 || logmgr_write_ckpt(dir, all, n, LOGMGR_CKPT_LOG_START)
+                       != SAMSA_ERR_NONE
+                || logmgr_write_ckpt(dir, all, n, LOGMGR_CKPT_HIGH_WATERMARK)
                        != SAMSA_ERR_NONE
                 || logmgr_mark(dir->path) != SAMSA_ERR_NONE)) {
             samsa_error("log: %s not marked as cleanly shut down",

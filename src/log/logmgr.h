@@ -47,6 +47,7 @@
 #define SAMSA_LOGMGR_CLEAN_SHUTDOWN_FILE  ".kafka_cleanshutdown"
 #define SAMSA_LOGMGR_RECOVERY_POINT_FILE  "recovery-point-offset-checkpoint"
 #define SAMSA_LOGMGR_LOG_START_FILE       "log-start-offset-checkpoint"
+#define SAMSA_LOGMGR_HIGH_WATERMARK_FILE  "replication-offset-checkpoint"
 
 typedef struct samsa_logmgr samsa_logmgr_t;
 
@@ -81,6 +82,11 @@ typedef struct samsa_logmgr_config {
     int64_t             flush_start_offset_checkpoint_interval_ms;
                                     /* log.flush.start.offset.checkpoint.
                                        interval.ms (60000) */
+    int64_t             high_watermark_checkpoint_interval_ms;
+                                    /* replica.high.watermark.checkpoint.
+                                       interval.ms (5000): how often
+                                       replication-offset-checkpoint is
+                                       written (and at a clean close) */
     int32_t             recovery_threads_per_dir;
     int64_t             open_files_max;     /* log.open.files.max: budget
                                                of the descriptor cache

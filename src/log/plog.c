@@ -209,6 +209,7 @@ plog_new(const char *parent, const char *topic, int32_t partition,
     atomic_init(&plog->cleaning, false);
     atomic_init(&plog->first_unstable, INT64_MAX);
     atomic_init(&plog->replicated, false);
+    plog->hw_ckpt = -1;
     plog->ps = samsa_pstate_new();
     return plog;
 }

@@ -28,6 +28,7 @@
 
 #include <samsa/errors.h>
 
+#include "log/epochs.h"
 #include "log/log_config.h"
 #include "log/pstate.h"
 #include "log/seg.h"
@@ -209,9 +210,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_plog_append_replica(
 
 /* Replication factor above 1 (true): appends stop moving the high
  * watermark, which the replica manager moves (leader: the ISR's smallest
- * LEO; follower: the leader's).  false: the high watermark is the LEO
- * again, as on one node.  @thread any @locks plog taken */
+ * LEO; follower: the leader's); the first time, a high watermark read
+ * from replication-offset-checkpoint at start
+ * (samsa_plog_set_checkpointed_hw) becomes the high watermark, at most
+ * the LEO.  false: the high watermark is the LEO again, as on one node.
+ * @thread any @locks plog taken */
 void samsa_plog_set_replicated(samsa_plog_t *plog, bool replicated);
+
+/* The high watermark replication-offset-checkpoint held for this log at
+ * start (-1: none), kept for samsa_plog_set_replicated: a log with one
+ * replica keeps high watermark = LEO.  @thread loader @locks plog taken */
+void samsa_plog_set_checkpointed_hw(samsa_plog_t *plog, int64_t hw);
 bool samsa_plog_is_replicated(samsa_plog_t *plog);
 
 /* Move the high watermark up to hw (at most the LEO; never down).
@@ -221,6 +230,22 @@ bool samsa_plog_advance_high_watermark(samsa_plog_t *plog, int64_t hw);
 /* The latest leader epoch in leader-epoch-checkpoint (-1: none): a
  * follower's LastFetchedEpoch.  @thread any */
 int32_t samsa_plog_latest_epoch(samsa_plog_t *plog);
+
+/* The leader's check of a fetch's LastFetchedEpoch (KIP-320,
+ * samsa_epochs_check_fetch over this log's epochs, LEO and log start),
+ * current the leader's epoch now.  @thread handler */
+samsa_epochs_fetch_t samsa_plog_check_fetch_epoch(samsa_plog_t *plog,
+                                                  int32_t last_fetched_epoch,
+                                                  int64_t fetch_offset,
+                                                  int32_t current,
+                                                  int32_t *div_epoch,
+                                                  int64_t *div_end);
+
+/* Where this follower's log truncates on the leader's DivergingEpoch
+ * {leader_epoch, leader_end} (samsa_epochs_truncation_offset over its
+ * epochs and LEO).  @thread replica fetcher */
+int64_t samsa_plog_truncation_offset(samsa_plog_t *plog, int32_t leader_epoch,
+                                     int64_t leader_end);
 
 /* ---- producer state and transactions (KIP-98) ----------------------------- */
 
@@ -361,12 +386,22 @@ void *samsa_log_take_due(pthread_mutex_t *lock, void **arr, size_t *n,
                          size_t size, size_t due_off, int64_t now_ms,
                          bool all, size_t *ndue);
 
-/* Remove everything at or after offset (replication, later): whole
+/* Remove everything at or after offset (a follower's divergent end): whole
  * segments, then the batches of the segment holding offset from the one
  * holding it on (so the LEO may end below offset).
  * @thread handler @locks plog taken */
 SAMSA_MUST_CHECK samsa_err_t samsa_plog_truncate_to(samsa_plog_t *plog,
                                                     int64_t offset);
+
+/* Kafka's truncateFullyAndStartAt, for a follower whose LEO is below its
+ * leader's log start: every segment goes (renamed to .deleted, removed
+ * after file.delete.delay.ms), an empty one at offset (above the LEO)
+ * becomes the log; log start, LEO, high watermark, recovery point and
+ * durable offset are offset; no leader epochs, no producer state are
+ * left.  OFFSET_OUT_OF_RANGE for an offset not above the LEO.
+ * @thread replica fetcher @locks plog taken */
+SAMSA_MUST_CHECK samsa_err_t samsa_plog_truncate_fully(samsa_plog_t *plog,
+                                                       int64_t offset);
 
 /* ---- flush --------------------------------------------------------------- */
 

@@ -652,13 +652,28 @@ plog_cut_segment(samsa_seg_t *seg, int64_t offset, int64_t *leo)
     return err;
 }
 
+/* Drop the leader epochs at or after end (a failure to rewrite the file
+ * is warned about: the cache is right, the file catches up with the next
+ * change).  @locks epochs_lock taken */
+static void
+plog_epochs_truncate_end(samsa_plog_t *plog, int64_t end)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(&plog->epochs_lock);
+    err = samsa_epochs_truncate_end(&plog->epochs, end);
+    pthread_mutex_unlock(&plog->epochs_lock);
+    if (err != SAMSA_ERR_NONE) {
+        samsa_warn("log: %s: could not rewrite leader-epoch-checkpoint",
+                   plog->dir);
+    }
+}
+
 /* The new end after truncation: offsets, epochs, flush state.
  * @locks lock held */
 static void
 plog_truncated(samsa_plog_t *plog, int64_t leo)
 {
-    samsa_err_t  err;
-
     plog->leo = leo;
     plog->trunc_gen++;
     if (plog->flush_requested > leo) {
@@ -679,13 +694,22 @@ plog_truncated(samsa_plog_t *plog, int64_t leo)
     if (samsa_plog_log_start_offset(plog) > leo) {
         atomic_store_explicit(&plog->log_start, leo, memory_order_release);
     }
-    pthread_mutex_lock(&plog->epochs_lock);
-    err = samsa_epochs_truncate_end(&plog->epochs, leo);
-    pthread_mutex_unlock(&plog->epochs_lock);
+    plog_epochs_truncate_end(plog, leo);
+}
+
+/* Kafka reloads the producer state after a truncation: from the
+ * snapshots and batches below leo.  @locks lock held */
+static samsa_err_t
+plog_reload_pstate(samsa_plog_t *plog, int64_t leo, int64_t now_ms)
+{
+    samsa_err_t  err;
+
+    samsa_pstate_clear(plog->ps);
+    err = samsa_plog_pstate_load(plog, leo, now_ms);
     if (err != SAMSA_ERR_NONE) {
-        samsa_warn("log: %s: could not rewrite leader-epoch-checkpoint",
-                   plog->dir);
+        samsa_plog_go_offline(plog);
     }
+    return err;
 }
 
 /* Truncate with lock held: drop later segments, cut the one holding
@@ -718,12 +742,72 @@ plog_truncate_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
     samsa_warn("log: %s: truncated from %" PRId64 " to %" PRId64, plog->dir,
                plog->leo, leo);
     plog_truncated(plog, leo);
-    /* Kafka reloads the producer state after a truncation */
-    samsa_pstate_clear(plog->ps);
-    err = samsa_plog_pstate_load(plog, leo, now_ms);
+    return plog_reload_pstate(plog, leo, now_ms);
+}
+
+/* truncateFullyAndStartAt with lock held: a new empty segment at offset
+ * first (nothing changed if it cannot be made), then the old ones go. */
+static samsa_err_t
+plog_truncate_fully_locked(samsa_plog_t *plog, int64_t offset, int64_t now_ms)
+{
+    samsa_plog_segs_t  *segs = plog->segs;
+    samsa_seg_t        *seg;
+    size_t              i, n = segs->n;
+    int64_t             due;
+    samsa_err_t         err;
+
+    if (__builtin_add_overflow(now_ms, plog->cfg.file_delete_delay_ms, &due)) {
+        due = INT64_MAX;
+    }
+    err = samsa_seg_open(plog->dir, offset,
+                         SAMSA_SEG_F_CREATE | SAMSA_SEG_F_ACTIVE,
+                         plog->cfg.segment_index_bytes, now_ms, &seg);
+    if (err != SAMSA_ERR_NONE) {
+        if (err != SAMSA_ERR__NOFILE) {
+            samsa_plog_go_offline(plog);
+        }
+        return err;
+    }
+    for (i = 0; i < n && err == SAMSA_ERR_NONE; i++) {
+        err = samsa_seg_mark_deleted(segs->seg[i]);
+        samsa_plog_doom(plog, segs->seg[i], due);
+    }
+    samsa_plog_segs_replace(plog, n, n, seg);
+    samsa_seg_unref(seg);                   /* the list holds it now */
+    plog->dir_dirty = true;
     if (err != SAMSA_ERR_NONE) {
         samsa_plog_go_offline(plog);
+        return err;
     }
+    samsa_warn("log: %s: truncated fully from %" PRId64 " and restarted at %"
+               PRId64, plog->dir, plog->leo, offset);
+    plog->leo = offset;
+    plog->trunc_gen++;
+    plog->flush_requested = offset;
+    atomic_store_explicit(&plog->leo_pub, offset, memory_order_release);
+    atomic_store_explicit(&plog->hwm, offset, memory_order_release);
+    atomic_store_explicit(&plog->durable, offset, memory_order_release);
+    atomic_store_explicit(&plog->recovery_point, offset, memory_order_release);
+    samsa_plog_set_log_start(plog, offset);
+    plog_epochs_truncate_end(plog, INT64_MIN);      /* every epoch */
+    samsa_plog_pstate_drop_snapshots(plog, offset);
+    return plog_reload_pstate(plog, offset, now_ms);
+}
+
+samsa_err_t
+samsa_plog_truncate_fully(samsa_plog_t *plog, int64_t offset)
+{
+    samsa_err_t  err;
+
+    pthread_mutex_lock(&plog->lock);
+    err = samsa_plog_check_writable(plog);
+    if (err == SAMSA_ERR_NONE && offset <= plog->leo) {
+        err = SAMSA_ERR_OFFSET_OUT_OF_RANGE;
+    }
+    if (err == SAMSA_ERR_NONE) {
+        err = plog_truncate_fully_locked(plog, offset, samsa_wall_ms());
+    }
+    pthread_mutex_unlock(&plog->lock);
     return err;
 }
 

@@ -103,6 +103,11 @@ struct samsa_plog {
                                                > 1: appends leave hwm to
                                                the replica manager
                                                (samsa_plog_set_replicated) */
+    int64_t                   hw_ckpt;      /* [lock] the high watermark of
+                                               replication-offset-checkpoint
+                                               at start (-1: none), taken
+                                               by the first
+                                               samsa_plog_set_replicated */
     _Atomic bool              offline;      /* [atomic] an I/O error hit */
 
     pthread_mutex_t           flush_lock;   /* serialises flushes; held

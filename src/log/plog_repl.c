@@ -220,7 +220,23 @@ samsa_plog_set_replicated(samsa_plog_t *plog, bool replicated)
                           memory_order_release);
     if (!replicated) {
         atomic_store_explicit(&plog->hwm, plog->leo, memory_order_release);
+    } else if (plog->hw_ckpt >= 0) {
+        /* Kafka's Partition.createLog: the checkpointed high watermark,
+         * at most the LEO (what was not committed before the restart is
+         * not served as committed) */
+        atomic_store_explicit(&plog->hwm, plog->hw_ckpt < plog->leo
+                                              ? plog->hw_ckpt : plog->leo,
+                              memory_order_release);
+        plog->hw_ckpt = -1;
     }
+    pthread_mutex_unlock(&plog->lock);
+}
+
+void
+samsa_plog_set_checkpointed_hw(samsa_plog_t *plog, int64_t hw)
+{
+    pthread_mutex_lock(&plog->lock);
+    plog->hw_ckpt = hw;
     pthread_mutex_unlock(&plog->lock);
 }
 
@@ -256,4 +272,35 @@ samsa_plog_latest_epoch(samsa_plog_t *plog)
     epoch = samsa_epochs_latest(&plog->epochs);
     pthread_mutex_unlock(&plog->epochs_lock);
     return epoch;
+}
+
+samsa_epochs_fetch_t
+samsa_plog_check_fetch_epoch(samsa_plog_t *plog, int32_t last_fetched_epoch,
+                             int64_t fetch_offset, int32_t current,
+                             int32_t *div_epoch, int64_t *div_end)
+{
+    int64_t               start = samsa_plog_log_start_offset(plog);
+    int64_t               leo = samsa_plog_log_end_offset(plog);
+    samsa_epochs_fetch_t  r;
+
+    pthread_mutex_lock(&plog->epochs_lock);
+    r = samsa_epochs_check_fetch(&plog->epochs, last_fetched_epoch,
+                                 fetch_offset, leo, start, current,
+                                 div_epoch, div_end);
+    pthread_mutex_unlock(&plog->epochs_lock);
+    return r;
+}
+
+int64_t
+samsa_plog_truncation_offset(samsa_plog_t *plog, int32_t leader_epoch,
+                             int64_t leader_end)
+{
+    int64_t  leo = samsa_plog_log_end_offset(plog);
+    int64_t  off;
+
+    pthread_mutex_lock(&plog->epochs_lock);
+    off = samsa_epochs_truncation_offset(&plog->epochs, leo, leader_epoch,
+                                         leader_end);
+    pthread_mutex_unlock(&plog->epochs_lock);
+    return off;
 }

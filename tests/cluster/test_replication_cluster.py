@@ -41,9 +41,10 @@ SLACK_S = 4.0
 NPARTS = 3
 
 
-def make_cluster(samsa, replication):
+def make_cluster(samsa, replication, more=None):
     extra = {"broker.session.timeout.ms": str(SESSION_MS),
              "broker.heartbeat.interval.ms": str(HEARTBEAT_MS)}
+    extra.update(more or {})
     if replication:
         extra["unstable.replication.enable"] = "true"
     c = Cluster(samsa, n=3, extra=extra)

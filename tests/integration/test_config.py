@@ -151,12 +151,12 @@ NOT_USED = {
     # libraft has its own fetch-free replication
     "controller.quorum.fetch.timeout.ms",
     # replication (under unstable.replication.enable): no preferred-leader
-    # moves, racks, HW checkpoint; the fetchers connect over PLAINTEXT only
-    "auto.leader.rebalance.enable",
-    "leader.imbalance.per.broker.percentage", "leader.imbalance.check.interval.seconds",
+    # moves, racks; the fetchers connect over PLAINTEXT only
+    # (KRaft's controller does not read it either)
+    "leader.imbalance.per.broker.percentage",
     "broker.rack", "security.inter.broker.protocol",
     "replica.socket.receive.buffer.bytes",
-    "replica.high.watermark.checkpoint.interval.ms", "transaction.state.log.min.isr",
+    "transaction.state.log.min.isr",
     # batches are stored as produced: no broker-side recompression
     "compression.type", "compression.gzip.level", "compression.lz4.level",
     "compression.zstd.level",

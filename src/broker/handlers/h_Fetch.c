@@ -19,7 +19,10 @@
  * A Fetch from a follower (ReplicaState v15+, else ReplicaId >= 0) of a
  * replicated partition this node leads (broker/replica.h) records the
  * follower's fetch offset as its LEO (which may move the high watermark)
- * and reads up to the LEO instead of the high watermark.
+ * and reads up to the LEO instead of the high watermark.  KIP-320 (v12+):
+ * a partition whose LastFetchedEpoch does not end at or past FetchOffset
+ * here is answered at once with DivergingEpoch and no records
+ * (samsa_epochs_check_fetch).
  * Threads: handler; a delayed fetch completes on whichever thread checks
  * it (a handler after a Produce, or the fetch reaper on expiry).
  */
@@ -51,6 +54,8 @@ typedef struct fetch_part {
     int32_t                        leader_epoch;
     bool                           to_leo;      /* a follower's: up to the
                                                    LEO, not the HW */
+    bool                           diverging;   /* DivergingEpoch set:
+                                                   no data (KIP-320) */
     samsa_plog_region_t            region;      /* while building */
     samsa_file_region_t            file;
     char                           key[SAMSA_PURGATORY_TP_KEY_MAX];
@@ -66,7 +71,8 @@ typedef struct fetch_op {
     int32_t                  min_bytes;
     int32_t                  max_bytes;
     bool                     committed;     /* read_committed */
-    bool                     has_error;     /* answer at once */
+    bool                     has_error;     /* answer at once (an error
+                                               or a DivergingEpoch) */
     int32_t                  replica_id;    /* ReplicaState's or the
                                                ReplicaId; -1: a consumer */
     const samsa_image_t     *img;           /* while resolving only */
@@ -119,6 +125,49 @@ fetch_part_leader(fetch_op_t *f, fetch_part_t *p, int32_t leader_id,
     }
 }
 
+/* The offsets every answer of a partition carries. */
+static void
+fetch_part_offsets(fetch_part_t *p)
+{
+    p->pd->HighWatermark = samsa_plog_high_watermark(p->plog);
+    p->pd->LastStableOffset = samsa_plog_last_stable_offset(p->plog);
+    p->pd->LogStartOffset = samsa_plog_log_start_offset(p->plog);
+}
+
+/* KIP-320 (v12+, Kafka's Partition.readRecords): a LastFetchedEpoch the
+ * log here does not end the same way gets DivergingEpoch and no data (the
+ * fetcher truncates and fetches again), one it cannot place
+ * OFFSET_OUT_OF_RANGE.  false when the fetch was answered so. */
+static bool
+fetch_part_epoch(fetch_op_t *f, fetch_part_t *p)
+{
+    samsa_epochs_fetch_t  r;
+    int32_t               epoch;
+    int64_t               end;
+
+    if (f->req->hdr.ApiVersion < 12 || p->rq->LastFetchedEpoch < 0) {
+        return true;
+    }
+    r = samsa_plog_check_fetch_epoch(p->plog, p->rq->LastFetchedEpoch,
+                                     p->rq->FetchOffset, p->leader_epoch,
+                                     &epoch, &end);
+    if (r == SAMSA_EPOCHS_FETCH_OUT_OF_RANGE) {
+        fetch_part_error(f, p, SAMSA_ERR_OFFSET_OUT_OF_RANGE);
+        fetch_part_offsets(p);
+        return false;
+    }
+    if (r == SAMSA_EPOCHS_FETCH_DIVERGING) {
+        p->diverging = true;
+        p->pd->DivergingEpoch_set = true;
+        p->pd->DivergingEpoch.Epoch = epoch;
+        p->pd->DivergingEpoch.EndOffset = end;
+        fetch_part_offsets(p);
+        f->has_error = true;            /* answered at once, as Kafka */
+        return false;
+    }
+    return true;
+}
+
 /* Check the partition's leader epoch and offset against its log. */
 static void
 fetch_part_check(fetch_op_t *f, fetch_part_t *p)
@@ -135,13 +184,14 @@ fetch_part_check(fetch_op_t *f, fetch_part_t *p)
         }
         return;
     }
+    if (!fetch_part_epoch(f, p)) {
+        return;
+    }
     start = samsa_plog_log_start_offset(p->plog);
     end = samsa_plog_log_end_offset(p->plog);
     if (p->rq->FetchOffset < start || p->rq->FetchOffset > end) {
         fetch_part_error(f, p, SAMSA_ERR_OFFSET_OUT_OF_RANGE);
-        p->pd->HighWatermark = samsa_plog_high_watermark(p->plog);
-        p->pd->LastStableOffset = samsa_plog_last_stable_offset(p->plog);
-        p->pd->LogStartOffset = start;
+        fetch_part_offsets(p);
     }
 }
 
@@ -175,8 +225,9 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
         return;
     }
     fetch_part_check(f, p);
-    /* issue 19: a follower's fetch offset is its LEO (broker/replica.h) */
-    if (p->pd->ErrorCode == 0 && f->replica_id >= 0
+    /* issue 19: a follower's fetch offset is its LEO (broker/replica.h),
+     * unless its log diverged from this one (Kafka does not record it) */
+    if (p->pd->ErrorCode == 0 && !p->diverging && f->replica_id >= 0
         && samsa_replmgr_is_follower(apis->broker->repl, t->name,
                                      t->name_len, p->rq->Partition,
                                      f->replica_id)) {
@@ -289,7 +340,7 @@ fetch_read(fetch_op_t *f, bool keep)
 
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
-        if (p->plog == NULL || p->pd->ErrorCode != 0) {
+        if (p->plog == NULL || p->pd->ErrorCode != 0 || p->diverging) {
             continue;
         }
         hwm = samsa_plog_high_watermark(p->plog);

@@ -402,6 +402,115 @@ test_logmgr_retention_and_config(void **state)
     samsa_logmgr_close(mgr);
 }
 
+/* The high watermark of the log of "hw" partition p after a reopen: as
+ * loaded (RF 1 behaviour), then once the log is replicated. */
+static void
+lm_hw_after_open(samsa_logmgr_t *mgr, int32_t p, int64_t *loaded,
+                 int64_t *replicated)
+{
+    samsa_plog_t  *plog = samsa_logmgr_plog_ref(mgr, "hw", p);
+
+    assert_non_null(plog);
+    *loaded = samsa_plog_high_watermark(plog);
+    samsa_plog_set_replicated(plog, true);
+    *replicated = samsa_plog_high_watermark(plog);
+    samsa_plog_unref(plog);
+}
+
+/* Write dir's replication-offset-checkpoint as text. */
+static void
+lm_write_file(const char *dir, const char *text)
+{
+    char   path[600];
+    FILE  *fp;
+
+    snprintf(path, sizeof(path), "%s/%s", dir,
+             SAMSA_LOGMGR_HIGH_WATERMARK_FILE);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* replication-offset-checkpoint: every log's high watermark, written by
+ * samsa_logmgr_checkpoint and a clean close; at start a replicated log's
+ * high watermark is min(checkpointed, LEO), a log with one replica keeps
+ * HW = LEO; a missing or malformed file leaves HW = LEO. */
+static void
+test_logmgr_high_watermark_checkpoint(void **state)
+{
+    lm_fixture_t    *f = *state;
+    samsa_logmgr_t  *mgr;
+    samsa_plog_t    *plog;
+    samsa_uuid_t     id = { { 7 } };
+    const char      *d;
+    char             path[600];
+    int64_t          loaded, repl;
+    int32_t          p;
+    int              i;
+
+    f->cfg.ndirs = 1;
+    d = f->dirs[0];
+    mgr = lm_open(f);
+    for (p = 0; p < 2; p++) {
+        assert_int_equal(samsa_logmgr_plog_create(mgr, "hw", p, id,
+                                                  &f->cfg.defaults, &plog),
+                         SAMSA_ERR_NONE);
+        samsa_plog_set_replicated(plog, p == 0);    /* hw-0: RF 3 */
+        for (i = 0; i < 5; i++) {
+            pt_append(plog, 2, 1000);
+        }
+        if (p == 0) {
+            assert_true(samsa_plog_advance_high_watermark(plog, 4));
+        }
+        samsa_plog_unref(plog);
+    }
+    assert_int_equal(samsa_logmgr_checkpoint(mgr), SAMSA_ERR_NONE);
+    assert_int_equal(lm_ckpt_offset(d, SAMSA_LOGMGR_HIGH_WATERMARK_FILE,
+                                    "hw", 0), 4);
+    assert_int_equal(lm_ckpt_offset(d, SAMSA_LOGMGR_HIGH_WATERMARK_FILE,
+                                    "hw", 1), 10);
+    plog = samsa_logmgr_plog_ref(mgr, "hw", 0);
+    assert_true(samsa_plog_advance_high_watermark(plog, 6));
+    samsa_plog_unref(plog);
+    samsa_logmgr_close(mgr);                    /* clean: written again */
+    assert_int_equal(lm_ckpt_offset(d, SAMSA_LOGMGR_HIGH_WATERMARK_FILE,
+                                    "hw", 0), 6);
+
+    /* round trip: the replicated log starts at its checkpointed HW */
+    mgr = lm_open(f);
+    lm_hw_after_open(mgr, 0, &loaded, &repl);
+    assert_int_equal(loaded, 10);               /* LEO until replicated */
+    assert_int_equal(repl, 6);
+    plog = samsa_logmgr_plog_ref(mgr, "hw", 1); /* RF 1: HW = LEO */
+    assert_int_equal(samsa_plog_high_watermark(plog), 10);
+    samsa_plog_unref(plog);
+    samsa_logmgr_close(mgr);
+
+    /* a checkpointed HW past the LEO: the LEO */
+    lm_write_file(d, "0\n1\nhw 0 99\n");
+    mgr = lm_open(f);
+    lm_hw_after_open(mgr, 0, &loaded, &repl);
+    assert_int_equal(repl, 10);
+    samsa_logmgr_close(mgr);
+
+    /* malformed, then missing: HW = LEO as before the file existed */
+    lm_write_file(d, "0\n2\nhw 0 x\n");
+    mgr = lm_open(f);
+    lm_hw_after_open(mgr, 0, &loaded, &repl);
+    assert_int_equal(repl, 10);
+    samsa_logmgr_close(mgr);
+    assert_int_equal(lm_ckpt_offset(d, SAMSA_LOGMGR_HIGH_WATERMARK_FILE,
+                                    "hw", 0), 10);  /* rewritten */
+    snprintf(path, sizeof(path), "%s/%s", d,
+             SAMSA_LOGMGR_HIGH_WATERMARK_FILE);
+    assert_int_equal(unlink(path), 0);
+    mgr = lm_open(f);
+    lm_hw_after_open(mgr, 0, &loaded, &repl);
+    assert_int_equal(repl, 10);
+    samsa_logmgr_close(mgr);
+}
+
 int
 main(void)
 {
@@ -414,6 +523,8 @@ main(void)
                                         lm_teardown),
         cmocka_unit_test_setup_teardown(test_logmgr_retention_and_config,
                                         lm_setup, lm_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_logmgr_high_watermark_checkpoint, lm_setup, lm_teardown),
     };
 
     samsa_diag_set_level(SAMSA_DIAG_ERROR);

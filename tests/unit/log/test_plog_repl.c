@@ -200,6 +200,56 @@ test_plog_repl_leader_high_watermark(void **state)
     bg_rmrf(dir);
 }
 
+/* truncateFullyAndStartAt: a follower below its leader's log start drops
+ * everything and restarts at that offset; the leader's batches from there
+ * are taken, and the log reopens as it was left. */
+static void
+test_plog_repl_truncate_fully(void **state)
+{
+    char                        *dir = bg_tmpdir();
+    samsa_log_config_t           cfg = pt_config();
+    samsa_plog_load_t            load = { 0 };
+    samsa_plog_t                *fol;
+    samsa_plog_append_result_t   res;
+    samsa_buf_t                  b = SAMSA_BUF_INIT;
+    int32_t                      e;
+    int64_t                      end;
+
+    (void) state;
+    assert_int_equal(samsa_plog_create(dir, "t", 0, tid(), &cfg, &fol), 0);
+    samsa_plog_set_replicated(fol, true);
+    pt_append(fol, 4, 1000);                    /* epoch 0, offsets 0-3 */
+    assert_int_equal(samsa_plog_latest_epoch(fol), 0);
+    assert_int_equal(samsa_plog_truncate_fully(fol, 4),
+                     SAMSA_ERR_OFFSET_OUT_OF_RANGE);    /* not above */
+    assert_int_equal(samsa_plog_truncate_fully(fol, 50), 0);
+    assert_int_equal(samsa_plog_log_end_offset(fol), 50);
+    assert_int_equal(samsa_plog_log_start_offset(fol), 50);
+    assert_int_equal(samsa_plog_high_watermark(fol), 50);
+    assert_int_equal(samsa_plog_latest_epoch(fol), -1);
+    /* the leader's batch at 50 (epoch 7) */
+    bg_simple(&b, 3, 1000);
+    samsa_store_be64(b.data, 50);
+    samsa_store_be32(b.data + 12, 7);           /* PartitionLeaderEpoch */
+    bg_resign(b.data, b.len);
+    assert_int_equal(samsa_plog_append_replica(fol, b.data, b.len, &res), 0);
+    assert_int_equal(samsa_plog_log_end_offset(fol), 53);
+    samsa_plog_end_offset_for_epoch(fol, 7, -1, &e, &end);
+    assert_int_equal(e, 7);
+    assert_int_equal(end, 53);
+    assert_int_equal(samsa_plog_close(fol), 0);
+    load.recovery_point = 0;
+    load.log_start_offset = 50;
+    load.now_ms = 1000;
+    assert_int_equal(samsa_plog_open(dir, "t", 0, &cfg, &load, &fol), 0);
+    assert_int_equal(samsa_plog_log_start_offset(fol), 50);
+    assert_int_equal(samsa_plog_log_end_offset(fol), 53);
+    assert_int_equal(samsa_plog_latest_epoch(fol), 7);
+    assert_int_equal(samsa_plog_close(fol), 0);
+    samsa_buf_fini(&b);
+    bg_rmrf(dir);
+}
+
 int
 main(void)
 {
@@ -207,6 +257,7 @@ main(void)
         cmocka_unit_test(test_plog_repl_keeps_the_leaders_batches),
         cmocka_unit_test(test_plog_repl_refusals_and_cut_tail),
         cmocka_unit_test(test_plog_repl_leader_high_watermark),
+        cmocka_unit_test(test_plog_repl_truncate_fully),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
