@@ -657,8 +657,12 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "auto.leader.rebalance.enable",
         .type = SAMSA_CONFIG_BOOL,
         .dflt = "true",
-        .implemented = false,
-        .doc = "Move leadership back to preferred replicas.",
+        .implemented = true,
+        .doc = "The active controller moves leadership back to each "
+               "partition's preferred (first) replica when it is in the "
+               "ISR and active, every "
+               "leader.imbalance.check.interval.seconds (KRaft's rule: "
+               "leader.imbalance.per.broker.percentage is not used).",
     },
     {
         .name = "leader.imbalance.per.broker.percentage",
@@ -672,9 +676,11 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .type = SAMSA_CONFIG_LONG,
         .dflt = "300",
         .check = SAMSA_CONFIG_CHECK_RANGE,
-        .min = 1, .max = INT64_MAX,
-        .implemented = false,
-        .doc = "How often leader imbalance is checked.",
+        .min = 1, .max = INT64_MAX / 1000,
+        .implemented = true,
+        .doc = "How often the active controller looks for partitions "
+               "whose preferred replica does not lead "
+               "(auto.leader.rebalance.enable).",
     },
     {
         .name = "broker.rack",

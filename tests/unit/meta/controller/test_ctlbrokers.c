@@ -168,6 +168,123 @@ test_ctlbrokers_unclean_election(void **state)
     samsa_image_put(img);
 }
 
+/* p's ISR set to isr[0..n) by a PartitionChangeRecord (the leader's
+ * AlterPartition, as committed). */
+static samsa_image_t *
+set_isr(samsa_image_t *img, int64_t offset, int32_t p, int32_t *isr,
+        int32_t n)
+{
+    samsa_ctlbatch_t              b;
+    samsa_MetadataRecords_any_t   rec;
+
+    samsa_ctlbatch_init(&b, img, offset, NODE, NULL);
+    memset(&rec, 0, sizeof(rec));
+    rec.type = SAMSA_MetadataRecords_PartitionChangeRecord;
+    samsa_PartitionChangeRecord_init(&rec.u.PartitionChangeRecord);
+    rec.u.PartitionChangeRecord.TopicId = topic_id();
+    rec.u.PartitionChangeRecord.PartitionId = p;
+    rec.u.PartitionChangeRecord.Isr = isr;
+    rec.u.PartitionChangeRecord.Isr_cnt = n;
+    samsa_ctlbatch_add(&b, &rec);
+    samsa_image_put(img);
+    return commit(&b);
+}
+
+static samsa_image_t *
+fenced(samsa_image_t *img, int64_t offset, int32_t broker, int64_t epoch)
+{
+    samsa_ctlbatch_t  b;
+
+    samsa_ctlbatch_init(&b, img, offset, NODE, NULL);
+    samsa_ctlbrokers_fence(&b, broker, epoch, 1);
+    samsa_image_put(img);
+    return commit(&b);
+}
+
+/* ElectLeaders (Kafka's electLeader) and the automatic balance: p2
+ * (replicas 1, 2) led by 2 after 1's fence and unfence: PREFERRED is
+ * PREFERRED_LEADER_NOT_AVAILABLE while 1 is outside the ISR, elects 1
+ * (a new leader epoch) once it is back in; leaders already preferred are
+ * ELECTION_NOT_NEEDED; unknown topics and partitions are named; UNCLEAN
+ * elects an active replica outside the ISR of a leader-less partition,
+ * ISR = [it], and is ELIGIBLE_LEADERS_NOT_AVAILABLE when none is active;
+ * the balance moves only partitions whose preferred replica can lead. */
+static void
+test_ctlbrokers_elect_leaders(void **state)
+{
+    samsa_image_t                    *img = sample_image();
+    samsa_ctlbatch_t                  b;
+    samsa_arena_t                     arena;
+    const samsa_image_partition_t    *p;
+    samsa_controller_elect_result_t   res[6];
+    samsa_controller_elect_t          ask[6] = {
+        { { "t", 1 }, 2 }, { { "t", 1 }, 0 },
+        { { "t", 1 }, 1 }, { { "t", 1 }, 7 },
+        { { "x", 1 }, 0 }, { { "t", 1 }, 2 },
+    };
+    int32_t                           isr21[2] = { 2, 1 };
+    int32_t                           two[1] = { 2 };
+
+    (void) state;
+    samsa_arena_init(&arena);
+    img = fenced(img, 8, 1, 1);
+    samsa_ctlbatch_init(&b, img, 20, NODE, NULL);
+    samsa_ctlbrokers_fence(&b, 1, 1, -1);          /* back, out of p2's ISR */
+    samsa_image_put(img);
+    img = commit(&b);
+    samsa_ctlbatch_init(&b, img, 30, NODE, NULL);
+    samsa_ctlbrokers_elect_leaders(&b, SAMSA_CONTROLLER_ELECTION_PREFERRED,
+                                   ask, 6, &arena, res);
+    assert_int_equal(res[0].error, SAMSA_ERR_PREFERRED_LEADER_NOT_AVAILABLE);
+    assert_int_equal(res[1].error, SAMSA_ERR_ELECTION_NOT_NEEDED);
+    assert_int_equal(res[2].error, SAMSA_ERR_ELECTION_NOT_NEEDED);
+    assert_int_equal(res[3].error, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    assert_string_equal(res[3].message, "No such partition as t-7");
+    assert_int_equal(res[4].error, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    assert_string_equal(res[4].message, "No such topic as x");
+    assert_int_equal(res[5].error, SAMSA_ERR_PREFERRED_LEADER_NOT_AVAILABLE);
+    assert_int_equal(b.n, 0);
+    assert_int_equal(samsa_ctlbrokers_balance_leaders(&b, 1000), 0);
+    samsa_ctlbatch_fini(&b);
+
+    img = set_isr(img, 40, 2, isr21, 2);           /* 1 caught up */
+    samsa_ctlbatch_init(&b, img, 50, NODE, NULL);
+    samsa_ctlbrokers_elect_leaders(&b, SAMSA_CONTROLLER_ELECTION_PREFERRED,
+                                   ask, 1, &arena, res);
+    assert_int_equal(res[0].error, SAMSA_ERR_NONE);
+    assert_int_equal(b.n, 1);
+    p = part(&b, 2);
+    assert_int_equal(p->leader, 1);
+    assert_int_equal(p->leader_epoch, 2);
+    assert_int_equal(p->nisr, 2);
+    samsa_ctlbatch_fini(&b);
+
+    /* the automatic balance makes the same election, once */
+    samsa_ctlbatch_init(&b, img, 50, NODE, NULL);
+    assert_int_equal(samsa_ctlbrokers_balance_leaders(&b, 1000), 1);
+    assert_int_equal(part(&b, 2)->leader, 1);
+    assert_int_equal(samsa_ctlbrokers_balance_leaders(&b, 1000), 0);
+    samsa_ctlbatch_fini(&b);
+
+    /* unclean: p2 with ISR [2] loses its leader 2; 1 is active */
+    img = set_isr(img, 60, 2, two, 1);
+    img = fenced(img, 70, 2, 2);
+    samsa_ctlbatch_init(&b, img, 80, NODE, NULL);
+    assert_int_equal(part(&b, 2)->leader, -1);
+    samsa_ctlbrokers_elect_leaders(&b, SAMSA_CONTROLLER_ELECTION_UNCLEAN,
+                                   ask, 3, &arena, res);
+    assert_int_equal(res[0].error, SAMSA_ERR_NONE);
+    assert_int_equal(res[1].error, SAMSA_ERR_ELECTION_NOT_NEEDED);
+    assert_int_equal(res[2].error, SAMSA_ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE);
+    p = part(&b, 2);
+    assert_int_equal(p->leader, 1);
+    assert_int_equal(p->nisr, 1);
+    assert_int_equal(p->isr[0], 1);
+    samsa_ctlbatch_fini(&b);
+    samsa_image_put(img);
+    samsa_arena_fini(&arena);
+}
+
 int
 main(void)
 {
@@ -175,6 +292,7 @@ main(void)
         cmocka_unit_test(test_ctlbrokers_fence_unfence),
         cmocka_unit_test(test_ctlbrokers_controlled_shutdown),
         cmocka_unit_test(test_ctlbrokers_unclean_election),
+        cmocka_unit_test(test_ctlbrokers_elect_leaders),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
