@@ -105,9 +105,11 @@ struct samsa_controller {
                                                credentials, for the
                                                bootstrap batch */
     size_t                    nboot_scram;
-    samsa_brokercfg_check_t   broker_check; /* [const] once a request can
-                                               come (set before the
-                                               listeners start) */
+    samsa_brokercfg_check_t   broker_check; /* set on main before the
+                                               listeners start; read by
+                                               the controller thread for
+                                               AlterConfigs ops only (the
+                                               ops' queue orders it) */
     samsa_mlog_t             *mlog;     /* [controller thread] single
                                            node only */
     pthread_mutex_t           img_lock; /* guards img and next_offset */
@@ -187,8 +189,6 @@ ctl_batch_init(samsa_ctlbatch_t *b, samsa_controller_t *ctrl,
     samsa_ctlbatch_init(b, img, CTL_CLUSTER(ctrl) ? next_offset
                                 : samsa_mlog_next_offset(ctrl->mlog),
                         ctrl->conf.node_id, ctrl->conf.broker_cfg);
-    b->broker_check = ctrl->broker_check.fn != NULL ? &ctrl->broker_check
-                                                    : NULL;
 }
 
 /* ---- cluster mode: the quorum */
@@ -567,6 +567,9 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
                                    op->arena, op->results);
         break;
     case CTL_ALTER_CONFIGS:
+        /* set before the listeners started: the op's queue orders it */
+        b.broker_check = ctrl->broker_check.fn != NULL ? &ctrl->broker_check
+                                                       : NULL;
         samsa_ctlconfigs_alter(&b, op->req, op->n, op->incremental,
                                op->arena, op->results);
         break;
