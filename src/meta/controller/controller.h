@@ -556,6 +556,29 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_elect_leaders(
     const samsa_controller_elect_t *parts, size_t n, samsa_arena_t *arena,
     samsa_controller_elect_result_t *results);
 
+/* ---- partition reassignments (AlterPartitionReassignments, KIP-455) */
+
+typedef struct samsa_controller_reassign {
+    samsa_slice_t   topic;
+    int32_t         partition;
+    const int32_t  *replicas;       /* the target; NULL: cancel */
+    int32_t         nreplicas;
+} samsa_controller_reassign_t;
+
+/* Kafka's ReplicationControlManager.alterPartitionReassignments: for each
+ * of the n partitions, a target replica list or a cancel, one batch of
+ * PartitionChangeRecords answered once committed.  A target makes
+ * Replicas = target then the current replicas not in it, AddingReplicas
+ * = target - current, RemovingReplicas = current - target; when the ISR
+ * already holds the whole target the reassignment completes at once.  A
+ * cancel reverts to the replicas before it.  Per partition (with Kafka's
+ * messages): NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT,
+ * NO_REASSIGNMENT_IN_PROGRESS, NOT_CONTROLLER.  @returns the operation's
+ * error. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_reassignments(
+    samsa_controller_t *ctrl, const samsa_controller_reassign_t *parts,
+    size_t n, samsa_arena_t *arena, samsa_controller_result_t *results);
+
 /* ---- unregistering a broker (UnregisterBroker, KIP-500) */
 
 /* Kafka's ReplicationControlManager.unregisterBroker: one batch moving the
