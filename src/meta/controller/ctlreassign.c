@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
@@ -285,6 +286,17 @@ ctlreassign_change(samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
     memcpy(&x.replicas[x.nreplicas], x.removing,
            (size_t) x.nremoving * sizeof(*x.removing));
     x.nreplicas += x.nremoving;
+    if (x.nadding > 0 && b->broker_cfg != NULL
+        && !samsa_config_bool(b->broker_cfg, "unstable.replication.enable")) {
+        /* a new replica needs a follower to copy the log (issue 19) */
+        *msg = samsa_arena_printf(arena, "Unable to reassign partition %s:%"
+                                  PRId32 ": replication across brokers is "
+                                  "not available yet "
+                                  "(unstable.replication.enable=false).",
+                                  t->name, p->partition);
+        ctlreassign_part_fini(&x);
+        return SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT;
+    }
     if (ctlreassign_try_complete(&x)) {
         samsa_info("controller: the reassignment of %s-%" PRId32 " needs "
                    "no new replica: complete at once", t->name,
