@@ -56,7 +56,6 @@ reassign_run(samsa_apis_t *apis, samsa_req_t *req,
              samsa_err_t err)
 {
     samsa_controller_result_t  *res;
-    size_t                      i;
 
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
     if (err == SAMSA_ERR_NONE && n > 0) {
@@ -65,17 +64,7 @@ reassign_run(samsa_apis_t *apis, samsa_req_t *req,
                   : samsa_controller_alter_reassignments(
                         apis->broker->ctrl, parts, n, &req->arena, res);
     }
-    for (i = 0; i < n && err != SAMSA_ERR_NONE; i++) {
-        if (err != SAMSA_ERR_NOT_CONTROLLER
-            || res[i].error == SAMSA_ERR_NONE) {
-            res[i].error = err == SAMSA_ERR__SHUTDOWN
-                               ? SAMSA_ERR_NOT_CONTROLLER : err;
-            res[i].message = NULL;
-        }
-        if (res[i].error < 0) {         /* a local failure: Kafka's */
-            res[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
-        }
-    }
+    samsa_controller_results_failed(res, n, err);
     return res;
 }
 

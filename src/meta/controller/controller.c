@@ -909,6 +909,25 @@ samsa_controller_elect_leaders(samsa_controller_t *ctrl, int8_t type,
     return ctl_submit(ctrl, &op);
 }
 
+void
+samsa_controller_results_failed(samsa_controller_result_t *results, size_t n,
+                                samsa_err_t err)
+{
+    size_t  i;
+
+    for (i = 0; i < n && err != SAMSA_ERR_NONE; i++) {
+        if (err != SAMSA_ERR_NOT_CONTROLLER
+            || results[i].error == SAMSA_ERR_NONE) {
+            results[i].error = err == SAMSA_ERR__SHUTDOWN
+                                   ? SAMSA_ERR_NOT_CONTROLLER : err;
+            results[i].message = NULL;
+        }
+        if (results[i].error < 0) {     /* a local failure: Kafka's */
+            results[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
+        }
+    }
+}
+
 samsa_err_t
 samsa_controller_alter_reassignments(samsa_controller_t *ctrl,
                                      const samsa_controller_reassign_t *parts,

@@ -537,11 +537,8 @@ typedef struct samsa_controller_elect {
     int32_t        partition;
 } samsa_controller_elect_t;
 
-typedef struct samsa_controller_elect_result {
-    samsa_err_t  error;
-    const char  *message;           /* in the caller's arena; NULL: the
-                                       error's own text */
-} samsa_controller_elect_result_t;
+/* message: in the caller's arena; NULL: the error's own text */
+typedef samsa_controller_result_t samsa_controller_elect_result_t;
 
 /* Kafka's ReplicationControlManager.electLeaders: for each of the n
  * partitions an election of type (PREFERRED: the first replica, if it is
@@ -555,6 +552,15 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_elect_leaders(
     samsa_controller_t *ctrl, int8_t type,
     const samsa_controller_elect_t *parts, size_t n, samsa_arena_t *arena,
     samsa_controller_elect_result_t *results);
+
+/* The answers of an operation on n items that failed whole with err (a
+ * handler's view of samsa_controller_elect_leaders,
+ * samsa_controller_alter_reassignments): each item gets err, except that
+ * with NOT_CONTROLLER an item the controller had answered otherwise
+ * keeps its answer; __SHUTDOWN reads NOT_CONTROLLER and any other local
+ * failure UNKNOWN_SERVER_ERROR, as Kafka answers.  Nothing for NONE. */
+void samsa_controller_results_failed(samsa_controller_result_t *results,
+                                     size_t n, samsa_err_t err);
 
 /* ---- partition reassignments (AlterPartitionReassignments, KIP-455) */
 
