@@ -15,6 +15,8 @@ progress while it is looked at:
   controller completes the move: Replicas [B, C], leader B (A was
   removed), nothing listed; C's log is byte-identical to B's, A's log
   directory for the partition is gone, and every record reads back.
+test_reassign_with_kafka_tool: Kafka 4.4's kafka-reassign-partitions
+--execute and --verify do the same move.
 Every wait is bounded."""
 
 import os
@@ -185,3 +187,45 @@ def test_reassign_add_catch_up_switch_remove(samsa):
                                for i in (b, c)), TOPIC, ["after"])
     got, hw = read_values(cluster, b, TOPIC)
     assert got == values + ["after"], (len(got), got[-2:])
+
+
+def test_reassign_with_kafka_tool(samsa, tmp_path):
+    """Kafka's own kafka-reassign-partitions (4.4) against the cluster:
+    --execute moves a partition of [A, B] to [B, C], --verify reports it
+    complete, Metadata shows [B, C]."""
+    import json
+    from javakit import kafka_tool
+    extra = {"unstable.replication.enable": "true",
+             "broker.session.timeout.ms": "20000",
+             "broker.heartbeat.interval.ms": "300"}
+    cluster = Cluster(samsa, n=3, extra=extra)
+    cluster.start_all()
+    cluster.wait_unfenced(T(20))
+    a = cluster.wait_leader(T(10))
+    b, c = [i for i in (1, 2, 3) if i != a]
+    with cluster.nodes[a].connect() as conn:
+        r = conn.create_topics([{"name": "mv2", "num_partitions": -1,
+                                 "replication_factor": -1,
+                                 "assignments": [(0, [a, b])]}],
+                               timeout=T(10))
+        assert r["topics"][0]["error_code"] == 0, r
+    produce_confluent("%s:%d" % (HOST, cluster.nodes[a].ports[0]), "mv2",
+                      ["k-%d" % i for i in range(100)])
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "mv2", "partition": 0, "replicas": [b, c]}]}))
+    bs = ["--bootstrap-server", "%s:%d" % (HOST, cluster.nodes[b].ports[0])]
+    t0 = time.monotonic()
+    r = kafka_tool("kafka-reassign-partitions", *bs, "--execute",
+                   "--reassignment-json-file", plan)
+    assert "Successfully started partition reassignment for mv2-0" in r.out, r
+    wait_parts(cluster, [1, 2, 3], "mv2",
+               lambda v: v[0]["replica_nodes"] == [b, c]
+               and v[0]["leader_id"] == b, T(20), "moved by the tool")
+    r = kafka_tool("kafka-reassign-partitions", *bs, "--verify",
+                   "--reassignment-json-file", plan)
+    assert "Reassignment of partition mv2-0 is completed." in r.out, r
+    print("kafka-reassign-partitions --execute and --verify: %.2f s"
+          % (time.monotonic() - t0))
+    vals, hw = read_values(cluster, b, "mv2")
+    assert hw == 100 and vals == ["k-%d" % i for i in range(100)], (hw, vals[:2])
