@@ -98,7 +98,10 @@ def listed(cluster, node_id):
             for t in r["topics"] for p in t["partitions"]}
 
 
-def test_reassign_add_catch_up_switch_remove(samsa):
+def cluster_on_ab(samsa, topic, values):
+    """Three nodes, the gate on; topic's one partition placed on [A, B] (A
+    the active controller) holding values (acks=all).  Returns (cluster,
+    A, B, C)."""
     extra = {"unstable.replication.enable": "true",
              "broker.session.timeout.ms": "20000",
              "broker.heartbeat.interval.ms": "300",
@@ -109,19 +112,24 @@ def test_reassign_add_catch_up_switch_remove(samsa):
     a = cluster.wait_leader(T(10))
     b, c = [i for i in (1, 2, 3) if i != a]
     with cluster.nodes[a].connect() as conn:
-        r = conn.create_topics([{"name": TOPIC, "num_partitions": -1,
+        r = conn.create_topics([{"name": topic, "num_partitions": -1,
                                  "replication_factor": -1,
                                  "assignments": [(0, [a, b])],
                                  "configs": {"min.insync.replicas": "1"}}],
                                timeout=T(10))
         assert r["topics"][0]["error_code"] == 0, r
-    wait_parts(cluster, [1, 2, 3], TOPIC,
+    wait_parts(cluster, [1, 2, 3], topic,
                lambda v: v[0]["replica_nodes"] == [a, b]
                and sorted(v[0]["isr_nodes"]) == sorted([a, b])
                and v[0]["leader_id"] == a, T(10), "placed on [A, B]")
-    values = ["r-%d" % i for i in range(NRECORDS)]
     bs = ",".join("%s:%d" % (HOST, cluster.nodes[i].ports[0]) for i in (a, b))
-    produce_confluent(bs, TOPIC, values)
+    produce_confluent(bs, topic, values)
+    return cluster, a, b, c
+
+
+def test_reassign_add_catch_up_switch_remove(samsa):
+    values = ["r-%d" % i for i in range(NRECORDS)]
+    cluster, a, b, c = cluster_on_ab(samsa, TOPIC, values)
     cdir = os.path.join(cluster.nodes[c].overrides["log.dirs"], "%s-0" % TOPIC)
     adir = os.path.join(cluster.nodes[a].overrides["log.dirs"], "%s-0" % TOPIC)
     assert not os.path.exists(cdir), "C keeps a log of a partition it does not replicate"
@@ -195,22 +203,8 @@ def test_reassign_with_kafka_tool(samsa, tmp_path):
     complete, Metadata shows [B, C]."""
     import json
     from javakit import kafka_tool
-    extra = {"unstable.replication.enable": "true",
-             "broker.session.timeout.ms": "20000",
-             "broker.heartbeat.interval.ms": "300"}
-    cluster = Cluster(samsa, n=3, extra=extra)
-    cluster.start_all()
-    cluster.wait_unfenced(T(20))
-    a = cluster.wait_leader(T(10))
-    b, c = [i for i in (1, 2, 3) if i != a]
-    with cluster.nodes[a].connect() as conn:
-        r = conn.create_topics([{"name": "mv2", "num_partitions": -1,
-                                 "replication_factor": -1,
-                                 "assignments": [(0, [a, b])]}],
-                               timeout=T(10))
-        assert r["topics"][0]["error_code"] == 0, r
-    produce_confluent("%s:%d" % (HOST, cluster.nodes[a].ports[0]), "mv2",
-                      ["k-%d" % i for i in range(100)])
+    values = ["k-%d" % i for i in range(100)]
+    cluster, a, b, c = cluster_on_ab(samsa, "mv2", values)
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"version": 1, "partitions": [
         {"topic": "mv2", "partition": 0, "replicas": [b, c]}]}))
@@ -228,4 +222,4 @@ def test_reassign_with_kafka_tool(samsa, tmp_path):
     print("kafka-reassign-partitions --execute and --verify: %.2f s"
           % (time.monotonic() - t0))
     vals, hw = read_values(cluster, b, "mv2")
-    assert hw == 100 and vals == ["k-%d" % i for i in range(100)], (hw, vals[:2])
+    assert hw == 100 and vals == values, (hw, vals[:2])
