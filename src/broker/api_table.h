@@ -242,6 +242,8 @@ void samsa_h_AlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_DescribeLogDirs(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_CreatePartitions(samsa_apis_t *apis, samsa_req_t *req, void *rq);
 void samsa_h_ElectLeaders(samsa_apis_t *apis, samsa_req_t *req, void *rq);
+void samsa_h_AlterPartitionReassignments(samsa_apis_t *apis,
+                                         samsa_req_t *req, void *rq);
 void samsa_h_ListPartitionReassignments(samsa_apis_t *apis, samsa_req_t *req,
                                         void *rq);
 void samsa_h_IncrementalAlterConfigs(samsa_apis_t *apis, samsa_req_t *req, void *rq);

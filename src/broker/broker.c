@@ -107,6 +107,25 @@ broker_topic_config_cb(void *ctx, const char *topic, samsa_log_config_t *cfg)
 
 /* ---- keeping logs in step with the image ------------------------------- */
 
+/* Does this node keep a log of p?  With unstable.replication.enable its
+ * replicas only (a reassignment's adding replicas among them); without
+ * it every broker keeps every partition's log, as before replication. */
+static bool
+broker_hosts(const samsa_broker_t *b, const samsa_image_partition_t *p)
+{
+    int32_t  i;
+
+    if (!samsa_config_bool(b->cfg, "unstable.replication.enable")) {
+        return true;
+    }
+    for (i = 0; i < p->nreplicas; i++) {
+        if (p->replicas[i] == b->node->node_id) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void
 broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
                    const samsa_image_topic_t *t)
@@ -124,6 +143,9 @@ broker_ensure_logs(samsa_broker_t *b, const samsa_image_t *img,
             /* a coordinator partition another broker leads: its
              * coordinator keeps it there (moving it: issue 20) */
             continue;
+        }
+        if (!broker_hosts(b, &t->partitions[p])) {
+            continue;                   /* another broker's replica */
         }
         plog = samsa_logmgr_plog_ref(b->logs, t->name, p);
         if (plog != NULL
@@ -170,7 +192,9 @@ typedef struct broker_stray {
     size_t                cap;
 } broker_stray_t;
 
-/* A log whose topic, partition or topic id the image does not know. */
+/* A log whose topic, partition or topic id the image does not know, or
+ * (unstable.replication.enable) of a partition this node is not a replica
+ * of: a removed replica's log left while this node was down. */
 static void
 broker_stray_cb(void *ctx, samsa_plog_t *plog)
 {
@@ -184,7 +208,9 @@ broker_stray_cb(void *ctx, samsa_plog_t *plog)
     }
     t = samsa_image_topic_find(s->img, name, strlen(name));
     if (t != NULL && p < t->npartitions
-        && samsa_uuid_eq(t->id, samsa_plog_topic_id(plog))) {
+        && samsa_uuid_eq(t->id, samsa_plog_topic_id(plog))
+        && (t->is_internal || broker_hosts(s->b, &t->partitions[p])
+            || t->partitions[p].leader == s->b->node->node_id)) {
         return;
     }
     if (s->n == s->cap) {
@@ -205,7 +231,8 @@ broker_delete_strays(samsa_broker_t *b, const samsa_image_t *img)
     samsa_logmgr_foreach(b->logs, broker_stray_cb, &s);
     for (i = 0; i < s.n; i++) {
         samsa_info("deleting the log of %s-%d: its topic or partition no "
-                   "longer exists", s.names[i], (int) s.parts[i]);
+                   "longer exists, or this node is not one of its replicas",
+                   s.names[i], (int) s.parts[i]);
         if (samsa_logmgr_plog_delete(b->logs, s.names[i], s.parts[i])
             != SAMSA_ERR_NONE) {
             samsa_error("cannot delete the log of %s-%d", s.names[i],
@@ -215,6 +242,49 @@ broker_delete_strays(samsa_broker_t *b, const samsa_image_t *img)
     }
     samsa_free(s.names);
     samsa_free(s.parts);
+}
+
+/* Kafka's ReplicaManager.applyDelta for a replica removed by a
+ * reassignment: the logs of was's partitions this node kept and no longer
+ * keeps in t (same topic id) are deleted.  A partition it still leads or
+ * replicates is never touched (broker_hosts says so from t itself). */
+static void
+broker_drop_removed(samsa_broker_t *b, const samsa_image_topic_t *was,
+                    const samsa_image_topic_t *t)
+{
+    int32_t  p;
+
+    if (was == NULL || !samsa_uuid_eq(was->id, t->id) || t->is_internal) {
+        return;                         /* coordinators' logs: issue 20 */
+    }
+    for (p = 0; p < t->npartitions && p < was->npartitions; p++) {
+        if (!broker_hosts(b, &was->partitions[p])
+            || broker_hosts(b, &t->partitions[p])
+            || t->partitions[p].leader == b->node->node_id) {
+            continue;
+        }
+        samsa_info("deleting the log of %s-%d: this node is no longer one "
+                   "of its replicas", t->name, (int) p);
+        if (samsa_logmgr_plog_delete(b->logs, t->name, p) != SAMSA_ERR_NONE) {
+            samsa_warn("no log of %s-%d to delete", t->name, (int) p);
+        }
+    }
+}
+
+/* Did this node become or stop being a replica of a partition of t? */
+static bool
+broker_hosting_changed(const samsa_broker_t *b, const samsa_image_topic_t *a,
+                       const samsa_image_topic_t *t)
+{
+    int32_t  p;
+
+    for (p = 0; a != NULL && p < t->npartitions && p < a->npartitions; p++) {
+        if (broker_hosts(b, &a->partitions[p])
+            != broker_hosts(b, &t->partitions[p])) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static bool
@@ -308,8 +378,10 @@ broker_on_image(void *ctx, const samsa_image_t *old_img,
     for (i = 0; i < n; i++) {
         t = samsa_image_topic_at(new_img, i);
         was = samsa_image_topic_find(old_img, t->name, t->name_len);
-        if (dflt || broker_topic_changed(was, t)) {
+        if (dflt || broker_topic_changed(was, t)
+            || broker_hosting_changed(b, was, t)) {
             broker_ensure_logs(b, new_img, t);
+            broker_drop_removed(b, was, t);
         }
     }
     n = samsa_image_topic_count(old_img);

@@ -255,6 +255,39 @@ repl_become_leader(samsa_replmgr_t *rm, repl_part_t *rp,
                rp->key, p->leader_epoch);
 }
 
+/* The replicas changed in the same leader epoch (a reassignment, KIP-455):
+ * a new replica is a follower not heard from (as repl_become_leader
+ * makes them), one no longer a replica stops being one; the others keep
+ * their fetch state.  @locks lock held */
+static void
+repl_sync_followers(samsa_replmgr_t *rm, repl_part_t *rp,
+                    const samsa_image_partition_t *p)
+{
+    samsa_isrstate_follower_t  *fs;
+    size_t                      nfs = 0, k;
+    int32_t                     i;
+
+    fs = samsa_calloc((size_t) p->nreplicas + 1, sizeof(*fs));
+    for (i = 0; i < p->nreplicas; i++) {
+        if (p->replicas[i] == rm->conf.node_id) {
+            continue;
+        }
+        for (k = 0; k < rp->nfs && rp->fs[k].id != p->replicas[i]; k++) {
+        }
+        if (k < rp->nfs) {
+            fs[nfs++] = rp->fs[k];
+            continue;
+        }
+        samsa_isrstate_follower_init(&fs[nfs], p->replicas[i]);
+        fs[nfs++].last_caught_up_ms = samsa_now_ms();
+        samsa_info("replication: %s has a new replica, broker %" PRId32,
+                   rp->key, p->replicas[i]);
+    }
+    samsa_free(rp->fs);
+    rp->fs = fs;
+    rp->nfs = nfs;
+}
+
 /* ---- fetchers ----------------------------------------------------------- */
 
 static void *repl_fetcher_main(void *arg);
@@ -373,6 +406,8 @@ repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
     if (p->leader == rm->conf.node_id) {
         if (!rp->is_leader || new_epoch) {
             repl_become_leader(rm, rp, p);
+        } else {
+            repl_sync_followers(rm, rp, p);
         }
         repl_set_isr(rm, rp, t, p);
         moved = repl_update_hw(rm, rp);

@@ -251,6 +251,8 @@ topic_unref(image_topic_t *t)
     for (i = 0; i < t->nparts; i++) {
         samsa_free((void *) t->parts[i].replicas);
         samsa_free((void *) t->parts[i].isr);
+        samsa_free((void *) t->parts[i].adding);
+        samsa_free((void *) t->parts[i].removing);
     }
     for (j = 0; j < t->ncfgs; j++) {
         samsa_free((void *) t->cfgs[j].name);
@@ -315,6 +317,10 @@ topic_clone(const image_topic_t *t)
         c->parts[i].replicas = ints_dup(t->parts[i].replicas,
                                         t->parts[i].nreplicas);
         c->parts[i].isr = ints_dup(t->parts[i].isr, t->parts[i].nisr);
+        c->parts[i].adding = ints_dup(t->parts[i].adding,
+                                      t->parts[i].nadding);
+        c->parts[i].removing = ints_dup(t->parts[i].removing,
+                                        t->parts[i].nremoving);
     }
     c->ncfgs = t->ncfgs;
     c->cfgs = samsa_calloc(t->ncfgs > 0 ? t->ncfgs : 1, sizeof(*c->cfgs));
@@ -1034,7 +1040,8 @@ replay_partition(samsa_image_delta_t *d, const samsa_PartitionRecord_t *r,
         return SAMSA_ERR__BAD_MSG;
     }
     if (r->PartitionId < 0 || r->PartitionId > t->nparts
-        || r->Replicas_cnt < 0 || r->Isr_cnt < 0) {
+        || r->Replicas_cnt < 0 || r->Isr_cnt < 0
+        || r->AddingReplicas_cnt < 0 || r->RemovingReplicas_cnt < 0) {
         return replay_bad(errstr, errstr_size, offset,
                           "PartitionRecord %s-%d out of order", t->name,
                           (int) r->PartitionId);
@@ -1050,6 +1057,8 @@ replay_partition(samsa_image_delta_t *d, const samsa_PartitionRecord_t *r,
     p = &t->parts[r->PartitionId];
     samsa_free((void *) p->replicas);
     samsa_free((void *) p->isr);
+    samsa_free((void *) p->adding);
+    samsa_free((void *) p->removing);
     p->partition = r->PartitionId;
     p->leader = r->Leader;
     p->leader_epoch = r->LeaderEpoch;
@@ -1058,6 +1067,10 @@ replay_partition(samsa_image_delta_t *d, const samsa_PartitionRecord_t *r,
     p->nreplicas = r->Replicas_cnt;
     p->isr = ints_dup(r->Isr, r->Isr_cnt);
     p->nisr = r->Isr_cnt;
+    p->adding = ints_dup(r->AddingReplicas, r->AddingReplicas_cnt);
+    p->nadding = r->AddingReplicas_cnt;
+    p->removing = ints_dup(r->RemovingReplicas, r->RemovingReplicas_cnt);
+    p->nremoving = r->RemovingReplicas_cnt;
     topic_sync(t);
     return SAMSA_ERR_NONE;
 }
@@ -1091,6 +1104,16 @@ replay_partition_change(samsa_image_delta_t *d,
         samsa_free((void *) p->replicas);
         p->replicas = ints_dup(r->Replicas, r->Replicas_cnt);
         p->nreplicas = r->Replicas_cnt;
+    }
+    if (r->AddingReplicas_cnt >= 0) {
+        samsa_free((void *) p->adding);
+        p->adding = ints_dup(r->AddingReplicas, r->AddingReplicas_cnt);
+        p->nadding = r->AddingReplicas_cnt;
+    }
+    if (r->RemovingReplicas_cnt >= 0) {
+        samsa_free((void *) p->removing);
+        p->removing = ints_dup(r->RemovingReplicas, r->RemovingReplicas_cnt);
+        p->nremoving = r->RemovingReplicas_cnt;
     }
     if (r->Leader != -2) {
         p->leader = r->Leader;

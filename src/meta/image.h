@@ -70,6 +70,12 @@ typedef struct samsa_image_partition {
     int32_t         nreplicas;
     const int32_t  *isr;
     int32_t         nisr;
+    /* a reassignment in progress (KIP-455): the replicas being added and
+     * removed, both among replicas; none (0) when there is none */
+    const int32_t  *adding;
+    int32_t         nadding;
+    const int32_t  *removing;
+    int32_t         nremoving;
 } samsa_image_partition_t;
 
 /* One topic.  [const] every field; callers read, never write. */

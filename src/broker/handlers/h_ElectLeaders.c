@@ -67,24 +67,13 @@ electleaders_run(samsa_apis_t *apis, samsa_req_t *req, int8_t type,
 {
     samsa_controller_elect_result_t  *res;
     samsa_err_t                       err = SAMSA_ERR_NOT_CONTROLLER;
-    size_t                            i;
 
     res = samsa_arena_calloc(&req->arena, n + 1, sizeof(*res));
     if (apis->broker->ctrl != NULL && n > 0) {
         err = samsa_controller_elect_leaders(apis->broker->ctrl, type, parts,
                                              n, &req->arena, res);
     }
-    for (i = 0; i < n && err != SAMSA_ERR_NONE; i++) {
-        if (err != SAMSA_ERR_NOT_CONTROLLER || res[i].error
-                                                   == SAMSA_ERR_NONE) {
-            res[i].error = err == SAMSA_ERR__SHUTDOWN
-                               ? SAMSA_ERR_NOT_CONTROLLER : err;
-            res[i].message = NULL;
-        }
-        if (res[i].error < 0) {         /* a local failure: Kafka's */
-            res[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
-        }
-    }
+    samsa_controller_results_failed(res, n, err);
     return res;
 }
 

@@ -68,6 +68,7 @@ typedef enum ctl_kind {
     CTL_UNREGISTER_BROKER,
     CTL_ALTER_PARTITION,
     CTL_ELECT_LEADERS,
+    CTL_ALTER_REASSIGNMENTS,
     CTL_WAKE,                       /* cluster mode: look at bootstrap */
 } ctl_kind_t;
 
@@ -630,6 +631,9 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         samsa_ctlbrokers_elect_leaders(&b, op->election, op->req, op->n,
                                        op->arena, op->results);
         break;
+    case CTL_ALTER_REASSIGNMENTS:
+        samsa_ctlreassign_alter(&b, op->req, op->n, op->arena, op->results);
+        break;
     case CTL_WAKE:
         break;
     }
@@ -899,6 +903,42 @@ samsa_controller_elect_leaders(samsa_controller_t *ctrl, int8_t type,
 {
     ctl_op_t  op = { .kind = CTL_ELECT_LEADERS, .req = parts, .n = n,
                      .arena = arena, .results = results, .election = type };
+    size_t    i;
+
+    for (i = 0; i < n; i++) {
+        results[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
+        results[i].message = NULL;
+    }
+    return ctl_submit(ctrl, &op);
+}
+
+void
+samsa_controller_results_failed(samsa_controller_result_t *results, size_t n,
+                                samsa_err_t err)
+{
+    size_t  i;
+
+    for (i = 0; i < n && err != SAMSA_ERR_NONE; i++) {
+        if (err != SAMSA_ERR_NOT_CONTROLLER
+            || results[i].error == SAMSA_ERR_NONE) {
+            results[i].error = err == SAMSA_ERR__SHUTDOWN
+                                   ? SAMSA_ERR_NOT_CONTROLLER : err;
+            results[i].message = NULL;
+        }
+        if (results[i].error < 0) {     /* a local failure: Kafka's */
+            results[i].error = SAMSA_ERR_UNKNOWN_SERVER_ERROR;
+        }
+    }
+}
+
+samsa_err_t
+samsa_controller_alter_reassignments(samsa_controller_t *ctrl,
+                                     const samsa_controller_reassign_t *parts,
+                                     size_t n, samsa_arena_t *arena,
+                                     samsa_controller_result_t *results)
+{
+    ctl_op_t  op = { .kind = CTL_ALTER_REASSIGNMENTS, .req = parts, .n = n,
+                     .arena = arena, .results = results };
     size_t    i;
 
     for (i = 0; i < n; i++) {

@@ -537,11 +537,8 @@ typedef struct samsa_controller_elect {
     int32_t        partition;
 } samsa_controller_elect_t;
 
-typedef struct samsa_controller_elect_result {
-    samsa_err_t  error;
-    const char  *message;           /* in the caller's arena; NULL: the
-                                       error's own text */
-} samsa_controller_elect_result_t;
+/* message: in the caller's arena; NULL: the error's own text */
+typedef samsa_controller_result_t samsa_controller_elect_result_t;
 
 /* Kafka's ReplicationControlManager.electLeaders: for each of the n
  * partitions an election of type (PREFERRED: the first replica, if it is
@@ -555,6 +552,38 @@ SAMSA_MUST_CHECK samsa_err_t samsa_controller_elect_leaders(
     samsa_controller_t *ctrl, int8_t type,
     const samsa_controller_elect_t *parts, size_t n, samsa_arena_t *arena,
     samsa_controller_elect_result_t *results);
+
+/* The answers of an operation on n items that failed whole with err (a
+ * handler's view of samsa_controller_elect_leaders,
+ * samsa_controller_alter_reassignments): each item gets err, except that
+ * with NOT_CONTROLLER an item the controller had answered otherwise
+ * keeps its answer; __SHUTDOWN reads NOT_CONTROLLER and any other local
+ * failure UNKNOWN_SERVER_ERROR, as Kafka answers.  Nothing for NONE. */
+void samsa_controller_results_failed(samsa_controller_result_t *results,
+                                     size_t n, samsa_err_t err);
+
+/* ---- partition reassignments (AlterPartitionReassignments, KIP-455) */
+
+typedef struct samsa_controller_reassign {
+    samsa_slice_t   topic;
+    int32_t         partition;
+    const int32_t  *replicas;       /* the target; NULL: cancel */
+    int32_t         nreplicas;
+} samsa_controller_reassign_t;
+
+/* Kafka's ReplicationControlManager.alterPartitionReassignments: for each
+ * of the n partitions, a target replica list or a cancel, one batch of
+ * PartitionChangeRecords answered once committed.  A target makes
+ * Replicas = target then the current replicas not in it, AddingReplicas
+ * = target - current, RemovingReplicas = current - target; when the ISR
+ * already holds the whole target the reassignment completes at once.  A
+ * cancel reverts to the replicas before it.  Per partition (with Kafka's
+ * messages): NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT,
+ * NO_REASSIGNMENT_IN_PROGRESS, NOT_CONTROLLER.  @returns the operation's
+ * error. */
+SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_reassignments(
+    samsa_controller_t *ctrl, const samsa_controller_reassign_t *parts,
+    size_t n, samsa_arena_t *arena, samsa_controller_result_t *results);
 
 /* ---- unregistering a broker (UnregisterBroker, KIP-500) */
 

@@ -32,6 +32,12 @@ void samsa_ctltopics_partitions(samsa_ctlbatch_t *b,
                                 const samsa_controller_quota_t *quota,
                                 samsa_arena_t *arena,
                                 samsa_controller_result_t *results);
+/* Kafka's validateManualPartitionAssignment of n replicas: NULL when
+ * valid, else its message (in arena).  rf < 0: no replication factor to
+ * match. */
+const char *samsa_ctltopics_check_manual(samsa_ctlbatch_t *b,
+                                         const int32_t *replicas, int32_t n,
+                                         int32_t rf, samsa_arena_t *arena);
 
 /* ctlconfigs.c: AlterConfigs and IncrementalAlterConfigs. */
 void samsa_ctlconfigs_alter(samsa_ctlbatch_t *b,
@@ -62,6 +68,12 @@ void samsa_ctlacls_delete(samsa_ctlbatch_t *b,
 /* ctlbrokers.c: is id one of the n broker ids of ids (replicas, an
  * ISR)? */
 bool samsa_ctlbrokers_has(const int32_t *ids, int32_t n, int32_t id);
+/* ctlbrokers.c: Kafka's isActive for leader election: registered,
+ * unfenced, not in controlled shutdown, as the batch so far says. */
+bool samsa_ctlbrokers_active(const samsa_ctlbatch_t *b, int32_t id);
+/* ctlbrokers.c: Kafka's effective unclean.leader.election.enable of t. */
+bool samsa_ctlbrokers_unclean(const samsa_ctlbatch_t *b,
+                              const samsa_image_topic_t *t);
 /* ctlbrokers.c: broker registration; *epoch gets the broker epoch. */
 void samsa_ctlbrokers_register(samsa_ctlbatch_t *b,
                                const samsa_controller_broker_reg_t *reg,
@@ -98,5 +110,22 @@ samsa_err_t samsa_ctlisr_alter(samsa_ctlbatch_t *b, int32_t broker_id,
                                const samsa_controller_isr_change_t *changes,
                                size_t n, samsa_arena_t *arena,
                                samsa_controller_isr_result_t *results);
+
+/* ctlreassign.c: AlterPartitionReassignments (KIP-455), the records of
+ * samsa_controller_alter_reassignments. */
+void samsa_ctlreassign_alter(samsa_ctlbatch_t *b,
+                             const samsa_controller_reassign_t *parts,
+                             size_t n, samsa_arena_t *arena,
+                             samsa_controller_result_t *results);
+/* ctlreassign.c: Kafka's completeReassignmentIfNeeded for an ISR change
+ * of partition of topic t to isr: when the partition is being reassigned
+ * and isr holds every target replica, writes the completing
+ * PartitionChangeRecord (replicas = target, ISR = isr minus the removed,
+ * adding and removing cleared, a leader from the target when the current
+ * one was removed) and returns true; false: nothing written. */
+bool samsa_ctlreassign_complete(samsa_ctlbatch_t *b,
+                                const samsa_image_topic_t *t,
+                                int32_t partition, const int32_t *isr,
+                                int32_t nisr);
 
 #endif /* SAMSA_META_CONTROLLER_CONTROLLER_INT_H */

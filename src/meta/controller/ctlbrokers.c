@@ -71,8 +71,8 @@ samsa_ctlbrokers_has(const int32_t *ids, int32_t n, int32_t id)
 
 /* Kafka's isActive for leader election: registered, unfenced and not in
  * controlled shutdown, as the batch so far says. */
-static bool
-ctlbrokers_active(const samsa_ctlbatch_t *b, int32_t id)
+bool
+samsa_ctlbrokers_active(const samsa_ctlbatch_t *b, int32_t id)
 {
     const samsa_image_broker_t  *br = samsa_image_delta_broker_find(b->delta,
                                                                     id);
@@ -91,7 +91,7 @@ ctlbrokers_elect(const samsa_ctlbatch_t *b, const samsa_image_partition_t *p,
     for (i = 0; i < p->nreplicas; i++) {
         if (p->replicas[i] != except
             && samsa_ctlbrokers_has(isr, nisr, p->replicas[i])
-            && ctlbrokers_active(b, p->replicas[i])) {
+            && samsa_ctlbrokers_active(b, p->replicas[i])) {
             return p->replicas[i];
         }
     }
@@ -100,8 +100,9 @@ ctlbrokers_elect(const samsa_ctlbatch_t *b, const samsa_image_partition_t *p,
 
 /* Kafka's effective unclean.leader.election.enable of t: its override,
  * else the broker's (false without a broker config). */
-static bool
-ctlbrokers_unclean(const samsa_ctlbatch_t *b, const samsa_image_topic_t *t)
+bool
+samsa_ctlbrokers_unclean(const samsa_ctlbatch_t *b,
+                         const samsa_image_topic_t *t)
 {
     const char  *v = samsa_image_topic_config(t,
                                               "unclean.leader.election.enable");
@@ -126,7 +127,7 @@ ctlbrokers_elect_unclean(const samsa_ctlbatch_t *b,
 
     for (i = 0; i < p->nreplicas; i++) {
         if (p->replicas[i] != except
-            && ctlbrokers_active(b, p->replicas[i])) {
+            && samsa_ctlbrokers_active(b, p->replicas[i])) {
             samsa_free(x->isr);
             x->isr = samsa_calloc(1, sizeof(*x->isr));
             x->isr[0] = p->replicas[i];
@@ -218,7 +219,7 @@ ctlbrokers_leave(samsa_ctlbatch_t *b, int32_t broker_id)
             }
             if (p->leader == broker_id) {
                 x.leader = ctlbrokers_elect(b, p, isr, nisr, broker_id);
-                if (x.leader == -1 && ctlbrokers_unclean(b, t)) {
+                if (x.leader == -1 && samsa_ctlbrokers_unclean(b, t)) {
                     (void) ctlbrokers_elect_unclean(b, p, broker_id, &x);
                 }
             }
@@ -264,7 +265,7 @@ ctlbrokers_lead(samsa_ctlbatch_t *b, int32_t broker_id, bool sole)
             } else if (!sole
                        && samsa_ctlbrokers_has(p->replicas, p->nreplicas,
                                                broker_id)
-                       && ctlbrokers_unclean(b, t)) {
+                       && samsa_ctlbrokers_unclean(b, t)) {
                 /* no ISR member is active (else it would lead) */
                 (void) ctlbrokers_elect_unclean(b, p, -1, &x);
             }
@@ -299,7 +300,7 @@ ctlbrokers_elect_one(const samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
         }
         if (p->nreplicas == 0
             || !samsa_ctlbrokers_has(p->isr, p->nisr, p->replicas[0])
-            || !ctlbrokers_active(b, p->replicas[0])) {
+            || !samsa_ctlbrokers_active(b, p->replicas[0])) {
             return SAMSA_ERR_PREFERRED_LEADER_NOT_AVAILABLE;
         }
         x.leader = p->replicas[0];

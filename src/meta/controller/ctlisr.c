@@ -15,8 +15,10 @@
  * What is simplified: samsa never writes LeaderRecoveryState=RECOVERING
  * (an unclean election does not set it, ctlbrokers.c) and the image does
  * not keep it, so every partition is RECOVERED here: a request asking for
- * RECOVERING is INVALID_REQUEST (Kafka's "RECOVERED to RECOVERING").  No
- * reassignments, no ELR (KIP-966).
+ * RECOVERING is INVALID_REQUEST (Kafka's "RECOVERED to RECOVERING").  An
+ * ISR that holds every target replica of a reassignment in progress
+ * completes it (ctlreassign.c); when that removes the leader the answer
+ * is NEW_LEADER_ELECTED.  No ELR (KIP-966).
  * Threads: the controller thread.
  */
 #include "meta/controller/controller_int.h"
@@ -184,7 +186,9 @@ ctlisr_unchanged(const samsa_image_partition_t *p,
     return true;
 }
 
-/* The PartitionChangeRecord of a valid change (none if unchanged). */
+/* The PartitionChangeRecord of a valid change (none if unchanged); one
+ * that completes a reassignment in progress completes it in the same
+ * record, as Kafka's PartitionChangeBuilder. */
 static void
 ctlisr_write(samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
              const samsa_controller_isr_change_t *c)
@@ -194,21 +198,22 @@ ctlisr_write(samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
     int32_t                        *isr;
     size_t                          i;
 
-    if (ctlisr_unchanged(&t->partitions[c->partition], c)) {
-        return;
-    }
     isr = samsa_calloc(c->nisr + 1, sizeof(*isr));
     for (i = 0; i < c->nisr; i++) {
         isr[i] = c->isr[i].broker_id;
     }
-    memset(&rec, 0, sizeof(rec));
-    rec.type = SAMSA_MetadataRecords_PartitionChangeRecord;
-    samsa_PartitionChangeRecord_init(r);
-    r->TopicId = t->id;
-    r->PartitionId = c->partition;
-    r->Isr = isr;
-    r->Isr_cnt = (int32_t) c->nisr;
-    samsa_ctlbatch_add(b, &rec);
+    if (!samsa_ctlreassign_complete(b, t, c->partition, isr,
+                                    (int32_t) c->nisr)
+        && !ctlisr_unchanged(&t->partitions[c->partition], c)) {
+        memset(&rec, 0, sizeof(rec));
+        rec.type = SAMSA_MetadataRecords_PartitionChangeRecord;
+        samsa_PartitionChangeRecord_init(r);
+        r->TopicId = t->id;
+        r->PartitionId = c->partition;
+        r->Isr = isr;
+        r->Isr_cnt = (int32_t) c->nisr;
+        samsa_ctlbatch_add(b, &rec);
+    }
     samsa_free(isr);
 }
 
@@ -272,6 +277,11 @@ samsa_ctlisr_alter(samsa_ctlbatch_t *b, int32_t broker_id,
         /* the replay may have moved t: ctlisr_answer finds it again */
         t = ctlisr_answer(b, changes[i].topic_id, changes[i].partition,
                           arena, &results[i]);
+        if (results[i].leader_id != broker_id) {
+            /* a completed reassignment moved the leadership: Kafka's
+             * NEW_LEADER_ELECTED (the record is written all the same) */
+            results[i].error = SAMSA_ERR_NEW_LEADER_ELECTED;
+        }
         samsa_info("controller: node %" PRId32 " altered the ISR of %s-%"
                    PRId32 " to %zu member(s) (partition epoch %" PRId32 ")",
                    broker_id, t->name, changes[i].partition,

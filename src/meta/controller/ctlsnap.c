@@ -120,6 +120,10 @@ snap_topic(const samsa_image_topic_t *t, samsa_buf_t *out, uint32_t *count)
         p->Replicas_cnt = ip->nreplicas;
         p->Isr = (int32_t *) ip->isr;
         p->Isr_cnt = ip->nisr;
+        p->AddingReplicas = (int32_t *) ip->adding;
+        p->AddingReplicas_cnt = ip->nadding;
+        p->RemovingReplicas = (int32_t *) ip->removing;
+        p->RemovingReplicas_cnt = ip->nremoving;
         p->Leader = ip->leader;
         p->LeaderEpoch = ip->leader_epoch;
         p->PartitionEpoch = ip->partition_epoch;

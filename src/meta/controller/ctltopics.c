@@ -245,8 +245,8 @@ ctl_id_cmp(const void *x, const void *y)
 /* Kafka's validateManualPartitionAssignment: the replicas in id order,
  * each registered and none twice (the first fault in that order is the
  * one reported).  rf < 0: no replication factor to match yet. */
-static const char *
-ctl_check_manual(samsa_ctlbatch_t *b, const int32_t *replicas, int32_t n,
+const char *
+samsa_ctltopics_check_manual(samsa_ctlbatch_t *b, const int32_t *replicas, int32_t n,
                  int32_t rf, samsa_arena_t *arena)
 {
     int32_t  *sorted;
@@ -408,7 +408,7 @@ ctl_check_assignment(samsa_ctlbatch_t *b,
     const char  *msg;
     int32_t      nisr;
 
-    msg = ctl_check_manual(b, a->replicas, a->nreplicas, rf, arena);
+    msg = samsa_ctltopics_check_manual(b, a->replicas, a->nreplicas, rf, arena);
     if (msg != NULL) {
         return msg;
     }
