@@ -674,17 +674,18 @@ samsa_replmgr_leader_appended(samsa_replmgr_t *rm, const char *topic,
 bool
 samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
                          size_t topic_len, int32_t partition, size_t *nisr,
-                         int32_t *min_isr)
+                         int32_t *min_isr, int32_t *leader_epoch)
 {
     char  key[SAMSA_PURGATORY_TP_KEY_MAX];
 
     samsa_purgatory_tp_key(key, topic, topic_len, partition);
-    return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr);
+    return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr, leader_epoch);
 }
 
 bool
 samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
-                             size_t *nisr, int32_t *min_isr)
+                             size_t *nisr, int32_t *min_isr,
+                             int32_t *leader_epoch)
 {
     repl_part_t  *rp;
 
@@ -699,6 +700,7 @@ samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
     if (rp != NULL) {
         *nisr = rp->nisr;
         *min_isr = rp->min_isr;
+        *leader_epoch = rp->leader_epoch;
     }
     pthread_mutex_unlock(&rm->lock);
     return rp != NULL;
