@@ -338,8 +338,11 @@ repl_eligible_sync(samsa_replmgr_t *rm, const samsa_image_t *img)
     }
 }
 
-/* A partition of the image this node replicates; *wake gets its key when
- * its high watermark moved.  @locks lock held */
+/* A partition of the image this node replicates; true (the caller wakes
+ * its purgatories) when its high watermark moved or this node's
+ * leadership ended or began a new epoch: a delayed acks=all Produce of
+ * the old epoch is answered then (NOT_LEADER_OR_FOLLOWER), not at its
+ * timeout.  @locks lock held */
 static bool
 repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
                      const samsa_image_partition_t *p)
@@ -372,12 +375,14 @@ repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
                 || rp->leader_epoch != p->leader_epoch;
     if (p->leader == rm->conf.node_id) {
         if (!rp->is_leader || new_epoch) {
+            moved = rp->is_leader;
             repl_become_leader(rm, rp, p);
         }
         repl_set_isr(rm, rp, t, p);
-        moved = repl_update_hw(rm, rp);
+        moved = repl_update_hw(rm, rp) || moved;
     } else if (new_epoch || rp->is_leader
                || (rp->fetcher == NULL && p->leader >= 0)) {
+        moved = rp->is_leader;
         repl_become_follower(rm, rp, p, new_epoch);
     }
     rp->leader = p->leader;
