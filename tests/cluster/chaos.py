@@ -143,18 +143,25 @@ class CkProducer(threading.Thread):
         self.ack_times.append(time.monotonic())
 
     def run(self):
+        from confluent_kafka import KafkaException
         n = 0
-        while not self.stop.is_set():
-            v = "ck-%d" % n
-            try:
-                self.p.produce(TOPIC, value=v.encode(), partition=n % NPARTS,
-                               on_delivery=self._cb)
-                self.sent.append(v)
-                n += 1
-            except BufferError:
-                pass
-            self.p.poll(0.002)
-        self.left = self.p.flush(T(60))
+        self.left = None
+        self.fatal = None
+        try:
+            while not self.stop.is_set():
+                v = "ck-%d" % n
+                try:
+                    self.p.produce(TOPIC, value=v.encode(), partition=n % NPARTS,
+                                   on_delivery=self._cb)
+                    self.sent.append(v)
+                    n += 1
+                except BufferError:
+                    pass
+                self.p.poll(0.002)
+            self.left = self.p.flush(T(60))
+        except KafkaException as e:     # a fatal (idempotence) error
+            self.fatal = str(e)
+            self.left = self.p.flush(T(60))
 
 
 class JsProducer(threading.Thread):
@@ -443,6 +450,9 @@ def run_scenario(samsa, scenario, duration, seed, log=print):
     acked = ck.acked + js.acked
     problems = check(acked, dict(obs.seen), final, per)
     problems += same_logs(cluster, T(20))
+    if ck.fatal:
+        problems.append("confluent-kafka: fatal error %s (after %d acks)"
+                        % (ck.fatal, len(ck.acked)))
     if ck.left:
         problems.append("confluent-kafka: %d records not delivered at flush" % ck.left)
     res = {"scenario": scenario, "seed": seed, "duration_s": round(t1 - t0, 1),
