@@ -253,10 +253,15 @@ def wait_healed(cluster, timeout):
     return took
 
 
-def round_kill(cluster, rng, log):
-    v = view(cluster)
+def pick(cluster, rng):
+    """A partition chosen at random and the cluster's view of it."""
     part = rng.randrange(NPARTS)
-    lead = v[part]["leader_id"]
+    return part, view(cluster)[part]
+
+
+def round_kill(cluster, rng, log):
+    part, p = pick(cluster, rng)
+    lead = p["leader_id"]
     log("kill -9 node %d (leader of partition %d)" % (lead, part))
     cluster.kill(lead)
     time.sleep(rng.uniform(0.2, 2.0))
@@ -265,10 +270,9 @@ def round_kill(cluster, rng, log):
 
 
 def round_pause(cluster, rng, log):
-    v = view(cluster)
-    part = rng.randrange(NPARTS)
-    follower = rng.choice([i for i in v[part]["replica_nodes"]
-                           if i != v[part]["leader_id"]])
+    part, p = pick(cluster, rng)
+    follower = rng.choice([i for i in p["replica_nodes"]
+                           if i != p["leader_id"]])
     proc = cluster.nodes[follower].srv.proc
     log("SIGSTOP node %d (follower of partition %d) for %.1f s"
         % (follower, part, PAUSE_S))
@@ -305,9 +309,8 @@ def round_terminate(cluster, rng, log):
 
 
 def round_elect(cluster, rng, log):
-    v = view(cluster)
-    part = rng.randrange(NPARTS)
-    pref = v[part]["replica_nodes"][0]
+    part, p = pick(cluster, rng)
+    pref = p["replica_nodes"][0]
     log("kill -9 node %d (preferred leader of partition %d), restart, "
         "ElectLeaders PREFERRED" % (pref, part))
     cluster.kill(pref)
