@@ -151,6 +151,19 @@ samsa_isrstate_acks_done(int64_t hw, int64_t required_offset, size_t nisr,
     return true;
 }
 
+bool
+samsa_isrstate_acks_answer(bool leads, int32_t leader_epoch,
+                           int32_t append_epoch, int64_t hw,
+                           int64_t required_offset, size_t nisr,
+                           int32_t min_isr, samsa_err_t *err)
+{
+    if (!leads || leader_epoch != append_epoch) {
+        *err = SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+        return true;
+    }
+    return samsa_isrstate_acks_done(hw, required_offset, nisr, min_isr, err);
+}
+
 samsa_err_t
 samsa_isrstate_check_min_isr(size_t nisr, int32_t min_isr)
 {

@@ -7,7 +7,7 @@
  * and the acks=all answer of Partition.checkEnoughReplicasReachOffset.
  * No I/O, no locks, no clock: every time is passed in.
  * Wired (broker/replica.h, h_Produce.c): follower_fetch, high_watermark,
- * check_min_isr, acks_done, and through AlterPartition
+ * check_min_isr, acks_answer (acks_done), and through AlterPartition
  * (broker/isrmgr.h) shrink, can_join and maximal.
  * Threads: a samsa_isrstate_follower_t belongs to whoever owns the
  * partition's replica state (the replica manager's lock).
@@ -94,6 +94,19 @@ size_t samsa_isrstate_maximal(const int32_t *isr, size_t nisr,
  * min_isr meanwhile. */
 bool samsa_isrstate_acks_done(int64_t hw, int64_t required_offset,
                               size_t nisr, int32_t min_isr, samsa_err_t *err);
+
+/* A delayed acks=all answer, as the produce purgatory asks it: leads
+ * tells whether this node leads the partition now, leader_epoch its
+ * epoch then, append_epoch the epoch it led when it appended the batch.
+ * Not leading in append_epoch any more (a follower, or leader again in a
+ * later epoch): true with NOT_LEADER_OR_FOLLOWER whatever hw says (a
+ * follower's HW is the new leader's, over a log that may have lost the
+ * batch to truncation: Kafka's checkEnoughReplicasReachOffset answers a
+ * former leader so too); else samsa_isrstate_acks_done. */
+bool samsa_isrstate_acks_answer(bool leads, int32_t leader_epoch,
+                                int32_t append_epoch, int64_t hw,
+                                int64_t required_offset, size_t nisr,
+                                int32_t min_isr, samsa_err_t *err);
 
 /* Before an acks=all append (Kafka's appendRecordsToLeader):
  * NOT_ENOUGH_REPLICAS when the ISR (nisr) is smaller than min_isr. */

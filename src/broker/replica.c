@@ -371,8 +371,11 @@ repl_eligible_sync(samsa_replmgr_t *rm, const samsa_image_t *img)
     }
 }
 
-/* A partition of the image this node replicates; *wake gets its key when
- * its high watermark moved.  @locks lock held */
+/* A partition of the image this node replicates; true (the caller wakes
+ * its purgatories) when its high watermark moved or this node's
+ * leadership ended or began a new epoch: a delayed acks=all Produce of
+ * the old epoch is answered then (NOT_LEADER_OR_FOLLOWER), not at its
+ * timeout.  @locks lock held */
 static bool
 repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
                      const samsa_image_partition_t *p)
@@ -405,14 +408,16 @@ repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
                 || rp->leader_epoch != p->leader_epoch;
     if (p->leader == rm->conf.node_id) {
         if (!rp->is_leader || new_epoch) {
+            moved = rp->is_leader;
             repl_become_leader(rm, rp, p);
         } else {
             repl_sync_followers(rm, rp, p);
         }
         repl_set_isr(rm, rp, t, p);
-        moved = repl_update_hw(rm, rp);
+        moved = repl_update_hw(rm, rp) || moved;
     } else if (new_epoch || rp->is_leader
                || (rp->fetcher == NULL && p->leader >= 0)) {
+        moved = rp->is_leader;
         repl_become_follower(rm, rp, p, new_epoch);
     }
     rp->leader = p->leader;
@@ -709,17 +714,18 @@ samsa_replmgr_leader_appended(samsa_replmgr_t *rm, const char *topic,
 bool
 samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
                          size_t topic_len, int32_t partition, size_t *nisr,
-                         int32_t *min_isr)
+                         int32_t *min_isr, int32_t *leader_epoch)
 {
     char  key[SAMSA_PURGATORY_TP_KEY_MAX];
 
     samsa_purgatory_tp_key(key, topic, topic_len, partition);
-    return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr);
+    return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr, leader_epoch);
 }
 
 bool
 samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
-                             size_t *nisr, int32_t *min_isr)
+                             size_t *nisr, int32_t *min_isr,
+                             int32_t *leader_epoch)
 {
     repl_part_t  *rp;
 
@@ -734,6 +740,7 @@ samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
     if (rp != NULL) {
         *nisr = rp->nisr;
         *min_isr = rp->min_isr;
+        *leader_epoch = rp->leader_epoch;
     }
     pthread_mutex_unlock(&rm->lock);
     return rp != NULL;

@@ -121,16 +121,19 @@ void samsa_replmgr_leader_appended(samsa_replmgr_t *rm, const char *topic,
                                    size_t topic_len, int32_t partition);
 
 /* acks=all on a replicated partition this node leads: true and *nisr (the
- * ISR's size now) and *min_isr (min.insync.replicas: the topic's, else
- * the broker's).  false: not replicated here (one replica, the gate off)
- * or no longer led by this node.  @thread handler, produce purgatory */
+ * ISR's size now), *min_isr (min.insync.replicas: the topic's, else the
+ * broker's) and *leader_epoch (the epoch it leads).  false: not
+ * replicated here (one replica, the gate off) or no longer led by this
+ * node.  @thread handler, produce purgatory */
 bool samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
                               size_t topic_len, int32_t partition,
-                              size_t *nisr, int32_t *min_isr);
+                              size_t *nisr, int32_t *min_isr,
+                              int32_t *leader_epoch);
 
 /* samsa_replmgr_leader_isr by the partition's purgatory key
  * (samsa_purgatory_tp_key): for a delayed Produce.  @thread any */
 bool samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,
-                                  size_t *nisr, int32_t *min_isr);
+                                  size_t *nisr, int32_t *min_isr,
+                                  int32_t *leader_epoch);
 
 #endif /* SAMSA_BROKER_REPLICA_H */

@@ -56,6 +56,8 @@ typedef struct produce_wait {
                                                        replicated partition:
                                                        the HW to reach;
                                                        -1: none */
+    int32_t                            leader_epoch;    /* led when
+                                                           appended */
     char                               key[SAMSA_PURGATORY_TP_KEY_MAX];
 } produce_wait_t;
 
@@ -169,11 +171,13 @@ produce_txn_check(samsa_broker_t *b, samsa_slice_t txn_id,
 /* acks=all on a partition this node leads with replicas (issue 19,
  * broker/replica.h): NOT_ENOUGH_REPLICAS before the append when the ISR
  * is smaller than min.insync.replicas, with Kafka's message.  *repl tells
- * whether the partition is replicated here. */
+ * whether the partition is replicated here, *leader_epoch (then) the
+ * epoch this node leads it in. */
 static samsa_err_t
 produce_check_isr(samsa_broker_t *b, samsa_req_t *req,
                   const samsa_image_topic_t *topic, int32_t partition,
-                  int16_t acks, bool *repl, samsa_PartitionProduceResponse_t *pr)
+                  int16_t acks, bool *repl, int32_t *leader_epoch,
+                  samsa_PartitionProduceResponse_t *pr)
 {
     size_t       nisr = 0;
     int32_t      min_isr = 1;
@@ -181,7 +185,7 @@ produce_check_isr(samsa_broker_t *b, samsa_req_t *req,
     char        *msg;
 
     *repl = samsa_replmgr_leader_isr(b->repl, topic->name, topic->name_len,
-                                     partition, &nisr, &min_isr);
+                                     partition, &nisr, &min_isr, leader_epoch);
     if (!*repl || acks != -1) {
         return SAMSA_ERR_NONE;
     }
@@ -209,8 +213,10 @@ produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
     samsa_plog_t                *plog;
     samsa_err_t                  err;
     bool                         repl;
+    int32_t                      leader_epoch = -1;
 
-    if (produce_check_isr(b, req, topic, pd->Index, acks, &repl, pr)
+    if (produce_check_isr(b, req, topic, pd->Index, acks, &repl,
+                          &leader_epoch, pr)
         != SAMSA_ERR_NONE) {
         return false;
     }
@@ -249,6 +255,7 @@ produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
         if (acks == -1 && samsa_plog_high_watermark(plog)
                               <= res.last_offset) {
             wait->hw_wanted = res.last_offset + 1;
+            wait->leader_epoch = leader_epoch;
         }
     }
     if (res.durable_wanted >= 0 || wait->hw_wanted >= 0) {
@@ -285,14 +292,28 @@ produce_topic(const samsa_image_t *img, samsa_slice_t name, int32_t index,
 
 /* ---- the delayed answer ----------------------------------------------- */
 
+/* samsa_isrstate_acks_answer for w now: false while its HW is to come. */
+static bool
+produce_acks_answer(delayed_produce_t *dp, const produce_wait_t *w,
+                    samsa_err_t *err)
+{
+    size_t   nisr = 0;
+    int32_t  min_isr = 1, epoch = -1;
+    bool     leads;
+
+    leads = samsa_replmgr_leader_isr_key(dp->b->repl, w->key, &nisr,
+                                         &min_isr, &epoch);
+    return samsa_isrstate_acks_answer(leads, epoch, w->leader_epoch,
+                                      samsa_plog_high_watermark(w->plog),
+                                      w->hw_wanted, nisr, min_isr, err);
+}
+
 static bool
 produce_try_complete(samsa_delayed_op_t *op)
 {
     delayed_produce_t  *dp = (delayed_produce_t *) op;
     size_t              i;
-
-    size_t              nisr;
-    int32_t             min_isr;
+    samsa_err_t         err;
 
     for (i = 0; i < dp->nwaits; i++) {
         if (samsa_plog_durable_offset(dp->waits[i].plog)
@@ -302,10 +323,7 @@ produce_try_complete(samsa_delayed_op_t *op)
         }
         /* acks=all: the HW, unless the leadership moved meanwhile */
         if (dp->waits[i].hw_wanted >= 0
-            && samsa_plog_high_watermark(dp->waits[i].plog)
-                   < dp->waits[i].hw_wanted
-            && samsa_replmgr_leader_isr_key(dp->b->repl, dp->waits[i].key,
-                                            &nisr, &min_isr)) {
+            && !produce_acks_answer(dp, &dp->waits[i], &err)) {
             return false;
         }
     }
@@ -339,23 +357,12 @@ produce_on_expire(samsa_delayed_op_t *op)
 static void
 produce_hw_answer(delayed_produce_t *dp, produce_wait_t *w)
 {
-    size_t       nisr = 0;
-    int32_t      min_isr = 1;
     samsa_err_t  err = SAMSA_ERR_NONE;
 
     if (w->hw_wanted < 0 || w->pr->ErrorCode != 0) {
         return;
     }
-    if (!samsa_replmgr_leader_isr_key(dp->b->repl, w->key, &nisr,
-                                      &min_isr)) {
-        if (samsa_plog_high_watermark(w->plog) < w->hw_wanted) {
-            produce_set_error(w->pr, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER, NULL);
-        }
-        return;
-    }
-    if (samsa_isrstate_acks_done(samsa_plog_high_watermark(w->plog),
-                                 w->hw_wanted, nisr, min_isr, &err)
-        && err != SAMSA_ERR_NONE) {
+    if (produce_acks_answer(dp, w, &err) && err != SAMSA_ERR_NONE) {
         produce_set_error(w->pr, err, NULL);
     }
 }

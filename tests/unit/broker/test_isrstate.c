@@ -151,6 +151,34 @@ test_isrstate_acks(void **state)
     assert_int_equal(err, SAMSA_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
 }
 
+/* A delayed acks=all answer after the leadership moved (the chaos suite's
+ * kill scenario, docs/REPLICATION.md): a former leader, now a follower
+ * whose HW (the new leader's) passed the batch's offset, must not answer
+ * success: the batch may have been truncated away and the offset reused. */
+static void
+test_isrstate_acks_answer_after_leadership_moved(void **state)
+{
+    samsa_err_t  err;
+
+    (void) state;
+    /* still the leader of the epoch it appended in: the HW decides */
+    assert_false(samsa_isrstate_acks_answer(true, 4, 4, 9, 10, 3, 2, &err));
+    assert_true(samsa_isrstate_acks_answer(true, 4, 4, 10, 10, 3, 2, &err));
+    assert_int_equal(err, SAMSA_ERR_NONE);
+    assert_true(samsa_isrstate_acks_answer(true, 4, 4, 10, 10, 1, 2, &err));
+    assert_int_equal(err, SAMSA_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    /* a follower now, its HW past the batch: not acknowledged */
+    assert_true(samsa_isrstate_acks_answer(false, -1, 4, 1000, 10, 3, 2, &err));
+    assert_int_equal(err, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
+    /* a follower now, HW below: answered at once, not left to time out */
+    assert_true(samsa_isrstate_acks_answer(false, -1, 4, 5, 10, 3, 2, &err));
+    assert_int_equal(err, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
+    /* leader again, but of a later epoch (a follower in between, which
+     * may have truncated): not acknowledged either */
+    assert_true(samsa_isrstate_acks_answer(true, 6, 4, 1000, 10, 3, 2, &err));
+    assert_int_equal(err, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
+}
+
 int
 main(void)
 {
@@ -160,6 +188,7 @@ main(void)
         cmocka_unit_test(test_isrstate_shrink_and_expand),
         cmocka_unit_test(test_isrstate_maximal),
         cmocka_unit_test(test_isrstate_acks),
+        cmocka_unit_test(test_isrstate_acks_answer_after_leadership_moved),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
