@@ -160,6 +160,13 @@ metadata_auto_create(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t name)
     if (res.error == SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
         return SAMSA_ERR_NONE;          /* someone else was quicker */
     }
+    if (res.error == SAMSA_ERR_NOT_CONTROLLER) {
+        /* a cluster node that is not the active controller: Kafka's
+         * broker answers a topic whose creation is pending with
+         * LEADER_NOT_AVAILABLE, which clients retry (NOT_CONTROLLER on a
+         * Metadata topic fails librdkafka's produce for good) */
+        return SAMSA_ERR_LEADER_NOT_AVAILABLE;
+    }
     return res.error;
 }
 
