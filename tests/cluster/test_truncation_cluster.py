@@ -139,7 +139,17 @@ def produce_batches(cluster, node_id, prefix, nbatches, acks):
             v = ["%s-%d-%d" % (prefix, b, i) for i in range(PER_BATCH)]
             rec = kwire.encode_batch([kwire.Record(value=x.encode())
                                       for x in v])
-            r = c.produce("div", 0, rec, acks=acks)
+            # a node whose image has the partition may not have made its
+            # log yet (the image listener runs after Metadata sees it):
+            # UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER, which
+            # clients retry; so does this, for a bounded time
+            deadline = time.monotonic() + T(10)
+            while True:
+                r = c.produce("div", 0, rec, acks=acks)
+                if r["error_code"] not in (3, 6) \
+                        or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
             assert r["error_code"] == 0, r
             vals += v
     return vals
