@@ -23,6 +23,7 @@
 #include "proto/rd.h"
 #include "proto/wr.h"
 #include "util/alloc.h"
+#include "util/fault.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -109,6 +110,8 @@ struct samsa_replmgr {
     pthread_cond_t        cond;         /* CLOCK_MONOTONIC; fetchers wait */
     samsa_map_t           parts;        /* [lock] repl_part_t by key */
     uint64_t              gen;          /* [lock] image generation */
+    long                  test_skips;   /* [lock] SAMSA_TEST_REPL_SKIP_NEW
+                                           images still to skip */
     repl_fetcher_t       *fetchers;     /* [lock] */
     bool                  stopped;      /* [lock] */
 };
@@ -388,6 +391,10 @@ repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
     samsa_purgatory_tp_key(key, t->name, t->name_len, p->partition);
     rp = repl_find(rm, key);
     if (rp == NULL) {
+        if (rm->test_skips > 0) {
+            rm->test_skips--;           /* a test's late replica manager */
+            return false;
+        }
         plog = samsa_logmgr_plog_ref(rm->conf.logs, t->name, p->partition);
         if (plog == NULL) {
             return false;               /* no log (yet): a later image */
@@ -720,6 +727,12 @@ samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
 
     samsa_purgatory_tp_key(key, topic, topic_len, partition);
     return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr, leader_epoch);
+}
+
+bool
+samsa_replmgr_enabled(const samsa_replmgr_t *rm)
+{
+    return rm != NULL && rm->enabled;
 }
 
 bool
@@ -1362,6 +1375,9 @@ samsa_replmgr_new(const samsa_replmgr_conf_t *conf, samsa_replmgr_t **out)
 
     rm->conf = *conf;
     rm->enabled = samsa_config_bool(cfg, "unstable.replication.enable");
+    /* samsa-server-faults: leave a new replicated partition unapplied for
+     * that many image passes (a partition whose log came later) */
+    rm->test_skips = SAMSA_TEST_HOOK("SAMSA_TEST_REPL_SKIP_NEW", 0);
     rm->nfetchers = samsa_config_int(cfg, "num.replica.fetchers");
     if (rm->nfetchers < 1) {
         rm->nfetchers = 1;

@@ -130,6 +130,11 @@ bool samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
                               size_t *nisr, int32_t *min_isr,
                               int32_t *leader_epoch);
 
+/* Is the gate (unstable.replication.enable) on?  Then a partition with
+ * more than one replica is written only through a leadership rm knows
+ * (samsa_replmgr_leader_isr).  @thread any */
+bool samsa_replmgr_enabled(const samsa_replmgr_t *rm);
+
 /* samsa_replmgr_leader_isr by the partition's purgatory key
  * (samsa_purgatory_tp_key): for a delayed Produce.  @thread any */
 bool samsa_replmgr_leader_isr_key(samsa_replmgr_t *rm, const char *key,

@@ -54,7 +54,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
 
 import kwire  # noqa: E402
 import samsa_harness  # noqa: E402
-from cluster_harness import Cluster  # noqa: E402
+from cluster_harness import Cluster, sigstop  # noqa: E402
 from samsa_harness import HOST, T  # noqa: E402
 from test_elections_cluster import elect  # noqa: E402
 from test_replication_cluster import (log_bytes, partitions,  # noqa: E402
@@ -277,7 +277,7 @@ def round_pause(cluster, rng, log):
     log("SIGSTOP node %d (follower of partition %d) for %.1f s"
         % (follower, part, PAUSE_S))
     others = [i for i in (1, 2, 3) if i != follower]
-    proc.send_signal(signal.SIGSTOP)
+    sigstop(proc)
     t0 = time.monotonic()
     try:
         # the leader drops it from the ISR (replica.lag.time.max.ms)

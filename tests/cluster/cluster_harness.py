@@ -97,6 +97,31 @@ def run_cmd(args):
     return r.returncode, r.stdout, r.stderr
 
 
+def sigstop(proc, timeout=None):
+    """SIGSTOP proc and wait (bounded) until every thread of it is stopped:
+    kill() returns before the group stop has reached the threads, and on a
+    loaded machine a follower's fetcher can still fetch a record produced
+    right after it (seen: an acks=all answered by a "stopped" follower)."""
+    proc.send_signal(signal.SIGSTOP)
+    deadline = time.monotonic() + (timeout if timeout is not None else T(5))
+    task_dir = "/proc/%d/task" % proc.pid
+    while True:
+        states = []
+        for tid in os.listdir(task_dir):
+            try:
+                with open(os.path.join(task_dir, tid, "stat")) as f:
+                    # the state follows the parenthesised command name
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue                # a thread that just ended
+        if states and all(st in ("T", "t") for st in states):
+            return
+        if time.monotonic() >= deadline:
+            raise AssertionError("pid %d not stopped within the timeout: "
+                                 "thread states %s" % (proc.pid, states))
+        time.sleep(0.001)
+
+
 def random_cluster_id():
     rc, out, err = run_cmd(["random-cluster-id"])
     assert rc == 0, err
@@ -137,8 +162,10 @@ class Cluster:
     (process.roles=broker, only a PLAINTEXT listener, node ids n+1..n+B,
     quorum observers)."""
 
-    def __init__(self, samsa, n=3, election_timeout_ms=1000, extra=None, brokers=0):
+    def __init__(self, samsa, n=3, election_timeout_ms=1000, extra=None, brokers=0,
+                 env=None):
         self.samsa = samsa
+        self.env = env              # SAMSA_TEST_* hooks: samsa-server-faults
         self.cluster_id = random_cluster_id()
         ports = distinct_ports(2 * n + brokers)
         self.voters = ",".join("%d@%s:%d" % (i + 1, HOST, ports[2 * i + 1])
@@ -183,11 +210,13 @@ class Cluster:
         if node.roles == "broker,controller":
             node.srv = self.samsa.start(overrides=dict(node.overrides),
                                         workdir=node.workdir, use_ports=False,
-                                        ports=node.ports, retries=1)
+                                        ports=node.ports, retries=1,
+                                        env=self.env)
             return node
         # one listener only: the harness's wait_ready wants both
         node.srv = self.samsa.start(overrides=dict(node.overrides), workdir=node.workdir,
-                                    use_ports=False, ports=node.ports, wait=False)
+                                    use_ports=False, ports=node.ports, wait=False,
+                                    env=self.env)
         deadline = time.monotonic() + T(15)
         last = None
         while time.monotonic() < deadline:

@@ -28,7 +28,7 @@ import time
 
 import kwire
 from cli_util import ok
-from cluster_harness import Cluster
+from cluster_harness import Cluster, sigstop
 from samsa_harness import HOST, T
 from test_replication_cluster import partitions, wait_parts
 
@@ -145,7 +145,7 @@ def test_isr_shrinks_and_expands_through_alter_partition(samsa):
     victim = next(i for i in (1, 2, 3) if i not in (leader, ctl))
     live = [i for i in (1, 2, 3) if i != victim]
     vproc = cluster.nodes[victim].srv.proc
-    vproc.send_signal(signal.SIGSTOP)
+    sigstop(vproc)
     try:
         t0 = time.monotonic()
         r, took = produce_all(cluster, leader, b"during-stop", 15000)

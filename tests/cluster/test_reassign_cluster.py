@@ -24,7 +24,7 @@ import signal
 import time
 
 import kwire
-from cluster_harness import Cluster
+from cluster_harness import Cluster, sigstop
 from samsa_harness import HOST, T
 from test_replication_cluster import (produce_confluent, read_values,
                                       wait_parts, wait_same_logs)
@@ -136,7 +136,7 @@ def test_reassign_add_catch_up_switch_remove(samsa):
     assert os.path.isdir(adir)
 
     cproc = cluster.nodes[c].srv.proc
-    cproc.send_signal(signal.SIGSTOP)
+    sigstop(cproc)
     try:
         got = alter_reassignments(cluster, b, [(TOPIC, 0, [b, c])])
         assert got == {(TOPIC, 0): (E_NONE, None)}, got

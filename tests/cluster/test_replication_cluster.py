@@ -31,7 +31,7 @@ import time
 
 import kwire
 from cli_util import ok
-from cluster_harness import Cluster
+from cluster_harness import Cluster, sigstop
 from samsa_harness import HOST, T
 
 INVALID_REPLICATION_FACTOR = 38
@@ -41,13 +41,13 @@ SLACK_S = 4.0
 NPARTS = 3
 
 
-def make_cluster(samsa, replication, more=None):
+def make_cluster(samsa, replication, more=None, env=None):
     extra = {"broker.session.timeout.ms": str(SESSION_MS),
              "broker.heartbeat.interval.ms": str(HEARTBEAT_MS)}
     extra.update(more or {})
     if replication:
         extra["unstable.replication.enable"] = "true"
-    c = Cluster(samsa, n=3, extra=extra)
+    c = Cluster(samsa, n=3, extra=extra, env=env)
     c.start_all()
     c.wait_unfenced(T(20))
     return c
@@ -327,7 +327,7 @@ def test_rf3_followers_replicate_and_acks_all(samsa):
     vproc = cluster.nodes[victim].srv.proc
     rec = kwire.encode_batch([kwire.Record(value=b"waits")])
     with cluster.nodes[lead3].connect() as c:
-        vproc.send_signal(signal.SIGSTOP)
+        sigstop(vproc)
         try:
             r = c.produce("rep3", 0, rec, acks=-1, timeout_ms=400)
             assert r["error_code"] == REQUEST_TIMED_OUT, r
@@ -402,3 +402,49 @@ def test_rf3_followers_replicate_and_acks_all(samsa):
     print("kill -9 of rep2's leader %d: new leader %d (from the ISR %s) "
           "%.2f s later serves all %d acknowledged records"
           % (lead2, new, isr2, waited, len(acked)))
+
+
+NOT_LEADER_OR_FOLLOWER = 6
+
+
+def test_produce_refused_until_the_replica_manager_leads(samsa):
+    """A node whose image says it leads a replicated partition before its
+    replica manager has taken the partition (its log came after the
+    image: SAMSA_TEST_REPL_SKIP_NEW leaves the first image of a new
+    partition unapplied) answers NOT_LEADER_OR_FOLLOWER, retriable; it
+    must not append and acknowledge an acks=all write as a lone log,
+    which no follower fetches.  The next image applies it: the write is
+    replicated."""
+    cluster = make_cluster(samsa, replication=True,
+                           env={"SAMSA_TEST_REPL_SKIP_NEW": "1"})
+    ctl = cluster.wait_leader(T(10))
+    with cluster.nodes[ctl].connect() as c:
+        r = c.create_topic("late", num_partitions=1, replication_factor=3,
+                           configs={"min.insync.replicas": "2"},
+                           timeout=T(10))
+        assert r["error_code"] == 0, r
+    wait_parts(cluster, [1, 2, 3], "late",
+               lambda v: len(v) == 1 and len(v[0]["isr_nodes"]) == 3
+               and v[0]["leader_id"] >= 0, T(10), "late placed")
+    leader = partitions(cluster, ctl, "late")[0]["leader_id"]
+    rec = kwire.encode_batch([kwire.Record(value=b"early")])
+    with cluster.nodes[leader].connect() as c:
+        for acks in (-1, 1):
+            r = c.produce("late", 0, rec, acks=acks, timeout_ms=2000)
+            assert r["error_code"] == NOT_LEADER_OR_FOLLOWER, (acks, r)
+        assert log_end(log_bytes(cluster, leader, "late")) == 0
+    # any later image (here a topic of one replica) applies the partition
+    with cluster.nodes[ctl].connect() as c:
+        r = c.create_topic("bump", num_partitions=1, timeout=T(10))
+        assert r["error_code"] == 0, r
+    deadline = time.monotonic() + T(10)
+    with cluster.nodes[leader].connect() as c:
+        while True:
+            r = c.produce("late", 0, rec, acks=-1, timeout_ms=int(T(5) * 1000))
+            if r["error_code"] != NOT_LEADER_OR_FOLLOWER:
+                break
+            assert time.monotonic() < deadline, r
+            time.sleep(0.05)
+        assert r["error_code"] == 0 and r["base_offset"] == 0, r
+    end, _ = wait_same_logs(cluster, [1, 2, 3], "late", T(10), "late")
+    assert end == 1, end

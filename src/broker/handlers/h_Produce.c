@@ -186,6 +186,15 @@ produce_check_isr(samsa_broker_t *b, samsa_req_t *req,
 
     *repl = samsa_replmgr_leader_isr(b->repl, topic->name, topic->name_len,
                                      partition, &nisr, &min_isr, leader_epoch);
+    if (!*repl && samsa_replmgr_enabled(b->repl)
+        && topic->partitions[partition].nreplicas > 1) {
+        /* the image says this node leads a replicated partition the
+         * replica manager does not lead (yet, or no more): appended as
+         * a lone log, the write would be acknowledged unreplicated
+         * (Kafka: no leader log here, NOT_LEADER_OR_FOLLOWER) */
+        produce_set_error(pr, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER, NULL);
+        return SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+    }
     if (!*repl || acks != -1) {
         return SAMSA_ERR_NONE;
     }
