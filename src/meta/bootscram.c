@@ -254,14 +254,10 @@ samsa_bootscram_write(const char *mdir, const samsa_bootscram_t *creds,
         }
         (void) samsa_buf_append(&text, line, strlen(line));
     }
-    rc = samsa_write_file_atomic(file, text.data, text.len);
+    rc = samsa_write_file_atomic_msg(file, text.data, text.len, errstr,
+                                     errstr_size);
     samsa_buf_fini(&text);
-    if (rc != 0) {
-        snprintf(errstr, errstr_size, "cannot write '%s': %s", file,
-                 strerror(rc));
-        return SAMSA_ERR__IO;
-    }
-    return SAMSA_ERR_NONE;
+    return rc != 0 ? SAMSA_ERR__IO : SAMSA_ERR_NONE;
 }
 
 /* One "MECHANISM NAME ITERATIONS SALT STOREDKEY SERVERKEY" entry. */

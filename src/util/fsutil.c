@@ -112,3 +112,16 @@ samsa_write_file_atomic(const char *path, const void *data, size_t len)
     samsa_free(dir);
     return 0;
 }
+
+int
+samsa_write_file_atomic_msg(const char *path, const void *data, size_t len,
+                            char *errstr, size_t errstr_size)
+{
+    int  rc = samsa_write_file_atomic(path, data, len);
+
+    if (rc != 0) {
+        snprintf(errstr, errstr_size, "cannot write '%s': %s", path,
+                 strerror(rc));
+    }
+    return rc;
+}

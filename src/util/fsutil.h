@@ -24,6 +24,12 @@ int samsa_write_all(int fd, const void *p, size_t len, off_t pos);
  * removed). */
 int samsa_write_file_atomic(const char *path, const void *data, size_t len);
 
+/* samsa_write_file_atomic, the failure also said in errstr ("cannot write
+ * '<path>': <strerror>") for an operator.  0, or the errno. */
+int samsa_write_file_atomic_msg(const char *path, const void *data,
+                                size_t len, char *errstr,
+                                size_t errstr_size);
+
 /* Close *fd if it is open (>= 0) and mark it closed (-1). */
 void samsa_close_fd(int *fd);
 
