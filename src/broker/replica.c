@@ -110,6 +110,8 @@ struct samsa_replmgr {
     pthread_cond_t        cond;         /* CLOCK_MONOTONIC; fetchers wait */
     samsa_map_t           parts;        /* [lock] repl_part_t by key */
     uint64_t              gen;          /* [lock] image generation */
+    uint64_t              isr_shrinks;  /* [lock] committed ISR changes */
+    uint64_t              isr_expands;  /* [lock] (IsrShrinks/-Expands) */
     long                  test_skips;   /* [lock] SAMSA_TEST_REPL_SKIP_NEW
                                            images still to skip */
     repl_fetcher_t       *fetchers;     /* [lock] */
@@ -613,6 +615,8 @@ repl_isr_answer(void *ctx, const samsa_isrmgr_item_t *item,
         if (ans->err == SAMSA_ERR_NONE && rp->is_leader
             && ans->leader_epoch == rp->leader_epoch
             && ans->partition_epoch >= rp->partition_epoch) {
+            rm->isr_shrinks += ans->nisr < rp->nisr;
+            rm->isr_expands += ans->nisr > rp->nisr;
             repl_isr_set(rp, ans->isr, ans->nisr, ans->partition_epoch);
         } else {
             samsa_info("replication: %s: ISR change not made: %s", rp->key,
@@ -727,6 +731,21 @@ samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
 
     samsa_purgatory_tp_key(key, topic, topic_len, partition);
     return samsa_replmgr_leader_isr_key(rm, key, nisr, min_isr, leader_epoch);
+}
+
+void
+samsa_replmgr_isr_changes(samsa_replmgr_t *rm, uint64_t *shrinks,
+                          uint64_t *expands)
+{
+    *shrinks = 0;
+    *expands = 0;
+    if (rm == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    *shrinks = rm->isr_shrinks;
+    *expands = rm->isr_expands;
+    pthread_mutex_unlock(&rm->lock);
 }
 
 bool

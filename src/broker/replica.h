@@ -130,6 +130,13 @@ bool samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
                               size_t *nisr, int32_t *min_isr,
                               int32_t *leader_epoch);
 
+/* The ISR changes this node's leaderships made and the controller
+ * committed since start: *shrinks smaller ISRs, *expands larger ones
+ * (Kafka's IsrShrinksPerSec / IsrExpandsPerSec).  NULL rm: 0, 0.
+ * @thread any */
+void samsa_replmgr_isr_changes(samsa_replmgr_t *rm, uint64_t *shrinks,
+                               uint64_t *expands);
+
 /* Is the gate (unstable.replication.enable) on?  Then a partition with
  * more than one replica is written only through a leadership rm knows
  * (samsa_replmgr_leader_isr).  @thread any */

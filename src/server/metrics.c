@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "broker/replica.h"
+#include "meta/controller/controller.h"
+#include "meta/image_stats.h"
 #include "proto/proto.h"
 #include "util/alloc.h"
 #include "util/arena.h"
@@ -58,7 +61,9 @@ typedef struct metrics_part {
     int64_t              size_bytes;
     size_t               segments;
     samsa_plog_stats_t   st;
-    bool                 under_min_isr;
+    bool                 under_min_isr; /* led here (UnderMinIsr) */
+    bool                 under_replicated; /* led here (UnderReplicated) */
+    bool                 hosted;        /* a replica here, or a log */
 } metrics_part_t;
 
 typedef struct metrics_lag {
@@ -79,6 +84,9 @@ typedef struct metrics_snap {
     metrics_lag_t           *lags;
     size_t                   nlags;
     samsa_reqstats_api_t    *apis;      /* [server * napis + api] */
+    samsa_image_stats_t      stats;     /* of img, for this node */
+    uint64_t                 isr_shrinks, isr_expands;
+    bool                     active_controller;
 } metrics_snap_t;
 
 samsa_metrics_t *
@@ -195,32 +203,39 @@ metrics_update_idle(samsa_metrics_t *m)
 }
 
 /* min.insync.replicas of a topic: its override, else the broker's. */
-static int64_t
+static int32_t
 metrics_min_isr(const samsa_broker_t *b, const samsa_image_topic_t *t)
 {
-    const char  *v = samsa_image_topic_config(t, "min.insync.replicas");
-
-    if (v != NULL) {
-        return strtoll(v, NULL, 10);
-    }
-    return samsa_config_int(b->cfg, "min.insync.replicas");
+    return samsa_image_topic_min_isr(
+        t, (int32_t) samsa_config_int(b->cfg, "min.insync.replicas"));
 }
 
 static void
 metrics_snap_part(samsa_broker_t *b, const samsa_image_topic_t *t,
                   int32_t i, metrics_part_t *p)
 {
-    samsa_plog_t  *plog;
+    const samsa_image_partition_t  *pt;
+    samsa_plog_t                   *plog;
+    int32_t                         j;
 
     memset(p, 0, sizeof(*p));
     p->topic = t->name;
     p->partition = i;
-    p->under_min_isr = t->partitions[i].nisr < metrics_min_isr(b, t);
+    pt = &t->partitions[i];
+    p->under_min_isr = pt->leader == b->node->node_id
+                       && pt->nisr < metrics_min_isr(b, t);
+    p->under_replicated = samsa_image_partition_under_replicated(
+        pt, b->node->node_id);
+    for (j = 0; j < pt->nreplicas && !p->hosted; j++) {
+        p->hosted = pt->replicas[j] == b->node->node_id;
+    }
+    p->hosted = p->hosted || pt->leader == b->node->node_id;
     plog = samsa_logmgr_plog_ref(b->logs, t->name, i);
     if (plog == NULL) {
         return;
     }
     p->has_log = true;
+    p->hosted = true;
     p->log_start = samsa_plog_log_start_offset(plog);
     p->log_end = samsa_plog_log_end_offset(plog);
     p->size_bytes = samsa_plog_size_bytes(plog);
@@ -322,6 +337,14 @@ metrics_snap_take(samsa_metrics_t *m, metrics_snap_t *snap)
     if (m->brk != NULL) {
         metrics_snap_parts(m->brk, snap);
         metrics_snap_groups(m->brk, snap);
+        samsa_image_stats(snap->img, m->brk->node->node_id,
+                          (int32_t) samsa_config_int(m->brk->cfg,
+                                                     "min.insync.replicas"),
+                          &snap->stats);
+        samsa_replmgr_isr_changes(m->brk->repl, &snap->isr_shrinks,
+                                  &snap->isr_expands);
+        snap->active_controller =
+            samsa_controller_active_id(m->brk->ctrl) == m->brk->node->node_id;
     }
 }
 
@@ -1012,14 +1035,15 @@ mx_part_gauge(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
     mx_family(out, name, "gauge", help);
     for (i = 0; i < snap->nparts; i++) {
         p = &snap->parts[i];
-        if (!p->has_log && field != 4) {
+        if (field >= 4 ? !p->hosted : !p->has_log) {
             continue;
         }
         v = field == 0   ? p->log_start
             : field == 1 ? p->log_end
             : field == 2 ? p->size_bytes
             : field == 3 ? (int64_t) p->segments
-                         : (int64_t) p->under_min_isr;
+            : field == 4 ? (int64_t) p->under_min_isr
+                         : (int64_t) p->under_replicated;
         mx_printf(out, "%s{topic=\"", name);
         mx_label(out, p->topic);
         mx_printf(out, "\",partition=\"%d\"} %lld\n", (int) p->partition,
@@ -1030,8 +1054,6 @@ mx_part_gauge(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
 static void
 mx_partitions(metrics_snap_t *snap, samsa_buf_t *out)
 {
-    size_t  i, under = 0;
-
     mx_topic_counter(snap, out, "samsa_topic_messages_in_total",
                      "Records appended for producers, per topic "
                      "(MessagesInPerSec).", MX_MESSAGES_IN);
@@ -1050,15 +1072,73 @@ mx_partitions(metrics_snap_t *snap, samsa_buf_t *out)
     mx_part_gauge(snap, out, "samsa_log_segments",
                   "Segments of the partition's log (NumLogSegments).", 3);
     mx_part_gauge(snap, out, "samsa_partition_under_min_isr",
-                  "1 when the partition's ISR is smaller than its "
-                  "min.insync.replicas (UnderMinIsr).", 4);
-    for (i = 0; i < snap->nparts; i++) {
-        under += snap->parts[i].under_min_isr;
+                  "1 when this node leads the partition and its ISR is "
+                  "smaller than its min.insync.replicas (UnderMinIsr).", 4);
+    mx_part_gauge(snap, out, "samsa_partition_under_replicated",
+                  "1 when this node leads the partition and its ISR is "
+                  "smaller than its replicas (UnderReplicated).", 5);
+}
+
+static void
+mx_count(samsa_buf_t *out, const char *name, const char *help, uint64_t v,
+         bool counter)
+{
+    mx_family(out, name, counter ? "counter" : "gauge", help);
+    mx_printf(out, "%s %llu\n", name, (unsigned long long) v);
+}
+
+/* Kafka's ReplicaManager gauges for this node, and its controller gauges
+ * (reported by the active controller, 0 on the others, as Kafka's
+ * inactive controllers report them). */
+static void
+mx_replication(metrics_snap_t *snap, samsa_buf_t *out, bool controller)
+{
+    const samsa_image_stats_t  *st = &snap->stats;
+    bool                        on = snap->active_controller;
+
+    mx_count(out, "samsa_partitions", "Partitions with a replica on this "
+             "node (PartitionCount).", st->partitions, false);
+    mx_count(out, "samsa_leader_partitions", "Partitions this node leads "
+             "(LeaderCount).", st->leaders, false);
+    mx_count(out, "samsa_under_replicated_partitions", "Partitions this "
+             "node leads whose ISR is smaller than their replicas "
+             "(UnderReplicatedPartitions).", st->under_replicated, false);
+    mx_count(out, "samsa_under_min_isr_partitions", "Partitions this node "
+             "leads whose ISR is smaller than their min.insync.replicas "
+             "(UnderMinIsrPartitionCount).", st->under_min_isr, false);
+    mx_count(out, "samsa_at_min_isr_partitions", "Partitions this node "
+             "leads whose ISR is exactly their min.insync.replicas "
+             "(AtMinIsrPartitionCount).", st->at_min_isr, false);
+    mx_count(out, "samsa_isr_shrinks_total", "ISR shrinks of partitions "
+             "this node leads, committed by the controller "
+             "(IsrShrinksPerSec).", snap->isr_shrinks, true);
+    mx_count(out, "samsa_isr_expands_total", "ISR expansions of partitions "
+             "this node leads, committed by the controller "
+             "(IsrExpandsPerSec).", snap->isr_expands, true);
+    if (!controller) {
+        return;
     }
-    mx_family(out, "samsa_under_min_isr_partitions", "gauge",
-              "Partitions whose ISR is smaller than their "
-              "min.insync.replicas (UnderMinIsrPartitionCount).");
-    mx_printf(out, "samsa_under_min_isr_partitions %zu\n", under);
+    mx_count(out, "samsa_active_controller_count", "1 on the active "
+             "controller, else 0 (ActiveControllerCount).", on, false);
+    mx_count(out, "samsa_offline_partitions", "Partitions without a leader "
+             "(OfflinePartitionsCount; active controller only).",
+             on ? st->offline : 0, false);
+    mx_count(out, "samsa_global_topics", "Topics in the cluster "
+             "(GlobalTopicCount; active controller only).",
+             on ? st->topics : 0, false);
+    mx_count(out, "samsa_global_partitions", "Partitions in the cluster "
+             "(GlobalPartitionCount; active controller only).",
+             on ? st->global_partitions : 0, false);
+    mx_count(out, "samsa_preferred_replica_imbalance", "Partitions led by "
+             "another than their first replica "
+             "(PreferredReplicaImbalanceCount; active controller only).",
+             on ? st->preferred_imbalance : 0, false);
+    mx_count(out, "samsa_fenced_brokers", "Registered brokers that are "
+             "fenced (FencedBrokerCount; active controller only).",
+             on ? st->fenced_brokers : 0, false);
+    mx_count(out, "samsa_active_brokers", "Registered brokers that are not "
+             "fenced (ActiveBrokerCount; active controller only).",
+             on ? st->active_brokers : 0, false);
 }
 
 /* The log layer's descriptor cache (log/fdcache.h, STORAGE.md). */
@@ -1368,6 +1448,8 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_accept_throttle_time(m, out);
     if (m->brk != NULL) {
         mx_partitions(&snap, out);
+        mx_replication(&snap, out,
+                       m->brk->cfg->role_controller);
         mx_log_files(m, out);
         mx_purgatories(m, out);
         mx_quotas(m, out);
