@@ -1,11 +1,13 @@
 /*
  * cli/cmd_cluster.c - "samsa cluster info": the cluster id, the active
  * controller, the metadata quorum (DescribeQuorum; none on a single node)
- * and the brokers (DescribeCluster, or Metadata on brokers without it),
- * through libsamsa's admin client.
+ * the brokers (DescribeCluster, or Metadata on brokers without it) and
+ * the partitions under-replicated or offline (Metadata), through
+ * libsamsa's admin client.
  * Threads: main.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <samsa/admin.h>
 
@@ -14,9 +16,51 @@
 #include "cli/session.h"
 #include "cli/table.h"
 
+/* The partitions of every topic (Metadata), as an operator checks them
+ * first: how many, how many under-replicated (ISR smaller than the
+ * replicas) and offline (no leader, or a leader that is not a live
+ * broker: Kafka's unavailable partitions). */
+typedef struct cluster_parts {
+    size_t  partitions;
+    size_t  under_replicated;
+    size_t  offline;
+} cluster_parts_t;
+
+static bool
+cluster_broker_live(const samsa_cluster_desc_t *cd, int32_t id)
+{
+    size_t  i;
+
+    for (i = 0; i < cd->nbrokers; i++) {
+        if (cd->brokers[i].id == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void
+cluster_parts_count(const samsa_cluster_desc_t *cd,
+                    const samsa_topic_descs_t *td, cluster_parts_t *out)
+{
+    const samsa_partition_desc_t  *p;
+    size_t                         i, k;
+
+    memset(out, 0, sizeof(*out));
+    for (i = 0; i < td->n; i++) {
+        for (k = 0; k < td->topics[i].npartitions; k++) {
+            p = &td->topics[i].partitions[k];
+            out->partitions++;
+            out->under_replicated += p->nisr < p->nreplicas;
+            out->offline += p->leader < 0
+                            || !cluster_broker_live(cd, p->leader);
+        }
+    }
+}
+
 static void
 cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
-             samsa_err_t qerr)
+             samsa_err_t qerr, const cluster_parts_t *parts)
 {
     samsa_json_t  j;
     size_t        i;
@@ -57,13 +101,17 @@ cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
         samsa_json_obj_end(&j);
     }
     samsa_json_arr_end(&j);
+    samsa_json_kv_int(&j, "partitions", (int64_t) parts->partitions);
+    samsa_json_kv_int(&j, "under_replicated_partitions",
+                      (int64_t) parts->under_replicated);
+    samsa_json_kv_int(&j, "offline_partitions", (int64_t) parts->offline);
     samsa_json_obj_end(&j);
     samsa_json_end(&j);
 }
 
 static void
 cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
-             samsa_err_t qerr)
+             samsa_err_t qerr, const cluster_parts_t *parts)
 {
     static const char *const  hdr[] = { "ID", "HOST", "PORT", "RACK",
                                         "ROLE" };
@@ -97,6 +145,8 @@ cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
     }
     samsa_table_print(t, stdout);
     samsa_table_free(t);
+    printf("\nPartitions: %zu (under-replicated %zu, offline %zu)\n",
+           parts->partitions, parts->under_replicated, parts->offline);
 }
 
 static int
@@ -105,13 +155,18 @@ cluster_info(int argc, char **argv)
     samsa_session_t        s;
     samsa_cluster_desc_t  *cd = NULL;
     samsa_quorum_info_t   *q = NULL;
+    samsa_topic_descs_t   *td = NULL;
+    cluster_parts_t        parts;
     samsa_err_t            e, qerr = SAMSA_ERR_NONE;
     int                    rc;
 
     if (!samsa_session_open(&s, &rc, "samsa cluster info",
                             "samsa cluster info [options]",
-                            "The cluster id, controller, metadata quorum "
-                            "and brokers (DescribeCluster, DescribeQuorum).", NULL, argc, argv, 0, 0)) {
+                            "The cluster id, controller, metadata quorum, "
+                            "brokers and how many partitions are under-"
+                            "replicated or offline (DescribeCluster, "
+                            "DescribeQuorum, Metadata).", NULL, argc, argv,
+                            0, 0)) {
         return rc;
     }
     e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cd);
@@ -125,13 +180,20 @@ cluster_info(int argc, char **argv)
          * brokers answer a live broker, which forwards) */
         cd->controller_id = q->leader_id;
     }
+    if (e == SAMSA_ERR_NONE) {
+        e = samsa_admin_describe_topics(s.admin, NULL, 0, s.timeout_ms, &td);
+    }
     if (e != SAMSA_ERR_NONE) {
         rc = samsa_session_fail(&s, e, "cannot describe the cluster");
-    } else if (s.json) {
-        cluster_json(cd, q, qerr);
     } else {
-        cluster_text(cd, q, qerr);
+        cluster_parts_count(cd, td, &parts);
+        if (s.json) {
+            cluster_json(cd, q, qerr, &parts);
+        } else {
+            cluster_text(cd, q, qerr, &parts);
+        }
     }
+    samsa_admin_result_free(td);
     samsa_admin_result_free(q);
     samsa_admin_result_free(cd);
     samsa_session_close(&s);

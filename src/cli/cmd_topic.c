@@ -330,11 +330,66 @@ topic_cfg_shown(const samsa_config_entry_t *e)
     return e->source == SAMSA_CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG;
 }
 
+/* The partitions `describe` shows: all, or only those matching Kafka's
+ * kafka-topics filters. */
+typedef struct topic_filter {
+    bool                         under_replicated;
+    bool                         unavailable;
+    const samsa_cluster_desc_t  *cluster;   /* the live brokers, or NULL */
+} topic_filter_t;
+
+static bool
+topic_filter_any(const topic_filter_t *f)
+{
+    return f->under_replicated || f->unavailable;
+}
+
+static bool
+topic_leader_live(const topic_filter_t *f, int32_t leader)
+{
+    size_t  i;
+
+    if (leader < 0) {
+        return false;
+    }
+    for (i = 0; f->cluster != NULL && i < f->cluster->nbrokers; i++) {
+        if (f->cluster->brokers[i].id == leader) {
+            return true;
+        }
+    }
+    return f->cluster == NULL;
+}
+
+/* Kafka's PartitionDescription rules: under-replicated when the ISR is
+ * smaller than the replicas, unavailable when there is no leader or the
+ * leader is not a live broker. */
+static bool
+topic_part_shown(const topic_filter_t *f, const samsa_partition_desc_t *p)
+{
+    if (!topic_filter_any(f)) {
+        return true;
+    }
+    return (f->under_replicated && p->nisr < p->nreplicas)
+           || (f->unavailable && !topic_leader_live(f, p->leader));
+}
+
+static size_t
+topic_parts_shown(const topic_filter_t *f, const samsa_topic_desc_t *td)
+{
+    size_t  k, n = 0;
+
+    for (k = 0; k < td->npartitions; k++) {
+        n += topic_part_shown(f, &td->partitions[k]);
+    }
+    return n;
+}
+
 static void
 topic_describe_json(samsa_json_t *j, const samsa_topic_desc_t *td,
                     const samsa_tp_results_t *start,
                     const samsa_tp_results_t *end,
-                    const samsa_config_resource_t *cr)
+                    const samsa_config_resource_t *cr,
+                    const topic_filter_t *f)
 {
     char    id[24];
     size_t  k;
@@ -349,6 +404,9 @@ topic_describe_json(samsa_json_t *j, const samsa_topic_desc_t *td,
     for (k = 0; k < td->npartitions; k++) {
         const samsa_partition_desc_t  *p = &td->partitions[k];
 
+        if (!topic_part_shown(f, p)) {
+            continue;
+        }
         samsa_json_obj(j);
         samsa_json_kv_int(j, "partition", p->partition);
         samsa_json_kv_int(j, "leader", p->leader);
@@ -379,7 +437,8 @@ static void
 topic_describe_text(const samsa_topic_desc_t *td,
                     const samsa_tp_results_t *start,
                     const samsa_tp_results_t *end,
-                    const samsa_config_resource_t *cr)
+                    const samsa_config_resource_t *cr,
+                    const topic_filter_t *f)
 {
     static const char *const  hdr[] = { "PARTITION", "LEADER", "REPLICAS",
                                         "ISR", "LOG-START-OFFSET",
@@ -408,6 +467,9 @@ topic_describe_text(const samsa_topic_desc_t *td,
     for (k = 0; k < td->npartitions; k++) {
         const samsa_partition_desc_t  *p = &td->partitions[k];
 
+        if (!topic_part_shown(f, p)) {
+            continue;
+        }
         samsa_table_row(t);
         samsa_table_cell(t, "%d", p->partition);
         samsa_table_cell(t, "%d", p->leader);
@@ -448,6 +510,17 @@ topic_configs(samsa_session_t *s, const samsa_topic_descs_t *td,
     return e;
 }
 
+static const samsa_opt_t  topic_describe_opts[] = {
+    { "--under-replicated", 0, SAMSA_OPT_FLAG, NULL,
+      "only partitions whose ISR is smaller than their replicas" },
+    { "--under-replicated-partitions", 0, SAMSA_OPT_FLAG, NULL,
+      "the same (kafka-topics' name)" },
+    { "--unavailable-partitions", 0, SAMSA_OPT_FLAG, NULL,
+      "only partitions without a leader, or whose leader is not a live "
+      "broker" },
+    { NULL, 0, SAMSA_OPT_FLAG, NULL, NULL },
+};
+
 static int
 topic_describe(int argc, char **argv)
 {
@@ -455,6 +528,8 @@ topic_describe(int argc, char **argv)
     samsa_topic_descs_t       *td = NULL;
     samsa_tp_results_t        *start = NULL, *end = NULL;
     samsa_config_resources_t  *cfgs = NULL;
+    samsa_cluster_desc_t      *cluster = NULL;
+    topic_filter_t             f;
     samsa_json_t               j;
     samsa_err_t                e;
     size_t                     i, shown = 0;
@@ -465,11 +540,21 @@ topic_describe(int argc, char **argv)
                             "Partitions (leader, replicas, ISR, log start "
                             "and end offsets) and the configs set on each "
                             "topic; every non-internal topic when none is "
-                            "named.", NULL, argc, argv, 0, SIZE_MAX)) {
+                            "named (every topic with a partition filter).",
+                            topic_describe_opts, argc, argv, 0, SIZE_MAX)) {
         return rc;
     }
+    memset(&f, 0, sizeof(f));
+    f.under_replicated = samsa_opts_has(&s.opts, "--under-replicated")
+                         || samsa_opts_has(&s.opts,
+                                           "--under-replicated-partitions");
+    f.unavailable = samsa_opts_has(&s.opts, "--unavailable-partitions");
     e = samsa_admin_describe_topics(s.admin, s.opts.pos, s.opts.npos,
                                     s.timeout_ms, &td);
+    if (e == SAMSA_ERR_NONE && f.unavailable) {
+        e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cluster);
+        f.cluster = cluster;
+    }
     if (e == SAMSA_ERR_NONE) {
         e = topic_offsets(&s, td, &start, &end);
     }
@@ -490,21 +575,24 @@ topic_describe(int argc, char **argv)
             rc = SAMSA_EXIT_FAILED;
             continue;
         }
-        if (s.opts.npos == 0 && t->is_internal) {
+        if ((s.opts.npos == 0 && t->is_internal && !topic_filter_any(&f))
+            || (topic_filter_any(&f) && topic_parts_shown(&f, t) == 0)) {
             continue;
         }
         if (s.json) {
             topic_describe_json(&j, t, start, end,
-                                topic_cfg_find(cfgs, t->name));
+                                topic_cfg_find(cfgs, t->name), &f);
         } else {
             printf("%s", shown > 0 ? "\n" : "");
-            topic_describe_text(t, start, end, topic_cfg_find(cfgs, t->name));
+            topic_describe_text(t, start, end, topic_cfg_find(cfgs, t->name),
+                                &f);
         }
         shown++;
     }
     samsa_session_list_end(&s, &j, NULL);
 out:
     samsa_admin_result_free(td);
+    samsa_admin_result_free(cluster);
     samsa_admin_result_free(start);
     samsa_admin_result_free(end);
     samsa_admin_result_free(cfgs);

@@ -9,8 +9,10 @@ import os
 import signal
 import subprocess
 import time
+import urllib.request
 
 import kwire
+import promtext
 import samsa_harness
 from samsa_harness import HOST, T
 
@@ -256,6 +258,15 @@ class Cluster:
         return [n for n in self.live() if n.is_broker()]
 
     # -- the Kafka protocol view ------------------------------------------
+    def metrics(self, node_id):
+        """The node's /metrics, parsed (promtext.parse)."""
+        url = self.nodes[node_id].srv.metrics_url("/metrics")
+        with urllib.request.urlopen(url, timeout=T(10)) as r:
+            return promtext.parse(r.read().decode())
+
+    def metric(self, node_id, name, **labels):
+        return self.metrics(node_id)[name].value(**labels)
+
     def metadata(self, node_id, topics=None):
         with self.nodes[node_id].connect() as c:
             return c.metadata(version=12, topics=topics)

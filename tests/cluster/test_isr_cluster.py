@@ -16,7 +16,9 @@ controller does not fence a stopped broker: only its leader drops it):
   samsa_partition_under_replicated are 1 while it is out, 0 once back;
   samsa_isr_shrinks_total / samsa_isr_expands_total count the two
   changes; samsa_active_controller_count is 1 on the active controller
-  only, which alone reports the cluster's partitions and brokers.
+  only, which alone reports the cluster's partitions and brokers;
+  `samsa cluster info` counts the partition under-replicated and
+  `samsa topic describe --under-replicated` lists it alone.
 - kill -9 of that follower and a restart: it rejoins the ISR after its
   catch-up.
 - A stale AlterPartition on the wire to the active controller's CONTROLLER
@@ -31,10 +33,8 @@ Kafka 4).  Figures (shrink and rejoin times) are printed.  Every wait is bounded
 import re
 import signal
 import time
-import urllib.request
 
 import kwire
-import promtext
 from cli_util import ok
 from cluster_harness import Cluster, sigstop
 from samsa_harness import HOST, T
@@ -119,23 +119,12 @@ def alter_partition(cluster, ctl, *args):
     return err, (topics[0]["partitions"][0] if topics else None)
 
 
-def metrics(cluster, node_id):
-    """The node's /metrics, parsed (promtext.parse)."""
-    url = cluster.nodes[node_id].srv.metrics_url("/metrics")
-    with urllib.request.urlopen(url, timeout=T(10)) as r:
-        return promtext.parse(r.read().decode())
-
-
-def metric(cluster, node_id, name, **labels):
-    return metrics(cluster, node_id)[name].value(**labels)
-
-
 def wait_metric(cluster, node_id, name, want, **labels):
     """Waits (bounded) until the node's metric reads want (the AlterPartition
     answer that counts an ISR change may come after the image shows it)."""
     deadline = time.monotonic() + T(5)
     while True:
-        got = metric(cluster, node_id, name, **labels)
+        got = cluster.metric(node_id, name, **labels)
         if got == want:
             return
         assert time.monotonic() < deadline, (name, labels, got, want)
@@ -175,7 +164,7 @@ def test_isr_shrinks_and_expands_through_alter_partition(samsa):
     # shrinks the ISR after the lag, and acks=all goes on
     victim = next(i for i in (1, 2, 3) if i not in (leader, ctl))
     live = [i for i in (1, 2, 3) if i != victim]
-    m0 = metrics(cluster, leader)
+    m0 = cluster.metrics(leader)
     assert m0["samsa_under_replicated_partitions"].value() == 0
     assert m0["samsa_partition_under_replicated"].value(
         topic="isr", partition="0") == 0
@@ -184,10 +173,10 @@ def test_isr_shrinks_and_expands_through_alter_partition(samsa):
     assert m0["samsa_leader_partitions"].value() >= 1
     for i in (1, 2, 3):
         if i != ctl:
-            m = metrics(cluster, i)
+            m = cluster.metrics(i)
             assert m["samsa_active_controller_count"].value() == 0, i
             assert m["samsa_global_partitions"].value() == 0, i
-    mc = metrics(cluster, ctl)
+    mc = cluster.metrics(ctl)
     assert mc["samsa_active_controller_count"].value() == 1
     assert mc["samsa_active_brokers"].value() == 3
     assert mc["samsa_fenced_brokers"].value() == 0
@@ -210,11 +199,22 @@ def test_isr_shrinks_and_expands_through_alter_partition(samsa):
                bootstrap="%s:%d" % (HOST, cluster.nodes[leader].ports[0])).json()
         d = d[0] if isinstance(d, list) else d
         assert victim not in d["partitions"][0]["isr"], d
-        m = metrics(cluster, leader)
+        m = cluster.metrics(leader)
         assert m["samsa_under_replicated_partitions"].value() == 1
         assert m["samsa_partition_under_replicated"].value(
             topic="isr", partition="0") == 1
         wait_metric(cluster, leader, "samsa_isr_shrinks_total", shrinks0 + 1)
+        # the CLI: the partition is under-replicated, nothing is offline
+        bs = "%s:%d" % (HOST, cluster.nodes[leader].ports[0])
+        info = ok("cluster", "info", "--json", bootstrap=bs).json()
+        assert info["under_replicated_partitions"] == 1, info
+        assert info["offline_partitions"] == 0, info
+        ur = ok("topic", "describe", "--under-replicated", "--json",
+                bootstrap=bs).json()
+        assert [(t["name"], [p["partition"] for p in t["partitions"]])
+                for t in ur] == [("isr", [0])], ur
+        assert "Partitions: %d (under-replicated 1, offline 0)" % (
+            info["partitions"]) in ok("cluster", "info", bootstrap=bs).out
         lat = []
         for i in range(10):
             r, s = produce_all(cluster, leader, b"stopped-%d" % i, 5000)
@@ -237,8 +237,13 @@ def test_isr_shrinks_and_expands_through_alter_partition(samsa):
           % (victim, time.monotonic() - t0))
     assert back[0]["leader_id"] == leader, back
     wait_metric(cluster, leader, "samsa_under_replicated_partitions", 0)
+    bs = "%s:%d" % (HOST, cluster.nodes[leader].ports[0])
+    assert ok("topic", "describe", "--under-replicated-partitions", "--json",
+              bootstrap=bs).json() == []
+    assert ok("cluster", "info", "--json",
+              bootstrap=bs).json()["under_replicated_partitions"] == 0
     wait_metric(cluster, leader, "samsa_isr_expands_total", expands0 + 1)
-    assert metric(cluster, leader, "samsa_isr_shrinks_total") == shrinks0 + 1
+    assert cluster.metric(leader, "samsa_isr_shrinks_total") == shrinks0 + 1
 
     # a stale AlterPartition (the partition epoch before these changes)
     topic_id = cluster.topics(ctl)["isr"][0]

@@ -14,7 +14,9 @@ controller moves it (ReplicationControlManager):
   there, and a topic deleted while it was down is deleted there once it
   has caught up.  Killed and restarted at once (within the session
   timeout), its new, fenced registration moves leadership off it and the
-  unfence gives it back.
+  unfence gives it back.  While it is fenced, the active controller's
+  samsa_offline_partitions, `samsa cluster info` and `samsa topic
+  describe --unavailable-partitions` count and list its partitions.
 - SIGTERM (controlled shutdown, KIP-631): the broker's heartbeat asks
   WantShutDown, the controller moves its leadership away and only then
   answers ShouldShutDown: the broker exits well within the session
@@ -29,8 +31,9 @@ import time
 import pytest
 
 import kwire
+from cli_util import ok
 from cluster_harness import Cluster
-from samsa_harness import T
+from samsa_harness import HOST, T
 
 LEADER_NOT_AVAILABLE = 5
 NOT_LEADER_OR_FOLLOWER = 6
@@ -188,6 +191,18 @@ def test_kill_fences_leadership_and_restart_restores_it(samsa):
             assert p["leader_id"] == before[i]["leader_id"], (i, p)
             assert p["leader_epoch"] == before[i]["leader_epoch"], (i, p)
 
+    # offline, as the operator sees it: the active controller's gauge,
+    # `samsa cluster info` and `samsa topic describe --unavailable-...`
+    ctl = cluster.wait_leader(T(10))
+    assert cluster.metric(ctl, "samsa_offline_partitions") == len(vps)
+    bs = "%s:%d" % (HOST, cluster.nodes[others[0]].ports[0])
+    info = ok("cluster", "info", "--json", bootstrap=bs).json()
+    assert info["offline_partitions"] == len(vps), info
+    un = ok("topic", "describe", "--unavailable-partitions", "--json",
+            bootstrap=bs).json()
+    assert [(t["name"], [p["partition"] for p in t["partitions"]])
+            for t in un] == [(topic, vps)], un
+
     # the partition APIs at a live node: NOT_LEADER_OR_FOLLOWER
     with cluster.nodes[others[0]].connect() as c:
         r = c.produce(topic, vps[0], kwire.encode_batch([kwire.Record(b"x")]),
@@ -213,6 +228,13 @@ def test_kill_fences_leadership_and_restart_restores_it(samsa):
                               "leader again")
     print("broker %d leads its partitions again %.2f s after restart"
           % (victim, waited))
+    deadline = time.monotonic() + T(5)
+    while cluster.metric(cluster.wait_leader(T(10)),
+                         "samsa_offline_partitions") != 0:
+        assert time.monotonic() < deadline, "partitions still offline"
+        time.sleep(0.05)
+    assert ok("topic", "describe", "--unavailable-partitions", "--json",
+              bootstrap=bs).json() == []
     for i in vps:
         assert back[i]["isr_nodes"] == [victim], back[i]
         assert back[i]["offline_replicas"] == [], back[i]
