@@ -167,10 +167,21 @@ typedef struct samsa_cluster_desc {
     int32_t               controller_id;    /* -1: unknown */
     samsa_broker_desc_t  *brokers;      /* sorted by id */
     size_t                nbrokers;
+    const bool           *broker_fenced;    /* [i]: brokers[i] is fenced;
+                                               NULL but from
+                                               ..._describe_cluster_fenced */
 } samsa_cluster_desc_t;
 
-/* DescribeCluster where the broker has it, else Metadata. */
+/* DescribeCluster where the broker has it, else Metadata: the live
+ * (unfenced) brokers. */
 SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_cluster(
+    samsa_admin_t *admin, int64_t timeout_ms,
+    samsa_cluster_desc_t **resultp);
+
+/* The same with the fenced brokers too (DescribeCluster v2, KIP-1073:
+ * Kafka's DescribeClusterOptions.includeFencedBrokers); broker_fenced
+ * says which.  UNSUPPORTED_VERSION from a broker without v2. */
+SAMSA_API SAMSA_MUST_CHECK samsa_err_t samsa_admin_describe_cluster_fenced(
     samsa_admin_t *admin, int64_t timeout_ms,
     samsa_cluster_desc_t **resultp);
 

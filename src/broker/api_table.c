@@ -72,7 +72,7 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_AlterClientQuotas, 0, 1, samsa_h_AlterClientQuotas, B | A, 0 },
     { SAMSA_API_DescribeUserScramCredentials, 0, 0, samsa_h_DescribeUserScramCredentials, B, 0 },
     { SAMSA_API_AlterUserScramCredentials, 0, 0, samsa_h_AlterUserScramCredentials, B | A, 0 },
-    { SAMSA_API_DescribeCluster, 0, 1, samsa_h_DescribeCluster, B | C, 0 },
+    { SAMSA_API_DescribeCluster, 0, 2, samsa_h_DescribeCluster, B | C, 0 },
     { SAMSA_API_DescribeQuorum, 0, 2, samsa_h_DescribeQuorum, Q | A, 0 },
     { SAMSA_API_BrokerRegistration, 0, 4, samsa_h_BrokerRegistration, C, 0 },
     { SAMSA_API_BrokerHeartbeat, 0, 1, samsa_h_BrokerHeartbeat, C, 0 },

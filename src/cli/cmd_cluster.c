@@ -27,13 +27,19 @@ typedef struct cluster_parts {
 } cluster_parts_t;
 
 static bool
+cluster_fenced(const samsa_cluster_desc_t *cd, size_t i)
+{
+    return cd->broker_fenced != NULL && cd->broker_fenced[i];
+}
+
+static bool
 cluster_broker_live(const samsa_cluster_desc_t *cd, int32_t id)
 {
     size_t  i;
 
     for (i = 0; i < cd->nbrokers; i++) {
         if (cd->brokers[i].id == id) {
-            return true;
+            return !cluster_fenced(cd, i);
         }
     }
     return false;
@@ -96,8 +102,8 @@ cluster_json(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
         samsa_json_kv_str(&j, "host", cd->brokers[i].host);
         samsa_json_kv_int(&j, "port", cd->brokers[i].port);
         samsa_json_kv_str(&j, "rack", cd->brokers[i].rack);
-        /* DescribeCluster lists unfenced brokers only */
-        samsa_json_kv_bool(&j, "fenced", false);
+        /* fenced ones from DescribeCluster v2 (KIP-1073) only */
+        samsa_json_kv_bool(&j, "fenced", cluster_fenced(cd, i));
         samsa_json_obj_end(&j);
     }
     samsa_json_arr_end(&j);
@@ -116,11 +122,14 @@ cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
     static const char *const  hdr[] = { "ID", "HOST", "PORT", "RACK",
                                         "ROLE" };
     samsa_table_t            *t = samsa_table_new(5, hdr);
-    size_t                    i;
+    size_t                    i, fenced = 0;
 
-    printf("Cluster id: %s\nController: %d\nBrokers: %zu\n\n",
+    for (i = 0; i < cd->nbrokers; i++) {
+        fenced += cluster_fenced(cd, i);
+    }
+    printf("Cluster id: %s\nController: %d\nBrokers: %zu (%zu fenced)\n\n",
            cd->cluster_id != NULL ? cd->cluster_id : "-", cd->controller_id,
-           cd->nbrokers);
+           cd->nbrokers, fenced);
     if (q == NULL) {
         printf("Quorum: none (%s)\n\n", samsa_err_name(qerr));
     } else {
@@ -140,8 +149,9 @@ cluster_text(const samsa_cluster_desc_t *cd, const samsa_quorum_info_t *q,
         samsa_table_cell(t, "%d", cd->brokers[i].port);
         samsa_table_cell(t, "%s", cd->brokers[i].rack != NULL
                                       ? cd->brokers[i].rack : "-");
-        samsa_table_cell(t, "%s", cd->brokers[i].id == cd->controller_id
-                                      ? "controller" : "broker");
+        samsa_table_cell(t, "%s%s", cd->brokers[i].id == cd->controller_id
+                                        ? "controller" : "broker",
+                         cluster_fenced(cd, i) ? " (fenced)" : "");
     }
     samsa_table_print(t, stdout);
     samsa_table_free(t);
@@ -169,7 +179,11 @@ cluster_info(int argc, char **argv)
                             0, 0)) {
         return rc;
     }
-    e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cd);
+    /* the fenced brokers too where the broker serves DescribeCluster v2 */
+    e = samsa_admin_describe_cluster_fenced(s.admin, s.timeout_ms, &cd);
+    if (e == SAMSA_ERR_UNSUPPORTED_VERSION) {
+        e = samsa_admin_describe_cluster(s.admin, s.timeout_ms, &cd);
+    }
     if (e == SAMSA_ERR_NONE) {
         /* any error here only means no quorum to show: printed as such */
         qerr = samsa_admin_describe_quorum(s.admin, s.timeout_ms, &q);

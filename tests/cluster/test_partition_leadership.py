@@ -198,6 +198,17 @@ def test_kill_fences_leadership_and_restart_restores_it(samsa):
     bs = "%s:%d" % (HOST, cluster.nodes[others[0]].ports[0])
     info = ok("cluster", "info", "--json", bootstrap=bs).json()
     assert info["offline_partitions"] == len(vps), info
+    # the fenced broker is listed as such (DescribeCluster v2, KIP-1073),
+    # only when asked
+    with cluster.nodes[others[0]].connect() as c:
+        dc = c.describe_cluster(2, include_fenced_brokers=True)
+        assert {b["broker_id"]: b["is_fenced"] for b in dc["brokers"]} == {
+            i: i == victim for i in (1, 2, 3)}, dc
+        for v in (1, 2):
+            dc = c.describe_cluster(v)
+            assert sorted(b["broker_id"] for b in dc["brokers"]) == others, dc
+    assert {b["id"]: b["fenced"] for b in info["brokers"]} == {
+        i: i == victim for i in (1, 2, 3)}, info
     un = ok("topic", "describe", "--unavailable-partitions", "--json",
             bootstrap=bs).json()
     assert [(t["name"], [p["partition"] for p in t["partitions"]])
@@ -235,6 +246,8 @@ def test_kill_fences_leadership_and_restart_restores_it(samsa):
         time.sleep(0.05)
     assert ok("topic", "describe", "--unavailable-partitions", "--json",
               bootstrap=bs).json() == []
+    info = ok("cluster", "info", "--json", bootstrap=bs).json()
+    assert not any(b["fenced"] for b in info["brokers"]), info
     for i in vps:
         assert back[i]["isr_nodes"] == [victim], back[i]
         assert back[i]["offline_replicas"] == [], back[i]

@@ -680,12 +680,12 @@ def encode_metadata_response(version, brokers, cluster_id, controller_id,
 # --------------------------------------------------------------------------
 
 def encode_describe_cluster_request(version, include_cluster_authorized_operations=False,
-                                    endpoint_type=1):
+                                    endpoint_type=1, include_fenced_brokers=False):
     w = Writer().boolean(include_cluster_authorized_operations)
     if version >= 1:
         w.i8(endpoint_type)             # 1 = brokers, 2 = controllers
     if version >= 2:
-        w.boolean(False)                # IncludeFencedBrokers
+        w.boolean(include_fenced_brokers)   # KIP-1073
     return w.tags().bytes()
 
 

@@ -116,13 +116,16 @@ def test_describe_cluster(shared_server):
         keys = c.api_versions(3)["api_keys"]
         assert kwire.API_DESCRIBE_CLUSTER in keys, "DescribeCluster is not advertised"
         lo, hi = keys[kwire.API_DESCRIBE_CLUSTER]
-        for version in range(lo, min(hi, 1) + 1):
-            r = c.describe_cluster(version)
-            assert r["error_code"] == 0
-            assert r["cluster_id"] == server.cluster_id()
-            assert r["controller_id"] == 1
-            assert [(b["broker_id"], b["host"], b["port"]) for b in r["brokers"]] == \
-                [(1, HOST, server.port)]
+        assert hi == 2, (lo, hi)                # v2: KIP-1073
+        for version in range(lo, hi + 1):
+            for fenced_too in ((False, True) if version >= 2 else (False,)):
+                r = c.describe_cluster(version, include_fenced_brokers=fenced_too)
+                assert r["error_code"] == 0
+                assert r["cluster_id"] == server.cluster_id()
+                assert r["controller_id"] == 1
+                assert [(b["broker_id"], b["host"], b["port"]) for b in r["brokers"]] == \
+                    [(1, HOST, server.port)]
+                assert all(not b.get("is_fenced", False) for b in r["brokers"])
 
 
 # --- malformed input: the offending connection is closed, nothing else -----

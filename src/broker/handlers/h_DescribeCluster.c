@@ -30,19 +30,21 @@
 #define ENDPOINT_TYPE_CONTROLLER  2
 
 /* The brokers from the image: every unfenced registered one with an
- * endpoint on the request's listener (Kafka's getAliveBrokerNodes; our
- * DescribeCluster versions have no IncludeFencedBrokers). */
+ * endpoint on the request's listener (Kafka's getAliveBrokerNodes), the
+ * fenced ones too when a v2 request asks (KIP-1073: IsFenced says which;
+ * Kafka's getBrokerNodes). */
 static void
 describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
-                     samsa_DescribeClusterResponse_t *m)
+                     samsa_DescribeClusterResponse_t *m, bool with_fenced)
 {
-    samsa_image_t       *img = samsa_apis_image(apis->broker, req);
-    samsa_route_node_t  *nodes;
-    size_t               i, n;
+    samsa_image_t               *img = samsa_apis_image(apis->broker, req);
+    const samsa_image_broker_t  *br;
+    samsa_route_node_t          *nodes;
+    size_t                       i, n;
 
     m->ClusterId = samsa_slice_cstr(apis->node->cluster_id);
     m->ControllerId = samsa_apis_controller_id(apis);
-    n = samsa_route_alive_nodes(img, req->listener, false, &req->arena,
+    n = samsa_route_alive_nodes(img, req->listener, with_fenced, &req->arena,
                                 &nodes);
     m->Brokers = samsa_arena_calloc(&req->arena, n + 1, sizeof(*m->Brokers));
     m->Brokers_cnt = (int32_t) n;
@@ -54,6 +56,8 @@ describecluster_fill(samsa_apis_t *apis, samsa_req_t *req,
         m->Brokers[i].Rack = nodes[i].rack != NULL
                                  ? samsa_slice_cstr(nodes[i].rack)
                                  : SAMSA_SLICE_NULL;
+        br = samsa_image_broker_find(img, nodes[i].id);
+        m->Brokers[i].IsFenced = br != NULL && br->fenced;
     }
 }
 
@@ -121,7 +125,9 @@ samsa_h_DescribeCluster(samsa_apis_t *apis, samsa_req_t *req, void *body)
         m.ErrorMessage = samsa_slice_cstr(
             "the broker listener describes brokers only (EndpointType 1)");
     } else {
-        describecluster_fill(apis, req, &m);
+        describecluster_fill(apis, req, &m,
+                             req->hdr.ApiVersion >= 2
+                                 && rq->IncludeFencedBrokers);
         if (rq->IncludeClusterAuthorizedOperations) {
             m.ClusterAuthorizedOperations =
                 samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_DESCRIBE)

@@ -744,10 +744,31 @@ admin_cmp_broker(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* The result for a cluster (brokers sorted by id). */
+/* broker_fenced for res (sorted by id) from a v2 answer. */
+static void
+admin_cluster_fenced(samsa_cluster_desc_t *res, samsa_arena_t *arena,
+                     const samsa_DescribeClusterResponse_t *resp)
+{
+    bool     *f = samsa_arena_calloc(arena, res->nbrokers + 1, sizeof(*f));
+    size_t    i;
+    int32_t   j;
+
+    for (i = 0; i < res->nbrokers; i++) {
+        for (j = 0; j < resp->Brokers_cnt; j++) {
+            if (resp->Brokers[j].BrokerId == res->brokers[i].id) {
+                f[i] = resp->Brokers[j].IsFenced;
+            }
+        }
+    }
+    res->broker_fenced = f;
+}
+
+/* The result for a cluster (brokers sorted by id); broker_fenced from a
+ * v2 answer when fenced_from is one. */
 static samsa_cluster_desc_t *
 admin_cluster_desc(samsa_slice_t cluster_id, int32_t controller_id,
-                   const samsa_mdbroker_t *brokers, int32_t n)
+                   const samsa_mdbroker_t *brokers, int32_t n,
+                   const samsa_DescribeClusterResponse_t *fenced_from)
 {
     samsa_cluster_desc_t  *res;
     samsa_arena_t         *arena;
@@ -771,13 +792,17 @@ admin_cluster_desc(samsa_slice_t cluster_id, int32_t controller_id,
     }
     qsort(res->brokers, res->nbrokers, sizeof(*res->brokers),
           admin_cmp_broker);
+    if (fenced_from != NULL) {
+        admin_cluster_fenced(res, arena, fenced_from);
+    }
     return res;
 }
 
-/* DescribeCluster (KIP-700), answered by any broker. */
+/* DescribeCluster (KIP-700), answered by any broker; v2 with the fenced
+ * brokers when with_fenced. */
 static samsa_err_t
 admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
-                          samsa_arena_t *scratch,
+                          samsa_arena_t *scratch, bool with_fenced,
                           samsa_cluster_desc_t **resultp)
 {
     samsa_DescribeClusterRequest_t   req;
@@ -788,11 +813,14 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     int32_t                          i;
 
     err = samsa_admin_rpc_begin(a, &rpc, SAMSA_ADMIN_ANY,
-                                SAMSA_API_DescribeCluster, 0, 1, deadline);
+                                SAMSA_API_DescribeCluster,
+                                with_fenced ? 2 : 0, with_fenced ? 2 : 1,
+                                deadline);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
     samsa_DescribeClusterRequest_init(&req);
+    req.IncludeFencedBrokers = with_fenced;
     err = samsa_admin_rpc_run(a, &rpc, samsa_DescribeClusterRequest_encode_any,
                               &req, samsa_DescribeClusterResponse_decode_any,
                               &resp, deadline, scratch);
@@ -812,7 +840,8 @@ admin_describe_cluster_dc(samsa_admin_t *a, int64_t deadline,
     }
     *resultp = admin_cluster_desc(
         resp.ClusterId, resp.ControllerId, brokers,
-        resp.Brokers_cnt > 0 ? resp.Brokers_cnt : 0);
+        resp.Brokers_cnt > 0 ? resp.Brokers_cnt : 0,
+        with_fenced ? &resp : NULL);
     return SAMSA_ERR_NONE;
 }
 
@@ -835,7 +864,7 @@ admin_describe_cluster_md(samsa_admin_t *a, int64_t deadline,
     /* the answer, as the metadata cache keeps it */
     brokers = samsa_mdcache_cluster(a->mdc, &n, &controller_id, &cluster_id);
     *resultp = admin_cluster_desc(samsa_slice_cstr(cluster_id),
-                                  controller_id, brokers, n);
+                                  controller_id, brokers, n, NULL);
     samsa_mdcache_brokers_free(brokers, n);
     samsa_free(cluster_id);
     return SAMSA_ERR_NONE;
@@ -852,10 +881,27 @@ samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
     pthread_mutex_lock(&a->lock);
-    err = admin_describe_cluster_dc(a, deadline, &scratch, resultp);
+    err = admin_describe_cluster_dc(a, deadline, &scratch, false, resultp);
     if (err == SAMSA_ERR_UNSUPPORTED_VERSION) {
         err = admin_describe_cluster_md(a, deadline, &scratch, resultp);
     }
+    pthread_mutex_unlock(&a->lock);
+    samsa_arena_fini(&scratch);
+    return err;
+}
+
+samsa_err_t
+samsa_admin_describe_cluster_fenced(samsa_admin_t *a, int64_t timeout_ms,
+                                    samsa_cluster_desc_t **resultp)
+{
+    samsa_arena_t  scratch = SAMSA_ARENA_INIT;
+    int64_t        deadline;
+    samsa_err_t    err;
+
+    *resultp = NULL;
+    deadline = samsa_admin_deadline(a, timeout_ms);
+    pthread_mutex_lock(&a->lock);
+    err = admin_describe_cluster_dc(a, deadline, &scratch, true, resultp);
     pthread_mutex_unlock(&a->lock);
     samsa_arena_fini(&scratch);
     return err;
