@@ -40,6 +40,10 @@
  * epoch leaves it); a refused one waits replica.fetch.backoff.ms before
  * the next proposal.  min.insync.replicas counts the committed ISR.
  *
+ * Start-up (docs/REPLICATION.md bug 3): a cluster node applies no image
+ * before samsa_replmgr_caught_up, and the handlers let it lead a
+ * replicated partition only where samsa_replmgr_leads says so.
+ *
  * Threads: the image listener runs on the thread publishing images;
  * handlers call the leader-side functions; the fetcher threads and the
  * ISR manager are the manager's.  rm->lock guards the partition table, the
