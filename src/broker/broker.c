@@ -57,6 +57,28 @@ samsa_broker_plog_find(samsa_broker_t *b, const samsa_image_t *img,
 }
 
 samsa_err_t
+samsa_broker_route_check(samsa_broker_t *b, const samsa_image_t *img,
+                         const samsa_image_topic_t *t, int32_t partition,
+                         const char *listener, samsa_arena_t *arena,
+                         samsa_route_leaders_t *leaders, int32_t *leader_id,
+                         int32_t *leader_epoch)
+{
+    const samsa_image_partition_t  *p = &t->partitions[partition];
+    samsa_err_t                     err;
+
+    err = samsa_route_check(img, p, b->node->node_id, listener, arena,
+                            leaders, leader_id, leader_epoch);
+    if (err != SAMSA_ERR_NONE || p->nreplicas <= 1
+        || samsa_replmgr_leads(b->repl, t->name, t->name_len, partition,
+                               p->leader_epoch)) {
+        return err;
+    }
+    *leader_id = -1;
+    *leader_epoch = p->leader_epoch;
+    return SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
+}
+
+samsa_err_t
 samsa_broker_plog_find_leader(samsa_broker_t *b, const samsa_image_t *img,
                               samsa_slice_t name, int32_t partition,
                               const samsa_image_topic_t **topic,
@@ -72,8 +94,8 @@ samsa_broker_plog_find_leader(samsa_broker_t *b, const samsa_image_t *img,
     if (t == NULL || partition < 0 || partition >= t->npartitions) {
         return SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
-    if (samsa_route_check(img, &t->partitions[partition], b->node->node_id,
-                          NULL, NULL, NULL, &leader_id, &leader_epoch)
+    if (samsa_broker_route_check(b, img, t, partition, NULL, NULL, NULL,
+                                 &leader_id, &leader_epoch)
         != SAMSA_ERR_NONE) {
         return SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
     }
@@ -409,6 +431,8 @@ samsa_broker_caught_up(samsa_broker_t *b)
         samsa_image_put(img);
     }
     pthread_mutex_unlock(&b->strays_lock);
+    /* from now on the partitions follow the image (idempotent) */
+    samsa_replmgr_caught_up(b->repl);
 }
 
 /* ---- group commit ------------------------------------------------------ */

@@ -23,6 +23,7 @@
 #include "broker/purgatory.h"
 #include "broker/quota.h"
 #include "broker/replica.h"
+#include "broker/route.h"
 #include "broker/txn/txn.h"
 #include "log/logmgr.h"
 #include "meta/controller/controller.h"
@@ -108,8 +109,10 @@ int16_t samsa_broker_security_protocol_id(const char *name);
  * before this start).  The first call deletes the stray logs (topics or
  * partitions deleted while the node was down), as Kafka's broker finds
  * strays only once its metadata has caught up; until then a partial image
- * of the replayed metadata log must not take live logs for strays.
- * Later calls do nothing.  @thread broker-lifecycle */
+ * of the replayed metadata log must not take live logs for strays.  It
+ * also lets the replica manager lead and follow (samsa_replmgr_caught_up:
+ * nothing before, issue 19).  Later calls do nothing.
+ * @thread broker-lifecycle */
 void samsa_broker_caught_up(samsa_broker_t *b);
 
 SAMSA_MUST_CHECK samsa_err_t samsa_broker_register(samsa_broker_t *b,
@@ -143,6 +146,18 @@ samsa_plog_t *samsa_broker_plog_find(samsa_broker_t *b,
                                      const samsa_image_t *img,
                                      samsa_slice_t name, int32_t partition,
                                      const samsa_image_topic_t **topic);
+
+/* samsa_route_check of partition of t for this node, and (issue 19) for
+ * a partition with more than one replica the replica manager's word too
+ * (samsa_replmgr_leads): a node not caught up since it registered, or
+ * whose replica manager has not taken the image's leadership yet, answers
+ * NOT_LEADER_OR_FOLLOWER with *leader_id -1, not an acks=all success no
+ * follower replicated.  @thread handler */
+SAMSA_MUST_CHECK samsa_err_t samsa_broker_route_check(
+    samsa_broker_t *b, const samsa_image_t *img,
+    const samsa_image_topic_t *t, int32_t partition, const char *listener,
+    samsa_arena_t *arena, samsa_route_leaders_t *leaders,
+    int32_t *leader_id, int32_t *leader_epoch);
 
 /* As samsa_broker_plog_find, for the APIs only a partition's leader
  * serves (ListOffsets, DeleteRecords): NONE and *plog (a reference) when

@@ -17,6 +17,7 @@
 #include "broker/forward.h"
 #include "broker/isrmgr.h"
 #include "broker/isrstate.h"
+#include "config/config_kraft.h"
 #include "proto/gen/Fetch.h"
 #include "proto/gen/OffsetForLeaderEpoch.h"
 #include "proto/proto.h"
@@ -35,6 +36,7 @@
 #define REPL_IDLE_MS        1000
 
 typedef struct repl_fetcher repl_fetcher_t;
+typedef char repl_key_t[SAMSA_PURGATORY_TP_KEY_MAX];   /* a partition's */
 
 /* One partition this node replicates with a replication factor above 1.
  * [rm->lock] every field. */
@@ -114,6 +116,11 @@ struct samsa_replmgr {
     uint64_t              isr_expands;  /* [lock] (IsrShrinks/-Expands) */
     long                  test_skips;   /* [lock] SAMSA_TEST_REPL_SKIP_NEW
                                            images still to skip */
+    bool                  ready;        /* [lock] caught up with the
+                                           metadata log since this node
+                                           registered (cluster mode; one
+                                           node: from the start): before
+                                           it, no image is applied */
     repl_fetcher_t       *fetchers;     /* [lock] */
     bool                  stopped;      /* [lock] */
 };
@@ -434,29 +441,23 @@ repl_apply_partition(samsa_replmgr_t *rm, const samsa_image_topic_t *t,
     return moved;
 }
 
-void
-samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
-                       const samsa_image_t *new_img)
+/* Apply img: every partition this node replicates follows it, those gone
+ * from it are dropped; the keys of the partitions whose purgatories must
+ * be checked go to *wake (*nwake of them; the caller frees it).
+ * @locks lock held */
+static void
+repl_apply_image(samsa_replmgr_t *rm, const samsa_image_t *new_img,
+                 repl_key_t **wakep, size_t *nwakep)
 {
-    samsa_replmgr_t            *rm = ctx;
-    const samsa_image_topic_t  *t;
-    const samsa_image_partition_t *p;
-    samsa_map_iter_t            it;
-    samsa_map_node_t           *n;
-    repl_part_t                *rp;
-    char                      (*wake)[SAMSA_PURGATORY_TP_KEY_MAX] = NULL;
-    size_t                      i, nwake = 0, cap = 0;
-    int32_t                     j;
+    const samsa_image_topic_t      *t;
+    const samsa_image_partition_t  *p;
+    samsa_map_iter_t                it;
+    samsa_map_node_t               *n;
+    repl_part_t                    *rp;
+    repl_key_t                     *wake = NULL;
+    size_t                          i, nwake = 0, cap = 0;
+    int32_t                         j;
 
-    (void) old_img;
-    if (!rm->enabled) {
-        return;
-    }
-    pthread_mutex_lock(&rm->lock);
-    if (rm->stopped) {
-        pthread_mutex_unlock(&rm->lock);
-        return;
-    }
     rm->gen++;
     repl_eligible_sync(rm, new_img);
     for (i = 0; i < samsa_image_topic_count(new_img); i++) {
@@ -487,13 +488,78 @@ samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
             repl_part_free(rp);
         }
     }
-    pthread_cond_broadcast(&rm->cond);
-    pthread_mutex_unlock(&rm->lock);
+    *wakep = wake;
+    *nwakep = nwake;
+}
+
+/* Check the purgatories of the nwake partitions repl_apply_image named,
+ * and free wake.  @locks none held */
+static void
+repl_wake(samsa_replmgr_t *rm, repl_key_t *wake, size_t nwake)
+{
+    size_t  i;
+
     for (i = 0; i < nwake; i++) {
         (void) samsa_purgatory_check_and_complete(rm->conf.produce, wake[i]);
         (void) samsa_purgatory_check_and_complete(rm->conf.fetch, wake[i]);
     }
     samsa_free(wake);
+}
+
+void
+samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
+                       const samsa_image_t *new_img)
+{
+    samsa_replmgr_t  *rm = ctx;
+    repl_key_t       *wake = NULL;
+    size_t            nwake = 0;
+
+    (void) old_img;
+    if (!rm->enabled) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    if (rm->stopped || !rm->ready) {
+        /* not caught up since registering: the image may be one replayed
+         * from before this node's restart, whose leaderships the
+         * controller is ending (samsa_replmgr_caught_up applies it) */
+        pthread_mutex_unlock(&rm->lock);
+        return;
+    }
+    repl_apply_image(rm, new_img, &wake, &nwake);
+    pthread_cond_broadcast(&rm->cond);
+    pthread_mutex_unlock(&rm->lock);
+    repl_wake(rm, wake, nwake);
+}
+
+void
+samsa_replmgr_caught_up(samsa_replmgr_t *rm)
+{
+    samsa_image_t  *img;
+    repl_key_t     *wake = NULL;
+    size_t          nwake = 0;
+
+    if (rm == NULL || !rm->enabled) {
+        return;
+    }
+    pthread_mutex_lock(&rm->lock);
+    if (rm->stopped || rm->ready) {
+        pthread_mutex_unlock(&rm->lock);
+        return;
+    }
+    rm->ready = true;
+    /* under the lock: the current image is the newest whose listener has
+     * run or waits for this lock (images are published one at a time),
+     * so no older image can be applied after this one */
+    img = samsa_meta_image_get(rm->conf.meta);
+    samsa_info("replication: caught up with the metadata log (offset %"
+               PRId64 ") since registering: following the image",
+               samsa_image_offset(img));
+    repl_apply_image(rm, img, &wake, &nwake);
+    pthread_cond_broadcast(&rm->cond);
+    pthread_mutex_unlock(&rm->lock);
+    samsa_image_put(img);
+    repl_wake(rm, wake, nwake);
 }
 
 /* ---- the leader's side ---------------------------------------------------- */
@@ -647,6 +713,25 @@ repl_led(samsa_replmgr_t *rm, const char *topic, size_t topic_len,
 }
 
 bool
+samsa_replmgr_leads(samsa_replmgr_t *rm, const char *topic,
+                    size_t topic_len, int32_t partition,
+                    int32_t leader_epoch)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    bool          yes;
+
+    if (rm == NULL || !rm->enabled) {
+        return true;                    /* the gate off: the image says */
+    }
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_led(rm, topic, topic_len, partition, key);
+    yes = rp != NULL && rp->leader_epoch == leader_epoch;
+    pthread_mutex_unlock(&rm->lock);
+    return yes;
+}
+
+bool
 samsa_replmgr_is_follower(samsa_replmgr_t *rm, const char *topic,
                           size_t topic_len, int32_t partition,
                           int32_t replica_id)
@@ -746,12 +831,6 @@ samsa_replmgr_isr_changes(samsa_replmgr_t *rm, uint64_t *shrinks,
     *shrinks = rm->isr_shrinks;
     *expands = rm->isr_expands;
     pthread_mutex_unlock(&rm->lock);
-}
-
-bool
-samsa_replmgr_enabled(const samsa_replmgr_t *rm)
-{
-    return rm != NULL && rm->enabled;
 }
 
 bool
@@ -1397,6 +1476,9 @@ samsa_replmgr_new(const samsa_replmgr_conf_t *conf, samsa_replmgr_t **out)
     /* samsa-server-faults: leave a new replicated partition unapplied for
      * that many image passes (a partition whose log came later) */
     rm->test_skips = SAMSA_TEST_HOOK("SAMSA_TEST_REPL_SKIP_NEW", 0);
+    /* one node: its metadata log is whole from the start; a cluster node
+     * waits for samsa_replmgr_caught_up */
+    rm->ready = !samsa_config_kraft(cfg)->is_cluster;
     rm->nfetchers = samsa_config_int(cfg, "num.replica.fetchers");
     if (rm->nfetchers < 1) {
         rm->nfetchers = 1;

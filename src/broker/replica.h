@@ -40,6 +40,10 @@
  * epoch leaves it); a refused one waits replica.fetch.backoff.ms before
  * the next proposal.  min.insync.replicas counts the committed ISR.
  *
+ * Start-up (docs/REPLICATION.md bug 3): a cluster node applies no image
+ * before samsa_replmgr_caught_up, and the handlers let it lead a
+ * replicated partition only where samsa_replmgr_leads says so.
+ *
  * Threads: the image listener runs on the thread publishing images;
  * handlers call the leader-side functions; the fetcher threads and the
  * ISR manager are the manager's.  rm->lock guards the partition table, the
@@ -101,6 +105,27 @@ void samsa_replmgr_free(samsa_replmgr_t *rm);
 void samsa_replmgr_on_image(void *ctx, const samsa_image_t *old_img,
                             const samsa_image_t *new_img);
 
+/* This node registered and caught up with the metadata log (the active
+ * controller's heartbeat answer said IsCaughtUp, broker/lifecycle.c): from
+ * now on it leads and follows as the image says, starting with the
+ * current image.  Before it, a cluster node applies no image: the one it
+ * replayed at start may name it leader in an epoch the controller ends
+ * with its new registration (Kafka's broker serves no partition before
+ * its initial catch-up).  Idempotent; nothing when the gate is off.
+ * @thread broker-lifecycle */
+void samsa_replmgr_caught_up(samsa_replmgr_t *rm);
+
+/* May this node act as leader of topic-partition, a partition with more
+ * than one replica the image says it leads in leader_epoch?  Only once
+ * the manager leads it in that epoch too (not before
+ * samsa_replmgr_caught_up, nor while the image listener has not run):
+ * else Produce and Fetch answer NOT_LEADER_OR_FOLLOWER (retriable), not
+ * an acks=all success nobody replicated.  true when the gate is off.
+ * @thread handler */
+bool samsa_replmgr_leads(samsa_replmgr_t *rm, const char *topic,
+                         size_t topic_len, int32_t partition,
+                         int32_t leader_epoch);
+
 /* Is replica_id a follower of topic-partition, which this node leads with
  * more than one replica?  Then a Fetch from it reads up to the LEO.
  * @thread handler */
@@ -136,11 +161,6 @@ bool samsa_replmgr_leader_isr(samsa_replmgr_t *rm, const char *topic,
  * @thread any */
 void samsa_replmgr_isr_changes(samsa_replmgr_t *rm, uint64_t *shrinks,
                                uint64_t *expands);
-
-/* Is the gate (unstable.replication.enable) on?  Then a partition with
- * more than one replica is written only through a leadership rm knows
- * (samsa_replmgr_leader_isr).  @thread any */
-bool samsa_replmgr_enabled(const samsa_replmgr_t *rm);
 
 /* samsa_replmgr_leader_isr by the partition's purgatory key
  * (samsa_purgatory_tp_key): for a delayed Produce.  @thread any */

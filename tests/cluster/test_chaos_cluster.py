@@ -23,11 +23,12 @@ SIGTERM_EXIT_S = 5.0
 SEED = int(os.environ.get("SAMSA_CHAOS_SEED", random.randrange(1 << 30)))
 
 
-# "kill" and "elect" (each a kill -9 and a restart) find acknowledged
-# records lost: known bugs (docs/REPLICATION.md, "The fault suite"), so
-# they are left out here until they are fixed (never a flaky test); run
-# them with `python3 tests/cluster/chaos.py --scenario kill --duration 10`.
-BOUNDED = [s for s in chaos.SCENARIOS if s not in ("kill", "elect")]
+# "elect" (a kill -9 and a restart, then ElectLeaders) found an
+# acknowledged record lost: an open bug (docs/REPLICATION.md, "The fault
+# suite", bug 5), so it is left out here until it is fixed (never a flaky
+# test); run it with `python3 tests/cluster/chaos.py --scenario elect
+# --duration 60`.  "kill" is in since bug 3 was fixed.
+BOUNDED = [s for s in chaos.SCENARIOS if s != "elect"]
 
 
 @pytest.mark.parametrize("scenario", BOUNDED)

@@ -209,9 +209,9 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
         return;
     }
     p->leader_epoch = t->partitions[p->rq->Partition].leader_epoch;
-    if (samsa_route_check(f->img, &t->partitions[p->rq->Partition],
-                          apis->node->node_id, f->req->listener,
-                          &f->req->arena, NULL, &leader_id, &leader_epoch)
+    if (samsa_broker_route_check(apis->broker, f->img, t, p->rq->Partition,
+                                 f->req->listener, &f->req->arena, NULL,
+                                 &leader_id, &leader_epoch)
         != SAMSA_ERR_NONE) {
         fetch_part_error(f, p, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
         fetch_part_leader(f, p, leader_id, leader_epoch);

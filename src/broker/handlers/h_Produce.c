@@ -186,15 +186,6 @@ produce_check_isr(samsa_broker_t *b, samsa_req_t *req,
 
     *repl = samsa_replmgr_leader_isr(b->repl, topic->name, topic->name_len,
                                      partition, &nisr, &min_isr, leader_epoch);
-    if (!*repl && samsa_replmgr_enabled(b->repl)
-        && topic->partitions[partition].nreplicas > 1) {
-        /* the image says this node leads a replicated partition the
-         * replica manager does not lead (yet, or no more): appended as
-         * a lone log, the write would be acknowledged unreplicated
-         * (Kafka: no leader log here, NOT_LEADER_OR_FOLLOWER) */
-        produce_set_error(pr, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER, NULL);
-        return SAMSA_ERR_NOT_LEADER_OR_FOLLOWER;
-    }
     if (!*repl || acks != -1) {
         return SAMSA_ERR_NONE;
     }
@@ -492,7 +483,8 @@ typedef struct produce_all_ctx {
     samsa_route_leaders_t          leaders;     /* for NodeEndpoints */
 } produce_all_ctx_t;
 
-/* Is this node the partition's leader in the image?  Else pr gets
+/* Is this node the partition's leader in the image (and, replicated, in
+ * its replica manager: samsa_broker_route_check)?  Else pr gets
  * NOT_LEADER_OR_FOLLOWER and (v10+, KIP-951) the current leader, whose
  * endpoint goes into the response's NodeEndpoints. */
 static bool
@@ -503,10 +495,9 @@ produce_is_leader(const samsa_tp_image_t *ti, produce_all_ctx_t *c,
     samsa_err_t  err;
     int32_t      leader_id, leader_epoch;
 
-    err = samsa_route_check(ti->img, &t->partitions[index],
-                            c->apis->node->node_id, ti->req->listener,
-                            &ti->req->arena, &c->leaders, &leader_id,
-                            &leader_epoch);
+    err = samsa_broker_route_check(c->apis->broker, ti->img, t, index,
+                                   ti->req->listener, &ti->req->arena,
+                                   &c->leaders, &leader_id, &leader_epoch);
     if (err == SAMSA_ERR_NONE) {
         return true;
     }

@@ -11,7 +11,8 @@
  * unclean.leader.election.enable (topic override): p2 with no active ISR
  * member elects its active replica outside the ISR, on the fence of its
  * leader and on the unfence of that replica, ISR = [it]; off, it stays
- * leader-less. */
+ * leader-less.  A re-registration (a new incarnation) ends the broker's
+ * leaderships and ISR memberships in its own batch, as a fence. */
 #include "unit.h"
 
 #include <stdlib.h>
@@ -285,6 +286,59 @@ test_ctlbrokers_elect_leaders(void **state)
     samsa_arena_fini(&arena);
 }
 
+/* Kafka's registerBroker with a new incarnation id (a restart, kill -9
+ * before the session timeout: the controller had not fenced it): the
+ * fenced RegisterBrokerRecord and, in the same batch, the partition
+ * changes of a fence (handleBrokerUncleanShutdown without ELR), so the
+ * restarted broker leads nothing its replayed image named it leader of
+ * (docs/REPLICATION.md bug 3).  A first registration writes no change. */
+static void
+test_ctlbrokers_reregister_ends_leaderships(void **state)
+{
+    samsa_image_t                  *img = sample_image();
+    samsa_controller_broker_reg_t   reg;
+    samsa_ctlbatch_t                b;
+    const samsa_image_partition_t  *p;
+    const samsa_image_broker_t     *br;
+    int64_t                         epoch = -1;
+
+    (void) state;
+    memset(&reg, 0, sizeof(reg));
+    reg.broker_id = 1;
+    reg.incarnation_id = samsa_image_id_random();
+    samsa_ctlbatch_init(&b, img, 7, NODE, NULL);
+    samsa_ctlbrokers_register(&b, &reg, false, &epoch);
+    assert_int_equal(epoch, 7);         /* the record's offset */
+    assert_int_equal(b.n, 3);           /* the registration, p0, p2 */
+    br = samsa_image_delta_broker_find(b.delta, 1);
+    assert_non_null(br);
+    assert_true(br->fenced);
+    assert_int_equal(br->epoch, 7);
+    p = part(&b, 0);                    /* its sole replica: leader-less */
+    assert_int_equal(p->leader, -1);
+    assert_int_equal(p->leader_epoch, 1);
+    assert_int_equal(p->nisr, 1);       /* the last member stays */
+    assert_int_equal(p->isr[0], 1);
+    p = part(&b, 2);                    /* moved to 2, 1 out of the ISR */
+    assert_int_equal(p->leader, 2);
+    assert_int_equal(p->leader_epoch, 1);
+    assert_int_equal(p->nisr, 1);
+    assert_int_equal(p->isr[0], 2);
+    p = part(&b, 1);                    /* not its partition */
+    assert_int_equal(p->leader, 2);
+    assert_int_equal(p->leader_epoch, 0);
+    samsa_ctlbatch_fini(&b);
+
+    reg.broker_id = 3;                  /* never registered: no change */
+    samsa_ctlbatch_init(&b, img, 7, NODE, NULL);
+    samsa_ctlbrokers_register(&b, &reg, false, &epoch);
+    assert_int_equal(b.n, 1);
+    assert_true(samsa_image_delta_broker_find(b.delta, 3)->fenced);
+    assert_int_equal(part(&b, 2)->leader, 1);
+    samsa_ctlbatch_fini(&b);
+    samsa_image_put(img);
+}
+
 int
 main(void)
 {
@@ -293,6 +347,7 @@ main(void)
         cmocka_unit_test(test_ctlbrokers_controlled_shutdown),
         cmocka_unit_test(test_ctlbrokers_unclean_election),
         cmocka_unit_test(test_ctlbrokers_elect_leaders),
+        cmocka_unit_test(test_ctlbrokers_reregister_ends_leaderships),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
