@@ -365,6 +365,36 @@ samsa_forward_header(samsa_wr_t *wr, samsa_buf_t *frame, int16_t api,
 }
 
 samsa_err_t
+samsa_forward_call(const samsa_config_kraft_t *k, int32_t controller_id,
+                   int32_t node_id, int16_t api, int16_t version,
+                   int32_t correlation_id, int io_ms,
+                   samsa_forward_encode_fn *encode, const void *request,
+                   samsa_arena_t *arena, void *response, uint8_t **answer)
+{
+    const samsa_proto_api_t  *pa = samsa_proto_api_find(api);
+    samsa_buf_t               frame = SAMSA_BUF_INIT;
+    samsa_rd_t                rd;
+    samsa_wr_t                wr;
+    size_t                    alen = 0;
+    samsa_err_t               err;
+
+    samsa_assert(pa != NULL);
+    samsa_forward_header(&wr, &frame, api, version, correlation_id, node_id);
+    encode(&wr, version, request);
+    err = samsa_forward_roundtrip(k, controller_id, frame.data, frame.len,
+                                  correlation_id, io_ms, answer, &alen);
+    samsa_buf_fini(&frame);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    /* the correlation id was checked (alen >= 5), then the v1 header's
+     * tags */
+    samsa_rd_init(&rd, *answer + 4, alen - 4);
+    samsa_rd_tags_skip(&rd);
+    return pa->response_decode(&rd, version, arena, response);
+}
+
+samsa_err_t
 samsa_forward_create_topic(const samsa_config_kraft_t *kraft,
                            int32_t node_id, int32_t active, const char *name,
                            int32_t nparts, int16_t replication_factor,
@@ -377,11 +407,8 @@ samsa_forward_create_topic(const samsa_config_kraft_t *kraft,
     samsa_CreatableTopic_t           t;
     samsa_CreateableTopicConfig_t    cf[8];
     samsa_arena_t                    arena = SAMSA_ARENA_INIT;
-    samsa_buf_t                      frame = SAMSA_BUF_INIT;
-    samsa_rd_t                       rd;
-    samsa_wr_t                       wr;
     uint8_t                         *answer = NULL;
-    size_t                           alen = 0, i;
+    size_t                           i;
     int32_t                          id;
     samsa_err_t                      err;
 
@@ -405,21 +432,10 @@ samsa_forward_create_topic(const samsa_config_kraft_t *kraft,
     rq.TimeoutMs = io_ms;
     id = atomic_fetch_add_explicit(&corr, 1, memory_order_relaxed)
          & INT32_MAX;
-    samsa_forward_header(&wr, &frame, SAMSA_API_CreateTopics,
-                         FORWARD_CT_VERSION, id, node_id);
-    samsa_CreateTopicsRequest_encode(&wr, FORWARD_CT_VERSION, &rq);
-    err = samsa_forward_roundtrip(kraft, active, frame.data, frame.len, id,
-                                  io_ms, &answer, &alen);
-    samsa_buf_fini(&frame);
-    if (err != SAMSA_ERR_NONE) {
-        return err;
-    }
-    /* the correlation id was checked (alen >= 5), then the v1 header's
-     * tags */
-    samsa_rd_init(&rd, answer + 4, alen - 4);
-    samsa_rd_tags_skip(&rd);
-    err = samsa_CreateTopicsResponse_decode(&rd, FORWARD_CT_VERSION,
-                                            &arena, &resp);
+    err = samsa_forward_call(kraft, active, node_id, SAMSA_API_CreateTopics,
+                             FORWARD_CT_VERSION, id, io_ms,
+                             samsa_CreateTopicsRequest_encode_any, &rq,
+                             &arena, &resp, &answer);
     if (err == SAMSA_ERR_NONE) {
         err = resp.Topics_cnt == 1 ? (samsa_err_t) resp.Topics[0].ErrorCode
                                    : SAMSA_ERR__BAD_MSG;

@@ -41,6 +41,7 @@
 #include "meta/image.h"
 #include "net/server/req.h"
 #include "proto/wr.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
 #define SAMSA_FORWARD_RETRY_MS  60000  /* Kafka's forwarding retryTimeoutMs */
@@ -85,6 +86,23 @@ SAMSA_MUST_CHECK samsa_err_t samsa_forward_exchange(
 void samsa_forward_header(samsa_wr_t *wr, samsa_buf_t *frame, int16_t api,
                           int16_t version, int32_t correlation_id,
                           int32_t node_id);
+
+/* A request body's encoder (proto/gen's samsa_<Msg>_encode_any). */
+typedef void samsa_forward_encode_fn(samsa_wr_t *wr, int16_t version,
+                                     const void *m);
+
+/* One call of a flexible controller API from broker node_id to
+ * controller_id (samsa_forward_roundtrip bounded by io_ms): request
+ * encoded by encode after samsa_forward_header, the answer's response
+ * header v1 skipped and its body decoded as api's response of version
+ * into response (from arena; its strings borrow *answer, which the
+ * caller samsa_frees, on error too).  @returns the round trip's error
+ * or the decoder's.  @thread any (it blocks) */
+SAMSA_MUST_CHECK samsa_err_t samsa_forward_call(
+    const samsa_config_kraft_t *k, int32_t controller_id, int32_t node_id,
+    int16_t api, int16_t version, int32_t correlation_id, int io_ms,
+    samsa_forward_encode_fn *encode, const void *request,
+    samsa_arena_t *arena, void *response, uint8_t **answer);
 
 /* CreateTopics v7 of one topic (nparts partitions, replication_factor,
  * configs; -1 for either: the controller's num.partitions and
