@@ -206,13 +206,12 @@ fail:
 /* Does the forwarded answer (a response frame without its size prefix)
  * say NOT_CONTROLLER anywhere?  Then the node it went to was no longer
  * the active controller (Kafka's NodeToControllerRequestThread looks at
- * the response's errorCounts for it).  With to >= 0 those codes become
- * to, in *m (the answer decoded into req's arena; its strings borrow
- * answer).  An answer that does not decode is taken as it is. */
+ * the response's errorCounts for it).  *m gets the answer decoded into
+ * arena (its strings borrow answer), NULL when it does not decode: such
+ * an answer is taken as it is. */
 static bool
 forward_not_controller(const samsa_req_t *req, samsa_arena_t *arena,
-                       const uint8_t *answer, size_t len, int16_t to,
-                       void **m)
+                       const uint8_t *answer, size_t len, void **m)
 {
     const samsa_proto_api_t  *api = samsa_proto_api_find(req->hdr.ApiKey);
     size_t                    hlen;
@@ -231,9 +230,8 @@ forward_not_controller(const samsa_req_t *req, samsa_arena_t *arena,
         *m = NULL;
         return false;
     }
-    return api->response_error_replace(
-               *m, SAMSA_ERR_NOT_CONTROLLER,
-               to >= 0 ? to : SAMSA_ERR_NOT_CONTROLLER) > 0;
+    return api->response_error_replace(*m, SAMSA_ERR_NOT_CONTROLLER,
+                                       SAMSA_ERR_NOT_CONTROLLER) > 0;
 }
 
 /* The controller's answer to the client: our own response header (the
@@ -282,6 +280,7 @@ samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
     int           backoff = FORWARD_BACKOFF_MS, tries = 0;
     samsa_err_t   err;
     void         *m;
+    bool          answered;
 
     if (apis->broker == NULL || apis->broker->ctrl == NULL
         || req->payload == NULL || req->size_bytes <= 0) {
@@ -311,7 +310,7 @@ samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
                         samsa_err_name(err));
             continue;
         }
-        if (!forward_not_controller(req, &req->arena, answer, len, -1, &m)) {
+        if (!forward_not_controller(req, &req->arena, answer, len, &m)) {
             samsa_free(last);
             samsa_debug("forwarded %s request of %s to the active "
                         "controller %d (try %d)",
@@ -331,20 +330,18 @@ samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req)
     samsa_warn("forwarding %s to the active controller: no answer within "
                "%d ms (%d tries)", req->connection, SAMSA_FORWARD_RETRY_MS,
                tries);
-    if (last == NULL) {
-        return false;   /* no controller answered at all: handled here */
+    /* Kafka answers its request timeout: the last answer, or when none
+     * came this node's own (its controller says NOT_CONTROLLER); either
+     * way samsa_apis_send writes REQUEST_TIMED_OUT for NOT_CONTROLLER
+     * (req->not_controller_timed_out) */
+    answered = last != NULL
+               && forward_not_controller(req, &req->arena, last, last_len,
+                                         &m);
+    if (answered) {
+        samsa_apis_send(apis->broker, req, m);
     }
-    /* Kafka answers its request timeout: REQUEST_TIMED_OUT where the
-     * last answer said NOT_CONTROLLER */
-    (void) forward_not_controller(req, &req->arena, last, last_len,
-                                  SAMSA_ERR_REQUEST_TIMED_OUT, &m);
-    if (m == NULL) {
-        samsa_free(last);
-        return false;
-    }
-    samsa_apis_send(apis->broker, req, m);
     samsa_free(last);
-    return true;
+    return answered;
 }
 
 void

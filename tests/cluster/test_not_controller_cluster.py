@@ -18,6 +18,9 @@ routing), on a three-node combined cluster.
   controller, as Kafka's AutoTopicCreationManager does), answering
   LEADER_NOT_AVAILABLE meanwhile; kwire and a confluent-kafka producer
   bootstrapped on that node only produce to their new topics.
+- test_no_quorum_request_timed_out: with two of three voters killed, a
+  CreateTopics to the survivor is tried for Kafka's 60 s and answered
+  REQUEST_TIMED_OUT (Kafka's forwarding timeout), not NOT_CONTROLLER.
 Every wait is bounded."""
 
 import time
@@ -31,6 +34,7 @@ from test_broker_registration import REGISTERED_BOUND_S, wait_registered
 from txnwire import find_coordinator
 
 NOT_CONTROLLER = 41
+REQUEST_TIMED_OUT = 7
 NPARTS = 3
 # Kafka's retriable errors a client may see while a controller fails over
 RETRIABLE = {
@@ -240,3 +244,23 @@ def test_auto_create_through_standby(cluster):
                                                   len(acked), errors))
     assert left == 0 and not errors and len(acked) == 10, (left, errors, acked)
     assert "nc-auto-ck" in cluster.topics(leader)
+
+
+def test_no_quorum_request_timed_out(cluster):
+    """Two of three voters killed: no controller can be elected.  A
+    CreateTopics to the survivor's broker listener is forwarded and tried
+    again for Kafka's 60 s (retryTimeoutMs), then answered
+    REQUEST_TIMED_OUT, never NOT_CONTROLLER."""
+    leader = wait_registered(cluster, T(REGISTERED_BOUND_S))
+    survivor = next(i for i in (1, 2, 3) if i != leader)
+    for i in (1, 2, 3):
+        if i != survivor:
+            cluster.kill(i)
+    t0 = time.monotonic()
+    with cluster.nodes[survivor].connect(timeout=T(5)) as c:
+        r = c.create_topic("nc-no-quorum", num_partitions=1, timeout=T(120))
+    took = time.monotonic() - t0
+    print("CreateTopics without a quorum answered %s after %.1f s"
+          % (kwire.error_name(r["error_code"]), took))
+    assert r["error_code"] == REQUEST_TIMED_OUT, r
+    assert took >= 55, took
