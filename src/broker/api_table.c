@@ -191,6 +191,8 @@ samsa_apis_handle(void *ctx, samsa_req_t *req)
         def->fn(apis, req, NULL);
         return;
     }
+    req->not_controller_timed_out = apis->forward
+                                    && (def->flags & SAMSA_API_F_ADMIN);
     if (apis->forward && (def->flags & SAMSA_API_F_ADMIN)
         && !samsa_apis_authz_on(apis)
         && samsa_forward_to_controller(apis, req)) {
@@ -251,6 +253,10 @@ samsa_apis_send_opts(samsa_broker_t *b, samsa_req_t *req, void *m,
     samsa_wr_t                wr;
 
     samsa_assert(api != NULL);
+    if (req->not_controller_timed_out) {
+        (void) api->response_error_replace(m, SAMSA_ERR_NOT_CONTROLLER,
+                                           SAMSA_ERR_REQUEST_TIMED_OUT);
+    }
     if (api->throttle_from >= 0 && v >= api->throttle_from) {
         memcpy((char *) m + api->throttle_off, &ms, sizeof(ms));
     }

@@ -8,7 +8,6 @@
 
 #include "broker/forward.h"
 #include "proto/batch.h"
-#include "proto/gen/CreateTopics.h"
 #include "proto/recbuild.h"
 #include "proto/rd.h"
 #include "util/alloc.h"
@@ -17,78 +16,7 @@
 #include "util/fault.h"
 #include "util/time.h"
 
-#define COORDTOPIC_CT_VERSION  7         /* CreateTopics, flexible */
 #define COORDTOPIC_IO_MS       30000
-
-/* CreateTopics v7 of the internal topic to the active controller's
- * CONTROLLER listener, as Kafka's AutoTopicCreationManager sends it (the
- * controller listener lets a broker create the internal topics).  The
- * topic's error, or the round trip's. */
-static samsa_err_t
-coordtopic_forward(const samsa_config_kraft_t *kraft, int32_t node_id,
-                   int32_t active, const char *name, int32_t nparts,
-                   const samsa_image_config_t *configs, size_t nconfigs)
-{
-    static _Atomic int32_t           corr;
-    samsa_CreateTopicsRequest_t      rq;
-    samsa_CreateTopicsResponse_t     resp;
-    samsa_CreatableTopic_t           t;
-    samsa_CreateableTopicConfig_t    cf[8];
-    samsa_arena_t                    arena = SAMSA_ARENA_INIT;
-    samsa_buf_t                      frame = SAMSA_BUF_INIT;
-    samsa_rd_t                       rd;
-    samsa_wr_t                       wr;
-    uint8_t                         *answer = NULL;
-    size_t                           alen = 0, i;
-    int32_t                          id;
-    samsa_err_t                      err;
-
-    if (nconfigs > sizeof(cf) / sizeof(cf[0])) {
-        return SAMSA_ERR_INVALID_CONFIG;
-    }
-    samsa_CreatableTopic_init(&t);
-    t.Name = samsa_slice_cstr(name);
-    t.NumPartitions = nparts;
-    t.ReplicationFactor = 1;
-    for (i = 0; i < nconfigs; i++) {
-        samsa_CreateableTopicConfig_init(&cf[i]);
-        cf[i].Name = samsa_slice_cstr(configs[i].name);
-        cf[i].Value = samsa_slice_cstr(configs[i].value);
-    }
-    t.Configs = cf;
-    t.Configs_cnt = (int32_t) nconfigs;
-    samsa_CreateTopicsRequest_init(&rq);
-    rq.Topics = &t;
-    rq.Topics_cnt = 1;
-    rq.TimeoutMs = COORDTOPIC_IO_MS;
-    id = atomic_fetch_add_explicit(&corr, 1, memory_order_relaxed)
-         & INT32_MAX;
-    samsa_forward_header(&wr, &frame, SAMSA_API_CreateTopics,
-                         COORDTOPIC_CT_VERSION, id, node_id);
-    samsa_CreateTopicsRequest_encode(&wr, COORDTOPIC_CT_VERSION, &rq);
-    err = samsa_forward_roundtrip(kraft, active, frame.data, frame.len, id,
-                                  COORDTOPIC_IO_MS, &answer, &alen);
-    samsa_buf_fini(&frame);
-    if (err != SAMSA_ERR_NONE) {
-        return err;
-    }
-    /* the correlation id was checked (alen >= 5), then the v1 header's
-     * tags */
-    samsa_rd_init(&rd, answer + 4, alen - 4);
-    samsa_rd_tags_skip(&rd);
-    err = samsa_CreateTopicsResponse_decode(&rd, COORDTOPIC_CT_VERSION,
-                                            &arena, &resp);
-    if (err == SAMSA_ERR_NONE) {
-        err = resp.Topics_cnt == 1 ? (samsa_err_t) resp.Topics[0].ErrorCode
-                                   : SAMSA_ERR__BAD_MSG;
-    }
-    if (err == SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
-        err = SAMSA_ERR_NONE;
-    }
-    samsa_arena_fini(&arena);
-    samsa_free(answer);
-    return err;
-}
 
 /* Create the topic unless the latest image has it (see
  * samsa_coordtopic_ensure). */
@@ -120,8 +48,10 @@ coordtopic_create(samsa_meta_t *meta, samsa_controller_t *ctrl,
     if (kraft != NULL && kraft->is_cluster && active != node_id) {
         /* a cluster node that is not the active controller: ask it */
         err = active < 0 ? SAMSA_ERR_NOT_CONTROLLER
-                         : coordtopic_forward(kraft, node_id, active, name,
-                                              nparts, configs, nconfigs);
+                         : samsa_forward_create_topic(kraft, node_id, active,
+                                                      name, nparts, 1, configs,
+                                                      nconfigs,
+                                                      COORDTOPIC_IO_MS);
         if (err != SAMSA_ERR_NONE) {
             samsa_warn("cannot create %s through the active controller %d: "
                        "%s", name, (int) active, samsa_err_name(err));

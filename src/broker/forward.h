@@ -7,13 +7,24 @@
  * wraps them in an Envelope; samsa sends the client's request bytes as
  * they came, header and all, to the active controller's CONTROLLER
  * listener, which serves these APIs on a cluster node, and relays the
- * response frame unchanged).  Where no controller is known, or it cannot
- * be reached, the request is handled here (the controller then answers
- * NOT_CONTROLLER).
- * samsa_forward_roundtrip is the client both use: one request's bytes to
- * the active controller, its response frame back (the broker-lifecycle
- * thread sends BrokerRegistration with it, broker/lifecycle.h; pid-fetch
- * AllocateProducerIds, broker/pidmgr.h).
+ * response frame unchanged).  As Kafka's forwarding channel
+ * (NodeToControllerChannelManager, retryTimeoutMs 60 s) it tries until
+ * SAMSA_FORWARD_RETRY_MS: while the quorum names no active controller,
+ * when the one it names cannot be reached (killed), and when its answer
+ * says NOT_CONTROLLER anywhere (it lost the leadership), it waits (50 ms
+ * doubling up to 1 s) and asks whichever node the quorum names then; so
+ * a client never sees NOT_CONTROLLER from a broker.  Given up: the last
+ * answer with REQUEST_TIMED_OUT for its NOT_CONTROLLER codes (Kafka's
+ * timeout answer), or, when no controller answered at all, the request
+ * is handled here (the local controller then answers NOT_CONTROLLER).
+ * When this node becomes the active controller meanwhile, it is handled
+ * here too.
+ * samsa_forward_roundtrip is the client all of them use: one request's
+ * bytes to the active controller, its response frame back (the
+ * broker-lifecycle thread sends BrokerRegistration with it,
+ * broker/lifecycle.h; pid-fetch AllocateProducerIds, broker/pidmgr.h;
+ * samsa_forward_create_topic CreateTopics for Metadata's auto-creation
+ * and the internal topics).
  * Threads: the caller's (a handler thread, broker-lifecycle, pid-fetch);
  * the call blocks it for the round trip (a new connection each time;
  * admin requests, registrations and producer-id blocks are rare).
@@ -27,13 +38,18 @@
 
 #include "broker/api_table.h"
 #include "config/config_kraft.h"
+#include "meta/image.h"
 #include "net/server/req.h"
 #include "proto/wr.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
-/* Forward req (an admin API on apis->forward) to the active controller:
- * true when req was answered (it belongs to the response then), false to
- * handle it here. */
+#define SAMSA_FORWARD_RETRY_MS  60000  /* Kafka's forwarding retryTimeoutMs */
+
+/* Forward req (an admin API on apis->forward) to the active controller,
+ * trying again as above for up to SAMSA_FORWARD_RETRY_MS (the handler
+ * thread waits): true when req was answered (it belongs to the response
+ * then), false to handle it here.  @thread handler */
 bool samsa_forward_to_controller(samsa_apis_t *apis, samsa_req_t *req);
 
 /* Send request (one request frame without its size prefix: header and
@@ -70,5 +86,37 @@ SAMSA_MUST_CHECK samsa_err_t samsa_forward_exchange(
 void samsa_forward_header(samsa_wr_t *wr, samsa_buf_t *frame, int16_t api,
                           int16_t version, int32_t correlation_id,
                           int32_t node_id);
+
+/* A request body's encoder (proto/gen's samsa_<Msg>_encode_any). */
+typedef void samsa_forward_encode_fn(samsa_wr_t *wr, int16_t version,
+                                     const void *m);
+
+/* One call of a flexible controller API from broker node_id to
+ * controller_id (samsa_forward_roundtrip bounded by io_ms): request
+ * encoded by encode after samsa_forward_header, the answer's response
+ * header v1 skipped and its body decoded as api's response of version
+ * into response (from arena; its strings borrow *answer, which the
+ * caller samsa_frees, on error too).  @returns the round trip's error
+ * or the decoder's.  @thread any (it blocks) */
+SAMSA_MUST_CHECK samsa_err_t samsa_forward_call(
+    const samsa_config_kraft_t *k, int32_t controller_id, int32_t node_id,
+    int16_t api, int16_t version, int32_t correlation_id, int io_ms,
+    samsa_forward_encode_fn *encode, const void *request,
+    samsa_arena_t *arena, void *response, uint8_t **answer);
+
+/* CreateTopics v7 of one topic (nparts partitions, replication_factor,
+ * configs; -1 for either: the controller's num.partitions and
+ * default.replication.factor) from broker node_id to the active
+ * controller active's CONTROLLER listener, as Kafka's
+ * AutoTopicCreationManager sends it: the internal topics
+ * (broker/coordtopic.h) and Metadata's auto-creation (the controller
+ * listener lets a broker create topics).  Each step of the round trip
+ * and the request's TimeoutMs are io_ms.  @returns the topic's error
+ * (TOPIC_ALREADY_EXISTS counts as NONE), INVALID_CONFIG for more than 8
+ * configs, or the round trip's.  @thread any (it blocks) */
+SAMSA_MUST_CHECK samsa_err_t samsa_forward_create_topic(
+    const samsa_config_kraft_t *kraft, int32_t node_id, int32_t active,
+    const char *name, int32_t nparts, int16_t replication_factor,
+    const samsa_image_config_t *configs, size_t nconfigs, int io_ms);
 
 #endif /* SAMSA_BROKER_FORWARD_H */

@@ -128,33 +128,19 @@ pidmgr_fetch_remote(samsa_pidmgr_t *pm, int32_t active, int64_t epoch,
     samsa_AllocateProducerIdsRequest_t    rq;
     samsa_AllocateProducerIdsResponse_t   resp;
     samsa_arena_t                         arena = SAMSA_ARENA_INIT;
-    samsa_buf_t                           frame = SAMSA_BUF_INIT;
-    samsa_rd_t                            rd;
-    samsa_wr_t                            wr;
     uint8_t                              *answer = NULL;
-    size_t                                alen = 0;
     samsa_err_t                           err;
 
     samsa_AllocateProducerIdsRequest_init(&rq);
     rq.BrokerId = pm->conf.node_id;
     rq.BrokerEpoch = epoch;
     pm->corr = pm->corr == INT32_MAX ? 0 : pm->corr + 1;
-    samsa_forward_header(&wr, &frame, SAMSA_API_AllocateProducerIds,
-                         PIDMGR_APV_VERSION, pm->corr, pm->conf.node_id);
-    samsa_AllocateProducerIdsRequest_encode(&wr, PIDMGR_APV_VERSION, &rq);
-    err = samsa_forward_roundtrip(pm->conf.kraft, active, frame.data,
-                                  frame.len, pm->corr, SAMSA_PIDMGR_IO_MS,
-                                  &answer, &alen);
-    samsa_buf_fini(&frame);
-    if (err != SAMSA_ERR_NONE) {
-        return err;
-    }
-    /* the correlation id was checked (alen >= 5), then the v1 header's
-     * tags */
-    samsa_rd_init(&rd, answer + 4, alen - 4);
-    samsa_rd_tags_skip(&rd);
-    err = samsa_AllocateProducerIdsResponse_decode(&rd, PIDMGR_APV_VERSION,
-                                                   &arena, &resp);
+    err = samsa_forward_call(pm->conf.kraft, active, pm->conf.node_id,
+                             SAMSA_API_AllocateProducerIds,
+                             PIDMGR_APV_VERSION, pm->corr,
+                             SAMSA_PIDMGR_IO_MS,
+                             samsa_AllocateProducerIdsRequest_encode_any,
+                             &rq, &arena, &resp, &answer);
     if (err == SAMSA_ERR_NONE) {
         err = (samsa_err_t) resp.ErrorCode;
     }

@@ -7,7 +7,8 @@ writes, for each API, proto/gen/<Api>.{h,c}: a C struct per message and
 nested struct, plus init/decode/encode functions; and, unless --no-table,
 proto/gen/apis.{h,c}: the API table (key, names, versions, first flexible
 version; each request's size, init and decoder and each response's size,
-init, encoder and ThrottleTimeMs place) with samsa_proto_api_find().  Run
+init, encoder, ThrottleTimeMs place, decoder and ErrorCode rewriter) with
+samsa_proto_api_find().  Run
 by CMake at build time (src/proto/proto.cmake); the output is never edited
 or committed.
 
@@ -87,6 +88,12 @@ Generated C (for message M and each nested struct S, named as in the schema):
     void samsa_M_encode(samsa_wr_t *wr, int16_t version, const samsa_M_t *m);
     samsa_M_encode_any / samsa_M_decode_any, samsa_S_init_any: the same
         taking void *m (static inline), for code handed a codec.
+    int32_t samsa_<Api>Response_error_replace(samsa_<Api>Response_t *m,
+        int16_t from, int16_t to): sets each of its int16 fields named
+        ...ErrorCode (in it and every struct it holds) that is from to to,
+        returns how many were (a forwarding broker asks whether an answer
+        says NOT_CONTROLLER anywhere, and answers REQUEST_TIMED_OUT
+        instead once it gives up).
 """
 
 import argparse
@@ -1076,6 +1083,66 @@ def emit_public(api, st):
     ]
 
 
+def error_structs(st, seen):
+    """The structs st's fields reach (arrays too), each once, by name."""
+    for f in st.fields:
+        t = f.type.elem if f.type.kind == 'array' else f.type
+        if t.kind == 'struct' and t.struct.name not in seen:
+            seen[t.struct.name] = t.struct
+            error_structs(t.struct, seen)
+    return seen
+
+
+def is_error_field(f):
+    return f.type.is_prim('int16') and f.name.endswith('ErrorCode')
+
+
+def emit_error_replace_one(st):
+    body = []
+    for f in st.fields:
+        t = f.type
+        if is_error_field(f):
+            body += [(1, 'if (m->%s == from) {' % f.name),
+                     (2, 'm->%s = to;' % f.name), (2, 'n++;'), (1, '}')]
+        elif t.kind == 'array' and t.elem.kind == 'struct':
+            body += [(1, 'for (i = 0; i < m->%s_cnt; i++) {' % f.name),
+                     (2, 'n += %s_error_replace(&m->%s[i], from, to);'
+                      % (t.elem.struct.name, f.name)),
+                     (1, '}')]
+        elif t.kind == 'struct':
+            body.append((1, 'n += %s_error_replace(&m->%s, from, to);'
+                         % (t.struct.name, f.name)))
+    text = '\n'.join(b for _, b in body)
+    decls = [(1, 'int32_t  n = 0;')]
+    if re.search(r'\bi\b', text):
+        decls.append((1, 'int32_t  i;'))
+    pre = [] if body else [(1, '(void) m;'), (1, '(void) from;'),
+                           (1, '(void) to;')]
+    return (['static int32_t',
+             '%s_error_replace(samsa_%s_t *m, int16_t from, int16_t to)'
+             % (st.name, st.name), '{']
+            + render(decls + [(0, '')] + pre + body + [(1, 'return n;')])
+            + ['}'])
+
+
+def emit_error_replace(st):
+    """samsa_<st>_error_replace and the static ones of the structs it
+    reaches (prototypes first: any order works)."""
+    sts = list(error_structs(st, {}).values()) + [st]
+    out = ['static int32_t %s_error_replace(samsa_%s_t *m, int16_t from, '
+           'int16_t to);' % (s.name, s.name) for s in sts] + ['']
+    for s in sts:
+        out += emit_error_replace_one(s) + ['']
+    return out + [
+        'int32_t',
+        'samsa_%s_error_replace(samsa_%s_t *m, int16_t from, int16_t to)'
+        % (st.name, st.name),
+        '{',
+        '    return %s_error_replace(m, from, to);' % st.name,
+        '}',
+    ]
+
+
 # ---------------------------------------------------------------------------
 # Files
 
@@ -1158,6 +1225,17 @@ def header_body(api):
             'int16_t version, samsa_arena_t *arena, void *m) '
             '{ return samsa_%s_decode(rd, version, arena, m); }' % (n, n),
         ]
+        if api.kind == 'api' and st is api.messages[1]:
+            out += [
+                '/* Set every ErrorCode field (any int16 field named '
+                '...ErrorCode, in m',
+                ' * and every struct it holds) that is from to to; '
+                '@returns how many',
+                ' * were from (from == to: only counts them). */',
+                'int32_t samsa_%s_error_replace(samsa_%s_t *m, '
+                'int16_t from,' % (n, n),
+                '    int16_t to);',
+            ]
     return out
 
 
@@ -1184,6 +1262,9 @@ def source_body(api):
         out += emit_encode(api, st)
         if st.is_message:
             out += [''] + emit_public(api, st)
+    if api.kind == 'api':
+        out += ['', '/* ---- %s error codes */' % api.messages[1].name, '']
+        out += emit_error_replace(api.messages[1])
     return out
 
 
@@ -1419,6 +1500,12 @@ def gen_table_header(apis, prefix):
         '                                  const void *m);',
         '    int16_t      throttle_from;',
         '    size_t       throttle_off;',
+        '    /* Its decoder, and its ErrorCode rewriter (samsa_<Api>Response_'
+        'error_replace). */',
+        '    samsa_err_t (*response_decode)(samsa_rd_t *rd, int16_t version,',
+        '                                   samsa_arena_t *arena, void *m);',
+        '    int32_t     (*response_error_replace)(void *m, int16_t from,',
+        '                                          int16_t to);',
         '} samsa_proto_api_t;', '',
         '/* Every API, by ascending key. */',
         'extern const samsa_proto_api_t  samsa_proto_apis[];',
@@ -1468,6 +1555,18 @@ def gen_table_source(apis, prefix):
             '{',
             '    samsa_%s_encode(wr, version, m);' % r,
             '}', '',
+            'static samsa_err_t',
+            'resp_decode_%s(samsa_rd_t *rd, int16_t version, '
+            'samsa_arena_t *arena,' % a.name,
+            '               void *m)',
+            '{',
+            '    return samsa_%s_decode(rd, version, arena, m);' % r,
+            '}', '',
+            'static int32_t',
+            'resp_error_replace_%s(void *m, int16_t from, int16_t to)' % a.name,
+            '{',
+            '    return samsa_%s_error_replace(m, from, to);' % r,
+            '}', '',
         ]
     out.append('const samsa_proto_api_t  samsa_proto_apis[] = {')
     for a in apis:
@@ -1477,13 +1576,14 @@ def gen_table_source(apis, prefix):
               and f.tagged.empty() and not f.versions.empty()]
         out.append('    { %d, "%s", "%s", %d, %d, %d, sizeof(samsa_%s_t), '
                    'req_init_%s, req_decode_%s, sizeof(samsa_%s_t), '
-                   'resp_init_%s, resp_encode_%s, %d, %s },' % (
+                   'resp_init_%s, resp_encode_%s, %d, %s, resp_decode_%s, '
+                   'resp_error_replace_%s },' % (
                        a.key, a.name, a.enum, a.versions.lo, a.versions.hi,
                        a.flex_min(), a.messages[0].name, a.name, a.name, r,
                        a.name, a.name,
                        th[0].versions.lo if th else -1,
                        'offsetof(samsa_%s_t, ThrottleTimeMs)' % r if th
-                       else '0'))
+                       else '0', a.name, a.name))
     out += [
         '};', '',
         'const size_t  samsa_proto_apis_cnt = %d;' % len(apis), '',

@@ -18,12 +18,14 @@
 #include <string.h>
 
 #include "broker/broker.h"
+#include "broker/forward.h"
 #include "broker/route.h"
 #include "meta/acl.h"
 #include "meta/topic_name.h"
 #include "net/server/reqchan.h"
 #include "proto/gen/Metadata.h"
 #include "proto/wr.h"
+#include "util/diag.h"
 
 /* What filling the topics of one answer reads. */
 typedef struct metadata_ctx {
@@ -134,8 +136,18 @@ metadata_fill_topic(const metadata_ctx_t *c, const samsa_image_topic_t *t,
     }
 }
 
+/* Metadata's auto-creation on a cluster node that is not the active
+ * controller: CreateTopics to it, each step bounded (a handler waits). */
+#define METADATA_CREATE_IO_MS  2000
+
 /* Create name with the broker defaults (auto.create.topics.enable);
- * returns the error to answer, NONE if it now exists. */
+ * returns the error to answer, NONE if it now exists.  On a cluster node
+ * that is not the active controller (apis->forward: its broker listener)
+ * the creation goes to the active controller, as Kafka's
+ * AutoTopicCreationManager sends it; until it is done (no controller
+ * known, not reachable, or refused: logged) the topic is answered
+ * LEADER_NOT_AVAILABLE, which clients retry, as Kafka answers a topic
+ * whose creation is pending. */
 static samsa_err_t
 metadata_auto_create(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t name)
 {
@@ -143,7 +155,25 @@ metadata_auto_create(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t name)
     samsa_controller_create_topics_t  ct;
     samsa_controller_topic_result_t   res;
     samsa_err_t                       err;
+    int32_t                           active;
 
+    active = samsa_controller_active_id(apis->broker->ctrl);
+    if (apis->forward && active != apis->node->node_id) {
+        err = active < 0 ? SAMSA_ERR_NOT_CONTROLLER
+                         : samsa_forward_create_topic(
+                               samsa_config_kraft(apis->broker->cfg),
+                               apis->node->node_id, active,
+                               samsa_arena_strndup(&req->arena, name.ptr,
+                                                   name.len),
+                               -1, -1, NULL, 0, METADATA_CREATE_IO_MS);
+        if (err != SAMSA_ERR_NONE) {
+            samsa_debug("cannot create %.*s through the active controller "
+                       "%d yet: %s", (int) name.len, name.ptr, (int) active,
+                       samsa_err_name(err));
+            return SAMSA_ERR_LEADER_NOT_AVAILABLE;
+        }
+        return SAMSA_ERR_NONE;
+    }
     memset(&nt, 0, sizeof(nt));
     nt.name = name;
     nt.num_partitions = -1;
@@ -154,18 +184,12 @@ metadata_auto_create(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t name)
     memset(&res, 0, sizeof(res));
     err = samsa_controller_create_topics(apis->broker->ctrl, &ct, &req->arena,
                                          &res);
-    if (err != SAMSA_ERR_NONE) {
+    if (err != SAMSA_ERR_NONE || res.error == SAMSA_ERR_NOT_CONTROLLER) {
+        /* no longer the active controller: pending, as above */
         return SAMSA_ERR_LEADER_NOT_AVAILABLE;
     }
     if (res.error == SAMSA_ERR_TOPIC_ALREADY_EXISTS) {
         return SAMSA_ERR_NONE;          /* someone else was quicker */
-    }
-    if (res.error == SAMSA_ERR_NOT_CONTROLLER) {
-        /* a cluster node that is not the active controller: Kafka's
-         * broker answers a topic whose creation is pending with
-         * LEADER_NOT_AVAILABLE, which clients retry (NOT_CONTROLLER on a
-         * Metadata topic fails librdkafka's produce for good) */
-        return SAMSA_ERR_LEADER_NOT_AVAILABLE;
     }
     return res.error;
 }

@@ -67,6 +67,13 @@ typedef struct samsa_req {
     bool              request_quota_net;   /* and request quotas exist: the
                                            network thread's time on it
                                            goes there too */
+    bool              not_controller_timed_out;  /* an admin request on
+                                           a KRaft cluster node's broker
+                                           listener: its answer says
+                                           REQUEST_TIMED_OUT where it would
+                                           say NOT_CONTROLLER (Kafka's
+                                           broker forwards and retries;
+                                           broker/forward.h) */
     /* Timings (monotonic ns), as Kafka's RequestChannel.Request keeps them:
      * start: receive completed on the network thread; dequeue: taken by a
      * handler; local_done: the handler's own work ended; resp_done: the

@@ -9,6 +9,7 @@
 
 #include "golden.h"
 #include "proto/gen/CreateTopics.h"
+#include "proto/gen/apis.h"
 #include "rt.h"
 
 RT_DEFINE(CreateTopicsRequest)
@@ -311,6 +312,38 @@ test_CreateTopicsResponse_bytes(void **state)
     samsa_arena_fini(&arena);
 }
 
+/* error_replace reaches every ...ErrorCode field, nested ones too, and
+ * only those equal to from; from == to only counts.  The API table's
+ * entry is the same function. */
+static void
+test_CreateTopicsResponse_error_replace(void **state)
+{
+    samsa_CreateTopicsResponse_t  m;
+    samsa_arena_t                 arena;
+    const samsa_proto_api_t      *api;
+
+    (void) state;
+    samsa_arena_init(&arena);
+    populate_response(&m, &arena);
+    assert_int_equal(samsa_CreateTopicsResponse_error_replace(&m, 41, 41), 0);
+    assert_int_equal(samsa_CreateTopicsResponse_error_replace(&m, 36, 36), 1);
+    assert_int_equal(m.Topics[1].ErrorCode, 36);
+    m.Topics[0].ErrorCode = 41;                 /* NOT_CONTROLLER */
+    m.Topics[1].TopicConfigErrorCode = 41;
+    assert_int_equal(samsa_CreateTopicsResponse_error_replace(&m, 41, 7), 2);
+    assert_int_equal(m.Topics[0].ErrorCode, 7);   /* REQUEST_TIMED_OUT */
+    assert_int_equal(m.Topics[1].TopicConfigErrorCode, 7);
+    assert_int_equal(m.Topics[0].TopicConfigErrorCode, 29);
+    assert_int_equal(m.Topics[1].ErrorCode, 36);
+    api = samsa_proto_api_find(SAMSA_API_CreateTopics);
+    assert_non_null(api);
+    assert_int_equal(api->response_error_replace(&m, 7, 41), 2);
+    assert_int_equal(m.Topics[0].ErrorCode, 41);
+    m.Topics_cnt = -1;                          /* null: nothing to see */
+    assert_int_equal(api->response_error_replace(&m, 41, 41), 0);
+    samsa_arena_fini(&arena);
+}
+
 int
 main(void)
 {
@@ -320,6 +353,7 @@ main(void)
         cmocka_unit_test(test_CreateTopicsRequest_golden),
         cmocka_unit_test(test_CreateTopicsResponse_round_trip),
         cmocka_unit_test(test_CreateTopicsResponse_bytes),
+        cmocka_unit_test(test_CreateTopicsResponse_error_replace),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
