@@ -2,9 +2,11 @@
  * server/metrics.c - see metrics.h.  A scrape takes a snapshot (request
  * stats summed over the network threads, the partitions of the current
  * metadata image with their logs, the groups and their committed offsets)
- * and writes it out; nothing here runs on a request's path.
+ * and writes it out as Prometheus text; status_json.c writes the same
+ * snapshot for the status page.  Nothing here runs on a request's path.
  */
 #include "server/metrics.h"
+#include "server/metrics_int.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -25,69 +27,6 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/time.h"
-
-#define METRICS_MAX_SERVERS   2
-#define METRICS_WINDOW_NS     1000000000LL  /* idle ratios: 1 s at least */
-
-/* One observed socket server and its idle-ratio window. */
-typedef struct metrics_server {
-    samsa_sockserver_t  *ss;            /* [const] borrowed */
-    samsa_reqstats_t    *rs;            /* [const] borrowed */
-    /* [lock] the window the ratios were last computed over */
-    int64_t              win_ns;
-    uint64_t             win_net_idle_ns;
-    uint64_t             win_hdl_idle_ns;
-    double               net_idle_ratio;
-    double               hdl_idle_ratio;
-} metrics_server_t;
-
-struct samsa_metrics {
-    samsa_broker_t    *brk;             /* [const] may be NULL */
-    metrics_server_t   servers[METRICS_MAX_SERVERS];
-    size_t             nservers;        /* [const] once the thread runs */
-    int64_t            start_wall_ms;   /* [const] */
-    _Atomic bool       ready;           /* [atomic] */
-    pthread_mutex_t    lock;            /* guards the servers' windows */
-};
-
-/* ---- snapshot ------------------------------------------------------------ */
-
-typedef struct metrics_part {
-    const char          *topic;         /* the image's */
-    int32_t              partition;
-    bool                 has_log;
-    int64_t              log_start;
-    int64_t              log_end;
-    int64_t              size_bytes;
-    size_t               segments;
-    samsa_plog_stats_t   st;
-    bool                 under_min_isr; /* led here (UnderMinIsr) */
-    bool                 under_replicated; /* led here (UnderReplicated) */
-    bool                 hosted;        /* a replica here, or a log */
-} metrics_part_t;
-
-typedef struct metrics_lag {
-    const char  *group;
-    const char  *topic;
-    int32_t      partition;
-    int64_t      committed;
-    int64_t      log_end;               /* -1: no log here */
-} metrics_lag_t;
-
-typedef struct metrics_snap {
-    samsa_image_t           *img;       /* ref; NULL without a broker */
-    metrics_part_t          *parts;
-    size_t                   nparts;
-    samsa_arena_t            arena;     /* groups and offsets */
-    samsa_grp_listed_t      *groups;
-    size_t                   ngroups;
-    metrics_lag_t           *lags;
-    size_t                   nlags;
-    samsa_reqstats_api_t    *apis;      /* [server * napis + api] */
-    samsa_image_stats_t      stats;     /* of img, for this node */
-    uint64_t                 isr_shrinks, isr_expands;
-    bool                     active_controller;
-} metrics_snap_t;
 
 samsa_metrics_t *
 samsa_metrics_new(samsa_broker_t *brk)
@@ -115,7 +54,7 @@ void
 samsa_metrics_add_server(samsa_metrics_t *m, samsa_sockserver_t *ss,
                          samsa_reqstats_t *rs)
 {
-    metrics_server_t  *s;
+    samsa_metrics_server_t  *s;
 
     samsa_assert(m->nservers < METRICS_MAX_SERVERS);
     s = &m->servers[m->nservers++];
@@ -177,7 +116,7 @@ metrics_ratio(uint64_t idle_ns, int64_t span_ns, size_t nthreads)
 static void
 metrics_update_idle(samsa_metrics_t *m)
 {
-    metrics_server_t  *s;
+    samsa_metrics_server_t  *s;
     uint64_t           net, hdl;
     int64_t            now = samsa_now_ns();
     size_t             i;
@@ -212,7 +151,7 @@ metrics_min_isr(const samsa_broker_t *b, const samsa_image_topic_t *t)
 
 static void
 metrics_snap_part(samsa_broker_t *b, const samsa_image_topic_t *t,
-                  int32_t i, metrics_part_t *p)
+                  int32_t i, samsa_metrics_part_t *p)
 {
     const samsa_image_partition_t  *pt;
     samsa_plog_t                   *plog;
@@ -245,7 +184,7 @@ metrics_snap_part(samsa_broker_t *b, const samsa_image_topic_t *t,
 }
 
 static void
-metrics_snap_parts(samsa_broker_t *b, metrics_snap_t *snap)
+metrics_snap_parts(samsa_broker_t *b, samsa_metrics_snap_t *snap)
 {
     const samsa_image_topic_t  *t;
     size_t                      i, n = 0, cap = 0;
@@ -281,7 +220,7 @@ metrics_log_end(samsa_broker_t *b, const char *topic, int32_t partition)
 
 /* Every group and, for each committed partition, its lag. */
 static void
-metrics_snap_groups(samsa_broker_t *b, metrics_snap_t *snap)
+metrics_snap_groups(samsa_broker_t *b, samsa_metrics_snap_t *snap)
 {
     samsa_grp_offset_t  *offs;
     size_t               i, j, n, cap = 0;
@@ -310,7 +249,7 @@ metrics_snap_groups(samsa_broker_t *b, metrics_snap_t *snap)
             }
             topic = samsa_arena_strndup(&snap->arena, offs[j].topic.ptr,
                                         offs[j].topic.len);
-            snap->lags[snap->nlags++] = (metrics_lag_t) {
+            snap->lags[snap->nlags++] = (samsa_metrics_lag_t) {
                 gid, topic, offs[j].partition, offs[j].offset,
                 metrics_log_end(b, topic, offs[j].partition),
             };
@@ -318,8 +257,8 @@ metrics_snap_groups(samsa_broker_t *b, metrics_snap_t *snap)
     }
 }
 
-static void
-metrics_snap_take(samsa_metrics_t *m, metrics_snap_t *snap)
+void
+samsa_metrics_snap_take(samsa_metrics_t *m, samsa_metrics_snap_t *snap)
 {
     size_t  napis = samsa_reqstats_napis();
     size_t  i, j;
@@ -343,13 +282,14 @@ metrics_snap_take(samsa_metrics_t *m, metrics_snap_t *snap)
                           &snap->stats);
         samsa_replmgr_isr_changes(m->brk->repl, &snap->isr_shrinks,
                                   &snap->isr_expands);
+        snap->controller_id = samsa_controller_active_id(m->brk->ctrl);
         snap->active_controller =
-            samsa_controller_active_id(m->brk->ctrl) == m->brk->node->node_id;
+            snap->controller_id == m->brk->node->node_id;
     }
 }
 
-static void
-metrics_snap_free(metrics_snap_t *snap)
+void
+samsa_metrics_snap_free(samsa_metrics_snap_t *snap)
 {
     samsa_image_put(snap->img);
     samsa_free(snap->parts);
@@ -360,16 +300,8 @@ metrics_snap_free(metrics_snap_t *snap)
 
 /* ---- process ------------------------------------------------------------- */
 
-typedef struct metrics_proc {
-    int64_t  rss_bytes;
-    int64_t  vsize_bytes;
-    double   cpu_seconds;
-    int64_t  open_fds;
-    int64_t  max_fds;
-} metrics_proc_t;
-
-static void
-metrics_proc_read(metrics_proc_t *pr)
+void
+samsa_metrics_proc_read(samsa_metrics_proc_t *pr)
 {
     struct rusage   ru;
     struct rlimit   rl;
@@ -411,11 +343,8 @@ metrics_proc_read(metrics_proc_t *pr)
 
 /* ---- text helpers -------------------------------------------------------- */
 
-static void mx_printf(samsa_buf_t *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-mx_printf(samsa_buf_t *out, const char *fmt, ...)
+void
+samsa_mx_printf(samsa_buf_t *out, const char *fmt, ...)
 {
     va_list  ap;
     int      n;
@@ -436,8 +365,8 @@ mx_printf(samsa_buf_t *out, const char *fmt, ...)
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there
  * are not one (a group id is whatever bytes a client sent). */
-static size_t
-mx_utf8_len(const unsigned char *s)
+size_t
+samsa_mx_utf8_len(const unsigned char *s)
 {
     size_t  n, i;
 
@@ -472,15 +401,15 @@ mx_label(samsa_buf_t *out, const char *str)
     size_t                n;
 
     while (*s != '\0') {
-        n = mx_utf8_len(s);
+        n = samsa_mx_utf8_len(s);
         if (n == 0) {
-            mx_printf(out, "\\\\x%02x", *s);
+            samsa_mx_printf(out, "\\\\x%02x", *s);
             s++;
         } else if (*s == '\\' || *s == '"') {
-            mx_printf(out, "\\%c", *s);
+            samsa_mx_printf(out, "\\%c", *s);
             s++;
         } else if (*s == '\n') {
-            mx_printf(out, "\\n");
+            samsa_mx_printf(out, "\\n");
             s++;
         } else {
             samsa_buf_append(out, s, n);
@@ -493,14 +422,14 @@ static void
 mx_family(samsa_buf_t *out, const char *name, const char *type,
           const char *help)
 {
-    mx_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    samsa_mx_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* A double the way Prometheus reads it. */
-static void
-mx_double(samsa_buf_t *out, double v)
+void
+samsa_mx_double(samsa_buf_t *out, double v)
 {
-    mx_printf(out, "%.15g", v);
+    samsa_mx_printf(out, "%.15g", v);
 }
 
 /* ---- Prometheus: requests ------------------------------------------------ */
@@ -516,14 +445,14 @@ static const char *const  mx_phase_help[SAMSA_PHASE_COUNT] = {
     "Time from reading a request to writing its response (TotalTimeMs).",
 };
 
-static const char *
-mx_api_name(size_t i)
+const char *
+samsa_mx_api_name(size_t i)
 {
     return samsa_proto_apis[i].name;
 }
 
 static void
-mx_requests_total(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+mx_requests_total(samsa_metrics_t *m, samsa_metrics_snap_t *snap, samsa_buf_t *out)
 {
     size_t                       napis = samsa_reqstats_napis(), i, j;
     const samsa_reqstats_api_t  *a;
@@ -535,10 +464,10 @@ mx_requests_total(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
         for (j = 0; j < napis; j++) {
             a = &snap->apis[i * napis + j];
             if (a->requests > 0) {
-                mx_printf(out, "samsa_requests_total{server=\"%s\","
+                samsa_mx_printf(out, "samsa_requests_total{server=\"%s\","
                           "request=\"%s\"} %llu\n",
                           samsa_reqstats_kind(m->servers[i].rs),
-                          mx_api_name(j), (unsigned long long) a->requests);
+                          samsa_mx_api_name(j), (unsigned long long) a->requests);
             }
         }
     }
@@ -549,14 +478,14 @@ mx_errors_one(samsa_buf_t *out, const char *kind, size_t api,
               const char *error, uint64_t n)
 {
     if (n > 0) {
-        mx_printf(out, "samsa_request_errors_total{server=\"%s\","
+        samsa_mx_printf(out, "samsa_request_errors_total{server=\"%s\","
                   "request=\"%s\",error=\"%s\"} %llu\n", kind,
-                  mx_api_name(api), error, (unsigned long long) n);
+                  samsa_mx_api_name(api), error, (unsigned long long) n);
     }
 }
 
 static void
-mx_errors(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+mx_errors(samsa_metrics_t *m, samsa_metrics_snap_t *snap, samsa_buf_t *out)
 {
     size_t                       napis = samsa_reqstats_napis(), i, j, k;
     const samsa_reqstats_api_t  *a;
@@ -588,24 +517,24 @@ mx_histogram_one(samsa_buf_t *out, const char *name, const char *kind,
 
     for (k = 0; k <= SAMSA_REQSTATS_NBOUNDS; k++) {
         cum += buckets[k];
-        mx_printf(out, "%s_bucket{server=\"%s\",request=\"%s\",le=\"", name,
-                  kind, mx_api_name(api));
+        samsa_mx_printf(out, "%s_bucket{server=\"%s\",request=\"%s\",le=\"", name,
+                  kind, samsa_mx_api_name(api));
         if (k < SAMSA_REQSTATS_NBOUNDS) {
-            mx_double(out, (double) samsa_reqstats_bounds_us[k] / 1e6);
+            samsa_mx_double(out, (double) samsa_reqstats_bounds_us[k] / 1e6);
         } else {
-            mx_printf(out, "+Inf");
+            samsa_mx_printf(out, "+Inf");
         }
-        mx_printf(out, "\"} %llu\n", (unsigned long long) cum);
+        samsa_mx_printf(out, "\"} %llu\n", (unsigned long long) cum);
     }
-    mx_printf(out, "%s_sum{server=\"%s\",request=\"%s\"} ", name, kind,
-              mx_api_name(api));
-    mx_double(out, (double) sum_ns / 1e9);
-    mx_printf(out, "\n%s_count{server=\"%s\",request=\"%s\"} %llu\n", name,
-              kind, mx_api_name(api), (unsigned long long) cum);
+    samsa_mx_printf(out, "%s_sum{server=\"%s\",request=\"%s\"} ", name, kind,
+              samsa_mx_api_name(api));
+    samsa_mx_double(out, (double) sum_ns / 1e9);
+    samsa_mx_printf(out, "\n%s_count{server=\"%s\",request=\"%s\"} %llu\n", name,
+              kind, samsa_mx_api_name(api), (unsigned long long) cum);
 }
 
 static void
-mx_histograms(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
+mx_histograms(samsa_metrics_t *m, samsa_metrics_snap_t *snap, samsa_buf_t *out)
 {
     size_t                       napis = samsa_reqstats_napis(), i, j, ph;
     const samsa_reqstats_api_t  *a;
@@ -645,11 +574,11 @@ mx_proc_samples(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
             if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
                 continue;               /* removed: its series goes */
             }
-            mx_printf(out, "%s{server=\"%s\",listener=\"%s\","
+            samsa_mx_printf(out, "%s{server=\"%s\",listener=\"%s\","
                       "processor=\"%u\"} ", name, kind, ps.listener,
                       (unsigned) ps.id);
-            mx_double(out, value(&ps));
-            mx_printf(out, "\n");
+            samsa_mx_double(out, value(&ps));
+            samsa_mx_printf(out, "\n");
         }
     }
 }
@@ -674,7 +603,7 @@ mx_server_samples(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
     size_t  i;
 
     for (i = 0; i < m->nservers; i++) {
-        mx_printf(out, "%s{server=\"%s\"} %zu\n", name,
+        samsa_mx_printf(out, "%s{server=\"%s\"} %zu\n", name,
                   samsa_reqstats_kind(m->servers[i].rs),
                   value(m->servers[i].ss));
     }
@@ -709,13 +638,13 @@ mx_idle_ratios(samsa_metrics_t *m, samsa_buf_t *out, const char *name,
     size_t  i;
 
     for (i = 0; i < m->nservers; i++) {
-        mx_printf(out, "%s{server=\"%s\"} ", name,
+        samsa_mx_printf(out, "%s{server=\"%s\"} ", name,
                   samsa_reqstats_kind(m->servers[i].rs));
         pthread_mutex_lock(&m->lock);
-        mx_double(out, handlers ? m->servers[i].hdl_idle_ratio
+        samsa_mx_double(out, handlers ? m->servers[i].hdl_idle_ratio
                                 : m->servers[i].net_idle_ratio);
         pthread_mutex_unlock(&m->lock);
-        mx_printf(out, "\n");
+        samsa_mx_printf(out, "\n");
     }
 }
 
@@ -744,11 +673,11 @@ mx_handler_idle(samsa_metrics_t *m, samsa_buf_t *out)
     for (i = 0; i < m->nservers; i++) {
         kind = samsa_reqstats_kind(m->servers[i].rs);
         for (j = 0; j < samsa_sockserver_nhandlers(m->servers[i].ss); j++) {
-            mx_printf(out, "samsa_request_handler_idle_seconds_total{"
+            samsa_mx_printf(out, "samsa_request_handler_idle_seconds_total{"
                       "server=\"%s\",handler=\"%zu\"} ", kind, j);
-            mx_double(out, (double) samsa_sockserver_handler_idle_ns(
+            samsa_mx_double(out, (double) samsa_sockserver_handler_idle_ns(
                                m->servers[i].ss, j) / 1e9);
-            mx_printf(out, "\n");
+            samsa_mx_printf(out, "\n");
         }
     }
     mx_family(out, "samsa_request_handler_avg_idle_percent", "gauge",
@@ -811,7 +740,7 @@ mx_authentications(samsa_metrics_t *m, samsa_buf_t *out, bool ok)
         for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
             l = samsa_sockserver_listener_name(ss, j);
             mx_listener_sums(ss, l, &sums);
-            mx_printf(out, "%s{server=\"%s\",listener=\"%s\"} %llu\n",
+            samsa_mx_printf(out, "%s{server=\"%s\",listener=\"%s\"} %llu\n",
                       ok ? "samsa_successful_authentication_total"
                          : "samsa_failed_authentication_total",
                       samsa_reqstats_kind(m->servers[i].rs), l,
@@ -843,12 +772,12 @@ mx_connections(samsa_metrics_t *m, samsa_buf_t *out, bool created)
             l = samsa_sockserver_listener_name(ss, j);
             mx_listener_sums(ss, l, &sums);
             if (created) {
-                mx_printf(out, "samsa_connections_created_total{server=\"%s\","
+                samsa_mx_printf(out, "samsa_connections_created_total{server=\"%s\","
                           "listener=\"%s\"} %llu\n",
                           samsa_reqstats_kind(m->servers[i].rs), l,
                           (unsigned long long) sums.created);
             } else {
-                mx_printf(out, "samsa_connections{server=\"%s\","
+                samsa_mx_printf(out, "samsa_connections{server=\"%s\","
                           "listener=\"%s\"} %lld\n",
                           samsa_reqstats_kind(m->servers[i].rs), l,
                           (long long) sums.open);
@@ -888,11 +817,11 @@ mx_memory_pool(samsa_metrics_t *m, samsa_buf_t *out)
                                          &max_used);
             kind = samsa_reqstats_kind(m->servers[i].rs);
             if (f == 0 && cap <= 0) {
-                mx_printf(out, "%s{server=\"%s\"} +Inf\n", names[f], kind);
+                samsa_mx_printf(out, "%s{server=\"%s\"} +Inf\n", names[f], kind);
                 continue;
             }
             v = f == 0 ? cap - used : f == 1 ? used : max_used;
-            mx_printf(out, "%s{server=\"%s\"} %lld\n", names[f], kind,
+            samsa_mx_printf(out, "%s{server=\"%s\"} %lld\n", names[f], kind,
                       (long long) v);
         }
     }
@@ -913,11 +842,11 @@ mx_memory_pool(samsa_metrics_t *m, samsa_buf_t *out)
                 l = samsa_sockserver_listener_name(ss, j);
                 mx_listener_sums(ss, l, &sums);
                 if (f == 0) {
-                    mx_printf(out, "samsa_memory_pool_muted_connections{"
+                    samsa_mx_printf(out, "samsa_memory_pool_muted_connections{"
                               "server=\"%s\",listener=\"%s\"} %lld\n", kind,
                               l, (long long) sums.mem_muted);
                 } else {
-                    mx_printf(out, "samsa_memory_pool_muted_total{"
+                    samsa_mx_printf(out, "samsa_memory_pool_muted_total{"
                               "server=\"%s\",listener=\"%s\"} %llu\n", kind,
                               l, (unsigned long long) sums.mem_mutes);
                 }
@@ -941,7 +870,7 @@ mx_conn_throttles(samsa_metrics_t *m, samsa_buf_t *out, bool ip)
                  : "Accepts delayed by max.connection.creation.rate.");
     for (i = 0; i < m->nservers; i++) {
         samsa_sockserver_conn_throttles(m->servers[i].ss, &waits, &ips);
-        mx_printf(out, "%s{server=\"%s\"} %llu\n", name,
+        samsa_mx_printf(out, "%s{server=\"%s\"} %llu\n", name,
                   samsa_reqstats_kind(m->servers[i].rs),
                   (unsigned long long) (ip ? ips : waits));
     }
@@ -966,11 +895,11 @@ mx_accept_throttle_time(samsa_metrics_t *m, samsa_buf_t *out)
         server = samsa_reqstats_kind(m->servers[i].rs);
         for (j = 0; j < samsa_sockserver_nlisteners(ss); j++) {
             samsa_sockserver_accept_throttles(ss, j, &ms, &n);
-            mx_printf(out, "samsa_connection_accept_throttle_time_seconds_sum"
+            samsa_mx_printf(out, "samsa_connection_accept_throttle_time_seconds_sum"
                       "{server=\"%s\",listener=\"%s\"} %.3f\n", server,
                       samsa_sockserver_listener_name(ss, j),
                       (double) ms / 1000.0);
-            mx_printf(out, "samsa_connection_accept_throttle_time_seconds_"
+            samsa_mx_printf(out, "samsa_connection_accept_throttle_time_seconds_"
                       "count{server=\"%s\",listener=\"%s\"} %llu\n", server,
                       samsa_sockserver_listener_name(ss, j),
                       (unsigned long long) n);
@@ -987,7 +916,7 @@ typedef enum mx_topic_field {
 } mx_topic_field_t;
 
 static uint64_t
-mx_topic_value(const metrics_part_t *p, mx_topic_field_t f)
+mx_topic_value(const samsa_metrics_part_t *p, mx_topic_field_t f)
 {
     switch (f) {
     case MX_MESSAGES_IN:
@@ -1003,7 +932,7 @@ mx_topic_value(const metrics_part_t *p, mx_topic_field_t f)
 /* One per-topic counter: the sum over its partitions (which the snapshot
  * holds together, in topic order). */
 static void
-mx_topic_counter(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
+mx_topic_counter(samsa_metrics_snap_t *snap, samsa_buf_t *out, const char *name,
                  const char *help, mx_topic_field_t f)
 {
     size_t    i = 0, j;
@@ -1017,18 +946,18 @@ mx_topic_counter(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
              j++) {
             sum += mx_topic_value(&snap->parts[j], f);
         }
-        mx_printf(out, "%s{topic=\"", name);
+        samsa_mx_printf(out, "%s{topic=\"", name);
         mx_label(out, snap->parts[i].topic);
-        mx_printf(out, "\"} %llu\n", (unsigned long long) sum);
+        samsa_mx_printf(out, "\"} %llu\n", (unsigned long long) sum);
         i = j;
     }
 }
 
 static void
-mx_part_gauge(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
+mx_part_gauge(samsa_metrics_snap_t *snap, samsa_buf_t *out, const char *name,
               const char *help, size_t field)
 {
-    const metrics_part_t  *p;
+    const samsa_metrics_part_t  *p;
     int64_t                v;
     size_t                 i;
 
@@ -1044,15 +973,15 @@ mx_part_gauge(metrics_snap_t *snap, samsa_buf_t *out, const char *name,
             : field == 3 ? (int64_t) p->segments
             : field == 4 ? (int64_t) p->under_min_isr
                          : (int64_t) p->under_replicated;
-        mx_printf(out, "%s{topic=\"", name);
+        samsa_mx_printf(out, "%s{topic=\"", name);
         mx_label(out, p->topic);
-        mx_printf(out, "\",partition=\"%d\"} %lld\n", (int) p->partition,
+        samsa_mx_printf(out, "\",partition=\"%d\"} %lld\n", (int) p->partition,
                   (long long) v);
     }
 }
 
 static void
-mx_partitions(metrics_snap_t *snap, samsa_buf_t *out)
+mx_partitions(samsa_metrics_snap_t *snap, samsa_buf_t *out)
 {
     mx_topic_counter(snap, out, "samsa_topic_messages_in_total",
                      "Records appended for producers, per topic "
@@ -1084,14 +1013,14 @@ mx_count(samsa_buf_t *out, const char *name, const char *help, uint64_t v,
          bool counter)
 {
     mx_family(out, name, counter ? "counter" : "gauge", help);
-    mx_printf(out, "%s %llu\n", name, (unsigned long long) v);
+    samsa_mx_printf(out, "%s %llu\n", name, (unsigned long long) v);
 }
 
 /* Kafka's ReplicaManager gauges for this node, and its controller gauges
  * (reported by the active controller, 0 on the others, as Kafka's
  * inactive controllers report them). */
 static void
-mx_replication(metrics_snap_t *snap, samsa_buf_t *out, bool controller)
+mx_replication(samsa_metrics_snap_t *snap, samsa_buf_t *out, bool controller)
 {
     const samsa_image_stats_t  *st = &snap->stats;
     bool                        on = snap->active_controller;
@@ -1151,21 +1080,21 @@ mx_log_files(samsa_metrics_t *m, samsa_buf_t *out)
     mx_family(out, "samsa_log_open_files", "gauge",
               "Descriptors the log layer holds open for segment and index "
               "files (the descriptor cache).");
-    mx_printf(out, "samsa_log_open_files %lld\n",
+    samsa_mx_printf(out, "samsa_log_open_files %lld\n",
               (long long) st.open_files);
     mx_family(out, "samsa_log_open_files_max", "gauge",
               "The descriptor cache's budget (log.open.files.max).");
-    mx_printf(out, "samsa_log_open_files_max %lld\n",
+    samsa_mx_printf(out, "samsa_log_open_files_max %lld\n",
               (long long) st.open_files_max);
     mx_family(out, "samsa_log_fd_evictions_total", "counter",
               "Segments whose files were closed to stay within "
               "log.open.files.max.");
-    mx_printf(out, "samsa_log_fd_evictions_total %llu\n",
+    samsa_mx_printf(out, "samsa_log_fd_evictions_total %llu\n",
               (unsigned long long) st.fd_evictions);
     mx_family(out, "samsa_log_fd_exhausted_total", "counter",
               "Requests refused because no file descriptor was left "
               "(EMFILE/ENFILE), even after closing idle log files.");
-    mx_printf(out, "samsa_log_fd_exhausted_total %llu\n",
+    samsa_mx_printf(out, "samsa_log_fd_exhausted_total %llu\n",
               (unsigned long long) st.fd_exhausted);
 }
 
@@ -1179,13 +1108,13 @@ mx_purgatories(samsa_metrics_t *m, samsa_buf_t *out)
     mx_family(out, "samsa_purgatory_size", "gauge",
               "Entries in a purgatory's watch lists (PurgatorySize).");
     for (i = 0; i < 2; i++) {
-        mx_printf(out, "samsa_purgatory_size{delayed_operation=\"%s\"} %zu\n",
+        samsa_mx_printf(out, "samsa_purgatory_size{delayed_operation=\"%s\"} %zu\n",
                   names[i], samsa_purgatory_watched(p[i]));
     }
     mx_family(out, "samsa_purgatory_delayed_operations", "gauge",
               "Operations waiting on their timer (NumDelayedOperations).");
     for (i = 0; i < 2; i++) {
-        mx_printf(out, "samsa_purgatory_delayed_operations{"
+        samsa_mx_printf(out, "samsa_purgatory_delayed_operations{"
                   "delayed_operation=\"%s\"} %zu\n", names[i],
                   samsa_purgatory_delayed(p[i]));
     }
@@ -1225,15 +1154,15 @@ mx_quota_labels(samsa_buf_t *out, const char *name,
                 const samsa_quota_stat_t *st)
 {
     if (st->type == SAMSA_QUOTA_MUTATION) {
-        mx_printf(out, "%s{user=\"", name);
+        samsa_mx_printf(out, "%s{user=\"", name);
     } else {
-        mx_printf(out, "%s{quota_type=\"%s\",user=\"", name,
+        samsa_mx_printf(out, "%s{quota_type=\"%s\",user=\"", name,
                   samsa_quota_type_name(st->type));
     }
     mx_label(out, st->user);
-    mx_printf(out, "\",client_id=\"");
+    samsa_mx_printf(out, "\",client_id=\"");
     mx_label(out, st->client_id);
-    mx_printf(out, "\"} ");
+    samsa_mx_printf(out, "\"} ");
 }
 
 #define MX_QT(t)        (1u << (t))
@@ -1300,22 +1229,22 @@ mx_quota_value(samsa_buf_t *out, mx_quota_value_t value,
 {
     switch (value) {
     case MX_QV_RATE:
-        mx_double(out, st->rate);
+        samsa_mx_double(out, st->rate);
         break;
     case MX_QV_TOKENS:
-        mx_double(out, st->tokens);
+        samsa_mx_double(out, st->tokens);
         break;
     case MX_QV_QUOTA:
-        mx_double(out, st->quota);
+        samsa_mx_double(out, st->quota);
         break;
     case MX_QV_THROTTLE_S:
-        mx_double(out, (double) st->throttle_time_ms / 1e3);
+        samsa_mx_double(out, (double) st->throttle_time_ms / 1e3);
         break;
     case MX_QV_THROTTLED:
-        mx_printf(out, "%llu", (unsigned long long) st->throttled);
+        samsa_mx_printf(out, "%llu", (unsigned long long) st->throttled);
         break;
     }
-    mx_printf(out, "\n");
+    samsa_mx_printf(out, "\n");
 }
 
 static void
@@ -1342,8 +1271,8 @@ mx_quotas(samsa_metrics_t *m, samsa_buf_t *out)
     samsa_free(l.v);
 }
 
-static int64_t
-mx_lag(const metrics_lag_t *l)
+int64_t
+samsa_mx_lag(const samsa_metrics_lag_t *l)
 {
     if (l->log_end < 0) {
         return -1;
@@ -1352,7 +1281,7 @@ mx_lag(const metrics_lag_t *l)
 }
 
 static void
-mx_groups(metrics_snap_t *snap, samsa_buf_t *out)
+mx_groups(samsa_metrics_snap_t *snap, samsa_buf_t *out)
 {
     size_t  counts[SAMSA_GRP_DEAD] = { 0 };
     size_t  i;
@@ -1365,7 +1294,7 @@ mx_groups(metrics_snap_t *snap, samsa_buf_t *out)
     mx_family(out, "samsa_groups", "gauge",
               "Consumer groups by state (NumGroups<State>).");
     for (i = 0; i < SAMSA_GRP_DEAD; i++) {
-        mx_printf(out, "samsa_groups{state=\"%s\"} %zu\n",
+        samsa_mx_printf(out, "samsa_groups{state=\"%s\"} %zu\n",
                   samsa_grp_state_name((samsa_grp_state_t) i), counts[i]);
     }
     mx_family(out, "samsa_consumer_group_lag", "gauge",
@@ -1375,63 +1304,63 @@ mx_groups(metrics_snap_t *snap, samsa_buf_t *out)
         if (snap->lags[i].log_end < 0) {
             continue;
         }
-        mx_printf(out, "samsa_consumer_group_lag{group=\"");
+        samsa_mx_printf(out, "samsa_consumer_group_lag{group=\"");
         mx_label(out, snap->lags[i].group);
-        mx_printf(out, "\",topic=\"");
+        samsa_mx_printf(out, "\",topic=\"");
         mx_label(out, snap->lags[i].topic);
-        mx_printf(out, "\",partition=\"%d\"} %lld\n",
+        samsa_mx_printf(out, "\",partition=\"%d\"} %lld\n",
                   (int) snap->lags[i].partition,
-                  (long long) mx_lag(&snap->lags[i]));
+                  (long long) samsa_mx_lag(&snap->lags[i]));
     }
 }
 
 static void
 mx_process(samsa_metrics_t *m, samsa_buf_t *out)
 {
-    metrics_proc_t  pr;
+    samsa_metrics_proc_t  pr;
 
-    metrics_proc_read(&pr);
+    samsa_metrics_proc_read(&pr);
     mx_family(out, "process_resident_memory_bytes", "gauge",
               "Resident memory size in bytes.");
-    mx_printf(out, "process_resident_memory_bytes %lld\n",
+    samsa_mx_printf(out, "process_resident_memory_bytes %lld\n",
               (long long) pr.rss_bytes);
     mx_family(out, "process_virtual_memory_bytes", "gauge",
               "Virtual memory size in bytes.");
-    mx_printf(out, "process_virtual_memory_bytes %lld\n",
+    samsa_mx_printf(out, "process_virtual_memory_bytes %lld\n",
               (long long) pr.vsize_bytes);
     mx_family(out, "process_cpu_seconds_total", "counter",
               "User and system CPU time spent, in seconds.");
-    mx_printf(out, "process_cpu_seconds_total ");
-    mx_double(out, pr.cpu_seconds);
-    mx_printf(out, "\n");
+    samsa_mx_printf(out, "process_cpu_seconds_total ");
+    samsa_mx_double(out, pr.cpu_seconds);
+    samsa_mx_printf(out, "\n");
     mx_family(out, "process_open_fds", "gauge", "Open file descriptors.");
-    mx_printf(out, "process_open_fds %lld\n", (long long) pr.open_fds);
+    samsa_mx_printf(out, "process_open_fds %lld\n", (long long) pr.open_fds);
     if (pr.max_fds >= 0) {
         mx_family(out, "process_max_fds", "gauge",
                   "Limit on open file descriptors.");
-        mx_printf(out, "process_max_fds %lld\n", (long long) pr.max_fds);
+        samsa_mx_printf(out, "process_max_fds %lld\n", (long long) pr.max_fds);
     }
     mx_family(out, "process_start_time_seconds", "gauge",
               "Start time of the process since the Unix epoch, in seconds.");
-    mx_printf(out, "process_start_time_seconds ");
-    mx_double(out, (double) m->start_wall_ms / 1e3);
-    mx_printf(out, "\n");
+    samsa_mx_printf(out, "process_start_time_seconds ");
+    samsa_mx_double(out, (double) m->start_wall_ms / 1e3);
+    samsa_mx_printf(out, "\n");
 }
 
 void
 samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
 {
-    metrics_snap_t  snap;
+    samsa_metrics_snap_t  snap;
 
     if (!samsa_metrics_is_ready(m)) {
         /* the servers and the broker are not there to read yet */
         mx_process(m, out);
         mx_family(out, "samsa_ready", "gauge",
                   "1 once the logs are loaded and every listener is up.");
-        mx_printf(out, "samsa_ready 0\n");
+        samsa_mx_printf(out, "samsa_ready 0\n");
         return;
     }
-    metrics_snap_take(m, &snap);
+    samsa_metrics_snap_take(m, &snap);
     mx_requests_total(m, &snap, out);
     mx_errors(m, &snap, out);
     mx_histograms(m, &snap, out);
@@ -1458,195 +1387,6 @@ samsa_metrics_render_prom(samsa_metrics_t *m, samsa_buf_t *out)
     mx_process(m, out);
     mx_family(out, "samsa_ready", "gauge",
               "1 once the logs are loaded and every listener is up.");
-    mx_printf(out, "samsa_ready %d\n", samsa_metrics_is_ready(m) ? 1 : 0);
-    metrics_snap_free(&snap);
-}
-
-/* ---- JSON for the status page -------------------------------------------- */
-
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
-static void
-js_str(samsa_buf_t *out, const char *str)
-{
-    const unsigned char  *c = (const unsigned char *) str;
-    size_t                n;
-
-    samsa_buf_append(out, "\"", 1);
-    while (*c != '\0') {
-        n = mx_utf8_len(c);
-        if (n == 0) {
-            mx_printf(out, "\\ufffd");
-            c++;
-        } else if (*c == '"' || *c == '\\') {
-            mx_printf(out, "\\%c", *c);
-            c++;
-        } else if (*c < 0x20) {
-            mx_printf(out, "\\u%04x", *c);
-            c++;
-        } else {
-            samsa_buf_append(out, c, n);
-            c += n;
-        }
-    }
-    samsa_buf_append(out, "\"", 1);
-}
-
-/* Requests per API and the total-time histogram summed over every API of
- * every server. */
-static void
-js_requests(samsa_metrics_t *m, metrics_snap_t *snap, samsa_buf_t *out)
-{
-    size_t                       napis = samsa_reqstats_napis(), i, j, k;
-    uint64_t                     hist[SAMSA_REQSTATS_NBOUNDS + 1] = { 0 };
-    uint64_t                     per_api, total = 0;
-    const char                  *sep = "";
-
-    mx_printf(out, "\"requests\":{");
-    for (j = 0; j < napis; j++) {
-        per_api = 0;
-        for (i = 0; i < m->nservers; i++) {
-            const samsa_reqstats_api_t  *a = &snap->apis[i * napis + j];
-
-            per_api += a->requests;
-            for (k = 0; k <= SAMSA_REQSTATS_NBOUNDS; k++) {
-                hist[k] += a->buckets[SAMSA_PHASE_TOTAL][k];
-            }
-        }
-        total += per_api;
-        if (per_api > 0) {
-            mx_printf(out, "%s\"%s\":%llu", sep, mx_api_name(j),
-                      (unsigned long long) per_api);
-            sep = ",";
-        }
-    }
-    mx_printf(out, "},\"requests_total\":%llu,\"latency_bounds_s\":[",
-              (unsigned long long) total);
-    for (k = 0; k < SAMSA_REQSTATS_NBOUNDS; k++) {
-        mx_printf(out, "%s", k > 0 ? "," : "");
-        mx_double(out, (double) samsa_reqstats_bounds_us[k] / 1e6);
-    }
-    mx_printf(out, "],\"latency_buckets\":[");
-    for (k = 0; k <= SAMSA_REQSTATS_NBOUNDS; k++) {
-        mx_printf(out, "%s%llu", k > 0 ? "," : "",
-                  (unsigned long long) hist[k]);
-    }
-    mx_printf(out, "]");
-}
-
-static void
-js_servers(samsa_metrics_t *m, samsa_buf_t *out)
-{
-    samsa_netstats_proc_t  ps;
-    size_t                 i, j, resp;
-    int64_t                conns;
-
-    mx_printf(out, ",\"servers\":[");
-    for (i = 0; i < m->nservers; i++) {
-        resp = 0;
-        conns = 0;
-        for (j = 0; j < samsa_sockserver_proc_ids(m->servers[i].ss); j++) {
-            if (!samsa_sockserver_proc_stats(m->servers[i].ss, j, &ps)) {
-                continue;
-            }
-            resp += ps.response_queue_size;
-            conns += ps.connections;
-        }
-        mx_printf(out, "%s{\"server\":\"%s\",\"request_queue_size\":%zu,"
-                  "\"response_queue_size\":%zu,\"connections\":%lld,"
-                  "\"network_threads\":%zu,\"io_threads\":%zu,"
-                  "\"network_idle\":", i > 0 ? "," : "",
-                  samsa_reqstats_kind(m->servers[i].rs),
-                  samsa_sockserver_request_queue_size(m->servers[i].ss),
-                  resp, (long long) conns,
-                  samsa_sockserver_nprocs(m->servers[i].ss),
-                  samsa_sockserver_nhandlers(m->servers[i].ss));
-        pthread_mutex_lock(&m->lock);
-        mx_double(out, m->servers[i].net_idle_ratio);
-        mx_printf(out, ",\"handler_idle\":");
-        mx_double(out, m->servers[i].hdl_idle_ratio);
-        pthread_mutex_unlock(&m->lock);
-        mx_printf(out, "}");
-    }
-    mx_printf(out, "]");
-}
-
-static void
-js_partitions(metrics_snap_t *snap, samsa_buf_t *out)
-{
-    const metrics_part_t  *p;
-    size_t                 i;
-
-    mx_printf(out, ",\"partitions\":[");
-    for (i = 0; i < snap->nparts; i++) {
-        p = &snap->parts[i];
-        mx_printf(out, "%s{\"topic\":", i > 0 ? "," : "");
-        js_str(out, p->topic);
-        mx_printf(out, ",\"partition\":%d,\"has_log\":%s,"
-                  "\"log_start_offset\":%lld,\"log_end_offset\":%lld,"
-                  "\"size_bytes\":%lld,\"messages_in\":%llu,"
-                  "\"bytes_in\":%llu,\"bytes_out\":%llu,"
-                  "\"under_min_isr\":%s}", (int) p->partition,
-                  p->has_log ? "true" : "false", (long long) p->log_start,
-                  (long long) p->log_end, (long long) p->size_bytes,
-                  (unsigned long long) p->st.messages_in,
-                  (unsigned long long) p->st.bytes_in,
-                  (unsigned long long) p->st.bytes_out,
-                  p->under_min_isr ? "true" : "false");
-    }
-    mx_printf(out, "]");
-}
-
-static void
-js_groups(metrics_snap_t *snap, samsa_buf_t *out)
-{
-    size_t  i;
-
-    mx_printf(out, ",\"groups\":[");
-    for (i = 0; i < snap->ngroups; i++) {
-        mx_printf(out, "%s{\"group\":", i > 0 ? "," : "");
-        js_str(out, snap->groups[i].group_id);
-        mx_printf(out, ",\"state\":\"%s\"}",
-                  samsa_grp_state_name(snap->groups[i].state));
-    }
-    mx_printf(out, "],\"lags\":[");
-    for (i = 0; i < snap->nlags; i++) {
-        mx_printf(out, "%s{\"group\":", i > 0 ? "," : "");
-        js_str(out, snap->lags[i].group);
-        mx_printf(out, ",\"topic\":");
-        js_str(out, snap->lags[i].topic);
-        mx_printf(out, ",\"partition\":%d,\"committed\":%lld,"
-                  "\"log_end_offset\":%lld,\"lag\":%lld}",
-                  (int) snap->lags[i].partition,
-                  (long long) snap->lags[i].committed,
-                  (long long) snap->lags[i].log_end,
-                  (long long) mx_lag(&snap->lags[i]));
-    }
-    mx_printf(out, "]");
-}
-
-void
-samsa_metrics_render_json(samsa_metrics_t *m, samsa_buf_t *out)
-{
-    metrics_snap_t  snap;
-    metrics_proc_t  pr;
-
-    if (!samsa_metrics_is_ready(m)) {
-        mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,"
-                  "\"ready\":false}\n", (long long) samsa_wall_ms(),
-                  (long long) m->start_wall_ms);
-        return;
-    }
-    metrics_snap_take(m, &snap);
-    metrics_proc_read(&pr);
-    mx_printf(out, "{\"time_ms\":%lld,\"start_time_ms\":%lld,\"ready\":true,",
-              (long long) samsa_wall_ms(), (long long) m->start_wall_ms);
-    js_requests(m, &snap, out);
-    js_servers(m, out);
-    js_partitions(&snap, out);
-    js_groups(&snap, out);
-    mx_printf(out, ",\"process\":{\"rss_bytes\":%lld,\"cpu_seconds\":",
-              (long long) pr.rss_bytes);
-    mx_double(out, pr.cpu_seconds);
-    mx_printf(out, ",\"open_fds\":%lld}}\n", (long long) pr.open_fds);
-    metrics_snap_free(&snap);
+    samsa_mx_printf(out, "samsa_ready %d\n", samsa_metrics_is_ready(m) ? 1 : 0);
+    samsa_metrics_snap_free(&snap);
 }

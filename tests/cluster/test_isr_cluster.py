@@ -30,9 +30,11 @@ controller does not fence a stopped broker: only its leader drops it):
 ApiVersions lists AlterPartition v2-3 on the CONTROLLER listener only (as
 Kafka 4).  Figures (shrink and rejoin times) are printed.  Every wait is bounded."""
 
+import json
 import re
 import signal
 import time
+import urllib.request
 
 import kwire
 from cli_util import ok
@@ -204,6 +206,13 @@ def test_isr_shrinks_and_expands_through_alter_partition(samsa):
         assert m["samsa_partition_under_replicated"].value(
             topic="isr", partition="0") == 1
         wait_metric(cluster, leader, "samsa_isr_shrinks_total", shrinks0 + 1)
+        # the status page's document says the same
+        url = cluster.nodes[leader].srv.metrics_url("/api/status")
+        with urllib.request.urlopen(url, timeout=T(10)) as resp:
+            cl = json.loads(resp.read().decode())["cluster"]
+        assert cl["node_id"] == leader and cl["controller_id"] == ctl, cl
+        assert cl["under_replicated"] == 1 and cl["offline"] == 0, cl
+        assert sorted(b["id"] for b in cl["brokers"]) == [1, 2, 3], cl
         # the CLI: the partition is under-replicated, nothing is offline
         bs = "%s:%d" % (HOST, cluster.nodes[leader].ports[0])
         info = ok("cluster", "info", "--json", bootstrap=bs).json()

@@ -1,7 +1,9 @@
 """The status page (GET / on metrics.listener) in headless Chromium, driven
 through chromedriver's WebDriver HTTP API with the standard library: the
-page loads, polls /api/status, lists the topics that exist, and its charts
-update (each canvas's data-samples grows as samples are drawn)."""
+page loads, polls /api/status, lists the topics that exist and the
+cluster (the node as the active controller, its broker state, nothing
+under-replicated or offline), and its charts update (each canvas's
+data-samples grows as samples are drawn)."""
 
 import json
 import shutil
@@ -114,6 +116,10 @@ return {
     return Array.prototype.map.call(r.cells, function (c) { return c.textContent; });
   }),
   partitions: q("#partitions tbody").rows.length,
+  brokers: Array.prototype.map.call(q("#brokers tbody").rows, function (r) {
+    return Array.prototype.map.call(r.cells, function (c) { return c.textContent; });
+  }),
+  cluster: q("#cluster-summary").textContent,
   samples: samples,
   msgs_legend: q("#l-msgs").textContent
 };
@@ -144,6 +150,12 @@ def test_status_page_in_chromium(server, browser):
     assert st["state"].startswith("ready"), st
     assert "page-topic-a" in st["topics"] and "page-topic-b" in st["topics"], st
     assert st["partitions"] >= 3, st
+    # one node: it is the active controller and the only broker, nothing
+    # under-replicated or offline
+    assert st["brokers"] == [["1", "active controller", "active"]], st
+    assert "active controller 1" in st["cluster"], st
+    assert "under-replicated 0" in st["cluster"], st
+    assert "offline in the cluster 0 of" in st["cluster"], st
     first = st["samples"]
     assert set(first) == {"c-msgs", "c-bytes", "c-lat", "c-queues", "c-idle", "c-reqs"}
 
