@@ -28,7 +28,10 @@ stopped, and the checker (check()) says what is wrong:
 - every record the consumer saw at offset o is at offset o in the final
   log (nothing a consumer saw is later gone);
 - every replica's segment files are byte-identical (the producers are
-  stopped, so that is up to the high watermark).
+  stopped, so that is up to the high watermark);
+- no kafkajs send reused the sequence number of a failed send (kafkajs
+  rolls it back on a failure; chaos_produce.js replaces its producer after
+  one so that none does: docs/REPLICATION.md, bug 5).
 
 The cut-off of one node from the others (network namespaces or a proxy)
 is not built: see docs/REPLICATION.md.
@@ -407,20 +410,20 @@ def seq_reuses(lines):
     failure although the broker may have written the batch: bug 5 of
     docs/REPLICATION.md); chaos_produce.js replaces its producer after a
     failed send so that none does.  lines: JsProducer.lines."""
-    failed = {}              # (producer, partition) -> (value, sequences)
+    failed = {}      # (producer, partition) -> [(value, sequences)] since its last ack
     out = []
     for m in lines:
         if "v" not in m or not m["seq"]:
             continue
         key = (m["producer"], m["p"])
         if "err" in m:
-            failed[key] = (m["v"], set(m["seq"]))
+            failed.setdefault(key, []).append((m["v"], set(m["seq"])))
             continue
-        f = failed.pop(key, None)
-        if f is not None and m["seq"][0] in f[1]:
-            out.append("%s reused sequence %d of the failed send of %s "
+        same = [v for v, seqs in failed.pop(key, []) if m["seq"][0] in seqs]
+        if same:
+            out.append("%s reused sequence %d of the failed send(s) of %s "
                        "(producer %d, partition %d)"
-                       % (m["v"], m["seq"][0], f[0], m["producer"], m["p"]))
+                       % (m["v"], m["seq"][0], ", ".join(same), m["producer"], m["p"]))
     return out
 
 
