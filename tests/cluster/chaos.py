@@ -28,7 +28,10 @@ stopped, and the checker (check()) says what is wrong:
 - every record the consumer saw at offset o is at offset o in the final
   log (nothing a consumer saw is later gone);
 - every replica's segment files are byte-identical (the producers are
-  stopped, so that is up to the high watermark).
+  stopped, so that is up to the high watermark);
+- no kafkajs send reused the sequence number of a failed send (kafkajs
+  rolls it back on a failure; chaos_produce.js replaces its producer after
+  one so that none does: docs/REPLICATION.md, bug 5).
 
 The cut-off of one node from the others (network namespaces or a proxy)
 is not built: see docs/REPLICATION.md.
@@ -179,18 +182,22 @@ class JsProducer(threading.Thread):
         self.acked = []
         self.errors = []
         self.ack_times = []
+        self.lines = []          # every line, in order (the sends' sequences)
         self.done = None
+        self.producers = None    # producer ids used (a failed send replaces it)
 
     def run(self):
         for line in self.proc.stdout:
             m = json.loads(line)
-            if "v" in m:
+            self.lines.append(m)
+            if "err" in m:
+                self.errors.append(m["err"])
+            elif "v" in m:
                 self.acked.append((m["v"], m["p"], m["o"]))
                 self.ack_times.append(time.monotonic())
-            elif "err" in m:
-                self.errors.append(m["err"])
             elif "done" in m:
                 self.done = m["done"]
+                self.producers = m["producers"]
 
     def finish(self):
         self.proc.stdin.close()
@@ -397,6 +404,29 @@ def check(acked, seen, final, per):
     return problems
 
 
+def seq_reuses(lines):
+    """kafkajs sends that reused the sequence number of an earlier failed
+    send of the same producer and partition (kafkajs rolls it back on a
+    failure although the broker may have written the batch: bug 5 of
+    docs/REPLICATION.md); chaos_produce.js replaces its producer after a
+    failed send so that none does.  lines: JsProducer.lines."""
+    failed = {}      # (producer, partition) -> [(value, sequences)] since its last ack
+    out = []
+    for m in lines:
+        if "v" not in m or not m["seq"]:
+            continue
+        key = (m["producer"], m["p"])
+        if "err" in m:
+            failed.setdefault(key, []).append((m["v"], set(m["seq"])))
+            continue
+        same = [v for v, seqs in failed.pop(key, []) if m["seq"][0] in seqs]
+        if same:
+            out.append("%s reused sequence %d of the failed send(s) of %s "
+                       "(producer %d, partition %d)"
+                       % (m["v"], m["seq"][0], ", ".join(same), m["producer"], m["p"]))
+    return out
+
+
 def same_logs(cluster, timeout):
     """Waits until each partition's segment files are alike on all three
     nodes; returns the problems (empty: alike)."""
@@ -452,7 +482,11 @@ def run_scenario(samsa, scenario, duration, seed, log=print):
     final, per = final_log(cluster)
     acked = ck.acked + js.acked
     problems = check(acked, dict(obs.seen), final, per)
+    problems += ["kafkajs: " + r for r in seq_reuses(js.lines)]
     problems += same_logs(cluster, T(20))
+    with open(os.path.join(samsa.tmp_root, "kafkajs.jsonl"), "w") as fp:
+        for m in js.lines:
+            fp.write(json.dumps(m) + "\n")
     if ck.fatal:
         problems.append("confluent-kafka: fatal error %s (after %d acks)"
                         % (ck.fatal, len(ck.acked)))
@@ -461,6 +495,7 @@ def run_scenario(samsa, scenario, duration, seed, log=print):
     res = {"scenario": scenario, "seed": seed, "duration_s": round(t1 - t0, 1),
            "rounds": rounds, "acked_ck": len(ck.acked), "acked_js": len(js.acked),
            "failed_ck": len(ck.errors), "failed_js": len(js.errors),
+           "js_producers": js.producers,
            "final_records": len(final), "seen_by_consumer": len(obs.seen),
            "max_ack_gap_ck_s": round(max_gap(ck.ack_times, t0, t1), 2),
            "max_ack_gap_js_s": round(max_gap(js.ack_times, t0, t1), 2),
