@@ -402,6 +402,24 @@ wait_leader(cluster_t *c, int nodes, int timeout_ms)
     return -1;
 }
 
+/* Wait (bounded) until nd has taken a snapshot: libraft takes it after
+ * the apply that crossed the threshold, on its own loop, so the count
+ * of applied entries can be there first (seen under CI load). */
+static bool
+wait_snapshot(node_t *nd, int timeout_ms)
+{
+    int64_t  end = now_ms() + timeout_ms;
+
+    do {
+        if (node_get(nd, &nd->snapshots_taken) >= 1) {
+            return true;
+        }
+        usleep(2000);
+    } while (now_ms() < end);
+    fprintf(stderr, "node %d: no snapshot taken\n", nd->node_id);
+    return false;
+}
+
 static bool
 wait_count(node_t *nd, int n, int timeout_ms)
 {
@@ -822,7 +840,7 @@ test_quorum_snapshot_and_observer(void **state)
         node_t  *nd = &c->nodes[i];
 
         assert_true(wait_count(nd, 100, 5000));
-        assert_true(node_get(nd, &nd->snapshots_taken) >= 1);
+        assert_true(wait_snapshot(nd, 5000));
     }
 
     /* a late node: wiped dir, the leader has compacted past its start */

@@ -25,7 +25,7 @@ test_proto_api_find(void **state)
     api = samsa_proto_api_find(SAMSA_API_DescribeCluster);
     assert_non_null(api);
     assert_int_equal(api->flexible_min, 0);
-    assert_int_equal(api->max_version, 1);
+    assert_int_equal(api->max_version, 2);          /* KIP-1073 */
     assert_null(samsa_proto_api_find(-1));
     assert_null(samsa_proto_api_find(7));
     assert_null(samsa_proto_api_find(32000));
