@@ -2,16 +2,12 @@
  * net/conn.c - framing on one connection: size-prefixed receives and
  * whole-response writes, over the socket or, on a TLS connection, through
  * net/tls.c (records read and written with SSL_read/SSL_write, file
- * regions read and encrypted instead of sendfile).  A plaintext socket is
- * read into the connection's read-ahead buffer, so that a small request's
- * size and body come with one recv; what it holds beyond the request waits
- * there for the next receive.
+ * regions read and encrypted instead of sendfile).
  * Threads: the connection's network thread.
  */
 #include "net/conn.h"
 
 #include <errno.h>
-#include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 
@@ -48,46 +44,6 @@ conn_recv(samsa_conn_t *conn, void *p, size_t len, size_t *n)
     }
 }
 
-/* Up to len bytes of the stream into p: first what the read-ahead buffer
- * holds; when it is empty, a plaintext socket is read directly into p if
- * len fills the buffer anyway, else into the buffer (as much as the socket
- * has, up to SAMSA_CONN_RBUF_SIZE), and p gets its first len bytes.  NONE
- * with *n = 0 means "nothing more now". */
-static samsa_err_t
-conn_fill(samsa_conn_t *conn, uint8_t *p, size_t len, size_t *n)
-{
-    samsa_err_t  err;
-    size_t       avail, got;
-
-    if (conn->rbuf_off == conn->rbuf_len) {
-        if (conn->tls != NULL || len >= SAMSA_CONN_RBUF_SIZE) {
-            return conn_recv(conn, p, len, n);
-        }
-        if (conn->rbuf == NULL) {
-            conn->rbuf = samsa_malloc(SAMSA_CONN_RBUF_SIZE);
-        }
-        conn->rbuf_off = conn->rbuf_len = 0;
-        err = conn_recv(conn, conn->rbuf, SAMSA_CONN_RBUF_SIZE, &got);
-        if (err != SAMSA_ERR_NONE || got == 0) {
-            *n = 0;
-            return err;
-        }
-        conn->rbuf_len = (uint32_t) got;
-    }
-    avail = conn->rbuf_len - conn->rbuf_off;
-    *n = len < avail ? len : avail;
-    memcpy(p, conn->rbuf + conn->rbuf_off, *n);
-    conn->rbuf_off += (uint32_t) *n;
-    return SAMSA_ERR_NONE;
-}
-
-bool
-samsa_conn_has_buffered(const samsa_conn_t *conn)
-{
-    return conn->rbuf_off < conn->rbuf_len
-           || (conn->tls != NULL && samsa_tls_has_pending(conn->tls));
-}
-
 static samsa_err_t
 conn_read_size(samsa_conn_t *conn, int32_t max_size)
 {
@@ -95,7 +51,7 @@ conn_read_size(samsa_conn_t *conn, int32_t max_size)
     size_t       n;
 
     while (conn->size_got < 4) {
-        err = conn_fill(conn, conn->size_buf + conn->size_got,
+        err = conn_recv(conn, conn->size_buf + conn->size_got,
                         4 - conn->size_got, &n);
         if (err != SAMSA_ERR_NONE || n == 0) {
             return err;
@@ -163,7 +119,7 @@ samsa_conn_read(samsa_conn_t *conn, int32_t max_size, samsa_mempool_t *pool)
                 return err;
             }
         }
-        err = conn_fill(conn, conn->payload + conn->payload_got,
+        err = conn_recv(conn, conn->payload + conn->payload_got,
                         (size_t) (conn->charged - conn->payload_got), &n);
         if (err != SAMSA_ERR_NONE || n == 0) {
             return err;
@@ -186,22 +142,7 @@ samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size)
     conn->size = 0;
     conn->size_got = 0;
     conn->recv_complete = false;
-    if (conn->rbuf_off == conn->rbuf_len) {
-        /* nothing read ahead: give the buffer back while the request is
-         * handled (idle connections hold none) */
-        samsa_free(conn->rbuf);
-        conn->rbuf = NULL;
-        conn->rbuf_off = conn->rbuf_len = 0;
-    }
     return p;
-}
-
-void
-samsa_conn_free_buffers(samsa_conn_t *conn)
-{
-    samsa_free(conn->rbuf);
-    conn->rbuf = NULL;
-    conn->rbuf_off = conn->rbuf_len = 0;
 }
 
 static samsa_err_t

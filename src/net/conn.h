@@ -56,15 +56,6 @@ typedef struct samsa_conn {
     int32_t              charged;       /* bytes of it charged to the pool
                                            (payload_got <= charged <= size) */
     int64_t              recv_start_ns; /* when its first charge was taken */
-    /* plaintext read-ahead: bytes read from the socket that the receive
-     * has not taken yet (the rest of a request, or the next requests
-     * after it), rbuf[rbuf_off..rbuf_len); allocated at a read, freed
-     * when a request is taken with nothing left in it.  Not charged to
-     * the memory pool: a body byte is copied into payload only once
-     * charged, and a connection holds at most SAMSA_CONN_RBUF_SIZE */
-    uint8_t             *rbuf;
-    uint32_t             rbuf_off;
-    uint32_t             rbuf_len;
     int64_t              recv_done_ns;
     int64_t              net_ns;        /* time this thread spent reading
                                            and writing it since its last
@@ -94,11 +85,10 @@ typedef struct samsa_conn {
     struct samsa_conn   *next_recv;     /* completed receives */
     struct samsa_conn   *next_send;     /* completed sends */
     struct samsa_conn   *next_dis;      /* to close at the turn's step 6 */
-    /* bytes already read wait while epoll has nothing to say (the
-     * processor's list of them: read ahead, or decrypted by TLS), and
-     * the TLS handshake's deadline */
-    struct samsa_conn   *next_pending;
-    bool                 pending_queued;
+    /* TLS: decrypted bytes wait while epoll has nothing to say (the
+     * processor's list of them), and the handshake's deadline */
+    struct samsa_conn   *next_tls;
+    bool                 tls_queued;
     int64_t              tls_deadline_ns;
     /* SASL listeners: the authentication's state (owned; NULL on other
      * listeners), its deadline (from the accept, as the TLS handshake's),
@@ -110,16 +100,8 @@ typedef struct samsa_conn {
     bool                 close_after_send;
 } samsa_conn_t;
 
-/* The most a plaintext connection reads ahead of its receive. */
-#define SAMSA_CONN_RBUF_SIZE  65536
-
-/* Read toward one complete request (size prefix, then that many bytes).
- * A plaintext socket is read into conn->rbuf, as much as it holds up to
- * SAMSA_CONN_RBUF_SIZE: a small request's size and body take one recv,
- * and bytes of the requests after it stay in rbuf for the next call (the
- * caller must call again once it unmutes the connection, without waiting
- * for the socket: samsa_conn_has_buffered()).  A body's remaining bytes of
- * SAMSA_CONN_RBUF_SIZE or more are read straight into the payload.
+/* Read toward one complete request (size prefix, then exactly that many
+ * bytes, so nothing of the next request leaves the kernel's buffer).
  * Returns NONE (check conn->recv_complete), _CLOSED at EOF, _IO on a socket
  * error, _BAD_MSG if the size is negative or above max_size, _FULL if the
  * memory pool is exhausted (the caller mutes the connection).
@@ -135,13 +117,6 @@ SAMSA_MUST_CHECK samsa_err_t samsa_conn_read(samsa_conn_t *conn,
 /* Take the completed receive's payload (ownership to the caller) and reset
  * the receive state. */
 uint8_t *samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size);
-
-/* True if bytes already read wait to be received (the read-ahead buffer,
- * or TLS records OpenSSL has decrypted): epoll will not announce them. */
-bool samsa_conn_has_buffered(const samsa_conn_t *conn);
-
-/* Free the read-ahead buffer (the connection is being destroyed). */
-void samsa_conn_free_buffers(samsa_conn_t *conn);
 
 /* Write as much of conn->sending as the socket takes.  NONE with *done set
  * when all of it went out; _IO/_CLOSED on error. */

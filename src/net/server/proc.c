@@ -186,7 +186,7 @@ proc_mute_event(samsa_proc_t *proc, samsa_conn_t *conn, samsa_mute_event_t ev)
 }
 
 static void proc_conn_schedule_close(samsa_proc_t *proc, samsa_conn_t *conn);
-static void proc_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn);
+static void proc_tls_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn);
 static void proc_write_now(samsa_proc_t *proc, samsa_conn_t *conn,
                            int64_t now);
 
@@ -215,7 +215,9 @@ proc_conn_try_unmute(samsa_proc_t *proc, samsa_conn_t *conn)
     }
     if (conn->mute == SAMSA_MUTE_NOT_MUTED) {
         proc_sel_set(proc, conn, conn->events | SAMSA_SELECTOR_F_READ);
-        proc_queue_pending(proc, conn);
+        if (conn->tls != NULL) {
+            proc_tls_queue_pending(proc, conn);
+        }
     }
 }
 
@@ -320,47 +322,37 @@ proc_throttle_poll_ms(samsa_proc_t *proc, int timeout, int64_t now)
     return ms < timeout ? (int) ms : timeout;
 }
 
-/* ---- bytes already read ------------------------------------------------- */
-
-/* A connection that holds bytes already read (a pipelined request read
- * with the one before it: in its read-ahead buffer, or decrypted by
- * OpenSSL) is read at this turn's poll without waiting for epoll, which
- * will not announce them. */
-static void
-proc_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn)
-{
-    if (conn->pending_queued || !samsa_conn_has_buffered(conn)) {
-        return;
-    }
-    conn->pending_queued = true;
-    conn->next_pending = proc->read_pending;
-    proc->read_pending = conn;
-}
-
-/* Take conn out of the pending list. */
-static void
-proc_pending_forget(samsa_proc_t *proc, samsa_conn_t *conn)
-{
-    samsa_conn_t  **pp;
-
-    if (!conn->pending_queued) {
-        return;
-    }
-    for (pp = &proc->read_pending; *pp != NULL; pp = &(*pp)->next_pending) {
-        if (*pp == conn) {
-            *pp = conn->next_pending;
-            break;
-        }
-    }
-    conn->pending_queued = false;
-}
-
 /* ---- TLS ----------------------------------------------------------------- */
 
-/* Free conn's TLS state. */
+/* A TLS connection that holds decrypted bytes (a pipelined request read
+ * with the one before it) is read at this turn's poll without waiting for
+ * epoll, which will not announce them. */
+static void
+proc_tls_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn)
+{
+    if (conn->tls_queued || !samsa_tls_has_pending(conn->tls)) {
+        return;
+    }
+    conn->tls_queued = true;
+    conn->next_tls = proc->tls_pending;
+    proc->tls_pending = conn;
+}
+
+/* Take conn out of the pending list and free its TLS state. */
 static void
 proc_tls_forget(samsa_proc_t *proc, samsa_conn_t *conn)
 {
+    samsa_conn_t  **pp;
+
+    if (conn->tls_queued) {
+        for (pp = &proc->tls_pending; *pp != NULL; pp = &(*pp)->next_tls) {
+            if (*pp == conn) {
+                *pp = conn->next_tls;
+                break;
+            }
+        }
+        conn->tls_queued = false;
+    }
     if (samsa_tls_handshaking(conn->tls)) {
         proc->nhandshaking--;
     }
@@ -389,8 +381,6 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
 
     /* logged if it fails; the close below leaves the set anyway */
     (void) !samsa_selector_remove(&proc->sel, conn->fd);
-    proc_pending_forget(proc, conn);
-    samsa_conn_free_buffers(conn);
     if (conn->tls != NULL) {
         proc_tls_forget(proc, conn);
     }
@@ -938,17 +928,17 @@ proc_tls_on_event(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t ready,
     }
 }
 
-/* Read the connections whose bytes already read epoll cannot see. */
+/* Read the TLS connections whose decrypted bytes epoll cannot see. */
 static void
-proc_run_pending(samsa_proc_t *proc, int64_t now)
+proc_tls_run_pending(samsa_proc_t *proc, int64_t now)
 {
-    samsa_conn_t  *conn = proc->read_pending, *next;
+    samsa_conn_t  *conn = proc->tls_pending, *next;
 
-    proc->read_pending = NULL;
+    proc->tls_pending = NULL;
     for (; conn != NULL; conn = next) {
-        next = conn->next_pending;
-        conn->next_pending = NULL;
-        conn->pending_queued = false;
+        next = conn->next_tls;
+        conn->next_tls = NULL;
+        conn->tls_queued = false;
         if (conn->closing
             || atomic_load_explicit(&proc->run, memory_order_acquire)
                    != SAMSA_PROC_RUNNING) {
@@ -1070,7 +1060,7 @@ proc_poll(samsa_proc_t *proc)
     /* Don't wait when connections are queued for us, or when step 2
      * already finished sends that step 5 must unmute. */
     timeout = samsa_queue_size(&proc->newconns) > 0 || proc->send_done != NULL
-                      || proc->read_pending != NULL
+                      || proc->tls_pending != NULL
                   ? 0
                   : SAMSA_PROC_POLL_MS;
     if (atomic_load_explicit(&proc->run, memory_order_acquire)
@@ -1113,8 +1103,8 @@ proc_poll(samsa_proc_t *proc)
             conn->net_ns += samsa_now_ns() - from;
         }
     }
-    if (proc->read_pending != NULL) {
-        proc_run_pending(proc, now);
+    if (proc->tls_pending != NULL) {
+        proc_tls_run_pending(proc, now);
     }
     if (proc->nhandshaking > 0 || proc->nauthenticating > 0) {
         proc_tls_expire_handshakes(proc, now);

@@ -119,11 +119,10 @@ struct samsa_proc {
     int64_t                     stall_check_ns; /* last stalled-receive
                                                    sweep */
     size_t                      inflight;   /* requests put, not finished */
-    samsa_conn_t               *read_pending; /* connections holding
-                                                 bytes already read (read
-                                                 ahead, or decrypted) that
-                                                 the socket will not
-                                                 announce (next_pending) */
+    samsa_conn_t               *tls_pending; /* TLS connections holding
+                                                decrypted bytes the socket
+                                                will not announce
+                                                (next_tls) */
     size_t                      nhandshaking; /* TLS handshakes under way */
     size_t                      nauthenticating; /* SASL exchanges under
                                                     way */
