@@ -63,6 +63,9 @@ typedef struct repl_part {
                                                    flight; 0: none */
     int32_t                    *pending;        /* its proposed ISR */
     size_t                      npending;
+    bool                        pending_shrink; /* the proposal is a
+                                                   shrink (else an
+                                                   expansion) */
     int32_t                    *maximal;        /* isr + pending (HW) */
     size_t                      nmaximal;
     int64_t                     isr_retry_ms;   /* no proposal before */
@@ -579,6 +582,7 @@ repl_propose(samsa_replmgr_t *rm, repl_part_t *rp, const int32_t *isr,
     rp->pending = samsa_calloc(n + 1, sizeof(*rp->pending));
     memcpy(rp->pending, isr, n * sizeof(*isr));
     rp->npending = n;
+    rp->pending_shrink = n < rp->nisr;
     repl_maximal_sync(rp);
     memcpy(item.key, rp->key, sizeof(item.key));
     item.id = rp->pending_id;
@@ -681,8 +685,11 @@ repl_isr_answer(void *ctx, const samsa_isrmgr_item_t *item,
         if (ans->err == SAMSA_ERR_NONE && rp->is_leader
             && ans->leader_epoch == rp->leader_epoch
             && ans->partition_epoch >= rp->partition_epoch) {
-            rm->isr_shrinks += ans->nisr < rp->nisr;
-            rm->isr_expands += ans->nisr > rp->nisr;
+            /* as Kafka's PendingShrinkIsr / PendingExpandIsr tell their
+             * listener: by what was proposed (the image may have brought
+             * the new ISR before this answer) */
+            rm->isr_shrinks += rp->pending_shrink;
+            rm->isr_expands += !rp->pending_shrink;
             repl_isr_set(rp, ans->isr, ans->nisr, ans->partition_epoch);
         } else {
             samsa_info("replication: %s: ISR change not made: %s", rp->key,

@@ -290,7 +290,12 @@ def test_divergent_leader_truncates_on_diverging_epoch(samsa):
     pat = (r"replication: div-0: log end (\d+) is below the leader's log "
            r"start (\d+): truncating fully and starting there")
     m = wait_log_line(cluster, down, pat, T(20))
-    assert [int(g) for g in m.groups()] == [want, start], m.group(0)
+    # its log end: want, or (seen once under ASan) the high watermark it
+    # checkpointed before the last batch, to which its restart truncated
+    # first; either way below the leader's log start
+    end_at, start_at = [int(g) for g in m.groups()]
+    assert start_at == start, m.group(0)
+    assert want - len(more) <= end_at <= want, (m.group(0), want)
     deadline = time.monotonic() + T(10)
     while log_end(log_bytes(cluster, down, "div")) != start + len(last):
         assert time.monotonic() < deadline, log_end(

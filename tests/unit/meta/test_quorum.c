@@ -1093,12 +1093,21 @@ test_quorum_membership(void **state)
     assert_int_equal(desc.n_voters, 4);
     assert_int_equal(desc.n_observers, 0);
 
-    /* leadership to the new voter */
-    atomic_store(&changed, 0);
-    assert_int_equal(samsa_quorum_transfer(c->nodes[leader].q, 3, on_change,
-                                           &changed),
-                     SAMSA_ERR_NONE);
-    assert_int_equal(wait_change(&changed, 5000), 1);
+    /* leadership to the new voter; libraft gives a transfer up when the
+     * target does not catch up within its election timeout, which a
+     * loaded CI machine (ASan at -j4) saw once: tried up to 3 times */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        atomic_store(&changed, 0);
+        assert_int_equal(samsa_quorum_transfer(c->nodes[leader].q, 3,
+                                               on_change, &changed),
+                         SAMSA_ERR_NONE);
+        if (wait_change(&changed, 5000) == 1) {
+            break;
+        }
+        fprintf(stderr, "transfer to node 3 failed (%d), again\n",
+                atomic_load(&changed));
+    }
+    assert_int_equal(atomic_load(&changed), 1);
     assert_int_equal(wait_leader(c, 4, 5000) >= 0, 1);
     for (int64_t end = now_ms() + 5000; now_ms() < end;) {
         pthread_mutex_lock(&nv->mu);
