@@ -382,8 +382,14 @@ def test_rf3_followers_replicate_and_acks_all(samsa):
 
     # kill -9 rep2's leader: a new leader from the ISR still serves every
     # acknowledged record
-    lead2 = partitions(cluster, live[0], "rep2")[0]["leader_id"]
-    isr2 = partitions(cluster, live[0], "rep2")[0]["isr_nodes"]
+    # the restarted follower back in the ISR on every node first (its
+    # AlterPartition may come after its catch-up; seen under ASan: the
+    # ISR read here lacked it and it was then elected)
+    view, _ = wait_parts(cluster, [1, 2, 3], "rep2",
+                         lambda v: sorted(v[0]["isr_nodes"]) == [1, 2, 3],
+                         T(10), "rep2 ISR full again")
+    lead2 = view[0]["leader_id"]
+    isr2 = view[0]["isr_nodes"]
     cluster.kill(lead2)
     rest = [i for i in (1, 2, 3) if i != lead2]
     after, waited = wait_parts(
