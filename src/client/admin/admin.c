@@ -870,9 +870,11 @@ admin_describe_cluster_md(samsa_admin_t *a, int64_t deadline,
     return SAMSA_ERR_NONE;
 }
 
-samsa_err_t
-samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
-                             samsa_cluster_desc_t **resultp)
+/* DescribeCluster (v2 with the fenced brokers when with_fenced); without
+ * them a broker lacking DescribeCluster is asked for Metadata. */
+static samsa_err_t
+admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
+                       bool with_fenced, samsa_cluster_desc_t **resultp)
 {
     samsa_arena_t  scratch = SAMSA_ARENA_INIT;
     int64_t        deadline;
@@ -881,8 +883,9 @@ samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
     *resultp = NULL;
     deadline = samsa_admin_deadline(a, timeout_ms);
     pthread_mutex_lock(&a->lock);
-    err = admin_describe_cluster_dc(a, deadline, &scratch, false, resultp);
-    if (err == SAMSA_ERR_UNSUPPORTED_VERSION) {
+    err = admin_describe_cluster_dc(a, deadline, &scratch, with_fenced,
+                                    resultp);
+    if (err == SAMSA_ERR_UNSUPPORTED_VERSION && !with_fenced) {
         err = admin_describe_cluster_md(a, deadline, &scratch, resultp);
     }
     pthread_mutex_unlock(&a->lock);
@@ -891,20 +894,17 @@ samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
 }
 
 samsa_err_t
+samsa_admin_describe_cluster(samsa_admin_t *a, int64_t timeout_ms,
+                             samsa_cluster_desc_t **resultp)
+{
+    return admin_describe_cluster(a, timeout_ms, false, resultp);
+}
+
+samsa_err_t
 samsa_admin_describe_cluster_fenced(samsa_admin_t *a, int64_t timeout_ms,
                                     samsa_cluster_desc_t **resultp)
 {
-    samsa_arena_t  scratch = SAMSA_ARENA_INIT;
-    int64_t        deadline;
-    samsa_err_t    err;
-
-    *resultp = NULL;
-    deadline = samsa_admin_deadline(a, timeout_ms);
-    pthread_mutex_lock(&a->lock);
-    err = admin_describe_cluster_dc(a, deadline, &scratch, true, resultp);
-    pthread_mutex_unlock(&a->lock);
-    samsa_arena_fini(&scratch);
-    return err;
+    return admin_describe_cluster(a, timeout_ms, true, resultp);
 }
 
 static int
