@@ -21,6 +21,7 @@ PKGS=(
   python3-confluent-kafka python3-kafka kcat    # real clients under test
   librdkafka-dev                                # librdkafka from C
   iperf3 fio                                    # bench/run.sh: machine limits
+  gdb                                           # tests: backtraces of a server that did not exit
   nodejs npm                                    # kafkajs
   chromium chromium-driver                      # status page test (headless)
   openjdk-17-jdk-headless maven                 # Java client, Kafka's tools (Maven Central)

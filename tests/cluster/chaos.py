@@ -71,6 +71,7 @@ SESSION_MS = 4000
 LAG_MS = 1500
 PAUSE_S = LAG_MS / 1000 + 1.5        # longer than the lag time, shorter than the session
 FIGURES = {}                        # per scenario, from its rounds
+WRITER = {}                         # final log: (partition, offset) -> (producer id, epoch, sequence)
 NET_ERRORS = (OSError, kwire.ConnectionClosed, kwire.FrameTimeout,
               kwire.ProtocolError, StopIteration, KeyError)
 
@@ -131,12 +132,22 @@ class CkProducer(threading.Thread):
         self.p = Producer({"bootstrap.servers": bs, "enable.idempotence": True,
                            "acks": "all", "linger.ms": 2,
                            "message.timeout.ms": 120000,
-                           "topic.metadata.refresh.interval.ms": 1000})
+                           "topic.metadata.refresh.interval.ms": 1000,
+                           "statistics.interval.ms": 200,
+                           "stats_cb": self._stats})
+        self.epoch_bumps = 0     # librdkafka's eos.epoch_cnt less the first
+        self.producer = None     # (producer id, epoch), the last statistics'
         self.acked = []          # (value, partition, offset)
         self.sent = []           # values in send order
         self.errors = []
         self.ack_times = []
         self.stop = threading.Event()
+
+    def _stats(self, text):
+        eos = json.loads(text).get("eos") or {}
+        # epoch_cnt counts every producer id/epoch acquired, the first too
+        self.epoch_bumps = max(self.epoch_bumps, eos.get("epoch_cnt", 0) - 1)
+        self.producer = (eos.get("producer_id"), eos.get("producer_epoch"))
 
     def _cb(self, err, msg):
         if err is not None:
@@ -350,6 +361,7 @@ def final_log(cluster):
     v = view(cluster)
     out = {}
     per = {}
+    WRITER.clear()
     for i in range(NPARTS):
         with cluster.nodes[v[i]["leader_id"]].connect() as c:
             batches, last = c.fetch_all(TOPIC, i, timeout=T(30))
@@ -361,14 +373,42 @@ def final_log(cluster):
             for r in b["records"]:
                 off = r["offset"]
                 out[(i, off)] = r["value"].decode()
+                seq = (b["base_sequence"] + off - b["base_offset"]
+                       if b["base_sequence"] >= 0 else -1)
+                WRITER[(i, off)] = (b["producer_id"], b["producer_epoch"], seq)
                 per[i].append((off, r["value"].decode()))
     return out, per
 
 
-def check(acked, seen, final, per):
+def duplicates(final):
+    """The values in the final log more than once: (broker, resent) lists
+    of (value, [(partition, offset, producer id, epoch, sequence)]).
+    broker: two copies written by one producer id and epoch, which the
+    broker's duplicate detection must have refused (Kafka's
+    ProducerStateEntry: the epoch and sequences of the last five batches);
+    resent: copies under different producer ids or epochs, which no broker
+    can tell apart: the client sent the value again after bumping its epoch
+    (librdkafka 2.0 does so after an OUT_OF_ORDER_SEQUENCE_NUMBER answer to
+    a request that followed a failed one, and resends a batch that may have
+    been written: docs/REPLICATION.md, bug 6)."""
+    where = {}
+    for k, v in final.items():
+        where.setdefault(v, []).append(k)
+    broker, resent = [], []
+    for v, ks in sorted(where.items()):
+        if len(ks) < 2:
+            continue
+        copies = [k + WRITER.get(k, (None, None, None)) for k in sorted(ks)]
+        writers = [(c[2], c[3]) for c in copies]
+        (broker if len(set(writers)) < len(writers) else resent).append((v, copies))
+    return broker, resent
+
+
+def check(acked, seen, final, per, ck_bumps=None):
     """The problems found (empty: none).  acked: [(value, partition,
     offset)]; seen: {(partition, offset): value} a consumer saw; final and
-    per as final_log's."""
+    per as final_log's; ck_bumps: how many times confluent-kafka bumped its
+    producer epoch (librdkafka's statistics)."""
     problems = []
     lost = [(v, p, o) for v, p, o in acked if final.get((p, o)) != v]
     if lost:
@@ -378,23 +418,30 @@ def check(acked, seen, final, per):
                         % (len(lost), lost[:3],
                            [final.get((p, o)) for _, p, o in lost[:3]],
                            [where.get(v) for v, _, _ in lost[:3]]))
-    count = {}
-    for v in final.values():
-        count[v] = count.get(v, 0) + 1
-    dup = sorted(v for v, k in count.items() if k > 1)
-    if dup:
-        problems.append("%d values in the log more than once, e.g. %s"
-                        % (len(dup), dup[:5]))
+    broker, resent = duplicates(final)
+    if broker:
+        problems.append("%d values in the log more than once from one producer "
+                        "id and epoch, e.g. %s (partition, offset, producer "
+                        "id, epoch, sequence)" % (len(broker), broker[:3]))
+    for v, copies in resent:
+        if not v.startswith("ck-") or ck_bumps is None or ck_bumps < 1:
+            problems.append("%s in the log more than once under different "
+                            "producer epochs with no epoch bump of its "
+                            "producer counted: %s" % (v, copies))
+    FIGURES["resent_after_epoch_bump"] = len(resent)
     gone = [(k, v, final.get(k)) for k, v in seen.items() if final.get(k) != v]
     if gone:
         problems.append("%d records a consumer saw are gone or changed, e.g. %s"
                         % (len(gone), gone[:3]))
+    again = {(c[0], c[1]) for _, copies in resent for c in copies[1:]}
     for i, recs in per.items():
         offs = [o for o, _ in recs]
         if offs != sorted(set(offs)):
             problems.append("partition %d: offsets not increasing" % i)
         last = {}
         for o, v in recs:
+            if (i, o) in again:
+                continue            # a copy sent again: its order is its own
             tag, n = v.rsplit("-", 1)
             if int(n) < last.get(tag, -1):
                 problems.append("partition %d: %s-%s at offset %d after %s-%d"
@@ -481,7 +528,7 @@ def run_scenario(samsa, scenario, duration, seed, log=print):
     wait_healed(cluster, T(30))
     final, per = final_log(cluster)
     acked = ck.acked + js.acked
-    problems = check(acked, dict(obs.seen), final, per)
+    problems = check(acked, dict(obs.seen), final, per, ck.epoch_bumps)
     problems += ["kafkajs: " + r for r in seq_reuses(js.lines)]
     problems += same_logs(cluster, T(20))
     with open(os.path.join(samsa.tmp_root, "kafkajs.jsonl"), "w") as fp:
@@ -495,6 +542,7 @@ def run_scenario(samsa, scenario, duration, seed, log=print):
     res = {"scenario": scenario, "seed": seed, "duration_s": round(t1 - t0, 1),
            "rounds": rounds, "acked_ck": len(ck.acked), "acked_js": len(js.acked),
            "failed_ck": len(ck.errors), "failed_js": len(js.errors),
+           "ck_epoch_bumps": ck.epoch_bumps,
            "js_producers": js.producers,
            "final_records": len(final), "seen_by_consumer": len(obs.seen),
            "max_ack_gap_ck_s": round(max_gap(ck.ack_times, t0, t1), 2),

@@ -38,3 +38,40 @@ def test_chaos(samsa, scenario):
     assert res["problems"] == [], "seed %d: %s" % (SEED, res["problems"])
     if scenario == "terminate":
         assert res["max_sigterm_exit_s"] < SIGTERM_EXIT_S, res
+
+
+def checker_case(copies, ck_bumps):
+    """check() on a final log of one partition holding `copies`: [(value,
+    producer id, epoch, sequence)] at offsets 0, 1, ..."""
+    chaos.WRITER.clear()
+    final, per = {}, {0: []}
+    for off, (v, pid, epoch, seq) in enumerate(copies):
+        final[(0, off)] = v
+        per[0].append((off, v))
+        chaos.WRITER[(0, off)] = (pid, epoch, seq)
+    acked = [(copies[0][0], 0, 0)]
+    return chaos.check(acked, {}, final, per, ck_bumps)
+
+
+def test_checker_duplicates():
+    # no server: the checker's rules for a value in the log twice (bug 6)
+    one = [("ck-1", 7, 0, 0), ("ck-4", 7, 0, 1)]
+    assert checker_case(one, 0) == []
+    # twice from one producer id and epoch: the broker's duplicate check failed
+    p = checker_case(one + [("ck-4", 7, 0, 1)], 0)
+    assert len(p) == 1 and "one producer id and epoch" in p[0], p
+    p = checker_case(one + [("ck-4", 7, 0, 1)], 3)
+    assert len(p) == 1 and "one producer id and epoch" in p[0], p
+    # sent again by confluent-kafka under a bumped epoch: counted, not the
+    # broker's, and its order is its own
+    assert checker_case(one + [("ck-7", 7, 0, 2), ("ck-4", 7, 1, 0)], 1) == []
+    assert chaos.FIGURES["resent_after_epoch_bump"] == 1
+    # ... but only when confluent-kafka did bump its epoch
+    p = checker_case(one + [("ck-4", 7, 1, 0)], 0)
+    assert len(p) == 1 and "no epoch bump" in p[0], p
+    # kafkajs is replaced after a failed send and never resends a value
+    p = checker_case([("js-1", 8, 0, 0), ("js-1", 9, 0, 0)], 5)
+    assert len(p) == 1 and "no epoch bump" in p[0], p
+    # the order check still holds for the first copies
+    p = checker_case([("ck-4", 7, 0, 0), ("ck-1", 7, 0, 1)], 0)
+    assert len(p) == 1 and "after ck-4" in p[0], p

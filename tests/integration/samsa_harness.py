@@ -211,6 +211,41 @@ class Server:
                 pass                    # thread exited meanwhile
         return names
 
+    def stuck_report(self):
+        """Where a process that did not exit is: each thread's name, state
+        and kernel wait channel, then gdb's backtraces where gdb is
+        installed (for the failure message of a shutdown that hangs)."""
+        out = []
+        base = "/proc/%d/task" % self.pid
+        try:
+            tids = sorted(os.listdir(base), key=int)
+        except OSError as e:
+            return "no /proc entry: %s" % e
+        for tid in tids:
+            fields = []
+            for name in ("comm", "wchan"):
+                try:
+                    with open(os.path.join(base, tid, name)) as f:
+                        fields.append(f.read().strip())
+                except OSError:
+                    fields.append("?")
+            try:
+                with open(os.path.join(base, tid, "stat")) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                state = "?"
+            out.append("  %s %-16s %s %s" % (tid, fields[0], state, fields[1]))
+        gdb = shutil.which("gdb")
+        if gdb:
+            try:
+                r = subprocess.run([gdb, "-p", str(self.pid), "-batch", "-nx",
+                                    "-ex", "thread apply all bt"],
+                                   capture_output=True, text=True, timeout=60)
+                out.append(r.stdout[-20000:])
+            except (OSError, subprocess.TimeoutExpired) as e:
+                out.append("gdb: %s" % e)
+        return "\n".join(out)
+
     def rss_bytes(self):
         with open("/proc/%d/status" % self.pid) as f:
             for line in f:
@@ -320,6 +355,9 @@ class Server:
             self.proc.send_signal(signal.SIGTERM)
             rc = self.wait_exit(timeout or T(10))
             if rc is None:
+                print("samsa-server pid %d did not exit after SIGTERM:\n%s\n"
+                      "--- stderr tail ---\n%s" % (self.pid, self.stuck_report(),
+                                                   self.stderr_tail()))
                 self.proc.kill()
                 self.proc.wait(timeout=T(10))
                 problems.append("did not exit within %.0f s of SIGTERM (killed)"

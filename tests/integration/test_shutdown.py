@@ -17,7 +17,8 @@ def test_sigterm_idle_exits_zero(samsa):
         t0 = time.monotonic()
         srv.signal(signal.SIGTERM)
         rc = srv.wait_exit(T(5))
-        assert rc is not None, "still running %.0f s after SIGTERM" % T(5)
+        assert rc is not None, "still running %.0f s after SIGTERM:\n%s\n%s" % (
+            T(5), srv.stuck_report(), srv.stderr_tail())
         assert rc == 0, "exit status %d after SIGTERM" % rc
         print("exited %.2f s after SIGTERM" % (time.monotonic() - t0))
         for c in conns:
@@ -32,6 +33,8 @@ def test_sigint_exits_zero(samsa):
     srv = samsa.start()
     srv.signal(signal.SIGINT)
     rc = srv.wait_exit(T(5))
+    assert rc is not None, "still running %.0f s after SIGINT:\n%s\n%s" % (
+        T(5), srv.stuck_report(), srv.stderr_tail())
     assert rc == 0, "exit status %s after SIGINT" % rc
 
 
@@ -82,6 +85,8 @@ def test_sigterm_finishes_in_flight_request(samsa):
         assert closed, "connection still open after the server finished"
         assert extra == b""
     rc = srv.wait_exit(T(10))
+    assert rc is not None, "still running %.0f s after SIGTERM:\n%s\n%s" % (
+        T(10), srv.stuck_report(), srv.stderr_tail())
     assert rc == 0, "exit status %s after SIGTERM" % rc
     assert still_up, "the server exited before its in-flight request was answered"
 
@@ -99,7 +104,8 @@ def test_sigterm_under_back_pressure(samsa):
         time.sleep(0.5)
         srv.signal(signal.SIGTERM)
         rc = srv.wait_exit(T(15))
-        assert rc is not None, "still running %.0f s after SIGTERM" % T(15)
+        assert rc is not None, "still running %.0f s after SIGTERM:\n%s\n%s" % (
+            T(15), srv.stuck_report(), srv.stderr_tail())
         assert rc == 0, "exit status %d" % rc
         answered = 0
         for c in conns:
