@@ -65,7 +65,7 @@ static const samsa_api_def_t  api_defs[] = {
     { SAMSA_API_DeleteGroups, 0, 2, samsa_h_DeleteGroups, B, 0 },
     { SAMSA_API_ElectLeaders, 0, 2, samsa_h_ElectLeaders, B | A, 0 },
     { SAMSA_API_IncrementalAlterConfigs, 0, 1, samsa_h_IncrementalAlterConfigs, B | A, 0 },
-    { SAMSA_API_AlterPartitionReassignments, 0, 0, samsa_h_AlterPartitionReassignments, B | A, 0 },
+    { SAMSA_API_AlterPartitionReassignments, 0, 1, samsa_h_AlterPartitionReassignments, B | A, 0 },
     { SAMSA_API_ListPartitionReassignments, 0, 0, samsa_h_ListPartitionReassignments, B, 0 },
     { SAMSA_API_OffsetDelete, 0, 0, samsa_h_OffsetDelete, B, 0 },
     { SAMSA_API_DescribeClientQuotas, 0, 1, samsa_h_DescribeClientQuotas, B, 0 },

@@ -17,6 +17,10 @@ progress while it is looked at:
   directory for the partition is gone, and every record reads back.
 test_reassign_with_kafka_tool: Kafka 4.4's kafka-reassign-partitions
 --execute and --verify do the same move.
+test_reassign_keeps_replication_factor: v1 (KIP-860) with
+AllowReplicationFactorChange=false refuses [A, B] to [A, B, C]
+(INVALID_REPLICATION_FACTOR, Kafka's message) and accepts [B, C]; so does
+kafka-reassign-partitions --disallow-replication-factor-change.
 Every wait is bounded."""
 
 import os
@@ -32,15 +36,20 @@ from test_replication_cluster import (produce_confluent, read_values,
 API_ALTER_PARTITION_REASSIGNMENTS = 45
 kwire.FLEXIBLE_FROM.setdefault(API_ALTER_PARTITION_REASSIGNMENTS, 0)
 E_NONE = 0
+E_INVALID_REPLICATION_FACTOR = 38
 E_INVALID_REPLICA_ASSIGNMENT = 39
 E_NO_REASSIGNMENT_IN_PROGRESS = 85
 TOPIC = "mv"
 NRECORDS = 500
 
 
-def encode_alter_reassignments(parts, timeout_ms=30000):
-    """parts: [(topic, partition, [replicas] or None)]."""
+def encode_alter_reassignments(parts, timeout_ms=30000, version=0,
+                               allow_rf_change=True):
+    """parts: [(topic, partition, [replicas] or None)]; v1 carries
+    AllowReplicationFactorChange (KIP-860)."""
     w = kwire.Writer().i32(timeout_ms)
+    if version >= 1:
+        w.i8(1 if allow_rf_change else 0)
     topics = {}
     for t, p, reps in parts:
         topics.setdefault(t, []).append((p, reps))
@@ -59,13 +68,18 @@ def encode_alter_reassignments(parts, timeout_ms=30000):
     return w.tags().bytes()
 
 
-def alter_reassignments(cluster, node_id, parts):
+def alter_reassignments(cluster, node_id, parts, version=0,
+                        allow_rf_change=True):
     """{(topic, partition): (error code, message)}; the top level must be
-    NONE."""
+    NONE (and v1's answer echo allow_rf_change)."""
     with cluster.nodes[node_id].connect() as c:
-        r = c.request_raw(API_ALTER_PARTITION_REASSIGNMENTS, 0,
-                          encode_alter_reassignments(parts), T(10))
+        r = c.request_raw(API_ALTER_PARTITION_REASSIGNMENTS, version,
+                          encode_alter_reassignments(
+                              parts, version=version,
+                              allow_rf_change=allow_rf_change), T(10))
     r.i32()                                     # throttle
+    if version >= 1:
+        assert r.i8() == (1 if allow_rf_change else 0)
     top = (r.i16(), r.string(flexible=True, nullable=True))
     assert top == (0, None), top
     out = {}
@@ -223,3 +237,30 @@ def test_reassign_with_kafka_tool(samsa, tmp_path):
           % (time.monotonic() - t0))
     vals, hw = read_values(cluster, b, "mv2")
     assert hw == 100 and vals == values, (hw, vals[:2])
+
+
+def test_reassign_keeps_replication_factor(samsa, tmp_path):
+    import json
+    from javakit import kafka_tool
+    cluster, a, b, c = cluster_on_ab(samsa, "rf", ["v-%d" % i for i in range(10)])
+    grow = [("rf", 0, [a, b, c])]
+    got = alter_reassignments(cluster, b, grow, version=1, allow_rf_change=False)
+    assert got == {("rf", 0): (E_INVALID_REPLICATION_FACTOR, "The replication "
+                               "factor is changed from 2 to 3")}, got
+    plan = tmp_path / "grow.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "rf", "partition": 0, "replicas": [a, b, c]}]}))
+    bs = ["--bootstrap-server", "%s:%d" % (HOST, cluster.nodes[b].ports[0])]
+    r = kafka_tool("kafka-reassign-partitions", *bs, "--execute",
+                   "--disallow-replication-factor-change",
+                   "--reassignment-json-file", plan, check=False)
+    assert "The replication factor is changed from 2 to 3" in r.out + r.err, r
+    assert "Successfully started" not in r.out, r
+    wait_parts(cluster, [1, 2, 3], "rf",
+               lambda v: v[0]["replica_nodes"] == [a, b], T(5), "unchanged")
+    # the same size is a move, allowed
+    got = alter_reassignments(cluster, a, [("rf", 0, [b, c])], version=1,
+                              allow_rf_change=False)
+    assert got == {("rf", 0): (E_NONE, None)}, got
+    wait_parts(cluster, [1, 2, 3], "rf",
+               lambda v: v[0]["replica_nodes"] == [b, c], T(20), "moved")

@@ -72,7 +72,6 @@ KNOWN = {
     V + ": api 32 DescribeConfigs": ((1, 4), (0, 4), OLD_KEPT),
     V + ": api 35 DescribeLogDirs": ((1, 5), (0, 4), OLD_KEPT + "; and the newest not yet"),
     V + ": api 42 DeleteGroups": ((0, 3), (0, 2), NEWER),
-    V + ": api 45 AlterPartitionReassignments": ((0, 1), (0, 0), NEWER),
     V + ": api 66 ListTransactions": ((0, 2), (0, 1), NEWER),
     V + ": only Kafka serves": (
         [27, 34, 38, 39, 40, 41, 55, 57, 74, 75, 76,

@@ -1,7 +1,9 @@
 /*
  * broker/handlers/h_AlterPartitionReassignments.c -
- * AlterPartitionReassignments (key 45, KIP-455), v0: per partition a
- * target replica list (or null: cancel the reassignment in progress), run
+ * AlterPartitionReassignments (key 45, KIP-455), v0-1: per partition a
+ * target replica list (or null: cancel the reassignment in progress; v1,
+ * KIP-860: AllowReplicationFactorChange=false refuses a target that
+ * changes the partition's replication factor), run
  * by the controller (samsa_controller_alter_reassignments, ctlreassign.c;
  * a cluster node that is not the active controller forwards the
  * request).  ALTER on the cluster, else every partition fails with
@@ -42,8 +44,9 @@ reassign_parts(samsa_req_t *req,
             v[*n].topic = tp->Name;
             v[*n].partition = pp->PartitionIndex;
             v[*n].replicas = pp->Replicas_cnt >= 0 ? pp->Replicas : NULL;
-            v[(*n)++].nreplicas = pp->Replicas_cnt >= 0 ? pp->Replicas_cnt
-                                                        : 0;
+            v[*n].nreplicas = pp->Replicas_cnt >= 0 ? pp->Replicas_cnt : 0;
+            v[(*n)++].keep_replication_factor =
+                !rq->AllowReplicationFactorChange;
         }
     }
     return v;
@@ -83,6 +86,7 @@ samsa_h_AlterPartitionReassignments(samsa_apis_t *apis, samsa_req_t *req,
     int32_t                                       i, j;
 
     samsa_AlterPartitionReassignmentsResponse_init(&m);
+    m.AllowReplicationFactorChange = rq->AllowReplicationFactorChange;
     if (!samsa_apis_allowed_cluster(apis, req, SAMSA_ACL_OP_ALTER)) {
         err = SAMSA_ERR_CLUSTER_AUTHORIZATION_FAILED;
     }

@@ -569,6 +569,8 @@ typedef struct samsa_controller_reassign {
     int32_t         partition;
     const int32_t  *replicas;       /* the target; NULL: cancel */
     int32_t         nreplicas;
+    bool            keep_replication_factor;    /* KIP-860: a target of
+                                                   another size fails */
 } samsa_controller_reassign_t;
 
 /* Kafka's ReplicationControlManager.alterPartitionReassignments: for each
@@ -579,6 +581,8 @@ typedef struct samsa_controller_reassign {
  * already holds the whole target the reassignment completes at once.  A
  * cancel reverts to the replicas before it.  Per partition (with Kafka's
  * messages): NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT,
+ * INVALID_REPLICATION_FACTOR (keep_replication_factor and a target of
+ * another size than the partition's, or than the one it is moving to),
  * NO_REASSIGNMENT_IN_PROGRESS, NOT_CONTROLLER.  @returns the operation's
  * error. */
 SAMSA_MUST_CHECK samsa_err_t samsa_controller_alter_reassignments(

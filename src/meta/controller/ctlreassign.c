@@ -246,6 +246,22 @@ samsa_ctlreassign_complete(samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
     return done;
 }
 
+/* Kafka's validatePartitionReplicationFactorUnchanged: the replication
+ * factor p has, or is moving to (its replicas less the removing ones). */
+static int32_t
+ctlreassign_target_size(const samsa_image_partition_t *p)
+{
+    int32_t  i, n = 0;
+
+    for (i = 0; i < p->nreplicas; i++) {
+        if (!samsa_ctlbrokers_has(p->removing, p->nremoving,
+                                  p->replicas[i])) {
+            n++;
+        }
+    }
+    return n;
+}
+
 /* changePartitionReassignment: p of t to the target replicas. */
 static samsa_err_t
 ctlreassign_change(samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
@@ -260,6 +276,13 @@ ctlreassign_change(samsa_ctlbatch_t *b, const samsa_image_topic_t *t,
                                         arena);
     if (*msg != NULL) {
         return SAMSA_ERR_INVALID_REPLICA_ASSIGNMENT;
+    }
+    if (r->keep_replication_factor
+        && ctlreassign_target_size(p) != r->nreplicas) {
+        *msg = samsa_arena_printf(arena, "The replication factor is changed "
+                                  "from %" PRId32 " to %" PRId32,
+                                  ctlreassign_target_size(p), r->nreplicas);
+        return SAMSA_ERR_INVALID_REPLICATION_FACTOR;
     }
     ctlreassign_part_init(&x, p, (size_t) r->nreplicas);
     x.nadding = 0;

@@ -41,19 +41,30 @@ three_brokers(void)
 }
 
 /* One reassignment of topic/partition to the n replicas of ids (NULL:
- * cancel) in b; *res its answer. */
+ * cancel) in b, keeping the replication factor if keep_rf (KIP-860);
+ * *res its answer. */
+static void
+reassign_rf(samsa_ctlbatch_t *b, samsa_arena_t *arena, const char *topic,
+            int32_t partition, const int32_t *ids, int32_t n, bool keep_rf,
+            samsa_controller_result_t *res)
+{
+    samsa_controller_reassign_t  r;
+
+    memset(&r, 0, sizeof(r));
+    r.topic = samsa_slice_cstr(topic);
+    r.partition = partition;
+    r.replicas = ids;
+    r.nreplicas = n;
+    r.keep_replication_factor = keep_rf;
+    samsa_ctlreassign_alter(b, &r, 1, arena, res);
+}
+
 static void
 reassign(samsa_ctlbatch_t *b, samsa_arena_t *arena, const char *topic,
          int32_t partition, const int32_t *ids, int32_t n,
          samsa_controller_result_t *res)
 {
-    samsa_controller_reassign_t  r;
-
-    r.topic = samsa_slice_cstr(topic);
-    r.partition = partition;
-    r.replicas = ids;
-    r.nreplicas = n;
-    samsa_ctlreassign_alter(b, &r, 1, arena, res);
+    reassign_rf(b, arena, topic, partition, ids, n, false, res);
 }
 
 /* The error of a refused reassignment, with its message (no record). */
@@ -139,6 +150,53 @@ start_2_3(samsa_image_t *img)
     assert_int_equal(p->partition_epoch, 1);
     samsa_arena_fini(&arena);
     return commit(&b);
+}
+
+/* KIP-860: AllowReplicationFactorChange=false refuses a target of another
+ * size than the partition's replication factor, or than the one a
+ * reassignment in progress moves it to (replicas less removing ones). */
+static void
+test_ctlreassign_keep_replication_factor(void **state)
+{
+    samsa_image_t              *img = three_brokers(), *mid;
+    samsa_controller_result_t   res;
+    samsa_ctlbatch_t            b;
+    samsa_arena_t               arena = SAMSA_ARENA_INIT;
+    int32_t                     all[3] = { 1, 2, 3 }, two[2] = { 3, 1 };
+
+    (void) state;
+    samsa_ctlbatch_init(&b, img, 9, NODE, NULL);
+    reassign_rf(&b, &arena, "t", 2, all, 3, true, &res);
+    assert_int_equal(res.error, SAMSA_ERR_INVALID_REPLICATION_FACTOR);
+    assert_string_equal(res.message,
+                        "The replication factor is changed from 2 to 3");
+    assert_int_equal(b.n, 0);
+    /* the same size is a move; a change of size is allowed by default */
+    reassign_rf(&b, &arena, "t", 2, two, 2, true, &res);
+    assert_int_equal(res.error, SAMSA_ERR_NONE);
+    assert_int_equal(b.n, 1);
+    samsa_ctlbatch_fini(&b);
+    samsa_ctlbatch_init(&b, img, 9, NODE, NULL);
+    reassign_rf(&b, &arena, "t", 2, all, 3, false, &res);
+    assert_int_equal(res.error, SAMSA_ERR_NONE);
+    samsa_ctlbatch_fini(&b);
+    /* in progress, [1,2] to [2,3]: replicas [2,3,1], removing [1] */
+    mid = start_2_3(img);
+    samsa_ctlbatch_init(&b, mid, 10, NODE, NULL);
+    reassign_rf(&b, &arena, "t", 2, all, 1, true, &res);
+    assert_int_equal(res.error, SAMSA_ERR_INVALID_REPLICATION_FACTOR);
+    assert_string_equal(res.message,
+                        "The replication factor is changed from 2 to 1");
+    reassign_rf(&b, &arena, "t", 2, all, 3, true, &res);
+    assert_int_equal(res.error, SAMSA_ERR_INVALID_REPLICATION_FACTOR);
+    assert_string_equal(res.message,
+                        "The replication factor is changed from 2 to 3");
+    reassign_rf(&b, &arena, "t", 2, two, 2, true, &res);
+    assert_int_equal(res.error, SAMSA_ERR_NONE);
+    samsa_ctlbatch_fini(&b);
+    samsa_arena_fini(&arena);
+    samsa_image_put(mid);
+    samsa_image_put(img);
 }
 
 static void
@@ -247,6 +305,7 @@ main(void)
 {
     const struct CMUnitTest  tests[] = {
         cmocka_unit_test(test_ctlreassign_refusals),
+        cmocka_unit_test(test_ctlreassign_keep_replication_factor),
         cmocka_unit_test(test_ctlreassign_complete),
         cmocka_unit_test(test_ctlreassign_cancel_subset),
     };
