@@ -609,7 +609,7 @@ samsa_broker_register(samsa_broker_t *b, char *errstr, size_t errstr_size)
     reg.incarnation_id = samsa_image_id_random();
     reg.endpoints = eps;
     reg.nendpoints = node->nendpoints;
-    reg.rack = NULL;            /* broker.rack is not implemented */
+    reg.rack = samsa_config_str(b->cfg, "broker.rack");     /* NULL: none */
     err = samsa_controller_register_broker(b->ctrl, &reg, &epoch);
     samsa_free(eps);
     if (err != SAMSA_ERR_NONE) {

@@ -110,6 +110,7 @@ lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame)
     samsa_BrokerRegistrationRequest_t     rq;
     samsa_BrokerRegistrationListener_t   *ls;
     samsa_wr_t                            wr;
+    const char                           *rack;
     size_t                                i;
 
     ls = samsa_calloc(node->nendpoints + 1, sizeof(*ls));
@@ -129,7 +130,8 @@ lc_frame(samsa_lifecycle_t *lc, samsa_buf_t *frame)
     rq.Listeners_cnt = (int32_t) node->nendpoints;
     rq.Features = NULL;
     rq.Features_cnt = 0;
-    rq.Rack = SAMSA_SLICE_NULL;     /* broker.rack is not implemented */
+    rack = samsa_config_str(lc->b->cfg, "broker.rack");
+    rq.Rack = rack != NULL ? samsa_slice_cstr(rack) : SAMSA_SLICE_NULL;
     rq.LogDirs = NULL;
     rq.LogDirs_cnt = 0;
     rq.PreviousBrokerEpoch = -1;

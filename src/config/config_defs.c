@@ -686,8 +686,10 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "broker.rack",
         .type = SAMSA_CONFIG_STRING,
         .dflt = NULL,
-        .implemented = false,
-        .doc = "Rack of this broker, for rack-aware assignment.",
+        .implemented = true,
+        .doc = "Rack of this broker: sent in its registration, shown in "
+               "Metadata and DescribeCluster, and used by the rack-aware "
+               "placement of new partitions' replicas.",
     },
     {
         .name = "fetch.max.bytes",

@@ -205,3 +205,38 @@ def test_stop_while_no_leader(samsa):
     took = time.monotonic() - t0
     print("stopped in %.2f s while registration was retrying" % took)
     assert took < T(8), took
+
+
+def test_broker_rack(samsa):
+    """broker.rack: racks ra, ra, rb.  Metadata and DescribeCluster list
+    each broker's rack, `samsa cluster info` shows it, and the striped
+    placer puts one replica of every RF-2 partition on rb, the rack of
+    one broker (Kafka's rack-aware placement: racks in turn)."""
+    import cli_util
+    from test_replication_cluster import partitions, wait_parts
+    racks = {1: "ra", 2: "ra", 3: "rb"}
+    c = Cluster(samsa, n=3, extra={"unstable.replication.enable": "true"})
+    for i, r in racks.items():
+        c.nodes[i].overrides["broker.rack"] = r
+    c.start_all()
+    c.wait_unfenced(T(20))
+    ctl = c.wait_leader(T(10))
+    for i in (1, 2, 3):
+        md = c.metadata(i)
+        assert {b["node_id"]: b["rack"] for b in md["brokers"]} == racks, md
+        with c.nodes[i].connect() as conn:
+            dc = conn.describe_cluster(version=0)
+        assert {b["broker_id"]: b["rack"] for b in dc["brokers"]} == racks, dc
+    with c.nodes[ctl].connect() as conn:
+        r = conn.create_topic("racked", num_partitions=8, replication_factor=2,
+                              timeout=T(10))
+    assert r["error_code"] == 0, r
+    v, _ = wait_parts(c, [1, 2, 3], "racked", lambda v: len(v) == 8, T(10),
+                      "created")
+    for p in v.values():
+        assert sorted(racks[n] for n in p["replica_nodes"]) == ["ra", "rb"], v
+    bs = "%s:%d" % (HOST, c.nodes[1].ports[0])
+    out = cli_util.run("cluster", "info", "--json", bootstrap=bs)
+    assert out.rc == 0, out
+    got = {b["id"]: b["rack"] for b in out.json()["brokers"]}
+    assert got == racks, out

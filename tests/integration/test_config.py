@@ -151,10 +151,10 @@ NOT_USED = {
     # libraft has its own fetch-free replication
     "controller.quorum.fetch.timeout.ms",
     # replication (under unstable.replication.enable): no preferred-leader
-    # moves, racks; the fetchers connect over PLAINTEXT only
+    # moves; the fetchers connect over PLAINTEXT only
     # (KRaft's controller does not read it either)
     "leader.imbalance.per.broker.percentage",
-    "broker.rack", "security.inter.broker.protocol",
+    "security.inter.broker.protocol",
     "replica.socket.receive.buffer.bytes",
     "transaction.state.log.min.isr",
     # batches are stored as produced: no broker-side recompression

@@ -221,6 +221,19 @@ def test_routing_self_registration_survives_restarts(samsa):
     assert "registered" in srv.stderr_text()
 
 
+def test_single_node_broker_rack(samsa):
+    """broker.rack on a single node: its self-registration carries it, so
+    Metadata and DescribeCluster list it; a restart without it clears it."""
+    srv = samsa.start({"broker.rack": "use1-az1"})
+    with srv.connect() as c:
+        assert [b["rack"] for b in c.metadata(12, topics=None)["brokers"]] == ["use1-az1"]
+        assert [b["rack"] for b in c.describe_cluster(version=0)["brokers"]] == ["use1-az1"]
+    srv.overrides.pop("broker.rack")
+    srv = samsa.restart(srv)
+    with srv.connect() as c:
+        assert [b["rack"] for b in c.metadata(12, topics=None)["brokers"]] == [None]
+
+
 def test_offset_for_leader_epoch(samsa):
     """OffsetForLeaderEpoch v2-v4 (Kafka's Partition.lastOffsetForLeaderEpoch
     and LeaderEpochFileCache.endOffsetFor): records at epoch 0, then a
