@@ -12,6 +12,7 @@ samsa_isrstate_follower_init(samsa_isrstate_follower_t *f, int32_t id)
     f->last_caught_up_ms = -1;
     f->last_fetch_leader_leo = -1;
     f->last_fetch_ms = -1;
+    f->log_start_offset = -1;
 }
 
 static int64_t

@@ -30,6 +30,8 @@ typedef struct samsa_isrstate_follower {
     int64_t  last_fetch_leader_leo;     /* the leader's LEO at its
                                            previous fetch; -1: none */
     int64_t  last_fetch_ms;             /* its previous fetch; -1: none */
+    int64_t  log_start_offset;          /* its last fetch's LogStartOffset
+                                           (KIP-392's choice); -1: unknown */
 } samsa_isrstate_follower_t;
 
 /* A follower not heard from yet (a new leader resets its followers so). */

@@ -739,6 +739,27 @@ samsa_replmgr_leads(samsa_replmgr_t *rm, const char *topic,
 }
 
 bool
+samsa_replmgr_follows(samsa_replmgr_t *rm, const char *topic,
+                      size_t topic_len, int32_t partition,
+                      int32_t leader_epoch)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    bool          yes;
+
+    if (rm == NULL || !rm->enabled) {
+        return false;
+    }
+    pthread_mutex_lock(&rm->lock);
+    samsa_purgatory_tp_key(key, topic, topic_len, partition);
+    rp = repl_find(rm, key);
+    yes = rp != NULL && !rp->is_leader && rp->leader >= 0
+          && rp->leader_epoch == leader_epoch;
+    pthread_mutex_unlock(&rm->lock);
+    return yes;
+}
+
+bool
 samsa_replmgr_is_follower(samsa_replmgr_t *rm, const char *topic,
                           size_t topic_len, int32_t partition,
                           int32_t replica_id)
@@ -760,10 +781,40 @@ samsa_replmgr_is_follower(samsa_replmgr_t *rm, const char *topic,
     return yes;
 }
 
+size_t
+samsa_replmgr_followers(samsa_replmgr_t *rm, const char *topic,
+                        size_t topic_len, int32_t partition,
+                        int32_t leader_epoch,
+                        samsa_replmgr_follower_view_t *out, size_t max)
+{
+    char          key[SAMSA_PURGATORY_TP_KEY_MAX];
+    repl_part_t  *rp;
+    size_t        i, n = 0;
+
+    if (rm == NULL || !rm->enabled) {
+        return 0;
+    }
+    pthread_mutex_lock(&rm->lock);
+    rp = repl_led(rm, topic, topic_len, partition, key);
+    if (rp != NULL && rp->leader_epoch == leader_epoch) {
+        for (i = 0; i < rp->nfs && n < max; i++) {
+            out[n++] = (samsa_replmgr_follower_view_t) {
+                .id = rp->fs[i].id,
+                .log_end_offset = rp->fs[i].log_end_offset,
+                .log_start_offset = rp->fs[i].log_start_offset,
+                .last_caught_up_ms = rp->fs[i].last_caught_up_ms,
+            };
+        }
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return n;
+}
+
 void
 samsa_replmgr_follower_fetch(samsa_replmgr_t *rm, const char *topic,
                              size_t topic_len, int32_t partition,
-                             int32_t replica_id, int64_t fetch_offset)
+                             int32_t replica_id, int64_t fetch_offset,
+                             int64_t log_start_offset)
 {
     char          key[SAMSA_PURGATORY_TP_KEY_MAX];
     repl_part_t  *rp;
@@ -780,6 +831,7 @@ samsa_replmgr_follower_fetch(samsa_replmgr_t *rm, const char *topic,
             samsa_isrstate_follower_fetch(
                 &rp->fs[i], fetch_offset,
                 samsa_plog_log_end_offset(rp->plog), samsa_now_ms());
+            rp->fs[i].log_start_offset = log_start_offset;
             moved = repl_update_hw(rm, rp);
             repl_maybe_expand(rm, rp, &rp->fs[i]);
             break;
@@ -1136,7 +1188,10 @@ repl_partition_answer(samsa_replmgr_t *rm, repl_fetcher_t *f, repl_snap_t *s,
             return;
         }
     }
-    (void) samsa_plog_advance_high_watermark(s->plog, pd->HighWatermark);
+    if (samsa_plog_advance_high_watermark(s->plog, pd->HighWatermark)) {
+        /* KIP-392: consumers long-polling this follower */
+        (void) samsa_purgatory_check_and_complete(rm->conf.fetch, s->key);
+    }
     if (pd->LogStartOffset > samsa_plog_log_start_offset(s->plog)
         && pd->LogStartOffset <= samsa_plog_high_watermark(s->plog)
         && samsa_plog_delete_records(s->plog, pd->LogStartOffset, &low)

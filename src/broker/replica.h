@@ -126,6 +126,14 @@ bool samsa_replmgr_leads(samsa_replmgr_t *rm, const char *topic,
                          size_t topic_len, int32_t partition,
                          int32_t leader_epoch);
 
+/* KIP-392: does this node follow topic-partition, a replicated partition
+ * another node leads in leader_epoch (the image's epoch, taken by the
+ * manager)?  Then a consumer's Fetch v11+ may read it here, up to the HW
+ * the leader sent.  @thread handler */
+bool samsa_replmgr_follows(samsa_replmgr_t *rm, const char *topic,
+                           size_t topic_len, int32_t partition,
+                           int32_t leader_epoch);
+
 /* Is replica_id a follower of topic-partition, which this node leads with
  * more than one replica?  Then a Fetch from it reads up to the LEO.
  * @thread handler */
@@ -133,12 +141,31 @@ bool samsa_replmgr_is_follower(samsa_replmgr_t *rm, const char *topic,
                                size_t topic_len, int32_t partition,
                                int32_t replica_id);
 
-/* A Fetch from follower replica_id at fetch_offset: its state and the
- * high watermark move (and the purgatories are checked when it did).
- * Nothing for a partition this node does not lead.  @thread handler */
+/* A Fetch from follower replica_id at fetch_offset, its log starting at
+ * log_start_offset: its state and the high watermark move (and the
+ * purgatories are checked when it did).  Nothing for a partition this
+ * node does not lead.  @thread handler */
 void samsa_replmgr_follower_fetch(samsa_replmgr_t *rm, const char *topic,
                                   size_t topic_len, int32_t partition,
-                                  int32_t replica_id, int64_t fetch_offset);
+                                  int32_t replica_id, int64_t fetch_offset,
+                                  int64_t log_start_offset);
+
+/* One follower as the leader sees it (KIP-392's ReplicaView). */
+typedef struct samsa_replmgr_follower_view {
+    int32_t  id;
+    int64_t  log_end_offset;            /* -1: no fetch yet */
+    int64_t  log_start_offset;          /* -1: unknown */
+    int64_t  last_caught_up_ms;         /* -1: never */
+} samsa_replmgr_follower_view_t;
+
+/* The followers of topic-partition, a replicated partition this node
+ * leads in leader_epoch, into out (at most max): their count; 0 when it
+ * does not lead it so.  @thread handler */
+size_t samsa_replmgr_followers(samsa_replmgr_t *rm, const char *topic,
+                               size_t topic_len, int32_t partition,
+                               int32_t leader_epoch,
+                               samsa_replmgr_follower_view_t *out,
+                               size_t max);
 
 /* The leader appended to topic-partition: with the ISR reduced to itself
  * the high watermark moves at once.  @thread handler */

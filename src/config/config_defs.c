@@ -50,6 +50,12 @@ static const char *const  config_diag_levels[] = {
     "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", NULL,
 };
 
+/* replica.selector.class (KIP-392): Kafka's two ReplicaSelectors */
+static const char *const  config_replica_selectors[] = {
+    "org.apache.kafka.common.replica.RackAwareReplicaSelector",
+    "org.apache.kafka.common.replica.LeaderSelector", NULL,
+};
+
 static const char *const  config_timestamp_types[] = {
     "CreateTime", "LogAppendTime", NULL,
 };
@@ -690,6 +696,19 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .doc = "Rack of this broker: sent in its registration, shown in "
                "Metadata and DescribeCluster, and used by the rack-aware "
                "placement of new partitions' replicas.",
+    },
+    {
+        .name = "replica.selector.class",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = NULL,
+        .check = SAMSA_CONFIG_CHECK_ENUM,
+        .names = config_replica_selectors,
+        .implemented = true,
+        .doc = "KIP-392: which replica a leader tells a consumer (Fetch "
+               "v11+) to fetch from: RackAwareReplicaSelector picks an "
+               "in-sync replica in the consumer's rack (client.rack), the "
+               "most caught-up one, unless the leader is in it; null or "
+               "LeaderSelector: the leader.",
     },
     {
         .name = "fetch.max.bytes",

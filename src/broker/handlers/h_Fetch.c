@@ -56,6 +56,8 @@ typedef struct fetch_part {
                                                    LEO, not the HW */
     bool                           diverging;   /* DivergingEpoch set:
                                                    no data (KIP-320) */
+    bool                           preferred;   /* PreferredReadReplica
+                                                   set: no data (KIP-392) */
     samsa_plog_region_t            region;      /* while building */
     samsa_file_region_t            file;
     char                           key[SAMSA_PURGATORY_TP_KEY_MAX];
@@ -75,6 +77,8 @@ typedef struct fetch_op {
                                                or a DivergingEpoch) */
     int32_t                  replica_id;    /* ReplicaState's or the
                                                ReplicaId; -1: a consumer */
+    samsa_slice_t            rack_id;       /* v11+ RackId (client.rack),
+                                               in req->arena */
     const samsa_image_t     *img;           /* while resolving only */
     samsa_route_leaders_t    leaders;       /* for NodeEndpoints */
 } fetch_op_t;
@@ -195,11 +199,113 @@ fetch_part_check(fetch_op_t *f, fetch_part_t *p)
     }
 }
 
+/* KIP-392: may a consumer's Fetch v11+ (one that can be told a preferred
+ * read replica) read p of t at this node, a follower?  As Kafka's
+ * fetchOnlyFromLeader = false: when the replica manager follows the
+ * partition in the image's epoch; it reads up to the HW the leader sent. */
+static bool
+fetch_part_follower_read(samsa_apis_t *apis, const fetch_op_t *f,
+                         const samsa_image_topic_t *t, const fetch_part_t *p)
+{
+    return f->replica_id < 0 && f->req->hdr.ApiVersion >= 11
+           && samsa_replmgr_follows(apis->broker->repl, t->name, t->name_len,
+                                    p->rq->Partition, p->leader_epoch);
+}
+
+/* Is id in the n ids of v? */
+static bool
+fetch_has_id(const int32_t *v, int32_t n, int32_t id)
+{
+    int32_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (v[i] == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The rack of broker id in img (NULL: none), if it has an endpoint on
+ * listener; *reachable false else. */
+static const char *
+fetch_broker_rack(const samsa_image_t *img, int32_t id, const char *listener,
+                  bool *reachable)
+{
+    const samsa_image_broker_t  *br = samsa_image_broker_find(img, id);
+
+    *reachable = br != NULL && !br->fenced
+                 && (listener == NULL
+                     || samsa_image_broker_endpoint(br, listener) != NULL);
+    return br != NULL ? br->rack : NULL;
+}
+
+/* KIP-392 at the leader (Kafka's findPreferredReadReplica with the
+ * RackAwareReplicaSelector): for a consumer's Fetch v11+ naming a rack,
+ * the in-sync follower in that rack whose log holds the fetch offset, the
+ * most caught up (log end, then the latest caught-up time), unless this
+ * leader is in that rack or none is: then the leader reads as ever.  A
+ * chosen follower goes out as PreferredReadReplica with the offsets and
+ * no records, answered at once. */
+static void
+fetch_part_prefer(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
+                  const samsa_image_topic_t *t)
+{
+    const samsa_image_partition_t  *ip = &t->partitions[p->rq->Partition];
+    samsa_replmgr_follower_view_t   v[16];
+    const char                     *sel, *rack;
+    int64_t                         off = p->rq->FetchOffset;
+    size_t                          n, i, best = SIZE_MAX;
+    bool                            reachable;
+
+    sel = samsa_config_str(apis->broker->cfg, "replica.selector.class");
+    if (f->replica_id >= 0 || f->req->hdr.ApiVersion < 11 || sel == NULL
+        || strcmp(sel, "org.apache.kafka.common.replica."
+                       "RackAwareReplicaSelector") != 0
+        || f->rack_id.ptr == NULL || f->rack_id.len == 0) {
+        return;
+    }
+    rack = fetch_broker_rack(f->img, apis->broker->node->node_id, NULL,
+                             &reachable);
+    if (rack != NULL && samsa_slice_eq_cstr(f->rack_id, rack)) {
+        return;                         /* the leader is in that rack */
+    }
+    n = samsa_replmgr_followers(apis->broker->repl, t->name, t->name_len,
+                                p->rq->Partition, p->leader_epoch, v,
+                                sizeof(v) / sizeof(v[0]));
+    for (i = 0; i < n; i++) {
+        if (!fetch_has_id(ip->isr, ip->nisr, v[i].id)
+            || v[i].log_end_offset < off || v[i].log_start_offset < 0
+            || v[i].log_start_offset > off) {
+            continue;
+        }
+        rack = fetch_broker_rack(f->img, v[i].id, f->req->listener,
+                                 &reachable);
+        if (!reachable || rack == NULL
+            || !samsa_slice_eq_cstr(f->rack_id, rack)) {
+            continue;
+        }
+        if (best == SIZE_MAX || v[i].log_end_offset > v[best].log_end_offset
+            || (v[i].log_end_offset == v[best].log_end_offset
+                && v[i].last_caught_up_ms > v[best].last_caught_up_ms)) {
+            best = i;
+        }
+    }
+    if (best == SIZE_MAX) {
+        return;
+    }
+    p->preferred = true;
+    p->pd->PreferredReadReplica = v[best].id;
+    fetch_part_offsets(p);
+    f->has_error = true;                /* answered at once, as Kafka */
+}
+
 static void
 fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
                    const samsa_image_topic_t *t)
 {
     int32_t  leader_id, leader_epoch;
+    bool     follower = false;
 
     if (t == NULL || p->rq->Partition < 0
         || p->rq->Partition >= t->npartitions) {
@@ -213,9 +319,12 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
                                  f->req->listener, &f->req->arena, NULL,
                                  &leader_id, &leader_epoch)
         != SAMSA_ERR_NONE) {
-        fetch_part_error(f, p, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
-        fetch_part_leader(f, p, leader_id, leader_epoch);
-        return;
+        follower = fetch_part_follower_read(apis, f, t, p);
+        if (!follower) {
+            fetch_part_error(f, p, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
+            fetch_part_leader(f, p, leader_id, leader_epoch);
+            return;
+        }
     }
     samsa_purgatory_tp_key(p->key, t->name, t->name_len, p->rq->Partition);
     p->plog = samsa_logmgr_plog_ref(apis->broker->logs, t->name,
@@ -225,17 +334,24 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
         return;
     }
     fetch_part_check(f, p);
+    if (follower || p->pd->ErrorCode != 0 || p->diverging) {
+        return;
+    }
     /* issue 19: a follower's fetch offset is its LEO (broker/replica.h),
      * unless its log diverged from this one (Kafka does not record it) */
-    if (p->pd->ErrorCode == 0 && !p->diverging && f->replica_id >= 0
+    if (f->replica_id >= 0
         && samsa_replmgr_is_follower(apis->broker->repl, t->name,
                                      t->name_len, p->rq->Partition,
                                      f->replica_id)) {
         p->to_leo = true;
         samsa_replmgr_follower_fetch(apis->broker->repl, t->name,
                                      t->name_len, p->rq->Partition,
-                                     f->replica_id, p->rq->FetchOffset);
+                                     f->replica_id, p->rq->FetchOffset,
+                                     f->req->hdr.ApiVersion >= 5
+                                         ? p->rq->LogStartOffset : -1);
+        return;
     }
+    fetch_part_prefer(apis, f, p, t);
 }
 
 /* KIP-951: the endpoints of the leaders named in CurrentLeader. */
@@ -340,7 +456,8 @@ fetch_read(fetch_op_t *f, bool keep)
 
     for (i = 0; i < f->nparts; i++) {
         p = &f->parts[i];
-        if (p->plog == NULL || p->pd->ErrorCode != 0 || p->diverging) {
+        if (p->plog == NULL || p->pd->ErrorCode != 0 || p->diverging
+            || p->preferred) {
             continue;
         }
         hwm = samsa_plog_high_watermark(p->plog);
@@ -711,6 +828,7 @@ samsa_h_Fetch(samsa_apis_t *apis, samsa_req_t *req, void *body)
                         ? (rq->ReplicaState_set ? rq->ReplicaState.ReplicaId
                                                 : -1)
                         : rq->ReplicaId;
+    f->rack_id = req->hdr.ApiVersion >= 11 ? rq->RackId : SAMSA_SLICE_NULL;
     fetch_resolve(apis, f, rq);
     if (rq->MaxWaitMs <= 0 || f->has_error) {
         fetch_answer(f, true);

@@ -432,7 +432,7 @@ cfetch_op_list_offsets(samsa_consumer_t *c, samsa_cop_t *op, int64_t now)
 /* One partition's answer: its records become a chunk in the partition's
  * queue (pointing into src, the response, where they can). */
 static void
-cfetch_part_data(samsa_consumer_t *c, const cfetch_ent_t *e,
+cfetch_part_data(samsa_consumer_t *c, int32_t node, const cfetch_ent_t *e,
                  const samsa_FetchPartitionData_t *pd,
                  samsa_crecs_src_t *src, int64_t now)
 {
@@ -450,6 +450,25 @@ cfetch_part_data(samsa_consumer_t *c, const cfetch_ent_t *e,
     p->fetch_inflight = false;
     if (p->state != SAMSA_CPART_READY || p->fetch_offset != e->offset) {
         return;
+    }
+    if (err == SAMSA_ERR_NONE && pd->PreferredReadReplica >= 0) {
+        /* KIP-392: the leader names a replica to read from (no records);
+         * until metadata.max.age.ms, as Java's SubscriptionState */
+        p->preferred_replica = pd->PreferredReadReplica;
+        p->preferred_until_ms = now + c->cc.net.metadata_max_age_ms;
+        samsa_debug("consumer: %s [%d]: fetching from preferred read "
+                    "replica %d", p->topic, p->partition,
+                    (int) p->preferred_replica);
+        return;
+    }
+    if (err != SAMSA_ERR_NONE && p->preferred_replica >= 0
+        && node != samsa_consumer_leader(c, p->topic, p->partition)) {
+        /* an error from the follower: back to the leader, and an offset
+         * it does not have yet is no reason to reset (Java's Fetcher) */
+        p->preferred_replica = -1;
+        if (err == SAMSA_ERR_OFFSET_OUT_OF_RANGE) {
+            return;
+        }
     }
     if (err == SAMSA_ERR_NONE) {
         p->high_watermark = pd->HighWatermark;
@@ -562,8 +581,8 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
                     if (r->ents[k].partition
                             == t->Partitions[j].PartitionIndex
                         && samsa_slice_eq_cstr(t->Topic, r->ents[k].topic)) {
-                        cfetch_part_data(c, &r->ents[k], &t->Partitions[j],
-                                         src, now);
+                        cfetch_part_data(c, node, &r->ents[k],
+                                         &t->Partitions[j], src, now);
                         break;
                     }
                 }
@@ -583,6 +602,7 @@ cfetch_on_fetch(void *ctx, int32_t node, samsa_err_t err, samsa_rd_t *body,
             p->fetch_inflight = false;
             if (err != SAMSA_ERR_NONE) {
                 p->backoff_until_ms = now + c->cc.net.retry_backoff_ms;
+                p->preferred_replica = -1;
             }
         }
     }
@@ -666,6 +686,19 @@ cfetch_send_fetch(samsa_consumer_t *c, cfetch_req_t *r, int64_t now)
  * for the app to drain its buffered chunks: sending now would keep that
  * one from being fetched until the long poll ends.  The app's next poll()
  * that frees a chunk wakes the loop and the Fetch goes out with both. */
+/* Where p's next Fetch goes: its preferred read replica while that holds
+ * (KIP-392), else its leader (-1: none known). */
+static int32_t
+cfetch_target(samsa_consumer_t *c, samsa_cpart_t *p, int64_t now)
+{
+    if (p->preferred_replica >= 0 && now >= p->preferred_until_ms) {
+        p->preferred_replica = -1;
+    }
+    return p->preferred_replica >= 0
+               ? p->preferred_replica
+               : samsa_consumer_leader(c, p->topic, p->partition);
+}
+
 static bool
 cfetch_hold(samsa_consumer_t *c, int32_t leader, int64_t now)
 {
@@ -675,7 +708,7 @@ cfetch_hold(samsa_consumer_t *c, int32_t leader, int64_t now)
     for (i = 0; i < c->nparts; i++) {
         samsa_cpart_t  *q = c->parts[i];
 
-        if (samsa_consumer_leader(c, q->topic, q->partition) != leader) {
+        if (cfetch_target(c, q, now) != leader) {
             continue;
         }
         if (cfetch_fetchable(q, now)) {
@@ -704,7 +737,7 @@ cfetch_fetches(samsa_consumer_t *c, int64_t now)
         if (!cfetch_fetchable(p, now)) {
             continue;
         }
-        leader = samsa_consumer_leader(c, p->topic, p->partition);
+        leader = cfetch_target(c, p, now);
         if (leader < 0) {
             samsa_consumer_md_request(c);
             continue;
@@ -728,8 +761,7 @@ cfetch_fetches(samsa_consumer_t *c, int64_t now)
             samsa_cpart_t  *q = c->parts[j];
 
             if (cfetch_fetchable(q, now)
-                && samsa_consumer_leader(c, q->topic, q->partition)
-                       == leader) {
+                && cfetch_target(c, q, now) == leader) {
                 q->fetch_inflight = true;
                 cfetch_req_add(r, q->topic, q->partition, q->gen,
                                q->fetch_offset, 0);

@@ -126,6 +126,7 @@ consumer_part_new(samsa_consumer_t *c, const char *topic, int32_t partition)
     p->position = p->fetch_offset = SAMSA_OFFSET_INVALID;
     p->high_watermark = p->last_stable_offset = p->log_start_offset = -1;
     p->committed = -1;
+    p->preferred_replica = -1;
     p->gen = samsa_consumer_next_gen(c);
     return p;
 }

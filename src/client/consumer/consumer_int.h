@@ -59,6 +59,11 @@ typedef struct samsa_cpart {
     int64_t                last_stable_offset;
     int64_t                log_start_offset;
     int64_t                committed;       /* last committed, -1 none */
+    int32_t                preferred_replica;   /* KIP-392: the leader's
+                                                   PreferredReadReplica;
+                                                   -1 none */
+    int64_t                preferred_until_ms;  /* then the leader again
+                                                   (metadata.max.age.ms) */
     samsa_err_t            err;             /* for the app's next poll */
     samsa_crecs_chunk_t   *q_head;          /* fetched, not yet handed out */
     samsa_crecs_chunk_t   *q_tail;
