@@ -13,6 +13,7 @@ PKGS=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev # record-batch codecs
   libisal-dev                                   # CRC-32C
   libpcre2-dev                                  # RE2-syntax regexes (util/re.c)
+  libjansson-dev                                # OAUTHBEARER's JWTs (server/oauth_unsecured.c)
   libmicrohttpd-dev                             # metrics listener (HTTP)
   libssl-dev openssl                            # TLS listeners (OpenSSL 3); tests' certificates
   libraft-dev libuv1-dev                        # metadata quorum (meta/quorum.c)

@@ -112,17 +112,21 @@ config_vals_init(samsa_config_t *cfg)
 
 #define CONFIG_LISTENER_PREFIX  "listener.name."
 
-/* "<mechanism>.sasl.jaas.config": a mechanism name in lower case
- * (letters, digits, '-', '_'). */
+/* "<mechanism>.sasl.jaas.config" or
+ * "<mechanism>.sasl.server.callback.handler.class": a mechanism name in
+ * lower case (letters, digits, '-', '_'); *key gets the key after it. */
 static bool
-config_listener_mech_key(const char *rest)
+config_listener_mech_key(const char *rest, const char **key)
 {
     const char  *dot = strchr(rest, '.');
     const char  *p;
 
-    if (dot == NULL || dot == rest || strcmp(dot + 1, "sasl.jaas.config") != 0) {
+    if (dot == NULL || dot == rest
+        || (strcmp(dot + 1, "sasl.jaas.config") != 0
+            && strcmp(dot + 1, "sasl.server.callback.handler.class") != 0)) {
         return false;
     }
+    *key = dot + 1;
     for (p = rest; p < dot; p++) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')
               || *p == '-' || *p == '_')) {
@@ -137,7 +141,7 @@ samsa_config_listener_key(const char *key, char *listener,
                           size_t listener_size, const char **rest,
                           size_t *def)
 {
-    const char  *name, *dot;
+    const char  *name, *dot, *mkey;
     size_t       d;
 
     if (strncmp(key, CONFIG_LISTENER_PREFIX,
@@ -150,10 +154,10 @@ samsa_config_listener_key(const char *key, char *listener,
         return false;
     }
     d = samsa_config_defs_index(dot + 1);
-    if (d == samsa_config_ndefs && config_listener_mech_key(dot + 1)) {
+    if (d == samsa_config_ndefs && config_listener_mech_key(dot + 1, &mkey)) {
         /* listener.name.<l>.<mechanism>.sasl.jaas.config (Kafka's
          * ListenerName.saslMechanismConfigPrefix) */
-        d = samsa_config_defs_index("sasl.jaas.config");
+        d = samsa_config_defs_index(mkey);
     }
     if (d == samsa_config_ndefs || !samsa_config_defs[d].per_listener) {
         return false;

@@ -74,6 +74,26 @@ config_check_gzip_level(const char *text, int64_t num, char *why,
     return false;
 }
 
+/* sasl.server.callback.handler.class: OAUTHBEARER's token validator, only
+ * Kafka's unsecured one (KIP-255); the JWKS one (KIP-768) is not built. */
+static bool
+config_check_sasl_server_handler(const char *text, int64_t num, char *why,
+                                 size_t why_size)
+{
+    (void) num;
+    if (strcmp(text, "org.apache.kafka.common.security.oauthbearer."
+                     "internals.unsecured."
+                     "OAuthBearerUnsecuredValidatorCallbackHandler") == 0) {
+        return true;
+    }
+    snprintf(why, why_size, "'%s' is not supported: Samsa validates "
+             "OAUTHBEARER tokens only as Kafka's "
+             "OAuthBearerUnsecuredValidatorCallbackHandler does (unsecured "
+             "JWTs); validation against a JWKS endpoint (KIP-768) is not "
+             "implemented", text);
+    return false;
+}
+
 static const char *const  config_principal_rules[] = { "DEFAULT", NULL };
 
 /* authorizer.class.name: none ("") or Kafka's StandardAuthorizer (the
@@ -1660,6 +1680,23 @@ const samsa_config_def_t  samsa_config_defs[] = {
                "user_NAME=\"PASSWORD\" options are the PLAIN users. "
                "ScramLoginModule needs no options on the broker (SCRAM "
                "credentials live in the metadata log).",
+    },
+    {
+        .name = "sasl.server.callback.handler.class",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = NULL,
+        .check = SAMSA_CONFIG_CHECK_FN,
+        .fn = config_check_sasl_server_handler,
+        .valid = "null, or org.apache.kafka.common.security.oauthbearer."
+                 "internals.unsecured."
+                 "OAuthBearerUnsecuredValidatorCallbackHandler",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "The SASL server's callback handler; Kafka's form is per "
+               "listener and mechanism (listener.name.<listener>."
+               "oauthbearer.sasl.server.callback.handler.class). Only "
+               "OAUTHBEARER's default, the unsecured-JWT validator "
+               "(KIP-255), is implemented.",
     },
     {
         .name = "connections.max.reauth.ms",

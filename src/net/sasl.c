@@ -12,9 +12,13 @@
 
 #include "proto/gen/apis.h"
 #include "util/alloc.h"
+#include "util/diag.h"
+#include "util/time.h"
 
 /* Kafka's message for a SaslException (details withheld: they may say
  * whether the user exists). */
+#define SASL_MAX_LIFETIME_MS  (100LL * 365 * 24 * 3600 * 1000)
+
 #define SASL_INVALID_CREDENTIALS                                          \
     "Authentication failed during %s due to invalid credentials with "    \
     "SASL mechanism %s"
@@ -31,6 +35,9 @@ samsa_sasl_mech_from_name(samsa_slice_t name)
     if (samsa_slice_eq(name, samsa_slice_cstr("SCRAM-SHA-512"))) {
         return SAMSA_SASL_M_SCRAM_SHA_512;
     }
+    if (samsa_slice_eq(name, samsa_slice_cstr("OAUTHBEARER"))) {
+        return SAMSA_SASL_M_OAUTHBEARER;
+    }
     return 0;
 }
 
@@ -44,6 +51,8 @@ samsa_sasl_mech_name(unsigned mech)
         return "SCRAM-SHA-256";
     case SAMSA_SASL_M_SCRAM_SHA_512:
         return "SCRAM-SHA-512";
+    case SAMSA_SASL_M_OAUTHBEARER:
+        return "OAUTHBEARER";
     default:
         return "?";
     }
@@ -410,11 +419,97 @@ sasl_scram_final(samsa_sasl_t *sasl, samsa_slice_t token,
     sasl_scram_reset(sasl);
 }
 
+/* Kafka's OAuthBearerSaslServer.evaluateResponse: the client's initial
+ * response, its token checked by the listener's validator; a failed token
+ * gets the RFC 7628 error JSON as a challenge, and the client's ^A after
+ * it fails the exchange with that JSON as the message. */
+static void
+sasl_oauth(samsa_sasl_t *sasl, samsa_slice_t token, samsa_sasl_result_t *res)
+{
+    const samsa_sasl_conf_t  *conf = sasl->conf;
+    samsa_oauth_initial_t     ir;
+    samsa_oauth_token_t       t;
+    char                      why[192];
+    samsa_err_t               err;
+    size_t                    n;
+
+    if (token.len == 1 && token.ptr[0] == '\x01' && sasl->oauth_error_sent) {
+        sasl_fail(sasl, res, SAMSA_ERR_SASL_AUTHENTICATION_FAILED,
+                  sasl->oauth_error);
+        return;
+    }
+    sasl->oauth_error_sent = false;
+    if (samsa_oauth_parse_initial(token, &ir, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        samsa_debug("sasl: OAUTHBEARER: %s", why);
+        sasl_scram_invalid(sasl, res);
+        return;
+    }
+    err = conf->oauth_validate != NULL
+              ? conf->oauth_validate(conf->oauth_ctx, ir.token,
+                                     samsa_wall_ms(), &t)
+              : SAMSA_ERR_SASL_AUTHENTICATION_FAILED;
+    if (conf->oauth_validate == NULL) {
+        memset(&t, 0, sizeof(t));
+        snprintf(t.status, sizeof(t.status), "invalid_token");
+    }
+    if (err != SAMSA_ERR_NONE) {
+        samsa_info("sasl: OAUTHBEARER token refused: %s", t.why);
+        res->token_len = samsa_oauth_error_json(&t, (char *) res->token,
+                                                sizeof(res->token));
+        n = res->token_len < sizeof(sasl->oauth_error)
+                ? res->token_len : sizeof(sasl->oauth_error) - 1;
+        memcpy(sasl->oauth_error, res->token, n);
+        sasl->oauth_error[n] = '\0';
+        sasl->oauth_error_sent = true;
+        return;                         /* a challenge, not complete */
+    }
+    if (ir.authzid.len > 0
+        && !samsa_slice_eq(ir.authzid, samsa_slice_cstr(t.principal))) {
+        snprintf(why, sizeof(why), "Authentication failed: Client requested "
+                 "an authorization id (%.*s) that is different from the "
+                 "token's principal name (%.64s)",
+                 (int) (ir.authzid.len > 64 ? 64 : ir.authzid.len),
+                 ir.authzid.ptr, t.principal);
+        sasl_fail(sasl, res, SAMSA_ERR_SASL_AUTHENTICATION_FAILED, why);
+        return;
+    }
+    if (strlen(t.principal) >= sizeof(sasl->user)) {
+        sasl_scram_invalid(sasl, res);
+        return;
+    }
+    snprintf(sasl->user, sizeof(sasl->user), "%s", t.principal);
+    sasl->oauth_lifetime_ms = t.lifetime_ms;
+    res->complete = true;
+}
+
+/* Kafka's calcCompletionTimesAndReturnSessionLifetimeMs: the shorter of
+ * connections.max.reauth.ms (0: none) and what the credential has left
+ * (OAUTHBEARER: the token's "exp"); at least 1 ms for a credential that
+ * ends; 0: the session does not expire. */
+static int64_t
+sasl_session_lifetime(const samsa_sasl_t *sasl)
+{
+    int64_t  life = sasl->conf->reauth_ms, left;
+
+    if (sasl->mech == SAMSA_SASL_M_OAUTHBEARER
+        && sasl->oauth_lifetime_ms > 0) {
+        left = sasl->oauth_lifetime_ms - samsa_wall_ms();
+        left = left > 1 ? left : 1;
+        /* a token for centuries: a session end the clock can hold */
+        left = left < SASL_MAX_LIFETIME_MS ? left : SASL_MAX_LIFETIME_MS;
+        life = life > 0 && life < left ? life : left;
+    }
+    return life;
+}
+
 void
 samsa_sasl_token(samsa_sasl_t *sasl, int16_t auth_version,
                  samsa_slice_t token, int64_t now_ns,
                  samsa_sasl_result_t *res)
 {
+    int64_t  life;
+
     memset(res, 0, sizeof(*res));
     if (sasl->state != SAMSA_SASL_AUTHENTICATE) {
         sasl_fail(sasl, res, SAMSA_ERR_ILLEGAL_SASL_STATE,
@@ -432,6 +527,9 @@ samsa_sasl_token(samsa_sasl_t *sasl, int16_t auth_version,
         } else {
             sasl_scram_final(sasl, token, res);
         }
+        break;
+    case SAMSA_SASL_M_OAUTHBEARER:
+        sasl_oauth(sasl, token, res);
         break;
     default:
         /* REAUTH_BAD_MECHANISM */
@@ -451,11 +549,12 @@ samsa_sasl_token(samsa_sasl_t *sasl, int16_t auth_version,
     }
     sasl->state = SAMSA_SASL_COMPLETE;
     sasl->reauth = false;
-    if (sasl->conf->reauth_ms > 0 && auth_version >= 1) {
+    life = sasl_session_lifetime(sasl);
+    if (life > 0 && auth_version >= 1) {
         /* only clients that can re-authenticate get a lifetime (Kafka:
          * connectedClientSupportsReauthentication) */
-        res->session_lifetime_ms = sasl->conf->reauth_ms;
-        sasl->session_end_ns = now_ns + sasl->conf->reauth_ms * 1000000;
+        res->session_lifetime_ms = life;
+        sasl->session_end_ns = now_ns + life * 1000000;
     } else {
         sasl->session_end_ns = 0;
     }
@@ -475,5 +574,8 @@ samsa_sasl_conf_fini(samsa_sasl_conf_t *conf)
         samsa_free(conf->plain_users[i].password);
     }
     samsa_free(conf->plain_users);
+    if (conf->oauth_free != NULL) {
+        conf->oauth_free(conf->oauth_ctx);
+    }
     memset(conf, 0, sizeof(*conf));
 }

@@ -1,9 +1,10 @@
 /*
  * net/sasl.h - the server side of SASL authentication on one connection
  * (Kafka's SaslServerAuthenticator with its PlainSaslServer and
- * ScramSaslServer): the states a connection goes through before its
- * requests reach the handlers, and the mechanisms PLAIN, SCRAM-SHA-256
- * and SCRAM-SHA-512.
+ * ScramSaslServer and OAuthBearerSaslServer): the states a connection
+ * goes through before its requests reach the handlers, and the mechanisms
+ * PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER (its tokens checked
+ * by the listener's validator, net/oauthbearer.h).
  *
  * The network thread owns a samsa_sasl_t per connection on a SASL
  * listener and asks it, for each receive, what to do (samsa_sasl_route):
@@ -27,6 +28,7 @@
 
 #include <samsa/errors.h>
 
+#include "net/oauthbearer.h"
 #include "net/scram.h"
 #include "util/slice.h"
 
@@ -34,6 +36,7 @@
 #define SAMSA_SASL_M_PLAIN          0x1u
 #define SAMSA_SASL_M_SCRAM_SHA_256  0x2u
 #define SAMSA_SASL_M_SCRAM_SHA_512  0x4u
+#define SAMSA_SASL_M_OAUTHBEARER    0x8u
 
 /* Kafka's own messages, which clients show. */
 #define SAMSA_SASL_PLAIN_BAD_PASSWORD \
@@ -49,6 +52,15 @@ typedef struct samsa_sasl_user {
 typedef bool (*samsa_sasl_scram_lookup_fn)(void *ctx, samsa_scram_mech_t mech,
                                            const char *user,
                                            samsa_scram_cred_t *cred);
+
+/* Check an OAUTHBEARER token at now_ms (ms since the epoch): NONE with
+ * out->principal and out->lifetime_ms, else SASL_AUTHENTICATION_FAILED
+ * with out->status and out->why.  Called on network threads: must not
+ * block. */
+typedef samsa_err_t (*samsa_sasl_oauth_validate_fn)(void *ctx,
+                                                    samsa_slice_t token,
+                                                    int64_t now_ms,
+                                                    samsa_oauth_token_t *out);
 
 /* One listener's SASL settings. */
 typedef struct samsa_sasl_conf {
@@ -66,6 +78,11 @@ typedef struct samsa_sasl_conf {
                                                    expire) */
     samsa_sasl_scram_lookup_fn  scram_lookup;   /* NULL: no SCRAM users */
     void                       *scram_ctx;
+    samsa_sasl_oauth_validate_fn oauth_validate;    /* OAUTHBEARER's; NULL:
+                                                       every token fails */
+    void                       *oauth_ctx;
+    void                      (*oauth_free)(void *ctx); /* of oauth_ctx, by
+                                                           samsa_sasl_conf_fini */
 } samsa_sasl_conf_t;
 
 /* SaslServerAuthenticator's states, less GSSAPI's INITIAL_REQUEST. */
@@ -98,6 +115,10 @@ typedef struct samsa_sasl {
                                                server-first (owned) */
     char                     *nonce;    /* client + server nonce (owned) */
     int64_t                   session_end_ns; /* 0: none */
+    bool                      oauth_error_sent; /* OAUTHBEARER: the error
+                                                   JSON went out, ^A next */
+    char                      oauth_error[192];
+    int64_t                   oauth_lifetime_ms; /* the token's "exp" */
 } samsa_sasl_t;
 
 /* What the network thread does with a receive. */
@@ -148,7 +169,8 @@ void samsa_sasl_token(samsa_sasl_t *sasl, int16_t auth_version,
                       samsa_slice_t token, int64_t now_ns,
                       samsa_sasl_result_t *res);
 
-/* "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512" -> SAMSA_SASL_M_*; 0 else. */
+/* "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER" ->
+ * SAMSA_SASL_M_*; 0 else. */
 unsigned samsa_sasl_mech_from_name(samsa_slice_t name);
 const char *samsa_sasl_mech_name(unsigned mech);
 

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "net/jaas.h"
+#include "server/oauth_unsecured.h"
 #include "util/alloc.h"
 #include "util/diag.h"
 
@@ -17,6 +18,11 @@
     "org.apache.kafka.common.security.plain.PlainLoginModule"
 #define SASLCONF_SCRAM_MODULE \
     "org.apache.kafka.common.security.scram.ScramLoginModule"
+#define SASLCONF_OAUTH_MODULE \
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+#define SASLCONF_OAUTH_UNSECURED_HANDLER \
+    "org.apache.kafka.common.security.oauthbearer.internals.unsecured." \
+    "OAuthBearerUnsecuredValidatorCallbackHandler"
 
 bool
 samsa_saslconf_is_sasl(const char *security_protocol)
@@ -110,7 +116,7 @@ saslconf_mechs(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
         if (m == 0) {
             samsa_warn("listener %s: SASL mechanism %s (%s) is not "
                        "supported by Samsa and is left out (PLAIN, "
-                       "SCRAM-SHA-256, SCRAM-SHA-512)", l->name, item, key);
+                       "SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)", l->name, item, key);
             continue;
         }
         if ((c->mechs & m) != 0) {
@@ -124,7 +130,7 @@ saslconf_mechs(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
     if (c->mechs == 0) {
         snprintf(errstr, errstr_size, "listener %s (%s): %s is '%s', which "
                  "names no SASL mechanism Samsa supports (PLAIN, "
-                 "SCRAM-SHA-256, SCRAM-SHA-512)", l->name,
+                 "SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)", l->name,
                  l->security_protocol, key, text != NULL ? text : "");
         return SAMSA_ERR__CONFIG;
     }
@@ -236,6 +242,119 @@ saslconf_scram(const samsa_config_t *cfg, const samsa_listener_t *l,
     return err;
 }
 
+static void
+saslconf_oauth_free(void *ctx)
+{
+    samsa_oauth_conf_fini(ctx);
+    samsa_free(ctx);
+}
+
+/* One unsecuredValidator* option of m into oc. */
+static samsa_err_t
+saslconf_oauth_opt(samsa_oauth_conf_t *oc, const samsa_jaas_opt_t *o,
+                   const char *key, const char *listener, char *errstr,
+                   size_t errstr_size)
+{
+    const char  *v = o->value, *e;
+    char        *end;
+    long long    skew;
+
+    if (strcmp(o->name, "unsecuredValidatorPrincipalClaimName") == 0
+        && strspn(v, " ") != strlen(v)) {
+        samsa_free(oc->principal_claim);
+        oc->principal_claim = samsa_strdup(v + strspn(v, " "));
+    } else if (strcmp(o->name, "unsecuredValidatorScopeClaimName") == 0
+               && strspn(v, " ") != strlen(v)) {
+        samsa_free(oc->scope_claim);
+        oc->scope_claim = samsa_strdup(v + strspn(v, " "));
+    } else if (strcmp(o->name, "unsecuredValidatorRequiredScope") == 0) {
+        for (; *v != '\0'; v = e) {
+            v += strspn(v, " ");
+            e = v + strcspn(v, " ");
+            if (e > v) {
+                oc->required_scope = samsa_realloc(
+                    oc->required_scope,
+                    (oc->nrequired_scope + 1) * sizeof(char *));
+                oc->required_scope[oc->nrequired_scope++] =
+                    samsa_strndup(v, (size_t) (e - v));
+            }
+        }
+    } else if (strcmp(o->name, "unsecuredValidatorAllowableClockSkewMs")
+               == 0) {
+        skew = strtoll(v, &end, 10);
+        if (end == v || *end != '\0' || skew < 0 || skew > INT32_MAX) {
+            snprintf(errstr, errstr_size, "listener %s: invalid value for "
+                     "configuration '%s': unsecuredValidatorAllowableClockSkewMs"
+                     " must be a non-negative number of milliseconds, not "
+                     "'%s'", listener, key, v);
+            return SAMSA_ERR__CONFIG;
+        }
+        oc->clock_skew_ms = skew;
+    }
+    return SAMSA_ERR_NONE;
+}
+
+/* OAUTHBEARER (KIP-255): the JAAS entry's OAuthBearerLoginModule with
+ * the unsecured validator's options; a server callback handler other than
+ * Kafka's unsecured one (KIP-768's JWKS validation) is refused. */
+static samsa_err_t
+saslconf_oauth(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
+               const samsa_listener_t *l, char *errstr, size_t errstr_size)
+{
+    const samsa_jaas_module_t  *m = NULL;
+    samsa_oauth_conf_t         *oc;
+    samsa_jaas_t                jaas;
+    const char                 *key, *text;
+    samsa_err_t                 err;
+    size_t                      i;
+
+    /* the config checked the value (only the unsecured validator) */
+    text = saslconf_listener_text(cfg, l->name,
+                                  "oauthbearer.sasl.server.callback.handler."
+                                  "class", &key);
+    if (text == NULL) {
+        text = saslconf_text(cfg, l->name,
+                             "sasl.server.callback.handler.class", &key);
+    }
+    if (text != NULL && strcmp(text, SASLCONF_OAUTH_UNSECURED_HANDLER) != 0) {
+        snprintf(errstr, errstr_size, "listener %s: %s is '%s': Samsa "
+                 "validates OAUTHBEARER tokens only as Kafka's %s does "
+                 "(unsecured JWTs); validation against a JWKS endpoint "
+                 "(KIP-768) is not implemented", l->name, key, text,
+                 SASLCONF_OAUTH_UNSECURED_HANDLER);
+        return SAMSA_ERR__CONFIG;
+    }
+    text = saslconf_jaas_text(cfg, l->name, "OAUTHBEARER", &key);
+    if (text == NULL) {
+        snprintf(errstr, errstr_size, "listener %s enables SASL mechanism "
+                 "OAUTHBEARER but has no JAAS configuration: set "
+                 "listener.name.<listener>.oauthbearer.sasl.jaas.config (or "
+                 "sasl.jaas.config) to '%s required;'", l->name,
+                 SASLCONF_OAUTH_MODULE);
+        return SAMSA_ERR__CONFIG;
+    }
+    err = saslconf_jaas(text, key, l->name, SASLCONF_OAUTH_MODULE, &jaas, &m,
+                        errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    oc = samsa_calloc(1, sizeof(*oc));
+    samsa_oauth_conf_init(oc);
+    for (i = 0; err == SAMSA_ERR_NONE && i < m->nopts; i++) {
+        err = saslconf_oauth_opt(oc, &m->opts[i], key, l->name, errstr,
+                                 errstr_size);
+    }
+    samsa_jaas_fini(&jaas);
+    if (err != SAMSA_ERR_NONE) {
+        saslconf_oauth_free(oc);
+        return err;
+    }
+    c->oauth_validate = samsa_oauth_unsecured_validate;
+    c->oauth_ctx = oc;
+    c->oauth_free = saslconf_oauth_free;
+    return SAMSA_ERR_NONE;
+}
+
 static samsa_err_t
 saslconf_listener(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
                   const samsa_listener_t *l, char *errstr, size_t errstr_size)
@@ -252,6 +371,9 @@ saslconf_listener(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
     }
     if (err == SAMSA_ERR_NONE && (c->mechs & SAMSA_SASL_M_SCRAM_SHA_512) != 0) {
         err = saslconf_scram(cfg, l, "SCRAM-SHA-512", errstr, errstr_size);
+    }
+    if (err == SAMSA_ERR_NONE && (c->mechs & SAMSA_SASL_M_OAUTHBEARER) != 0) {
+        err = saslconf_oauth(c, cfg, l, errstr, errstr_size);
     }
     if (err != SAMSA_ERR_NONE) {
         return err;

@@ -650,8 +650,8 @@ log.dirs=%(dir)s
     ({"sasl.enabled.mechanisms": "GSSAPI"},
      "sasl.enabled.mechanisms is 'GSSAPI', which names no SASL mechanism "
      "Samsa supports"),
-    ({"listener.name.sasl_ssl.sasl.enabled.mechanisms": "OAUTHBEARER"},
-     "listener.name.sasl_ssl.sasl.enabled.mechanisms is 'OAUTHBEARER'"),
+    ({"listener.name.sasl_ssl.sasl.enabled.mechanisms": "GSSAPI"},
+     "listener.name.sasl_ssl.sasl.enabled.mechanisms is 'GSSAPI'"),
     ({"listener.name.sasl_plaintext.plain.sasl.jaas.config": None,
       "listener.name.sasl_ssl.plain.sasl.jaas.config": None},
      "enables SASL mechanism PLAIN but has no JAAS configuration: set "

@@ -136,3 +136,50 @@ def test_java_tools_scram_and_round_trip(server, certs, tmp_path):
     assert r.rc != 0, r
     assert "Authentication failed during authentication due to invalid " \
            "credentials with SASL mechanism SCRAM-SHA-512" in r.err + r.out, r
+
+
+@pytest.fixture(scope="module")
+def oauth_server(samsa_module, certs):  # noqa: F811
+    from test_sasl import start_sasl
+    from test_sasl_oauthbearer import EXTRA
+    return start_sasl(samsa_module, certs, extra=EXTRA)
+
+
+def test_java_tools_oauthbearer(oauth_server, certs, tmp_path):  # noqa: F811
+    """Kafka 4.4's console producer and consumer with the Java client's
+    OAuthBearerLoginModule and its unsecured token (unsecuredLoginStringClaim_sub,
+    the scope the broker requires) over SASL_SSL; a token without the
+    scope is refused with RFC 7628's error."""
+    from javakit import kafka_tool
+    ss = "%s:%d" % (HOST, oauth_server.sasl_ports["SASL_SSL"])
+
+    def props(name, scope):
+        lines = ["security.protocol=SASL_SSL", "sasl.mechanism=OAUTHBEARER",
+                 "sasl.jaas.config=org.apache.kafka.common.security."
+                 "oauthbearer.OAuthBearerLoginModule required "
+                 'unsecuredLoginStringClaim_sub="java-oauth" '
+                 'unsecuredLoginListClaim_scope=",%s";' % scope,
+                 "ssl.truststore.type=PEM",
+                 "ssl.truststore.location=" + certs.p("ca.pem")]
+        path = str(tmp_path / (name + ".properties"))
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    good = props("good", "kafka")
+    kafka_tool("kafka-console-producer", "--bootstrap-server", ss,
+               "--topic", "oauth-java", "--command-config", good,
+               stdin="one\ntwo\nthree\n")
+    r = kafka_tool("kafka-console-consumer", "--bootstrap-server", ss,
+                   "--topic", "oauth-java", "--from-beginning",
+                   "--max-messages", 3, "--timeout-ms", 20000,
+                   "--command-config", good)
+    assert r.out.splitlines() == ["one", "two", "three"], r
+    assert samsa_harness.wait_until(
+        lambda: '"principal":"User:java-oauth"' in oauth_server.stderr_text(),
+        T(5)), oauth_server.stderr_tail()
+    bad = props("bad", "other")
+    r = kafka_tool("kafka-topics", "--bootstrap-server", ss,
+                   "--command-config", bad, "--list", check=False, timeout=60)
+    assert r.rc != 0, r
+    assert "insufficient_scope" in r.err + r.out, r
