@@ -472,42 +472,45 @@ static const samsa_coordload_ops_t  grpstore_load_ops = {
     grpstore_load_data, grpstore_load_control,
 };
 
+/* Nothing in g (its lock held): no members, offsets, pending
+ * transactional offsets or consumer-protocol group. */
 static bool
-grpstore_group_is_empty(void *item, void *ctx)
+grpstore_group_is_empty(const samsa_grp_t *g)
 {
-    samsa_grp_t  *g = item;
-
-    (void) ctx;
     return g->nmembers == 0 && g->noffsets == 0 && g->ntxn_offsets == 0
-           && g->cg == NULL;
+           && g->cg == NULL && g->npending == 0;
 }
 
 /* After loading: groups with nothing go, loaded members (classic and
  * consumer) get session timers (they must come back, as after a Kafka
- * coordinator moves). */
+ * coordinator moves).  A late load (a cluster node whose offsets topic
+ * came after it started) may meet handlers that already use the table:
+ * each group is looked at under its own lock, from a snapshot, and goes
+ * under that lock, as every removal does. */
 static void
 grpstore_load_finish(samsa_grpcoord_t *gc)
 {
-    samsa_grp_t  *g;
-    size_t        i, j;
+    samsa_grp_t  **all, *g;
+    size_t         n, i, j;
 
-    for (i = 0; i < gc->table.n; i++) {
-        g = gc->table.items[i];
+    all = samsa_grp_snapshot(gc, &n);
+    for (i = 0; i < n; i++) {
+        g = all[i];
         pthread_mutex_lock(&g->lock);
         if (gc->conf.consumer_ops != NULL) {
             gc->conf.consumer_ops->load_finish(g);
         }
-        pthread_mutex_unlock(&g->lock);
-    }
-    samsa_idtab_drop_if(&gc->table, grpstore_group_is_empty, NULL);
-    for (i = 0; i < gc->table.n; i++) {
-        g = gc->table.items[i];
-        pthread_mutex_lock(&g->lock);
-        for (j = 0; j < g->nmembers; j++) {
-            samsa_grp_member_touch(g, g->members[j]);
+        if (grpstore_group_is_empty(g)) {
+            samsa_grp_remove(g);
+        } else {
+            for (j = 0; j < g->nmembers; j++) {
+                samsa_grp_member_touch(g, g->members[j]);
+            }
         }
         pthread_mutex_unlock(&g->lock);
+        samsa_grp_unref(g);
     }
+    samsa_free(all);
 }
 
 samsa_err_t
@@ -526,13 +529,15 @@ samsa_grpstore_load(samsa_grpcoord_t *gc, char *errstr, size_t errstr_size)
         gc->num_partitions = np;
     }
     atomic_store(&gc->topic_ready, true);
-    atomic_store(&gc->loaded, true);
     err = samsa_coordload_scan(gc->conf.logs, gc->conf.meta,
                                samsa_config_kraft(gc->conf.cfg),
                                gc->conf.node_id, SAMSA_GRP_OFFSETS_TOPIC, np,
                                GRPSTORE_READ_BYTES, &grpstore_load_ops, gc,
                                errstr, errstr_size);
     grpstore_load_finish(gc);
+    /* only now: a late load's concurrent group requests wait for it in
+     * grp_load_late (gc->load_lock) instead of meeting half-loaded groups */
+    atomic_store(&gc->loaded, true);
     samsa_info("loaded %zu groups from %s in %lld ms",
                samsa_grpcoord_group_count(gc), SAMSA_GRP_OFFSETS_TOPIC,
                (long long) (samsa_now_ms() - start));
