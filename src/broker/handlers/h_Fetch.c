@@ -258,11 +258,12 @@ fetch_part_prefer(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
     size_t                          n, i, best = SIZE_MAX;
     bool                            reachable;
 
+    if (f->replica_id >= 0 || f->rack_id.ptr == NULL || f->rack_id.len == 0) {
+        return;                         /* the common case: no rack */
+    }
     sel = samsa_config_str(apis->broker->cfg, "replica.selector.class");
-    if (f->replica_id >= 0 || f->req->hdr.ApiVersion < 11 || sel == NULL
-        || strcmp(sel, "org.apache.kafka.common.replica."
-                       "RackAwareReplicaSelector") != 0
-        || f->rack_id.ptr == NULL || f->rack_id.len == 0) {
+    if (sel == NULL || strcmp(sel, "org.apache.kafka.common.replica."
+                                   "RackAwareReplicaSelector") != 0) {
         return;
     }
     rack = fetch_broker_rack(f->img, apis->broker->node->node_id, NULL,

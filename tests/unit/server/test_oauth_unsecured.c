@@ -45,15 +45,16 @@ b64url(const char *in, char *out)
     out[o] = '\0';
 }
 
-/* header.claims. (an unsecured JWS) */
+/* header.claims. (an unsecured JWS) into out (1024 bytes) */
 static void
 jws(const char *header, const char *claims, char *out)
 {
-    char  h[512], c[1024];
+    char  h[256], c[700];
 
+    assert_true(strlen(header) < 180 && strlen(claims) < 500);
     b64url(header, h);
     b64url(claims, c);
-    sprintf(out, "%s.%s.", h, c);
+    snprintf(out, 1024, "%s.%s.", h, c);
 }
 
 static samsa_err_t
@@ -135,7 +136,7 @@ test_oauth_unsecured_tokens(void **state)
 {
     samsa_oauth_conf_t   c;
     samsa_oauth_token_t  t;
-    char                 tok[2048], claims[512];
+    char                 tok[1024], claims[512], part[64];
     static const char    none[] = "{\"alg\":\"none\"}";
 
     (void) state;
@@ -216,7 +217,7 @@ test_oauth_unsecured_tokens(void **state)
     refused(&c, tok, "invalid_token",
             "JWS header must have an Algorithm value");
     jws(none, "{\"sub\":\"alice\",\"exp\":1800000060}", tok);
-    strcat(tok, "c2ln");
+    snprintf(tok + strlen(tok), sizeof(tok) - strlen(tok), "c2ln");
     refused(&c, tok, "invalid_token",
             "Unsecured JWS must not contain a digital signature");
     refused(&c, "a.b", "invalid_token", "Unsecured JWS compact "
@@ -229,11 +230,11 @@ test_oauth_unsecured_tokens(void **state)
             "Malformed compact serialization contains '..'");
     refused(&c, "a*.b.", "invalid_token",
             "malformed Base64 URL encoded value");
-    b64url("{\"alg\":", claims);
-    sprintf(tok, "%s.%s.", claims, claims);
+    b64url("{\"alg\":", part);
+    snprintf(tok, sizeof(tok), "%s.%s.", part, part);
     refused(&c, tok, "invalid_token", "malformed JSON");
-    b64url("[1]", claims);
-    sprintf(tok, "%s.%s.", claims, claims);
+    b64url("[1]", part);
+    snprintf(tok, sizeof(tok), "%s.%s.", part, part);
     refused(&c, tok, "invalid_token", "malformed JSON");
     samsa_oauth_conf_fini(&c);
 }
