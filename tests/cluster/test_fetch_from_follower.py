@@ -141,14 +141,19 @@ def test_fetch_from_follower(samsa):
     print("B's Fetch requests (libsamsa): %s -> %s" % (before, after))
     assert after > before, (before, after)
 
-    # a follower out of the ISR is never chosen
+    # a follower out of the ISR is never chosen (a stopped follower at the
+    # leader's log end stays in sync, as Kafka's: so records go on)
     cproc = cluster.nodes[c].srv.proc
     sigstop(cproc)
     try:
+        with cluster.nodes[a].connect() as conn:
+            r = conn.produce(TOPIC, 0, kwire.encode_batch([kwire.Record(b"later")]),
+                             acks=1)
+        assert r["error_code"] == 0, r
         wait_parts(cluster, [a, b], TOPIC,
                    lambda v: c not in v[0]["isr_nodes"], T(15), "C out of the ISR")
         p = fetch(cluster, a, 11, rack=RACKS[c])
         assert p["error_code"] == 0 and p["preferred_read_replica"] == -1, p
-        assert values_of(p) == values
+        assert values_of(p) == values + ["later"]
     finally:
         cproc.send_signal(signal.SIGCONT)
