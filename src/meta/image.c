@@ -795,6 +795,19 @@ samsa_image_broker_at(const samsa_image_t *img, size_t i)
     return &img->misc.brokers[i];
 }
 
+bool
+samsa_image_ids_has(const int32_t *ids, int32_t n, int32_t id)
+{
+    int32_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (ids[i] == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
 const samsa_image_endpoint_t *
 samsa_image_broker_endpoint(const samsa_image_broker_t *broker,
                             const char *listener)

@@ -218,6 +218,10 @@ size_t samsa_image_broker_count(const samsa_image_t *img);
 const samsa_image_broker_t *samsa_image_broker_at(const samsa_image_t *img,
                                                   size_t i);
 
+/* Is id one of the n broker ids of ids (a partition's replicas, ISR,
+ * adding or removing list)? */
+bool samsa_image_ids_has(const int32_t *ids, int32_t n, int32_t id);
+
 /* The broker's endpoint for listener (case-insensitive, as Kafka's
  * ListenerName.normalised), or NULL when it has none by that name. */
 const samsa_image_endpoint_t *samsa_image_broker_endpoint(

@@ -118,22 +118,9 @@ def rdkafka_oauth(srv, certs, protocol, scope="kafka"):  # noqa: F811
 @pytest.mark.parametrize("protocol", ["SASL_PLAINTEXT", "SASL_SSL"])
 def test_confluent_kafka_oauthbearer(server, certs, protocol):  # noqa: F811
     import confluent_kafka as ck
+    from test_sasl import _ck_round_trip
     topic = "oauth-" + protocol.lower()
-    conf = rdkafka_oauth(server, certs, protocol)
-    p = ck.Producer(dict(conf))
-    for i in range(20):
-        p.produce(topic, b"v%d" % i)
-    assert p.flush(T(30)) == 0
-    c = ck.Consumer(dict(conf, **{"group.id": topic + "-g",
-                                  "auto.offset.reset": "earliest"}))
-    c.subscribe([topic])
-    got = []
-    deadline = time.monotonic() + T(30)
-    while len(got) < 20 and time.monotonic() < deadline:
-        m = c.poll(0.5)
-        if m is not None and m.error() is None:
-            got.append(m.value())
-    c.close()
+    got = _ck_round_trip(ck, rdkafka_oauth(server, certs, protocol), topic)
     assert got == [b"v%d" % i for i in range(20)]
     assert samsa_harness.wait_until(
         lambda: '"principal":"User:oauth-alice"' in server.stderr_text(),

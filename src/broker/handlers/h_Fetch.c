@@ -212,20 +212,6 @@ fetch_part_follower_read(samsa_apis_t *apis, const fetch_op_t *f,
                                     p->rq->Partition, p->leader_epoch);
 }
 
-/* Is id in the n ids of v? */
-static bool
-fetch_has_id(const int32_t *v, int32_t n, int32_t id)
-{
-    int32_t  i;
-
-    for (i = 0; i < n; i++) {
-        if (v[i] == id) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The rack of broker id in img (NULL: none), if it has an endpoint on
  * listener; *reachable false else. */
 static const char *
@@ -275,7 +261,7 @@ fetch_part_prefer(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
                                 p->rq->Partition, p->leader_epoch, v,
                                 sizeof(v) / sizeof(v[0]));
     for (i = 0; i < n; i++) {
-        if (!fetch_has_id(ip->isr, ip->nisr, v[i].id)
+        if (!samsa_image_ids_has(ip->isr, ip->nisr, v[i].id)
             || v[i].log_end_offset < off || v[i].log_start_offset < 0
             || v[i].log_start_offset > off) {
             continue;
