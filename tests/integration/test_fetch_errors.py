@@ -7,6 +7,8 @@ and one whose topic was deleted flooded parse failures and never closed
 (issue 15).  Checked with the raw client over Fetch v4-v16 and with
 librdkafka consumers (confluent_kafka)."""
 
+import collections
+import logging
 import os
 import subprocess
 import sys
@@ -124,13 +126,35 @@ def test_unknown_topic_only_fetch_is_not_null(samsa):
 
 # ---- librdkafka ---------------------------------------------------------------
 
-def _consumer(bs, **extra):
+class _Tail(logging.Handler):
+    """Keeps librdkafka's last debug lines, with their time, for a failure's
+    report."""
+
+    def __init__(self, lines=400):
+        super().__init__(logging.DEBUG)
+        self.lines = collections.deque(maxlen=lines)
+
+    def emit(self, record):
+        self.lines.append("%.3f %s" % (record.created, record.getMessage()))
+
+    def text(self):
+        return "\n".join(self.lines)
+
+
+def _consumer(bs, tail=None, **extra):
     from confluent_kafka import Consumer
     conf = {"bootstrap.servers": bs, "group.id": "fe-" + os.urandom(4).hex(),
             "enable.auto.commit": False, "fetch.wait.max.ms": 100,
             "fetch.error.backoff.ms": 100, "socket.timeout.ms": 10000}
     conf.update(extra)
-    return Consumer(conf)
+    if tail is None:
+        return Consumer(conf)
+    log = logging.getLogger("rdkafka-%s" % os.urandom(4).hex())
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    log.addHandler(tail)
+    conf["debug"] = "fetch,topic,protocol,broker,cgrp"
+    return Consumer(conf, logger=log)
 
 
 RESET_BOUND_S = 4.0
@@ -154,8 +178,10 @@ def test_librdkafka_out_of_range_resets(samsa, reset, start):
         fill(c, topic, log_start=LOG_START)
     offset = RECORDS + 100 if start == "past_end" else LOG_START - 3
     want = LOG_START if reset == "earliest" else RECORDS
-    cons = _consumer(srv.bootstrap(), **{"auto.offset.reset": reset,
-                                         "enable.partition.eof": True})
+    tail = _Tail()
+    cons = _consumer(srv.bootstrap(), tail=tail,
+                     **{"auto.offset.reset": reset,
+                        "enable.partition.eof": True})
     try:
         cons.list_topics(topic, timeout=T(10))     # connected and warm
         cons.assign([TopicPartition(topic, 0, offset)])
@@ -173,8 +199,8 @@ def test_librdkafka_out_of_range_resets(samsa, reset, start):
                 pytest.fail("consumer error: %s" % m.error())
         assert first is not None, \
             "auto.offset.reset %s from offset %d: nothing within %.1f s " \
-            "(expected to go to offset %d)" % (reset, offset,
-                                               T(RESET_BOUND_S), want)
+            "(expected to go to offset %d); librdkafka's log:\n%s" % (
+                reset, offset, T(RESET_BOUND_S), want, tail.text())
         print("auto.offset.reset %s: %.2f s" % (reset, time.monotonic() - t0))
         if reset == "earliest":
             assert first == ("record", LOG_START), first
