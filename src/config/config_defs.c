@@ -529,12 +529,31 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .name = "metrics.listener",
         .type = SAMSA_CONFIG_STRING,
         .dflt = "http://127.0.0.1:9644",
-        .valid = "http://host:port (port 0: any free port); empty "
-                 "disables it",
+        .valid = "http://host:port or https://host:port (port 0: any "
+                 "free port); empty disables it",
         .implemented = true,
         .doc = "Samsa: HTTP listener for /metrics (Prometheus text), "
                "/health, /ready, /loglevel and the status page at / "
-               "(docs/METRICS.md).",
+               "(docs/METRICS.md); https:// serves TLS 1.2 and 1.3 with "
+               "metrics.listener.ssl.keystore.location.",
+    },
+    {
+        .name = "metrics.listener.ssl.keystore.location",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "",
+        .implemented = true,
+        .doc = "Samsa: PEM file with the private key and the certificate "
+               "chain (leaf first) an https:// metrics.listener presents, "
+               "as ssl.keystore.location with ssl.keystore.type=PEM; "
+               "required with https://, refused with http://.",
+    },
+    {
+        .name = "metrics.listener.ssl.key.password",
+        .type = SAMSA_CONFIG_PASSWORD,
+        .dflt = "",
+        .implemented = true,
+        .doc = "Samsa: password of the encrypted private key in "
+               "metrics.listener.ssl.keystore.location.",
     },
     {
         .name = "metrics.listener.admin.token",

@@ -745,6 +745,73 @@ tls_sans(X509 *x, char *out, size_t size)
     GENERAL_NAMES_free(names);
 }
 
+/* A memory BIO's bytes as a NUL-terminated string of ours. */
+static char *
+tls_bio_text(BIO *b, size_t *len)
+{
+    char  *p = NULL, *s;
+    long   n = BIO_get_mem_data(b, &p);
+
+    if (n < 0 || p == NULL) {
+        n = 0;
+    }
+    s = samsa_malloc((size_t) n + 1);
+    memcpy(s, p, (size_t) n);
+    s[n] = '\0';
+    if (len != NULL) {
+        *len = (size_t) n;
+    }
+    return s;
+}
+
+samsa_err_t
+samsa_tls_ctx_export_pem(const samsa_tls_ctx_t *ctx, const char *what,
+                         char **key_pem, size_t *key_len, char **chain_pem,
+                         char *errstr, size_t errstr_size)
+{
+    SSL_CTX         *sctx = ctx->ssl_ctx;
+    EVP_PKEY        *pkey = SSL_CTX_get0_privatekey(sctx);
+    X509            *leaf = SSL_CTX_get0_certificate(sctx);
+    STACK_OF(X509)  *chain = NULL;
+    BIO             *kb = NULL, *cb = NULL;
+    samsa_err_t      err = SAMSA_ERR__CONFIG;
+    int              i;
+
+    *key_pem = NULL;
+    *chain_pem = NULL;
+    if (pkey == NULL || leaf == NULL) {
+        snprintf(errstr, errstr_size, "%s: no key store", what);
+        return SAMSA_ERR__CONFIG;
+    }
+    ERR_clear_error();
+    kb = BIO_new(BIO_s_secmem());
+    cb = BIO_new(BIO_s_mem());
+    if (kb == NULL || cb == NULL
+        || PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) != 1
+        || PEM_write_bio_X509(cb, leaf) != 1
+        || SSL_CTX_get0_chain_certs(sctx, &chain) != 1) {
+        goto fail;
+    }
+    for (i = 0; chain != NULL && i < sk_X509_num(chain); i++) {
+        if (PEM_write_bio_X509(cb, sk_X509_value(chain, i)) != 1) {
+            goto fail;
+        }
+    }
+    *key_pem = tls_bio_text(kb, key_len);
+    *chain_pem = tls_bio_text(cb, NULL);
+    err = SAMSA_ERR_NONE;
+    goto out;
+fail:
+    snprintf(errstr, errstr_size, "%s: cannot encode the key store as "
+             "PEM: %s", what, ERR_reason_error_string(ERR_peek_last_error())
+                              ? ERR_reason_error_string(ERR_peek_last_error())
+                              : "unknown error");
+out:
+    BIO_free(kb);               /* secure memory: cleared when freed */
+    BIO_free(cb);
+    return err;
+}
+
 samsa_err_t
 samsa_tls_ctx_same_identity(const samsa_tls_ctx_t *cur,
                             const samsa_tls_ctx_t *next, bool allow_dn_changes,

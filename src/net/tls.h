@@ -89,6 +89,17 @@ SAMSA_MUST_CHECK samsa_err_t samsa_tls_ctx_same_identity(
     bool allow_dn_changes, bool allow_san_changes, char *errstr,
     size_t errstr_size);
 
+/* The key store of a server context as PEM text, for a TLS library that
+ * takes PEM (libmicrohttpd's, for the metrics listener): *key_pem the
+ * private key, unencrypted (PKCS#8), *chain_pem the certificate chain,
+ * leaf first.  Both NUL-terminated and the caller's (samsa_free; the key
+ * cleansed first, OPENSSL_cleanse).  SAMSA_ERR__CONFIG (what names the
+ * context's user) when the context has no key store or OpenSSL cannot
+ * encode it.  @thread any (the context is read only) */
+SAMSA_MUST_CHECK samsa_err_t samsa_tls_ctx_export_pem(
+    const samsa_tls_ctx_t *ctx, const char *what, char **key_pem,
+    size_t *key_len, char **chain_pem, char *errstr, size_t errstr_size);
+
 /* TLS on the connected non-blocking socket fd; peer ("1.2.3.4:5678" or
  * the connection id) names it in the log.  A client passes the host it
  * connects to in host (SNI and, with endpoint identification https, the

@@ -22,6 +22,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "net/tls.h"
 #include "server/status_html.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -31,6 +32,9 @@
 #define HTTPD_CONN_TIMEOUT_S    10
 #define HTTPD_BODY_MAX          64      /* POST /loglevel */
 #define HTTPD_POLL_MS           200     /* how soon close() is noticed */
+/* https: GnuTLS priorities (libmicrohttpd's TLS is GnuTLS): TLS 1.2 and
+ * 1.3, Kafka's default ssl.enabled.protocols */
+#define HTTPD_TLS_PRIORITIES    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 struct samsa_httpd {
     struct MHD_Daemon  *daemon;         /* [const] used by the thread */
@@ -38,6 +42,10 @@ struct samsa_httpd {
     bool                has_token;      /* [const] an admin token is set */
     unsigned char       token_sha[32];  /* [const] its SHA-256 */
     int                 port;           /* [const] bound */
+    char               *key_pem;        /* [const] https: the key store as */
+    size_t              key_len;        /*   PEM for libmicrohttpd (which */
+    char               *chain_pem;      /*   keeps the pointers), cleansed
+                                           and freed at close */
     pthread_t           thread;
     _Atomic bool        running;        /* [atomic] cleared by close */
 };
@@ -51,17 +59,22 @@ typedef struct httpd_req {
 
 samsa_err_t
 samsa_httpd_parse_listener(const char *url, char *host, int *port,
-                           char *errstr, size_t errstr_size)
+                           bool *tls, char *errstr, size_t errstr_size)
 {
     const char  *p = url, *colon, *end;
     char        *num_end;
     long         n;
     size_t       hlen;
 
-    if (strncmp(p, "http://", 7) != 0) {
+    if (strncmp(p, "http://", 7) == 0) {
+        *tls = false;
+        p += 7;
+    } else if (strncmp(p, "https://", 8) == 0) {
+        *tls = true;
+        p += 8;
+    } else {
         goto bad;
     }
-    p += 7;
     if (*p == '[') {
         end = strchr(p, ']');
         if (end == NULL || end[1] != ':') {
@@ -92,8 +105,8 @@ samsa_httpd_parse_listener(const char *url, char *host, int *port,
     return SAMSA_ERR_NONE;
 bad:
     snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
-             "'metrics.listener': expected http://host:port (or empty to "
-             "disable it)", url);
+             "'metrics.listener': expected http://host:port or "
+             "https://host:port (or empty to disable it)", url);
     return SAMSA_ERR__CONFIG;
 }
 
@@ -395,7 +408,7 @@ httpd_main(void *arg)
 }
 
 static samsa_err_t
-httpd_resolve(const char *url, struct sockaddr_storage *sa,
+httpd_resolve(const char *url, struct sockaddr_storage *sa, bool *tls,
               char *errstr, size_t errstr_size)
 {
     struct addrinfo   hints, *res = NULL;
@@ -403,7 +416,8 @@ httpd_resolve(const char *url, struct sockaddr_storage *sa,
     int               port, rc;
     samsa_err_t       err;
 
-    err = samsa_httpd_parse_listener(url, host, &port, errstr, errstr_size);
+    err = samsa_httpd_parse_listener(url, host, &port, tls, errstr,
+                                     errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
@@ -423,30 +437,98 @@ httpd_resolve(const char *url, struct sockaddr_storage *sa,
     return SAMSA_ERR_NONE;
 }
 
+/* https: the key store of conf, read and checked as a Kafka listener's
+ * (net/tls), into h as PEM text for libmicrohttpd. */
+static samsa_err_t
+httpd_load_keystore(samsa_httpd_t *h, const samsa_httpd_conf_t *conf,
+                    char *errstr, size_t errstr_size)
+{
+    samsa_tls_conf_t   tc;
+    samsa_tls_ctx_t   *ctx;
+    samsa_err_t        err;
+
+    memset(&tc, 0, sizeof(tc));
+    tc.keystore_type = (samsa_tls_opt_t) { "metrics.listener", "PEM" };
+    tc.keystore_location = (samsa_tls_opt_t) {
+        "metrics.listener.ssl.keystore.location", conf->keystore_location };
+    tc.key_password = (samsa_tls_opt_t) {
+        "metrics.listener.ssl.key.password",
+        conf->key_password != NULL && conf->key_password[0] != '\0'
+            ? conf->key_password : NULL };
+    err = samsa_tls_ctx_new(&ctx, &tc, true, "metrics.listener", errstr,
+                            errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        return err;
+    }
+    err = samsa_tls_ctx_export_pem(ctx, "metrics.listener", &h->key_pem,
+                                   &h->key_len, &h->chain_pem, errstr,
+                                   errstr_size);
+    samsa_tls_ctx_unref(ctx);
+    return err;
+}
+
+static void
+httpd_free(samsa_httpd_t *h)
+{
+    if (h->key_pem != NULL) {
+        OPENSSL_cleanse(h->key_pem, h->key_len);
+    }
+    samsa_free(h->key_pem);
+    samsa_free(h->chain_pem);
+    samsa_free(h);
+}
+
 samsa_err_t
-samsa_httpd_open(samsa_httpd_t **out, const char *url, samsa_metrics_t *m,
-                 const char *admin_token, char *errstr, size_t errstr_size)
+samsa_httpd_open(samsa_httpd_t **out, const samsa_httpd_conf_t *conf,
+                 samsa_metrics_t *m, char *errstr, size_t errstr_size)
 {
     struct sockaddr_storage    sa;
     const union MHD_DaemonInfo *info;
     samsa_httpd_t              *h;
+    const char                 *url = conf->url;
+    bool                        tls = false, has_keystore;
     unsigned                    flags;
     samsa_err_t                 err;
 
-    err = httpd_resolve(url, &sa, errstr, errstr_size);
+    err = httpd_resolve(url, &sa, &tls, errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }
+    has_keystore = conf->keystore_location != NULL
+                   && conf->keystore_location[0] != '\0';
+    if (tls && !has_keystore) {
+        snprintf(errstr, errstr_size, "metrics.listener '%s' needs "
+                 "metrics.listener.ssl.keystore.location (a PEM file with "
+                 "the private key and the certificate chain)", url);
+        return SAMSA_ERR__CONFIG;
+    }
+    if (!tls && has_keystore) {
+        snprintf(errstr, errstr_size, "metrics.listener.ssl.keystore."
+                 "location is set but metrics.listener '%s' is plain HTTP: "
+                 "use https:// to serve TLS, or leave the key store unset",
+                 url);
+        return SAMSA_ERR__CONFIG;
+    }
     h = samsa_calloc(1, sizeof(*h));
     h->metrics = m;
-    if (admin_token != NULL && admin_token[0] != '\0') {
+    if (conf->admin_token != NULL && conf->admin_token[0] != '\0') {
         h->has_token = true;
-        httpd_sha256(admin_token, strlen(admin_token), h->token_sha);
+        httpd_sha256(conf->admin_token, strlen(conf->admin_token),
+                     h->token_sha);
     }
-    flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    if (tls) {
+        err = httpd_load_keystore(h, conf, errstr, errstr_size);
+        if (err != SAMSA_ERR_NONE) {
+            httpd_free(h);
+            return err;
+        }
+    }
+    flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
     if (sa.ss_family == AF_INET6) {
         flags |= MHD_USE_IPv6;
     }
+    /* the TLS options last: MHD_OPTION_END in their place ends the list
+     * for plain HTTP */
     h->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, httpd_access, h,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &sa,
@@ -454,11 +536,15 @@ samsa_httpd_open(samsa_httpd_t **out, const char *url, samsa_metrics_t *m,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) HTTPD_CONN_TIMEOUT_S,
         MHD_OPTION_NOTIFY_COMPLETED, httpd_completed, NULL,
         MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
+        tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, h->key_pem,
+        MHD_OPTION_HTTPS_MEM_CERT, h->chain_pem,
+        MHD_OPTION_HTTPS_PRIORITIES, HTTPD_TLS_PRIORITIES,
         MHD_OPTION_END);
     if (h->daemon == NULL) {
         snprintf(errstr, errstr_size, "metrics.listener '%s': cannot "
-                 "listen (address in use?)", url);
-        samsa_free(h);
+                 "listen (address in use?%s)", url,
+                 tls ? " or a key store libmicrohttpd's TLS refused" : "");
+        httpd_free(h);
         return SAMSA_ERR__IO;
     }
     info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -467,7 +553,7 @@ samsa_httpd_open(samsa_httpd_t **out, const char *url, samsa_metrics_t *m,
     if (pthread_create(&h->thread, NULL, httpd_main, h) != 0) {
         snprintf(errstr, errstr_size, "cannot start the metrics thread");
         MHD_stop_daemon(h->daemon);
-        samsa_free(h);
+        httpd_free(h);
         return SAMSA_ERR__IO;
     }
     *out = h;
@@ -489,5 +575,5 @@ samsa_httpd_close(samsa_httpd_t *h)
     atomic_store_explicit(&h->running, false, memory_order_relaxed);
     pthread_join(h->thread, NULL);
     MHD_stop_daemon(h->daemon);
-    samsa_free(h);
+    httpd_free(h);
 }

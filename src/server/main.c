@@ -588,18 +588,27 @@ server_test_open_delay(void)
 static samsa_err_t
 server_open_metrics(server_t *srv, char *errstr, size_t errstr_size)
 {
-    const char   *url = samsa_config_str(&srv->cfg, "metrics.listener");
-    samsa_err_t   err;
+    const char          *url = samsa_config_str(&srv->cfg,
+                                                "metrics.listener");
+    samsa_httpd_conf_t   hc;
+    samsa_err_t          err;
 
     if (url[0] == '\0') {
         samsa_info("metrics listener disabled (metrics.listener is empty)");
         return SAMSA_ERR_NONE;
     }
     srv->metrics = samsa_metrics_new(srv->cfg.role_broker ? &srv->brk : NULL);
-    err = samsa_httpd_open(&srv->httpd, url, srv->metrics,
-                           samsa_config_str(&srv->cfg,
-                                            "metrics.listener.admin.token"),
-                           errstr, errstr_size);
+    hc = (samsa_httpd_conf_t) {
+        .url = url,
+        .admin_token = samsa_config_str(&srv->cfg,
+                                        "metrics.listener.admin.token"),
+        .keystore_location = samsa_config_str(
+            &srv->cfg, "metrics.listener.ssl.keystore.location"),
+        .key_password = samsa_config_str(&srv->cfg,
+                                         "metrics.listener.ssl.key.password"),
+    };
+    err = samsa_httpd_open(&srv->httpd, &hc, srv->metrics, errstr,
+                           errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
     }

@@ -271,7 +271,9 @@ class Server:
             if not m:
                 raise HarnessError("no metrics listener port in stderr")
             port = int(m.group(1))
-        return "http://%s:%d%s" % (HOST, port, path)
+        scheme = ("https" if self.overrides.get("metrics.listener", "")
+                  .startswith("https://") else "http")
+        return "%s://%s:%d%s" % (scheme, HOST, port, path)
 
     # -- life cycle -----------------------------------------------------------
     def command(self):
