@@ -159,19 +159,6 @@ repl_part_free(repl_part_t *rp)
     samsa_free(rp);
 }
 
-static bool
-repl_has(const int32_t *ids, size_t n, int32_t id)
-{
-    size_t  i;
-
-    for (i = 0; i < n; i++) {
-        if (ids[i] == id) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The high watermark over the ISR (isrstate's rule); true when it moved.
  * @locks lock held */
 static bool
@@ -468,8 +455,8 @@ repl_apply_image(samsa_replmgr_t *rm, const samsa_image_t *new_img,
         for (j = 0; j < t->npartitions; j++) {
             p = &t->partitions[j];
             if (p->nreplicas <= 1
-                || !repl_has(p->replicas, (size_t) p->nreplicas,
-                             rm->conf.node_id)) {
+                || !samsa_image_ids_has(p->replicas, p->nreplicas,
+                                        rm->conf.node_id)) {
                 continue;
             }
             if (repl_apply_partition(rm, t, p)) {
@@ -618,8 +605,9 @@ repl_maybe_expand(samsa_replmgr_t *rm, repl_part_t *rp,
     int32_t  *isr;
 
     if (!repl_may_propose(rm, rp, samsa_now_ms())
-        || repl_has(rp->isr, rp->nisr, f->id)
-        || !repl_has(rm->eligible, rm->neligible, f->id)
+        || samsa_image_ids_has(rp->isr, (int32_t) rp->nisr, f->id)
+        || !samsa_image_ids_has(rm->eligible, (int32_t) rm->neligible,
+                                f->id)
         || !samsa_isrstate_can_join(f, samsa_plog_high_watermark(rp->plog),
                                     rp->epoch_start)) {
         return;

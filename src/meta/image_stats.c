@@ -35,19 +35,6 @@ samsa_image_partition_under_replicated(const samsa_image_partition_t *p,
     return p->leader == node_id && p->nisr < samsa_image_partition_rf(p);
 }
 
-static bool
-stats_has(const int32_t *ids, int32_t n, int32_t id)
-{
-    int32_t  i;
-
-    for (i = 0; i < n; i++) {
-        if (ids[i] == id) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* One partition of topic t (min_isr its min.insync.replicas). */
 static void
 stats_partition(const samsa_image_partition_t *p, int32_t node_id,
@@ -57,7 +44,8 @@ stats_partition(const samsa_image_partition_t *p, int32_t node_id,
     out->offline += p->leader < 0;
     out->preferred_imbalance += p->leader >= 0 && p->nreplicas > 0
                                 && p->leader != p->replicas[0];
-    out->partitions += stats_has(p->replicas, p->nreplicas, node_id);
+    out->partitions += samsa_image_ids_has(p->replicas, p->nreplicas,
+                                           node_id);
     if (p->leader != node_id) {
         return;
     }
