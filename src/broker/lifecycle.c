@@ -43,6 +43,9 @@ struct samsa_lifecycle {
     int32_t           corr;         /* [broker-lifecycle] */
     size_t            probe;        /* [broker-lifecycle] next voter to
                                        try while no leader is known */
+    bool              dup_warned;   /* [broker-lifecycle] this streak of
+                                       DUPLICATE_BROKER_REGISTRATION was
+                                       logged */
 };
 
 /* Where this try goes: the active controller the quorum names, else (a
@@ -168,10 +171,24 @@ lc_try(samsa_lifecycle_t *lc)
     if (err != SAMSA_ERR_NONE) {
         samsa_warn("broker registration at controller %" PRId32 ": bad "
                    "answer: %s", active, samsa_err_name(err));
+    } else if (resp.ErrorCode == SAMSA_ERR_DUPLICATE_BROKER_REGISTRATION) {
+        /* Kafka's: the controller still holds a valid session of another
+         * incarnation of this node.id (another process, or this one's
+         * before a kill): try again until that session expires */
+        if (!lc->dup_warned) {
+            samsa_warn("broker registration at controller %" PRId32 ": "
+                       "DUPLICATE_BROKER_REGISTRATION: another broker is "
+                       "registered with node.id %" PRId32 " and its session "
+                       "is valid; trying again every %d ms until it expires "
+                       "(broker.session.timeout.ms)", active,
+                       lc->b->node->node_id, SAMSA_LIFECYCLE_RETRY_MS);
+            lc->dup_warned = true;
+        }
     } else if (resp.ErrorCode != SAMSA_ERR_NONE) {
         samsa_debug("broker registration at controller %" PRId32 ": %s",
                     active, samsa_err_name((samsa_err_t) resp.ErrorCode));
     } else {
+        lc->dup_warned = false;
         epoch = resp.BrokerEpoch;
         samsa_info("broker %" PRId32 " registered with the active "
                    "controller %" PRId32 ": %zu endpoint(s), broker epoch %"

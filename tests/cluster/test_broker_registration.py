@@ -7,7 +7,12 @@ on every node and confluent-kafka produces to and consumes from all six
 partitions through one bootstrap address; BrokerRegistration answers
 INCONSISTENT_CLUSTER_ID for another cluster id and NOT_CONTROLLER on a
 standby; a restarted node registers again (a new broker epoch) and is
-still listed; a node with no leader to register with still stops cleanly."""
+still listed; a node with no leader to register with still stops cleanly.
+DUPLICATE_BROKER_REGISTRATION (Kafka's ClusterControlManager): another
+incarnation of a registered, unfenced node.id with a valid session is
+refused (the live broker keeps its epoch and endpoint); a node killed and
+restarted at once registers only after its old session is fenced, a
+cleanly stopped one at once."""
 
 import re
 import subprocess
@@ -22,7 +27,9 @@ from samsa_harness import HOST, T
 
 API_BROKER_REGISTRATION = 62
 NOT_CONTROLLER = 41
+DUPLICATE_BROKER_REGISTRATION = 101
 INCONSISTENT_CLUSTER_ID = 104
+SESSION_MS = 3000       # broker.session.timeout.ms in the duplicate tests
 REGISTERED_BOUND_S = 15.0
 kwire.FLEXIBLE_FROM.setdefault(API_BROKER_REGISTRATION, 0)
 EPOCH_RE = re.compile(r"broker (\d+) registered with the active controller "
@@ -190,6 +197,74 @@ def test_restart_registers_again(cluster):
     with n2.connect() as c:
         dc = c.describe_cluster(version=0)
     assert {b["broker_id"] for b in dc["brokers"]} == {1, 2, 3}, dc
+
+
+def test_duplicate_registration_refused(samsa):
+    """A registration for broker 2 with another incarnation while broker 2
+    heartbeats: DUPLICATE_BROKER_REGISTRATION, and broker 2 keeps its
+    epoch and its endpoint in every node's Metadata."""
+    c = Cluster(samsa, n=3, extra={"broker.session.timeout.ms": str(SESSION_MS)})
+    c.start_all()
+    wait_registered(c, T(REGISTERED_BOUND_S))
+    leader = c.nodes[c.wait_leader(T(10))]
+    before = epochs(c.nodes[2])
+    assert len(before) == 1, c.nodes[2].srv.stderr_tail()
+    for _ in range(3):      # and again, past no session expiry: refused each time
+        r = broker_registration(leader, encode_broker_registration(
+            2, c.cluster_id, 1))
+        assert r["error_code"] == DUPLICATE_BROKER_REGISTRATION, r
+        time.sleep(SESSION_MS / 1000.0 / 2)
+    assert "refusing the registration of broker 2" in leader.srv.stderr_text()
+    wait_registered(c, T(5))        # port 1 never replaced broker 2's
+    assert epochs(c.nodes[2]) == before
+    # an id nobody has registers as before
+    r = broker_registration(leader, encode_broker_registration(
+        9, c.cluster_id, 1))
+    assert r["error_code"] == 0 and r["broker_epoch"] > 0, r
+
+
+def test_kill_and_restart_waits_for_the_old_session(samsa):
+    """Node 3 killed (kill -9) and restarted at once: the active controller
+    still holds its old session, so the new incarnation is refused
+    (DUPLICATE_BROKER_REGISTRATION, logged once by the node) until the
+    controller fences the old one after broker.session.timeout.ms; then it
+    registers with a new epoch.  A clean stop and restart registers at
+    once, with no refusal (the controlled shutdown ended fenced)."""
+    c = Cluster(samsa, n=3, extra={"broker.session.timeout.ms": str(SESSION_MS)})
+    c.start_all()
+    wait_registered(c, T(REGISTERED_BOUND_S))
+    leader_id = c.wait_leader(T(10))
+    victim = 3 if leader_id != 3 else 2
+    node = c.nodes[victim]
+    before = epochs(node)
+    c.kill(victim)
+    t0 = time.monotonic()
+    c.start(victim)
+    deadline = time.monotonic() + T(SESSION_MS / 1000.0 + 15)
+    while not epochs(node) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    took = time.monotonic() - t0
+    after = epochs(node)
+    err = node.srv.stderr_text()
+    assert len(after) == 1, node.srv.stderr_tail()
+    assert after[0] > before[0], (before, after)
+    assert err.count("DUPLICATE_BROKER_REGISTRATION") == 1, node.srv.stderr_tail()
+    assert "fencing broker %d" % victim in c.nodes[leader_id].srv.stderr_text()
+    print("killed node %d registered again after %.2f s (session %d ms)"
+          % (victim, took, SESSION_MS))
+    wait_registered(c, T(REGISTERED_BOUND_S))
+    # a clean stop: registers at once, nothing refused
+    before = epochs(node)
+    assert node.srv.stop() == []
+    t0 = time.monotonic()
+    c.start(victim)
+    deadline = time.monotonic() + T(10)
+    while not epochs(node) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(epochs(node)) == 1, node.srv.stderr_tail()
+    assert "DUPLICATE_BROKER_REGISTRATION" not in node.srv.stderr_text()
+    print("cleanly stopped node %d registered again after %.2f s"
+          % (victim, time.monotonic() - t0))
 
 
 def test_stop_while_no_leader(samsa):

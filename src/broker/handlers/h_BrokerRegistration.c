@@ -8,8 +8,9 @@
  * tries again where the quorum's leader is then (broker/lifecycle.h).
  * In cluster mode the broker stays fenced until its first caught-up
  * BrokerHeartbeat (h_BrokerHeartbeat.c).  The registration replaces the
- * broker's earlier one whatever its incarnation (no
- * DUPLICATE_BROKER_REGISTRATION yet, docs/CLUSTER.md).  Features,
+ * broker's earlier one, unless that one is of another incarnation and its
+ * session is still valid: DUPLICATE_BROKER_REGISTRATION (the controller's
+ * ctl_check_duplicate, docs/CLUSTER.md).  Features,
  * log dirs, the ZK flag and PreviousBrokerEpoch are decoded and not kept.
  * Threads: handler (the registration waits for the metadata log commit).
  */

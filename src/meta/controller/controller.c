@@ -443,6 +443,69 @@ ctl_session(samsa_controller_t *ctrl, int32_t broker_id, int64_t now)
     return &ctrl->sessions[ctrl->nsessions++];
 }
 
+/* A new leader starts every session clock now (Kafka's activate(): the
+ * heartbeat manager touches every registered broker).  @thread controller */
+static void
+ctl_sessions_start(samsa_controller_t *ctrl, int64_t now)
+{
+    size_t  i;
+
+    if (atomic_exchange_explicit(&ctrl->reset_sessions, false,
+                                 memory_order_acq_rel)) {
+        for (i = 0; i < ctrl->nsessions; i++) {
+            ctrl->sessions[i].last_ms = now;
+        }
+    }
+}
+
+/* Kafka's ClusterControlManager.registerBroker: a registration for an id
+ * whose broker is registered with another incarnation and still has a
+ * valid session (unfenced, heard from within broker.session.timeout.ms) is
+ * refused with DUPLICATE_BROKER_REGISTRATION.  Either another process
+ * runs with that node.id, or this one was killed and restarted before its
+ * old session expired: it tries again (broker/lifecycle.c) and gets in
+ * once the old session is fenced.  A broker that shut down cleanly was
+ * fenced at the end of its controlled shutdown, so it registers at once.
+ * @thread controller */
+static samsa_err_t
+ctl_check_duplicate(samsa_controller_t *ctrl, const samsa_image_t *img,
+                    const samsa_controller_broker_reg_t *reg)
+{
+    const samsa_image_broker_t  *br;
+    const ctl_session_t         *se;
+    int64_t                      now = samsa_now_ms(), ago;
+    int32_t                      timeout_ms;
+    char                         old_id[SAMSA_UUID_STR_SIZE];
+    char                         new_id[SAMSA_UUID_STR_SIZE];
+
+    if (!CTL_CLUSTER(ctrl)) {
+        return SAMSA_ERR_NONE;
+    }
+    br = samsa_image_broker_find(img, reg->broker_id);
+    if (br == NULL || br->fenced
+        || samsa_uuid_eq(br->incarnation_id, reg->incarnation_id)) {
+        return SAMSA_ERR_NONE;
+    }
+    ctl_sessions_start(ctrl, now);
+    se = ctl_session(ctrl, br->id, now);
+    timeout_ms = samsa_config_kraft(ctrl->conf.broker_cfg)
+                     ->broker_session_timeout_ms;
+    ago = now - se->last_ms;
+    if (ago >= timeout_ms) {
+        return SAMSA_ERR_NONE;
+    }
+    samsa_image_id_str(br->incarnation_id, old_id);
+    samsa_image_id_str(reg->incarnation_id, new_id);
+    samsa_warn("controller: refusing the registration of broker %" PRId32
+               " (incarnation %s): DUPLICATE_BROKER_REGISTRATION, broker %"
+               PRId32 " is registered with incarnation %s (broker epoch %"
+               PRId64 ") and its session is valid (heard from %" PRId64
+               " ms ago, broker.session.timeout.ms %" PRId32 ")",
+               reg->broker_id, new_id, br->id, old_id, br->epoch, ago,
+               timeout_ms);
+    return SAMSA_ERR_DUPLICATE_BROKER_REGISTRATION;
+}
+
 /* The active controller fences every unfenced broker whose session
  * expired (no heartbeat for broker.session.timeout.ms), one batch; a new
  * leader first starts every clock now.  @thread controller */
@@ -461,12 +524,7 @@ ctl_fence_expired(samsa_controller_t *ctrl)
         || !atomic_load_explicit(&ctrl->is_leader, memory_order_acquire)) {
         return;
     }
-    if (atomic_exchange_explicit(&ctrl->reset_sessions, false,
-                                 memory_order_acq_rel)) {
-        for (i = 0; i < ctrl->nsessions; i++) {
-            ctrl->sessions[i].last_ms = now;
-        }
-    }
+    ctl_sessions_start(ctrl, now);
     k = samsa_config_kraft(ctrl->conf.broker_cfg);
     img = ctl_img_get(ctrl, &next);
     ctl_batch_init(&b, ctrl, img, next);
@@ -596,6 +654,13 @@ ctl_run(samsa_controller_t *ctrl, ctl_op_t *op)
         samsa_ctlacls_delete(&b, op->req, op->n, op->arena, op->results);
         break;
     case CTL_REGISTER_BROKER:
+        check = ctl_check_duplicate(ctrl, img, op->req);
+        if (check != SAMSA_ERR_NONE) {
+            op->err = check;        /* nothing to commit */
+            samsa_ctlbatch_fini(&b);
+            samsa_image_put(img);
+            return;
+        }
         samsa_ctlbrokers_register(&b, op->req, !CTL_CLUSTER(ctrl),
                                   op->first);
         ctl_session(ctrl, ((const samsa_controller_broker_reg_t *)
