@@ -8,11 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "client/conf_defs.h"
 #include "client/jaas_conf.h"
+#include "client/oauth_login.h"
 #include "client/sasl_client.h"
 #include "config/config_parse.h"
 #include "util/alloc.h"
+#include "util/time.h"
 
 static samsa_err_t
 client_config_bootstrap(samsa_client_config_t *cc, const char *list,
@@ -149,6 +153,52 @@ client_config_sasl_creds(samsa_client_config_t *cc, const samsa_conf_t *conf,
     return err;
 }
 
+/* OAUTHBEARER: sasl.jaas.config names OAuthBearerLoginModule and its
+ * options make a token now (so a bad option fails the client's
+ * construction, not each connection). */
+static samsa_err_t
+client_config_sasl_oauth(samsa_client_config_t *cc, const samsa_conf_t *conf,
+                         char *errstr, size_t errstr_size)
+{
+    const char         *jaas = samsa_conf_value(conf, "sasl.jaas.config");
+    samsa_jaas_conf_t   jc;
+    samsa_buf_t         token = SAMSA_BUF_INIT, ext = SAMSA_BUF_INIT;
+    char                why[512];
+    samsa_err_t         err = SAMSA_ERR__CONFIG;
+
+    if (jaas == NULL) {
+        snprintf(errstr, errstr_size, "missing configuration "
+                 "'sasl.jaas.config': sasl.mechanism OAUTHBEARER needs "
+                 SAMSA_JAAS_OAUTHBEARER_MODULE " with its unsecuredLogin* "
+                 "options (libsamsa has no token endpoint client)");
+        return SAMSA_ERR__CONFIG;
+    }
+    if (samsa_jaas_conf_parse(jaas, &jc, why, sizeof(why))
+        != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "invalid value for configuration "
+                 "'sasl.jaas.config': %s", why);
+    } else if (strcmp(jc.module, SAMSA_JAAS_OAUTHBEARER_MODULE) != 0) {
+        snprintf(errstr, errstr_size, "invalid value for configuration "
+                 "'sasl.jaas.config': sasl.mechanism OAUTHBEARER takes "
+                 SAMSA_JAAS_OAUTHBEARER_MODULE ", not %s", jc.module);
+    } else if (samsa_oauth_login_token(&jc, samsa_wall_ms(), &token, &ext,
+                                       why, sizeof(why))
+               != SAMSA_ERR_NONE) {
+        snprintf(errstr, errstr_size, "invalid value for configuration "
+                 "'sasl.jaas.config': %s", why);
+    } else {
+        cc->sasl_oauth_jaas = samsa_strdup(jaas);
+        err = SAMSA_ERR_NONE;
+    }
+    if (token.data != NULL) {
+        OPENSSL_cleanse(token.data, token.len);
+    }
+    samsa_buf_fini(&token);
+    samsa_buf_fini(&ext);
+    samsa_jaas_conf_fini(&jc);
+    return err;
+}
+
 /* security.protocol SASL_PLAINTEXT or SASL_SSL: the mechanism and the
  * credentials. */
 static samsa_err_t
@@ -164,14 +214,17 @@ client_config_sasl(samsa_client_config_t *cc, const samsa_conf_t *conf,
     }
     if (!samsa_sasl_client_mech_from_name(mech, &m)) {
         snprintf(errstr, errstr_size, "invalid value '%s' for configuration "
-                 "'sasl.mechanism': libsamsa speaks PLAIN, SCRAM-SHA-256 "
-                 "and SCRAM-SHA-512%s", mech,
+                 "'sasl.mechanism': libsamsa speaks PLAIN, SCRAM-SHA-256, "
+                 "SCRAM-SHA-512 and OAUTHBEARER%s", mech,
                  strcmp(mech, "GSSAPI") == 0
                      ? " (GSSAPI is Java's default: set sasl.mechanism)"
                      : "");
         return SAMSA_ERR__CONFIG;
     }
     cc->sasl_mech = (int) m;
+    if (m == SAMSA_SASL_OAUTHBEARER) {
+        return client_config_sasl_oauth(cc, conf, errstr, errstr_size);
+    }
     return client_config_sasl_creds(cc, conf, errstr, errstr_size);
 }
 
@@ -228,6 +281,10 @@ samsa_client_config_fini(samsa_client_config_t *cc)
     }
     samsa_free(cc->sasl_username);
     samsa_free(cc->sasl_password);
+    if (cc->sasl_oauth_jaas != NULL) {
+        OPENSSL_cleanse(cc->sasl_oauth_jaas, strlen(cc->sasl_oauth_jaas));
+    }
+    samsa_free(cc->sasl_oauth_jaas);
     memset(cc, 0, sizeof(*cc));
 }
 
@@ -249,5 +306,6 @@ samsa_client_config_nc(const samsa_client_config_t *cc, int32_t max_in_flight,
         .sasl_mech = cc->sasl_mech,
         .sasl_username = cc->sasl_username,
         .sasl_password = cc->sasl_password,
+        .sasl_oauth_jaas = cc->sasl_oauth_jaas,
     };
 }

@@ -41,15 +41,20 @@ typedef struct samsa_client_config {
     char            *sasl_username;     /* SASL: from sasl.jaas.config or
                                            sasl.username */
     char            *sasl_password;
+    char            *sasl_oauth_jaas;   /* OAUTHBEARER: sasl.jaas.config
+                                           (OAuthBearerLoginModule), a
+                                           fresh unsecured token made from
+                                           it per authentication */
 } samsa_client_config_t;
 
 /* Fill cc from conf.  SAMSA_ERR__CONFIG with errstr naming the key when
  * bootstrap.servers is missing or an entry has no port, (SSL, SASL_SSL)
  * the ssl.* keys name a file that does not load (net/tls.c's errors), or
  * (SASL_PLAINTEXT, SASL_SSL) sasl.mechanism is one libsamsa does not
- * speak (GSSAPI, Java's default, OAUTHBEARER, ...) or no user name and
- * password come from sasl.jaas.config (PlainLoginModule or
- * ScramLoginModule) or sasl.username/sasl.password.  Call
+ * speak (GSSAPI, Java's default, ...) or no user name and password come
+ * from sasl.jaas.config (PlainLoginModule or ScramLoginModule) or
+ * sasl.username/sasl.password, or (OAUTHBEARER) sasl.jaas.config is not an
+ * OAuthBearerLoginModule entry that makes a token (client/oauth_login.h).  Call
  * samsa_client_config_fini() after any result. */
 SAMSA_MUST_CHECK samsa_err_t samsa_client_config_load(
     samsa_client_config_t *cc, const samsa_conf_t *conf, char *errstr,

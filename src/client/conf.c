@@ -173,7 +173,7 @@ conf_check_sasl_mechanism(const char *text, int64_t num, char *why,
         return true;
     }
     snprintf(why, why_size, "not a SASL mechanism name (PLAIN, "
-             "SCRAM-SHA-256, SCRAM-SHA-512)");
+             "SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)");
     return false;
 }
 
@@ -350,7 +350,8 @@ const samsa_config_def_t  samsa_conf_defs[] = {
     /* SASL (security.protocol SASL_PLAINTEXT / SASL_SSL; client/
      * netclient.c, sasl_client.c): Java's sasl.mechanism (default GSSAPI,
      * which libsamsa refuses) and sasl.jaas.config (PlainLoginModule or
-     * ScramLoginModule with username/password), and librdkafka's
+     * ScramLoginModule with username/password, OAuthBearerLoginModule with
+     * the unsecured token's options: oauth_login.h), and librdkafka's
      * sasl.username / sasl.password, which stand in for the JAAS value. */
     { .name = "sasl.mechanism", .type = SAMSA_CONFIG_STRING,
       .dflt = "GSSAPI", .check = SAMSA_CONFIG_CHECK_FN,

@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "client/jaas_conf.h"
+#include "client/oauth_login.h"
 #include "client/sasl_client.h"
 #include "net/conn.h"
 #include "net/mempool.h"
@@ -108,6 +110,7 @@ struct samsa_netclient {
                                            runs, until taken */
     char             *sasl_username;
     char             *sasl_password;
+    char             *sasl_oauth_jaas;
     pthread_mutex_t   auth_lock;        /* auth_err, auth_msg: read by
                                            any thread */
     samsa_err_t       auth_err;         /* the last SASL failure, until a
@@ -138,9 +141,12 @@ samsa_netclient_new(const samsa_nc_conf_t *conf)
                                              ? conf->sasl_username : "");
         nc->sasl_password = samsa_strdup(conf->sasl_password != NULL
                                              ? conf->sasl_password : "");
+        nc->sasl_oauth_jaas = samsa_strdup(conf->sasl_oauth_jaas != NULL
+                                               ? conf->sasl_oauth_jaas : "");
     }
     nc->conf.sasl_username = nc->sasl_username;
     nc->conf.sasl_password = nc->sasl_password;
+    nc->conf.sasl_oauth_jaas = nc->sasl_oauth_jaas;
     samsa_assert(pthread_mutex_init(&nc->auth_lock, NULL) == 0);
     samsa_assert(samsa_selector_init(&nc->sel) == SAMSA_ERR_NONE);
     samsa_mempool_init(&nc->mempool, 0);
@@ -166,8 +172,12 @@ samsa_netclient_free(samsa_netclient_t *nc)
     if (nc->sasl_password != NULL) {
         memset(nc->sasl_password, 0, strlen(nc->sasl_password));
     }
+    if (nc->sasl_oauth_jaas != NULL) {
+        memset(nc->sasl_oauth_jaas, 0, strlen(nc->sasl_oauth_jaas));
+    }
     samsa_free(nc->sasl_username);
     samsa_free(nc->sasl_password);
+    samsa_free(nc->sasl_oauth_jaas);
     pthread_mutex_destroy(&nc->auth_lock);
     samsa_free(nc);
 }
@@ -910,6 +920,38 @@ nc_send_internal(samsa_netclient_t *nc, nc_node_t *n, int16_t api,
     nc_enqueue(nc, n, r, frame);
 }
 
+/* OAUTHBEARER: an exchange with a token made now from the JAAS options
+ * (client/oauth_login.h), so that a re-authentication (KIP-368) sends a
+ * fresh one.  The options were checked when the client was made; a
+ * failure here fails the connection's authentication. */
+static samsa_err_t
+nc_oauth_client(samsa_netclient_t *nc, nc_node_t *n)
+{
+    samsa_jaas_conf_t  jc;
+    samsa_buf_t        token = SAMSA_BUF_INIT, ext = SAMSA_BUF_INIT;
+    char               why[512];
+    samsa_err_t        err;
+
+    err = samsa_jaas_conf_parse(nc->sasl_oauth_jaas, &jc, why, sizeof(why));
+    if (err == SAMSA_ERR_NONE) {
+        err = samsa_oauth_login_token(&jc, samsa_wall_ms(), &token, &ext,
+                                      why, sizeof(why));
+    }
+    samsa_jaas_conf_fini(&jc);
+    if (err == SAMSA_ERR_NONE) {
+        n->sasl = samsa_sasl_client_new_oauthbearer((const char *) token.data,
+                                                    (const char *) ext.data);
+    } else {
+        nc_auth_fail(nc, n, SAMSA_ERR_SASL_AUTHENTICATION_FAILED, "%s", why);
+    }
+    if (token.data != NULL) {
+        memset(token.data, 0, token.len);
+    }
+    samsa_buf_fini(&token);
+    samsa_buf_fini(&ext);
+    return err;
+}
+
 /* SaslHandshake v1 naming the mechanism (v0's raw tokens are not
  * spoken: every broker since Kafka 1.0 takes v1). */
 static void
@@ -930,8 +972,16 @@ nc_sasl_handshake(samsa_netclient_t *nc, nc_node_t *n)
         return;
     }
     samsa_sasl_client_free(n->sasl);
-    n->sasl = samsa_sasl_client_new((samsa_sasl_mech_t) nc->conf.sasl_mech,
-                                    nc->sasl_username, nc->sasl_password);
+    n->sasl = NULL;
+    if (nc->conf.sasl_mech == SAMSA_SASL_OAUTHBEARER) {
+        if (nc_oauth_client(nc, n) != SAMSA_ERR_NONE) {
+            return;
+        }
+    } else {
+        n->sasl = samsa_sasl_client_new(
+            (samsa_sasl_mech_t) nc->conf.sasl_mech, nc->sasl_username,
+            nc->sasl_password);
+    }
     samsa_SaslHandshakeRequest_init(&req);
     req.Mechanism = samsa_slice_cstr(mech);
     corr = samsa_netclient_frame_begin(nc, SAMSA_API_SaslHandshake, 1,

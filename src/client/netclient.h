@@ -53,6 +53,9 @@ typedef struct samsa_nc_conf {
                                    0: no SASL */
     const char  *sasl_username;
     const char  *sasl_password;
+    const char  *sasl_oauth_jaas;   /* OAUTHBEARER: the sasl.jaas.config
+                                       its tokens are made from (a fresh
+                                       one per authentication) */
 } samsa_nc_conf_t;
 
 /* A response (err NONE, body at the response body) or the reason there is

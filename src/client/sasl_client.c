@@ -1,7 +1,7 @@
 /*
- * client/sasl_client.c - PLAIN and SCRAM tokens for the client side of
- * SaslAuthenticate (see sasl_client.h), as Kafka's PlainSaslClient and
- * ScramSaslClient make them.
+ * client/sasl_client.c - PLAIN, SCRAM and OAUTHBEARER tokens for the
+ * client side of SaslAuthenticate (see sasl_client.h), as Kafka's
+ * PlainSaslClient, ScramSaslClient and OAuthBearerSaslClient make them.
  * Threads: one owner.
  */
 #include "client/sasl_client.h"
@@ -20,6 +20,8 @@ typedef enum sasl_state {
     SASL_SENT_PLAIN,            /* "\0user\0password" out, await answer */
     SASL_SENT_FIRST,            /* client-first out, await server-first */
     SASL_SENT_FINAL,            /* client-final out, await server-final */
+    SASL_SENT_BEARER,           /* OAUTHBEARER initial response out */
+    SASL_SENT_KVSEP,            /* ^A out after the server's error JSON */
     SASL_DONE,
     SASL_FAILED,
 } sasl_state_t;
@@ -27,8 +29,8 @@ typedef enum sasl_state {
 struct samsa_sasl_client {
     samsa_sasl_mech_t   mech;
     sasl_state_t        state;
-    char               *user;
-    char               *password;
+    char               *user;               /* OAUTHBEARER: the token */
+    char               *password;           /* OAUTHBEARER: the extensions */
     char               *nonce_override;     /* tests */
     char                nonce[64];
     samsa_buf_t         first_bare;         /* client-first-message-bare */
@@ -49,6 +51,10 @@ samsa_sasl_client_mech_from_name(const char *name, samsa_sasl_mech_t *mech)
         *mech = SAMSA_SASL_PLAIN;
         return true;
     }
+    if (name != NULL && strcmp(name, "OAUTHBEARER") == 0) {
+        *mech = SAMSA_SASL_OAUTHBEARER;
+        return true;
+    }
     if (samsa_scram_mech_from_name(name, &sm)) {
         *mech = sm == SAMSA_SCRAM_SHA_512 ? SAMSA_SASL_SCRAM_SHA_512
                                           : SAMSA_SASL_SCRAM_SHA_256;
@@ -65,6 +71,8 @@ samsa_sasl_client_mech_name(samsa_sasl_mech_t mech)
         return "SCRAM-SHA-256";
     case SAMSA_SASL_SCRAM_SHA_512:
         return "SCRAM-SHA-512";
+    case SAMSA_SASL_OAUTHBEARER:
+        return "OAUTHBEARER";
     default:
         return "PLAIN";
     }
@@ -91,12 +99,19 @@ samsa_sasl_client_new(samsa_sasl_mech_t mech, const char *user,
     return sc;
 }
 
+samsa_sasl_client_t *
+samsa_sasl_client_new_oauthbearer(const char *token, const char *extensions)
+{
+    return samsa_sasl_client_new(SAMSA_SASL_OAUTHBEARER, token, extensions);
+}
+
 void
 samsa_sasl_client_free(samsa_sasl_client_t *sc)
 {
     if (sc == NULL) {
         return;
     }
+    OPENSSL_cleanse(sc->user, strlen(sc->user));
     OPENSSL_cleanse(sc->password, strlen(sc->password));
     OPENSSL_cleanse(sc->server_key, sizeof(sc->server_key));
     samsa_free(sc->user);
@@ -249,6 +264,21 @@ sasl_scram_verify(samsa_sasl_client_t *sc, samsa_slice_t in, char *errstr,
     return SAMSA_ERR_NONE;
 }
 
+/* RFC 7628's initial client response: gs2 header without authzid, the
+ * bearer token, the extensions, two ^A. */
+static samsa_err_t
+sasl_bearer_first(samsa_sasl_client_t *sc, samsa_buf_t *out)
+{
+    static const char  head[] = "n,,\x01" "auth=Bearer ";
+
+    samsa_buf_append(out, head, sizeof(head) - 1);
+    samsa_buf_append(out, sc->user, strlen(sc->user));
+    samsa_buf_append(out, sc->password, strlen(sc->password));
+    samsa_buf_append(out, "\x01\x01", 2);
+    sc->state = SASL_SENT_BEARER;
+    return SAMSA_ERR_NONE;
+}
+
 samsa_err_t
 samsa_sasl_client_step(samsa_sasl_client_t *sc, samsa_slice_t in,
                        samsa_buf_t *out, bool *done, char *errstr,
@@ -262,7 +292,28 @@ samsa_sasl_client_step(samsa_sasl_client_t *sc, samsa_slice_t in,
     case SASL_START:
         err = sc->mech == SAMSA_SASL_PLAIN
                   ? sasl_plain_first(sc, out)
+              : sc->mech == SAMSA_SASL_OAUTHBEARER
+                  ? sasl_bearer_first(sc, out)
                   : sasl_scram_first(sc, out, errstr, errstr_size);
+        break;
+    case SASL_SENT_BEARER:
+        if (in.len == 0) {
+            /* success: the broker's challenge is empty */
+            err = SAMSA_ERR_NONE;
+            *done = true;
+            break;
+        }
+        /* RFC 7628 3.2.2: the server's error JSON; the client answers a
+         * lone ^A and the server then fails the exchange (the broker's
+         * SaslAuthenticate error message says why) */
+        samsa_buf_append(out, "\x01", 1);
+        sc->state = SASL_SENT_KVSEP;
+        return SAMSA_ERR_NONE;
+    case SASL_SENT_KVSEP:
+        snprintf(errstr, errstr_size, "OAUTHBEARER: the broker refused the "
+                 "token: %.*s", (int) (in.len > 200 ? 200 : in.len),
+                 in.ptr != NULL ? in.ptr : "");
+        err = SAMSA_ERR_SASL_AUTHENTICATION_FAILED;
         break;
     case SASL_SENT_PLAIN:
         /* the broker answers PLAIN with no token: its ErrorCode said */

@@ -4,7 +4,9 @@
 - SASL_PLAINTEXT and SASL_SSL listeners (the PLAINTEXT broker listener,
   which the readiness check and inter-broker traffic use, and the
   PLAINTEXT controller listener stay, as KRaft needs);
-- sasl.enabled.mechanisms PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 on both;
+- sasl.enabled.mechanisms PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and
+  OAUTHBEARER on both; OAUTHBEARER with Kafka's default (unsecured JWT)
+  validator, requiring the scope OAUTH_SCOPE;
 - PLAIN users from listener.name.<l>.plain.sasl.jaas.config
   (user_NAME="pw" entries: PLAIN_USERS);
 - SCRAM users created at format time with StorageTool's --add-scram
@@ -33,6 +35,8 @@ PLAIN_USERS = {"admin": "admin-secret", "bob": "bob-secret"}
 SCRAM_USERS = {"alice": "alice-secret"}
 SCRAM_ITERATIONS = 4096
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+OAUTH_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+OAUTH_SCOPE = "kafka"
 PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 # one more SASL_PLAINTEXT listener that enables PLAIN only, for a client
 # asking for a mechanism the broker does not enable
@@ -87,7 +91,14 @@ def sasl_listener_props(sasl_ports, listeners, protomap, props):
                                    else proto))
         lname = proto.lower()
         props["listener.name.%s.sasl.enabled.mechanisms" % lname] = (
-            "PLAIN" if proto == PLAIN_ONLY else ",".join(MECHANISMS))
+            "PLAIN" if proto == PLAIN_ONLY
+            else ",".join(MECHANISMS + ("OAUTHBEARER",)))
+        if proto != PLAIN_ONLY:
+            # the broker's own login (Kafka's makes an unsecured token at
+            # start) and the validator's rule
+            props["listener.name.%s.oauthbearer.sasl.jaas.config" % lname] = \
+                jaas(OAUTH_MODULE, unsecuredLoginStringClaim_sub="admin",
+                     unsecuredValidatorRequiredScope=OAUTH_SCOPE)
         props["listener.name.%s.plain.sasl.jaas.config" % lname] = jaas(
             PLAIN_MODULE, username="admin", password=PLAIN_USERS["admin"],
             **{"user_" + u: pw for u, pw in PLAIN_USERS.items()})

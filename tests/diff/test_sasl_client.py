@@ -263,7 +263,8 @@ def test_sasl_client_on_plaintext_listener_fails_cleanly(peer, confdir):
 
 @pytest.mark.parametrize("props,key", [
     ({"sasl.mechanism": "GSSAPI"}, "sasl.mechanism"),
-    ({"sasl.mechanism": "OAUTHBEARER"}, "sasl.mechanism"),
+    # OAUTHBEARER with the PLAIN login module of the peer's props
+    ({"sasl.mechanism": "OAUTHBEARER"}, "sasl.jaas.config"),
     ({"sasl.mechanism": "plain"}, "sasl.mechanism"),
     ({"security.protocol": "SASL_TLS"}, "security.protocol"),
     ({"sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule '
@@ -366,3 +367,105 @@ def test_user_scram_usage_errors(peer, confdir, args, why):
     r = admin(peer, confdir, "user", "scram", *args)
     assert r.rc == 2, r
     assert why in r.err, r
+
+
+# -- OAUTHBEARER (unsecured JWTs, KIP-255) ---------------------------------------
+
+def oauth_props(peer, proto, **opts):
+    """Java client properties for OAUTHBEARER: the OAuthBearerLoginModule
+    entry with opts (Kafka's unsecuredLogin* options), from which libsamsa
+    makes its unsecured token as Java's default login handler does."""
+    props = peer.client_props(proto, "PLAIN", "unused", "unused")
+    props["sasl.mechanism"] = "OAUTHBEARER"
+    props["sasl.jaas.config"] = kafka_sasl.jaas(kafka_sasl.OAUTH_MODULE, **opts)
+    return props
+
+
+def samsa_oauth(peer, confdir, proto, opts, *args, stdin=None, timeout=60):
+    cfg = write_props(confdir, oauth_props(peer, proto, **opts))
+    return cli_util.run(*args, "-b", peer.sasl_bootstrap(proto),
+                        "--command-config", cfg, stdin=stdin, timeout=timeout)
+
+
+GOOD_TOKEN = {"unsecuredLoginStringClaim_sub": "carol",
+              "unsecuredLoginListClaim_scope": "|" + kafka_sasl.OAUTH_SCOPE + "|x",
+              "unsecuredLoginExtension_traceId": "t1"}
+
+
+@pytest.mark.parametrize("proto", kafka_sasl.PROTOCOLS)
+def test_oauthbearer_round_trip(peer, confdir, proto):
+    """The CLI (libsamsa's admin client, producer and consumer) with an
+    unsecured token of principal carol and the required scope: create,
+    produce, consume."""
+    topic = topic_name()
+    r = samsa_oauth(peer, confdir, proto, GOOD_TOKEN, "topic", "create", topic)
+    assert r.rc == 0, r
+    lines = ["oauth-%s-%d" % (proto, i) for i in range(5)]
+    r = samsa_oauth(peer, confdir, proto, GOOD_TOKEN, "produce", topic,
+                    stdin="\n".join(lines) + "\n")
+    assert r.rc == 0, r
+    r = samsa_oauth(peer, confdir, proto, GOOD_TOKEN, "consume", topic,
+                    "--from-beginning", "-n", "5", "--timeout", "20000")
+    assert r.rc == 0, r
+    assert sorted(r.out.split()) == sorted(lines)
+
+
+def test_oauthbearer_reauthentication(peer, confdir):
+    """A token of 3 s: the broker ends the session with the token, so a
+    consumer running past it re-authenticates (KIP-368) with a fresh token
+    each time and reads what is produced meanwhile."""
+    topic = topic_name()
+    opts = dict(GOOD_TOKEN, unsecuredLoginLifetimeSeconds="3")
+    r = samsa_oauth(peer, confdir, "SASL_PLAINTEXT", opts, "topic", "create",
+                    topic)
+    assert r.rc == 0, r
+    cfg = write_props(confdir, oauth_props(peer, "SASL_PLAINTEXT", **opts))
+    env = samsa_harness.base_env()
+    env.pop("SAMSA_BOOTSTRAP", None)
+    p = subprocess.Popen([cli_util.samsa_bin(), "consume", topic,
+                          "--from-beginning", "-n", "2", "-v",
+                          "-b", peer.sasl_bootstrap("SASL_PLAINTEXT"),
+                          "--command-config", cfg, "--timeout", "30000"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        time.sleep(7)
+        r = samsa_oauth(peer, confdir, "SASL_PLAINTEXT", opts, "produce",
+                        topic, stdin="late1\nlate2\n")
+        assert r.rc == 0, r
+        out, err = p.communicate(timeout=T(60))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, (out, err)
+    assert out.split() == ["late1", "late2"], (out, err)
+    assert "re-authenticating (KIP-368)" in err, err
+    assert "closed: _CLOSED" not in err, err
+
+
+def test_oauthbearer_token_without_scope_refused(peer, confdir):
+    """A token without the scope the broker requires: refused at once."""
+    t0 = time.monotonic()
+    r = samsa_oauth(peer, confdir, "SASL_SSL",
+                    {"unsecuredLoginStringClaim_sub": "carol",
+                     "unsecuredLoginStringClaim_scope": "other"},
+                    "topic", "list", "--connect-timeout", "20000")
+    assert r.rc == 1, r
+    assert "SASL_AUTHENTICATION_FAILED" in r.err, r
+    assert time.monotonic() - t0 < 10, r
+
+
+@pytest.mark.parametrize("opts,why", [
+    ({}, "no principal: the string claim 'sub'"),
+    ({"unsecuredLoginStringClaim_sub": "a", "unsecuredLoginNumberClaim_exp": "1"},
+     "Cannot explicitly set the 'exp' claim"),
+    ({"unsecuredLoginStringClaim_sub": "a",
+      "unsecuredLoginExtension_auth": "x"}, "Extension name auth is invalid"),
+])
+def test_oauthbearer_bad_login_options_named(peer, confdir, opts, why):
+    """Options no token can be made from fail the command before it
+    connects, naming sasl.jaas.config and the reason."""
+    r = samsa_oauth(peer, confdir, "SASL_PLAINTEXT", opts, "topic", "list")
+    assert r.rc == 2, r
+    assert "sasl.jaas.config" in r.err and why in r.err, r

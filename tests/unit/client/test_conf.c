@@ -69,7 +69,8 @@ test_conf_checks_by_kind(void **state)
         { "security.protocol", "SASL",
           "expected PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL" },
         { "sasl.mechanism", "scram-sha-256",
-          "not a SASL mechanism name (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)" },
+          "not a SASL mechanism name (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, "
+          "OAUTHBEARER)" },
         { "auto.offset.reset", "Latest", "expected latest, earliest or none" },
         { "isolation.level", "x",
           "expected read_uncommitted or read_committed" },

@@ -66,7 +66,9 @@ test_sasl_mech_names(void **state)
     assert_true(samsa_sasl_client_mech_from_name("SCRAM-SHA-512", &m));
     assert_string_equal(samsa_sasl_client_mech_name(m), "SCRAM-SHA-512");
     assert_false(samsa_sasl_client_mech_from_name("GSSAPI", &m));
-    assert_false(samsa_sasl_client_mech_from_name("OAUTHBEARER", &m));
+    assert_true(samsa_sasl_client_mech_from_name("OAUTHBEARER", &m));
+    assert_int_equal(m, SAMSA_SASL_OAUTHBEARER);
+    assert_false(samsa_sasl_client_mech_from_name("oauthbearer", &m));
     assert_false(samsa_sasl_client_mech_from_name("plain", &m));
     assert_false(samsa_sasl_client_mech_from_name(NULL, &m));
 }
