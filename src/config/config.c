@@ -112,9 +112,10 @@ config_vals_init(samsa_config_t *cfg)
 
 #define CONFIG_LISTENER_PREFIX  "listener.name."
 
-/* "<mechanism>.sasl.jaas.config" or
- * "<mechanism>.sasl.server.callback.handler.class": a mechanism name in
- * lower case (letters, digits, '-', '_'); *key gets the key after it. */
+/* "<mechanism>.sasl.jaas.config",
+ * "<mechanism>.sasl.server.callback.handler.class" or
+ * "<mechanism>.sasl.oauthbearer.<...>": a mechanism name in lower case
+ * (letters, digits, '-', '_'); *key gets the key after it. */
 static bool
 config_listener_mech_key(const char *rest, const char **key)
 {
@@ -123,7 +124,8 @@ config_listener_mech_key(const char *rest, const char **key)
 
     if (dot == NULL || dot == rest
         || (strcmp(dot + 1, "sasl.jaas.config") != 0
-            && strcmp(dot + 1, "sasl.server.callback.handler.class") != 0)) {
+            && strcmp(dot + 1, "sasl.server.callback.handler.class") != 0
+            && strncmp(dot + 1, "sasl.oauthbearer.", 17) != 0)) {
         return false;
     }
     *key = dot + 1;

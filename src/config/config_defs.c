@@ -74,8 +74,9 @@ config_check_gzip_level(const char *text, int64_t num, char *why,
     return false;
 }
 
-/* sasl.server.callback.handler.class: OAUTHBEARER's token validator, only
- * Kafka's unsecured one (KIP-255); the JWKS one (KIP-768) is not built. */
+/* sasl.server.callback.handler.class: OAUTHBEARER's token validator,
+ * Kafka's unsecured one (KIP-255) or its JWKS one (KIP-768, under its
+ * current and its older package). */
 static bool
 config_check_sasl_server_handler(const char *text, int64_t num, char *why,
                                  size_t why_size)
@@ -83,14 +84,18 @@ config_check_sasl_server_handler(const char *text, int64_t num, char *why,
     (void) num;
     if (strcmp(text, "org.apache.kafka.common.security.oauthbearer."
                      "internals.unsecured."
-                     "OAuthBearerUnsecuredValidatorCallbackHandler") == 0) {
+                     "OAuthBearerUnsecuredValidatorCallbackHandler") == 0
+        || strcmp(text, "org.apache.kafka.common.security.oauthbearer."
+                        "OAuthBearerValidatorCallbackHandler") == 0
+        || strcmp(text, "org.apache.kafka.common.security.oauthbearer."
+                        "secured.OAuthBearerValidatorCallbackHandler") == 0) {
         return true;
     }
     snprintf(why, why_size, "'%s' is not supported: Samsa validates "
-             "OAUTHBEARER tokens only as Kafka's "
-             "OAuthBearerUnsecuredValidatorCallbackHandler does (unsecured "
-             "JWTs); validation against a JWKS endpoint (KIP-768) is not "
-             "implemented", text);
+             "OAUTHBEARER tokens as Kafka's "
+             "OAuthBearerUnsecuredValidatorCallbackHandler (unsecured JWTs) "
+             "or OAuthBearerValidatorCallbackHandler (JWKS, KIP-768) does",
+             text);
     return false;
 }
 
@@ -1679,8 +1684,8 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .implemented = true,
         .per_listener = true,
         .doc = "SASL mechanisms enabled on SASL listeners. Samsa supports "
-               "PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512; other names "
-               "(Kafka's default GSSAPI, OAUTHBEARER) are left out with a "
+               "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER; other "
+               "names (Kafka's default GSSAPI) are left out with a "
                "warning, and a SASL listener left with none refuses to "
                "start.",
     },
@@ -1706,16 +1711,78 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = NULL,
         .check = SAMSA_CONFIG_CHECK_FN,
         .fn = config_check_sasl_server_handler,
-        .valid = "null, or org.apache.kafka.common.security.oauthbearer."
+        .valid = "null, org.apache.kafka.common.security.oauthbearer."
                  "internals.unsecured."
-                 "OAuthBearerUnsecuredValidatorCallbackHandler",
+                 "OAuthBearerUnsecuredValidatorCallbackHandler or "
+                 "org.apache.kafka.common.security.oauthbearer."
+                 "OAuthBearerValidatorCallbackHandler",
         .implemented = true,
         .per_listener = true,
         .doc = "The SASL server's callback handler; Kafka's form is per "
                "listener and mechanism (listener.name.<listener>."
-               "oauthbearer.sasl.server.callback.handler.class). Only "
-               "OAUTHBEARER's default, the unsecured-JWT validator "
-               "(KIP-255), is implemented.",
+               "oauthbearer.sasl.server.callback.handler.class). "
+               "OAUTHBEARER's validators: the unsecured-JWT one (KIP-255, "
+               "the default) and the JWKS one (KIP-768: signed JWTs checked "
+               "against sasl.oauthbearer.jwks.endpoint.url).",
+    },
+    {
+        .name = "sasl.oauthbearer.jwks.endpoint.url",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "OAuthBearerValidatorCallbackHandler: where the identity "
+               "provider's JSON Web Key Set is, read at start. Samsa reads "
+               "file: URLs (Kafka's file-based JWKS: a token whose kid is "
+               "not in the file is refused); http(s) endpoints are refused "
+               "at start (not implemented).",
+    },
+    {
+        .name = "sasl.oauthbearer.expected.audience",
+        .type = SAMSA_CONFIG_LIST,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "OAuthBearerValidatorCallbackHandler: when set, a token's "
+               "aud claim must name one of these.",
+    },
+    {
+        .name = "sasl.oauthbearer.expected.issuer",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = NULL,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "OAuthBearerValidatorCallbackHandler: when set, a token's "
+               "iss claim must be this.",
+    },
+    {
+        .name = "sasl.oauthbearer.sub.claim.name",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "sub",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "OAuthBearerValidatorCallbackHandler: the claim that names "
+               "the principal.",
+    },
+    {
+        .name = "sasl.oauthbearer.scope.claim.name",
+        .type = SAMSA_CONFIG_STRING,
+        .dflt = "scope",
+        .implemented = true,
+        .per_listener = true,
+        .doc = "OAuthBearerValidatorCallbackHandler: the claim that holds "
+               "the token's scope (a string or a list of strings).",
+    },
+    {
+        .name = "sasl.oauthbearer.clock.skew.seconds",
+        .type = SAMSA_CONFIG_INT,
+        .dflt = "30",
+        .check = SAMSA_CONFIG_CHECK_RANGE,
+        .min = 0, .max = INT32_MAX,
+        .implemented = true,
+        .per_listener = true,
+        .doc = "OAuthBearerValidatorCallbackHandler: how far the token's "
+               "exp, nbf and iat may be off the broker's clock.",
     },
     {
         .name = "connections.max.reauth.ms",

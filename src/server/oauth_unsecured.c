@@ -50,10 +50,8 @@ oauth_fail(samsa_oauth_token_t *t, const char *fmt, ...)
     return SAMSA_ERR_SASL_AUTHENTICATION_FAILED;
 }
 
-/* Base64 (the URL alphabet or the standard one, padding optional) into a
- * new NUL-terminated buffer; NULL if it is not. */
-static char *
-oauth_b64(const char *p, size_t n, size_t *outlen)
+char *
+samsa_oauth_b64_decode(const char *p, size_t n, size_t *outlen)
 {
     char      *out = samsa_malloc(n * 3 / 4 + 4);
     uint32_t   acc = 0;
@@ -104,7 +102,7 @@ oauth_part(const char *p, size_t n, samsa_oauth_token_t *t)
     json_error_t   e;
     json_t        *j;
     size_t         len = 0;
-    char          *raw = oauth_b64(p, n, &len);
+    char          *raw = samsa_oauth_b64_decode(p, n, &len);
 
     if (raw == NULL) {
         (void) oauth_fail(t, "malformed Base64 URL encoded value");

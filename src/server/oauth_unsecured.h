@@ -34,6 +34,11 @@ typedef struct samsa_oauth_conf {
                                            >= 0 */
 } samsa_oauth_conf_t;
 
+/* Base64 (the URL alphabet or the standard one, padding optional: JWS
+ * parts, JWK members) into a new NUL-terminated buffer of *outlen bytes
+ * (samsa_free); NULL if it is not Base64. */
+char *samsa_oauth_b64_decode(const char *p, size_t n, size_t *outlen);
+
 /* Defaults: "sub", "scope", no scope required, no skew. */
 void samsa_oauth_conf_init(samsa_oauth_conf_t *c);
 void samsa_oauth_conf_fini(samsa_oauth_conf_t *c);

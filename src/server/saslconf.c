@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "net/jaas.h"
+#include "server/oauth_jwks.h"
 #include "server/oauth_unsecured.h"
 #include "util/alloc.h"
 #include "util/diag.h"
@@ -23,6 +24,12 @@
 #define SASLCONF_OAUTH_UNSECURED_HANDLER \
     "org.apache.kafka.common.security.oauthbearer.internals.unsecured." \
     "OAuthBearerUnsecuredValidatorCallbackHandler"
+#define SASLCONF_OAUTH_JWKS_HANDLER \
+    "org.apache.kafka.common.security.oauthbearer." \
+    "OAuthBearerValidatorCallbackHandler"
+#define SASLCONF_OAUTH_JWKS_HANDLER_OLD \
+    "org.apache.kafka.common.security.oauthbearer.secured." \
+    "OAuthBearerValidatorCallbackHandler"
 
 bool
 samsa_saslconf_is_sasl(const char *security_protocol)
@@ -294,9 +301,123 @@ saslconf_oauth_opt(samsa_oauth_conf_t *oc, const samsa_jaas_opt_t *o,
     return SAMSA_ERR_NONE;
 }
 
+static void
+saslconf_jwks_free(void *ctx)
+{
+    samsa_jwks_conf_fini(ctx);
+    samsa_free(ctx);
+}
+
+/* An OAUTHBEARER key of listener l: mechanism-prefixed
+ * (listener.name.<l>.oauthbearer.<key>), then the listener's, then the
+ * top-level key; *used names the one it came from. */
+static const char *
+saslconf_oauth_text(const samsa_config_t *cfg, const char *listener,
+                    const char *key, const char **used)
+{
+    char         mkey[160];
+    const char  *text;
+
+    snprintf(mkey, sizeof(mkey), "oauthbearer.%s", key);
+    text = saslconf_listener_text(cfg, listener, mkey, used);
+    return text != NULL ? text : saslconf_text(cfg, listener, key, used);
+}
+
+/* Kafka's OAuthBearerValidatorCallbackHandler (KIP-768): the key set of
+ * sasl.oauthbearer.jwks.endpoint.url and the claim rules of the
+ * sasl.oauthbearer.* keys. */
+static samsa_err_t
+saslconf_jwks(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
+              const samsa_listener_t *l, char *errstr, size_t errstr_size)
+{
+    samsa_jwks_conf_t  *jc;
+    const char         *text, *key, *p, *comma;
+    char               *end;
+    long long           skew;
+    samsa_err_t         err;
+
+    jc = samsa_calloc(1, sizeof(*jc));
+    samsa_jwks_conf_init(jc);
+    text = saslconf_oauth_text(cfg, l->name,
+                               "sasl.oauthbearer.jwks.endpoint.url", &key);
+    if (text == NULL || text[0] == '\0') {
+        snprintf(errstr, errstr_size, "listener %s validates OAUTHBEARER "
+                 "tokens with OAuthBearerValidatorCallbackHandler but "
+                 "sasl.oauthbearer.jwks.endpoint.url is not set", l->name);
+        saslconf_jwks_free(jc);
+        return SAMSA_ERR__CONFIG;
+    }
+    err = samsa_jwks_load(text, key, &jc->keys, errstr, errstr_size);
+    if (err != SAMSA_ERR_NONE) {
+        saslconf_jwks_free(jc);
+        return err;
+    }
+    text = saslconf_oauth_text(cfg, l->name, "sasl.oauthbearer.sub.claim.name",
+                               &key);
+    if (text != NULL && text[0] != '\0') {
+        samsa_free(jc->sub_claim);
+        jc->sub_claim = samsa_strdup(text);
+    }
+    text = saslconf_oauth_text(cfg, l->name,
+                               "sasl.oauthbearer.scope.claim.name", &key);
+    if (text != NULL && text[0] != '\0') {
+        samsa_free(jc->scope_claim);
+        jc->scope_claim = samsa_strdup(text);
+    }
+    text = saslconf_oauth_text(cfg, l->name,
+                               "sasl.oauthbearer.expected.issuer", &key);
+    if (text != NULL && text[0] != '\0') {
+        jc->expected_issuer = samsa_strdup(text);
+    }
+    text = saslconf_oauth_text(cfg, l->name,
+                               "sasl.oauthbearer.expected.audience", &key);
+    for (p = text; p != NULL && *p != '\0'; p = comma != NULL ? comma + 1
+                                                              : NULL) {
+        comma = strchr(p, ',');
+        while (*p == ' ') {
+            p++;
+        }
+        end = samsa_strndup(p, comma != NULL ? (size_t) (comma - p)
+                                             : strlen(p));
+        while (end[0] != '\0' && end[strlen(end) - 1] == ' ') {
+            end[strlen(end) - 1] = '\0';
+        }
+        if (end[0] == '\0') {
+            samsa_free(end);
+            continue;
+        }
+        jc->expected_audience = samsa_realloc(
+            jc->expected_audience,
+            (jc->nexpected_audience + 1) * sizeof(*jc->expected_audience));
+        jc->expected_audience[jc->nexpected_audience++] = end;
+    }
+    text = saslconf_oauth_text(cfg, l->name,
+                               "sasl.oauthbearer.clock.skew.seconds", &key);
+    if (text != NULL) {
+        skew = strtoll(text, &end, 10);
+        if (end == text || *end != '\0' || skew < 0 || skew > INT32_MAX) {
+            snprintf(errstr, errstr_size, "listener %s: invalid value '%s' "
+                     "for configuration '%s': a number of seconds >= 0",
+                     l->name, text, key);
+            saslconf_jwks_free(jc);
+            return SAMSA_ERR__CONFIG;
+        }
+        jc->clock_skew_ms = skew * 1000;
+    }
+    samsa_info("listener %s: OAUTHBEARER tokens checked against %zu key(s) "
+               "of %s", l->name, samsa_jwks_count(jc->keys),
+               saslconf_oauth_text(cfg, l->name,
+                                   "sasl.oauthbearer.jwks.endpoint.url",
+                                   &key));
+    c->oauth_validate = samsa_jwks_validate_fn;
+    c->oauth_ctx = jc;
+    c->oauth_free = saslconf_jwks_free;
+    return SAMSA_ERR_NONE;
+}
+
 /* OAUTHBEARER (KIP-255): the JAAS entry's OAuthBearerLoginModule with
- * the unsecured validator's options; a server callback handler other than
- * Kafka's unsecured one (KIP-768's JWKS validation) is refused. */
+ * the unsecured validator's options, or (KIP-768) Kafka's JWKS validator
+ * when the server callback handler names it. */
 static samsa_err_t
 saslconf_oauth(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
                const samsa_listener_t *l, char *errstr, size_t errstr_size)
@@ -307,8 +428,9 @@ saslconf_oauth(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
     const char                 *key, *text;
     samsa_err_t                 err;
     size_t                      i;
+    bool                        jwks;
 
-    /* the config checked the value (only the unsecured validator) */
+    /* the config checked the value (one of the two validators) */
     text = saslconf_listener_text(cfg, l->name,
                                   "oauthbearer.sasl.server.callback.handler."
                                   "class", &key);
@@ -316,12 +438,16 @@ saslconf_oauth(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
         text = saslconf_text(cfg, l->name,
                              "sasl.server.callback.handler.class", &key);
     }
-    if (text != NULL && strcmp(text, SASLCONF_OAUTH_UNSECURED_HANDLER) != 0) {
+    jwks = text != NULL
+           && (strcmp(text, SASLCONF_OAUTH_JWKS_HANDLER) == 0
+               || strcmp(text, SASLCONF_OAUTH_JWKS_HANDLER_OLD) == 0);
+    if (text != NULL && !jwks
+        && strcmp(text, SASLCONF_OAUTH_UNSECURED_HANDLER) != 0) {
         snprintf(errstr, errstr_size, "listener %s: %s is '%s': Samsa "
-                 "validates OAUTHBEARER tokens only as Kafka's %s does "
-                 "(unsecured JWTs); validation against a JWKS endpoint "
-                 "(KIP-768) is not implemented", l->name, key, text,
-                 SASLCONF_OAUTH_UNSECURED_HANDLER);
+                 "validates OAUTHBEARER tokens as Kafka's %s (unsecured "
+                 "JWTs) or %s (JWKS, KIP-768) does", l->name, key, text,
+                 SASLCONF_OAUTH_UNSECURED_HANDLER,
+                 SASLCONF_OAUTH_JWKS_HANDLER);
         return SAMSA_ERR__CONFIG;
     }
     text = saslconf_jaas_text(cfg, l->name, "OAUTHBEARER", &key);
@@ -337,6 +463,12 @@ saslconf_oauth(samsa_sasl_conf_t *c, const samsa_config_t *cfg,
                         errstr, errstr_size);
     if (err != SAMSA_ERR_NONE) {
         return err;
+    }
+    if (jwks) {
+        /* the module's options are the broker's own login's, not the
+         * validator's (Kafka's configures it from sasl.oauthbearer.*) */
+        samsa_jaas_fini(&jaas);
+        return saslconf_jwks(c, cfg, l, errstr, errstr_size);
     }
     oc = samsa_calloc(1, sizeof(*oc));
     samsa_oauth_conf_init(oc);

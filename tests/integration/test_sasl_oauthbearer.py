@@ -14,9 +14,9 @@ unsecuredValidatorRequiredScope="kafka".
   7628's error JSON as the server's challenge, the client's ^A then fails
   with SASL_AUTHENTICATION_FAILED and that JSON, and the connection
   closes; a malformed initial response gets Kafka's generic answer.
-- A listener enabling OAUTHBEARER without its JAAS entry, or with a JWKS
-  validator class (KIP-768, not implemented), does not start; the
-  message names the key.
+- A listener enabling OAUTHBEARER without its JAAS entry, with the JWKS
+  validator class but no key set, or with another validator class, does
+  not start; the message names the key.
 A missing client fails its test."""
 
 import base64
@@ -155,6 +155,14 @@ def test_listener_config_errors(samsa, certs):  # noqa: F811
         "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
     rc, err, _ = samsa.run_to_exit(o, use_ports=False)
     assert rc not in (0, None), err
-    assert ("listener.name.sasl_plaintext.oauthbearer.sasl.server.callback."
-            "handler.class" in err and "KIP-768" in err), err
+    # the JWKS validator (KIP-768, test_sasl_oauthbearer_jwks.py) needs its
+    # key set
+    assert ("OAuthBearerValidatorCallbackHandler but "
+            "sasl.oauthbearer.jwks.endpoint.url is not set" in err), err
     assert "unknown configuration" not in err, err
+    o["listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class"] = \
+        "com.example.MyValidator"
+    rc, err, _ = samsa.run_to_exit(o, use_ports=False)
+    assert rc not in (0, None), err
+    assert ("listener.name.sasl_plaintext.oauthbearer.sasl.server.callback."
+            "handler.class" in err and "com.example.MyValidator" in err), err
