@@ -29,7 +29,12 @@ API_BROKER_REGISTRATION = 62
 NOT_CONTROLLER = 41
 DUPLICATE_BROKER_REGISTRATION = 101
 INCONSISTENT_CLUSTER_ID = 104
-SESSION_MS = 3000       # broker.session.timeout.ms in the duplicate tests
+# the duplicate tests: a session long enough (and heartbeats frequent
+# enough) that a node killed and restarted at once always finds its old
+# session valid, even under a sanitizer's slow start
+SESSION_MS = 6000
+DUP_EXTRA = {"broker.session.timeout.ms": str(SESSION_MS),
+             "broker.heartbeat.interval.ms": "500"}
 REGISTERED_BOUND_S = 15.0
 kwire.FLEXIBLE_FROM.setdefault(API_BROKER_REGISTRATION, 0)
 EPOCH_RE = re.compile(r"broker (\d+) registered with the active controller "
@@ -203,7 +208,7 @@ def test_duplicate_registration_refused(samsa):
     """A registration for broker 2 with another incarnation while broker 2
     heartbeats: DUPLICATE_BROKER_REGISTRATION, and broker 2 keeps its
     epoch and its endpoint in every node's Metadata."""
-    c = Cluster(samsa, n=3, extra={"broker.session.timeout.ms": str(SESSION_MS)})
+    c = Cluster(samsa, n=3, extra=DUP_EXTRA)
     c.start_all()
     wait_registered(c, T(REGISTERED_BOUND_S))
     leader = c.nodes[c.wait_leader(T(10))]
@@ -213,7 +218,7 @@ def test_duplicate_registration_refused(samsa):
         r = broker_registration(leader, encode_broker_registration(
             2, c.cluster_id, 1))
         assert r["error_code"] == DUPLICATE_BROKER_REGISTRATION, r
-        time.sleep(SESSION_MS / 1000.0 / 2)
+        time.sleep(1.0)
     assert "refusing the registration of broker 2" in leader.srv.stderr_text()
     wait_registered(c, T(5))        # port 1 never replaced broker 2's
     assert epochs(c.nodes[2]) == before
@@ -230,7 +235,7 @@ def test_kill_and_restart_waits_for_the_old_session(samsa):
     controller fences the old one after broker.session.timeout.ms; then it
     registers with a new epoch.  A clean stop and restart registers at
     once, with no refusal (the controlled shutdown ended fenced)."""
-    c = Cluster(samsa, n=3, extra={"broker.session.timeout.ms": str(SESSION_MS)})
+    c = Cluster(samsa, n=3, extra=DUP_EXTRA)
     c.start_all()
     wait_registered(c, T(REGISTERED_BOUND_S))
     leader_id = c.wait_leader(T(10))
@@ -249,7 +254,10 @@ def test_kill_and_restart_waits_for_the_old_session(samsa):
     assert len(after) == 1, node.srv.stderr_tail()
     assert after[0] > before[0], (before, after)
     assert err.count("DUPLICATE_BROKER_REGISTRATION") == 1, node.srv.stderr_tail()
-    assert "fencing broker %d" % victim in c.nodes[leader_id].srv.stderr_text()
+    # by whichever node leads the quorum by then
+    assert any("fencing broker %d" % victim in n.srv.stderr_text()
+               for n in c.nodes.values() if n.node_id != victim), \
+        [n.srv.stderr_tail() for n in c.nodes.values()]
     print("killed node %d registered again after %.2f s (session %d ms)"
           % (victim, took, SESSION_MS))
     wait_registered(c, T(REGISTERED_BOUND_S))
