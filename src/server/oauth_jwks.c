@@ -45,7 +45,7 @@ struct samsa_jwks {
     size_t       n;
 };
 
-/* ---- key sets -------------------------------------------------------------- */
+/* ---- key sets ------------------------------------------------------- */
 
 static samsa_err_t jwks_fail(char *errstr, size_t errstr_size,
                              const char *fmt, ...)
@@ -365,7 +365,7 @@ samsa_jwks_load(const char *url, const char *key, samsa_jwks_t **out,
     return err;
 }
 
-/* ---- the validator ------------------------------------------------------------- */
+/* ---- the validator -------------------------------------------------- */
 
 void
 samsa_jwks_conf_init(samsa_jwks_conf_t *c)
@@ -474,7 +474,8 @@ jwks_ecdsa_der(const uint8_t *sig, size_t len, int bits, size_t *der_len)
     es = ECDSA_SIG_new();
     r = BN_bin2bn(sig, (int) flen, NULL);
     s = BN_bin2bn(sig + flen, (int) flen, NULL);
-    if (es == NULL || r == NULL || s == NULL || ECDSA_SIG_set0(es, r, s) != 1) {
+    if (es == NULL || r == NULL || s == NULL
+        || ECDSA_SIG_set0(es, r, s) != 1) {
         BN_free(r);
         BN_free(s);
         ECDSA_SIG_free(es);

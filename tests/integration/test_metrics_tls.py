@@ -14,27 +14,10 @@ import pytest
 
 import promtext
 from samsa_harness import HOST, T, free_port
-from test_tls import Certs, _ca, _leaf, sh
+from test_tls import certs  # noqa: F401  (server.pem, .enc.pem, mismatch.pem)
 
 
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory):
-    c = Certs(str(tmp_path_factory.mktemp("metrics-tls-certs")))
-    _ca(c, "ca", "Samsa Metrics Test CA")
-    _leaf(c, "server", "ca", "localhost",
-          ext="subjectAltName=DNS:localhost,IP:127.0.0.1\n")
-    sh("openssl", "pkey", "-in", c.p("server.key"), "-aes256", "-passout",
-       "pass:s3cret", "-out", c.p("server.enc.key"))
-    with open(c.p("server.enc.pem"), "w") as f:
-        f.write(open(c.p("server.enc.key")).read()
-                + open(c.p("server.crt")).read())
-    sh("openssl", "genpkey", "-algorithm", "RSA", "-out", c.p("stray.key"))
-    with open(c.p("mismatch.pem"), "w") as f:
-        f.write(open(c.p("stray.key")).read() + open(c.p("server.crt")).read())
-    return c
-
-
-def start_https(samsa, certs, **extra):
+def start_https(samsa, certs, **extra):  # noqa: F811
     port = free_port()
     o = {"metrics.listener": "https://%s:%d" % (HOST, port),
          "metrics.listener.ssl.keystore.location": certs.p("server.pem")}
