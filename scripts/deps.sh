@@ -20,6 +20,7 @@ PKGS=(
   python3-pytest python3-psutil python3-venv    # integration harness (venv: PyPI clients)
   python3-lz4 python3-snappy python3-zstandard  # kafka-python codecs
   python3-confluent-kafka python3-kafka kcat    # real clients under test
+  python3-cryptography                          # tests: keys and signed JWTs (KIP-768)
   librdkafka-dev                                # librdkafka from C
   iperf3 fio                                    # bench/run.sh: machine limits
   gdb                                           # tests: backtraces of a server that did not exit
