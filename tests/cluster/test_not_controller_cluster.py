@@ -229,8 +229,19 @@ def test_auto_create_through_standby(cluster):
     answers.check()
     cluster.wait_topics_equal(["nc-auto"], T(10))
     lead = t["partitions"][0]["leader_id"]
+    # the leader's image names the partition a moment before its log is
+    # made (as Kafka's metadata cache is set before ReplicaManager applies
+    # the delta): a client retries the retriable answer, and so does this
+    deadline = time.monotonic() + T(10)
     with cluster.nodes[lead].connect() as c:
-        p = c.produce("nc-auto", 0, kwire.encode_batch([kwire.Record(b"x")]))
+        while True:
+            p = c.produce("nc-auto", 0,
+                          kwire.encode_batch([kwire.Record(b"x")]))
+            if p["error_code"] not in (kwire.ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                       kwire.ERR_NOT_LEADER_OR_FOLLOWER) \
+                    or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
     assert p["error_code"] == 0, p
 
     # a librdkafka producer that knows only this node
