@@ -491,11 +491,18 @@ ctl_check_duplicate(samsa_controller_t *ctrl, const samsa_image_t *img,
     timeout_ms = samsa_config_kraft(ctrl->conf.broker_cfg)
                      ->broker_session_timeout_ms;
     ago = now - se->last_ms;
-    if (ago >= timeout_ms) {
-        return SAMSA_ERR_NONE;
-    }
     samsa_image_id_str(br->incarnation_id, old_id);
     samsa_image_id_str(reg->incarnation_id, new_id);
+    if (ago >= timeout_ms) {
+        /* not fenced yet (the expiry check runs on a timer), but its
+         * session is over: the new incarnation replaces it, as Kafka's */
+        samsa_info("controller: broker %" PRId32 " (incarnation %s, broker "
+                   "epoch %" PRId64 ") has not been heard from for %" PRId64
+                   " ms (broker.session.timeout.ms %" PRId32 "): its session "
+                   "expired, the registration of incarnation %s replaces it",
+                   br->id, old_id, br->epoch, ago, timeout_ms, new_id);
+        return SAMSA_ERR_NONE;
+    }
     samsa_warn("controller: refusing the registration of broker %" PRId32
                " (incarnation %s): DUPLICATE_BROKER_REGISTRATION, broker %"
                PRId32 " is registered with incarnation %s (broker epoch %"
