@@ -1,5 +1,10 @@
 /*
  * util/queue.c - see queue.h.  Threads: any; q->lock guards the ring.
+ * A put adds to the ring under the lock, then posts the semaphore; a take
+ * first claims an item on the semaphore (waiting there, not on a
+ * condition variable), then pops one under the lock: every claim has its
+ * item, as every post follows its push.  not_full is signalled after the
+ * unlock (a waiter woken under the lock would only block on it).
  */
 #include "util/queue.h"
 
@@ -17,10 +22,10 @@ samsa_queue_init(samsa_queue_t *q, size_t cap)
     pthread_condattr_t  attr;
 
     samsa_assert(cap > 0);
+    samsa_assert(sem_init(&q->items, 0, 0) == 0);
     pthread_mutex_init(&q->lock, NULL);
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&q->not_empty, &attr);
     pthread_cond_init(&q->not_full, &attr);
     pthread_condattr_destroy(&attr);
     q->ring = samsa_calloc(cap, sizeof(*q->ring));
@@ -36,8 +41,8 @@ samsa_queue_fini(samsa_queue_t *q)
     samsa_free(q->ring);
     q->ring = NULL;
     pthread_cond_destroy(&q->not_full);
-    pthread_cond_destroy(&q->not_empty);
     pthread_mutex_destroy(&q->lock);
+    sem_destroy(&q->items);
 }
 
 /* @locks q->lock held */
@@ -49,7 +54,6 @@ queue_push_locked(samsa_queue_t *q, void *item)
     if (q->len > q->max_len) {
         q->max_len = q->len;
     }
-    pthread_cond_signal(&q->not_empty);
 }
 
 void
@@ -61,6 +65,7 @@ samsa_queue_put(samsa_queue_t *q, void *item)
     }
     queue_push_locked(q, item);
     pthread_mutex_unlock(&q->lock);
+    samsa_assert(sem_post(&q->items) == 0);
 }
 
 bool
@@ -74,35 +79,55 @@ samsa_queue_offer(samsa_queue_t *q, void *item)
         ok = true;
     }
     pthread_mutex_unlock(&q->lock);
+    if (ok) {
+        samsa_assert(sem_post(&q->items) == 0);
+    }
     return ok;
+}
+
+/* Claim one item on the semaphore, waiting up to timeout_ms (0: not at
+ * all, <0: forever); false on timeout. */
+static bool
+queue_claim(samsa_queue_t *q, int64_t timeout_ms)
+{
+    struct timespec  deadline;
+    int              rc;
+
+    if (timeout_ms == 0) {
+        do {
+            rc = sem_trywait(&q->items);
+        } while (rc != 0 && errno == EINTR);
+        return rc == 0;
+    }
+    if (timeout_ms < 0) {
+        do {
+            rc = sem_wait(&q->items);
+        } while (rc != 0 && errno == EINTR);
+        return rc == 0;
+    }
+    deadline = samsa_timespec_after(CLOCK_MONOTONIC, timeout_ms);
+    do {
+        rc = sem_clockwait(&q->items, CLOCK_MONOTONIC, &deadline);
+    } while (rc != 0 && errno == EINTR);
+    return rc == 0;
 }
 
 void *
 samsa_queue_take(samsa_queue_t *q, int64_t timeout_ms)
 {
-    struct timespec  deadline = { 0, 0 };
-    void            *item = NULL;
+    void  *item;
 
-    if (timeout_ms > 0) {
-        deadline = samsa_timespec_after(CLOCK_MONOTONIC, timeout_ms);
+    if (!queue_claim(q, timeout_ms)) {
+        return NULL;
     }
     pthread_mutex_lock(&q->lock);
-    while (q->len == 0 && timeout_ms != 0) {
-        if (timeout_ms < 0) {
-            pthread_cond_wait(&q->not_empty, &q->lock);
-        } else if (pthread_cond_timedwait(&q->not_empty, &q->lock, &deadline)
-                   == ETIMEDOUT) {
-            break;
-        }
-    }
-    if (q->len > 0) {
-        item = q->ring[q->head];
-        q->ring[q->head] = NULL;
-        q->head = (q->head + 1) % q->cap;
-        q->len--;
-        pthread_cond_signal(&q->not_full);
-    }
+    samsa_assert(q->len > 0);
+    item = q->ring[q->head];
+    q->ring[q->head] = NULL;
+    q->head = (q->head + 1) % q->cap;
+    q->len--;
     pthread_mutex_unlock(&q->lock);
+    pthread_cond_signal(&q->not_full);
     return item;
 }
 

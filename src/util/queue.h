@@ -4,19 +4,25 @@
  * waits up to a timeout.  The request queue and the processors'
  * new-connection queues are these.
  * Threads: any number of producers and consumers; the queue's mutex guards
- * everything.  The queue does not own its items: ownership moves with put.
+ * the ring, and a semaphore counts the items in it, so that a taker waits
+ * and is woken without a condition variable: glibc hands a woken cond
+ * waiter the mutex marked contended, so its unlock is one more futex
+ * call, per hand-off (docs/PERFORMANCE.md).
+ * The queue does not own its items: ownership moves with put.
  */
 #ifndef SAMSA_UTIL_QUEUE_H
 #define SAMSA_UTIL_QUEUE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct samsa_queue {
+    sem_t             items;        /* [atomic] items put, not yet
+                                       claimed by a take (<= len) */
     pthread_mutex_t   lock;         /* guards every field below */
-    pthread_cond_t    not_empty;
     pthread_cond_t    not_full;
     void            **ring;         /* [lock] cap slots */
     size_t            cap;          /* [const] */

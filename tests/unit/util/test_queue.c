@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "util/queue.h"
@@ -109,10 +110,88 @@ test_queue_take_woken_by_put(void **state)
     samsa_queue_fini(&q);
 }
 
+/* Four producers and four consumers through a queue of 8: every item
+ * comes out exactly once (the semaphore's count and the ring agree), with
+ * timed and untimed takes and blocking puts mixed. */
+#define MPMC_THREADS  4
+#define MPMC_ITEMS    20000
+
+typedef struct mpmc {
+    samsa_queue_t    q;
+    int              vals[MPMC_THREADS * MPMC_ITEMS];
+    _Atomic int      seen[MPMC_THREADS * MPMC_ITEMS];
+    _Atomic int      taken;
+    _Atomic int      next_producer;
+} mpmc_t;
+
+static void *
+mpmc_producer(void *arg)
+{
+    mpmc_t  *m = arg;
+    int      id = atomic_fetch_add(&m->next_producer, 1);
+    int      i;
+
+    for (i = 0; i < MPMC_ITEMS; i++) {
+        int  *v = &m->vals[id * MPMC_ITEMS + i];
+
+        if ((i & 1) || !samsa_queue_offer(&m->q, v)) {
+            samsa_queue_put(&m->q, v);
+        }
+    }
+    return NULL;
+}
+
+static void *
+mpmc_consumer(void *arg)
+{
+    mpmc_t  *m = arg;
+    int     *v;
+
+    while (atomic_load(&m->taken) < MPMC_THREADS * MPMC_ITEMS) {
+        v = samsa_queue_take(&m->q, (atomic_load(&m->taken) & 1) ? 20 : 0);
+        if (v != NULL) {
+            atomic_fetch_add(&m->seen[*v], 1);
+            atomic_fetch_add(&m->taken, 1);
+        }
+    }
+    return NULL;
+}
+
+static void
+test_queue_many_producers_and_consumers(void **state)
+{
+    mpmc_t     *m = calloc(1, sizeof(*m));
+    pthread_t   t[2 * MPMC_THREADS];
+    int         i;
+
+    (void) state;
+    samsa_queue_init(&m->q, 8);
+    for (i = 0; i < MPMC_THREADS * MPMC_ITEMS; i++) {
+        m->vals[i] = i;
+    }
+    for (i = 0; i < MPMC_THREADS; i++) {
+        pthread_create(&t[i], NULL, mpmc_consumer, m);
+        pthread_create(&t[MPMC_THREADS + i], NULL, mpmc_producer, m);
+    }
+    for (i = 0; i < 2 * MPMC_THREADS; i++) {
+        pthread_join(t[i], NULL);
+    }
+    assert_int_equal(atomic_load(&m->taken), MPMC_THREADS * MPMC_ITEMS);
+    for (i = 0; i < MPMC_THREADS * MPMC_ITEMS; i++) {
+        assert_int_equal(atomic_load(&m->seen[i]), 1);
+    }
+    assert_int_equal(samsa_queue_size(&m->q), 0);
+    assert_null(samsa_queue_take(&m->q, 0));
+    assert_true(samsa_queue_max_size(&m->q) <= 8);
+    samsa_queue_fini(&m->q);
+    free(m);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_queue_many_producers_and_consumers),
         cmocka_unit_test(test_queue_fifo_and_offer_when_full),
         cmocka_unit_test(test_queue_take_times_out),
         cmocka_unit_test(test_queue_put_blocks_until_room),
