@@ -28,9 +28,13 @@ _Static_assert(SAMSA_SELECTOR_F_HUP == EPOLLHUP, "HUP is EPOLLHUP");
 samsa_err_t
 samsa_selector_init(samsa_selector_t *sel)
 {
-    struct epoll_event  ev = { .events = EPOLLIN, .data.ptr = NULL };
+    /* edge-triggered: every write is reported once, so the counter is
+     * never read (it cannot reach its 2^64 - 1 limit) */
+    struct epoll_event  ev = { .events = EPOLLIN | EPOLLET, .data.ptr = NULL };
 
     atomic_init(&sel->wake_pending, false);
+    atomic_init(&sel->awake, false);
+    sel->announces = false;
     sel->wakefd = -1;
     sel->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (sel->epfd < 0) {
@@ -68,7 +72,7 @@ selector_ctl(samsa_selector_t *sel, int op, int fd, uint32_t interest,
     struct epoll_event  ev = { .events = interest, .data.ptr = ptr };
 
     samsa_assert(op == EPOLL_CTL_DEL || ptr != NULL);
-    samsa_assert((interest & ~SELECTOR_F_ALL) == 0);
+    samsa_assert((interest & ~(SELECTOR_F_ALL | SAMSA_SELECTOR_F_EDGE)) == 0);
     if (epoll_ctl(sel->epfd, op, fd, &ev) != 0) {
         samsa_error("epoll_ctl(%s) of fd %d failed: %s",
                     op == EPOLL_CTL_ADD   ? "ADD"
@@ -100,19 +104,14 @@ samsa_selector_remove(samsa_selector_t *sel, int fd)
     return selector_ctl(sel, EPOLL_CTL_DEL, fd, 0, NULL);
 }
 
-/* Read the eventfd, then clear the flag with an exchange: a wake-up
- * between the two finds the flag set and writes nothing, but the caller
- * has not yet looked at what it was woken for; one after the clear
- * writes again.  The exchange reads the waker's, so what the waker did
- * before waking is visible here. */
+/* The eventfd was reported (edge-triggered: nothing to read).  Clear the
+ * flag with an exchange: a wake-up before the clear found the flag set
+ * and wrote nothing, but the caller has not yet looked at what it was
+ * woken for; one after the clear writes again.  The exchange reads the
+ * waker's, so what the waker did before waking is visible here. */
 static void
 selector_drain_wakeup(samsa_selector_t *sel)
 {
-    uint64_t  v;
-
-    if (read(sel->wakefd, &v, sizeof(v)) < 0) {
-        /* EAGAIN: a wake-up raced the flag; nothing to read */
-    }
     (void) atomic_exchange(&sel->wake_pending, false);
 }
 
@@ -133,6 +132,10 @@ samsa_selector_wait(samsa_selector_t *sel, samsa_selector_event_t *evs,
         timeout_ms = INT32_MAX;
     }
     n = epoll_wait(sel->epfd, raw, (int) max, (int) timeout_ms);
+    if (sel->announces) {
+        /* until the next prepare_wait the owner looks at its queues */
+        atomic_store_explicit(&sel->awake, true, memory_order_relaxed);
+    }
     if (n < 0) {
         if (errno == EINTR) {
             return SAMSA_ERR_NONE;
@@ -153,10 +156,25 @@ samsa_selector_wait(samsa_selector_t *sel, samsa_selector_event_t *evs,
 }
 
 void
+samsa_selector_prepare_wait(samsa_selector_t *sel)
+{
+    sel->announces = true;
+    atomic_store_explicit(&sel->awake, false, memory_order_relaxed);
+    /* the store before the owner's next look at its queues (Dekker's
+     * pair with the waker's fence) */
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+void
 samsa_selector_wakeup(samsa_selector_t *sel)
 {
     uint64_t  one = 1;
 
+    /* what the caller published before the load of awake */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&sel->awake, memory_order_relaxed)) {
+        return;
+    }
     if (atomic_exchange(&sel->wake_pending, true)) {
         return;
     }

@@ -2,7 +2,10 @@
  * net/selector.h - an epoll set and its wake-up (Kafka's Selector over
  * java.nio's Selector): sockets registered with an interest mask (read,
  * write) and a user pointer, a wait that returns the ready ones, and an
- * eventfd any thread can write to end a wait early.  The broker's network
+ * eventfd any thread can write to end a wait early (registered
+ * edge-triggered, so a wake-up costs one write and no read), skipped while
+ * an owner that announces its waits (samsa_selector_prepare_wait) is
+ * awake and will look at its queues anyway.  The broker's network
  * threads (net/server/proc.c) and libsamsa's network client (client/netclient.c)
  * each own one; this header knows neither of them.
  * Threads: owned by one thread (the one that waits): samsa_selector_add,
@@ -28,12 +31,22 @@
 #define SAMSA_SELECTOR_F_WRITE  0x004u
 #define SAMSA_SELECTOR_F_ERR    0x008u
 #define SAMSA_SELECTOR_F_HUP    0x010u
+/* With samsa_selector_add only: edge-triggered (EPOLLET).  Readiness is
+ * reported when it arises, not again while it lasts: the owner reads and
+ * writes until EAGAIN, or remembers that it did not. */
+#define SAMSA_SELECTOR_F_EDGE   0x80000000u
 
 typedef struct samsa_selector {
     int           epfd;             /* [const] the epoll set */
     int           wakefd;           /* [const] eventfd in the set */
-    _Atomic bool  wake_pending;     /* [atomic] written, not yet read:
-                                       further wake-ups skip the write */
+    _Atomic bool  wake_pending;     /* [atomic] written, not yet seen by
+                                       a wait: further wake-ups skip the
+                                       write */
+    _Atomic bool  awake;            /* [atomic] the owner is between a
+                                       wait and its next prepare_wait:
+                                       wake-ups skip the write */
+    bool          announces;        /* [owner] prepare_wait was called:
+                                       a wait's return sets awake */
 } samsa_selector_t;
 
 /* One ready socket: what it was registered with, and what is ready. */
@@ -78,8 +91,20 @@ SAMSA_MUST_CHECK samsa_err_t samsa_selector_wait(samsa_selector_t *sel,
                                                  int64_t timeout_ms,
                                                  size_t *nready);
 
+/* Announce a wait (an eventcount's prepare): from here on wake-ups write
+ * the eventfd.  The owner calls it, then looks once more at everything a
+ * wake-up can be for (its queues, its flags) and waits only if all is
+ * empty; a waker publishes first and wakes after, so either the owner
+ * sees what was published or the waker sees the announcement.  From the
+ * first call on, each wait's return marks the owner awake, and wake-ups
+ * until the next call cost no syscall.  An owner that never calls it is
+ * always woken.  @thread owner */
+void samsa_selector_prepare_wait(samsa_selector_t *sel);
+
 /* Make the wait in progress, or the next one, return at once.  Wake-ups
- * between two waits coalesce into one eventfd write.  @thread any */
+ * between two waits coalesce into one eventfd write; none is written
+ * while an announcing owner is awake.  Call it after publishing what the
+ * owner is woken for.  @thread any */
 void samsa_selector_wakeup(samsa_selector_t *sel);
 
 #endif /* SAMSA_NET_SELECTOR_H */
