@@ -8,27 +8,37 @@
 #include "net/conn.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "util/alloc.h"
 #include "util/endian.h"
 #include "util/time.h"
 
-/* recv once; NONE with *n = 0 means "nothing more now". */
+/* recv once into p, and with q (an edge connection's next size prefix)
+ * on into q; NONE with *n = 0 means "nothing more now".  On an edge
+ * connection a short read or EAGAIN means the socket is empty: the next
+ * bytes come with an edge. */
 static samsa_err_t
-conn_recv(samsa_conn_t *conn, void *p, size_t len, size_t *n)
+conn_recv(samsa_conn_t *conn, void *p, size_t len, void *q, size_t qlen,
+          size_t *n)
 {
-    ssize_t  r;
+    struct iovec  iov[2] = { { p, len }, { q, qlen } };
+    ssize_t       r;
 
     *n = 0;
     if (conn->tls != NULL) {
         return samsa_tls_read(conn->tls, p, len, n);
     }
     for (;;) {
-        r = recv(conn->fd, p, len, 0);
+        r = q != NULL ? readv(conn->fd, iov, 2) : recv(conn->fd, p, len, 0);
         if (r > 0) {
             *n = (size_t) r;
+            if ((size_t) r < len + (q != NULL ? qlen : 0)) {
+                conn->readable = false;
+            }
             return SAMSA_ERR_NONE;
         }
         if (r == 0) {
@@ -38,6 +48,7 @@ conn_recv(samsa_conn_t *conn, void *p, size_t len, size_t *n)
             continue;
         }
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            conn->readable = false;
             return SAMSA_ERR_NONE;
         }
         return errno == ECONNRESET ? SAMSA_ERR__CLOSED : SAMSA_ERR__IO;
@@ -52,7 +63,7 @@ conn_read_size(samsa_conn_t *conn, int32_t max_size)
 
     while (conn->size_got < 4) {
         err = conn_recv(conn, conn->size_buf + conn->size_got,
-                        4 - conn->size_got, &n);
+                        4 - conn->size_got, NULL, 0, &n);
         if (err != SAMSA_ERR_NONE || n == 0) {
             return err;
         }
@@ -93,12 +104,14 @@ samsa_err_t
 samsa_conn_read(samsa_conn_t *conn, int32_t max_size, samsa_mempool_t *pool)
 {
     samsa_err_t  err;
-    size_t       n;
+    size_t       n, want;
+    bool         next;
 
     if (conn->recv_complete) {
         return SAMSA_ERR_NONE;
     }
-    if (conn->size_got < 4) {
+    if (conn->payload == NULL) {
+        /* the size prefix: read, or brought whole with the last request */
         err = conn_read_size(conn, max_size);
         if (err != SAMSA_ERR_NONE || conn->size_got < 4) {
             return err;
@@ -119,10 +132,17 @@ samsa_conn_read(samsa_conn_t *conn, int32_t max_size, samsa_mempool_t *pool)
                 return err;
             }
         }
-        err = conn_recv(conn, conn->payload + conn->payload_got,
-                        (size_t) (conn->charged - conn->payload_got), &n);
+        want = (size_t) (conn->charged - conn->payload_got);
+        /* the last bytes of it, with the next size prefix */
+        next = conn->edge && conn->charged == conn->size;
+        err = conn_recv(conn, conn->payload + conn->payload_got, want,
+                        next ? conn->next_size_buf : NULL, 4, &n);
         if (err != SAMSA_ERR_NONE || n == 0) {
             return err;
+        }
+        if (n > want) {
+            conn->next_size_got = (uint32_t) (n - want);
+            n = want;
         }
         conn->payload_got += (int32_t) n;
     }
@@ -140,7 +160,10 @@ samsa_conn_take_payload(samsa_conn_t *conn, int32_t *size)
     conn->payload_got = 0;
     conn->charged = 0;
     conn->size = 0;
-    conn->size_got = 0;
+    /* what of the next size prefix came with this request's end */
+    memcpy(conn->size_buf, conn->next_size_buf, sizeof(conn->size_buf));
+    conn->size_got = conn->next_size_got;
+    conn->next_size_got = 0;
     conn->recv_complete = false;
     return p;
 }

@@ -39,8 +39,18 @@ typedef struct samsa_conn {
                                            a client certificate names
                                            someone (issue 21) */
     samsa_mute_state_t   mute;
-    uint32_t             events;        /* selector interest registered
-                                           now (SAMSA_SELECTOR_F_*) */
+    uint32_t             events;        /* selector interest now
+                                           (SAMSA_SELECTOR_F_*): registered
+                                           with epoll, or, on an edge
+                                           connection, kept here only */
+    bool                 edge;          /* plaintext: registered once for
+                                           READ and WRITE edge-triggered;
+                                           mute and unmute cost no
+                                           epoll_ctl */
+    bool                 readable;      /* edge: bytes may wait in the
+                                           socket (an edge came, and no
+                                           read since came back short or
+                                           EAGAIN) */
     bool                 mem_muted;     /* muted while the pool is empty */
     bool                 closing;       /* close requested, not yet done */
     bool                 sniffed;       /* handoff_match said Kafka */
@@ -49,6 +59,10 @@ typedef struct samsa_conn {
     /* receive in progress */
     uint8_t              size_buf[4];
     uint32_t             size_got;
+    uint8_t              next_size_buf[4]; /* edge: the next request's
+                                           size prefix, read with the
+                                           last bytes of this one */
+    uint32_t             next_size_got;
     int32_t              size;
     uint8_t             *payload;       /* size bytes (address space: pages
                                            are touched as bytes arrive) */
@@ -85,10 +99,11 @@ typedef struct samsa_conn {
     struct samsa_conn   *next_recv;     /* completed receives */
     struct samsa_conn   *next_send;     /* completed sends */
     struct samsa_conn   *next_dis;      /* to close at the turn's step 6 */
-    /* TLS: decrypted bytes wait while epoll has nothing to say (the
-     * processor's list of them), and the handshake's deadline */
-    struct samsa_conn   *next_tls;
-    bool                 tls_queued;
+    /* bytes wait while epoll has nothing to say: decrypted TLS bytes,
+     * or an edge socket's, unmuted (the processor's list of them); and the
+     * TLS handshake's deadline */
+    struct samsa_conn   *next_pending;
+    bool                 read_queued;
     int64_t              tls_deadline_ns;
     /* SASL listeners: the authentication's state (owned; NULL on other
      * listeners), its deadline (from the accept, as the TLS handshake's),
@@ -101,7 +116,9 @@ typedef struct samsa_conn {
 } samsa_conn_t;
 
 /* Read toward one complete request (size prefix, then exactly that many
- * bytes, so nothing of the next request leaves the kernel's buffer).
+ * bytes; on an edge connection the last read also asks for the next
+ * request's 4-byte size prefix, so that a read that comes back short
+ * tells the socket is empty without a read that says EAGAIN).
  * Returns NONE (check conn->recv_complete), _CLOSED at EOF, _IO on a socket
  * error, _BAD_MSG if the size is negative or above max_size, _FULL if the
  * memory pool is exhausted (the caller mutes the connection).

@@ -3,9 +3,13 @@
  * (net/selector.c: epoll set and wake-up), the connections the acceptor
  * gave it, and the seven-step turn:
  *   1 configure new connections (at most 20 a turn)
- *   2 process new responses (from the handlers)
- *   3 poll: selector wait (0 ms if connections wait, else up to 300 ms, or
- *     until the first client-quota throttle ends), then read and write; at
+ *   2 process new responses (from the handlers), writing each at once;
+ *     those written whole go through step 5 here already, so that their
+ *     connections are unmuted before the wait
+ *   3 poll: announce the wait (wake-ups are skipped until here), selector
+ *     wait (0 ms if connections, responses or reads epoll will not
+ *     announce wait, else up to 300 ms, or until the first client-quota
+ *     throttle ends), then read and write; at
  *     most one completed receive per connection; then end the throttles
  *     whose delay passed (MUTED_AND_THROTTLED -> MUTED, and unmute)
  *   4 process completed receives: parse the header, queue the request
@@ -38,6 +42,7 @@
 #include "proto/proto.h"
 #include "util/alloc.h"
 #include "util/diag.h"
+#include "util/locked.h"
 #include "util/time.h"
 
 #define PROC_MAX_EVENTS 256
@@ -98,6 +103,12 @@ proc_tls_events(const samsa_conn_t *conn)
 static void
 proc_sel_set(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t events)
 {
+    if (conn->edge) {
+        /* registered for both, edge-triggered: the interest is ours to
+         * keep (an edge that finds it muted is remembered as readable) */
+        conn->events = events;
+        return;
+    }
     if (conn->tls != NULL) {
         events = proc_tls_events(conn);
     }
@@ -186,7 +197,7 @@ proc_mute_event(samsa_proc_t *proc, samsa_conn_t *conn, samsa_mute_event_t ev)
 }
 
 static void proc_conn_schedule_close(samsa_proc_t *proc, samsa_conn_t *conn);
-static void proc_tls_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn);
+static void proc_queue_read(samsa_proc_t *proc, samsa_conn_t *conn);
 static void proc_write_now(samsa_proc_t *proc, samsa_conn_t *conn,
                            int64_t now);
 
@@ -215,9 +226,7 @@ proc_conn_try_unmute(samsa_proc_t *proc, samsa_conn_t *conn)
     }
     if (conn->mute == SAMSA_MUTE_NOT_MUTED) {
         proc_sel_set(proc, conn, conn->events | SAMSA_SELECTOR_F_READ);
-        if (conn->tls != NULL) {
-            proc_tls_queue_pending(proc, conn);
-        }
+        proc_queue_read(proc, conn);
     }
 }
 
@@ -322,37 +331,52 @@ proc_throttle_poll_ms(samsa_proc_t *proc, int timeout, int64_t now)
     return ms < timeout ? (int) ms : timeout;
 }
 
-/* ---- TLS ----------------------------------------------------------------- */
+/* ---- reads epoll will not announce ---------------------------------------- */
 
-/* A TLS connection that holds decrypted bytes (a pipelined request read
- * with the one before it) is read at this turn's poll without waiting for
- * epoll, which will not announce them. */
+/* An unmuted connection that holds bytes epoll will not announce is read
+ * at this turn's poll: a TLS connection's decrypted bytes (a pipelined
+ * request read with the one before it), or an edge socket that had bytes
+ * when its edge came (a pipelined request, the rest of one that met an
+ * empty pool, or the socket not yet read empty). */
 static void
-proc_tls_queue_pending(samsa_proc_t *proc, samsa_conn_t *conn)
+proc_queue_read(samsa_proc_t *proc, samsa_conn_t *conn)
 {
-    if (conn->tls_queued || !samsa_tls_has_pending(conn->tls)) {
+    if (conn->read_queued) {
         return;
     }
-    conn->tls_queued = true;
-    conn->next_tls = proc->tls_pending;
-    proc->tls_pending = conn;
+    if (conn->tls != NULL ? !samsa_tls_has_pending(conn->tls)
+                          : !conn->readable) {
+        return;
+    }
+    conn->read_queued = true;
+    conn->next_pending = proc->read_pending;
+    proc->read_pending = conn;
 }
 
-/* Take conn out of the pending list and free its TLS state. */
+/* Take conn out of the pending list (it is being destroyed). */
 static void
-proc_tls_forget(samsa_proc_t *proc, samsa_conn_t *conn)
+proc_unqueue_read(samsa_proc_t *proc, samsa_conn_t *conn)
 {
     samsa_conn_t  **pp;
 
-    if (conn->tls_queued) {
-        for (pp = &proc->tls_pending; *pp != NULL; pp = &(*pp)->next_tls) {
-            if (*pp == conn) {
-                *pp = conn->next_tls;
-                break;
-            }
-        }
-        conn->tls_queued = false;
+    if (!conn->read_queued) {
+        return;
     }
+    for (pp = &proc->read_pending; *pp != NULL; pp = &(*pp)->next_pending) {
+        if (*pp == conn) {
+            *pp = conn->next_pending;
+            break;
+        }
+    }
+    conn->read_queued = false;
+}
+
+/* ---- TLS ----------------------------------------------------------------- */
+
+/* Free conn's TLS state. */
+static void
+proc_tls_forget(samsa_proc_t *proc, samsa_conn_t *conn)
+{
     if (samsa_tls_handshaking(conn->tls)) {
         proc->nhandshaking--;
     }
@@ -381,6 +405,7 @@ proc_conn_destroy(samsa_proc_t *proc, samsa_conn_t *conn)
 
     /* logged if it fails; the close below leaves the set anyway */
     (void) !samsa_selector_remove(&proc->sel, conn->fd);
+    proc_unqueue_read(proc, conn);
     if (conn->tls != NULL) {
         proc_tls_forget(proc, conn);
     }
@@ -577,7 +602,15 @@ proc_conn_adopt(samsa_proc_t *proc, samsa_newconn_t *nc, int64_t now)
         return;
     }
     proc_sasl_adopt(proc, conn, now);
-    if (samsa_selector_add(&proc->sel, conn->fd, SAMSA_SELECTOR_F_READ, conn)
+    /* plaintext: both directions, edge-triggered, once (no epoll_ctl per
+     * mute and unmute); TLS follows what OpenSSL waits for */
+    conn->edge = conn->tls == NULL;
+    if (samsa_selector_add(&proc->sel, conn->fd,
+                           conn->edge ? SAMSA_SELECTOR_F_READ
+                                            | SAMSA_SELECTOR_F_WRITE
+                                            | SAMSA_SELECTOR_F_EDGE
+                                      : SAMSA_SELECTOR_F_READ,
+                           conn)
         != SAMSA_ERR_NONE) {
         samsa_error("registering connection %s failed", conn->idstr);
         proc_conn_schedule_close(proc, conn);
@@ -705,6 +738,13 @@ proc_resp_take(samsa_proc_t *proc, bool retire)
     proc->nresp = 0;
     pthread_mutex_unlock(&proc->resp_lock);
     return resp;
+}
+
+/* Responses wait in the queue.  @locks resp_lock taken */
+static bool
+proc_resp_queued(samsa_proc_t *proc)
+{
+    return SAMSA_LOCKED_READ(&proc->resp_lock, proc->resp_head != NULL);
 }
 
 static void
@@ -928,17 +968,17 @@ proc_tls_on_event(samsa_proc_t *proc, samsa_conn_t *conn, uint32_t ready,
     }
 }
 
-/* Read the TLS connections whose decrypted bytes epoll cannot see. */
+/* Read the connections whose bytes epoll will not announce. */
 static void
-proc_tls_run_pending(samsa_proc_t *proc, int64_t now)
+proc_run_queued_reads(samsa_proc_t *proc, int64_t now)
 {
-    samsa_conn_t  *conn = proc->tls_pending, *next;
+    samsa_conn_t  *conn = proc->read_pending, *next;
 
-    proc->tls_pending = NULL;
+    proc->read_pending = NULL;
     for (; conn != NULL; conn = next) {
-        next = conn->next_tls;
-        conn->next_tls = NULL;
-        conn->tls_queued = false;
+        next = conn->next_pending;
+        conn->next_pending = NULL;
+        conn->read_queued = false;
         if (conn->closing
             || atomic_load_explicit(&proc->run, memory_order_acquire)
                    != SAMSA_PROC_RUNNING) {
@@ -1056,11 +1096,15 @@ proc_poll(samsa_proc_t *proc)
     int64_t                 now, idle_from, from;
     bool                    timed;
 
+    /* From here on wake-ups write the eventfd; until here they were
+     * skipped (this thread was awake and looks below at what they were
+     * for: new connections, responses, memory back in the pool, run). */
+    samsa_selector_prepare_wait(&proc->sel);
     proc_resume_mem_muted(proc);
-    /* Don't wait when connections are queued for us, or when step 2
-     * already finished sends that step 5 must unmute. */
+    /* Don't wait when connections or responses are queued for us, or when
+     * step 2 already finished sends that step 5 must unmute. */
     timeout = samsa_queue_size(&proc->newconns) > 0 || proc->send_done != NULL
-                      || proc->tls_pending != NULL
+                      || proc->read_pending != NULL || proc_resp_queued(proc)
                   ? 0
                   : SAMSA_PROC_POLL_MS;
     if (atomic_load_explicit(&proc->run, memory_order_acquire)
@@ -1082,9 +1126,18 @@ proc_poll(samsa_proc_t *proc)
         }
         timed = conn->net_timed;        /* fixed for this event */
         from = timed ? samsa_now_ns() : 0;
+        if (conn->edge
+            && (evs[i].ready & (SAMSA_SELECTOR_F_READ | SAMSA_SELECTOR_F_HUP
+                                | SAMSA_SELECTOR_F_ERR))) {
+            conn->readable = true;      /* read below, or at the unmute */
+        }
         if (conn->tls != NULL) {
             proc_tls_on_event(proc, conn, evs[i].ready, now);
-        } else if (evs[i].ready & SAMSA_SELECTOR_F_WRITE) {
+        } else if ((evs[i].ready & SAMSA_SELECTOR_F_WRITE)
+                   && (!conn->edge
+                       || (conn->events & SAMSA_SELECTOR_F_WRITE))) {
+            /* (an edge socket reports WRITE with every edge: only a
+             * response the socket refused waits for it) */
             proc_on_writable(proc, conn, now);
         }
         if (!conn->closing
@@ -1103,8 +1156,8 @@ proc_poll(samsa_proc_t *proc)
             conn->net_ns += samsa_now_ns() - from;
         }
     }
-    if (proc->tls_pending != NULL) {
-        proc_tls_run_pending(proc, now);
+    if (proc->read_pending != NULL) {
+        proc_run_queued_reads(proc, now);
     }
     if (proc->nhandshaking > 0 || proc->nauthenticating > 0) {
         proc_tls_expire_handshakes(proc, now);
@@ -1543,6 +1596,7 @@ proc_main(void *arg)
     while (!proc_should_exit(proc)) {
         proc_configure_new_connections(proc);
         proc_process_new_responses(proc);
+        proc_process_completed_sends(proc);
         proc_poll(proc);
         proc_process_completed_receives(proc);
         proc_process_completed_sends(proc);

@@ -119,10 +119,12 @@ struct samsa_proc {
     int64_t                     stall_check_ns; /* last stalled-receive
                                                    sweep */
     size_t                      inflight;   /* requests put, not finished */
-    samsa_conn_t               *tls_pending; /* TLS connections holding
-                                                decrypted bytes the socket
-                                                will not announce
-                                                (next_tls) */
+    samsa_conn_t               *read_pending; /* connections holding
+                                                 bytes epoll will not
+                                                 announce: decrypted TLS
+                                                 bytes, or a plain socket
+                                                 unmuted after its edge
+                                                 (next_pending) */
     size_t                      nhandshaking; /* TLS handshakes under way */
     size_t                      nauthenticating; /* SASL exchanges under
                                                     way */

@@ -59,6 +59,67 @@ test_conn_read_one_frame_exactly(void **state)
     close(conn.fd);
 }
 
+/* An edge connection reads the next request's size prefix with the end of
+ * this one, and knows from a short read that the socket is empty. */
+static void
+test_conn_edge_reads_the_next_size_with_this_request(void **state)
+{
+    samsa_conn_t     conn;
+    samsa_mempool_t  pool;
+    int              peer;
+    int32_t          size;
+    uint8_t         *p;
+    const uint8_t    in[] = { 0, 0, 0, 3, 'a', 'b', 'c', 0, 0, 0, 2, 'y',
+                              'z', 0, 0 };
+
+    (void) state;
+    conn_pair(&conn, &peer);
+    conn.edge = true;
+    conn.readable = true;
+    samsa_mempool_init(&pool, -1);
+    assert_int_equal(write(peer, in, 13), 13);  /* two frames */
+    assert_int_equal(samsa_conn_read(&conn, 100, &pool), SAMSA_ERR_NONE);
+    assert_true(conn.recv_complete);
+    assert_int_equal(conn.next_size_got, 4);    /* came with "abc" */
+    assert_true(conn.readable);                 /* asked 7, got 7 */
+    p = samsa_conn_take_payload(&conn, &size);
+    assert_int_equal(size, 3);
+    assert_memory_equal(p, "abc", 3);
+    samsa_free(p);
+    assert_int_equal(conn.size_got, 4);
+    assert_int_equal(conn.next_size_got, 0);
+    /* the second: its size is here, its body in the socket, and no more */
+    assert_int_equal(samsa_conn_read(&conn, 100, &pool), SAMSA_ERR_NONE);
+    assert_true(conn.recv_complete);
+    assert_false(conn.readable);                /* asked 6, got 2 */
+    assert_int_equal(conn.next_size_got, 0);
+    p = samsa_conn_take_payload(&conn, &size);
+    assert_int_equal(size, 2);
+    assert_memory_equal(p, "yz", 2);
+    samsa_free(p);
+    /* half of the next size: kept, and the rest read after it */
+    assert_int_equal(write(peer, in + 13, 2), 2);
+    conn.readable = true;
+    assert_int_equal(samsa_conn_read(&conn, 100, &pool), SAMSA_ERR_NONE);
+    assert_false(conn.recv_complete);
+    assert_int_equal(conn.size_got, 2);
+    assert_false(conn.readable);
+    assert_int_equal(write(peer, "\x00\x01q", 3), 3);
+    assert_int_equal(samsa_conn_read(&conn, 100, &pool), SAMSA_ERR_NONE);
+    assert_true(conn.recv_complete);
+    p = samsa_conn_take_payload(&conn, &size);
+    assert_int_equal(size, 1);
+    assert_int_equal(p[0], 'q');
+    samsa_free(p);
+    /* an empty socket: EAGAIN clears readable */
+    conn.readable = true;
+    assert_int_equal(samsa_conn_read(&conn, 100, &pool), SAMSA_ERR_NONE);
+    assert_false(conn.recv_complete);
+    assert_false(conn.readable);
+    close(peer);
+    close(conn.fd);
+}
+
 static void
 test_conn_read_rejects_bad_sizes_and_mutes_on_pool(void **state)
 {
@@ -203,6 +264,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conn_read_one_frame_exactly),
+        cmocka_unit_test(test_conn_edge_reads_the_next_size_with_this_request),
         cmocka_unit_test(test_conn_read_rejects_bad_sizes_and_mutes_on_pool),
         cmocka_unit_test(test_conn_read_charges_as_bytes_arrive),
         cmocka_unit_test(test_conn_write_frame_with_regions),
