@@ -26,6 +26,14 @@
 #include "util/fsutil.h"
 #include "util/time.h"
 
+/* Position hints per segment: a direct-mapped table of (offset, position)
+ * for the batches appended last and the batch after the last one found.
+ * A consumer at the tail, or one reading batch after batch, asks for
+ * exactly such an offset: one header read finds its batch, where the
+ * index leads to the batch before it (Kafka's index entries name a batch's
+ * last offset) and the walk reads two. */
+#define SEG_HINTS  16
+
 /*
  * samsa_seg_t - one segment; see seg.h for who touches it.  Fields marked
  * [writer] are used only by the segment's writer (plog lock held).  Fields
@@ -84,6 +92,10 @@ struct samsa_seg {
                                            before txn_n is raised */
     _Atomic uint32_t     txn_n;         /* [atomic] entries; release after
                                            each write, readers acquire */
+    _Atomic uint64_t     hints[SEG_HINTS]; /* [atomic] where recent batches
+                                           start, by offset (seg_hint_put):
+                                           a guess, checked against the
+                                           header read there */
 };
 
 /* The .log's current name.  A rename (samsa_seg_mark_deleted) swaps the
@@ -632,6 +644,32 @@ seg_warn_nospc(const samsa_seg_t *seg, int err)
     }
 }
 
+/* Remember that the batch of offset starts at pos (not checked: readers
+ * check).  @thread any */
+static void
+seg_hint_put(samsa_seg_t *seg, int64_t offset, uint32_t pos)
+{
+    int64_t  rel = offset - seg->base_offset;
+
+    if (rel < 0 || rel >= (int64_t) UINT32_MAX) {
+        return;
+    }
+    atomic_store_explicit(&seg->hints[(uint64_t) rel % SEG_HINTS],
+                          ((uint64_t) (rel + 1) << 32) | pos,
+                          memory_order_relaxed);
+}
+
+/* Forget every hint (a truncation: positions may mean other batches). */
+static void
+seg_hints_clear(samsa_seg_t *seg)
+{
+    size_t  i;
+
+    for (i = 0; i < SEG_HINTS; i++) {
+        atomic_store_explicit(&seg->hints[i], 0, memory_order_relaxed);
+    }
+}
+
 static samsa_err_t
 seg_append_pinned(samsa_seg_t *seg, const uint8_t *p, size_t len,
                  int32_t index_interval_bytes)
@@ -666,6 +704,7 @@ seg_append_pinned(samsa_seg_t *seg, const uint8_t *p, size_t len,
         }
         seg_index_batch(seg, &hdr, end.size + (uint32_t) off,
                         index_interval_bytes);
+        seg_hint_put(seg, hdr.BaseOffset, end.size + (uint32_t) off);
         next = samsa_batch_last_offset(&hdr) + 1;
     }
     seg_publish_end(seg, next, end.size + (uint32_t) len);
@@ -798,6 +837,37 @@ seg_batch_at_pinned(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
     return seg_read_hdr(seg, pos, limit, hdr);
 }
 
+/* The batch of offset found from its hint: the header at the hinted
+ * position read, parsed, starting exactly at offset and ending by limit.
+ * false (nothing logged) when there is no hint or it does not hold; the
+ * caller then walks from the index. */
+static bool
+seg_hint_find(samsa_seg_t *seg, int64_t offset, uint32_t limit,
+              samsa_seg_pos_t *out)
+{
+    int64_t   rel = offset - seg->base_offset;
+    uint64_t  h;
+    uint32_t  pos;
+    uint8_t   b[SAMSA_BATCH_HDR_SIZE];
+
+    if (rel < 0 || rel >= (int64_t) UINT32_MAX) {
+        return false;
+    }
+    h = atomic_load_explicit(&seg->hints[(uint64_t) rel % SEG_HINTS],
+                             memory_order_relaxed);
+    pos = (uint32_t) h;
+    if ((h >> 32) != (uint64_t) (rel + 1)
+        || (uint64_t) pos + SAMSA_BATCH_HDR_SIZE > limit
+        || seg_read_pinned(seg, pos, b, sizeof(b)) != SAMSA_ERR_NONE
+        || samsa_batch_parse(b, sizeof(b), &out->hdr) != SAMSA_ERR_NONE
+        || out->hdr.BaseOffset != offset
+        || (uint64_t) pos + (uint64_t) samsa_batch_size(&out->hdr) > limit) {
+        return false;
+    }
+    out->pos = pos;
+    return true;
+}
+
 /* Walk batch headers from pos until match() accepts one. */
 static samsa_err_t
 seg_walk(samsa_seg_t *seg, uint32_t pos, uint32_t limit,
@@ -829,13 +899,23 @@ static samsa_err_t
 seg_find_offset_pinned(samsa_seg_t *seg, int64_t offset, uint32_t limit,
                       samsa_seg_pos_t *out)
 {
-    samsa_idx_entry_t  e = samsa_idx_lookup(&seg->idx, offset);
+    samsa_idx_entry_t  e;
     int64_t            key[1] = { offset };
+    samsa_err_t        err = SAMSA_ERR_NONE;
 
-    if (e.pos >= limit) {
-        e.pos = 0;                  /* past a truncation: start over */
+    if (!seg_hint_find(seg, offset, limit, out)) {
+        e = samsa_idx_lookup(&seg->idx, offset);
+        if (e.pos >= limit) {
+            e.pos = 0;              /* past a truncation: start over */
+        }
+        err = seg_walk(seg, e.pos, limit, seg_match_offset, key, out);
     }
-    return seg_walk(seg, e.pos, limit, seg_match_offset, key, out);
+    if (err == SAMSA_ERR_NONE) {
+        /* where a reader of this batch asks next */
+        seg_hint_put(seg, samsa_batch_last_offset(&out->hdr) + 1,
+                     out->pos + (uint32_t) samsa_batch_size(&out->hdr));
+    }
+    return err;
 }
 
 static bool
@@ -1016,6 +1096,7 @@ seg_truncate_pinned(samsa_seg_t *seg, uint32_t pos, int64_t next_offset)
     samsa_idx_entry_t  last;
     samsa_err_t        err;
 
+    seg_hints_clear(seg);
     if (ftruncate(seg->fd, (off_t) pos) != 0) {
         return seg_io_error("cannot truncate", seg_log_path(seg), errno);
     }

@@ -212,6 +212,87 @@ test_seg_missing_index_and_truncate(void **state)
     bg_rmrf(dir);
 }
 
+/* Lookups from position hints (the batches appended last, the batch after
+ * the one found last) agree with the index walk, also after a truncation
+ * that re-appends the same offsets in batches of other sizes, where an old
+ * hint's position would fall inside another batch. */
+static void
+test_seg_position_hints(void **state)
+{
+    char             *dir = bg_tmpdir();
+    samsa_seg_t      *seg;
+    samsa_seg_pos_t   pos, first;
+    samsa_seg_end_t   end;
+    int64_t           next = 0, off;
+    int               round;
+
+    (void) state;
+    assert_int_equal(samsa_seg_open(dir, 0, SAMSA_SEG_F_CREATE
+                                                | SAMSA_SEG_F_ACTIVE,
+                                    SEG_INDEX_BYTES, 0, &seg),
+                     SAMSA_ERR_NONE);
+    seg_fill(seg, &next, 40, 3, 100, 0);        /* offsets 0..119 */
+    for (round = 0; round < 2; round++) {
+        end = samsa_seg_end(seg);
+        /* batch after batch, as a consumer reads, then every offset */
+        for (off = 0; off < end.next_offset;
+             off = samsa_batch_last_offset(&pos.hdr) + 1) {
+            assert_int_equal(samsa_seg_find_offset(seg, off, end.size, &pos),
+                             SAMSA_ERR_NONE);
+            assert_int_equal(pos.hdr.BaseOffset, off);
+        }
+        for (off = end.next_offset - 1; off >= 0; off--) {
+            assert_int_equal(samsa_seg_find_offset(seg, off, end.size, &pos),
+                             SAMSA_ERR_NONE);
+            assert_true(pos.hdr.BaseOffset <= off);
+            assert_true(samsa_batch_last_offset(&pos.hdr) >= off);
+            assert_true(pos.pos + samsa_batch_size(&pos.hdr) <= end.size);
+        }
+        /* a limit below the hinted batch's end: not found there */
+        assert_int_equal(samsa_seg_find_offset(seg, 30, end.size, &first),
+                         SAMSA_ERR_NONE);
+        assert_int_equal(samsa_seg_find_offset(seg, 30, first.pos + 10,
+                                               &pos),
+                         SAMSA_ERR__NOENT);
+        /* cut at offset 30 and append 6-record batches in its place */
+        assert_int_equal(samsa_seg_truncate(seg, first.pos, 30),
+                         SAMSA_ERR_NONE);
+        next = 30;
+        seg_fill(seg, &next, 15, 6, 100, 0);    /* 30..119 again */
+        assert_int_equal(samsa_seg_end(seg).next_offset, 120);
+    }
+    samsa_seg_unref(seg);
+    bg_rmrf(dir);
+
+    /* one-record batches 0..49, cut at 30, then 40..44 (a gap, as
+     * compaction leaves): offset 33 is in batch 40, not in the batch that
+     * now starts where 33's did */
+    dir = bg_tmpdir();
+    assert_int_equal(samsa_seg_open(dir, 0, SAMSA_SEG_F_CREATE
+                                                | SAMSA_SEG_F_ACTIVE,
+                                    SEG_INDEX_BYTES, 0, &seg),
+                     SAMSA_ERR_NONE);
+    next = 0;
+    seg_fill(seg, &next, 50, 1, 100, 0);
+    end = samsa_seg_end(seg);
+    assert_int_equal(samsa_seg_find_offset(seg, 30, end.size, &first),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_seg_find_offset(seg, 33, end.size, &pos),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_seg_truncate(seg, first.pos, 30), SAMSA_ERR_NONE);
+    next = 40;
+    seg_fill(seg, &next, 5, 1, 100, 0);
+    end = samsa_seg_end(seg);
+    assert_int_equal(end.next_offset, 45);
+    for (off = 30; off < 45; off++) {
+        assert_int_equal(samsa_seg_find_offset(seg, off, end.size, &pos),
+                         SAMSA_ERR_NONE);
+        assert_int_equal(pos.hdr.BaseOffset, off < 40 ? 40 : off);
+    }
+    samsa_seg_unref(seg);
+    bg_rmrf(dir);
+}
+
 int
 main(void)
 {
@@ -220,6 +301,7 @@ main(void)
         cmocka_unit_test(test_seg_roll_conditions),
         cmocka_unit_test(test_seg_seal_reopen_scan),
         cmocka_unit_test(test_seg_missing_index_and_truncate),
+        cmocka_unit_test(test_seg_position_hints),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
