@@ -24,17 +24,28 @@ produce() { "$B/samsa" perf produce --topic cost --num-records 100000 --record-s
     --producer-props bootstrap.servers=127.0.0.1:$P acks=$1 batch.size=16384 linger.ms=0 >/dev/null 2>&1; }
 consume() { "$B/samsa" perf consume --topic cost --messages 100000 -b 127.0.0.1:$P --no-group \
     --consumer-props max.partition.fetch.bytes=16384 fetch.max.bytes=16384 >/dev/null 2>&1; }
+sum_calls() { awk '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "syscall" && $NF != "total" { t += $4 } END { print t + 0 }' "$1"; }
+# The idle threads' own calls (timed waits of handlers, network threads,
+# acceptors, reapers): per second with no traffic, to subtract from a
+# traced window of the same length.
+strace -c -f -p $PID -o "$W/strace.idle" 2>/dev/null & st=$!
+sleep 3; kill -INT $st; wait $st 2>/dev/null || true
+IDLE_PER_S=$(awk -v t="$(sum_calls "$W/strace.idle")" 'BEGIN { printf "%.1f", t / 3 }')
+echo "idle broker: $IDLE_PER_S syscalls/s"
 traced() {   # NAME API COMMAND...: strace -c of the broker around COMMAND
     local name=$1 api=$2; shift 2
-    local before after
+    local before after t0 t1
     before=$(count "$api")
     strace -c -f -p $PID -o "$W/strace.$name" 2>/dev/null & local st=$!
+    t0=$(date +%s.%N)
     sleep 1; "$@"; sleep 0.5; kill -INT $st; wait $st 2>/dev/null || true
+    t1=$(date +%s.%N)
     after=$(count "$api")
-    awk -v n=$((after - before)) -v name="$name" '
+    awk -v n=$((after - before)) -v name="$name" -v idle="$IDLE_PER_S" -v t0="$t0" -v t1="$t1" '
         $NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "syscall" && $NF != "total" {
             c[$NF] = $4; t += $4 }
-        END { printf "%-12s %6d requests  %5.1f syscalls/request:", name, n, t / n;
+        END { printf "%-12s %6d requests  %5.1f syscalls/request (%.2f of them idle threads over the %.1f s window):",
+                     name, n, t / n, idle * (t1 - t0) / n, t1 - t0;
               for (k in c) if (c[k] / n >= 0.05) printf " %s %.2f", k, c[k] / n; print "" }' "$W/strace.$name"
 }
 traced produce-1 Produce produce 1
