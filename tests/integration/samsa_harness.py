@@ -15,6 +15,7 @@ Environment:
 
 import itertools
 import os
+import random
 import re
 import shutil
 import signal
@@ -87,10 +88,42 @@ def faults_binary():
     return path
 
 
+def _ephemeral_low():
+    """The first port of the kernel's ephemeral range (outgoing
+    connections take their local ports from it)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_PORT_RNG = random.Random()         # seeded from os.urandom: per process
+
+
 def free_port():
+    """A loopback port free now, below the kernel's ephemeral range.  A
+    port the kernel hands out (bind to 0) is ephemeral: until the server
+    listens on it, any outgoing connection on the machine, such as another
+    node of the same cluster connecting to its voters, may take it as its
+    local port, and the server's bind fails (seen in CI under ASan's four
+    parallel tests).  Below the range only another listener can take it,
+    and the harness retries a start that lost such a race."""
+    top = _ephemeral_low() - 1
+    bottom = 10000 if top >= 12000 else 1024
+    for _ in range(500):
+        port = _PORT_RNG.randint(bottom, top)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind((HOST, port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        s.bind((HOST, 0))
+        s.bind((HOST, 0))           # nothing free below: the kernel's pick
         return s.getsockname()[1]
     finally:
         s.close()
