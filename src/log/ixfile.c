@@ -40,6 +40,13 @@ ixfile_map(samsa_ixfile_t *ix, size_t bytes)
     if (m == MAP_FAILED) {
         return ixfile_io_error(ix, "cannot map", errno);
     }
+    /* Lookups are binary searches and appends touch only the tail: no
+     * read-around.  Without this each first touch of a page faulted in
+     * the kernel's mmap read-around window of the (mostly sparse) file,
+     * zero-filled; with thousands of partitions appending round-robin
+     * those windows filled the page cache and evicted one another (issue
+     * 22's round-robin row).  Advice only: a failure changes nothing. */
+    (void) madvise(m, bytes, MADV_RANDOM);
     if (ix->map != NULL) {
         munmap(ix->map, ix->map_bytes);
     }

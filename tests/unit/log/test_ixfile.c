@@ -5,6 +5,9 @@
 #include "log/ixfile.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,12 +110,69 @@ test_ixfile_append_through_reserved_mapping(void **state)
     bg_rmrf(dir);
 }
 
+/* VmFlags of the mapping that starts at addr, from /proc/self/smaps. */
+static bool
+mapping_flags(const void *addr, char *flags, size_t cap)
+{
+    FILE       *f = fopen("/proc/self/smaps", "r");
+    char        line[512];
+    uintptr_t   lo, hi;
+    bool        in = false, found = false;
+
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2
+            && strchr(line, '-') < strchr(line, ' ')) {
+            in = lo == (uintptr_t) addr;
+        } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(flags, cap, "%s", line + 8);
+            found = true;
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Index mappings are advised random (no read-around: a page fault reads
+ * one page of the sparse file, not the kernel's read-around window), after
+ * open, after a resize remaps, after the descriptor cache reattaches. */
+static void
+test_ixfile_mapping_advised_random(void **state)
+{
+    char            *dir = bg_tmpdir(), path[512], flags[512];
+    samsa_ixfile_t   ix;
+    uint8_t          entry[8] = { 1 };
+    bool             created;
+
+    (void) state;
+    snprintf(path, sizeof(path), "%s/z.index", dir);
+    assert_int_equal(samsa_ixfile_open(&ix, path, 8, &created),
+                     SAMSA_ERR_NONE);
+    assert_int_equal(samsa_ixfile_resize(&ix, 1 << 20), SAMSA_ERR_NONE);
+    assert_true(mapping_flags(ix.map, flags, sizeof(flags)));
+    assert_non_null(strstr(flags, " rr"));
+    assert_true(samsa_ixfile_append(&ix, entry));
+    samsa_ixfile_detach(&ix);
+    assert_int_equal(samsa_ixfile_attach(&ix), SAMSA_ERR_NONE);
+    assert_true(mapping_flags(ix.map, flags, sizeof(flags)));
+    assert_non_null(strstr(flags, " rr"));
+    samsa_ixfile_close(&ix);
+    assert_int_equal(samsa_ixfile_open(&ix, path, 8, &created),
+                     SAMSA_ERR_NONE);
+    assert_true(mapping_flags(ix.map, flags, sizeof(flags)));
+    assert_non_null(strstr(flags, " rr"));
+    samsa_ixfile_close(&ix);
+    bg_rmrf(dir);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ixfile_prealloc_append_trim_reopen),
         cmocka_unit_test(test_ixfile_append_through_reserved_mapping),
+        cmocka_unit_test(test_ixfile_mapping_advised_random),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
