@@ -1034,12 +1034,15 @@ const samsa_config_def_t  samsa_config_defs[] = {
         .dflt = "0",
         .check = SAMSA_CONFIG_CHECK_RANGE,
         .min = 0, .max = INT64_MAX,
-        .valid = "0 (half the soft RLIMIT_NOFILE, at least 64), or [1,...]",
+        .valid = "0 (half the soft RLIMIT_NOFILE, at most a quarter of "
+                 "vm.max_map_count, at least 64), or [1,...]",
         .implemented = true,
         .doc = "Samsa: most file descriptors the log layer keeps open for "
-               "segment and index files; the least recently used are "
-               "closed beyond it and reopened on use, so idle partitions "
-               "hold none (Kafka has no such key).",
+               "segments (one each, the .log: the indexes are mapped and "
+               "hold none, but each open segment holds two mappings); "
+               "the least recently used are closed beyond it and "
+               "reopened on use, so idle partitions hold none (Kafka has "
+               "no such key).",
     },
     {
         .name = "log.cleaner.enable",

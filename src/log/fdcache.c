@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -36,11 +37,28 @@ struct samsa_fdcache {
     bool                  warned;       /* [lock] the one warning went */
 };
 
+/* vm.max_map_count, or -1 when it cannot be read. */
+static int64_t
+fdcache_max_map_count(void)
+{
+    FILE       *f = fopen("/proc/sys/vm/max_map_count", "r");
+    long long   v = -1;
+
+    if (f == NULL) {
+        return -1;
+    }
+    if (fscanf(f, "%lld", &v) != 1) {
+        v = -1;
+    }
+    fclose(f);
+    return (int64_t) v;
+}
+
 int64_t
 samsa_fdcache_default_budget(void)
 {
     struct rlimit  rl;
-    int64_t        n = 1024;
+    int64_t        n = 1024, maps;
     const char    *env = getenv("SAMSA_LOG_OPEN_FILES_MAX");
 
     if (env != NULL && atoll(env) > 0) {
@@ -52,6 +70,13 @@ samsa_fdcache_default_budget(void)
         n = 1 << 20;
     }
     n /= 2;
+    /* an open segment holds one descriptor and two mappings (its
+     * indexes): keep the mappings within half of vm.max_map_count, the
+     * rest being the allocator's, the libraries' and the threads' */
+    maps = fdcache_max_map_count();
+    if (maps > 0 && n > maps / 4) {
+        n = maps / 4;
+    }
     return n < FDCACHE_MIN_BUDGET ? FDCACHE_MIN_BUDGET : n;
 }
 

@@ -88,8 +88,9 @@ typedef struct samsa_fdcache_stats {
 } samsa_fdcache_stats_t;
 
 /* The budget log.open.files.max = 0 stands for: half the soft
- * RLIMIT_NOFILE (the other half is for connections, a fetch's dup'ed
- * descriptors, checkpoints and snapshots), at least 64.  The environment
+ * RLIMIT_NOFILE (the other half is for connections, checkpoints and
+ * snapshots), but at most a quarter of vm.max_map_count (an open segment
+ * also holds two mappings, its indexes), at least 64.  The environment
  * variable SAMSA_LOG_OPEN_FILES_MAX (> 0) overrides it, so tests can run
  * any code with a tiny budget. */
 int64_t samsa_fdcache_default_budget(void);

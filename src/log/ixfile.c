@@ -3,6 +3,10 @@
  * The mapping is never shrunk while the file is: after a trim, pages past
  * the end of the file stay mapped but are never read (readers stay below
  * the entry count), so a trim needs no remap and no exclusive lock.
+ * No descriptor is held between calls: a mapping outlives the descriptor
+ * it was made from, and the few operations that need one (resize, trim,
+ * reserving blocks, the pwrite fallback, flush) open the file for the
+ * call.  So a segment holds one descriptor (its .log), not three.
  */
 #include "log/ixfile.h"
 
@@ -29,14 +33,31 @@ ixfile_io_error(const samsa_ixfile_t *ix, const char *what, int err)
     return SAMSA_ERR_KAFKA_STORAGE_ERROR;
 }
 
-/* Map bytes of the file (bytes > 0), replacing any mapping.
+/* Open the file at its current name for one operation: a descriptor, or
+ * -1 with *err set (SAMSA_ERR__NOFILE on EMFILE/ENFILE, else
+ * KAFKA_STORAGE_ERROR after a samsa_error naming the file). */
+static int
+ixfile_fd_open(const samsa_ixfile_t *ix, samsa_err_t *err)
+{
+    int  fd = open(__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE),
+                   O_RDWR | O_CLOEXEC);
+
+    if (fd < 0) {
+        *err = samsa_fdcache_errno_is_nofile(errno)
+                   ? SAMSA_ERR__NOFILE
+                   : ixfile_io_error(ix, "cannot open", errno);
+    }
+    return fd;
+}
+
+/* Map bytes of the file (bytes > 0) from fd, replacing any mapping.
  * @locks ix->lock held for writing, or ix not shared yet */
 static samsa_err_t
-ixfile_map(samsa_ixfile_t *ix, size_t bytes)
+ixfile_map(samsa_ixfile_t *ix, int fd, size_t bytes)
 {
     void  *m;
 
-    m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ix->fd, 0);
+    m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) {
         return ixfile_io_error(ix, "cannot map", errno);
     }
@@ -61,23 +82,24 @@ samsa_ixfile_open(samsa_ixfile_t *ix, const char *path, size_t entry_size,
 {
     struct stat  st;
     samsa_err_t  err;
+    int          fd;
 
     memset(ix, 0, sizeof(*ix));
     ix->path = samsa_strdup(path);
     ix->entry_size = entry_size;
-    ix->fd = open(path, O_RDWR | O_CLOEXEC);
+    fd = open(path, O_RDWR | O_CLOEXEC);
     *created = false;
-    if (ix->fd < 0 && errno == ENOENT) {
-        ix->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         *created = true;
     }
-    if (ix->fd < 0) {
+    if (fd < 0) {
         err = samsa_fdcache_errno_is_nofile(errno)
                   ? SAMSA_ERR__NOFILE
                   : ixfile_io_error(ix, "cannot open", errno);
         goto out_free;
     }
-    if (fstat(ix->fd, &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         err = ixfile_io_error(ix, "cannot stat", errno);
         goto out_close;
     }
@@ -86,19 +108,20 @@ samsa_ixfile_open(samsa_ixfile_t *ix, const char *path, size_t entry_size,
     ix->max_entries = (size_t) st.st_size / entry_size;
     atomic_init(&ix->n, ix->max_entries);
     if (st.st_size > 0) {
-        err = ixfile_map(ix, (size_t) st.st_size);
+        err = ixfile_map(ix, fd, (size_t) st.st_size);
         if (err != SAMSA_ERR_NONE) {
             goto out_close;
         }
     }
+    close(fd);
+    ix->attached = true;
     pthread_rwlock_init(&ix->lock, NULL);
     return SAMSA_ERR_NONE;
 out_close:
-    close(ix->fd);
+    close(fd);
 out_free:
     samsa_free(ix->path);
     ix->path = NULL;
-    ix->fd = -1;
     return err;
 }
 
@@ -111,9 +134,6 @@ samsa_ixfile_close(samsa_ixfile_t *ix)
     if (ix->map != NULL) {
         munmap(ix->map, ix->map_bytes);
     }
-    if (ix->fd >= 0) {
-        close(ix->fd);
-    }
     pthread_rwlock_destroy(&ix->lock);
     samsa_free(ix->path);
     ix->path = NULL;
@@ -124,7 +144,8 @@ samsa_ixfile_detach(samsa_ixfile_t *ix)
 {
     /* the descriptor cache closes without the segment's files_lock, under
      * which a rename (samsa_ixfile_set_path) may store a new name */
-    if (__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE) == NULL || ix->fd < 0) {
+    if (__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE) == NULL
+        || !ix->attached) {
         return;
     }
     if (ix->map != NULL) {
@@ -132,42 +153,33 @@ samsa_ixfile_detach(samsa_ixfile_t *ix)
         ix->map = NULL;
         ix->map_bytes = 0;
     }
-    close(ix->fd);
-    ix->fd = -1;
+    ix->attached = false;
 }
 
 samsa_err_t
 samsa_ixfile_attach(samsa_ixfile_t *ix)
 {
     struct stat  st;
-    samsa_err_t  err;
+    samsa_err_t  err = SAMSA_ERR_NONE;
+    int          fd;
 
-    if (ix->fd >= 0) {
+    if (ix->attached) {
         return SAMSA_ERR_NONE;
     }
-    ix->alloc_bytes = 0;
-    ix->fd = open(__atomic_load_n(&ix->path, __ATOMIC_ACQUIRE),
-                  O_RDWR | O_CLOEXEC);
-    if (ix->fd < 0) {
-        return samsa_fdcache_errno_is_nofile(errno)
-                   ? SAMSA_ERR__NOFILE
-                   : ixfile_io_error(ix, "cannot open", errno);
+    /* alloc_bytes stands: nothing shrinks the file while it is detached
+     * (every shrink goes through this file's functions, attached) */
+    fd = ixfile_fd_open(ix, &err);
+    if (fd < 0) {
+        return err;
     }
-    if (fstat(ix->fd, &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         err = ixfile_io_error(ix, "cannot stat", errno);
-        goto out_close;
-    }
-    if (st.st_size > 0) {
+    } else if (st.st_size > 0) {
         /* the mapping is only read below the entry count */
-        err = ixfile_map(ix, (size_t) st.st_size);
-        if (err != SAMSA_ERR_NONE) {
-            goto out_close;
-        }
+        err = ixfile_map(ix, fd, (size_t) st.st_size);
     }
-    return SAMSA_ERR_NONE;
-out_close:
-    close(ix->fd);
-    ix->fd = -1;
+    close(fd);
+    ix->attached = err == SAMSA_ERR_NONE;
     return err;
 }
 
@@ -189,19 +201,27 @@ samsa_ixfile_resize(samsa_ixfile_t *ix, size_t max_bytes)
     size_t       entries = max_bytes / ix->entry_size;
     size_t       bytes;
     samsa_err_t  err = SAMSA_ERR_NONE;
+    int          fd;
 
     if (entries < n) {
         entries = n;
     }
     bytes = entries * ix->entry_size;
-    if (ftruncate(ix->fd, (off_t) bytes) != 0) {
-        return ixfile_io_error(ix, "cannot resize", errno);
+    fd = ixfile_fd_open(ix, &err);
+    if (fd < 0) {
+        return err;
+    }
+    if (ftruncate(fd, (off_t) bytes) != 0) {
+        err = ixfile_io_error(ix, "cannot resize", errno);
+        close(fd);
+        return err;
     }
     if (bytes > ix->map_bytes) {
         pthread_rwlock_wrlock(&ix->lock);
-        err = ixfile_map(ix, bytes);
+        err = ixfile_map(ix, fd, bytes);
         pthread_rwlock_unlock(&ix->lock);
     }
+    close(fd);
     if (err == SAMSA_ERR_NONE) {
         ix->max_entries = entries;
         ix->misaligned = false;
@@ -215,11 +235,19 @@ samsa_ixfile_resize(samsa_ixfile_t *ix, size_t max_bytes)
 samsa_err_t
 samsa_ixfile_trim(samsa_ixfile_t *ix)
 {
-    size_t  n = samsa_ixfile_count(ix);
+    size_t       n = samsa_ixfile_count(ix);
+    samsa_err_t  err = SAMSA_ERR_NONE;
+    int          fd = ixfile_fd_open(ix, &err);
 
-    if (ftruncate(ix->fd, (off_t) (n * ix->entry_size)) != 0) {
-        return ixfile_io_error(ix, "cannot trim", errno);
+    if (fd < 0) {
+        return err;
     }
+    if (ftruncate(fd, (off_t) (n * ix->entry_size)) != 0) {
+        err = ixfile_io_error(ix, "cannot trim", errno);
+        close(fd);
+        return err;
+    }
+    close(fd);
     ix->max_entries = n;
     if (ix->alloc_bytes > n * ix->entry_size) {
         ix->alloc_bytes = n * ix->entry_size;
@@ -233,7 +261,9 @@ samsa_ixfile_trim(samsa_ixfile_t *ix)
 static bool
 ixfile_reserve(samsa_ixfile_t *ix, size_t end)
 {
-    size_t  file_bytes = ix->max_entries * ix->entry_size, want;
+    size_t       file_bytes = ix->max_entries * ix->entry_size, want;
+    samsa_err_t  err;
+    int          fd, rc;
 
     if (end <= ix->alloc_bytes) {
         return true;
@@ -243,9 +273,17 @@ ixfile_reserve(samsa_ixfile_t *ix, size_t end)
     if (want > file_bytes) {
         want = file_bytes;
     }
-    if (want > ix->map_bytes || end > want
-        || fallocate(ix->fd, 0, (off_t) ix->alloc_bytes,
-                     (off_t) (want - ix->alloc_bytes)) != 0) {
+    if (want > ix->map_bytes || end > want) {
+        return false;
+    }
+    fd = ixfile_fd_open(ix, &err);
+    if (fd < 0) {
+        return false;
+    }
+    rc = fallocate(fd, 0, (off_t) ix->alloc_bytes,
+                   (off_t) (want - ix->alloc_bytes));
+    close(fd);
+    if (rc != 0) {
         return false;
     }
     ix->alloc_bytes = want;
@@ -255,10 +293,11 @@ ixfile_reserve(samsa_ixfile_t *ix, size_t end)
 bool
 samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry)
 {
-    size_t  n = atomic_load_explicit(&ix->n, memory_order_relaxed);
-
-    off_t    pos = (off_t) (n * ix->entry_size);
-    ssize_t  w;
+    size_t       n = atomic_load_explicit(&ix->n, memory_order_relaxed);
+    off_t        pos = (off_t) (n * ix->entry_size);
+    ssize_t      w;
+    samsa_err_t  err;
+    int          fd;
 
     if (n >= ix->max_entries) {
         return false;
@@ -274,9 +313,14 @@ samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry)
     if (ixfile_reserve(ix, (size_t) pos + ix->entry_size)) {
         memcpy(ix->map + pos, entry, ix->entry_size);
     } else {
+        fd = ixfile_fd_open(ix, &err);
+        if (fd < 0) {
+            return false;
+        }
         do {
-            w = pwrite(ix->fd, entry, ix->entry_size, pos);
+            w = pwrite(fd, entry, ix->entry_size, pos);
         } while (w < 0 && errno == EINTR);
+        close(fd);
         if (w != (ssize_t) ix->entry_size) {
             return false;
         }
@@ -326,8 +370,17 @@ samsa_ixfile_read_end(samsa_ixfile_t *ix)
 samsa_err_t
 samsa_ixfile_flush(samsa_ixfile_t *ix)
 {
-    if (fdatasync(ix->fd) != 0) {
-        return ixfile_io_error(ix, "cannot fdatasync", errno);
+    samsa_err_t  err = SAMSA_ERR_NONE;
+    int          fd = ixfile_fd_open(ix, &err);
+
+    if (fd < 0) {
+        return err;
     }
-    return SAMSA_ERR_NONE;
+    /* the descriptor is new, but fdatasync writes back the inode's dirty
+     * pages (the mapping's stores included), whichever descriptor asks */
+    if (fdatasync(fd) != 0) {
+        err = ixfile_io_error(ix, "cannot fdatasync", errno);
+    }
+    close(fd);
+    return err;
 }

@@ -13,8 +13,12 @@
  * half-written entry and take no lock for it.  The rwlock is taken for
  * writing only by operations that move the mapping or shrink the count
  * (resize, truncate), and for reading by lookups.
+ * No descriptor is held between calls: the mapping outlives the descriptor
+ * it was made from, and resize, trim, flush and the block reservation of
+ * an append open the file for the call (an open refused for want of
+ * descriptors fails that call: see each).
  * Descriptor cache (log/fdcache.h): the owning segment may detach the file
- * while nobody uses it (no fd, no mapping; path, counts and lock kept) and
+ * while nobody uses it (no mapping; path, counts and lock kept) and
  * attach it again before the next use; every function but open, close,
  * detach, count and full needs it attached, which the segment's pin
  * guarantees (a detached file is never read).
@@ -37,7 +41,9 @@ typedef struct samsa_ixfile {
                                            shrink (guards map, map_bytes) */
     char              *path;            /* [pin] the segment's files_lock
                                            (renames) */
-    int                fd;              /* [pin] -1 while detached */
+    bool               attached;        /* [pin] mapped (when the file
+                                           is not empty) and usable; no
+                                           descriptor is kept either way */
     size_t             entry_size;      /* [const] */
     uint8_t           *map;             /* [lock] map_bytes mapped */
     size_t             map_bytes;       /* [lock] */
@@ -50,8 +56,8 @@ typedef struct samsa_ixfile {
                                            known to have disk blocks
                                            (fallocate): an append below
                                            them stores into the mapping,
-                                           no syscall; 0 after open,
-                                           attach and shrinking */
+                                           no syscall; 0 after open and
+                                           shrinking */
     bool               misaligned;      /* [writer] file size was not a
                                            multiple of entry_size at open
                                            (cleared by a resize) */
@@ -68,8 +74,8 @@ SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_open(samsa_ixfile_t *ix,
                                                bool *created);
 void samsa_ixfile_close(samsa_ixfile_t *ix);
 
-/* Close the fd and drop the mapping, keeping the rest (entry count, file
- * size): the file is idle.  No-op when detached. */
+/* Drop the mapping, keeping the rest (entry count, file size): the file
+ * is idle.  No-op when detached. */
 void samsa_ixfile_detach(samsa_ixfile_t *ix);
 
 /* Open the file again at its path and map it (no-op when attached).
@@ -77,24 +83,26 @@ void samsa_ixfile_detach(samsa_ixfile_t *ix);
  * KAFKA_STORAGE_ERROR after a samsa_error naming the file. */
 SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_attach(samsa_ixfile_t *ix);
 
-/* The file was renamed to path (the fd, if any, still works).  @returns
+/* The file was renamed to path (later opens use it).  @returns
  * the old name, for the caller to free once no thread can be reading it
  * (the name is swapped atomically; an error message may be using it). */
 char *samsa_ixfile_set_path(samsa_ixfile_t *ix, const char *path);
 
 /* Preallocate the file to max_bytes rounded down to whole entries (at
- * least the entries in use), as the active segment's index.  @thread
- * writer */
+ * least the entries in use), as the active segment's index.  @returns
+ * SAMSA_ERR__NOFILE when no descriptor could be opened, else as open.
+ * @thread writer */
 SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_resize(samsa_ixfile_t *ix,
                                                  size_t max_bytes);
 
-/* Shrink the file to the entries in use (roll, close).  @thread writer */
+/* Shrink the file to the entries in use (roll, close); errors as resize.
+ * @thread writer */
 SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_trim(samsa_ixfile_t *ix);
 
-/* Append one entry (entry_size bytes), written with pwrite (never a
- * store into the mapping: see ixfile.c); false if the file is full or
- * the write failed (a full device): the entry is skipped.
- * @thread writer */
+/* Append one entry (entry_size bytes): a store into the mapping where the
+ * file has its blocks, else a pwrite (see ixfile.c); false if the file is
+ * full or the write failed (a full device, no descriptor to be had): the
+ * entry is skipped.  @thread writer */
 bool samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry);
 
 /* Drop entries from n on (n <= count).  @thread writer */
@@ -110,7 +118,8 @@ size_t samsa_ixfile_count(samsa_ixfile_t *ix);
 const uint8_t *samsa_ixfile_read_begin(samsa_ixfile_t *ix, size_t *n);
 void samsa_ixfile_read_end(samsa_ixfile_t *ix);
 
-/* fdatasync the file (covers the mapped writes on Linux). */
+/* fdatasync the file (covers the mapped writes on Linux); errors as
+ * resize. */
 SAMSA_MUST_CHECK samsa_err_t samsa_ixfile_flush(samsa_ixfile_t *ix);
 
 #endif /* SAMSA_LOG_IXFILE_H */

@@ -381,14 +381,9 @@ seg_files_open(samsa_fdcache_ent_t *ent, int *nfds, int *lowfd)
         err = seg_files_reopen(seg);
     }
     pthread_mutex_unlock(&seg->files_lock);
-    *nfds = 3 + (atomic_load(&seg->txn_fd) >= 0);
+    /* the indexes are mapped and hold no descriptor (ixfile.h) */
+    *nfds = 1 + (atomic_load(&seg->txn_fd) >= 0);
     *lowfd = seg->fd;
-    if (seg->idx.file.fd >= 0 && seg->idx.file.fd < *lowfd) {
-        *lowfd = seg->idx.file.fd;
-    }
-    if (seg->tidx.file.fd >= 0 && seg->tidx.file.fd < *lowfd) {
-        *lowfd = seg->tidx.file.fd;
-    }
     return err;
 }
 
@@ -472,7 +467,7 @@ samsa_seg_open_suffixed(const char *dir, int64_t base_offset,
     atomic_init(&seg->txn_fd, -1);
     atomic_init(&seg->txn_n, 0);
     samsa_fdcache_ent_init(samsa_fdcache_global(), &seg->fdc,
-                           seg_files_open, seg_files_close, 3);
+                           seg_files_open, seg_files_close, 1);
     err = samsa_fdcache_acquire(&seg->fdc);
     if (err != SAMSA_ERR_NONE) {
         seg_free(seg);
