@@ -5,17 +5,23 @@
  *   rdk_perf create   -b HOST:PORT -t TOPIC -p PARTS [-C k=v]...
  *   rdk_perf delete   -b HOST:PORT -t TOPIC
  *   rdk_perf produce  -b HOST:PORT -t TOPIC -n RECORDS -s BYTES [-a ACKS]
- *                     [-l LINGER_MS] [-p PARTS] [-z CODEC] [-X k=v]... [--json]
+ *                     [-l LINGER_MS] [-p PARTS] [-z CODEC] [--round-robin]
+ *                     [-X k=v]... [--json]
  *   rdk_perf consume  -b HOST:PORT -t TOPIC [-n EXPECTED] [-X k=v]... [--json]
  *   rdk_perf e2e      -b HOST:PORT -t TOPIC -r RATE -d SECONDS [-s BYTES]
  *                     [-a ACKS] [-w WARMUP_S] [-X k=v]... [--json]
  *   rdk_perf startup  --port PORT [--timeout-ms MS] -- SERVER ARGS...
  *
+ * create: waits up to 120 s for the answer, then 60 s for Metadata.
  * produce: flat out, each record copied into librdkafka (RD_KAFKA_MSG_F_COPY),
  *   keyless (librdkafka's default partitioner); the clock runs from the first
  *   produce call to the end of rd_kafka_flush(); delivery latency is from
  *   the produce call (taken before any QUEUE_FULL wait) to the delivery
  *   report.  -p creates the topic first (an existing one is kept).
+ *   --round-robin: TOPIC is a name prefix; record i goes to the i-th
+ *   (topic, partition) of every topic whose name starts with it (Metadata
+ *   for all topics, sorted by name then partition), cycling: a producer
+ *   writing to many partitions at once (bench/scale.py).
  * consume: every partition from its start to its high watermark (read with
  *   ListOffsets before starting), no consumer group (librdkafka's simple
  *   consumer API on one queue); the clock runs from the consumer's creation
@@ -70,6 +76,7 @@ typedef struct opts {
     int          port;
     int          timeout_ms;
     bool         json;
+    bool         round_robin;
     const char  *props[MAX_PROPS];      /* -X k=v (-Xp, -Xc) */
     char         prop_kind[MAX_PROPS];  /* 'a'll, 'p'roducer, 'c'onsumer */
     int          nprops;
@@ -95,7 +102,7 @@ usage(FILE *out)
         "       rdk_perf delete  -b HOST:PORT -t TOPIC\n"
         "       rdk_perf produce -b HOST:PORT -t TOPIC -n RECORDS -s BYTES\n"
         "                        [-a ACKS] [-l LINGER_MS] [-p PARTS]"
-        " [-z CODEC]\n"
+        " [-z CODEC] [--round-robin]\n"
         "       rdk_perf consume -b HOST:PORT -t TOPIC [-n EXPECTED]\n"
         "       rdk_perf e2e     -b HOST:PORT -t TOPIC -r RATE -d SECONDS\n"
         "                        [-s BYTES] [-a ACKS] [-w WARMUP_S]\n"
@@ -128,6 +135,10 @@ opts_parse(int argc, char **argv, opts_t *o)
 
         if (strcmp(a, "--json") == 0) {
             o->json = true;
+            continue;
+        }
+        if (strcmp(a, "--round-robin") == 0) {
+            o->round_robin = true;
             continue;
         }
         if (strcmp(a, "--") == 0) {
@@ -285,7 +296,7 @@ topic_partitions(rd_kafka_t *rk, const char *topic, int timeout_ms)
 }
 
 /* CreateTopics (replication factor 1, -C configs); an existing topic is
- * fine.  Then waits up to 10 s for Metadata to show the partitions. */
+ * fine.  Then waits up to 60 s for Metadata to show the partitions. */
 static int
 topic_create(rd_kafka_t *rk, const opts_t *o)
 {
@@ -318,9 +329,9 @@ topic_create(rd_kafka_t *rk, const opts_t *o)
     }
     rd_kafka_CreateTopics(rk, &nt, 1, NULL, q);
     rd_kafka_NewTopic_destroy(nt);
-    ev = rd_kafka_queue_poll(q, 15000);
+    ev = rd_kafka_queue_poll(q, 120000);    /* 10,000 partitions: ~15 s */
     if (ev == NULL) {
-        fprintf(stderr, "rdk_perf: CreateTopics: no answer in 15 s\n");
+        fprintf(stderr, "rdk_perf: CreateTopics: no answer in 120 s\n");
         goto out;
     }
     if (rd_kafka_event_error(ev) != 0) {
@@ -340,11 +351,11 @@ topic_create(rd_kafka_t *rk, const opts_t *o)
         goto out;
     }
     rd_kafka_event_destroy(ev);
-    deadline = now_ns() + 10000000000LL;
+    deadline = now_ns() + 60000000000LL;
     while (topic_partitions(rk, o->topic, 2000) < o->partitions) {
         if (now_ns() > deadline) {
             fprintf(stderr, "rdk_perf: %s not in metadata with %d "
-                    "partitions after 10 s\n", o->topic, o->partitions);
+                    "partitions after 60 s\n", o->topic, o->partitions);
             goto out;
         }
         usleep(20000);
@@ -520,9 +531,100 @@ max_rss_kb(void)
     return kb;
 }
 
+/* The (topic, partition) targets of --round-robin. */
+typedef struct rr_targets {
+    rd_kafka_topic_t  **rkts;       /* one per topic */
+    int                 ntopics;
+    int32_t            *part;       /* per target */
+    int                *topic_ix;   /* per target: index into rkts */
+    int64_t             n;
+} rr_targets_t;
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+rr_free(rr_targets_t *rr)
+{
+    int  i;
+
+    for (i = 0; i < rr->ntopics; i++) {
+        rd_kafka_topic_destroy(rr->rkts[i]);
+    }
+    free(rr->rkts);
+    free(rr->part);
+    free(rr->topic_ix);
+    memset(rr, 0, sizeof(*rr));
+}
+
+/* Every partition of every topic named PREFIX*, from one Metadata for all
+ * topics.  0, or -1 with the error printed. */
+static int
+rr_load(rd_kafka_t *rk, const char *prefix, int timeout_ms, rr_targets_t *rr)
+{
+    const struct rd_kafka_metadata  *md = NULL;
+    const char                     **names = NULL;
+    int                             *counts = NULL;
+    size_t                           plen = strlen(prefix);
+    rd_kafka_resp_err_t              err;
+    int                              i, j, nt = 0;
+    int64_t                          total = 0, k = 0;
+
+    memset(rr, 0, sizeof(*rr));
+    err = rd_kafka_metadata(rk, 1, NULL, &md, timeout_ms);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        fprintf(stderr, "rdk_perf: metadata: %s\n", rd_kafka_err2str(err));
+        return -1;
+    }
+    names = calloc((size_t) md->topic_cnt + 1, sizeof(*names));
+    for (i = 0; i < md->topic_cnt; i++) {
+        if (strncmp(md->topics[i].topic, prefix, plen) == 0
+            && md->topics[i].err == 0 && md->topics[i].partition_cnt > 0) {
+            names[nt++] = md->topics[i].topic;
+        }
+    }
+    if (nt == 0) {
+        fprintf(stderr, "rdk_perf: no topic named %s* with partitions\n",
+                prefix);
+        free(names);
+        rd_kafka_metadata_destroy(md);
+        return -1;
+    }
+    qsort(names, (size_t) nt, sizeof(*names), cmp_str);
+    counts = calloc((size_t) nt, sizeof(*counts));
+    for (i = 0; i < nt; i++) {
+        for (j = 0; j < md->topic_cnt; j++) {
+            if (md->topics[j].topic == names[i]) {
+                counts[i] = md->topics[j].partition_cnt;
+            }
+        }
+        total += counts[i];
+    }
+    rr->rkts = calloc((size_t) nt, sizeof(*rr->rkts));
+    rr->part = calloc((size_t) total, sizeof(*rr->part));
+    rr->topic_ix = calloc((size_t) total, sizeof(*rr->topic_ix));
+    for (i = 0; i < nt; i++) {
+        rr->rkts[i] = rd_kafka_topic_new(rk, names[i], NULL);
+        rr->ntopics++;
+        for (j = 0; j < counts[i]; j++, k++) {
+            rr->part[k] = j;
+            rr->topic_ix[k] = i;
+        }
+    }
+    rr->n = total;
+    free(counts);
+    free(names);
+    rd_kafka_metadata_destroy(md);
+    return 0;
+}
+
 static int
 run_produce(const opts_t *o)
 {
+    rr_targets_t         rr;
     prod_stats_t         st;
     rd_kafka_t          *rk;
     char                *buf;
@@ -535,6 +637,7 @@ run_produce(const opts_t *o)
         return 2;
     }
     memset(&st, 0, sizeof(st));
+    memset(&rr, 0, sizeof(rr));
     st.send_ns = calloc((size_t) o->records, sizeof(int64_t));
     st.lat_ns = calloc((size_t) o->records, sizeof(int64_t));
     buf = malloc((size_t) o->size + 1);
@@ -546,15 +649,29 @@ run_produce(const opts_t *o)
     if (o->partitions > 0 && topic_create(rk, o) != 0) {
         goto out_destroy;
     }
+    if (o->round_robin && rr_load(rk, o->topic, 30000, &rr) != 0) {
+        goto out_destroy;
+    }
     start_ns = st.last_ns = now_ns();
     for (i = 0; i < o->records; i++) {
         st.send_ns[i] = now_ns();
         for (;;) {
-            err = rd_kafka_producev(
-                rk, RD_KAFKA_V_TOPIC(o->topic),
-                RD_KAFKA_V_VALUE(buf, (size_t) o->size),
-                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                RD_KAFKA_V_OPAQUE((void *) (intptr_t) i), RD_KAFKA_V_END);
+            if (o->round_robin) {
+                int64_t  t = i % rr.n;
+
+                err = rd_kafka_producev(
+                    rk, RD_KAFKA_V_RKT(rr.rkts[rr.topic_ix[t]]),
+                    RD_KAFKA_V_PARTITION(rr.part[t]),
+                    RD_KAFKA_V_VALUE(buf, (size_t) o->size),
+                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                    RD_KAFKA_V_OPAQUE((void *) (intptr_t) i), RD_KAFKA_V_END);
+            } else {
+                err = rd_kafka_producev(
+                    rk, RD_KAFKA_V_TOPIC(o->topic),
+                    RD_KAFKA_V_VALUE(buf, (size_t) o->size),
+                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                    RD_KAFKA_V_OPAQUE((void *) (intptr_t) i), RD_KAFKA_V_END);
+            }
             if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
                 break;
             }
@@ -585,6 +702,7 @@ run_produce(const opts_t *o)
         rc = 0;
     }
 out_destroy:
+    rr_free(&rr);
     rd_kafka_destroy(rk);
 out:
     free(buf);

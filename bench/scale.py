@@ -15,11 +15,22 @@ and many idle connections.
      ApiVersions (so the broker holds its per-connection state): the
      broker's RSS growth, per connection and in all.
 
-Not measured here: a producer writing round-robin to all the partitions
-against one partition (the target's last row): it needs a client that is
-not the bottleneck itself, and this script's Python is.
+  6. A producer writing round-robin to every partition against the same
+     producer writing to one partition: librdkafka at its defaults
+     (`rdk_perf produce`, RECORDS records of 1 KiB, acks=1; with
+     --round-robin record i goes to the i-th partition of the TOPICS*PARTS,
+     cycling), against the restarted broker holding all the partitions;
+     RUNS runs of each, alternating, median and range of records/s, and
+     the broker's CPU time per record (utime+stime from /proc around each
+     run).  librdkafka sends one partition per ProduceRequest, so the
+     round-robin rate here is the broker's request rate on one
+     connection; bench/roundrobin.py has the Java producer's row (all the
+     partitions a broker leads in one request) and Apache Kafka beside.
 
-Usage: SAMSA_SERVER=build/samsa-server bench/scale.py [TOPICS PARTS CONNS REQS]
+Usage: SAMSA_SERVER=build/samsa-server bench/scale.py \
+           [TOPICS PARTS CONNS REQS RECORDS RUNS]
+(CONNS 0 skips step 5, RECORDS 0 step 6.)
+(RDK_PERF, default build/rdk_perf next to SAMSA_SERVER, is the producer.)
 Prints one JSON line; BENCHMARKS.md has the figures.
 """
 import json
@@ -27,6 +38,7 @@ import os
 import resource
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -116,6 +128,53 @@ def idle_connections(srv, conns):
             s.close()
 
 
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rdk_produce(srv, args):
+    rdk = os.environ.get("RDK_PERF") or os.path.join(
+        os.path.dirname(os.path.abspath(os.environ["SAMSA_SERVER"])),
+        "rdk_perf")
+    cmd = [rdk, "produce", "-b", "127.0.0.1:%d" % srv.port, "--json"] + args
+    c0 = cpu_s(srv.pid)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    c1 = cpu_s(srv.pid)
+    if p.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), p.stderr.strip()))
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    return r["records_per_sec"], (c1 - c0) * 1e6 / r["records"]
+
+
+def round_robin_vs_one(srv, records, runs):
+    with srv.connect(timeout=60) as c:
+        r = c.create_topics([{"name": "one", "num_partitions": 1,
+                              "replication_factor": 1, "configs": {}}],
+                            timeout=60)
+        assert r["topics"][0]["error_code"] == 0, r
+    one, rr = [], []
+    for _ in range(runs):
+        one.append(rdk_produce(srv, ["-t", "one", "-n", str(records),
+                                     "-s", "1024", "-a", "1"]))
+        rr.append(rdk_produce(srv, ["-t", "scale-", "--round-robin",
+                                    "-n", str(records), "-s", "1024",
+                                    "-a", "1"]))
+
+    def summary(rows):
+        rps = sorted(x[0] for x in rows)
+        cpu = sorted(x[1] for x in rows)
+        return {"records_per_sec_median": round(statistics.median(rps)),
+                "records_per_sec_range": [round(rps[0]), round(rps[-1])],
+                "broker_cpu_us_per_record_median":
+                    round(statistics.median(cpu), 2)}
+    out = {"one_partition": summary(one), "round_robin": summary(rr)}
+    out["ratio"] = round(out["round_robin"]["records_per_sec_median"]
+                         / out["one_partition"]["records_per_sec_median"], 3)
+    return out
+
+
 def recv_exactly(s, n):
     b = b""
     while len(b) < n:
@@ -134,6 +193,8 @@ def main():
     parts = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     conns = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
     reqs = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+    records = int(sys.argv[5]) if len(sys.argv) > 5 else 200000
+    runs = int(sys.argv[6]) if len(sys.argv) > 6 else 3
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = min(hard, max(soft, conns + 40000))
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))  # both of us
@@ -162,13 +223,20 @@ def main():
         wait_partitions(srv, topics * parts, 300)
         out["restart_all_listed_s"] = round(time.monotonic() - t0, 3)
         out["rss_kb_after_restart"] = rss_kb(srv.pid)
+        out["fds_after_restart"] = nfds(srv.pid)
+        if records > 0:
+            out["produce_1KiB_acks1"] = round_robin_vs_one(srv, records, runs)
+            out["fds_after_produce"] = nfds(srv.pid)
         srv.stop(timeout=300)
-        srv = factory.start()
-        before, after, fds = idle_connections(srv, conns)
-        out["rss_kb_before_conns"] = before
-        out["rss_kb_with_conns"] = after
-        out["conn_rss_bytes_each"] = round((after - before) * 1024 / conns)
-        out["fds_with_conns"] = fds
+        if conns > 0:
+            srv = factory.start()
+            before, after, fds = idle_connections(srv, conns)
+            out["rss_kb_before_conns"] = before
+            out["rss_kb_with_conns"] = after
+            out["conn_rss_bytes_each"] = round((after - before) * 1024
+                                               / conns)
+            out["fds_with_conns"] = fds
+            srv.stop(timeout=300)
     finally:
         srv.stop(timeout=300)
     print(json.dumps(out))
