@@ -162,8 +162,10 @@ SAMSA_MUST_CHECK samsa_err_t samsa_broker_route_check(
 /* As samsa_broker_plog_find, for the APIs only a partition's leader
  * serves (ListOffsets, DeleteRecords): NONE and *plog (a reference) when
  * this node leads the partition in img; NOT_LEADER_OR_FOLLOWER when it
- * exists but another node, or none, leads it (broker/route.h);
- * UNKNOWN_TOPIC_OR_PARTITION when it or its log does not exist.  *topic
+ * exists but another node, or none, leads it (broker/route.h), or this
+ * node holds no log of it (as Kafka's ReplicaManager answers a partition
+ * its metadata has and it does not host); UNKNOWN_TOPIC_OR_PARTITION when
+ * the partition does not exist.  *topic
  * is set as samsa_broker_plog_find sets it.  @thread handler */
 SAMSA_MUST_CHECK samsa_err_t samsa_broker_plog_find_leader(
     samsa_broker_t *b, const samsa_image_t *img, samsa_slice_t name,

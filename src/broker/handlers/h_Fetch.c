@@ -317,7 +317,9 @@ fetch_part_resolve(samsa_apis_t *apis, fetch_op_t *f, fetch_part_t *p,
     p->plog = samsa_logmgr_plog_ref(apis->broker->logs, t->name,
                                     p->rq->Partition);
     if (p->plog == NULL) {
-        fetch_part_error(f, p, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+        /* in the metadata, not hosted here: as Kafka's
+         * getPartitionOrError (see samsa_broker_plog_find_leader) */
+        fetch_part_error(f, p, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER);
         return;
     }
     fetch_part_check(f, p);

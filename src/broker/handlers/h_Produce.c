@@ -227,7 +227,9 @@ produce_append(samsa_apis_t *apis, samsa_req_t *req, samsa_slice_t txn_id,
     }
     plog = samsa_logmgr_plog_ref(b->logs, topic->name, pd->Index);
     if (plog == NULL) {
-        produce_set_error(pr, SAMSA_ERR_UNKNOWN_TOPIC_OR_PARTITION, NULL);
+        /* in the metadata, not hosted here (as samsa_broker_plog_find_
+         * leader): the client refreshes its metadata and retries */
+        produce_set_error(pr, SAMSA_ERR_NOT_LEADER_OR_FOLLOWER, NULL);
         return false;
     }
     memset(&opts, 0, sizeof(opts));
