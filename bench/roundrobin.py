@@ -42,12 +42,7 @@ sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 sys.path.insert(0, os.path.join(REPO, "tests", "diff"))
 import kafka_broker                             # noqa: E402
 import samsa_harness as h                       # noqa: E402
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from scale import cpu_s                         # noqa: E402
 
 
 def rdk_perf():

@@ -33,9 +33,19 @@ ixfile_io_error(const samsa_ixfile_t *ix, const char *what, int err)
     return SAMSA_ERR_KAFKA_STORAGE_ERROR;
 }
 
+/* A failed open: SAMSA_ERR__NOFILE on EMFILE/ENFILE (the descriptor
+ * cache evicts and retries), else KAFKA_STORAGE_ERROR after a samsa_error
+ * naming the file. */
+static samsa_err_t
+ixfile_open_error(const samsa_ixfile_t *ix, int err)
+{
+    return samsa_fdcache_errno_is_nofile(err)
+               ? SAMSA_ERR__NOFILE
+               : ixfile_io_error(ix, "cannot open", err);
+}
+
 /* Open the file at its current name for one operation: a descriptor, or
- * -1 with *err set (SAMSA_ERR__NOFILE on EMFILE/ENFILE, else
- * KAFKA_STORAGE_ERROR after a samsa_error naming the file). */
+ * -1 with *err set (ixfile_open_error). */
 static int
 ixfile_fd_open(const samsa_ixfile_t *ix, samsa_err_t *err)
 {
@@ -43,9 +53,7 @@ ixfile_fd_open(const samsa_ixfile_t *ix, samsa_err_t *err)
                    O_RDWR | O_CLOEXEC);
 
     if (fd < 0) {
-        *err = samsa_fdcache_errno_is_nofile(errno)
-                   ? SAMSA_ERR__NOFILE
-                   : ixfile_io_error(ix, "cannot open", errno);
+        *err = ixfile_open_error(ix, errno);
     }
     return fd;
 }
@@ -94,9 +102,7 @@ samsa_ixfile_open(samsa_ixfile_t *ix, const char *path, size_t entry_size,
         *created = true;
     }
     if (fd < 0) {
-        err = samsa_fdcache_errno_is_nofile(errno)
-                  ? SAMSA_ERR__NOFILE
-                  : ixfile_io_error(ix, "cannot open", errno);
+        err = ixfile_open_error(ix, errno);
         goto out_free;
     }
     if (fstat(fd, &st) != 0) {
@@ -256,34 +262,21 @@ samsa_ixfile_trim(samsa_ixfile_t *ix)
 }
 
 /* Give the sparse file disk blocks up to past end (IXFILE_ALLOC_CHUNK at
- * a time, within the file): true when bytes below end may be stored into
- * the mapping. */
+ * a time, within the file), through fd: true when bytes below end may be
+ * stored into the mapping. */
 static bool
-ixfile_reserve(samsa_ixfile_t *ix, size_t end)
+ixfile_reserve(samsa_ixfile_t *ix, int fd, size_t end)
 {
-    size_t       file_bytes = ix->max_entries * ix->entry_size, want;
-    samsa_err_t  err;
-    int          fd, rc;
+    size_t  file_bytes = ix->max_entries * ix->entry_size, want;
 
-    if (end <= ix->alloc_bytes) {
-        return true;
-    }
     want = (end + IXFILE_ALLOC_CHUNK - 1) / IXFILE_ALLOC_CHUNK
            * IXFILE_ALLOC_CHUNK;
     if (want > file_bytes) {
         want = file_bytes;
     }
-    if (want > ix->map_bytes || end > want) {
-        return false;
-    }
-    fd = ixfile_fd_open(ix, &err);
-    if (fd < 0) {
-        return false;
-    }
-    rc = fallocate(fd, 0, (off_t) ix->alloc_bytes,
-                   (off_t) (want - ix->alloc_bytes));
-    close(fd);
-    if (rc != 0) {
+    if (want > ix->map_bytes || end > want
+        || fallocate(fd, 0, (off_t) ix->alloc_bytes,
+                     (off_t) (want - ix->alloc_bytes)) != 0) {
         return false;
     }
     ix->alloc_bytes = want;
@@ -310,16 +303,24 @@ samsa_ixfile_append(samsa_ixfile_t *ix, const void *entry)
      * the write either way.  A lost entry costs lookups a longer scan,
      * nothing else (the index is sparse), so a failed write only skips
      * it. */
-    if (ixfile_reserve(ix, (size_t) pos + ix->entry_size)) {
-        memcpy(ix->map + pos, entry, ix->entry_size);
+    if ((size_t) pos + ix->entry_size <= ix->alloc_bytes) {
+        memcpy(ix->map + pos, entry, ix->entry_size);   /* no syscall */
     } else {
+        /* once per IXFILE_ALLOC_CHUNK where fallocate works, every entry
+         * where it does not: one descriptor for the reservation and, if
+         * that fails, the write */
         fd = ixfile_fd_open(ix, &err);
         if (fd < 0) {
             return false;
         }
-        do {
-            w = pwrite(fd, entry, ix->entry_size, pos);
-        } while (w < 0 && errno == EINTR);
+        if (ixfile_reserve(ix, fd, (size_t) pos + ix->entry_size)) {
+            memcpy(ix->map + pos, entry, ix->entry_size);
+            w = (ssize_t) ix->entry_size;
+        } else {
+            do {
+                w = pwrite(fd, entry, ix->entry_size, pos);
+            } while (w < 0 && errno == EINTR);
+        }
         close(fd);
         if (w != (ssize_t) ix->entry_size) {
             return false;
